@@ -1,0 +1,33 @@
+// Measuring one (workload, mode): the passes, their order and what each records.
+// See docs/methodology.md for why each figure is measured the way it is.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "graphprof/cuda/workload.hpp"
+#include "graphprof/mode.hpp"
+#include "graphprof/report.hpp"
+#include "graphprof/stats.hpp"
+
+namespace gp {
+
+struct MeasureOptions {
+  StoppingRule rule;              // applied to each timing pass separately
+  int warmup_iterations = 20;     // at least this many warm-up iterations ...
+  double warmup_seconds = 0.05;   // ... and at least this long
+  int verify_iterations = 3;      // iterations before the checksum
+  int one_off_samples = 5;        // how often capture/build + instantiate + upload are repeated
+  int repetitions = 1;            // independent repetitions (fresh workload, stream and graph)
+  std::string dot_dir;            // where graph modes dump DOT files; empty = no dump
+};
+
+// Runs every pass of one mode and returns its result. Expected failures (capture errors, an
+// unsupported mode, a CUDA error inside the workload) are recorded in the result, not thrown;
+// only environment problems (no driver) and bugs escape as exceptions.
+ModeResult run_mode(const WorkloadEntry& workload, Mode mode, const Params& params, const MeasureOptions& opt);
+
+// Derived figures of the graph modes against eager (speedups, break-even): fills `derived` of
+// each capture/graph result from the eager result of the same workload and parameters.
+void derive_against_eager(std::vector<ModeResult>& results);
+
+}  // namespace gp

@@ -1,0 +1,31 @@
+// Running a selection of workloads and modes into one Report.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graphprof/cuda/runner.hpp"
+#include "graphprof/report.hpp"
+
+namespace gp {
+
+struct RunRequest {
+  std::vector<std::string> workloads;            // empty: every bundled workload
+  std::vector<Mode> modes{kAllModes.begin(), kAllModes.end()};
+  std::map<std::string, std::string> params;     // --param overrides
+  MeasureOptions measure;
+  int device = 0;
+};
+
+// Called after each (workload, mode) finishes, for progress output.
+using ProgressFn = std::function<void(const ModeResult&)>;
+
+// Validates the request (unknown workload or parameter -> usage error) before any GPU work,
+// then runs it. Failing modes are recorded and the rest still runs.
+Report run_suite(const RunRequest& request, const std::vector<std::string>& command_line, const ProgressFn& progress);
+
+// Fill the report's header: tool, revision, time, command line, host.
+Report make_report_header(const std::vector<std::string>& command_line);
+
+}  // namespace gp

@@ -1,0 +1,20 @@
+// The three ways graphprof runs the same work.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+
+namespace gp {
+
+enum class Mode {
+  kEager,    // launch every operation from the host each iteration
+  kCapture,  // record one iteration with stream capture, replay the instantiated graph
+  kGraph,    // build one iteration explicitly with cudaGraphAdd*Node, replay it
+};
+
+inline constexpr std::array<Mode, 3> kAllModes{Mode::kEager, Mode::kCapture, Mode::kGraph};
+
+const char* to_string(Mode m);
+std::optional<Mode> mode_from_string(const std::string& s);
+
+}  // namespace gp

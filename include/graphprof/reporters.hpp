@@ -1,0 +1,20 @@
+// Reporters turn a Report into text. They read plain data only, never a CUDA type.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "graphprof/report.hpp"
+
+namespace gp {
+
+// Human-friendly duration: "812 ns", "4.31 us", "1.20 ms", "2.5 s".
+std::string format_ns(double ns);
+
+// `graphprof run` console output: per (workload, mode) a table of every metric, then one
+// summary table per workload comparing the modes.
+void print_run_console(const Report& report, std::ostream& out);
+
+// One line for progress output while a suite runs.
+std::string progress_line(const ModeResult& r);
+
+}  // namespace gp

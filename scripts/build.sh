@@ -1,0 +1,15 @@
+#!/bin/bash
+# Configures and builds graphprof into build/ (or $GRAPHPROF_BUILD_DIR). Extra CMake options
+# can be passed as arguments.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GRAPHPROF_BUILD_DIR:-$root/build}
+export PATH=$PATH:/usr/local/cuda/bin
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+elif [ $# -gt 0 ]; then
+  cmake -S "$root" -B "$build" "$@"
+fi
+cmake --build "$build" -j"$(nproc)"

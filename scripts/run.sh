@@ -1,0 +1,41 @@
+#!/bin/bash
+# The main job: installs missing packages, builds, and runs the default suite (every workload in
+# every mode), writing out/report.json and the graphs' DOT dumps under out/.
+# On a machine without a GPU it says so and shows what the offline commands do instead.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" >/dev/null
+gp="${GRAPHPROF_BUILD_DIR:-$root/build}/graphprof"
+out=${GRAPHPROF_OUT:-$root/out}
+set +e
+"$gp" info >/dev/null 2>&1
+has_gpu=$?
+set -e
+if [ $has_gpu = 0 ]; then
+  "$gp" info
+  exec "$gp" run --out "$out" "$@"
+fi
+echo "== No usable GPU here: $("$gp" run 2>&1 | sed 's/^graphprof: //')"
+echo "== What works offline:"
+echo "\$ graphprof list"
+"$gp" list
+for f in "$root"/tests/data/dot/*.dot; do
+  [ -f "$f" ] || continue
+  if "$gp" analyze --help >/dev/null 2>&1 && "$gp" analyze "$f" >/dev/null 2>&1; then
+    echo; echo "\$ graphprof analyze ${f#$root/}"; "$gp" analyze "$f"
+    mkdir -p "$out"
+    if "$gp" render "$f" -o "$out/$(basename "${f%.dot}").svg" >/dev/null 2>&1; then
+      echo "\$ graphprof render ${f#$root/} -o out/$(basename "${f%.dot}").svg   # written"
+    fi
+  fi
+  break
+done
+reports=("$root"/tests/data/reports/*.json)
+if [ -f "${reports[0]}" ] && [ ${#reports[@]} -ge 2 ]; then
+  echo; echo "\$ graphprof compare ${reports[0]#$root/} ${reports[1]#$root/}"
+  "$gp" compare "${reports[0]}" "${reports[1]}" || true
+fi
+echo
+echo "== To measure, run scripts/run.sh on a machine with an NVIDIA GPU and driver (CUDA 13)."
+exit 0

@@ -1,0 +1,21 @@
+// Mode names as they appear on the command line and in reports.
+#include "graphprof/mode.hpp"
+
+namespace gp {
+
+const char* to_string(Mode m) {
+  switch (m) {
+    case Mode::kEager: return "eager";
+    case Mode::kCapture: return "capture";
+    case Mode::kGraph: return "graph";
+  }
+  return "eager";
+}
+
+std::optional<Mode> mode_from_string(const std::string& s) {
+  for (Mode m : kAllModes)
+    if (s == to_string(m)) return m;
+  return std::nullopt;
+}
+
+}  // namespace gp

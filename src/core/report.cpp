@@ -1,0 +1,397 @@
+// Report <-> JSON, with validation that names the file and the field that is wrong.
+#include "graphprof/report.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <thread>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+const char* to_string(Direction d) {
+  switch (d) {
+    case Direction::kLowerIsBetter: return "lower_is_better";
+    case Direction::kHigherIsBetter: return "higher_is_better";
+    case Direction::kNone: return "none";
+  }
+  return "none";
+}
+
+Direction direction_from_string(const std::string& s) {
+  if (s == "lower_is_better") return Direction::kLowerIsBetter;
+  if (s == "higher_is_better") return Direction::kHigherIsBetter;
+  if (s == "none") return Direction::kNone;
+  throw input_error("unknown metric direction '" + s + "'");
+}
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::kOk: return "ok";
+    case Status::kFailed: return "failed";
+    case Status::kUnsupported: return "unsupported";
+  }
+  return "failed";
+}
+
+Status status_from_string(const std::string& s) {
+  if (s == "ok") return Status::kOk;
+  if (s == "failed") return Status::kFailed;
+  if (s == "unsupported") return Status::kUnsupported;
+  throw input_error("unknown status '" + s + "'");
+}
+
+std::vector<double> Metric::all_samples() const {
+  std::vector<double> all;
+  for (const auto& rep : repetitions) all.insert(all.end(), rep.begin(), rep.end());
+  return all;
+}
+
+void Metric::resummarize() { summary = summarize(all_samples()); }
+
+const ModeResult* Report::find(const std::string& workload, const std::string& mode,
+                               const std::map<std::string, std::string>& params) const {
+  for (const auto& r : results)
+    if (r.workload == workload && r.mode == mode && r.params == params) return &r;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+// JSON has no NaN/inf; write them as null so the document stays valid, and read null back as NaN.
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+}  // namespace
+
+json to_json(const Summary& s) {
+  return json{{"n", s.n},
+              {"median", number_or_null(s.median)},
+              {"mean", number_or_null(s.mean)},
+              {"min", number_or_null(s.min)},
+              {"max", number_or_null(s.max)},
+              {"p10", number_or_null(s.p10)},
+              {"p90", number_or_null(s.p90)},
+              {"p99", number_or_null(s.p99)},
+              {"mad", number_or_null(s.mad)},
+              {"ci_low", number_or_null(s.ci_low)},
+              {"ci_high", number_or_null(s.ci_high)},
+              {"ci_level", s.ci_level}};
+}
+
+json to_json(const Metric& m) {
+  json reps = json::array();
+  for (const auto& rep : m.repetitions) {
+    json a = json::array();
+    for (double v : rep) a.push_back(number_or_null(v));
+    reps.push_back(std::move(a));
+  }
+  return json{{"unit", m.unit},
+              {"direction", to_string(m.direction)},
+              {"description", m.description},
+              {"converged", m.converged},
+              {"summary", to_json(m.summary)},
+              {"repetitions", std::move(reps)}};
+}
+
+json to_json(const ModeResult& r) {
+  json j{{"workload", r.workload}, {"mode", r.mode}, {"params", r.params},
+         {"status", to_string(r.status)}};
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  if (r.failure) {
+    j["failure"] = json{{"api", r.failure->api}, {"error", r.failure->error},
+                        {"message", r.failure->message}, {"hint", r.failure->hint}};
+  }
+  json metrics = json::object();
+  for (const auto& [k, m] : r.metrics) metrics[k] = to_json(m);
+  j["metrics"] = std::move(metrics);
+  json derived = json::object();
+  for (const auto& [k, v] : r.derived) derived[k] = number_or_null(v);
+  j["derived"] = std::move(derived);
+  j["checksum"] = r.checksum;
+  j["checksum_matches_eager"] = r.checksum_matches_eager ? json(*r.checksum_matches_eager) : json(nullptr);
+  j["sections"] = r.sections;
+  return j;
+}
+
+json to_json(const Report& r) {
+  json env;
+  env["host"] = json{{"hostname", r.environment.host.hostname}, {"os", r.environment.host.os},
+                     {"kernel", r.environment.host.kernel}, {"cpu_model", r.environment.host.cpu_model},
+                     {"cpu_count", r.environment.host.cpu_count}, {"compiler", r.environment.host.compiler}};
+  if (r.environment.gpu) {
+    const GpuInfo& g = *r.environment.gpu;
+    env["gpu"] = json{{"ordinal", g.ordinal}, {"name", g.name}, {"uuid", g.uuid},
+                      {"pci_bus_id", g.pci_bus_id}, {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+                      {"sm_count", g.sm_count}, {"global_memory_bytes", g.global_memory_bytes},
+                      {"clock_khz", g.clock_khz}, {"memory_clock_khz", g.memory_clock_khz},
+                      {"driver_version", g.driver_version}, {"runtime_version", g.runtime_version},
+                      {"cupti_version", g.cupti_version}};
+  } else {
+    env["gpu"] = nullptr;
+  }
+  json results = json::array();
+  for (const auto& m : r.results) results.push_back(to_json(m));
+  return json{{"schema_version", r.schema_version},
+              {"tool", {{"name", "graphprof"}, {"version", r.tool_version}, {"git_revision", r.git_revision}}},
+              {"created_utc", r.created_utc},
+              {"command_line", r.command_line},
+              {"environment", std::move(env)},
+              {"settings", r.settings},
+              {"results", std::move(results)}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: every accessor names the JSON path that is wrong.
+
+namespace {
+
+struct Reader {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw input_error(source + ": " + where + ": " + what);
+  }
+  const json& field(const json& obj, const std::string& where, const char* key) const {
+    if (!obj.is_object()) fail(where, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, std::string("missing field '") + key + "'");
+    return *it;
+  }
+  std::string str(const json& obj, const std::string& where, const char* key) const {
+    const json& v = field(obj, where, key);
+    if (!v.is_string()) fail(where + "." + key, "expected a string");
+    return v.get<std::string>();
+  }
+  std::string str_or(const json& obj, const char* key, const std::string& dflt) const {
+    auto it = obj.find(key);
+    return (it != obj.end() && it->is_string()) ? it->get<std::string>() : dflt;
+  }
+  double num(const json& v, const std::string& where) const {
+    if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (!v.is_number()) fail(where, "expected a number");
+    return v.get<double>();
+  }
+  long long integer_or(const json& obj, const char* key, long long dflt) const {
+    auto it = obj.find(key);
+    return (it != obj.end() && it->is_number()) ? it->get<long long>() : dflt;
+  }
+};
+
+Summary summary_from_json(const Reader& rd, const json& j, const std::string& where) {
+  Summary s;
+  if (!j.is_object()) rd.fail(where, "expected an object");
+  s.n = static_cast<std::size_t>(rd.integer_or(j, "n", 0));
+  auto get = [&](const char* k) { return j.contains(k) ? rd.num(j.at(k), where + "." + k) : std::numeric_limits<double>::quiet_NaN(); };
+  s.median = get("median"); s.mean = get("mean"); s.min = get("min"); s.max = get("max");
+  s.p10 = get("p10"); s.p90 = get("p90"); s.p99 = get("p99"); s.mad = get("mad");
+  s.ci_low = get("ci_low"); s.ci_high = get("ci_high");
+  if (j.contains("ci_level")) s.ci_level = rd.num(j.at("ci_level"), where + ".ci_level");
+  return s;
+}
+
+Metric metric_from_json(const Reader& rd, const json& j, const std::string& where) {
+  Metric m;
+  m.unit = rd.str(j, where, "unit");
+  try {
+    m.direction = direction_from_string(rd.str(j, where, "direction"));
+  } catch (const Error& e) {
+    rd.fail(where + ".direction", e.what());
+  }
+  m.description = rd.str_or(j, "description", "");
+  if (j.contains("converged") && j.at("converged").is_boolean()) m.converged = j.at("converged").get<bool>();
+  const json& reps = rd.field(j, where, "repetitions");
+  if (!reps.is_array()) rd.fail(where + ".repetitions", "expected an array of arrays");
+  for (std::size_t i = 0; i < reps.size(); ++i) {
+    const std::string w = where + ".repetitions[" + std::to_string(i) + "]";
+    if (!reps[i].is_array()) rd.fail(w, "expected an array of numbers");
+    std::vector<double> rep;
+    rep.reserve(reps[i].size());
+    for (std::size_t k = 0; k < reps[i].size(); ++k)
+      rep.push_back(rd.num(reps[i][k], w + "[" + std::to_string(k) + "]"));
+    m.repetitions.push_back(std::move(rep));
+  }
+  if (j.contains("summary")) m.summary = summary_from_json(rd, j.at("summary"), where + ".summary");
+  else m.resummarize();
+  return m;
+}
+
+ModeResult result_from_json(const Reader& rd, const json& j, const std::string& where) {
+  ModeResult r;
+  r.workload = rd.str(j, where, "workload");
+  r.mode = rd.str(j, where, "mode");
+  const json& params = rd.field(j, where, "params");
+  if (!params.is_object()) rd.fail(where + ".params", "expected an object");
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (!it->is_string()) rd.fail(where + ".params." + it.key(), "expected a string");
+    r.params[it.key()] = it->get<std::string>();
+  }
+  try {
+    r.status = status_from_string(rd.str(j, where, "status"));
+  } catch (const Error& e) {
+    rd.fail(where + ".status", e.what());
+  }
+  r.reason = rd.str_or(j, "reason", "");
+  if (j.contains("failure") && j.at("failure").is_object()) {
+    const json& f = j.at("failure");
+    r.failure = Failure{rd.str_or(f, "api", ""), rd.str_or(f, "error", ""), rd.str_or(f, "message", ""),
+                        rd.str_or(f, "hint", "")};
+  }
+  if (j.contains("metrics")) {
+    const json& ms = j.at("metrics");
+    if (!ms.is_object()) rd.fail(where + ".metrics", "expected an object");
+    for (auto it = ms.begin(); it != ms.end(); ++it)
+      r.metrics[it.key()] = metric_from_json(rd, *it, where + ".metrics." + it.key());
+  }
+  if (j.contains("derived") && j.at("derived").is_object()) {
+    for (auto it = j.at("derived").begin(); it != j.at("derived").end(); ++it)
+      r.derived[it.key()] = rd.num(*it, where + ".derived." + it.key());
+  }
+  r.checksum = rd.str_or(j, "checksum", "");
+  if (j.contains("checksum_matches_eager") && j.at("checksum_matches_eager").is_boolean())
+    r.checksum_matches_eager = j.at("checksum_matches_eager").get<bool>();
+  if (j.contains("sections") && j.at("sections").is_object()) r.sections = j.at("sections");
+  return r;
+}
+
+}  // namespace
+
+Report report_from_json(const json& j, const std::string& source) {
+  Reader rd{source};
+  if (!j.is_object()) rd.fail("(document)", "expected a JSON object (is this a graphprof report?)");
+  Report r;
+  r.schema_version = rd.str(j, "(document)", "schema_version");
+  const int major = std::atoi(r.schema_version.c_str());
+  if (major != kReportSchemaMajor)
+    rd.fail("schema_version", "version " + r.schema_version + " is not readable by this graphprof (reads " +
+                                  std::to_string(kReportSchemaMajor) + ".x)");
+  if (j.contains("tool") && j.at("tool").is_object()) {
+    r.tool_version = rd.str_or(j.at("tool"), "version", "");
+    r.git_revision = rd.str_or(j.at("tool"), "git_revision", "");
+  }
+  r.created_utc = rd.str_or(j, "created_utc", "");
+  if (j.contains("command_line") && j.at("command_line").is_array())
+    for (const auto& a : j.at("command_line"))
+      if (a.is_string()) r.command_line.push_back(a.get<std::string>());
+  if (j.contains("environment") && j.at("environment").is_object()) {
+    const json& env = j.at("environment");
+    if (env.contains("host") && env.at("host").is_object()) {
+      const json& h = env.at("host");
+      r.environment.host = HostInfo{rd.str_or(h, "hostname", ""), rd.str_or(h, "os", ""), rd.str_or(h, "kernel", ""),
+                                    rd.str_or(h, "cpu_model", ""), rd.str_or(h, "compiler", ""),
+                                    static_cast<int>(rd.integer_or(h, "cpu_count", 0))};
+    }
+    if (env.contains("gpu") && env.at("gpu").is_object()) {
+      const json& g = env.at("gpu");
+      GpuInfo gi;
+      gi.ordinal = static_cast<int>(rd.integer_or(g, "ordinal", 0));
+      gi.name = rd.str_or(g, "name", "");
+      gi.uuid = rd.str_or(g, "uuid", "");
+      gi.pci_bus_id = rd.str_or(g, "pci_bus_id", "");
+      const std::string cc = rd.str_or(g, "compute_capability", "0.0");
+      gi.cc_major = std::atoi(cc.c_str());
+      const auto dot = cc.find('.');
+      gi.cc_minor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
+      gi.sm_count = static_cast<int>(rd.integer_or(g, "sm_count", 0));
+      gi.global_memory_bytes = rd.integer_or(g, "global_memory_bytes", 0);
+      gi.clock_khz = static_cast<int>(rd.integer_or(g, "clock_khz", 0));
+      gi.memory_clock_khz = static_cast<int>(rd.integer_or(g, "memory_clock_khz", 0));
+      gi.driver_version = static_cast<int>(rd.integer_or(g, "driver_version", 0));
+      gi.runtime_version = static_cast<int>(rd.integer_or(g, "runtime_version", 0));
+      gi.cupti_version = static_cast<int>(rd.integer_or(g, "cupti_version", 0));
+      r.environment.gpu = gi;
+    }
+  }
+  if (j.contains("settings")) r.settings = j.at("settings");
+  const json& results = rd.field(j, "(document)", "results");
+  if (!results.is_array()) rd.fail("results", "expected an array");
+  for (std::size_t i = 0; i < results.size(); ++i)
+    r.results.push_back(result_from_json(rd, results[i], "results[" + std::to_string(i) + "]"));
+  return r;
+}
+
+namespace {
+// Turn a byte offset into 1-based line and column for "FILE:LINE:COL" messages.
+std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return {line, col};
+}
+}  // namespace
+
+nlohmann::json read_json_file(const std::string& path) {
+  const std::string text = read_file(path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw input_error(path + ":1:1: file is empty");
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    const auto [line, col] = line_col(text, at);
+    std::string what = e.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line X, column Y: "; keep the reason.
+    const auto pos = what.find(": ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw input_error(path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": invalid JSON: " + what);
+  }
+}
+
+Report read_report(const std::string& path) { return report_from_json(read_json_file(path), path); }
+
+void write_report(const Report& r, const std::string& path) {
+  write_file_atomic(path, to_json(r).dump(1) + "\n");
+}
+
+HostInfo collect_host_info() {
+  HostInfo h;
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) == 0) h.hostname = name;
+  struct utsname u {};
+  if (::uname(&u) == 0) {
+    h.os = u.sysname;
+    h.kernel = u.release;
+  }
+  std::ifstream os_release("/etc/os-release");
+  for (std::string line; std::getline(os_release, line);) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      h.os = line.substr(12);
+      if (h.os.size() >= 2 && h.os.front() == '"') h.os = h.os.substr(1, h.os.size() - 2);
+    }
+  }
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) h.cpu_model = line.substr(c + 2);
+      break;
+    }
+  }
+  h.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+#if defined(__clang__)
+  h.compiler = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  h.compiler = std::string("g++ ") + __VERSION__;
+#endif
+  return h;
+}
+
+std::string utc_timestamp_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace gp

@@ -1,0 +1,42 @@
+// CudaError and the checked-call helpers.
+#include "graphprof/cuda/cuda_check.hpp"
+
+#include <cctype>
+#include <cstdio>
+
+namespace gp {
+
+namespace {
+ExitCode exit_code_for(cudaError_t e) { return is_environment_error(e) ? ExitCode::kEnvironment : ExitCode::kInternal; }
+
+std::string describe(cudaError_t code, const std::string& api, const char* file, int line) {
+  return api + " failed: " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") at " + file + ":" +
+         std::to_string(line);
+}
+}  // namespace
+
+CudaError::CudaError(cudaError_t code, std::string api, const char* file, int line)
+    : Error(exit_code_for(code), describe(code, api, file, line)), cuda_code_(code), api_(std::move(api)) {}
+
+const char* CudaError::error_name() const noexcept { return cudaGetErrorName(cuda_code_); }
+
+bool is_environment_error(cudaError_t e) {
+  return e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorStubLibrary ||
+         e == cudaErrorDevicesUnavailable || e == cudaErrorSystemDriverMismatch ||
+         e == cudaErrorCompatNotSupportedOnDevice || e == cudaErrorInitializationError;
+}
+
+std::string api_name_of(const char* expression) {
+  std::string s(expression);
+  std::size_t end = 0;
+  while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == ':')) ++end;
+  return s.substr(0, end);
+}
+
+void cuda_check_noexcept(cudaError_t e, const char* expression, const char* file, int line) noexcept {
+  if (e != cudaSuccess)
+    std::fprintf(stderr, "graphprof: warning: %s failed during cleanup: %s at %s:%d\n", expression, cudaGetErrorName(e),
+                 file, line);
+}
+
+}  // namespace gp

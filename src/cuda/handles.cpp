@@ -1,0 +1,54 @@
+// Constructors of the RAII CUDA handles.
+#include "graphprof/cuda/handles.hpp"
+
+namespace gp {
+
+Stream make_stream() {
+  cudaStream_t s = nullptr;
+  GP_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return Stream(s);
+}
+
+Event make_event(bool timing) {
+  cudaEvent_t e = nullptr;
+  GP_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  return Event(e);
+}
+
+Graph make_graph() {
+  cudaGraph_t g = nullptr;
+  GP_CUDA_CHECK(cudaGraphCreate(&g, 0));
+  return Graph(g);
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMallocHost(&p_, bytes)); }
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+  }
+  return *this;
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
+}
+
+}  // namespace gp

@@ -1,0 +1,314 @@
+// The measurement passes of one (workload, mode). Order per repetition:
+//   prepare (one-off costs) -> verify (checksum) -> warm-up -> GPU pass (CUDA events)
+//   -> launch pass (host clock around each launch call, back to back) -> latency pass
+//      (host clock around launch + synchronize, one iteration at a time)
+// GPU and host figures come from separate passes so no timer measures the other's overhead.
+#include "graphprof/cuda/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "graphprof/cuda/handles.hpp"
+#include "mode_runner.hpp"
+
+namespace gp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double ns_between(Clock::time_point a, Clock::time_point b) {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+std::unique_ptr<ModeRunner> make_runner(Mode m) {
+  switch (m) {
+    case Mode::kEager: return make_eager_runner();
+    case Mode::kCapture: return make_capture_runner();
+    case Mode::kGraph: return make_graph_runner();
+  }
+  return make_eager_runner();
+}
+
+// The usual fix for the errors users meet when capturing.
+std::string hint_for(cudaError_t e, const std::string& api) {
+  switch (e) {
+    case cudaErrorStreamCaptureUnsupported:
+      return api + " is not allowed while a stream is being captured: move synchronisation, allocation "
+             "and host-blocking calls out of the captured region (use cudaMallocAsync, events, "
+             "cudaLaunchHostFunc instead)";
+    case cudaErrorStreamCaptureInvalidated:
+      return "an earlier call inside the captured region broke the capture; the first failing call is the one to fix";
+    case cudaErrorStreamCaptureImplicit:
+      return "a call used the legacy default stream during capture: use a non-blocking stream or "
+             "cudaStreamCaptureModeThreadLocal";
+    case cudaErrorStreamCaptureUnjoined:
+      return "a forked stream was not joined back into the origin stream before cudaStreamEndCapture: "
+             "record an event on it and make the origin stream wait on it";
+    case cudaErrorStreamCaptureIsolation:
+      return "a captured stream waited on work that is not part of the capture";
+    case cudaErrorMemoryAllocation:
+      return "the GPU ran out of memory: lower the workload's size parameters";
+    default:
+      return {};
+  }
+}
+
+struct PassResult {
+  std::vector<double> samples;
+  bool converged = false;
+};
+
+// Runs `iteration` in batches until the stopping rule is satisfied. `batch` runs one batch and
+// appends its samples.
+template <typename Batch>
+PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch) {
+  PassResult r;
+  const auto t0 = Clock::now();
+  for (;;) {
+    batch(r.samples);
+    const StopDecision d = should_stop(rule, r.samples, seconds_since(t0));
+    if (d.stop) {
+      r.converged = d.converged;
+      return r;
+    }
+  }
+}
+
+Metric make_metric(const char* unit, Direction dir, const char* description) {
+  Metric m;
+  m.unit = unit;
+  m.direction = dir;
+  m.description = description;
+  return m;
+}
+
+void add_repetition(ModeResult& res, const std::string& key, const char* unit, const char* description,
+                    PassResult pass) {
+  auto it = res.metrics.find(key);
+  if (it == res.metrics.end())
+    it = res.metrics.emplace(key, make_metric(unit, Direction::kLowerIsBetter, description)).first;
+  it->second.repetitions.push_back(std::move(pass.samples));
+  it->second.converged = it->second.converged && pass.converged;
+}
+
+// DOT dump of the replayed graph (default and verbose forms); paths go into sections.graph.
+void dump_graph(cudaGraph_t g, const std::string& dir, ModeResult& res) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string stem = res.workload;
+  for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
+  stem += "_" + res.mode;
+  const std::string plain = (std::filesystem::path(dir) / (stem + ".dot")).string();
+  const std::string verbose = (std::filesystem::path(dir) / (stem + "_verbose.dot")).string();
+  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, plain.c_str(), 0));
+  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, verbose.c_str(), cudaGraphDebugDotFlagsVerbose));
+  res.sections["graph"]["dot"] = plain;
+  res.sections["graph"]["dot_verbose"] = verbose;
+}
+
+void record_graph_shape(cudaGraph_t g, ModeResult& res) {
+  std::size_t nodes = 0, edges = 0;
+  GP_CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+  GP_CUDA_CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
+  res.sections["graph"]["nodes"] = nodes;
+  res.sections["graph"]["edges"] = edges;
+}
+
+// One full repetition. Throws CudaError on failure; run_mode() records it.
+void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
+                    int rep, ModeResult& res) {
+  std::unique_ptr<Workload> w = entry.create();
+  w->setup(params);
+  Stream stream = make_stream();
+  std::unique_ptr<ModeRunner> runner = make_runner(mode);
+
+  OneOffSamples costs;
+  runner->prepare(*w, stream.get(), mode == Mode::kEager ? 0 : std::max(1, opt.one_off_samples), costs);
+  for (auto& [name, samples] : costs)
+    add_repetition(res, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
+                   PassResult{std::move(samples), true});
+  if (rep == 0 && runner->graph() != nullptr) {
+    record_graph_shape(runner->graph(), res);
+    if (!opt.dot_dir.empty()) dump_graph(runner->graph(), opt.dot_dir, res);
+  }
+
+  LaunchContext ctx(stream.get());
+  std::uint64_t iteration = 0;
+  auto one_iteration = [&] {
+    ctx.set_iteration(iteration++);
+    runner->launch(*w, ctx);
+  };
+
+  // Verify: same input state, same number of iterations in every mode.
+  w->reset(stream.get());
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  for (int i = 0; i < opt.verify_iterations; ++i) one_iteration();
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const std::string checksum = w->checksum(stream.get());
+  if (rep == 0) res.checksum = checksum;
+  else if (checksum != res.checksum)
+    throw Error(ExitCode::kInternal, "checksum differs between repetitions (" + res.checksum + " vs " + checksum +
+                                         "): the workload is not deterministic");
+
+  // How many launch calls an iteration makes decides the batch sizes (about 1000 calls a batch,
+  // well inside the launch queue, so a batch never blocks on a full queue).
+  ctx.reset_call_count();
+  one_iteration();
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const std::size_t calls_per_iter = std::max<std::size_t>(1, ctx.calls());
+  res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
+  const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
+
+  // Warm-up.
+  const auto warm0 = Clock::now();
+  for (int i = 0; i < opt.warmup_iterations || seconds_since(warm0) < opt.warmup_seconds; ++i) {
+    one_iteration();
+    if (i % batch == batch - 1) GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  }
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+
+  // GPU pass: an event between consecutive iterations queued back to back.
+  std::vector<Event> events;
+  for (int i = 0; i <= batch; ++i) events.push_back(make_event(true));
+  PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
+    GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
+    for (int i = 0; i < batch; ++i) {
+      one_iteration();
+      GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
+    }
+    GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
+    for (int i = 0; i < batch; ++i) {
+      float ms = 0;
+      GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
+                                         events[static_cast<std::size_t>(i) + 1].get()));
+      out.push_back(static_cast<double>(ms) * 1e6);
+    }
+  });
+  add_repetition(res, "gpu_time_per_iter", "ns",
+                 "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
+
+  // Launch pass: host clock around each launch API call, calls back to back (queue busy).
+  std::vector<double> per_iter_submit;
+  PassResult launch = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
+    for (int i = 0; i < batch; ++i) {
+      const std::size_t before = out.size();
+      ctx.record_calls_into(&out);
+      one_iteration();
+      ctx.record_calls_into(nullptr);
+      double sum = 0;
+      for (std::size_t k = before; k < out.size(); ++k) sum += out[k];
+      per_iter_submit.push_back(sum);
+    }
+    GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  });
+  add_repetition(res, "launch_cpu_per_call", "ns",
+                 "host time of one launch API call (cudaLaunchKernel etc. in eager, cudaGraphLaunch in graph modes), "
+                 "calls back to back",
+                 std::move(launch));
+  add_repetition(res, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
+                 PassResult{std::move(per_iter_submit), true});
+
+  // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
+  std::vector<double> isolated;
+  std::vector<double> call_sink;
+  PassResult wall = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
+    for (int i = 0; i < 8; ++i) {
+      call_sink.clear();
+      ctx.record_calls_into(&call_sink);
+      const auto t0 = Clock::now();
+      one_iteration();
+      GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      const auto t1 = Clock::now();
+      ctx.record_calls_into(nullptr);
+      out.push_back(ns_between(t0, t1));
+      if (!call_sink.empty()) isolated.push_back(call_sink.front());
+    }
+  });
+  add_repetition(res, "wall_time_per_iter", "ns",
+                 "host clock from the first launch call of one iteration to the end of cudaStreamSynchronize",
+                 std::move(wall));
+  add_repetition(res, "launch_cpu_isolated", "ns", "host time of the first launch call of an iteration after a synchronize",
+                 PassResult{std::move(isolated), true});
+}
+
+}  // namespace
+
+ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
+  ModeResult res;
+  res.workload = entry.info.name;
+  res.mode = to_string(mode);
+  res.params = params.values();
+
+  {
+    // Ask a throwaway instance whether it supports the mode before doing any GPU work.
+    std::unique_ptr<Workload> probe = entry.create();
+    const std::string why = probe->unsupported_reason(mode);
+    if (!why.empty()) {
+      res.status = Status::kUnsupported;
+      res.reason = why;
+      return res;
+    }
+  }
+
+  try {
+    for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
+    for (auto& [k, m] : res.metrics) m.resummarize();
+  } catch (const CudaError& e) {
+    if (is_environment_error(e.cuda_code())) throw;
+    res.status = Status::kFailed;
+    res.metrics.clear();
+    res.failure = Failure{e.api(), e.error_name(), e.what(), hint_for(e.cuda_code(), e.api())};
+    res.reason = e.api() + " returned " + e.error_name();
+    // A failed mode must not poison the next one: clear the error state if it is not sticky.
+    (void)cudaGetLastError();
+    (void)cudaDeviceSynchronize();
+    (void)cudaGetLastError();
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;
+    res.status = Status::kFailed;
+    res.metrics.clear();
+    res.reason = e.what();
+  }
+  return res;
+}
+
+void derive_against_eager(std::vector<ModeResult>& results) {
+  for (auto& r : results) {
+    if (r.mode == "eager" || r.status != Status::kOk) continue;
+    const ModeResult* eager = nullptr;
+    for (const auto& e : results)
+      if (e.mode == "eager" && e.workload == r.workload && e.params == r.params && e.status == Status::kOk) eager = &e;
+    if (eager == nullptr) continue;
+    r.checksum_matches_eager = (r.checksum == eager->checksum);
+    auto med = [](const ModeResult& x, const char* k) {
+      auto it = x.metrics.find(k);
+      return it == x.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
+    };
+    const double e_gpu = med(*eager, "gpu_time_per_iter"), g_gpu = med(r, "gpu_time_per_iter");
+    const double e_wall = med(*eager, "wall_time_per_iter"), g_wall = med(r, "wall_time_per_iter");
+    const double e_sub = med(*eager, "launch_cpu_per_iter"), g_sub = med(r, "launch_cpu_per_iter");
+    r.derived["speedup_gpu_time_vs_eager"] = e_gpu / g_gpu;
+    r.derived["speedup_wall_time_vs_eager"] = e_wall / g_wall;
+    r.derived["cpu_submit_saving_per_iter_ns"] = e_sub - g_sub;
+    double one_off = 0;
+    for (const char* k : {"capture_time", "build_time", "instantiate_time", "upload_time"}) {
+      const double v = med(r, k);
+      if (std::isfinite(v)) one_off += v;
+    }
+    r.derived["one_off_total_ns"] = one_off;
+    // Replays after which the graph's one-off cost is paid back by its faster iterations
+    // (back-to-back iteration time). Infinite when the graph is not faster.
+    const double saving = e_gpu - g_gpu;
+    r.derived["break_even_replays"] =
+        saving > 0 ? std::ceil(one_off / saving) : std::numeric_limits<double>::infinity();
+  }
+  for (auto& r : results)
+    if (r.mode == "eager" && r.status == Status::kOk) r.checksum_matches_eager = true;
+}
+
+}  // namespace gp

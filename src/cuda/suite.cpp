@@ -1,0 +1,64 @@
+// The default suite and any selection of workloads x modes, into one Report.
+#include "graphprof/cuda/suite.hpp"
+
+#include "graphprof/cuda/device.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/version.hpp"
+
+namespace gp {
+
+Report make_report_header(const std::vector<std::string>& command_line) {
+  Report r;
+  r.tool_version = kToolVersion;
+  r.git_revision = kGitRevision;
+  r.created_utc = utc_timestamp_now();
+  r.command_line = command_line;
+  r.environment.host = collect_host_info();
+  return r;
+}
+
+Report run_suite(const RunRequest& req, const std::vector<std::string>& command_line, const ProgressFn& progress) {
+  // Resolve everything that can be wrong on the command line before touching the GPU.
+  std::vector<std::pair<const WorkloadEntry*, Params>> plan;
+  if (req.workloads.empty()) {
+    for (const auto& e : registered_workloads()) {
+      // In the default suite an override applies to the workloads that have that parameter.
+      std::map<std::string, std::string> mine;
+      for (const auto& [k, v] : req.params)
+        for (const auto& p : e.info.params)
+          if (p.name == k) mine[k] = v;
+      plan.emplace_back(&e, Params(e.info.params, mine, e.info.name));
+    }
+  } else {
+    for (const auto& name : req.workloads) {
+      const WorkloadEntry* e = find_workload(name);
+      if (e == nullptr) {
+        std::string known;
+        for (const auto& x : registered_workloads()) known += (known.empty() ? "" : ", ") + x.info.name;
+        throw usage_error("--workload " + name + ": no such workload (bundled: " + known + ")");
+      }
+      plan.emplace_back(e, Params(e->info.params, req.params, name));
+    }
+  }
+
+  Report report = make_report_header(command_line);
+  report.environment.gpu = query_gpu(req.device);
+  const auto& m = req.measure;
+  report.settings = {{"target_rel_ci", m.rule.target_rel_ci},   {"min_samples", m.rule.min_samples},
+                     {"max_samples", m.rule.max_samples},       {"budget_seconds_per_pass", m.rule.budget_seconds},
+                     {"warmup_iterations", m.warmup_iterations}, {"warmup_seconds", m.warmup_seconds},
+                     {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
+                     {"repetitions", m.repetitions}};
+
+  for (const auto& [entry, params] : plan) {
+    for (Mode mode : req.modes) {
+      // Validate parameters once per workload (setup re-reads them; errors there are usage errors).
+      report.results.push_back(run_mode(*entry, mode, params, req.measure));
+      if (progress) progress(report.results.back());
+    }
+  }
+  derive_against_eager(report.results);
+  return report;
+}
+
+}  // namespace gp

@@ -1,0 +1,189 @@
+// Console tables for `graphprof run`.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+std::string params_text(const std::map<std::string, std::string>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+// A minimal aligned table: first column left-aligned, the rest right-aligned.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out, const std::string& indent = "  ") const {
+    std::vector<std::size_t> w;
+    for (const auto& r : rows_)
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (w.size() <= i) w.push_back(0);
+        w[i] = std::max(w[i], display_width(r[i]));
+      }
+    for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
+      const auto& r = rows_[ri];
+      out << indent;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const std::string pad(w[i] - display_width(r[i]), ' ');
+        if (i == 0) out << r[i] << pad;
+        else out << "  " << pad << r[i];
+      }
+      out << "\n";
+      if (ri == 0) {
+        out << indent;
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
+        out << std::string(total, '-') << "\n";
+      }
+    }
+  }
+
+ private:
+  // UTF-8 aware width (µ and ± are two bytes, one column).
+  static std::size_t display_width(const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s)
+      if ((c & 0xC0) != 0x80) ++n;
+    return n;
+  }
+  std::vector<std::vector<std::string>> rows_;
+};
+
+const char* label_of(const std::string& key) {
+  static const std::map<std::string, const char*> labels = {
+      {"gpu_time_per_iter", "GPU time / iteration (events, back to back)"},
+      {"wall_time_per_iter", "wall time / iteration (launch + sync)"},
+      {"launch_cpu_per_call", "launch call CPU time (back to back)"},
+      {"launch_cpu_isolated", "launch call CPU time (after sync)"},
+      {"launch_cpu_per_iter", "CPU submit time / iteration"},
+      {"capture_time", "one-off: stream capture"},
+      {"build_time", "one-off: explicit build"},
+      {"instantiate_time", "one-off: instantiate"},
+      {"upload_time", "one-off: upload"},
+      {"first_launch_time", "one-off: first launch (+sync)"},
+  };
+  auto it = labels.find(key);
+  return it == labels.end() ? key.c_str() : it->second;
+}
+
+// Metric order: per-iteration figures first, then one-off costs.
+int rank_of(const std::string& key) {
+  static const std::vector<std::string> order = {
+      "gpu_time_per_iter", "wall_time_per_iter", "launch_cpu_per_call", "launch_cpu_isolated", "launch_cpu_per_iter",
+      "capture_time",      "build_time",         "instantiate_time",    "upload_time",         "first_launch_time"};
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] == key) return static_cast<int>(i);
+  return 100;
+}
+
+std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : fmt("%.4g", v); }
+
+void print_mode_table(const ModeResult& r, std::ostream& out) {
+  out << "\n" << r.workload << " [" << params_text(r.params) << "] mode=" << r.mode << ": " << to_string(r.status);
+  if (!r.checksum.empty()) out << ", checksum " << r.checksum;
+  if (r.checksum_matches_eager) out << (*r.checksum_matches_eager ? " (matches eager)" : " (DIFFERS FROM EAGER)");
+  out << "\n";
+  if (r.status != Status::kOk) {
+    out << "  reason: " << r.reason << "\n";
+    if (r.failure && !r.failure->hint.empty()) out << "  fix:    " << r.failure->hint << "\n";
+    return;
+  }
+  std::vector<std::pair<std::string, const Metric*>> ms;
+  for (const auto& [k, m] : r.metrics) ms.emplace_back(k, &m);
+  std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) {
+    return rank_of(a.first) != rank_of(b.first) ? rank_of(a.first) < rank_of(b.first) : a.first < b.first;
+  });
+  Table t({"metric", "median", "p10", "p90", "p99", "±CI95", "n", ""});
+  for (const auto& [k, m] : ms) {
+    const Summary& s = m->summary;
+    const double ci = s.median > 0 ? 100.0 * 0.5 * (s.ci_high - s.ci_low) / s.median : NAN;
+    t.add({label_of(k), value_of(*m, s.median), value_of(*m, s.p10), value_of(*m, s.p90), value_of(*m, s.p99),
+           std::isfinite(ci) ? fmt("%.1f%%", ci) : "-", std::to_string(s.n), m->converged ? "" : "noisy"});
+  }
+  t.print(out);
+}
+
+double metric_median(const ModeResult& r, const char* key) {
+  auto it = r.metrics.find(key);
+  return it == r.metrics.end() ? NAN : it->second.summary.median;
+}
+
+double derived(const ModeResult& r, const char* key) {
+  auto it = r.derived.find(key);
+  return it == r.derived.end() ? NAN : it->second;
+}
+
+}  // namespace
+
+std::string format_ns(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  const double a = std::fabs(ns);
+  if (a < 1e3) return fmt("%.0f ns", ns);
+  if (a < 1e6) return fmt(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
+  if (a < 1e9) return fmt(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
+  return fmt("%.2f s", ns / 1e9);
+}
+
+std::string progress_line(const ModeResult& r) {
+  std::string s = r.workload + " " + r.mode + ": " + to_string(r.status);
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(metric_median(r, "gpu_time_per_iter"));
+  else s += " (" + r.reason + ")";
+  return s;
+}
+
+void print_run_console(const Report& report, std::ostream& out) {
+  if (report.environment.gpu) {
+    const GpuInfo& g = *report.environment.gpu;
+    out << "GPU " << g.ordinal << ": " << g.name << " (sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count
+        << " SMs), driver " << g.driver_version / 1000 << "." << (g.driver_version % 1000) / 10 << ", runtime "
+        << g.runtime_version / 1000 << "." << (g.runtime_version % 1000) / 10 << "\n";
+  }
+  for (const auto& r : report.results) print_mode_table(r, out);
+
+  // Summary across modes, one block per (workload, params).
+  std::vector<const ModeResult*> seen;
+  for (const auto& r : report.results) {
+    bool dup = false;
+    for (const auto* s : seen) dup = dup || (s->workload == r.workload && s->params == r.params);
+    if (dup) continue;
+    seen.push_back(&r);
+    out << "\nsummary: " << r.workload << " [" << params_text(r.params) << "]\n";
+    Table t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
+             "break-even", "output"});
+    for (const auto& x : report.results) {
+      if (x.workload != r.workload || x.params != r.params) continue;
+      if (x.status != Status::kOk) {
+        t.add({x.mode, to_string(x.status), "", "", "", "", "", "", ""});
+        continue;
+      }
+      const double be = derived(x, "break_even_replays");
+      const bool graph_mode = x.mode != "eager";
+      t.add({x.mode, format_ns(metric_median(x, "gpu_time_per_iter")), format_ns(metric_median(x, "wall_time_per_iter")),
+             format_ns(metric_median(x, "launch_cpu_per_call")), format_ns(metric_median(x, "launch_cpu_per_iter")),
+             graph_mode ? fmt("%.2fx", derived(x, "speedup_gpu_time_vs_eager")) : "1.00x",
+             graph_mode ? format_ns(derived(x, "one_off_total_ns")) : "-",
+             graph_mode ? (std::isfinite(be) ? fmt("%.0f replays", be) : std::string("never")) : "-",
+             x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
+    }
+    t.print(out);
+  }
+}
+
+}  // namespace gp

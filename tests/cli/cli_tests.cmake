@@ -1,0 +1,35 @@
+# The real binary, as a user runs it: exit codes and the first words of its messages.
+# Registered with gp_cli_test(NAME RC REGEX [--stdout] ARGS...).
+function(gp_cli_test name rc regex)
+  set(args ${ARGN})
+  set(stream)
+  if(args AND "${ARGV3}" STREQUAL "--stdout")
+    set(stream --stdout)
+    list(REMOVE_AT args 0)
+  endif()
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh ${rc} ${regex} ${stream} -- $<TARGET_FILE:graphprof> ${args})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cpu)
+endfunction()
+
+gp_cli_test(version 0 "^graphprof [0-9]+\\.[0-9]+\\.[0-9]+" --stdout --version)
+gp_cli_test(help 0 "run" --stdout --help)
+gp_cli_test(run_help 0 "--workload" --stdout run --help)
+gp_cli_test(list 0 "chain" --stdout list)
+gp_cli_test(no_subcommand 2 "subcommand" )
+gp_cli_test(unknown_option 2 "--frobnicate" run --frobnicate)
+gp_cli_test(bad_mode 2 "--mode fast" run --mode fast)
+gp_cli_test(bad_param_syntax 2 "--param kernels: expected NAME=VALUE" run --param kernels)
+gp_cli_test(unknown_workload 2 "no such workload" run --workload nosuch)
+gp_cli_test(unknown_param 2 "has no parameter 'knl'" run --workload chain --param knl=3)
+gp_cli_test(bad_repetitions 2 "repetitions" run --repetitions 0)
+
+# No GPU: hide every device (works on GPU machines too) and expect exit 4 with a clear line.
+add_test(NAME cli.run_without_gpu
+         COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found .*commands that work without a GPU: list"
+                 -- $<TARGET_FILE:graphprof> run --workload chain)
+add_test(NAME cli.info_without_gpu
+         COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
+set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)

@@ -1,0 +1,96 @@
+// chain: N small kernels in a row, each doing real arithmetic on one buffer. With the default
+// sizes every kernel finishes in a few microseconds, so eager mode is bound by launch overhead.
+#include <cstring>
+#include <vector>
+
+#include "graphprof/cuda/handles.hpp"
+#include "graphprof/cuda/workload.hpp"
+
+namespace gp {
+namespace {
+
+// One step of the chain: an affine update that depends on the step index, so a missing,
+// repeated or reordered kernel changes the result.
+__global__ void chain_step(float* x, int n, int step) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float a = 1.0f - 1.0f / static_cast<float>(step + 3);
+    const float b = 0.001f * static_cast<float>(step % 7);
+    x[i] = fmaf(x[i], a, b + 1e-4f * static_cast<float>(i % 13));
+  }
+}
+
+class Chain final : public Workload {
+ public:
+  void setup(const Params& p) override {
+    kernels_ = static_cast<int>(p.get_int("kernels", 1, 100000));
+    n_ = static_cast<int>(p.get_int("elements", 1, 1 << 28));
+    sync_inside_ = p.get_bool("sync_inside");
+    buf_ = DeviceBuffer(sizeof(float) * static_cast<std::size_t>(n_));
+    host_.assign(static_cast<std::size_t>(n_), 0.0f);
+    for (int i = 0; i < n_; ++i) host_[static_cast<std::size_t>(i)] = 1.0f + static_cast<float>(i % 101) * 0.01f;
+  }
+
+  void reset(cudaStream_t s) override {
+    GP_CUDA_CHECK(cudaMemcpyAsync(buf_.get(), host_.data(), buf_.bytes(), cudaMemcpyHostToDevice, s));
+    GP_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+
+  void enqueue(LaunchContext& ctx) override {
+    for (int k = 0; k < kernels_; ++k) {
+      ctx.launch(chain_step, grid(), block(), 0, buf_.as<float>(), n_, k);
+      // The deliberately capture-unsafe variant: a synchronize in the middle of the iteration.
+      if (sync_inside_ && k == kernels_ / 2) {
+        cudaStream_t s = ctx.stream();
+        ctx.api("cudaStreamSynchronize", [s] { return cudaStreamSynchronize(s); });
+      }
+    }
+  }
+
+  void build_graph(cudaGraph_t g) override {
+    cudaGraphNode_t prev = nullptr;
+    float* x = buf_.as<float>();
+    int n = n_;
+    for (int k = 0; k < kernels_; ++k) {
+      int step = k;
+      void* args[] = {&x, &n, &step};
+      cudaKernelNodeParams p{};
+      p.func = reinterpret_cast<void*>(chain_step);
+      p.gridDim = grid();
+      p.blockDim = block();
+      p.sharedMemBytes = 0;
+      p.kernelParams = args;
+      cudaGraphNode_t node = nullptr;
+      GP_CUDA_CHECK(cudaGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, &p));
+      prev = node;
+    }
+  }
+
+  std::string checksum(cudaStream_t s) override {
+    std::vector<float> out(static_cast<std::size_t>(n_));
+    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), buf_.get(), buf_.bytes(), cudaMemcpyDeviceToHost, s));
+    GP_CUDA_CHECK(cudaStreamSynchronize(s));
+    return digest_bytes(out.data(), out.size() * sizeof(float));
+  }
+
+ private:
+  dim3 block() const { return dim3(256); }
+  dim3 grid() const { return dim3(static_cast<unsigned>((n_ + 255) / 256)); }
+
+  int kernels_ = 0;
+  int n_ = 0;
+  bool sync_inside_ = false;
+  DeviceBuffer buf_;
+  std::vector<float> host_;
+};
+
+}  // namespace
+
+GP_REGISTER_WORKLOAD(Chain, WorkloadInfo{
+    "chain",
+    "N small kernels in a row on one buffer (launch-bound); the classic case for CUDA Graphs",
+    {{"kernels", "100", "number of kernels per iteration"},
+     {"elements", "4096", "floats in the buffer each kernel updates"},
+     {"sync_inside", "0", "1 = synchronize the stream in the middle of an iteration (breaks stream capture on purpose)"}}})
+
+}  // namespace gp
