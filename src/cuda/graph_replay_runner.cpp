@@ -38,7 +38,8 @@ void GraphReplayRunner::prepare(Workload& w, cudaStream_t stream, int samples, O
   }
 }
 
-void GraphReplayRunner::launch(Workload&, LaunchContext& ctx) {
+void GraphReplayRunner::launch(Workload& w, LaunchContext& ctx) {
+  w.before_replay(graph_.get(), exec_, ctx);  // per-iteration parameter changes (the update workload)
   cudaGraphExec_t exec = exec_.get();
   cudaStream_t s = ctx.stream();
   ctx.api("cudaGraphLaunch", [exec, s] { return cudaGraphLaunch(exec, s); });

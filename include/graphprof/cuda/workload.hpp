@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "graphprof/cuda/cuda_check.hpp"
+#include "graphprof/cuda/handles.hpp"
 #include "graphprof/mode.hpp"
 #include "graphprof/params.hpp"
 
@@ -96,6 +98,15 @@ class Workload {
   virtual std::string unsupported_reason(Mode) const { return {}; }
   // Digest of the outputs (hex text). May synchronise.
   virtual std::string checksum(cudaStream_t stream) = 0;
+
+  // Graph modes only: called before every replay with the graph the exec was instantiated from.
+  // A workload whose parameters change per iteration (ctx.iteration()) applies the change here,
+  // through ctx.api so its host time counts as launch time: it may update `exec` in place
+  // (cudaGraphExecKernelNodeSetParams, cudaGraphExecUpdate) or replace it. Default: replay as is.
+  virtual void before_replay(cudaGraph_t /*graph*/, GraphExec& /*exec*/, LaunchContext& /*ctx*/) {}
+  // Figures only the workload can measure (graph memory, pool sizes, ...), recorded under
+  // sections.workload of the mode's result at the end of the first repetition. May synchronise.
+  virtual std::map<std::string, double> extra_metrics() { return {}; }
 };
 
 struct WorkloadInfo {
