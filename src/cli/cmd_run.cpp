@@ -1,110 +1,27 @@
 // graphprof run: measure workloads in eager, capture and graph modes; print tables, write JSON.
-#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
-#include "graphprof/cuda/suite.hpp"
-#include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
+#include "run_options.hpp"
 
 namespace gp::cli {
-
-namespace {
-
-struct RunOptions {
-  std::vector<std::string> workloads;
-  std::vector<std::string> modes{"all"};
-  std::vector<std::string> params;
-  std::string json_path;
-  std::string out_dir;
-  int repetitions = 1;
-  double target_ci = 0.01;
-  double budget = 0.5;
-  int min_samples = 20;
-  int device = 0;
-  bool quiet = false;
-};
-
-std::vector<Mode> parse_modes(const std::vector<std::string>& texts) {
-  std::vector<Mode> modes;
-  for (const auto& t : texts) {
-    if (t == "all") return {kAllModes.begin(), kAllModes.end()};
-    auto m = mode_from_string(t);
-    if (!m) throw usage_error("--mode " + t + ": expected eager, capture, graph or all");
-    modes.push_back(*m);
-  }
-  return modes;
-}
-
-std::vector<std::string> argv_of(const CLI::App& app) {
-  // CLI11 does not keep argv; rebuild a faithful command line from what was parsed.
-  std::vector<std::string> v{"graphprof", "run"};
-  for (const CLI::Option* o : app.get_options()) {
-    if (o->count() == 0 || o->get_name() == "--help") continue;
-    for (const auto& r : o->results()) v.push_back(o->get_name() + "=" + r);
-  }
-  return v;
-}
-
-int run_command(const RunOptions& o, const CLI::App& sub) {
-  RunRequest req;
-  req.workloads = o.workloads;
-  req.modes = parse_modes(o.modes);
-  for (const auto& p : o.params) {
-    auto [k, v] = parse_param_assignment(p);
-    req.params[k] = v;
-  }
-  req.measure.repetitions = o.repetitions;
-  req.measure.rule.target_rel_ci = o.target_ci;
-  req.measure.rule.budget_seconds = o.budget;
-  req.measure.rule.min_samples = static_cast<std::size_t>(o.min_samples);
-  req.device = o.device;
-  std::string json_path = o.json_path;
-  if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) throw usage_error("--out " + o.out_dir + ": cannot create folder: " + ec.message());
-    req.measure.dot_dir = (std::filesystem::path(o.out_dir) / "dot").string();
-    if (json_path.empty()) json_path = (std::filesystem::path(o.out_dir) / "report.json").string();
-  }
-
-  const Report report = run_suite(req, argv_of(sub), [&](const ModeResult& r) {
-    if (!o.quiet) std::cerr << "  " << progress_line(r) << "\n";
-  });
-  print_run_console(report, std::cout);
-  if (!json_path.empty()) {
-    write_report(report, json_path);
-    std::cout << "\nreport written to " << json_path << "\n";
-  }
-  return 0;
-}
-
-}  // namespace
 
 void setup_run(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("run", "Measure workloads in eager, capture and graph modes (needs a GPU)");
   auto o = std::make_shared<RunOptions>();
-  sub->add_option("--workload,-w", o->workloads, "workload(s) to run; default: every bundled workload")
-      ->delimiter(',');
-  sub->add_option("--mode,-m", o->modes, "eager, capture, graph or all")->delimiter(',')->capture_default_str();
-  sub->add_option("--param,-p", o->params, "workload parameter NAME=VALUE (repeatable)");
-  sub->add_option("--json", o->json_path, "write the JSON report to this file (atomically)");
-  sub->add_option("--out", o->out_dir, "folder for report.json and the graphs' DOT dumps");
-  sub->add_option("--repetitions,-r", o->repetitions, "independent repetitions of the whole measurement")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  sub->add_option("--target-ci", o->target_ci, "stop sampling when the median's relative 95% CI half-width is below this")
-      ->check(CLI::Range(0.0001, 1.0))
-      ->capture_default_str();
-  sub->add_option("--budget", o->budget, "seconds per timing pass before sampling stops anyway")
-      ->check(CLI::Range(0.01, 600.0))
-      ->capture_default_str();
-  sub->add_option("--min-samples", o->min_samples, "minimum samples per timing pass")
-      ->check(CLI::Range(3, 1000000))
-      ->capture_default_str();
-  sub->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
-  sub->add_flag("--quiet,-q", o->quiet, "no progress lines on stderr");
-  sub->callback([o, sub, &exit_code] { exit_code = run_command(*o, *sub); });
+  add_run_options(sub, *o, "workload(s) to run; default: the whole suite (every bundled workload)");
+  sub->callback([o, sub, &exit_code] {
+    std::string json_path;
+    const RunRequest req = make_request(*o, json_path);
+    const Report report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+    print_run_console(report, std::cout);
+    if (!json_path.empty()) {
+      write_report(report, json_path);
+      std::cout << "\nreport written to " << json_path << "\n";
+    }
+    exit_code = 0;
+  });
 }
 
 }  // namespace gp::cli

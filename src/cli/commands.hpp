@@ -9,6 +9,7 @@ namespace gp::cli {
 void setup_info(CLI::App& app, int& exit_code);
 void setup_list(CLI::App& app, int& exit_code);
 void setup_run(CLI::App& app, int& exit_code);
+void setup_sweep(CLI::App& app, int& exit_code);
 void setup_analyze(CLI::App& app, int& exit_code);
 void setup_render(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "graphprof/cuda/handles.hpp"
+#include "latch.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {
@@ -63,19 +64,23 @@ struct PassResult {
   bool converged = false;
 };
 
-// Runs `iteration` in batches until the stopping rule is satisfied. `batch` runs one batch and
-// appends its samples.
+// Runs `batch` (which appends samples) until the stopping rule is satisfied, `*abandon` turns
+// true, or three budgets have passed without enough samples (a pass that yields nothing must
+// not spin forever).
 template <typename Batch>
-PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch) {
+PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bool* abandon = nullptr) {
   PassResult r;
   const auto t0 = Clock::now();
   for (;;) {
     batch(r.samples);
-    const StopDecision d = should_stop(rule, r.samples, seconds_since(t0));
+    if (abandon != nullptr && *abandon) return r;
+    const double elapsed = seconds_since(t0);
+    const StopDecision d = should_stop(rule, r.samples, elapsed);
     if (d.stop) {
       r.converged = d.converged;
       return r;
     }
+    if (elapsed > 3 * rule.budget_seconds) return r;
   }
 }
 
@@ -172,16 +177,20 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
-  // GPU pass: an event between consecutive iterations queued back to back.
+  // GPU pass: an event between consecutive iterations queued back to back. The host clock over
+  // each whole batch is an independent cross-check of the events' per-iteration figure.
   std::vector<Event> events;
-  for (int i = 0; i <= batch; ++i) events.push_back(make_event(true));
+  for (int i = 0; i <= std::max(batch, 32); ++i) events.push_back(make_event(true));
+  std::vector<double> host_per_iter;
   PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
+    const auto t0 = Clock::now();
     GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
     for (int i = 0; i < batch; ++i) {
       one_iteration();
       GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
     }
     GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
+    host_per_iter.push_back(ns_between(t0, Clock::now()) / batch);
     for (int i = 0; i < batch; ++i) {
       float ms = 0;
       GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
@@ -191,6 +200,50 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   });
   add_repetition(res, "gpu_time_per_iter", "ns",
                  "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
+  add_repetition(res, "host_time_per_iter_batched", "ns",
+                 "host clock over a whole GPU-pass batch (launches to event sync) divided by its iterations; "
+                 "cross-check of gpu_time_per_iter",
+                 PassResult{std::move(host_per_iter), true});
+
+  // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
+  // back to back with host submission hidden. Batches stay well inside the launch queue so the
+  // host never blocks while the GPU is held.
+  {
+    Latch latch;
+    const int lbatch = static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32));
+    bool abandoned = false;
+    PassResult latched = sample_until_stable(
+        opt.rule,
+        [&](std::vector<double>& out) {
+          latch.hold(stream.get(), 0.25);
+          GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
+          for (int i = 0; i < lbatch; ++i) {
+            one_iteration();
+            GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
+          }
+          latch.release();
+          GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(lbatch)].get()));
+          // A timeout means the iteration waits for the host (a synchronize, a host-driven loop):
+          // nothing was pre-queued, so this figure has no meaning for the workload.
+          if (latch.timed_out()) {
+            abandoned = true;
+            return;
+          }
+          for (int i = 0; i < lbatch; ++i) {
+            float ms = 0;
+            GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
+                                               events[static_cast<std::size_t>(i) + 1].get()));
+            out.push_back(static_cast<double>(ms) * 1e6);
+          }
+        },
+        &abandoned);
+    if (abandoned) {
+      res.sections["latched"] = "skipped: an iteration waits for the host, so it cannot be queued behind a latch";
+    } else {
+      add_repetition(res, "gpu_time_per_iter_latched", "ns",
+                     "device time of one iteration queued behind a latch (host submission hidden)", std::move(latched));
+    }
+  }
 
   // Launch pass: host clock around each launch API call, calls back to back (queue busy).
   std::vector<double> per_iter_submit;
@@ -236,6 +289,26 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  PassResult{std::move(isolated), true});
 }
 
+// Figures derived from one mode's own metrics: the host-clock cross-check of the event timing,
+// and per-node device time for graph modes.
+void add_cross_checks(ModeResult& res) {
+  auto med = [&](const char* k) {
+    auto it = res.metrics.find(k);
+    return it == res.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
+  };
+  const double gpu = med("gpu_time_per_iter");
+  res.derived["crosscheck_host_over_events"] = med("host_time_per_iter_batched") / gpu;
+  const double latched = med("gpu_time_per_iter_latched");
+  if (std::isfinite(latched) && res.sections.contains("graph") && res.sections["graph"].contains("nodes")) {
+    const double nodes = res.sections["graph"]["nodes"].get<double>();
+    if (nodes > 0) res.derived["gpu_time_per_node_latched_ns"] = latched / nodes;
+  }
+  if (std::isfinite(latched) && res.mode == "eager") {
+    const double calls = res.derived.count("launch_calls_per_iter") ? res.derived["launch_calls_per_iter"] : 0;
+    if (calls > 0) res.derived["gpu_time_per_call_latched_ns"] = latched / calls;
+  }
+}
+
 }  // namespace
 
 ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
@@ -258,6 +331,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   try {
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
+    add_cross_checks(res);
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code())) throw;
     res.status = Status::kFailed;

@@ -37,7 +37,15 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
         for (const auto& x : registered_workloads()) known += (known.empty() ? "" : ", ") + x.info.name;
         throw usage_error("--workload " + name + ": no such workload (bundled: " + known + ")");
       }
-      plan.emplace_back(e, Params(e->info.params, req.params, name));
+      if (req.sweep_points.empty()) {
+        plan.emplace_back(e, Params(e->info.params, req.params, name));
+        continue;
+      }
+      for (const auto& point : req.sweep_points) {
+        auto merged = req.params;
+        for (const auto& [k, v] : point) merged[k] = v;
+        plan.emplace_back(e, Params(e->info.params, merged, name));
+      }
     }
   }
 
@@ -52,7 +60,6 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
 
   for (const auto& [entry, params] : plan) {
     for (Mode mode : req.modes) {
-      // Validate parameters once per workload (setup re-reads them; errors there are usage errors).
       report.results.push_back(run_mode(*entry, mode, params, req.measure));
       if (progress) progress(report.results.back());
     }

@@ -69,6 +69,8 @@ class Table {
 const char* label_of(const std::string& key) {
   static const std::map<std::string, const char*> labels = {
       {"gpu_time_per_iter", "GPU time / iteration (events, back to back)"},
+      {"gpu_time_per_iter_latched", "GPU time / iteration (behind a latch)"},
+      {"host_time_per_iter_batched", "host clock / iteration (cross-check)"},
       {"wall_time_per_iter", "wall time / iteration (launch + sync)"},
       {"launch_cpu_per_call", "launch call CPU time (back to back)"},
       {"launch_cpu_isolated", "launch call CPU time (after sync)"},
@@ -86,7 +88,7 @@ const char* label_of(const std::string& key) {
 // Metric order: per-iteration figures first, then one-off costs.
 int rank_of(const std::string& key) {
   static const std::vector<std::string> order = {
-      "gpu_time_per_iter", "wall_time_per_iter", "launch_cpu_per_call", "launch_cpu_isolated", "launch_cpu_per_iter",
+      "gpu_time_per_iter", "gpu_time_per_iter_latched", "host_time_per_iter_batched", "wall_time_per_iter", "launch_cpu_per_call", "launch_cpu_isolated", "launch_cpu_per_iter",
       "capture_time",      "build_time",         "instantiate_time",    "upload_time",         "first_launch_time"};
   for (std::size_t i = 0; i < order.size(); ++i)
     if (order[i] == key) return static_cast<int>(i);
@@ -128,6 +130,27 @@ double metric_median(const ModeResult& r, const char* key) {
 double derived(const ModeResult& r, const char* key) {
   auto it = r.derived.find(key);
   return it == r.derived.end() ? NAN : it->second;
+}
+
+const ModeResult* find_mode(const Report& rep, const ModeResult& like, const char* mode) {
+  for (const auto& x : rep.results)
+    if (x.workload == like.workload && x.params == like.params && x.mode == mode) return &x;
+  return nullptr;
+}
+
+// The parameters that differ between results (what a sweep varies).
+std::vector<std::string> varying_params(const Report& rep) {
+  std::vector<std::string> keys;
+  if (rep.results.empty()) return keys;
+  for (const auto& [k, v] : rep.results.front().params)
+    for (const auto& r : rep.results) {
+      auto it = r.params.find(k);
+      if (it != r.params.end() && it->second != v) {
+        keys.push_back(k);
+        break;
+      }
+    }
+  return keys;
 }
 
 }  // namespace
@@ -184,6 +207,75 @@ void print_run_console(const Report& report, std::ostream& out) {
     }
     t.print(out);
   }
+  if (seen.size() > 1) {
+    out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
+    Table t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
+             "outputs"});
+    for (const auto* r : seen) {
+      const ModeResult* e = find_mode(report, *r, "eager");
+      const ModeResult* c = find_mode(report, *r, "capture");
+      const ModeResult* g = find_mode(report, *r, "graph");
+      auto cell = [](const ModeResult* x) {
+        if (x == nullptr) return std::string("-");
+        if (x->status != Status::kOk) return std::string(to_string(x->status));
+        return format_ns(metric_median(*x, "gpu_time_per_iter"));
+      };
+      auto speed = [](const ModeResult* x) {
+        if (x == nullptr || x->status != Status::kOk) return std::string("-");
+        const double v = derived(*x, "speedup_gpu_time_vs_eager");
+        return std::isfinite(v) ? fmt("%.2fx", v) : std::string("-");
+      };
+      std::string be = "-";
+      if (c != nullptr && c->status == Status::kOk) {
+        const double v = derived(*c, "break_even_replays");
+        be = std::isfinite(v) ? fmt("%.0f", v) : "never";
+      }
+      bool all_same = true, any = false;
+      for (const ModeResult* x : {c, g})
+        if (x != nullptr && x->checksum_matches_eager) {
+          any = true;
+          all_same = all_same && *x->checksum_matches_eager;
+        }
+      t.add({r->workload, cell(e), cell(c), cell(g), speed(c), speed(g), be,
+             any ? (all_same ? "same" : "DIFFERENT") : "-"});
+    }
+    t.print(out);
+  }
+}
+
+void print_sweep_console(const Report& report, std::ostream& out) {
+  const std::vector<std::string> keys = varying_params(report);
+  std::vector<std::string> header = keys;
+  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",
+                        "instantiate", "speedup", "break-even", "status"})
+    header.emplace_back(h);
+  Table t(header);
+  for (const auto& r : report.results) {
+    std::vector<std::string> row;
+    for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
+    row.push_back(r.mode);
+    if (r.status != Status::kOk) {
+      for (int i = 0; i < 8; ++i) row.emplace_back("");
+      row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
+      t.add(row);
+      continue;
+    }
+    const bool graph_mode = r.mode != "eager";
+    const double per = derived(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
+    const double be = derived(r, "break_even_replays");
+    row.push_back(format_ns(metric_median(r, "gpu_time_per_iter")));
+    row.push_back(format_ns(metric_median(r, "gpu_time_per_iter_latched")));
+    row.push_back(format_ns(per));
+    row.push_back(format_ns(metric_median(r, "launch_cpu_per_call")));
+    row.push_back(format_ns(metric_median(r, "launch_cpu_per_iter")));
+    row.push_back(graph_mode ? format_ns(metric_median(r, "instantiate_time")) : "-");
+    row.push_back(graph_mode ? fmt("%.2fx", derived(r, "speedup_gpu_time_vs_eager")) : "1.00x");
+    row.push_back(graph_mode ? (std::isfinite(be) ? fmt("%.0f", be) : std::string("never")) : "-");
+    row.push_back("ok");
+    t.add(row);
+  }
+  out << "sweep: " << (report.results.empty() ? std::string("(nothing ran)") : report.results.front().workload) << "\n";
+  t.print(out);
 }
 
 }  // namespace gp

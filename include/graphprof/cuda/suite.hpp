@@ -14,6 +14,8 @@ struct RunRequest {
   std::vector<std::string> workloads;            // empty: every bundled workload
   std::vector<Mode> modes{kAllModes.begin(), kAllModes.end()};
   std::map<std::string, std::string> params;     // --param overrides
+  // `graphprof sweep`: one parameter set per grid point (each overlaid on `params`); empty = one run.
+  std::vector<std::map<std::string, std::string>> sweep_points;
   MeasureOptions measure;
   int device = 0;
 };

@@ -1,0 +1,39 @@
+// graphprof sweep: one workload over a parameter grid, e.g. --param kernels=1:10000:*10.
+#include <iostream>
+
+#include "commands.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/reporters.hpp"
+#include "graphprof/sweep_grid.hpp"
+#include "run_options.hpp"
+
+namespace gp::cli {
+
+void setup_sweep(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand(
+      "sweep", "Run one workload over a parameter grid (lists a,b,c or ranges FROM:TO[:+STEP|:*FACTOR]); needs a GPU");
+  auto o = std::make_shared<RunOptions>();
+  add_run_options(sub, *o, "the workload to sweep (exactly one)");
+  sub->callback([o, sub, &exit_code] {
+    if (o->workloads.size() != 1) throw usage_error("--workload: sweep takes exactly one workload");
+    std::map<std::string, std::string> specs;
+    for (const auto& p : o->params) {
+      auto [k, v] = parse_param_assignment(p);
+      specs[k] = v;
+    }
+    std::string json_path;
+    RunOptions fixed = *o;
+    fixed.params.clear();  // the grid carries every --param
+    RunRequest req = make_request(fixed, json_path);
+    req.sweep_points = expand_grid(specs);
+    const Report report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+    print_sweep_console(report, std::cout);
+    if (!json_path.empty()) {
+      write_report(report, json_path);
+      std::cout << "\nreport written to " << json_path << "\n";
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace gp::cli

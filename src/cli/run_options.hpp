@@ -1,0 +1,39 @@
+// Options shared by `run` and `sweep`: what to run and how to measure it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "graphprof/cuda/suite.hpp"
+
+namespace gp::cli {
+
+struct RunOptions {
+  std::vector<std::string> workloads;
+  std::vector<std::string> modes{"all"};
+  std::vector<std::string> params;
+  std::string json_path;
+  std::string out_dir;
+  int repetitions = 1;
+  double target_ci = 0.01;
+  double budget = 0.5;
+  int min_samples = 20;
+  int device = 0;
+  bool quiet = false;
+};
+
+// Adds the measurement options to `sub`; `what` words the --workload help.
+void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help);
+
+// Turns options into a request (usage errors for bad modes/params); sets `json_path` to the
+// report path (from --json or --out).
+RunRequest make_request(const RunOptions& o, std::string& json_path);
+
+// CLI11 keeps no argv; rebuild a faithful command line from what was parsed.
+std::vector<std::string> command_line_of(const CLI::App& sub);
+
+// Progress printer for run_suite (stderr; silent with --quiet).
+ProgressFn progress_printer(bool quiet);
+
+}  // namespace gp::cli
