@@ -287,6 +287,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  std::move(wall));
   add_repetition(res, "launch_cpu_isolated", "ns", "host time of the first launch call of an iteration after a synchronize",
                  PassResult{std::move(isolated), true});
+
+  if (rep == 0)
+    for (const auto& [k, v] : w->extra_metrics()) res.sections["workload"][k] = v;
 }
 
 // Figures derived from one mode's own metrics: the host-clock cross-check of the event timing,
