@@ -1,0 +1,108 @@
+// memcpy: many small copies and memsets mixed with kernels, all on one stream. Per chunk:
+// host->device copy from pinned memory, memset, a kernel, a device->device copy and a
+// device->host copy back to pinned memory. It answers whether a graph makes small copies
+// cheaper to issue (one launch for all of them) or faster on the GPU.
+#include <cstring>
+#include <vector>
+
+#include "graphprof/cuda/handles.hpp"
+#include "graphprof/cuda/workload.hpp"
+#include "iteration_ops.hpp"
+
+namespace gp {
+namespace {
+
+// out = out + in * a + c. It reads `out`, so a missing memset or copy before it changes the
+// result; a < 2 keeps the values bounded however many iterations run.
+__global__ void mc_scale(const float* in, float* out, int n, int chunk) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float c = static_cast<float>(chunk % 8);
+  if (i < n) out[i] = fmaf(in[i], 1.5f + 0.01f * c, out[i] + c);
+}
+
+// Feeds the next iteration: the device input drifts, so every iteration's copies carry new data.
+__global__ void mc_feedback(float* in, const float* mirror, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) in[i] = 0.5f * in[i] + 0.25f * mirror[i];
+}
+
+class Memcpy final : public Workload {
+ public:
+  void setup(const Params& p) override {
+    copies_ = static_cast<int>(p.get_int("copies", 1, 100000));
+    const long long bytes = p.get_int("bytes", 4, 1LL << 28);
+    if (bytes % 4 != 0) throw usage_error("--param bytes=" + std::to_string(bytes) + ": expected a multiple of 4");
+    n_ = static_cast<int>(bytes / 4);
+    const std::size_t total = static_cast<std::size_t>(bytes) * static_cast<std::size_t>(copies_);
+    host_in_ = PinnedBuffer(total);
+    host_out_ = PinnedBuffer(total);
+    dev_in_ = DeviceBuffer(total);
+    dev_out_ = DeviceBuffer(total);
+    dev_mirror_ = DeviceBuffer(total);
+    float* h = host_in_.as<float>();
+    for (std::size_t i = 0; i < total / 4; ++i) h[i] = 0.25f + static_cast<float>(i % 97) * 0.01f;
+  }
+
+  void reset(cudaStream_t s) override {
+    GP_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::memset(host_out_.get(), 0, host_out_.bytes());
+    GP_CUDA_CHECK(cudaMemsetAsync(dev_in_.get(), 0, dev_in_.bytes(), s));
+    GP_CUDA_CHECK(cudaMemsetAsync(dev_out_.get(), 0, dev_out_.bytes(), s));
+    GP_CUDA_CHECK(cudaMemsetAsync(dev_mirror_.get(), 0, dev_mirror_.bytes(), s));
+    GP_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+
+  void enqueue(LaunchContext& ctx) override {
+    StreamOps ops(ctx);
+    iteration(ops);
+  }
+
+  void build_graph(cudaGraph_t g) override {
+    GraphOps ops(g);
+    iteration(ops);
+  }
+
+  std::string checksum(cudaStream_t s) override {
+    std::vector<unsigned char> out(dev_mirror_.bytes() + host_out_.bytes());
+    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), dev_mirror_.get(), dev_mirror_.bytes(), cudaMemcpyDeviceToHost, s));
+    GP_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::memcpy(out.data() + dev_mirror_.bytes(), host_out_.get(), host_out_.bytes());
+    return digest_bytes(out.data(), out.size());
+  }
+
+ private:
+  template <typename Ops>
+  void iteration(Ops& ops) {
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(n_);
+    const dim3 block(256), grid(static_cast<unsigned>((n_ + 255) / 256));
+    for (int c = 0; c < copies_; ++c) {
+      const std::size_t off = static_cast<std::size_t>(c) * static_cast<std::size_t>(n_);
+      float* in = dev_in_.as<float>() + off;
+      float* out = dev_out_.as<float>() + off;
+      float* mirror = dev_mirror_.as<float>() + off;
+      // Mix the host input with what the device kept from the previous iteration.
+      ops.kernel(mc_feedback, grid, block, 0, in, mirror, n_);
+      ops.copy(mirror, host_in_.as<float>() + off, bytes, cudaMemcpyHostToDevice);
+      ops.kernel(mc_scale, grid, block, 0, mirror, in, n_, c);
+      ops.memset(out, 0, bytes);
+      ops.kernel(mc_scale, grid, block, 0, in, out, n_, c);
+      ops.copy(mirror, out, bytes, cudaMemcpyDeviceToDevice);
+      ops.copy(host_out_.as<float>() + off, mirror, bytes, cudaMemcpyDeviceToHost);
+    }
+  }
+
+  int copies_ = 0, n_ = 0;
+  PinnedBuffer host_in_, host_out_;
+  DeviceBuffer dev_in_, dev_out_, dev_mirror_;
+};
+
+}  // namespace
+
+GP_REGISTER_WORKLOAD(Memcpy, WorkloadInfo{
+    "memcpy",
+    "many small host<->device and device<->device copies and memsets mixed with kernels on one stream "
+    "(pinned host memory); do graphs make small copies cheaper?",
+    {{"copies", "16", "chunks per iteration; each chunk issues 3 copies, 1 memset and 3 kernels"},
+     {"bytes", "4096", "bytes per copy (a multiple of 4)"}}})
+
+}  // namespace gp
