@@ -14,6 +14,9 @@ std::string format_ns(double ns);
 // summary table per workload comparing the modes.
 void print_run_console(const Report& report, std::ostream& out);
 
+// Markdown summary of a run (one table per workload and parameter set).
+void print_run_markdown(const Report& report, std::ostream& out);
+
 // `graphprof sweep` console output: per mode, one row per grid point with per-node costs.
 void print_sweep_console(const Report& report, std::ostream& out);
 

@@ -16,10 +16,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     const RunRequest req = make_request(*o, json_path);
     const Report report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
     print_run_console(report, std::cout);
-    if (!json_path.empty()) {
-      write_report(report, json_path);
-      std::cout << "\nreport written to " << json_path << "\n";
-    }
+    write_outputs(report, *o, json_path);
     exit_code = 0;
   });
 }

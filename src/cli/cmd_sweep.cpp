@@ -28,10 +28,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     req.sweep_points = expand_grid(specs);
     const Report report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
     print_sweep_console(report, std::cout);
-    if (!json_path.empty()) {
-      write_report(report, json_path);
-      std::cout << "\nreport written to " << json_path << "\n";
-    }
+    write_outputs(report, *o, json_path);
     exit_code = 0;
   });
 }

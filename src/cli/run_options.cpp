@@ -3,6 +3,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
+
+#include "graphprof/atomic_file.hpp"
 
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
@@ -27,6 +30,7 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--mode,-m", o.modes, "eager, capture, graph or all")->delimiter(',')->capture_default_str();
   sub->add_option("--param,-p", o.params, "workload parameter NAME=VALUE (repeatable)");
   sub->add_option("--json", o.json_path, "write the JSON report to this file (atomically)");
+  sub->add_option("--markdown", o.markdown_path, "also write a Markdown summary to this file");
   sub->add_option("--out", o.out_dir, "folder for report.json and the graphs' DOT dumps");
   sub->add_option("--repetitions,-r", o.repetitions, "independent repetitions of the whole measurement")
       ->check(CLI::Range(1, 1000))
@@ -75,6 +79,19 @@ std::vector<std::string> command_line_of(const CLI::App& sub) {
     for (const auto& r : o->results()) v.push_back(o->get_name() + "=" + r);
   }
   return v;
+}
+
+void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path) {
+  if (!json_path.empty()) {
+    write_report(report, json_path);
+    std::cout << "\nreport written to " << json_path << "\n";
+  }
+  if (!o.markdown_path.empty()) {
+    std::ostringstream md;
+    print_run_markdown(report, md);
+    write_file_atomic(o.markdown_path, md.str());
+    std::cout << "Markdown summary written to " << o.markdown_path << "\n";
+  }
 }
 
 ProgressFn progress_printer(bool quiet) {

@@ -14,6 +14,7 @@ struct RunOptions {
   std::vector<std::string> modes{"all"};
   std::vector<std::string> params;
   std::string json_path;
+  std::string markdown_path;
   std::string out_dir;
   int repetitions = 1;
   double target_ci = 0.01;
@@ -32,6 +33,9 @@ RunRequest make_request(const RunOptions& o, std::string& json_path);
 
 // CLI11 keeps no argv; rebuild a faithful command line from what was parsed.
 std::vector<std::string> command_line_of(const CLI::App& sub);
+
+// Writes the report to json_path (if set) and a Markdown summary to --markdown (if set).
+void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
 
 // Progress printer for run_suite (stderr; silent with --quiet).
 ProgressFn progress_printer(bool quiet);

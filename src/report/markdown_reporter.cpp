@@ -1,0 +1,75 @@
+// Markdown view of a run report: one summary table per (workload, parameters), for PR comments,
+// job summaries and notes.
+#include <cmath>
+#include <cstdio>
+
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+namespace {
+
+double median_of(const ModeResult& r, const char* key) {
+  auto it = r.metrics.find(key);
+  return it == r.metrics.end() ? NAN : it->second.summary.median;
+}
+
+double derived_of(const ModeResult& r, const char* key) {
+  auto it = r.derived.find(key);
+  return it == r.derived.end() ? NAN : it->second;
+}
+
+std::string ci_text(const ModeResult& r, const char* key) {
+  auto it = r.metrics.find(key);
+  if (it == r.metrics.end()) return "-";
+  const Summary& s = it->second.summary;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s ±%.1f%% (n=%zu)%s", format_ns(s.median).c_str(),
+                s.median > 0 ? 50.0 * (s.ci_high - s.ci_low) / s.median : 0.0, s.n,
+                it->second.converged ? "" : " noisy");
+  return buf;
+}
+
+}  // namespace
+
+void print_run_markdown(const Report& report, std::ostream& out) {
+  out << "## graphprof run";
+  if (report.environment.gpu) out << " on " << report.environment.gpu->name;
+  out << "\n\ngraphprof " << report.tool_version << " (" << report.git_revision << "), " << report.created_utc << "\n";
+  std::vector<const ModeResult*> heads;
+  for (const auto& r : report.results) {
+    bool seen = false;
+    for (const auto* h : heads) seen = seen || (h->workload == r.workload && h->params == r.params);
+    if (!seen) heads.push_back(&r);
+  }
+  for (const auto* h : heads) {
+    out << "\n### " << h->workload;
+    std::string ps;
+    for (const auto& [k, v] : h->params) ps += (ps.empty() ? "" : ", ") + k + "=" + v;
+    if (!ps.empty()) out << " (" << ps << ")";
+    out << "\n\n| mode | GPU time / iter | latched / iter | launch call CPU | CPU submit / iter | one-off | "
+           "speedup | break-even | output |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : report.results) {
+      if (r.workload != h->workload || r.params != h->params) continue;
+      if (r.status != Status::kOk) {
+        out << "| " << r.mode << " | " << to_string(r.status) << ": " << r.reason << " | | | | | | | |\n";
+        continue;
+      }
+      const bool g = r.mode != "eager";
+      char speed[32] = "1.00x", be[32] = "-";
+      if (g) {
+        std::snprintf(speed, sizeof(speed), "%.2fx", derived_of(r, "speedup_gpu_time_vs_eager"));
+        const double v = derived_of(r, "break_even_replays");
+        if (std::isfinite(v)) std::snprintf(be, sizeof(be), "%.0f", v);
+        else std::snprintf(be, sizeof(be), "never");
+      }
+      out << "| " << r.mode << " | " << ci_text(r, "gpu_time_per_iter") << " | "
+          << format_ns(median_of(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
+          << format_ns(median_of(r, "launch_cpu_per_iter")) << " | "
+          << (g ? format_ns(derived_of(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
+          << (r.checksum_matches_eager ? (*r.checksum_matches_eager ? "same" : "**DIFFERENT**") : "?") << " |\n";
+    }
+  }
+}
+
+}  // namespace gp
