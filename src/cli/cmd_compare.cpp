@@ -1,16 +1,166 @@
-// graphprof compare: placeholder until its issue lands; says so instead of pretending.
+// graphprof compare: a baseline report against a candidate report. Needs no GPU: it reads
+// JSON, decides a verdict per metric, writes the requested renderings, then picks the exit
+// code (0 pass, 1 regression or newly failing, 5 not trustworthy; 2 and 3 come from errors).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
 #include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/compare.hpp"
+#include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/report.hpp"
 
 namespace gp::cli {
 
+namespace {
+
+struct CompareOptions {
+  std::string baseline, candidate;
+  double threshold_pct = 5.0;
+  double noise_floor_pct = 1.0;
+  double gross_pct = 0;  // 0 = twice the threshold
+  std::vector<std::string> metric_thresholds;
+  std::vector<std::string> abs_floors;
+  std::vector<std::string> gates;
+  std::vector<std::string> ignore_params;
+  bool allow_env_mismatch = false;
+  bool allow_missing = false;
+  bool strict = false;
+  bool fail_on_drift = false;
+  std::string markdown_path, junit_path, json_path;
+  std::size_t max_markdown_bytes = kDefaultMarkdownBytes;
+  bool no_color = false;
+  bool show_all = false;
+  bool quiet = false;
+};
+
+// "PATTERN=NUMBER" for --metric-threshold and --abs-floor.
+PatternValue parse_pattern_value(const std::string& option, const std::string& text, double min, double max) {
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw usage_error(option + " " + text + ": expected PATTERN=NUMBER, e.g. gpu_time_per_iter=3");
+  const std::string pattern = text.substr(0, eq);
+  const std::string number = text.substr(eq + 1);
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (end == number.c_str() || *end != '\0' || !(v >= min && v <= max))
+    throw usage_error(option + " " + text + ": '" + number + "' is not a number in [" + std::to_string(min) + ", " +
+                      std::to_string(max) + "]");
+  return {pattern, v};
+}
+
+std::string command_line(const CompareOptions& o, const CLI::App& sub) {
+  // Rebuilt from what was parsed, so the "reproduce" line in the outputs is stable.
+  std::string s = "graphprof compare " + o.baseline + " " + o.candidate;
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt->count() == 0 || opt->get_name() == "--help" || opt->get_positional()) continue;
+    const std::string name = opt->get_name();
+    if (opt->get_expected_min() == 0) {
+      s += " " + name;
+      continue;
+    }
+    for (const auto& r : opt->results()) s += " " + name + " " + r;
+  }
+  return s;
+}
+
+int compare_command(const CompareOptions& o, const CLI::App& sub) {
+  if (!(o.noise_floor_pct < o.threshold_pct))
+    throw usage_error("--noise-floor " + std::to_string(o.noise_floor_pct) + ": must be below --threshold " +
+                      std::to_string(o.threshold_pct));
+  Thresholds t;
+  t.threshold = o.threshold_pct / 100.0;
+  t.noise_floor = o.noise_floor_pct / 100.0;
+  if (o.gross_pct > 0) t.gross = o.gross_pct / 100.0;
+  for (const auto& m : o.metric_thresholds) {
+    PatternValue pv = parse_pattern_value("--metric-threshold", m, 0.01, 1000.0);
+    pv.value /= 100.0;
+    t.metric_thresholds.push_back(pv);
+  }
+  for (const auto& a : o.abs_floors) t.abs_floors.push_back(parse_pattern_value("--abs-floor", a, 0.0, 1e18));
+  if (!o.gates.empty()) t.gate_patterns = o.gates;
+  t.ignore_params = o.ignore_params;
+  t.allow_env_mismatch = o.allow_env_mismatch;
+  t.allow_missing = o.allow_missing;
+  t.strict = o.strict;
+  t.fail_on_drift = o.fail_on_drift;
+
+  // Both files are read before anything is written: a bad candidate must not leave a stale
+  // Markdown from a previous run looking like today's result.
+  const Report base = read_report(o.baseline);
+  const Report cand = read_report(o.candidate);
+  Comparison c = compare(base, cand, t, InputNames{o.baseline, o.candidate});
+  c.command = command_line(o, sub);
+
+  // Every requested output is written before the exit code is returned, so a failing gate
+  // still leaves its explanation behind.
+  if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c));
+  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, o.max_markdown_bytes));
+  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
+
+  if (o.quiet) {
+    std::cout << headline(c) << "\n";
+  } else {
+    CompareConsoleOptions co;
+    const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and non-empty
+    co.color = !o.no_color && ::isatty(STDOUT_FILENO) == 1 && !(no_color != nullptr && no_color[0] != '\0');
+    co.show_all = o.show_all;
+    print_compare_console(c, std::cout, co);
+  }
+  return static_cast<int>(c.exit_code);
+}
+
+}  // namespace
+
 void setup_compare(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("compare", "(not available yet)");
-  sub->allow_extras();
-  sub->callback([&exit_code] {
-    exit_code = 0;
-    throw internal_error("'compare' is not implemented in this build yet");
-  });
+  auto* sub = app.add_subcommand(
+      "compare",
+      "Compare a candidate report with a baseline: exit 0 pass, 1 regression or newly failing mode, 5 comparison not "
+      "trustworthy (no GPU needed)");
+  auto o = std::make_shared<CompareOptions>();
+  sub->add_option("baseline", o->baseline, "baseline report (graphprof run --json)")->required();
+  sub->add_option("candidate", o->candidate, "candidate report")->required();
+  sub->add_option("--threshold", o->threshold_pct, "practical threshold in percent: smaller changes never fail")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->capture_default_str();
+  sub->add_option("--noise-floor", o->noise_floor_pct,
+                  "percent the 99% confidence interval must clear before a change counts as real")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  sub->add_option("--gross", o->gross_pct,
+                  "percent change the gross rule needs when there are too few repetitions (default: 2x threshold)")
+      ->check(CLI::Range(0.01, 10000.0));
+  sub->add_option("--metric-threshold", o->metric_thresholds,
+                  "PATTERN=PCT: threshold for metrics matching the glob (metric key, or workload/mode/metric); "
+                  "repeatable, last match wins");
+  sub->add_option("--abs-floor", o->abs_floors,
+                  "PATTERN=VALUE: absolute floor in the metric's unit (ns); repeatable, last match wins");
+  sub->add_option("--gate", o->gates,
+                  "metric patterns that decide the exit code (repeatable or comma-separated; replaces the default "
+                  "gpu_time_per_iter,wall_time_per_iter,launch_cpu_per_call)")
+      ->delimiter(',');
+  sub->add_option("--ignore-param", o->ignore_params,
+                  "parameter name left out when matching results (repeatable), e.g. to compare a deliberate change")
+      ->delimiter(',');
+  sub->add_flag("--allow-env-mismatch", o->allow_env_mismatch,
+                "compare even when the GPU model, compute capability or SM count differ");
+  sub->add_flag("--allow-missing", o->allow_missing, "benchmarks or metrics missing from the candidate do not give exit 5");
+  sub->add_flag("--strict", o->strict, "an inconclusive 'likely regression' fails too");
+  sub->add_flag("--fail-on-drift", o->fail_on_drift, "a changed graph structure or output checksum fails too");
+  sub->add_option("--markdown", o->markdown_path, "write a Markdown summary (PR comment, job summary) to FILE");
+  sub->add_option("--junit", o->junit_path, "write JUnit XML to FILE");
+  sub->add_option("--json", o->json_path, "write the full comparison as JSON to FILE");
+  sub->add_option("--max-markdown-bytes", o->max_markdown_bytes, "size cap of the Markdown output")
+      ->check(CLI::Range(static_cast<std::size_t>(2048), static_cast<std::size_t>(100000000)))
+      ->capture_default_str();
+  sub->add_flag("--no-color", o->no_color, "no ANSI colours (also off when stdout is not a terminal or NO_COLOR is set)");
+  sub->add_flag("--all", o->show_all, "also list metrics that are the same");
+  sub->add_flag("--quiet,-q", o->quiet, "print only the result line");
+  sub->callback([o, sub, &exit_code] { exit_code = compare_command(*o, *sub); });
 }
 
 }  // namespace gp::cli

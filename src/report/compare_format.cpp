@@ -1,0 +1,92 @@
+// Number and label formatting shared by every rendering of a Comparison. Fixed printf formats
+// only: the same Comparison must always produce the same bytes.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "graphprof/compare_report.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+std::string plural_verdict(Verdict v, std::size_t n) {
+  std::string s = to_string(v);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  if (n != 1 && (v == Verdict::kRegression || v == Verdict::kImprovement)) s += "s";
+  return s;
+}
+}  // namespace
+
+std::string format_change(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  const double p = (ratio - 1.0) * 100.0;
+  // Round first so that -0.04% does not print as "-0.0%".
+  const double shown = std::fabs(p) >= 100 ? std::round(p) : std::round(p * 10) / 10;
+  if (shown == 0) return "+0.0%";
+  return fmt(std::fabs(p) >= 100 ? "%+.0f%%" : "%+.1f%%", shown);
+}
+
+std::string format_interval(const RatioInterval& ci) {
+  if (!ci.available) return "n/a";
+  return format_change(ci.low) + " .. " + format_change(ci.high);
+}
+
+std::string format_value(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "n/a";
+  if (unit == "ns") return format_ns(v);
+  if (unit == "x") return fmt("%.3gx", v);
+  if (unit.empty()) return fmt("%.4g", v);
+  return fmt("%.4g", v) + " " + unit;
+}
+
+std::string format_spread(const SideData& s) { return fmt("%.1f%%", 100.0 * s.spread); }
+
+std::string params_text(const std::map<std::string, std::string>& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += (s.empty() ? "" : ",") + k + "=" + v;
+  return s;
+}
+
+std::string verdict_label(const MetricComparison& r) {
+  std::string s = to_string(r.verdict);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  if (!r.rule.gating && r.verdict != Verdict::kSame && r.verdict != Verdict::kAdded) s += " (info)";
+  return s;
+}
+
+std::string headline(const Comparison& c) {
+  const char* word = c.exit_code == ExitCode::kOk            ? "PASS"
+                     : c.exit_code == ExitCode::kRegression ? "FAIL"
+                                                            : "NOT TRUSTWORTHY";
+  std::string s = std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
+  std::string counts;
+  for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
+    const std::size_t n = c.count(static_cast<Verdict>(v));
+    if (n == 0) continue;
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(static_cast<Verdict>(v), n);
+  }
+  if (counts.empty()) counts = "no rows";
+  return s + " [" + counts + "]";
+}
+
+std::vector<const MetricComparison*> rows_by_severity(const Comparison& c) {
+  std::vector<const MetricComparison*> rows;
+  for (const auto& r : c.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const MetricComparison* a, const MetricComparison* b) {
+    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
+    if (a->rule.gating != b->rule.gating) return a->rule.gating;
+    const double ma = a->has_estimate ? std::fabs(std::log(a->ratio)) : 0;
+    const double mb = b->has_estimate ? std::fabs(std::log(b->ratio)) : 0;
+    return ma > mb;
+  });
+  return rows;
+}
+
+}  // namespace gp

@@ -1,0 +1,149 @@
+// JUnit XML rendering of a Comparison for CI test dashboards: one testsuite per benchmark
+// (workload, params, mode), one testcase per metric. Regressions and newly failing modes are
+// <failure>s, rows that make the comparison untrustworthy are <error>s, inconclusive and added
+// rows are <skipped>; the numbers go into <system-out> so a dashboard shows them on click.
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "graphprof/compare_report.hpp"
+
+namespace gp {
+
+namespace {
+
+std::string xml(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters; a report field should not carry them.
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
+        else out += ch;
+    }
+  }
+  return out;
+}
+
+enum class Outcome { kPass, kFailure, kError, kSkipped };
+
+Outcome outcome_of(const MetricComparison& r) {
+  if (r.effect == GateEffect::kFail) return Outcome::kFailure;
+  if (r.effect == GateEffect::kUntrusted) return Outcome::kError;
+  if (r.verdict == Verdict::kInconclusive || r.verdict == Verdict::kAdded) return Outcome::kSkipped;
+  return Outcome::kPass;
+}
+
+std::string details(const MetricComparison& r) {
+  std::ostringstream o;
+  o << "verdict: " << to_string(r.verdict) << (r.rule.gating ? "" : " (informational)") << "\n";
+  o << "reason: " << r.reason << "\n";
+  if (r.base && r.cand) {
+    o << "baseline: " << format_value(r.base->center, r.unit) << " (" << r.base->reps.size() << " repetitions, spread "
+      << format_spread(*r.base) << ")\n";
+    o << "candidate: " << format_value(r.cand->center, r.unit) << " (" << r.cand->reps.size()
+      << " repetitions, spread " << format_spread(*r.cand) << ")\n";
+  }
+  if (r.has_estimate) {
+    o << "change: " << format_change(r.ratio) << "; " << static_cast<int>(r.ci_gate.level * 100 + 0.5)
+      << "% CI: " << format_interval(r.ci_gate) << "; method: " << r.method << "\n";
+  }
+  for (const auto& n : r.notes) o << "note: " << n << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string render_compare_junit(const Comparison& c) {
+  // Group rows by benchmark, in the Comparison's (sorted) order.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const MetricComparison*>> groups;
+  for (const auto& r : c.rows) {
+    const std::string b = r.benchmark();
+    if (groups.find(b) == groups.end()) order.push_back(b);
+    groups[b].push_back(&r);
+  }
+  std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+  std::ostringstream suites;
+  // The environment is a test of its own: a different GPU is an error a dashboard must show.
+  {
+    const bool bad = !c.environment.comparable;
+    ++tests;
+    if (bad) ++errors;
+    suites << "  <testsuite name=\"environment\" tests=\"1\" failures=\"0\" errors=\"" << (bad ? 1 : 0)
+           << "\" skipped=\"0\">\n";
+    suites << "    <testcase classname=\"graphprof.compare\" name=\"environment\" time=\"0\">\n";
+    std::string text;
+    for (const auto& w : c.environment.warnings) text += w + "\n";
+    for (const auto& b : c.banners) text += b + "\n";
+    if (bad) suites << "      <error type=\"not_comparable\" message=\"" << xml(c.exit_reason) << "\">" << xml(text) << "</error>\n";
+    else if (!text.empty()) suites << "      <system-out>" << xml(text) << "</system-out>\n";
+    suites << "    </testcase>\n  </testsuite>\n";
+  }
+  if (!c.drift.empty()) {
+    const bool fails = c.thresholds.fail_on_drift;
+    tests += c.drift.size();
+    if (fails) failures += c.drift.size();
+    suites << "  <testsuite name=\"structure\" tests=\"" << c.drift.size() << "\" failures=\""
+           << (fails ? c.drift.size() : 0) << "\" errors=\"0\" skipped=\"0\">\n";
+    for (const auto& d : c.drift) {
+      suites << "    <testcase classname=\"" << xml(d.benchmark) << "\" name=\"" << xml(d.what) << "\" time=\"0\">\n";
+      if (fails) suites << "      <failure type=\"drift\" message=\"" << xml(d.what) << "\"/>\n";
+      else suites << "      <system-out>" << xml(d.what) << "</system-out>\n";
+      suites << "    </testcase>\n";
+    }
+    suites << "  </testsuite>\n";
+  }
+  for (const auto& b : order) {
+    std::size_t f = 0, e = 0, s = 0;
+    std::ostringstream cases;
+    for (const MetricComparison* r : groups[b]) {
+      const Outcome out = outcome_of(*r);
+      const std::string msg = verdict_label(*r) + ": " + r->reason;
+      cases << "    <testcase classname=\"" << xml(b) << "\" name=\"" << xml(r->metric == "*" ? "(mode)" : r->metric)
+            << "\" time=\"0\">\n";
+      switch (out) {
+        case Outcome::kFailure:
+          ++f;
+          cases << "      <failure type=\"" << to_string(r->verdict) << "\" message=\"" << xml(msg) << "\">"
+                << xml(details(*r)) << "</failure>\n";
+          break;
+        case Outcome::kError:
+          ++e;
+          cases << "      <error type=\"" << to_string(r->verdict) << "\" message=\"" << xml(msg) << "\">"
+                << xml(details(*r)) << "</error>\n";
+          break;
+        case Outcome::kSkipped:
+          ++s;
+          cases << "      <skipped message=\"" << xml(msg) << "\"/>\n";
+          cases << "      <system-out>" << xml(details(*r)) << "</system-out>\n";
+          break;
+        case Outcome::kPass: cases << "      <system-out>" << xml(details(*r)) << "</system-out>\n"; break;
+      }
+      cases << "    </testcase>\n";
+    }
+    const std::size_t n = groups[b].size();
+    tests += n;
+    failures += f;
+    errors += e;
+    skipped += s;
+    suites << "  <testsuite name=\"" << xml(b) << "\" tests=\"" << n << "\" failures=\"" << f << "\" errors=\"" << e
+           << "\" skipped=\"" << s << "\">\n"
+           << cases.str() << "  </testsuite>\n";
+  }
+  std::ostringstream doc;
+  doc << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  doc << "<testsuites name=\"graphprof compare\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\""
+      << errors << "\" skipped=\"" << skipped << "\">\n";
+  doc << suites.str();
+  doc << "</testsuites>\n";
+  return doc.str();
+}
+
+}  // namespace gp

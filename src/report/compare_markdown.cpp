@@ -1,0 +1,166 @@
+// Markdown rendering of a Comparison for PR comments and GitHub job summaries: the verdict in
+// the first line, then regressions and failures, then everything else, under a byte cap (a PR
+// comment holds 65536 characters) that drops whole rows, last sections first, and says so.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "graphprof/compare_report.hpp"
+
+namespace gp {
+
+namespace {
+
+// Table cells: a '|' would end the cell and a newline the row.
+std::string cell(std::string s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string icon(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression: return "🔴";
+    case Verdict::kFailed: return "❌";
+    case Verdict::kMissing:
+    case Verdict::kInvalid:
+    case Verdict::kNotComparable: return "⚠️";
+    case Verdict::kInconclusive: return "❔";
+    case Verdict::kMinor: return "🔸";
+    case Verdict::kImprovement: return "🟢";
+    case Verdict::kAdded: return "🆕";
+    case Verdict::kSame: return "⚪";
+  }
+  return "";
+}
+
+std::string row_line(const MetricComparison& r) {
+  const bool stats = r.base && r.cand;
+  std::string why = r.reason;
+  for (const auto& n : r.notes) why += "; " + n;
+  return "| " + icon(r.verdict) + " " + verdict_label(r) + " | `" + cell(r.benchmark()) + "` | " + cell(r.metric) +
+         " | " + (stats ? format_value(r.base->center, r.unit) : "-") + " | " +
+         (stats ? format_value(r.cand->center, r.unit) : "-") + " | " + (r.has_estimate ? format_change(r.ratio) : "-") +
+         " | " + (r.has_estimate ? format_interval(r.ci_gate) : "-") + " | " +
+         (stats ? format_spread(*r.base) + " / " + format_spread(*r.cand) : "-") + " | " + cell(why) + " |\n";
+}
+
+const char* kTableHead =
+    "| Verdict | Benchmark | Metric | Baseline | Candidate | Change | 99% CI | Spread b/c | Why |\n"
+    "|---|---|---|--:|--:|--:|--:|--:|---|\n";
+
+struct Section {
+  std::string title;
+  bool folded = false;  // inside <details>
+  std::vector<const MetricComparison*> rows;
+};
+
+std::string side_text(const InputInfo& i) {
+  std::string s = "`" + cell(i.label) + "`";
+  std::string d;
+  if (!i.git_revision.empty()) d += "rev `" + cell(i.git_revision) + "`";
+  if (i.gpu) d += (d.empty() ? "" : ", ") + cell(i.gpu->name);
+  d += (d.empty() ? "" : ", ") + std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions");
+  return s + " (" + d + ")";
+}
+
+}  // namespace
+
+std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) {
+  const Thresholds& t = c.thresholds;
+  const char* mark = c.exit_code == ExitCode::kOk ? "✅" : (c.exit_code == ExitCode::kRegression ? "❌" : "⚠️");
+  std::string head = "<!-- graphprof-compare:v1 -->\n";
+  head += std::string("### ") + mark + " graphprof compare: " + cell(headline(c)) + "\n\n";
+  head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
+  head += "Regression = change ≥ " + format_change(1 + t.threshold) + " with the " +
+          std::to_string(static_cast<int>(std::lround(t.gate_level * 100))) + "% CI beyond " +
+          format_change(1 + t.noise_floor) + "; gating metrics:";
+  for (const auto& g : t.gate_patterns) head += " `" + cell(g) + "`";
+  head += "\n";
+  if (!c.geomeans.empty()) {
+    head += "Geometric mean candidate/baseline:";
+    for (const auto& g : c.geomeans)
+      head += " " + cell(g.metric) + " **" + format_change(g.ratio) + "** (n=" + std::to_string(g.n) + ");";
+    head += "\n";
+  }
+  if (!c.environment.warnings.empty() || !c.banners.empty()) {
+    head += "\n> [!WARNING]\n";
+    for (const auto& w : c.environment.warnings) head += "> " + cell(w) + "  \n";
+    for (const auto& b : c.banners) head += "> " + cell(b) + "  \n";
+  }
+  if (!c.drift.empty()) {
+    head += std::string("\n**Structure drift**") + (t.fail_on_drift ? " (fails with `--fail-on-drift`)" : "") + ":\n";
+    // A bounded list: a graph rewrite can touch every benchmark, and the rows matter more.
+    const std::size_t listed = std::min<std::size_t>(c.drift.size(), 20);
+    for (std::size_t i = 0; i < listed; ++i)
+      head += "- `" + cell(c.drift[i].benchmark) + "`: " + cell(c.drift[i].what) + "\n";
+    if (listed < c.drift.size()) head += "- ... and " + std::to_string(c.drift.size() - listed) + " more\n";
+  }
+
+  std::vector<Section> sections{{"Regressions and failures", false, {}},
+                                {"Needs attention", false, {}},
+                                {"Improvements", false, {}},
+                                {"Minor changes", false, {}},
+                                {"Added", false, {}},
+                                {"Same", true, {}}};
+  for (const MetricComparison* r : rows_by_severity(c)) {
+    switch (r->verdict) {
+      case Verdict::kRegression:
+      case Verdict::kFailed: sections[0].rows.push_back(r); break;
+      case Verdict::kMissing:
+      case Verdict::kInvalid:
+      case Verdict::kNotComparable:
+      case Verdict::kInconclusive: sections[1].rows.push_back(r); break;
+      case Verdict::kImprovement: sections[2].rows.push_back(r); break;
+      case Verdict::kMinor: sections[3].rows.push_back(r); break;
+      case Verdict::kAdded: sections[4].rows.push_back(r); break;
+      case Verdict::kSame: sections[5].rows.push_back(r); break;
+    }
+  }
+
+  std::string foot = "\n<sub>Reproduce with `" + cell(c.command.empty() ? "graphprof compare BASELINE CANDIDATE" : c.command) +
+                     "`; `--json` writes every number behind every verdict.</sub>\n";
+  std::string body;
+  std::size_t total_rows = 0, shown = 0;
+  for (const auto& s : sections) total_rows += s.rows.size();
+  // Room for the footer and the "not shown" line.
+  const std::size_t reserve = foot.size() + 200;
+  const std::size_t budget = max_bytes > head.size() + reserve ? max_bytes - head.size() - reserve : 0;
+  bool full = false;
+  for (const auto& s : sections) {
+    if (s.rows.empty() || full) continue;
+    const std::string title = s.title + " (" + std::to_string(s.rows.size()) + ")";
+    const std::string open = s.folded ? "\n<details><summary>" + title + "</summary>\n\n" : "\n#### " + title + "\n\n";
+    const std::string close = s.folded ? "\n</details>\n" : "";
+    if (body.size() + open.size() + std::string(kTableHead).size() + close.size() > budget) {
+      full = true;
+      break;
+    }
+    std::string part = open + kTableHead;
+    std::size_t added = 0;
+    for (const MetricComparison* r : s.rows) {
+      const std::string line = row_line(*r);
+      if (body.size() + part.size() + line.size() + close.size() > budget) {
+        full = true;
+        break;
+      }
+      part += line;
+      ++added;
+    }
+    if (added == 0) break;
+    body += part + close;
+    shown += added;
+  }
+  if (shown < total_rows) {
+    body += "\n_" + std::to_string(total_rows - shown) + " more rows not shown (Markdown limit of " +
+            std::to_string(max_bytes) + " bytes); the console and JSON outputs list every row._\n";
+  }
+  return head + body + foot;
+}
+
+}  // namespace gp
