@@ -1,0 +1,70 @@
+// What `graphprof render` draws, decided without Graphviz: boxes (one node, or a folded run of
+// similar nodes), their short labels and colours, links, and clusters for child graphs and
+// conditional bodies. src/graph/graph_render.cpp only turns a GraphView into Graphviz calls, so
+// the collapsing and labelling are covered by CPU tests.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph_model.hpp"
+
+namespace gp {
+
+struct ViewBox {
+  std::vector<std::size_t> members;  // node indices folded into this box (one when not folded)
+  NodeKind kind = NodeKind::kOther;
+  bool mixed = false;           // a folded run of different nodes (only when similar runs were not enough)
+  std::size_t in_a_row = 1;     // nodes one after another
+  std::size_t side_by_side = 1; // identical branches folded next to each other
+  int graph_id = -1;
+  std::string label;      // lines separated by '\n'
+  std::string tooltip;    // full names, for SVG
+  std::string fill;       // "#rrggbb"
+  bool critical = false;  // on the critical path (timed when times were given)
+  double time_ns = -1;    // sum of members' median times; -1 when none is timed
+};
+
+struct ViewEdge {
+  std::size_t from = 0, to = 0;  // box indices
+  bool critical = false;
+  bool runs_body = false;  // dashed link from a child-graph/conditional node to its body's first boxes
+};
+
+struct ViewCluster {
+  int graph_id = -1;
+  std::string title;  // "graph_8: WHILE body of graph_7_node_1"
+  std::vector<std::size_t> boxes;
+};
+
+struct LegendEntry {
+  std::string label, fill;
+};
+
+struct GraphView {
+  std::vector<ViewBox> boxes;
+  std::vector<ViewEdge> edges;
+  std::vector<ViewCluster> clusters;  // non-top-level graphs only
+  std::vector<LegendEntry> legend;
+  std::string title;
+  bool collapsed = false;
+  bool heat_map = false;
+};
+
+enum class CollapseMode { kAuto, kOn, kOff };
+
+struct ViewOptions {
+  CollapseMode collapse = CollapseMode::kAuto;
+  std::size_t auto_collapse_nodes = 200;  // kAuto folds graphs with more nodes than this
+  std::size_t max_boxes = 400;            // above this after folding similar runs, fold any long run
+  std::size_t min_run = 3;                // shortest run of similar nodes worth folding
+};
+
+// Build the picture's content. With `times`, colours show measured time (a heat map) and the
+// timed critical path is highlighted; otherwise colours show the node kind and the critical
+// path by node count is highlighted.
+GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times,
+                     const ViewOptions& options = {});
+
+}  // namespace gp

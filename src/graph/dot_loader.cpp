@@ -1,0 +1,214 @@
+// Loading cudaGraphDebugDotPrint dumps with Graphviz cgraph. This is the only file that includes
+// cgraph.h: the DOT syntax (escapes, duplicated attributes, missing spaces, nested clusters) is
+// cgraph's job, and what comes out of here is the plain GraphModel.
+#include <graphviz/cgraph.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/graph_model.hpp"
+#include "node_label.hpp"
+
+namespace gp {
+
+namespace {
+
+// cgraph reports syntax errors through a global callback; collect them instead of letting
+// them go to stderr, so the user sees one line that names the file.
+std::string g_cgraph_messages;
+
+int collect_cgraph_message(char* msg) {
+  if (msg != nullptr) g_cgraph_messages += msg;
+  return 0;
+}
+
+class CgraphErrorCapture {
+ public:
+  CgraphErrorCapture() : previous_(agseterrf(collect_cgraph_message)) { g_cgraph_messages.clear(); }
+  ~CgraphErrorCapture() { agseterrf(previous_); }
+  CgraphErrorCapture(const CgraphErrorCapture&) = delete;
+  CgraphErrorCapture& operator=(const CgraphErrorCapture&) = delete;
+
+  // The first message, on one line, without Graphviz's "Error: " prefix.
+  static std::string first_message() {
+    std::string m = g_cgraph_messages;
+    const auto nl = m.find('\n');
+    if (nl != std::string::npos) m.resize(nl);
+    for (const char* prefix : {"Error: ", "Warning: "})
+      if (m.rfind(prefix, 0) == 0) m.erase(0, std::char_traits<char>::length(prefix));
+    // cgraph names the input "<stdin>" when it reads from memory; the caller adds the file.
+    if (m.rfind("<stdin>: ", 0) == 0) m.erase(0, 9);
+    return m;
+  }
+
+ private:
+  agusererrf previous_;
+};
+
+struct GraphCloser {
+  void operator()(Agraph_t* g) const {
+    if (g != nullptr) agclose(g);
+  }
+};
+using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
+
+std::string attr(void* obj, Agsym_t* sym) {
+  if (sym == nullptr) return {};
+  const char* v = agxget(obj, sym);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+// Graph ids of the cluster subgraphs, at any depth ("cluster_<G>", label "graph_<G>").
+void collect_cluster_ids(Agraph_t* g, std::set<int>& ids) {
+  for (Agraph_t* sg = agfstsubg(g); sg != nullptr; sg = agnxtsubg(sg)) {
+    const std::string name = agnameof(sg);
+    if (name.rfind("cluster_", 0) == 0) {
+      const std::string digits = name.substr(8);
+      if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        ids.insert(std::stoi(digits));
+    }
+    collect_cluster_ids(sg, ids);
+  }
+}
+
+bool is_blank(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+// Kahn's algorithm; returns the name of a node on a cycle, or empty when there is none.
+std::string find_cycle(const GraphModel& m) {
+  std::vector<std::vector<std::size_t>> out(m.nodes.size());
+  std::vector<std::size_t> indeg(m.nodes.size(), 0);
+  for (const auto& e : m.edges) {
+    out[e.from].push_back(e.to);
+    ++indeg[e.to];
+  }
+  std::vector<std::size_t> ready;
+  for (std::size_t i = 0; i < indeg.size(); ++i)
+    if (indeg[i] == 0) ready.push_back(i);
+  std::size_t seen = 0;
+  while (!ready.empty()) {
+    const std::size_t n = ready.back();
+    ready.pop_back();
+    ++seen;
+    for (std::size_t t : out[n])
+      if (--indeg[t] == 0) ready.push_back(t);
+  }
+  if (seen == m.nodes.size()) return {};
+  for (std::size_t i = 0; i < indeg.size(); ++i)
+    if (indeg[i] > 0) return m.nodes[i].dot_name;
+  return {};
+}
+
+GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
+  GraphModel m;
+  m.source = source;
+  Agsym_t* label = agattr(g, AGNODE, const_cast<char*>("label"), nullptr);
+  Agsym_t* shape = agattr(g, AGNODE, const_cast<char*>("shape"), nullptr);
+  Agsym_t* style = agattr(g, AGNODE, const_cast<char*>("style"), nullptr);
+  Agsym_t* headlabel = agattr(g, AGEDGE, const_cast<char*>("headlabel"), nullptr);
+
+  std::unordered_map<Agnode_t*, std::size_t> index_of;
+  const int count = agnnodes(g);
+  m.nodes.reserve(static_cast<std::size_t>(std::max(0, count)));
+  index_of.reserve(static_cast<std::size_t>(std::max(0, count)));
+  for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
+    GraphNode node;
+    node.dot_name = agnameof(n);
+    if (!detail::parse_node_name(node.dot_name, node.graph_id, node.index))
+      throw input_error(source + ": not a CUDA graph dump: node '" + node.dot_name +
+                        "' is not named graph_<G>_node_<i> as cudaGraphDebugDotPrint names nodes");
+    const std::string raw = attr(n, label);
+    // An undeclared label reads as Graphviz's default "\N" (the node's name).
+    if (raw.empty() || raw == "\\N" || !detail::read_node_label(raw, attr(n, shape), attr(n, style), node))
+      m.warnings.push_back(node.dot_name + " has no label the loader understands; its kind is 'other'");
+    index_of.emplace(n, m.nodes.size());
+    m.nodes.push_back(std::move(node));
+  }
+  for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
+    for (Agedge_t* e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
+      GraphEdge edge;
+      edge.from = index_of.at(agtail(e));
+      edge.to = index_of.at(aghead(e));
+      const std::string port = attr(e, headlabel);
+      if (!port.empty() && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        edge.port = std::stoi(port);
+      m.edges.push_back(edge);
+    }
+  }
+  return m;
+}
+
+void build_clusters(GraphModel& m, const std::set<int>& declared) {
+  std::map<int, GraphCluster> by_id;
+  for (int id : declared) by_id[id].graph_id = id;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    GraphCluster& c = by_id[m.nodes[i].graph_id];
+    c.graph_id = m.nodes[i].graph_id;
+    c.nodes.push_back(i);
+  }
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    for (int child : m.nodes[i].child_graphs) {
+      auto it = by_id.find(child);
+      if (it == by_id.end()) {
+        m.warnings.push_back(m.nodes[i].dot_name + " runs graph_" + std::to_string(child) +
+                             ", which is not in the file");
+        continue;
+      }
+      if (child == m.nodes[i].graph_id) continue;  // a label that names its own graph is no link
+      it->second.parent_node = i;
+    }
+  }
+  for (auto& [id, c] : by_id) m.clusters.push_back(std::move(c));
+}
+
+}  // namespace
+
+GraphModel load_dot_text(const std::string& text, const std::string& source) {
+  if (is_blank(text)) throw input_error(source + ": file is empty; expected a cudaGraphDebugDotPrint dump");
+  if (text.find('\0') != std::string::npos)
+    throw input_error(source + ": not DOT text (binary data); expected a cudaGraphDebugDotPrint dump");
+  CgraphErrorCapture capture;
+  GraphPtr g(agmemread(text.c_str()));
+  if (!g) {
+    std::string why = CgraphErrorCapture::first_message();
+    if (why.empty()) why = "no graph found";
+    throw input_error(source + ": not valid DOT (truncated or not a dump?): " + why);
+  }
+  // cgraph also reports recoverable problems; a dump from the driver never has any.
+  if (!g_cgraph_messages.empty() && g_cgraph_messages.find("rror") != std::string::npos)
+    throw input_error(source + ": not valid DOT: " + CgraphErrorCapture::first_message());
+  if (!agisdirected(g.get()))
+    throw input_error(source + ": not a CUDA graph dump: it is an undirected 'graph', dumps are 'digraph'");
+
+  GraphModel m = model_from_cgraph(g.get(), source);
+  std::set<int> declared;
+  collect_cluster_ids(g.get(), declared);
+  if (m.nodes.empty()) {
+    if (declared.empty())
+      throw input_error(source + ": not a CUDA graph dump: no nodes and no graph_<G> clusters");
+    throw input_error(source + ": the dumped CUDA graph has no nodes; nothing to analyze");
+  }
+  const std::string on_cycle = find_cycle(m);
+  if (!on_cycle.empty())
+    throw input_error(source + ": not a CUDA graph dump: the edges form a cycle through " + on_cycle);
+  build_clusters(m, declared);
+  for (const auto& n : m.nodes) {
+    const bool record_kind = n.kind == NodeKind::kKernel || n.kind == NodeKind::kMemcpy ||
+                             n.kind == NodeKind::kMemset || n.kind == NodeKind::kMemAlloc;
+    if (record_kind && n.shape == "record") {
+      m.verbose = true;
+      break;
+    }
+  }
+  return m;
+}
+
+GraphModel load_dot(const std::string& path) { return load_dot_text(read_file(path), path); }
+
+}  // namespace gp

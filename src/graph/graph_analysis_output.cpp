@@ -1,0 +1,198 @@
+// The two faces of an analysis: JSON for tools (a stable, documented shape) and text for people.
+#include <sstream>
+
+#include "graph_text_util.hpp"
+#include "graphprof/graph_analysis.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+namespace {
+
+using detail::format_bytes;
+using detail::group_digits;
+using detail::strf;
+using nlohmann::json;
+
+json path_json(const CriticalPath& p) {
+  json j = {{"nodes", p.nodes.size()}, {"path", p.names}};
+  if (p.timed) {
+    j["time_ns"] = p.time_ns;
+    j["serial_time_ns"] = p.serial_time_ns;
+  }
+  return j;
+}
+
+// "1 x3, 2, 1 x2": width per level, run-length encoded so 10 000 levels stay one line.
+std::string widths_text(const std::vector<std::size_t>& w) {
+  std::string s;
+  std::size_t groups = 0;
+  for (std::size_t i = 0; i < w.size();) {
+    std::size_t j = i;
+    while (j < w.size() && w[j] == w[i]) ++j;
+    if (groups == 24) {
+      s += ", ...";
+      break;
+    }
+    s += (groups ? ", " : "") + std::to_string(w[i]) + (j - i > 1 ? strf(" x%zu", j - i) : std::string());
+    ++groups;
+    i = j;
+  }
+  return s;
+}
+
+std::string path_text(const std::vector<std::string>& names) {
+  if (names.size() <= 6) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i) s += (i ? " -> " : "") + names[i];
+    return s;
+  }
+  return names[0] + " -> " + names[1] + " -> ... -> " + names[names.size() - 2] + " -> " + names.back();
+}
+
+// Word-wraps `text` to `width` columns; continuation lines start with `indent`.
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::istringstream words(text);
+  std::string word, out, line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + indent;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return group_digits(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+json to_json(const GraphMetrics& m) {
+  json j;
+  j["schema"] = kGraphAnalysisSchema;
+  j["source"] = m.source;
+  j["verbose"] = m.verbose;
+  j["nodes"] = {{"total", m.node_count}, {"by_kind", m.nodes_by_kind}};
+  j["edges"] = {{"total", m.edge_count}, {"by_kind", m.edges_by_kind}};
+  j["top_level"] = {{"graph_ids", m.top_level_graphs}, {"depth", m.depth},
+                    {"width_per_level", m.width_per_level}, {"max_parallelism", m.max_parallelism},
+                    {"roots", m.roots}, {"leaves", m.leaves}};
+  json graphs = json::array();
+  for (const auto& g : m.graphs) {
+    graphs.push_back({{"graph_id", g.graph_id}, {"parent", g.parent.empty() ? json(nullptr) : json(g.parent)},
+                      {"nodes", g.nodes}, {"edges", g.edges}, {"depth", g.depth}, {"max_width", g.max_width},
+                      {"roots", g.roots}, {"leaves", g.leaves}});
+  }
+  j["graphs"] = graphs;
+  j["critical_path"] = path_json(m.critical_path);
+  j["timed_critical_path"] = m.timed_critical_path ? path_json(*m.timed_critical_path) : json(nullptr);
+  json kernels = json::array();
+  for (const auto& k : m.kernels) {
+    json e = {{"name", k.short_name}, {"count", k.count}, {"demangled", k.demangled},
+              {"launch_configs", k.launch_configs}};
+    if (m.timed_critical_path) {
+      e["timed"] = k.timed;
+      e["time_ns"] = k.time_ns;
+    }
+    kernels.push_back(e);
+  }
+  j["kernels"] = kernels;
+  json copies = json::array();
+  for (const auto& c : m.memcpy) copies.push_back({{"direction", c.direction}, {"count", c.count}, {"bytes", c.bytes}});
+  j["memcpy"] = copies;
+  j["memset"] = {{"count", m.memset_count}, {"bytes", m.memset_bytes}};
+  j["times"] = m.timed_critical_path ? json{{"origin", m.times_origin}, {"timed_nodes", m.timed_nodes},
+                                            {"untimed_gpu_nodes", m.untimed_gpu_nodes}}
+                                     : json(nullptr);
+  json findings = json::array();
+  for (const auto& f : m.findings)
+    findings.push_back({{"id", f.id}, {"severity", f.severity}, {"title", f.title}, {"evidence", f.evidence},
+                        {"advice", f.advice}, {"nodes", f.nodes}});
+  j["findings"] = findings;
+  return j;
+}
+
+std::string analysis_text(const GraphMetrics& m) {
+  std::ostringstream o;
+  o << m.source << ": " << plural(m.node_count, "node", "nodes") << ", " << plural(m.edge_count, "edge", "edges")
+    << (m.verbose ? " (verbose dump)" : " (default dump: no launch configurations)") << "\n";
+  auto kv_line = [&](const char* title, const std::map<std::string, std::size_t>& kv) {
+    o << strf("  %-18s", title);
+    bool first = true;
+    for (const auto& [k, v] : kv) {
+      o << (first ? "" : ", ") << k << " " << group_digits(v);
+      first = false;
+    }
+    o << "\n";
+  };
+  kv_line("nodes by kind", m.nodes_by_kind);
+  kv_line("edges by kind", m.edges_by_kind);
+  std::string ids;
+  for (int g : m.top_level_graphs) ids += (ids.empty() ? "graph_" : ", graph_") + std::to_string(g);
+  o << strf("  %-18s", "top level") << ids << ": depth " << m.depth << ", max parallelism " << m.max_parallelism
+    << ", " << plural(m.roots, "root", "roots") << ", " << plural(m.leaves, "leaf", "leaves") << "\n";
+  o << strf("  %-18s", "width per level") << widths_text(m.width_per_level) << "\n";
+  o << strf("  %-18s", "critical path") << plural(m.critical_path.nodes.size(), "node", "nodes") << ": "
+    << path_text(m.critical_path.names) << "\n";
+  if (m.timed_critical_path) {
+    const CriticalPath& p = *m.timed_critical_path;
+    o << strf("  %-18s", "timed crit. path") << format_ns(p.time_ns) << " of " << format_ns(p.serial_time_ns)
+      << " node time, " << plural(p.nodes.size(), "node", "nodes") << ": " << path_text(p.names) << "\n";
+    o << strf("  %-18s", "times from") << m.times_origin << " (" << group_digits(m.timed_nodes) << " nodes timed, "
+      << group_digits(m.untimed_gpu_nodes) << " GPU nodes without a time)\n";
+  }
+  if (m.graphs.size() > 1) {
+    o << "\ngraphs in the dump\n" << strf("  %-10s %-22s %8s %8s %6s %6s\n", "graph", "run by", "nodes", "edges", "depth", "width");
+    for (const auto& g : m.graphs)
+      o << strf("  %-10s %-22s %8zu %8zu %6zu %6zu\n", ("graph_" + std::to_string(g.graph_id)).c_str(),
+                g.parent.empty() ? "(top level)" : g.parent.c_str(), g.nodes, g.edges, g.depth, g.max_width);
+  }
+  if (!m.kernels.empty()) {
+    const bool timed = m.timed_critical_path.has_value();
+    o << "\nkernels (by count)\n"
+      << strf("  %8s  %-40s %s\n", "count", "name", timed ? "time (sum of medians)  launch configs <<<grid,block,smem>>>"
+                                                        : "launch configs <<<grid,block,smem>>>");
+    std::size_t shown = 0;
+    for (const auto& k : m.kernels) {
+      if (++shown > 30) {
+        o << strf("  ... %zu more kernel names\n", m.kernels.size() - 30);
+        break;
+      }
+      std::string cfgs;
+      std::size_t c = 0;
+      for (const auto& [cfg, n] : k.launch_configs) {
+        if (++c > 4) {
+          cfgs += ", ...";
+          break;
+        }
+        cfgs += (cfgs.empty() ? "" : ", ") + (cfg == "unknown" ? cfg : "<<<" + cfg + ">>>") + strf(" x%zu", n);
+      }
+      const std::string name = k.short_name.size() > 40 ? k.short_name.substr(0, 37) + "..." : k.short_name;
+      o << strf("  %8zu  %-40s ", k.count, name.c_str());
+      if (timed) o << strf("%-22s ", k.timed ? format_ns(k.time_ns).c_str() : "-");
+      o << cfgs << "\n";
+    }
+  }
+  if (!m.memcpy.empty() || m.memset_count > 0) {
+    o << "\ncopies and memsets\n";
+    for (const auto& c : m.memcpy)
+      o << strf("  memcpy %-8s %s, %s\n", c.direction.c_str(), plural(c.count, "copy", "copies").c_str(),
+                format_bytes(c.bytes).c_str());
+    if (m.memset_count > 0)
+      o << strf("  memset          %s, %s\n", plural(m.memset_count, "memset", "memsets").c_str(),
+                format_bytes(m.memset_bytes).c_str());
+  }
+  o << "\nfindings\n";
+  if (m.findings.empty()) o << "  none: nothing in this graph's shape stands out\n";
+  for (const auto& f : m.findings) {
+    o << "  [" << f.severity << "] " << f.title << " (" << f.id << ")\n";
+    o << "    seen: " << wrap(f.evidence, 96, "          ") << "\n";
+    o << "    why:  " << wrap(f.advice, 96, "          ") << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace gp

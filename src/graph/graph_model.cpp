@@ -1,0 +1,177 @@
+// Graph model helpers that need no Graphviz: kind names, kernel name forms, launch configs.
+#include "graphprof/graph_model.hpp"
+
+#include <cxxabi.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <memory>
+
+namespace gp {
+
+const char* to_string(NodeKind k) {
+  switch (k) {
+    case NodeKind::kKernel: return "kernel";
+    case NodeKind::kMemcpy: return "memcpy";
+    case NodeKind::kMemset: return "memset";
+    case NodeKind::kHost: return "host";
+    case NodeKind::kEventRecord: return "event_record";
+    case NodeKind::kEventWait: return "event_wait";
+    case NodeKind::kMemAlloc: return "mem_alloc";
+    case NodeKind::kMemFree: return "mem_free";
+    case NodeKind::kEmpty: return "empty";
+    case NodeKind::kChildGraph: return "child_graph";
+    case NodeKind::kConditional: return "conditional";
+    case NodeKind::kExtSemSignal: return "ext_sem_signal";
+    case NodeKind::kExtSemWait: return "ext_sem_wait";
+    case NodeKind::kBatchMemOp: return "batch_mem_op";
+    case NodeKind::kOther: return "other";
+  }
+  return "other";
+}
+
+std::optional<std::size_t> GraphModel::find(const std::string& dot_name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].dot_name == dot_name) return i;
+  return std::nullopt;
+}
+
+const GraphCluster* GraphModel::cluster(int graph_id) const {
+  for (const auto& c : clusters)
+    if (c.graph_id == graph_id) return &c;
+  return nullptr;
+}
+
+std::string demangle_kernel_name(const std::string& mangled) {
+  if (mangled.rfind("_Z", 0) != 0) return mangled;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                             std::free);
+  if (status != 0 || !out) return mangled;
+  return out.get();
+}
+
+namespace {
+
+// Index of the '(' that opens the parameter list closed by the ')' at `close`; npos if none.
+std::size_t matching_open(const std::string& s, std::size_t close) {
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    if (s[i] == ')') ++depth;
+    if (s[i] == '(' && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+std::string short_kernel_name(const std::string& demangled) {
+  std::string s = demangled;
+  if (ends_with(s, " const")) s.resize(s.size() - 6);
+  if (!s.empty() && s.back() == ')') {
+    const std::size_t open = matching_open(s, s.size() - 1);
+    // "(anonymous namespace)" alone is not a parameter list.
+    if (open != std::string::npos && open > 0) s.resize(open);
+  }
+  // Remove template arguments at every depth; "operator<" does not occur in kernel names.
+  std::string flat;
+  int angle = 0;
+  for (char c : s) {
+    if (c == '<') {
+      ++angle;
+      continue;
+    }
+    if (c == '>' && angle > 0) {
+      --angle;
+      continue;
+    }
+    if (angle == 0) flat += c;
+  }
+  // Drop the return type ("void "): the last space outside parentheses separates it.
+  int paren = 0;
+  std::size_t name_start = 0;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    if (flat[i] == '(') ++paren;
+    if (flat[i] == ')') --paren;
+    if (flat[i] == ' ' && paren == 0) name_start = i + 1;
+  }
+  std::string qualified = flat.substr(name_start);
+  // Keep the last scope component, outside parentheses ("(anonymous namespace)::k" -> "k").
+  paren = 0;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i + 1 < qualified.size(); ++i) {
+    if (qualified[i] == '(') ++paren;
+    if (qualified[i] == ')') --paren;
+    if (paren == 0 && qualified[i] == ':' && qualified[i + 1] == ':') last = i + 2;
+  }
+  std::string shortest = qualified.substr(last);
+  return shortest.empty() ? demangled : shortest;
+}
+
+namespace {
+
+bool read_u64(const std::string& t, std::uint64_t& v) {
+  if (t.empty()) return false;
+  for (char c : t)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  v = std::strtoull(t.c_str(), nullptr, 10);
+  return true;
+}
+
+std::string strip_spaces(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// "4" or "(4,2,1)" or "(4,2)"
+bool read_dim(const std::string& t, Dim3& d) {
+  if (t.empty()) return false;
+  if (t.front() != '(') return read_u64(t, d.x);
+  if (t.back() != ')') return false;
+  std::uint64_t v[3] = {1, 1, 1};
+  std::size_t start = 1;
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t comma = t.find(',', start);
+    const std::size_t end = comma == std::string::npos ? t.size() - 1 : comma;
+    if (!read_u64(t.substr(start, end - start), v[k])) return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+    if (k == 2) return false;
+  }
+  d = Dim3{v[0], v[1], v[2]};
+  return true;
+}
+
+}  // namespace
+
+std::optional<LaunchConfig> parse_launch_config(const std::string& text) {
+  const std::string t = strip_spaces(text);
+  std::vector<std::string> parts;
+  int paren = 0;
+  std::string cur;
+  for (char c : t) {
+    if (c == '(') ++paren;
+    if (c == ')') --paren;
+    if (c == ',' && paren == 0) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  if (parts.size() != 2 && parts.size() != 3) return std::nullopt;
+  LaunchConfig cfg;
+  if (!read_dim(parts[0], cfg.grid) || !read_dim(parts[1], cfg.block)) return std::nullopt;
+  if (parts.size() == 3 && !read_u64(parts[2], cfg.shared_bytes)) return std::nullopt;
+  cfg.text = t;
+  return cfg;
+}
+
+}  // namespace gp

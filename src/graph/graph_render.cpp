@@ -1,0 +1,298 @@
+// Rendering a GraphView with Graphviz in process. This is the only file that includes gvc.h:
+// it builds a fresh Agraph from the view (never from the driver's dump, whose record labels
+// are unreadable), lays it out with "dot" and renders into memory, then writes atomically.
+#include <graphviz/gvc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/graph_render.hpp"
+
+namespace gp {
+
+namespace {
+
+// Graphviz reports problems through a global callback; keep them for our own messages.
+std::string g_gv_messages;
+
+int collect_gv_message(char* msg) {
+  if (msg != nullptr) g_gv_messages += msg;
+  return 0;
+}
+
+class GvMessageCapture {
+ public:
+  GvMessageCapture() : previous_(agseterrf(collect_gv_message)) { g_gv_messages.clear(); }
+  ~GvMessageCapture() { agseterrf(previous_); }
+  GvMessageCapture(const GvMessageCapture&) = delete;
+  GvMessageCapture& operator=(const GvMessageCapture&) = delete;
+
+  static std::vector<std::string> lines() {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < g_gv_messages.size()) {
+      const auto nl = g_gv_messages.find('\n', start);
+      std::string line = g_gv_messages.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      if (!line.empty()) out.push_back(line);
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+    return out;
+  }
+
+ private:
+  agusererrf previous_;
+};
+
+struct ContextCloser {
+  void operator()(GVC_t* c) const {
+    if (c != nullptr) gvFreeContext(c);
+  }
+};
+struct GraphCloser {
+  void operator()(Agraph_t* g) const {
+    if (g != nullptr) agclose(g);
+  }
+};
+
+std::vector<std::string> plugin_list(GVC_t* gvc, const char* kind) {
+  int n = 0;
+  char** list = gvPluginList(gvc, kind, &n, nullptr);
+  std::vector<std::string> out;
+  for (int i = 0; i < n && list != nullptr; ++i) {
+    out.emplace_back(list[i]);
+    std::free(list[i]);
+  }
+  std::free(list);
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+// Plain Graphviz labels take "\n" escapes; a backslash in a name must be doubled.
+std::string label_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\\') out += "\\\\";
+    else out += c;
+  }
+  return out;
+}
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Dark fills get white text.
+bool is_dark(const std::string& hex) {
+  if (hex.size() != 7 || hex[0] != '#') return false;
+  const long v = std::strtol(hex.c_str() + 1, nullptr, 16);
+  const double r = static_cast<double>((v >> 16) & 0xff), g = static_cast<double>((v >> 8) & 0xff),
+               b = static_cast<double>(v & 0xff);
+  return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0 < 0.5;
+}
+
+constexpr const char* kCriticalColor = "#1d4ed8";
+
+class Builder {
+ public:
+  explicit Builder(Agraph_t* g) : g_(g) {
+    // Declaring every attribute with its default once makes the per-object sets cheap.
+    graph_attr("rankdir", "TB");
+    graph_attr("fontname", "Helvetica");
+    graph_attr("fontsize", "12");
+    graph_attr("labelloc", "t");
+    graph_attr("labeljust", "l");
+    graph_attr("nodesep", "0.25");
+    graph_attr("ranksep", "0.35");
+    graph_attr("pad", "0.25");
+    graph_attr("bgcolor", "white");
+    graph_attr("newrank", "true");
+    n_shape_ = agattr(g_, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
+    n_style_ = agattr(g_, AGNODE, const_cast<char*>("style"), const_cast<char*>("rounded,filled"));
+    n_label_ = agattr(g_, AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
+    n_fill_ = agattr(g_, AGNODE, const_cast<char*>("fillcolor"), const_cast<char*>("#e8e8e8"));
+    n_color_ = agattr(g_, AGNODE, const_cast<char*>("color"), const_cast<char*>("#606060"));
+    n_pen_ = agattr(g_, AGNODE, const_cast<char*>("penwidth"), const_cast<char*>("1"));
+    n_font_color_ = agattr(g_, AGNODE, const_cast<char*>("fontcolor"), const_cast<char*>("black"));
+    n_tooltip_ = agattr(g_, AGNODE, const_cast<char*>("tooltip"), const_cast<char*>(""));
+    agattr(g_, AGNODE, const_cast<char*>("fontname"), const_cast<char*>("Helvetica"));
+    agattr(g_, AGNODE, const_cast<char*>("fontsize"), const_cast<char*>("11"));
+    agattr(g_, AGNODE, const_cast<char*>("margin"), const_cast<char*>("0.10,0.05"));
+    agattr(g_, AGNODE, const_cast<char*>("height"), const_cast<char*>("0.3"));
+    e_color_ = agattr(g_, AGEDGE, const_cast<char*>("color"), const_cast<char*>("#707070"));
+    e_pen_ = agattr(g_, AGEDGE, const_cast<char*>("penwidth"), const_cast<char*>("1"));
+    e_style_ = agattr(g_, AGEDGE, const_cast<char*>("style"), const_cast<char*>("solid"));
+    agattr(g_, AGEDGE, const_cast<char*>("arrowsize"), const_cast<char*>("0.6"));
+  }
+
+  void graph_attr(const char* name, const char* value) {
+    agattr(g_, AGRAPH, const_cast<char*>(name), const_cast<char*>(value));
+  }
+
+  void set(void* obj, Agsym_t* sym, const std::string& v) { agxset(obj, sym, const_cast<char*>(v.c_str())); }
+
+  void html_label(void* obj, Agraph_t* root, const std::string& html) {
+    Agsym_t* sym = agattr(root, agobjkind(obj), const_cast<char*>("label"), nullptr);
+    if (sym == nullptr) sym = agattr(root, agobjkind(obj), const_cast<char*>("label"), const_cast<char*>(""));
+    char* h = agstrdup_html(root, const_cast<char*>(html.c_str()));
+    agxset(obj, sym, h);
+    agstrfree(root, h);
+  }
+
+  void build(const GraphView& v) {
+    // Clusters first, so that boxes are created inside them.
+    std::vector<Agraph_t*> home(v.boxes.size(), g_);
+    for (const ViewCluster& c : v.clusters) {
+      const std::string name = "cluster_g" + std::to_string(c.graph_id);
+      Agraph_t* sg = agsubg(g_, const_cast<char*>(name.c_str()), 1);
+      agsafeset(sg, const_cast<char*>("label"), const_cast<char*>(label_escape(c.title).c_str()), const_cast<char*>(""));
+      agsafeset(sg, const_cast<char*>("style"), const_cast<char*>("dashed,rounded"), const_cast<char*>(""));
+      agsafeset(sg, const_cast<char*>("color"), const_cast<char*>("#8a8a8a"), const_cast<char*>(""));
+      agsafeset(sg, const_cast<char*>("fontsize"), const_cast<char*>("10"), const_cast<char*>(""));
+      for (std::size_t b : c.boxes) home[b] = sg;
+    }
+    std::vector<Agnode_t*> nodes(v.boxes.size(), nullptr);
+    for (std::size_t i = 0; i < v.boxes.size(); ++i) {
+      const ViewBox& b = v.boxes[i];
+      const std::string name = "b" + std::to_string(i);
+      Agnode_t* n = agnode(home[i], const_cast<char*>(name.c_str()), 1);
+      nodes[i] = n;
+      set(n, n_label_, label_escape(b.label));
+      set(n, n_fill_, b.fill);
+      set(n, n_tooltip_, label_escape(b.tooltip));
+      if (b.members.size() > 1) {
+        // A folded box looks like a stack of cards.
+        set(n, n_shape_, "box3d");
+        set(n, n_style_, "filled");
+      }
+      if (b.kind == NodeKind::kChildGraph || b.kind == NodeKind::kConditional) set(n, n_style_, "rounded,filled,bold");
+      if (is_dark(b.fill)) set(n, n_font_color_, "white");
+      if (b.critical) {
+        set(n, n_color_, kCriticalColor);
+        set(n, n_pen_, "3");
+      }
+    }
+    for (const ViewEdge& e : v.edges) {
+      Agedge_t* ed = agedge(g_, nodes[e.from], nodes[e.to], nullptr, 1);
+      if (e.runs_body) {
+        set(ed, e_style_, "dashed");
+        set(ed, e_color_, "#9a9a9a");
+      } else if (e.critical) {
+        set(ed, e_color_, kCriticalColor);
+        set(ed, e_pen_, "2.5");
+      }
+    }
+    // The title and legend go in the graph label, so they sit above the drawing.
+    std::string html = "<TABLE BORDER=\"0\" CELLSPACING=\"4\" CELLPADDING=\"2\">";
+    std::size_t start = 0;
+    while (start <= v.title.size()) {
+      const auto nl = v.title.find('\n', start);
+      const std::string line = v.title.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      html += "<TR><TD ALIGN=\"LEFT\" COLSPAN=\"" + std::to_string(std::max<std::size_t>(1, v.legend.size())) + "\">" +
+              (start == 0 ? "<B>" + html_escape(line) + "</B>" : html_escape(line)) + "</TD></TR>";
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+    if (!v.legend.empty()) {
+      html += "<TR>";
+      for (const auto& l : v.legend)
+        html += "<TD BGCOLOR=\"" + l.fill + "\" BORDER=\"1\" COLOR=\"#606060\"><FONT POINT-SIZE=\"10\"" +
+                (is_dark(l.fill) ? " COLOR=\"white\"" : "") + ">" + html_escape(l.label) + "</FONT></TD>";
+      html += "</TR>";
+    }
+    html += "</TABLE>";
+    html_label(g_, g_, html);
+  }
+
+ private:
+  Agraph_t* g_;
+  Agsym_t *n_shape_, *n_style_, *n_label_, *n_fill_, *n_color_, *n_pen_, *n_font_color_, *n_tooltip_;
+  Agsym_t *e_color_, *e_pen_, *e_style_;
+};
+
+}  // namespace
+
+std::string render_format(const RenderOptions& options) {
+  std::string f = options.format;
+  if (f.empty()) {
+    f = std::filesystem::path(options.output).extension().string();
+    if (!f.empty() && f[0] == '.') f.erase(0, 1);
+    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  }
+  if (f != "png" && f != "svg" && f != "pdf")
+    throw usage_error("-o " + options.output + ": cannot tell the format from the name; use .png, .svg or .pdf" +
+                      (options.format.empty() ? std::string() : " (--format " + options.format + ")"));
+  return f;
+}
+
+RenderResult render_view(const GraphView& view, const RenderOptions& options) {
+  RenderResult result;
+  result.format = render_format(options);
+  GvMessageCapture capture;
+  std::unique_ptr<GVC_t, ContextCloser> gvc(gvContext());
+  if (!gvc) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
+
+  const std::vector<std::string> layouts = plugin_list(gvc.get(), "layout");
+  if (!contains(layouts, "dot"))
+    throw environment_error("Graphviz has no 'dot' layout plugin (found: " + join(layouts) +
+                            "); its plugin registry (config6a) is missing or stale: run `dot -c` as root, "
+                            "or unset GVBINDIR");
+  const std::vector<std::string> devices = plugin_list(gvc.get(), "device");
+  if (!contains(devices, result.format))
+    throw environment_error("Graphviz cannot write " + result.format + " here (found: " + join(devices) + ")" +
+                            (result.format == "svg" ? std::string()
+                                                    : "; install the cairo/pango plugin (Debian: libgvc6) and run "
+                                                      "`dot -c` as root"));
+  // Prefer cairo for bitmaps and PDF: anti-aliased text and UTF-8 (the "µ" in times).
+  std::string device = result.format;
+  if (result.format != "svg" && contains(plugin_list(gvc.get(), "render"), "cairo")) device += ":cairo";
+
+  std::unique_ptr<Agraph_t, GraphCloser> g(agopen(const_cast<char*>("graphprof"), Agdirected, nullptr));
+  if (!g) throw internal_error("Graphviz: agopen failed");
+  Builder(g.get()).build(view);
+
+  if (gvLayout(gvc.get(), g.get(), "dot") != 0) {
+    const auto msgs = GvMessageCapture::lines();
+    throw internal_error("Graphviz layout failed: " + (msgs.empty() ? std::string("no message") : msgs.front()));
+  }
+  char* data = nullptr;
+  unsigned int length = 0;
+  const int rc = gvRenderData(gvc.get(), g.get(), device.c_str(), &data, &length);
+  std::unique_ptr<char, void (*)(char*)> owned(data, gvFreeRenderData);
+  gvFreeLayout(gvc.get(), g.get());
+  if (rc != 0 || data == nullptr) {
+    const auto msgs = GvMessageCapture::lines();
+    throw internal_error("Graphviz could not render " + result.format + ": " +
+                         (msgs.empty() ? std::string("no message") : msgs.front()));
+  }
+  write_file_atomic(options.output, std::string(data, length));
+  result.bytes = length;
+  for (const auto& line : GvMessageCapture::lines()) result.notes.push_back("Graphviz: " + line);
+  return result;
+}
+
+}  // namespace gp

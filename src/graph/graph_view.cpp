@@ -1,0 +1,520 @@
+// Deciding what a rendered graph shows. Large dumps are unreadable node by node, so runs are
+// folded into boxes, in rounds that stop as soon as the picture is small enough:
+//  1. runs of similar nodes one after another    -> "tiny_k  x100 in a row"
+//  2. identical branches between the same nodes  -> "tiny_k  x8 side by side"
+//  3. only when still too many boxes: any branches between the same nodes, repeating patterns
+//     in a chain ("x12: gemm -> add -> norm"), and finally any linear run of mixed nodes.
+// Every box keeps its member nodes, so times and the critical path carry over.
+#include "graphprof/graph_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "graph_text_util.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+namespace {
+
+using detail::format_bytes;
+using detail::group_digits;
+using detail::strf;
+
+// Fill colours by kind: kernels blue, copies green, memsets yellow, host red, events purple,
+// allocations orange, bookkeeping grey. Pale enough for black text.
+const char* kind_fill(NodeKind k) {
+  switch (k) {
+    case NodeKind::kKernel: return "#cfe2ff";
+    case NodeKind::kMemcpy: return "#c8ecc8";
+    case NodeKind::kMemset: return "#fff0b3";
+    case NodeKind::kHost: return "#f7c6c6";
+    case NodeKind::kEventRecord:
+    case NodeKind::kEventWait:
+    case NodeKind::kExtSemSignal:
+    case NodeKind::kExtSemWait: return "#e4d7f5";
+    case NodeKind::kMemAlloc:
+    case NodeKind::kMemFree: return "#ffdcb8";
+    case NodeKind::kChildGraph:
+    case NodeKind::kConditional: return "#ffffff";
+    case NodeKind::kEmpty:
+    case NodeKind::kBatchMemOp:
+    case NodeKind::kOther: return "#e8e8e8";
+  }
+  return "#e8e8e8";
+}
+
+// Seven steps from pale yellow to red (the ColorBrewer YlOrRd ramp): light = fast, dark = slow.
+const char* const kHeat[] = {"#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e31a1c"};
+constexpr int kHeatSteps = 7;
+constexpr const char* kUntimedFill = "#f2f2f2";
+constexpr std::size_t kMaxNameChars = 38;
+constexpr std::size_t kMaxBodyLinks = 4;
+constexpr int kMaxRounds = 12;
+constexpr std::size_t kMaxPeriod = 8;
+
+std::string clip(const std::string& s, std::size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+// The name a node shows: kernel short name, "memcpy HtoD", "host", ...
+std::string display_name(const GraphNode& n) {
+  switch (n.kind) {
+    case NodeKind::kKernel: return clip(n.short_name.empty() ? "kernel" : n.short_name, kMaxNameChars);
+    case NodeKind::kMemcpy: return "memcpy " + (n.copy_direction.empty() ? std::string("?") : n.copy_direction);
+    case NodeKind::kMemset: return "memset";
+    case NodeKind::kHost: return "host function";
+    case NodeKind::kEventRecord: return "event record";
+    case NodeKind::kEventWait: return "event wait";
+    case NodeKind::kMemAlloc: return "mem alloc";
+    case NodeKind::kMemFree: return "mem free";
+    case NodeKind::kEmpty: return "empty";
+    case NodeKind::kChildGraph: return "child graph";
+    case NodeKind::kConditional: return n.conditional_type.empty() ? "conditional" : n.conditional_type;
+    case NodeKind::kExtSemSignal: return "ext semaphore signal";
+    case NodeKind::kExtSemWait: return "ext semaphore wait";
+    case NodeKind::kBatchMemOp: return "batch mem op";
+    case NodeKind::kOther: return n.type_text.empty() ? "?" : clip(n.type_text, kMaxNameChars);
+  }
+  return "?";
+}
+
+// Working state of one box while folding.
+struct Work {
+  std::vector<std::size_t> members;
+  NodeKind kind = NodeKind::kOther;
+  int graph_id = -1;
+  std::string key;      // equal keys = similar content
+  std::string pattern;  // what a mixed box contains, for its label
+  bool mixed = false;
+  bool periodic = false;
+  std::size_t in_a_row = 1, side_by_side = 1;
+  bool alive = true;
+  std::set<std::size_t> in, out;
+};
+
+struct Folder {
+  const GraphModel& m;
+  std::vector<Work> w;
+
+  std::size_t alive_count() const {
+    std::size_t n = 0;
+    for (const auto& b : w) n += b.alive ? 1 : 0;
+    return n;
+  }
+
+  // The full signature of a box, used to find repeating patterns and identical branches.
+  std::string signature(const Work& b) const {
+    return b.key + strf("#%zux%zu", b.in_a_row, b.side_by_side);
+  }
+
+  static std::string compact(const std::string& key) {
+    // Keys of nested folds grow quickly; long ones are compared by hash.
+    if (key.size() <= 160) return key;
+    return strf("h%016zx", std::hash<std::string>{}(key));
+  }
+
+  void init() {
+    w.resize(m.nodes.size());
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+      const GraphNode& n = m.nodes[i];
+      Work& b = w[i];
+      b.members = {i};
+      b.kind = n.kind;
+      b.graph_id = n.graph_id;
+      b.key = std::string(to_string(n.kind)) + ":" + display_name(n);
+      b.pattern = display_name(n);
+    }
+    for (const auto& e : m.edges) {
+      if (m.nodes[e.from].graph_id != m.nodes[e.to].graph_id || e.from == e.to) continue;
+      w[e.from].out.insert(e.to);
+      w[e.to].in.insert(e.from);
+    }
+  }
+
+  // b absorbs c, which follows it (b -> c is b's only exit and c's only entry).
+  void absorb_next(std::size_t b, std::size_t c) {
+    Work& x = w[b];
+    Work& y = w[c];
+    x.members.insert(x.members.end(), y.members.begin(), y.members.end());
+    x.out = y.out;
+    for (std::size_t s : y.out) {
+      w[s].in.erase(c);
+      w[s].in.insert(b);
+    }
+    y.alive = false;
+    y.in.clear();
+    y.out.clear();
+  }
+
+  // b absorbs c, which has the same entries and exits.
+  void absorb_sibling(std::size_t b, std::size_t c) {
+    Work& x = w[b];
+    Work& y = w[c];
+    x.members.insert(x.members.end(), y.members.begin(), y.members.end());
+    for (std::size_t p : y.in) w[p].out.erase(c);
+    for (std::size_t s : y.out) w[s].in.erase(c);
+    y.alive = false;
+    y.in.clear();
+    y.out.clear();
+  }
+
+  bool links(std::size_t a, std::size_t b) const {
+    return w[a].out.size() == 1 && *w[a].out.begin() == b && w[b].in.size() == 1 && w[a].graph_id == w[b].graph_id;
+  }
+
+  // Maximal linear runs (length >= 2) in topological-ish order of their first box.
+  std::vector<std::vector<std::size_t>> linear_runs(const std::function<bool(std::size_t, std::size_t)>& same) const {
+    std::vector<std::vector<std::size_t>> runs;
+    for (std::size_t b = 0; b < w.size(); ++b) {
+      if (!w[b].alive) continue;
+      if (w[b].in.size() == 1) {
+        const std::size_t p = *w[b].in.begin();
+        if (links(p, b) && same(p, b)) continue;  // b is inside a run, not its start
+      }
+      std::vector<std::size_t> run{b};
+      while (w[run.back()].out.size() == 1) {
+        const std::size_t nx = *w[run.back()].out.begin();
+        if (!links(run.back(), nx) || !same(run.back(), nx) || nx == b) break;
+        run.push_back(nx);
+      }
+      if (run.size() >= 2) runs.push_back(std::move(run));
+    }
+    return runs;
+  }
+
+  bool fold_similar_runs(std::size_t min_run) {
+    auto same = [&](std::size_t a, std::size_t b) {
+      const Work& x = w[a];
+      const Work& y = w[b];
+      return !x.mixed && !y.mixed && x.key == y.key && x.side_by_side == y.side_by_side;
+    };
+    bool changed = false;
+    for (const auto& run : linear_runs(same)) {
+      std::size_t total = 0;
+      for (std::size_t b : run) total += w[b].in_a_row;
+      if (total < min_run) continue;
+      for (std::size_t k = 1; k < run.size(); ++k) absorb_next(run[0], run[k]);
+      w[run[0]].in_a_row = total;
+      changed = true;
+    }
+    return changed;
+  }
+
+  // Boxes with the same graph, entries and exits (and, unless `any`, the same content).
+  bool fold_siblings(bool any) {
+    std::map<std::string, std::vector<std::size_t>> groups;
+    for (std::size_t b = 0; b < w.size(); ++b) {
+      const Work& x = w[b];
+      if (!x.alive || (!any && x.mixed)) continue;
+      if (x.in.empty() && x.out.empty()) continue;  // isolated nodes stay visible
+      std::string k = std::to_string(x.graph_id) + "|";
+      if (!any) k += x.key + strf("#%zu|", x.in_a_row);
+      for (std::size_t p : x.in) k += std::to_string(p) + ",";
+      k += "|";
+      for (std::size_t s : x.out) k += std::to_string(s) + ",";
+      groups[k].push_back(b);
+    }
+    bool changed = false;
+    for (auto& [k, g] : groups) {
+      if (g.size() < 2) continue;
+      const std::size_t head = g[0];
+      if (!any) {
+        std::size_t total = 0;
+        for (std::size_t b : g) total += w[b].side_by_side;
+        for (std::size_t i = 1; i < g.size(); ++i) absorb_sibling(head, g[i]);
+        w[head].side_by_side = total;
+      } else {
+        std::map<std::string, std::size_t> parts;
+        for (std::size_t b : g) ++parts[w[b].pattern + (w[b].in_a_row > 1 ? strf(" x%zu", w[b].in_a_row) : "")];
+        std::string pattern, key = "{";
+        for (const auto& [p, c] : parts) {
+          pattern += (pattern.empty() ? "" : " | ") + p + (c > 1 ? strf(" (x%zu)", c) : std::string());
+        }
+        std::vector<std::string> sigs;
+        for (std::size_t b : g) sigs.push_back(signature(w[b]));
+        std::sort(sigs.begin(), sigs.end());
+        for (const auto& s : sigs) key += s + "|";
+        for (std::size_t i = 1; i < g.size(); ++i) absorb_sibling(head, g[i]);
+        Work& x = w[head];
+        x.mixed = true;
+        x.periodic = false;
+        x.key = compact(key + "}");
+        x.pattern = "[" + pattern + "]";
+        x.in_a_row = 1;
+        x.side_by_side = 1;
+      }
+      changed = true;
+    }
+    return changed;
+  }
+
+  // In a linear run of any boxes, fold the shortest repeating pattern (>= 2 repeats), or the
+  // whole run when `whole` and no pattern repeats.
+  bool fold_runs(std::size_t min_run, bool whole) {
+    auto any = [](std::size_t, std::size_t) { return true; };
+    bool changed = false;
+    for (const auto& run : linear_runs(any)) {
+      std::vector<std::string> sig;
+      for (std::size_t b : run) sig.push_back(signature(w[b]));
+      bool folded = false;
+      for (std::size_t p = 1; p <= kMaxPeriod && 2 * p <= run.size() && !folded; ++p) {
+        // Longest stretch that repeats with period p, anywhere in the run.
+        for (std::size_t start = 0; start + 2 * p <= run.size() && !folded; ++start) {
+          std::size_t end = start + p;
+          while (end < run.size() && sig[end] == sig[end - p]) ++end;
+          const std::size_t reps = (end - start) / p;
+          if (reps < 2 || (p == 1 && reps < min_run)) continue;
+          std::string pattern, key = "(";
+          for (std::size_t k = 0; k < p; ++k) {
+            const Work& x = w[run[start + k]];
+            pattern += (k ? " > " : "") + x.pattern + (x.in_a_row > 1 ? strf(" x%zu", x.in_a_row) : "");
+            key += sig[start + k] + ">";
+          }
+          const std::size_t head = run[start];
+          for (std::size_t k = start + 1; k < start + reps * p; ++k) absorb_next(head, run[k]);
+          Work& x = w[head];
+          x.mixed = true;
+          x.periodic = true;
+          x.key = compact(key + ")");
+          x.pattern = pattern;
+          x.in_a_row = reps;
+          x.side_by_side = 1;
+          folded = true;
+        }
+      }
+      if (!folded && whole && run.size() >= min_run) {
+        for (std::size_t k = 1; k < run.size(); ++k) absorb_next(run[0], run[k]);
+        Work& x = w[run[0]];
+        std::map<std::string, std::size_t> parts;
+        for (std::size_t i : x.members) ++parts[display_name(m.nodes[i])];
+        std::vector<std::pair<std::size_t, std::string>> top;
+        for (const auto& [name, c] : parts) top.emplace_back(c, name);
+        std::sort(top.rbegin(), top.rend());
+        std::string pattern;
+        for (std::size_t k = 0; k < top.size() && k < 3; ++k)
+          pattern += (k ? ", " : "") + top[k].second + strf(" x%zu", top[k].first);
+        if (top.size() > 3) pattern += ", ...";
+        x.mixed = true;
+        x.periodic = false;
+        x.key = compact("run:" + pattern + strf("#%zu", x.members.size()));
+        x.pattern = pattern;
+        x.in_a_row = 1;
+        x.side_by_side = 1;
+        folded = true;
+      }
+      changed = changed || folded;
+    }
+    return changed;
+  }
+
+  void fold(const ViewOptions& o) {
+    for (int round = 0; round < kMaxRounds; ++round) {
+      bool changed = fold_similar_runs(o.min_run);
+      changed = fold_siblings(false) || changed;
+      if (!changed) break;
+    }
+    for (int round = 0; round < kMaxRounds && alive_count() > o.max_boxes; ++round) {
+      bool changed = fold_siblings(true);
+      changed = fold_runs(o.min_run, false) || changed;
+      if (!changed) changed = fold_runs(o.min_run, true);
+      if (!changed) break;
+    }
+  }
+};
+
+std::string node_label(const GraphNode& n, const NodeTimes* times, double time_ns) {
+  std::string s = "#" + std::to_string(n.index) + " " + display_name(n);
+  switch (n.kind) {
+    case NodeKind::kKernel:
+      if (n.launch) s += "\n<<<" + n.launch->text + ">>>";
+      break;
+    case NodeKind::kMemcpy:
+    case NodeKind::kMemset:
+    case NodeKind::kMemAlloc:
+      if (n.bytes) s += "\n" + format_bytes(*n.bytes);
+      break;
+    case NodeKind::kChildGraph:
+    case NodeKind::kConditional:
+      for (std::size_t k = 0; k < n.child_graphs.size() && k < 4; ++k)
+        s += (k ? ", " : "\nruns ") + ("graph_" + std::to_string(n.child_graphs[k]));
+      break;
+    default: break;
+  }
+  if (times != nullptr && time_ns >= 0) s += "\n" + format_ns(time_ns);
+  return s;
+}
+
+std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times, double time_ns) {
+  const std::size_t count = b.members.size();
+  if (count == 1) return node_label(m.nodes[b.members[0]], times, time_ns);
+  std::string s;
+  if (!b.mixed) {
+    const GraphNode& first = m.nodes[b.members[0]];
+    s = display_name(first) + "\n";
+    if (b.in_a_row > 1 && b.side_by_side > 1) s += strf("%zu branches x %zu in a row", b.side_by_side, b.in_a_row);
+    else if (b.in_a_row > 1) s += strf("x%s in a row", group_digits(b.in_a_row).c_str());
+    else s += strf("x%s side by side", group_digits(b.side_by_side).c_str());
+    // A launch configuration or size that all members share is worth a line.
+    bool same_cfg = first.launch.has_value(), same_bytes = first.bytes.has_value();
+    for (std::size_t i : b.members) {
+      const GraphNode& n = m.nodes[i];
+      same_cfg = same_cfg && n.launch && n.launch->text == first.launch->text;
+      same_bytes = same_bytes && n.bytes && *n.bytes == *first.bytes;
+    }
+    if (first.kind == NodeKind::kKernel && same_cfg) s += "\n<<<" + first.launch->text + ">>>";
+    if (first.kind != NodeKind::kKernel && same_bytes) s += "\n" + format_bytes(*first.bytes) + " each";
+  } else if (b.periodic) {
+    s = strf("%s nodes: x%zu repeats of\n", group_digits(count).c_str(), b.in_a_row) + clip(b.pattern, 90);
+  } else {
+    s = group_digits(count) + " nodes\n" + clip(b.pattern, 90);
+  }
+  s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
+  if (times != nullptr && time_ns >= 0)
+    s += "\n" + format_ns(time_ns) + strf(" (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
+  return s;
+}
+
+std::string box_tooltip(const GraphModel& m, const Work& b) {
+  std::string s;
+  for (std::size_t k = 0; k < b.members.size() && k < 6; ++k) {
+    const GraphNode& n = m.nodes[b.members[k]];
+    s += (k ? "\n" : "") + n.dot_name + ": " + (n.demangled.empty() ? n.type_text : n.demangled);
+  }
+  if (b.members.size() > 6) s += strf("\n... %zu more", b.members.size() - 6);
+  return s;
+}
+
+}  // namespace
+
+GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times,
+                     const ViewOptions& options) {
+  GraphView v;
+  Folder f{model, {}};
+  f.init();
+  const bool fold = options.collapse == CollapseMode::kOn ||
+                    (options.collapse == CollapseMode::kAuto && model.nodes.size() > options.auto_collapse_nodes);
+  if (fold) f.fold(options);
+  v.collapsed = fold && f.alive_count() < model.nodes.size();
+  v.heat_map = times != nullptr;
+
+  // Boxes, in the order of their first member so the output is stable.
+  std::vector<std::size_t> order;
+  for (std::size_t b = 0; b < f.w.size(); ++b)
+    if (f.w[b].alive) order.push_back(b);
+  std::vector<std::size_t> box_of_work(f.w.size(), 0), box_of_node(model.nodes.size(), 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    box_of_work[order[k]] = k;
+    for (std::size_t i : f.w[order[k]].members) box_of_node[i] = k;
+  }
+
+  double max_time = 0;
+  for (std::size_t b : order) {
+    const Work& w = f.w[b];
+    ViewBox box;
+    box.members = w.members;
+    box.kind = w.mixed ? NodeKind::kOther : w.kind;
+    box.mixed = w.mixed;
+    box.in_a_row = w.in_a_row;
+    box.side_by_side = w.side_by_side;
+    box.graph_id = w.graph_id;
+    if (times != nullptr) {
+      for (std::size_t i : w.members) {
+        const auto it = times->by_node.find(model.nodes[i].dot_name);
+        if (it == times->by_node.end()) continue;
+        box.time_ns = (box.time_ns < 0 ? 0 : box.time_ns) + it->second.median_ns;
+      }
+      max_time = std::max(max_time, box.time_ns);
+    }
+    box.label = box_label(model, w, times, box.time_ns);
+    box.tooltip = box_tooltip(model, w);
+    v.boxes.push_back(std::move(box));
+  }
+
+  for (ViewBox& box : v.boxes) {
+    if (!v.heat_map) {
+      box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
+    } else if (box.time_ns < 0 || max_time <= 0) {
+      box.fill = kUntimedFill;
+    } else {
+      const int step = std::min(kHeatSteps - 1, static_cast<int>(box.time_ns / max_time * kHeatSteps));
+      box.fill = kHeat[std::max(0, step)];
+    }
+  }
+
+  // Links between boxes, deduplicated.
+  std::set<std::pair<std::size_t, std::size_t>> seen;
+  for (std::size_t b : order)
+    for (std::size_t s : f.w[b].out)
+      if (seen.emplace(box_of_work[b], box_of_work[s]).second)
+        v.edges.push_back(ViewEdge{box_of_work[b], box_of_work[s], false, false});
+
+  // Critical path: timed when times were given, by node count otherwise.
+  const CriticalPath& cp = metrics.timed_critical_path ? *metrics.timed_critical_path : metrics.critical_path;
+  std::set<std::pair<std::size_t, std::size_t>> critical_links;
+  for (std::size_t k = 0; k < cp.nodes.size(); ++k) {
+    if (cp.nodes[k] >= model.nodes.size()) continue;
+    v.boxes[box_of_node[cp.nodes[k]]].critical = true;
+    if (k + 1 < cp.nodes.size() && cp.nodes[k + 1] < model.nodes.size())
+      critical_links.emplace(box_of_node[cp.nodes[k]], box_of_node[cp.nodes[k + 1]]);
+  }
+  for (ViewEdge& e : v.edges) e.critical = critical_links.count({e.from, e.to}) > 0;
+
+  // Child graphs and conditional bodies: a cluster each, linked from the node that runs it.
+  std::vector<std::vector<std::size_t>> preds(model.nodes.size());
+  for (const auto& e : model.edges)
+    if (model.nodes[e.from].graph_id == model.nodes[e.to].graph_id) preds[e.to].push_back(e.from);
+  for (const GraphCluster& c : model.clusters) {
+    if (!c.parent_node) continue;
+    ViewCluster vc;
+    vc.graph_id = c.graph_id;
+    const GraphNode& parent = model.nodes[*c.parent_node];
+    const std::string what = parent.kind == NodeKind::kConditional
+                                 ? (parent.conditional_type.empty() ? "conditional" : parent.conditional_type) + " body"
+                                 : "child graph";
+    vc.title = "graph_" + std::to_string(c.graph_id) + ": " + what + " of " + parent.dot_name;
+    std::set<std::size_t> boxes;
+    for (std::size_t i : c.nodes) boxes.insert(box_of_node[i]);
+    vc.boxes.assign(boxes.begin(), boxes.end());
+    std::size_t linked = 0;
+    for (std::size_t b : vc.boxes) {
+      bool root = true;
+      for (std::size_t i : v.boxes[b].members)
+        for (std::size_t p : preds[i])
+          if (box_of_node[p] != b) root = false;
+      if (root && linked++ < kMaxBodyLinks)
+        v.edges.push_back(ViewEdge{box_of_node[*c.parent_node], b, false, true});
+    }
+    v.clusters.push_back(std::move(vc));
+  }
+
+  // Title and legend.
+  const std::string file = std::filesystem::path(model.source).filename().string();
+  v.title = file + ":  " + group_digits(metrics.node_count) + " nodes, " + group_digits(metrics.edge_count) +
+            " edges, depth " + std::to_string(metrics.depth) + ", max parallelism " +
+            std::to_string(metrics.max_parallelism);
+  if (v.collapsed) v.title += "\nfolded into " + group_digits(v.boxes.size()) + " boxes (xN = nodes folded)";
+  if (v.heat_map) {
+    v.title += "\ncolour: measured time per box (" + times->origin + "); blue outline: timed critical path";
+    v.legend.push_back({"no time", kUntimedFill});
+    for (int s = 0; s < kHeatSteps; s += 3)
+      v.legend.push_back({"<= " + format_ns(max_time * (s + 1) / kHeatSteps), kHeat[s]});
+    v.legend.push_back({"<= " + format_ns(max_time), kHeat[kHeatSteps - 1]});
+  } else {
+    v.title += "\nblue outline: critical path (by node count)";
+    std::set<NodeKind> kinds;
+    for (const auto& n : model.nodes) kinds.insert(n.kind);
+    for (NodeKind k : kinds) v.legend.push_back({to_string(k), kind_fill(k)});
+    bool any_mixed = false;
+    for (const auto& b : v.boxes) any_mixed = any_mixed || b.mixed;
+    if (any_mixed) v.legend.push_back({"folded mix", "#eef2f7"});
+  }
+  return v;
+}
+
+}  // namespace gp
