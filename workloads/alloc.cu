@@ -10,6 +10,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -38,7 +39,7 @@ unsigned long long pool_attr(cudaMemPool_t pool, cudaMemPoolAttr attr) {
   return v;
 }
 
-class Alloc final : public Workload {
+class Alloc final : public IterationWorkload<Alloc> {
  public:
   void setup(const Params& p) override {
     buffers_ = static_cast<int>(p.get_int("buffers", 1, 4096));
@@ -73,22 +74,7 @@ class Alloc final : public Workload {
     GP_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  void enqueue(LaunchContext& ctx) override {
-    StreamOps ops(ctx);
-    iteration(ops);
-  }
-
-  void build_graph(cudaGraph_t g) override {
-    GraphOps ops(g);
-    iteration(ops);
-  }
-
-  std::string checksum(cudaStream_t s) override {
-    std::vector<float> out(static_cast<std::size_t>(n_));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), out_.get(), bytes_, cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size() * sizeof(float));
-  }
+  std::string checksum(cudaStream_t s) override { return OutputDigest().device(out_.get(), bytes_).compute(s); }
 
   std::map<std::string, double> extra_metrics() override {
     GP_CUDA_CHECK(cudaDeviceSynchronize());
@@ -109,7 +95,7 @@ class Alloc final : public Workload {
     };
   }
 
- private:
+  // One iteration, issued by IterationWorkload in every mode.
   template <typename Ops>
   void iteration(Ops& ops) {
     const dim3 block(256), grid(static_cast<unsigned>((n_ + 255) / 256));
@@ -120,6 +106,8 @@ class Alloc final : public Workload {
       ops.free(tmp);
     }
   }
+
+ private:
 
   int buffers_ = 0, n_ = 0, device_ = 0;
   std::size_t bytes_ = 0, free_at_setup_ = 0;

@@ -9,6 +9,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -78,7 +79,7 @@ __global__ void dec_residual_add(float* x, const float* d, int count) {
   if (i < count) x[i] += d[i];
 }
 
-class Decode final : public Workload {
+class Decode final : public IterationWorkload<Decode> {
  public:
   void setup(const Params& p) override {
     layers_ = static_cast<int>(p.get_int("layers", 1, 1024));
@@ -112,23 +113,13 @@ class Decode final : public Workload {
     GP_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  void enqueue(LaunchContext& ctx) override {
-    StreamOps ops(ctx);
-    iteration(ops);
-  }
-
-  void build_graph(cudaGraph_t g) override {
-    GraphOps ops(g);
-    iteration(ops);
-  }
-
   std::string checksum(cudaStream_t s) override {
-    std::vector<float> out(2 * static_cast<std::size_t>(batch_) * static_cast<std::size_t>(hidden_));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), out_.get(), out_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data() + out.size() / 2, x_.get(), x_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size() * sizeof(float));
+    return OutputDigest().device(out_.get(), out_.bytes()).device(x_.get(), x_.bytes()).compute(s);
   }
+
+  // One token step (used by IterationWorkload for every mode).
+  template <typename Ops>
+  void iteration(Ops& ops);
 
  private:
   static dim3 blocks_for(int count) { return dim3(static_cast<unsigned>((count + kThreads - 1) / kThreads)); }
@@ -140,40 +131,40 @@ class Decode final : public Workload {
     GP_CUDA_CHECK(cudaGetLastError());
   }
 
-  template <typename Ops>
-  void iteration(Ops& ops) {
-    const std::size_t H = static_cast<std::size_t>(hidden_), F = static_cast<std::size_t>(ffn_);
-    const int bh = batch_ * hidden_;
-    const dim3 block(kThreads);
-    float* x = x_.as<float>();
-    float* h = h_.as<float>();
-    float* a = a_.as<float>();
-    float* gu = gate_up_.as<float>();
-    float* m = m_.as<float>();
-    ops.kernel(dec_embed, blocks_for(bh), block, 0, x0_.as<float>(), x, bh);
-    for (int l = 0; l < layers_; ++l) {
-      const auto li = static_cast<std::size_t>(l);
-      const float* norm1 = norms_.as<float>() + (2 * li) * H;
-      const float* norm2 = norms_.as<float>() + (2 * li + 1) * H;
-      const float* w_attn = attn_.as<float>() + li * H * H;
-      const float* w_up = up_.as<float>() + li * 2 * F * H;
-      const float* w_down = down_.as<float>() + li * H * F;
-      ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, norm1, h, hidden_);
-      ops.kernel(dec_matvec, matvec_grid(hidden_), block, 0, w_attn, h, a, hidden_, hidden_, batch_);
-      ops.kernel(dec_residual_add, blocks_for(bh), block, 0, x, a, bh);
-      ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, norm2, h, hidden_);
-      ops.kernel(dec_matvec, matvec_grid(2 * ffn_), block, 0, w_up, h, gu, 2 * ffn_, hidden_, batch_);
-      ops.kernel(dec_silu_mul, blocks_for(batch_ * ffn_), block, 0, gu, m, ffn_, batch_);
-      ops.kernel(dec_matvec, matvec_grid(hidden_), block, 0, w_down, m, a, hidden_, ffn_, batch_);
-      ops.kernel(dec_residual_add, blocks_for(bh), block, 0, x, a, bh);
-    }
-    const float* final_norm = norms_.as<float>() + 2 * static_cast<std::size_t>(layers_) * H;
-    ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, final_norm, out_.as<float>(), hidden_);
-  }
-
   int layers_ = 0, hidden_ = 0, ffn_ = 0, batch_ = 0;
   DeviceBuffer attn_, up_, down_, norms_, x0_, x_, h_, a_, gate_up_, m_, out_;
 };
+
+template <typename Ops>
+void Decode::iteration(Ops& ops) {
+  const std::size_t H = static_cast<std::size_t>(hidden_), F = static_cast<std::size_t>(ffn_);
+  const int bh = batch_ * hidden_;
+  const dim3 block(kThreads);
+  float* x = x_.as<float>();
+  float* h = h_.as<float>();
+  float* a = a_.as<float>();
+  float* gu = gate_up_.as<float>();
+  float* m = m_.as<float>();
+  ops.kernel(dec_embed, blocks_for(bh), block, 0, x0_.as<float>(), x, bh);
+  for (int l = 0; l < layers_; ++l) {
+    const auto li = static_cast<std::size_t>(l);
+    const float* norm1 = norms_.as<float>() + (2 * li) * H;
+    const float* norm2 = norms_.as<float>() + (2 * li + 1) * H;
+    const float* w_attn = attn_.as<float>() + li * H * H;
+    const float* w_up = up_.as<float>() + li * 2 * F * H;
+    const float* w_down = down_.as<float>() + li * H * F;
+    ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, norm1, h, hidden_);
+    ops.kernel(dec_matvec, matvec_grid(hidden_), block, 0, w_attn, h, a, hidden_, hidden_, batch_);
+    ops.kernel(dec_residual_add, blocks_for(bh), block, 0, x, a, bh);
+    ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, norm2, h, hidden_);
+    ops.kernel(dec_matvec, matvec_grid(2 * ffn_), block, 0, w_up, h, gu, 2 * ffn_, hidden_, batch_);
+    ops.kernel(dec_silu_mul, blocks_for(batch_ * ffn_), block, 0, gu, m, ffn_, batch_);
+    ops.kernel(dec_matvec, matvec_grid(hidden_), block, 0, w_down, m, a, hidden_, ffn_, batch_);
+    ops.kernel(dec_residual_add, blocks_for(bh), block, 0, x, a, bh);
+  }
+  const float* final_norm = norms_.as<float>() + 2 * static_cast<std::size_t>(layers_) * H;
+  ops.kernel(dec_rmsnorm, dim3(static_cast<unsigned>(batch_)), block, 0, x, final_norm, out_.as<float>(), hidden_);
+}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -90,12 +91,7 @@ class ForkJoin final : public Workload {
     ops.kernel(fj_join, grid(), block(), 0, x_.as<float>(), branches_.as<float>(), n_, width_);
   }
 
-  std::string checksum(cudaStream_t s) override {
-    std::vector<float> out(static_cast<std::size_t>(n_));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), x_.get(), x_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size() * sizeof(float));
-  }
+  std::string checksum(cudaStream_t s) override { return OutputDigest().device(x_.get(), x_.bytes()).compute(s); }
 
  private:
   dim3 block() const { return dim3(256); }

@@ -9,6 +9,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -42,7 +43,7 @@ void CUDART_CB host_centre(void* user_data) {
   }
 }
 
-class Host final : public Workload {
+class Host final : public IterationWorkload<Host> {
  public:
   void setup(const Params& p) override {
     stages_ = static_cast<int>(p.get_int("stages", 1, 10000));
@@ -74,25 +75,11 @@ class Host final : public Workload {
     GP_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  void enqueue(LaunchContext& ctx) override {
-    StreamOps ops(ctx);
-    iteration(ops);
-  }
-
-  void build_graph(cudaGraph_t g) override {
-    GraphOps ops(g);
-    iteration(ops);
-  }
-
   std::string checksum(cudaStream_t s) override {
-    std::vector<unsigned char> out(x_.bytes() + host_out_.bytes());
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), x_.get(), x_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    std::memcpy(out.data() + x_.bytes(), host_out_.get(), host_out_.bytes());
-    return digest_bytes(out.data(), out.size());
+    return OutputDigest().device(x_.get(), x_.bytes()).host(host_out_.get(), host_out_.bytes()).compute(s);
   }
 
- private:
+  // One iteration, issued by IterationWorkload in every mode.
   template <typename Ops>
   void iteration(Ops& ops) {
     const std::size_t bytes = x_.bytes();
@@ -105,6 +92,8 @@ class Host final : public Workload {
       ops.copy(feedback_.get(), a->out, bytes, cudaMemcpyHostToDevice);
     }
   }
+
+ private:
 
   int stages_ = 0, n_ = 0;
   DeviceBuffer x_, feedback_;

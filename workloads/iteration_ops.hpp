@@ -157,4 +157,19 @@ class GraphOps {
   cudaGraphNode_t last_ = nullptr;
 };
 
+// Base of a workload whose whole iteration is `template <class Ops> void iteration(Ops&)`
+// (public in Derived): eager and capture issue it on the stream, the explicit mode as nodes.
+template <typename Derived>
+class IterationWorkload : public Workload {
+ public:
+  void enqueue(LaunchContext& ctx) override {
+    StreamOps ops(ctx);
+    static_cast<Derived*>(this)->iteration(ops);
+  }
+  void build_graph(cudaGraph_t g) override {
+    GraphOps ops(g);
+    static_cast<Derived*>(this)->iteration(ops);
+  }
+};
+
 }  // namespace gp

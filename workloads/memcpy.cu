@@ -8,6 +8,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -26,7 +27,7 @@ __global__ void mc_feedback(float* in, const float* mirror, int n) {
   if (i < n) in[i] = 0.5f * in[i] + 0.25f * mirror[i];
 }
 
-class Memcpy final : public Workload {
+class Memcpy final : public IterationWorkload<Memcpy> {
  public:
   void setup(const Params& p) override {
     copies_ = static_cast<int>(p.get_int("copies", 1, 100000));
@@ -52,25 +53,11 @@ class Memcpy final : public Workload {
     GP_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  void enqueue(LaunchContext& ctx) override {
-    StreamOps ops(ctx);
-    iteration(ops);
-  }
-
-  void build_graph(cudaGraph_t g) override {
-    GraphOps ops(g);
-    iteration(ops);
-  }
-
   std::string checksum(cudaStream_t s) override {
-    std::vector<unsigned char> out(dev_mirror_.bytes() + host_out_.bytes());
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), dev_mirror_.get(), dev_mirror_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    std::memcpy(out.data() + dev_mirror_.bytes(), host_out_.get(), host_out_.bytes());
-    return digest_bytes(out.data(), out.size());
+    return OutputDigest().device(dev_mirror_.get(), dev_mirror_.bytes()).host(host_out_.get(), host_out_.bytes()).compute(s);
   }
 
- private:
+  // One iteration, issued by IterationWorkload in every mode.
   template <typename Ops>
   void iteration(Ops& ops) {
     const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(n_);
@@ -90,6 +77,8 @@ class Memcpy final : public Workload {
       ops.copy(host_out_.as<float>() + off, mirror, bytes, cudaMemcpyDeviceToHost);
     }
   }
+
+ private:
 
   int copies_ = 0, n_ = 0;
   PinnedBuffer host_in_, host_out_;

@@ -10,6 +10,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -53,7 +54,7 @@ __global__ void residual_final(const float* partials, int count, float* norms, i
   if (threadIdx.x == 0) norms[slot] = sqrtf(s);
 }
 
-class Stencil final : public Workload {
+class Stencil final : public IterationWorkload<Stencil> {
  public:
   void setup(const Params& p) override {
     n_ = static_cast<int>(p.get_int("size", 3, 8192));
@@ -81,26 +82,11 @@ class Stencil final : public Workload {
     GP_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  void enqueue(LaunchContext& ctx) override {
-    StreamOps ops(ctx);
-    iteration(ops);
-  }
-
-  void build_graph(cudaGraph_t g) override {
-    GraphOps ops(g);
-    iteration(ops);
-  }
-
   std::string checksum(cudaStream_t s) override {
-    std::vector<float> out(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(slots_));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), a_.get(), a_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data() + a_.bytes() / sizeof(float), norms_.get(), norms_.bytes(),
-                                  cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size() * sizeof(float));
+    return OutputDigest().device(a_.get(), a_.bytes()).device(norms_.get(), norms_.bytes()).compute(s);
   }
 
- private:
+  // One iteration, issued by IterationWorkload in every mode.
   template <typename Ops>
   void iteration(Ops& ops) {
     const dim3 block(kTile, kTile);
@@ -120,6 +106,8 @@ class Stencil final : public Workload {
       }
     }
   }
+
+ private:
 
   int n_ = 0, sweeps_ = 0, norm_every_ = 0, slots_ = 0;
   DeviceBuffer a_, b_, partials_, norms_;

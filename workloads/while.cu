@@ -16,6 +16,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "iteration_ops.hpp"
+#include "output_digest.hpp"
 
 namespace gp {
 namespace {
@@ -115,11 +116,7 @@ class While final : public Workload {
   }
 
   std::string checksum(cudaStream_t s) override {
-    std::vector<unsigned char> out(x_.bytes() + sizeof(int));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), x_.get(), x_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data() + x_.bytes(), steps(), sizeof(int), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size());
+    return OutputDigest().device(x_.get(), x_.bytes()).device(steps(), sizeof(int)).compute(s);
   }
 
   std::map<std::string, double> extra_metrics() override {
