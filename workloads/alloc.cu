@@ -108,7 +108,6 @@ class Alloc final : public IterationWorkload<Alloc> {
   }
 
  private:
-
   int buffers_ = 0, n_ = 0, device_ = 0;
   std::size_t bytes_ = 0, free_at_setup_ = 0;
   cudaMemPool_t pool_ = nullptr;

@@ -63,17 +63,17 @@ class ForkJoin final : public Workload {
   }
 
   void enqueue(LaunchContext& ctx) override {
-    cudaStream_t main = ctx.stream();
+    cudaStream_t origin = ctx.stream();
     ctx.launch(fj_root, grid(), block(), 0, x_.as<float>(), branches_.as<float>(), n_, width_);
     cudaEvent_t fork = forked_.get();
-    ctx.api("cudaEventRecord", [fork, main] { return cudaEventRecord(fork, main); });
+    ctx.api("cudaEventRecord", [fork, origin] { return cudaEventRecord(fork, origin); });
     for (int b = 0; b < width_; ++b) {
       cudaStream_t bs = streams_[static_cast<std::size_t>(b)].get();
       ctx.api("cudaStreamWaitEvent", [bs, fork] { return cudaStreamWaitEvent(bs, fork, 0); });
       for (int d = 0; d < depth_; ++d) ctx.launch_on(bs, fj_step, grid(), block(), 0, slice(b), n_, b, d);
       cudaEvent_t done = joined_[static_cast<std::size_t>(b)].get();
       ctx.api("cudaEventRecord", [done, bs] { return cudaEventRecord(done, bs); });
-      ctx.api("cudaStreamWaitEvent", [main, done] { return cudaStreamWaitEvent(main, done, 0); });
+      ctx.api("cudaStreamWaitEvent", [origin, done] { return cudaStreamWaitEvent(origin, done, 0); });
     }
     ctx.launch(fj_join, grid(), block(), 0, x_.as<float>(), branches_.as<float>(), n_, width_);
   }

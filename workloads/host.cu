@@ -94,7 +94,6 @@ class Host final : public IterationWorkload<Host> {
   }
 
  private:
-
   int stages_ = 0, n_ = 0;
   DeviceBuffer x_, feedback_;
   PinnedBuffer host_in_, host_out_;

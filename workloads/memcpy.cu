@@ -79,7 +79,6 @@ class Memcpy final : public IterationWorkload<Memcpy> {
   }
 
  private:
-
   int copies_ = 0, n_ = 0;
   PinnedBuffer host_in_, host_out_;
   DeviceBuffer dev_in_, dev_out_, dev_mirror_;

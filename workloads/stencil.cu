@@ -108,7 +108,6 @@ class Stencil final : public IterationWorkload<Stencil> {
   }
 
  private:
-
   int n_ = 0, sweeps_ = 0, norm_every_ = 0, slots_ = 0;
   DeviceBuffer a_, b_, partials_, norms_;
   std::vector<float> init_;
