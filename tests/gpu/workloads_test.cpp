@@ -36,6 +36,7 @@ const std::vector<Case>& cases() {
       {"decode", "decode", {{"layers", "2"}, {"hidden", "128"}, {"ffn", "256"}, {"batch", "2"}}, 2 + 8 * 2, 17},
       {"stencil", "stencil", {{"size", "64"}, {"sweeps", "6"}, {"norm_every", "2"}}, 6 + 3 * 2, 11},
       {"memcpy", "memcpy", {{"copies", "4"}, {"bytes", "1024"}}, 7 * 4, 27},
+      {"memcpy_device_only", "memcpy", {{"copies", "4"}, {"bytes", "1024"}, {"host_copies", "0"}}, 7 * 4, 27},
       {"alloc", "alloc", {{"buffers", "3"}, {"bytes", "65536"}}, 4 * 3, 11},
       {"host", "host", {{"stages", "3"}, {"elements", "256"}}, 4 * 3, 11},
       {"update_setparams", "update", {{"kernels", "8"}, {"elements", "1000"}, {"strategy", "setparams"}}, 8, 7},
