@@ -349,7 +349,7 @@ void decide(MetricComparison& r, const Thresholds& t) {
     if (!est.ci_same.available) return false;
     return -T < est.ci_same.low && est.ci_same.high < T;
   };
-  const std::string same_text = "within +-" + pct(r.rule.threshold) + ": " + pct(t.same_level) + " CI " +
+  const std::string same_text = "within ±" + pct(r.rule.threshold) + ": " + pct(t.same_level) + " CI " +
                                 format_interval(r.ci_same);
 
   if (est.ci_gate.available) {
@@ -380,7 +380,7 @@ void decide(MetricComparison& r, const Thresholds& t) {
         r.reason = "likely improvement: " + change + " but the " + ci + " does not clear the " +
                    pct(r.rule.noise_floor) + " noise floor";
       } else {
-        r.reason = "too noisy: " + pct(t.same_level) + " CI " + format_interval(r.ci_same) + " is not within +-" +
+        r.reason = "too noisy: " + pct(t.same_level) + " CI " + format_interval(r.ci_same) + " is not within ±" +
                    pct(r.rule.threshold) + " (spread " + format_spread(b) + " / " + format_spread(c) + ")";
       }
     }
@@ -651,20 +651,32 @@ void summarize_suite(Comparison& c) {
     c.geomeans.push_back({name, acc.second, std::exp(acc.first / static_cast<double>(acc.second))});
   if (gate_n > 0) c.geomeans.push_back({"all gating metrics", gate_n, std::exp(gate_sum / static_cast<double>(gate_n))});
 
-  // Many metrics moving together is the signature of the machine, not of one code change.
-  if (gate_bad.size() >= 10) {
-    const double F = std::log1p(c.thresholds.noise_floor);
-    const double mid = median(gate_bad);
-    const auto same_sign = std::count_if(gate_bad.begin(), gate_bad.end(),
-                                         [&](double v) { return mid > 0 ? v > 0 : v < 0; });
-    if (std::fabs(mid) >= F && static_cast<double>(same_sign) >= 0.8 * static_cast<double>(gate_bad.size())) {
-      c.banners.push_back("suite-wide shift: " + std::to_string(same_sign) + " of " + std::to_string(gate_bad.size()) +
-                          " gating metrics moved the same way (median " + format_change(std::exp(mid)) +
-                          (mid > 0 ? " worse" : " better") +
-                          "); a change this uniform usually comes from the machine (clocks, load, a different "
-                          "runner), check the environment before blaming the code");
-    }
+  // Many benchmarks moving together is the signature of the machine (clocks, load, another
+  // runner), not of one code change; say so, per metric key and over all gating metrics.
+  const double F = std::log1p(c.thresholds.noise_floor);
+  auto shift_banner = [&](const std::string& what, const std::vector<double>& bad) {
+    if (bad.size() < 5) return;
+    const double mid = median(bad);
+    const auto moved = std::count_if(bad.begin(), bad.end(), [&](double v) { return mid > 0 ? v > F : v < -F; });
+    // Shifts of a percent or two are ordinary between-run noise that the threshold absorbs;
+    // the banner is for shifts that approach the threshold.
+    const double big = std::max(F, 0.5 * std::log1p(c.thresholds.threshold));
+    if (std::fabs(mid) < big || static_cast<double>(moved) < 0.8 * static_cast<double>(bad.size())) return;
+    c.banners.push_back("suite-wide shift: " + what + " is " + (mid > 0 ? "worse" : "better") + " on " +
+                        std::to_string(moved) + " of " + std::to_string(bad.size()) + " benchmarks (median " +
+                        format_change(std::exp(mid)) +
+                        "); a change this uniform often comes from the machine (clocks, load, another runner): "
+                        "check the environment before crediting or blaming the code");
+  };
+  for (const auto& [name, acc] : ordered) {
+    std::vector<double> bad;
+    for (const auto& r : c.rows)
+      if (r.metric == name && r.rule.gating && r.has_estimate && r.verdict != Verdict::kNotComparable &&
+          r.direction != Direction::kNone)
+        bad.push_back((r.direction == Direction::kHigherIsBetter ? -1.0 : 1.0) * std::log(r.ratio));
+    shift_banner(name, bad);
   }
+  if (c.banners.empty()) shift_banner("all gating metrics", gate_bad);
 }
 
 void decide_exit(Comparison& c) {
@@ -712,7 +724,7 @@ void decide_exit(Comparison& c) {
     std::string s;
     for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
     c.exit_code = ExitCode::kUntrusted;
-    c.exit_reason = "comparison not trustworthy: " + s;
+    c.exit_reason = s;
     return;
   }
   c.exit_code = ExitCode::kOk;
@@ -754,12 +766,12 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
   if (!out.environment.comparable) {
     std::string what;
     for (const auto& d : out.environment.differences)
-      if (d.hard) what += (what.empty() ? "" : ", ") + d.key + " " + d.baseline + " vs " + d.candidate;
+      if (d.hard) what += (what.empty() ? "" : ", ") + d.key;
     for (auto& r : out.rows) {
       if (r.has_estimate) {
-        r.notes.push_back(std::string("would be ") + to_string(r.verdict) + ": " + r.reason);
+        r.notes.push_back(std::string("on the same GPU this would read: ") + to_string(r.verdict) + ", " + r.reason);
         r.verdict = Verdict::kNotComparable;
-        r.reason = "environment differs: " + what;
+        r.reason = "environment differs: " + what + " (see the warnings)";
       }
     }
   }

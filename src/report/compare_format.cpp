@@ -66,14 +66,23 @@ std::string headline(const Comparison& c) {
                      : c.exit_code == ExitCode::kRegression ? "FAIL"
                                                             : "NOT TRUSTWORTHY";
   std::string s = std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
-  std::string counts;
-  for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
-    const std::size_t n = c.count(static_cast<Verdict>(v));
-    if (n == 0) continue;
-    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(static_cast<Verdict>(v), n);
-  }
-  if (counts.empty()) counts = "no rows";
-  return s + " [" + counts + "]";
+  // Counts of the rows that gate first; informational rows cannot change the result, so
+  // they are counted apart and never read as "3 regressions" next to a pass.
+  auto counts = [&](bool gating) {
+    std::string out;
+    for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
+      const auto verdict = static_cast<Verdict>(v);
+      const auto n = static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [&](const MetricComparison& r) {
+        return r.verdict == verdict && r.rule.gating == gating;
+      }));
+      if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(verdict, n);
+    }
+    return out;
+  };
+  const std::string gate = counts(true), info = counts(false);
+  s += " [" + (gate.empty() ? std::string("no gating rows") : gate);
+  if (!info.empty()) s += "; informational: " + info;
+  return s + "]";
 }
 
 std::vector<const MetricComparison*> rows_by_severity(const Comparison& c) {

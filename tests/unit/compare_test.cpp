@@ -1,0 +1,407 @@
+// Verdicts and exit codes of `graphprof compare` on the synthetic reports in
+// tests/data/reports (written by tests/data/reports/generate.py) and on small hand-made ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "graphprof/compare.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/report.hpp"
+
+namespace gp {
+namespace {
+
+std::string data(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/reports/" + name; }
+
+Comparison run(const std::string& base, const std::string& cand, const Thresholds& t = {}) {
+  return compare(read_report(data(base)), read_report(data(cand)), t, InputNames{base, cand});
+}
+
+const MetricComparison* find(const Comparison& c, const std::string& workload, const std::string& mode,
+                             const std::string& metric) {
+  for (const auto& r : c.rows)
+    if (r.workload == workload && r.mode == mode && r.metric == metric) return &r;
+  return nullptr;
+}
+
+std::size_t gating(const Comparison& c, Verdict v) {
+  return static_cast<std::size_t>(
+      std::count_if(c.rows.begin(), c.rows.end(), [v](const auto& r) { return r.verdict == v && r.rule.gating; }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture scenarios
+
+TEST(CompareFixtures, IdenticalFilesShowNoChange) {
+  const Comparison c = run("base.json", "base.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  ASSERT_FALSE(c.rows.empty());
+  for (const auto& r : c.rows) {
+    EXPECT_EQ(r.ratio, 1.0);
+    // Gating metrics are shown to be the same. A one-off cost with 5 samples per repetition
+    // may stay "too noisy": identical numbers do not make its noise smaller.
+    if (r.rule.gating) EXPECT_EQ(r.verdict, Verdict::kSame) << r.benchmark() << " " << r.metric << ": " << r.reason;
+    else EXPECT_TRUE(r.verdict == Verdict::kSame || r.verdict == Verdict::kInconclusive) << r.reason;
+  }
+  EXPECT_TRUE(c.environment.differences.empty());
+  EXPECT_TRUE(c.banners.empty());
+}
+
+TEST(CompareFixtures, RerunOfTheSameCodePasses) {
+  const Comparison c = run("base.json", "aa_noise.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
+  EXPECT_GE(gating(c, Verdict::kSame), 12u);  // most gating metrics are shown to be the same
+}
+
+TEST(CompareFixtures, SmallRealChangeIsMinorNotARegression) {
+  const Comparison c = run("base.json", "small_change.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->verdict, Verdict::kMinor) << r->reason;
+  EXPECT_NEAR(r->ratio, 1.03, 0.01);
+  EXPECT_GT(r->ci_gate.low, 1.01);  // real: the 99% CI clears the noise floor
+}
+
+TEST(CompareFixtures, RealRegressionsFailWithExitOne) {
+  const Comparison c = run("base.json", "regression.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  const auto* gpu = find(c, "chain", "graph", "gpu_time_per_iter");
+  const auto* cpu = find(c, "fork_join", "capture", "launch_cpu_per_call");
+  ASSERT_TRUE(gpu && cpu);
+  EXPECT_EQ(gpu->verdict, Verdict::kRegression) << gpu->reason;
+  EXPECT_EQ(gpu->effect, GateEffect::kFail);
+  EXPECT_NEAR(gpu->ratio, 1.10, 0.015);
+  EXPECT_LT(gpu->ci_gate.low, 1.10);
+  EXPECT_GT(gpu->ci_gate.high, 1.10);
+  EXPECT_EQ(gpu->method, "exact-rank");
+  EXPECT_EQ(cpu->verdict, Verdict::kRegression) << cpu->reason;
+  EXPECT_EQ(gating(c, Verdict::kRegression), 2u);
+  EXPECT_NE(c.exit_reason.find("2 regressions"), std::string::npos) << c.exit_reason;
+}
+
+TEST(CompareFixtures, ImprovementsNeverFail) {
+  const Comparison c = run("base.json", "improvements.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_GE(gating(c, Verdict::kImprovement), 10u);
+  EXPECT_EQ(c.count_effect(GateEffect::kFail), 0u);
+  const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->verdict, Verdict::kImprovement);
+  EXPECT_NEAR(r->ratio, 0.85, 0.015);
+}
+
+TEST(CompareFixtures, LargeNoiseIsInconclusiveNotARegression) {
+  const Comparison c = run("noisy_base.json", "noisy_cand.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
+  EXPECT_GE(gating(c, Verdict::kInconclusive), 10u);
+  bool said_noisy = false;
+  for (const auto& r : c.rows) said_noisy = said_noisy || r.reason.rfind("too noisy", 0) == 0;
+  EXPECT_TRUE(said_noisy);
+}
+
+TEST(CompareFixtures, OneOutlierRepetitionIsNotARegression) {
+  const Comparison c = run("base.json", "outlier_rep.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  const auto* r = find(c, "chain", "eager", "gpu_time_per_iter");
+  ASSERT_NE(r, nullptr);
+  EXPECT_NE(r->verdict, Verdict::kRegression) << r->reason;
+  EXPECT_LT(r->ratio, 1.02);  // the rank estimate ignores the 60% slower repetition
+  EXPECT_GT(r->cand->spread, r->base->spread);
+}
+
+TEST(CompareFixtures, MissingBenchmarksAreNotTrustedUnlessAllowed) {
+  const Comparison c = run("base.json", "missing_added.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  const auto* gone = find(c, "fork_join", "graph", "*");
+  const auto* metric = find(c, "chain", "graph", "wall_time_per_iter");
+  const auto* added = find(c, "memcpy", "eager", "*");
+  ASSERT_TRUE(gone && metric && added);
+  EXPECT_EQ(gone->verdict, Verdict::kMissing);
+  EXPECT_EQ(gone->effect, GateEffect::kUntrusted);
+  EXPECT_EQ(metric->verdict, Verdict::kMissing);
+  EXPECT_EQ(added->verdict, Verdict::kAdded);
+  EXPECT_EQ(added->effect, GateEffect::kPass);
+
+  Thresholds t;
+  t.allow_missing = true;
+  const Comparison allowed = run("base.json", "missing_added.json", t);
+  EXPECT_EQ(allowed.exit_code, ExitCode::kOk) << allowed.exit_reason;
+  EXPECT_EQ(allowed.count(Verdict::kMissing), 2u);  // still reported
+}
+
+TEST(CompareFixtures, DifferentGpuIsNotComparableUnlessAllowed) {
+  const Comparison c = run("base.json", "other_gpu.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+  EXPECT_FALSE(c.environment.comparable);
+  ASSERT_FALSE(c.environment.differences.empty());
+  EXPECT_EQ(c.environment.differences.front().key, "gpu.name");
+  EXPECT_TRUE(c.environment.differences.front().hard);
+  for (const auto& r : c.rows) EXPECT_EQ(r.verdict, Verdict::kNotComparable);
+  EXPECT_NE(c.exit_reason.find("gpu.compute_capability"), std::string::npos);
+
+  Thresholds t;
+  t.allow_env_mismatch = true;
+  const Comparison allowed = run("base.json", "other_gpu.json", t);
+  EXPECT_TRUE(allowed.environment.comparable);
+  EXPECT_FALSE(allowed.environment.warnings.empty());
+  EXPECT_EQ(allowed.exit_code, ExitCode::kOk) << allowed.exit_reason;
+}
+
+TEST(CompareFixtures, NanAndEmptySamplesAreInvalid) {
+  const Comparison c = run("base.json", "nan_samples.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+  const auto* nan = find(c, "chain", "eager", "gpu_time_per_iter");
+  const auto* empty = find(c, "chain", "capture", "wall_time_per_iter");
+  ASSERT_TRUE(nan && empty);
+  EXPECT_EQ(nan->verdict, Verdict::kInvalid);
+  EXPECT_NE(nan->reason.find("14 of 105 samples are not finite"), std::string::npos) << nan->reason;
+  EXPECT_EQ(empty->verdict, Verdict::kInvalid);
+  EXPECT_NE(empty->reason.find("no samples"), std::string::npos) << empty->reason;
+}
+
+TEST(CompareFixtures, NewlyFailingModeFails) {
+  const Comparison c = run("base.json", "failed_mode.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  const auto* r = find(c, "chain", "capture", "*");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->verdict, Verdict::kFailed);
+  EXPECT_NE(r->reason.find("cudaErrorStreamCaptureInvalidated"), std::string::npos);
+  EXPECT_NE(r->reason.find("remove the synchronize"), std::string::npos);  // the hint travels along
+  // The reverse direction (it works again) is not a failure.
+  EXPECT_EQ(run("failed_mode.json", "base.json").exit_code, ExitCode::kOk);
+}
+
+TEST(CompareFixtures, ClockChangeExplainsTheTimeChange) {
+  const Comparison c = run("base.json", "clock_change.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->verdict, Verdict::kNotComparable);
+  EXPECT_EQ(r->reason.rfind("clock change", 0), 0u) << r->reason;
+  ASSERT_TRUE(r->cycle_ratio.has_value());
+  EXPECT_NEAR(*r->cycle_ratio, 1.0, 0.02);
+  EXPECT_NEAR(r->ratio, 1980.0 / 1755.0, 0.02);
+  bool warned = false;
+  for (const auto& d : c.environment.differences) warned = warned || (d.key == "gpu.clock_mhz" && !d.hard);
+  EXPECT_TRUE(warned);
+  // Host-timed metrics do not scale with the SM clock and are judged as usual.
+  EXPECT_NE(find(c, "chain", "graph", "launch_cpu_per_call")->verdict, Verdict::kNotComparable);
+}
+
+TEST(CompareFixtures, StructureDriftWarnsAndCanFail) {
+  const Comparison c = run("base.json", "drift.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  ASSERT_EQ(c.drift.size(), 2u);
+  EXPECT_EQ(c.drift[0].what, "graph edges 99 -> 119");
+  EXPECT_EQ(c.drift[1].what, "graph nodes 100 -> 120");
+  Thresholds t;
+  t.fail_on_drift = true;
+  const Comparison strict = run("base.json", "drift.json", t);
+  EXPECT_EQ(strict.exit_code, ExitCode::kRegression);
+  EXPECT_NE(strict.exit_reason.find("structure"), std::string::npos);
+}
+
+TEST(CompareFixtures, SingleRepetitionUsesTheGrossRule) {
+  const Comparison same = run("r1_base.json", "r1_same.json");
+  EXPECT_EQ(same.exit_code, ExitCode::kOk) << same.exit_reason;
+  for (const auto& r : same.rows) {
+    if (!r.has_estimate) continue;
+    EXPECT_EQ(r.method, "gross-rule");
+    EXPECT_EQ(r.verdict, Verdict::kInconclusive) << r.benchmark() << " " << r.metric;  // 1 vs 1 proves nothing small
+    EXPECT_NE(r.reason.find("too few repetitions (1 vs 1"), std::string::npos) << r.reason;
+  }
+  const Comparison slow = run("r1_base.json", "r1_slow.json");
+  EXPECT_EQ(slow.exit_code, ExitCode::kRegression);
+  const auto* r = find(slow, "chain", "graph", "gpu_time_per_iter");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->verdict, Verdict::kRegression);
+  EXPECT_EQ(r->reason.rfind("gross rule (1 vs 1 repetitions)", 0), 0u) << r->reason;
+}
+
+TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
+  const Comparison c = run("many_base.json", "many_cand.json");
+  EXPECT_EQ(c.count(Verdict::kRegression), 300u);
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(static_cast<int>(c.exit_code), 1);
+  EXPECT_NE(c.exit_reason.find("300 regressions"), std::string::npos);
+}
+
+TEST(CompareFixtures, UnreadableReportsSayFileLineColumn) {
+  auto message = [](const std::string& name) {
+    try {
+      read_report(data(name));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput) << name;
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("malformed.json").find("malformed.json:4:29: invalid JSON"), std::string::npos)
+      << message("malformed.json");
+  const std::string truncated = message("truncated.json");
+  EXPECT_NE(truncated.find("truncated.json:"), std::string::npos);
+  EXPECT_NE(truncated.find("invalid JSON"), std::string::npos) << truncated;
+  EXPECT_NE(message("empty.json").find("empty.json:1:1: file is empty"), std::string::npos);
+  EXPECT_NE(message("not_a_report.json").find("expected a JSON object"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made reports for single rules
+
+Metric metric_of(const std::vector<double>& rep_centres, double spread = 0.001, Direction d = Direction::kLowerIsBetter,
+                 const std::string& unit = "ns") {
+  Metric m;
+  m.unit = unit;
+  m.direction = d;
+  for (double c : rep_centres) m.repetitions.push_back({c * (1 - spread), c, c * (1 + spread)});
+  m.resummarize();
+  return m;
+}
+
+Report report_of(const std::string& metric, const Metric& m, std::map<std::string, std::string> params = {{"n", "1"}}) {
+  Report r;
+  ModeResult res;
+  res.workload = "w";
+  res.mode = "graph";
+  res.params = std::move(params);
+  res.metrics[metric] = m;
+  r.results.push_back(res);
+  return r;
+}
+
+const std::vector<double> kSeven{100, 101, 99, 100.5, 99.5, 100.2, 99.8};
+
+std::vector<double> scaled(const std::vector<double>& v, double f) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x * f);
+  return out;
+}
+
+TEST(CompareRules, AbsoluteFloorTurnsATinyRegressionIntoMinor) {
+  // +10% of ~100 ns is 10 ns, below the 20 ns default floor of host-timed metrics.
+  const Comparison c = compare(report_of("launch_cpu_per_call", metric_of(kSeven)),
+                               report_of("launch_cpu_per_call", metric_of(scaled(kSeven, 1.10))), {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kMinor);
+  EXPECT_NE(c.rows[0].reason.find("below the absolute floor of 20 ns"), std::string::npos) << c.rows[0].reason;
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  Thresholds t;
+  t.abs_floors.push_back({"launch_*", 5});
+  const Comparison lower = compare(report_of("launch_cpu_per_call", metric_of(kSeven)),
+                                   report_of("launch_cpu_per_call", metric_of(scaled(kSeven, 1.10))), t);
+  EXPECT_EQ(lower.rows[0].verdict, Verdict::kRegression);
+}
+
+TEST(CompareRules, HigherIsBetterFlipsTheSign) {
+  const auto big = scaled(kSeven, 1000);
+  const Comparison c = compare(report_of("bandwidth", metric_of(big, 0.001, Direction::kHigherIsBetter, "GB/s")),
+                               report_of("bandwidth", metric_of(scaled(big, 0.8), 0.001, Direction::kHigherIsBetter, "GB/s")),
+                               Thresholds{});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kRegression);  // 20% less bandwidth is worse
+  EXPECT_FALSE(c.rows[0].rule.gating);                 // not a default gating metric
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  Thresholds t;
+  t.gate_patterns = {"bandwidth"};
+  EXPECT_EQ(compare(report_of("bandwidth", metric_of(big, 0.001, Direction::kHigherIsBetter, "GB/s")),
+                    report_of("bandwidth", metric_of(scaled(big, 0.8), 0.001, Direction::kHigherIsBetter, "GB/s")), t)
+                .exit_code,
+            ExitCode::kRegression);
+}
+
+TEST(CompareRules, MetricThresholdOverridesByPattern) {
+  const auto base = scaled(kSeven, 1000);
+  Thresholds t;
+  t.metric_thresholds.push_back({"gpu_*", 10});  // 1000% - absurd, then overridden below
+  t.metric_thresholds.push_back({"w/graph/gpu_time_per_iter", 0.15});  // the last match wins
+  const Comparison c = compare(report_of("gpu_time_per_iter", metric_of(base)),
+                               report_of("gpu_time_per_iter", metric_of(scaled(base, 1.10))), t);
+  EXPECT_EQ(c.rows[0].rule.threshold, 0.15);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kMinor);  // 10% is real but below 15%
+}
+
+TEST(CompareRules, StrictFailsOnALikelyRegression) {
+  // Very noisy repetitions around a +12% shift: the point estimate is beyond the threshold,
+  // the 99% interval is not beyond the floor.
+  const std::vector<double> noisy_b{1000, 1300, 800, 1100, 900, 1200, 950};
+  const std::vector<double> noisy_c = scaled(std::vector<double>{1000, 1290, 820, 1150, 880, 1210, 960}, 1.12);
+  const Comparison c = compare(report_of("gpu_time_per_iter", metric_of(noisy_b)),
+                               report_of("gpu_time_per_iter", metric_of(noisy_c)), {});
+  ASSERT_EQ(c.rows[0].verdict, Verdict::kInconclusive) << c.rows[0].reason;
+  EXPECT_TRUE(c.rows[0].likely_regression);
+  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  Thresholds t;
+  t.strict = true;
+  EXPECT_EQ(compare(report_of("gpu_time_per_iter", metric_of(noisy_b)), report_of("gpu_time_per_iter", metric_of(noisy_c)), t)
+                .exit_code,
+            ExitCode::kRegression);
+}
+
+TEST(CompareRules, UnitChangeIsNotComparable) {
+  const Comparison c = compare(report_of("gpu_time_per_iter", metric_of(kSeven, 0.001, Direction::kLowerIsBetter, "ns")),
+                               report_of("gpu_time_per_iter", metric_of(kSeven, 0.001, Direction::kLowerIsBetter, "us")), {});
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kNotComparable);
+  EXPECT_EQ(c.rows[0].reason, "unit changed: ns -> us");
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+}
+
+TEST(CompareRules, IgnoredParameterLetsDifferentRunsMatch) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = report_of("gpu_time_per_iter", metric_of(base), {{"n", "1"}, {"elements", "4096"}});
+  const Report c = report_of("gpu_time_per_iter", metric_of(scaled(base, 1.3)), {{"n", "1"}, {"elements", "8192"}});
+  const Comparison unmatched = compare(b, c, {});
+  EXPECT_EQ(unmatched.exit_code, ExitCode::kUntrusted);  // one missing, one added
+  Thresholds t;
+  t.ignore_params = {"elements"};
+  const Comparison matched = compare(b, c, t);
+  ASSERT_EQ(matched.rows.size(), 1u);
+  EXPECT_EQ(matched.rows[0].verdict, Verdict::kRegression);
+  EXPECT_EQ(matched.exit_code, ExitCode::kRegression);
+}
+
+TEST(CompareRules, DuplicateResultsAreBadInput) {
+  Report b = report_of("gpu_time_per_iter", metric_of(kSeven));
+  b.results.push_back(b.results[0]);
+  try {
+    compare(b, b, {}, InputNames{"old.json", "new.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_EQ(std::string(e.what()).rfind("old.json: results[0] and results[1] are both w[n=1]/graph", 0), 0u) << e.what();
+  }
+}
+
+TEST(CompareRules, EmptyReportsCompareNothing) {
+  const Comparison c = compare(Report{}, Report{}, {});
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+  EXPECT_NE(c.exit_reason.find("nothing was compared"), std::string::npos);
+}
+
+TEST(CompareRules, GlobAndRuleSelection) {
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("gpu_*", "gpu_time_per_iter"));
+  EXPECT_TRUE(glob_match("*_per_*", "launch_cpu_per_call"));
+  EXPECT_TRUE(glob_match("a?c", "abc"));
+  EXPECT_FALSE(glob_match("a?c", "ac"));
+  EXPECT_FALSE(glob_match("gpu_*", "wall_time_per_iter"));
+  EXPECT_TRUE(glob_match("chain/*/gpu*", "chain/graph/gpu_time_per_iter"));
+
+  const Thresholds t;
+  const AppliedRule gpu = rule_for(t, "chain", "graph", "gpu_time_per_iter", "ns");
+  EXPECT_TRUE(gpu.gating);
+  EXPECT_TRUE(gpu.clock_sensitive);
+  EXPECT_EQ(gpu.abs_floor, 100.0);
+  EXPECT_DOUBLE_EQ(gpu.gross, 0.10);
+  const AppliedRule oneoff = rule_for(t, "chain", "graph", "instantiate_time", "ns");
+  EXPECT_FALSE(oneoff.gating);
+  EXPECT_EQ(oneoff.abs_floor, 20.0);
+  EXPECT_EQ(rule_for(t, "chain", "graph", "ratio", "x").abs_floor, 0.0);  // floors are for ns only
+}
+
+}  // namespace
+}  // namespace gp
