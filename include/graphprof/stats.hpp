@@ -33,13 +33,15 @@ RankInterval median_ci_ranks(std::size_t n, double level);
 // Summarise; an empty input gives a Summary with n == 0.
 Summary summarize(const std::vector<double>& samples, double ci_level = 0.95);
 
-// Decides when a measurement has enough samples: at least min_samples, then stop when the
-// median's relative CI half-width is below the target, or when the time budget or the sample
-// cap runs out. `converged` tells the two apart so reports can flag noisy figures.
+// Decides when a measurement has enough samples: at least min_samples and min_seconds, then
+// stop when the median's relative CI half-width is below the target, or when the time budget or
+// the sample cap runs out. `converged` tells the two apart so reports can flag noisy figures.
 struct StoppingRule {
   std::size_t min_samples = 20;
-  std::size_t max_samples = 200000;
+  std::size_t max_samples = 10000;  // raw samples are kept in the report; cap their number
   double target_rel_ci = 0.01;
+  double min_seconds = 0.1;         // sample at least this long: a pass of a few milliseconds sees one
+                                    // CPU/GPU state and its median moves between runs
   double budget_seconds = 1.0;
 };
 

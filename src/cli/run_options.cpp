@@ -1,6 +1,7 @@
 // Shared option handling of `run` and `sweep`.
 #include "run_options.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -41,6 +42,9 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--budget", o.budget, "seconds per timing pass before sampling stops anyway")
       ->check(CLI::Range(0.01, 600.0))
       ->capture_default_str();
+  sub->add_option("--min-time", o.min_time, "seconds each timing pass samples at least (capped by --budget)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
   sub->add_option("--min-samples", o.min_samples, "minimum samples per timing pass")
       ->check(CLI::Range(3, 1000000))
       ->capture_default_str();
@@ -59,6 +63,7 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   req.measure.repetitions = o.repetitions;
   req.measure.rule.target_rel_ci = o.target_ci;
   req.measure.rule.budget_seconds = o.budget;
+  req.measure.rule.min_seconds = std::min(o.min_time, o.budget);
   req.measure.rule.min_samples = static_cast<std::size_t>(o.min_samples);
   req.device = o.device;
   json_path = o.json_path;

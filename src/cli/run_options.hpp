@@ -19,6 +19,7 @@ struct RunOptions {
   int repetitions = 1;
   double target_ci = 0.01;
   double budget = 0.5;
+  double min_time = 0.1;
   int min_samples = 20;
   int device = 0;
   bool quiet = false;

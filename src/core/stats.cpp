@@ -118,7 +118,7 @@ StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& sa
   StopDecision d;
   if (samples.size() >= rule.max_samples) {
     d.stop = true;
-  } else if (samples.size() >= rule.min_samples) {
+  } else if (samples.size() >= rule.min_samples && elapsed_seconds >= rule.min_seconds) {
     const Summary s = summarize(samples);
     if (s.rel_ci_half_width() <= rule.target_rel_ci) {
       d.stop = true;

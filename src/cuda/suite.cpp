@@ -54,6 +54,7 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
   const auto& m = req.measure;
   report.settings = {{"target_rel_ci", m.rule.target_rel_ci},   {"min_samples", m.rule.min_samples},
                      {"max_samples", m.rule.max_samples},       {"budget_seconds_per_pass", m.rule.budget_seconds},
+                     {"min_seconds_per_pass", m.rule.min_seconds},
                      {"warmup_iterations", m.warmup_iterations}, {"warmup_seconds", m.warmup_seconds},
                      {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
                      {"repetitions", m.repetitions}};

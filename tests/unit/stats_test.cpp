@@ -71,7 +71,8 @@ TEST(Stats, StoppingRuleConvergesOnQuietData) {
   rule.target_rel_ci = 0.01;
   std::vector<double> quiet(30, 100.0);
   quiet[3] = 100.5;
-  const StopDecision d = should_stop(rule, quiet, 0.001);
+  EXPECT_FALSE(should_stop(rule, quiet, 0.001).stop);  // before min_seconds
+  const StopDecision d = should_stop(rule, quiet, rule.min_seconds);
   EXPECT_TRUE(d.stop);
   EXPECT_TRUE(d.converged);
 }
