@@ -104,10 +104,10 @@ GraphModel load_dot(const std::string& path);
 GraphModel load_dot_text(const std::string& text, const std::string& source);
 
 // Kernel names. demangle_kernel_name returns the input unchanged when it is not a mangled C++
-// name (extern "C" kernels, cuBLAS's sm90_xmma_...). short_kernel_name drops the return type,
+// name (extern "C" kernels, cuBLAS's sm90_xmma_...). kernel_base_name drops the return type,
 // namespaces, template arguments and the parameter list: "void ns::k<4>(float*)" -> "k".
 std::string demangle_kernel_name(const std::string& mangled);
-std::string short_kernel_name(const std::string& demangled);
+std::string kernel_base_name(const std::string& demangled);
 
 // Parses "4,256,0" or "(4,2,1),(256,1,1),0"; nullopt when the text has another shape.
 std::optional<LaunchConfig> parse_launch_config(const std::string& text);

@@ -56,7 +56,10 @@ enum class CollapseMode { kAuto, kOn, kOff };
 
 struct ViewOptions {
   CollapseMode collapse = CollapseMode::kAuto;
-  std::size_t auto_collapse_nodes = 200;  // kAuto folds graphs with more nodes than this
+  // kAuto folds graphs with more nodes, more levels or a wider level than these.
+  std::size_t auto_collapse_nodes = 200;
+  std::size_t auto_collapse_depth = 48;
+  std::size_t auto_collapse_width = 24;
   std::size_t max_boxes = 400;            // above this after folding similar runs, fold any long run
   std::size_t min_run = 3;                // shortest run of similar nodes worth folding
 };

@@ -24,6 +24,7 @@ using detail::strf;
 constexpr std::size_t kChainMin = 8;              // kernels in a row before a chain is worth a finding
 constexpr std::uint64_t kTinyThreads = 32768;     // grid x block threads: under a quarter of one H200 wave
 constexpr double kTinyKernelNs = 10'000;          // measured median below which a kernel is tiny
+constexpr double kTinyShare = 0.75;               // share of tiny kernels that makes a chain tiny
 constexpr std::uint64_t kSmallCopyBytes = 64 * 1024;
 constexpr std::size_t kManySmallCopies = 8;
 constexpr std::size_t kLargeGraphInfo = 1000;     // nodes: instantiation becomes noticeable
@@ -33,6 +34,7 @@ constexpr std::size_t kWideFanout = 16;
 constexpr std::size_t kHopperConcurrentKernels = 128;  // resident grids per device, cc 7.0-9.0
 constexpr std::size_t kManyEmpty = 8;
 constexpr double kDominantShare = 0.5;
+constexpr std::size_t kStraightLineMin = 4;
 
 bool is_gpu_work(NodeKind k) {
   return k == NodeKind::kKernel || k == NodeKind::kMemcpy || k == NodeKind::kMemset;
@@ -305,7 +307,7 @@ struct Analyzer {
   void chains() {
     struct Run {
       std::vector<std::size_t> nodes;
-      bool tiny_known = true, tiny = true;
+      std::size_t tiny = 0, unknown = 0;  // kernels known to be tiny; kernels of unknown size
       double time_ns = 0;
       bool timed = true;
     };
@@ -329,22 +331,25 @@ struct Analyzer {
         const NodeTime* nt = time_of(k);
         if (nt != nullptr) {
           r.time_ns += nt->median_ns;
-          if (nt->median_ns > kTinyKernelNs) r.tiny = false;
+          if (nt->median_ns <= kTinyKernelNs) ++r.tiny;
         } else {
           r.timed = false;
           const GraphNode& n = m.nodes[k];
-          if (!n.launch) r.tiny_known = false;
-          else if (n.launch->grid.volume() * n.launch->block.volume() > kTinyThreads) r.tiny = false;
+          if (!n.launch) ++r.unknown;
+          else if (n.launch->grid.volume() * n.launch->block.volume() <= kTinyThreads) ++r.tiny;
         }
       }
       runs.push_back(std::move(r));
     }
     std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.nodes.size() > b.nodes.size(); });
 
+    // A chain counts as tiny when most of its kernels are: one big kernel in a decode step does
+    // not hide the gaps of the hundred small ones around it.
     std::vector<const Run*> tiny, unknown;
     for (const Run& r : runs) {
-      if (r.tiny && r.tiny_known) tiny.push_back(&r);
-      else if (r.tiny && !r.tiny_known) unknown.push_back(&r);
+      const double n = static_cast<double>(r.nodes.size());
+      if (r.tiny >= kChainMin && static_cast<double>(r.tiny) >= kTinyShare * n) tiny.push_back(&r);
+      else if (static_cast<double>(r.unknown) >= kTinyShare * n) unknown.push_back(&r);
     }
     auto describe = [&](const Run& r) {
       const GraphNode& a = m.nodes[r.nodes.front()];
@@ -354,6 +359,7 @@ struct Analyzer {
       for (std::size_t k : r.nodes) names.insert(m.nodes[k].short_name);
       if (names.size() == 1) s += " (all " + *names.begin() + ")";
       else s += strf(" (%zu different kernels)", names.size());
+      if (r.tiny < r.nodes.size() && r.unknown == 0) s += strf(", %zu of them small", r.tiny);
       if (r.timed && times != nullptr)
         s += ", " + format_ns(r.time_ns) + " of measured kernel time, " + format_ns(r.time_ns / static_cast<double>(r.nodes.size())) + " each";
       else if (a.launch)
@@ -578,7 +584,7 @@ struct Analyzer {
   }
 
   void straight_line() {
-    if (out.max_parallelism != 1 || out.depth < 2) return;
+    if (out.max_parallelism != 1 || out.depth < kStraightLineMin) return;
     Finding f;
     f.id = "straight_line";
     f.severity = "info";

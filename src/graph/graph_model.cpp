@@ -69,7 +69,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-std::string short_kernel_name(const std::string& demangled) {
+std::string kernel_base_name(const std::string& demangled) {
   std::string s = demangled;
   if (ends_with(s, " const")) s.resize(s.size() - 6);
   if (!s.empty() && s.back() == ')') {

@@ -206,26 +206,31 @@ class Builder {
         set(ed, e_pen_, "2.5");
       }
     }
-    // The title and legend go in the graph label, so they sit above the drawing.
-    std::string html = "<TABLE BORDER=\"0\" CELLSPACING=\"4\" CELLPADDING=\"2\">";
+    // The title goes in the graph label, above the drawing; the legend is a borderless node on
+    // the first rank (a table inside the label would be stretched to the title's width).
+    std::string html;
     std::size_t start = 0;
     while (start <= v.title.size()) {
       const auto nl = v.title.find('\n', start);
       const std::string line = v.title.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      html += "<TR><TD ALIGN=\"LEFT\" COLSPAN=\"" + std::to_string(std::max<std::size_t>(1, v.legend.size())) + "\">" +
-              (start == 0 ? "<B>" + html_escape(line) + "</B>" : html_escape(line)) + "</TD></TR>";
+      html += (start == 0 ? "<B>" + html_escape(line) + "</B>" : html_escape(line)) + "<BR ALIGN=\"LEFT\"/>";
       if (nl == std::string::npos) break;
       start = nl + 1;
     }
-    if (!v.legend.empty()) {
-      html += "<TR>";
-      for (const auto& l : v.legend)
-        html += "<TD BGCOLOR=\"" + l.fill + "\" BORDER=\"1\" COLOR=\"#606060\"><FONT POINT-SIZE=\"10\"" +
-                (is_dark(l.fill) ? " COLOR=\"white\"" : "") + ">" + html_escape(l.label) + "</FONT></TD>";
-      html += "</TR>";
-    }
-    html += "</TABLE>";
     html_label(g_, g_, html);
+    if (!v.legend.empty()) {
+      Agraph_t* top = agsubg(g_, const_cast<char*>("legend_rank"), 1);
+      agsafeset(top, const_cast<char*>("rank"), const_cast<char*>("min"), const_cast<char*>(""));
+      Agnode_t* legend = agnode(top, const_cast<char*>("legend"), 1);
+      set(legend, n_shape_, "plaintext");
+      set(legend, n_style_, "solid");
+      std::string table = "<TABLE BORDER=\"0\" CELLSPACING=\"3\" CELLPADDING=\"3\"><TR>";
+      for (const auto& l : v.legend)
+        table += "<TD BGCOLOR=\"" + l.fill + "\" BORDER=\"1\" COLOR=\"#606060\"><FONT POINT-SIZE=\"10\"" +
+                 (is_dark(l.fill) ? " COLOR=\"white\"" : "") + ">" + html_escape(l.label) + "</FONT></TD>";
+      table += "</TR></TABLE>";
+      html_label(legend, g_, table);
+    }
   }
 
  private:

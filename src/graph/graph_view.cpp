@@ -1,9 +1,10 @@
 // Deciding what a rendered graph shows. Large dumps are unreadable node by node, so runs are
-// folded into boxes, in rounds that stop as soon as the picture is small enough:
+// folded into boxes, in rounds, until nothing more folds:
 //  1. runs of similar nodes one after another    -> "tiny_k  x100 in a row"
-//  2. identical branches between the same nodes  -> "tiny_k  x8 side by side"
-//  3. only when still too many boxes: any branches between the same nodes, repeating patterns
-//     in a chain ("x12: gemm -> add -> norm"), and finally any linear run of mixed nodes.
+//  2. identical branches between the same nodes  -> "tiny_k  8 branches x 8 in a row"
+//  3. a pattern repeating along a chain          -> "x16 repeats of rmsnorm > matvec > add"
+// and only while more than max_boxes remain: any branches between the same nodes, then any
+// linear run of mixed nodes.
 // Every box keeps its member nodes, so times and the critical path carry over.
 #include "graphprof/graph_view.hpp"
 
@@ -254,39 +255,54 @@ struct Folder {
     return changed;
   }
 
-  // In a linear run of any boxes, fold the shortest repeating pattern (>= 2 repeats), or the
-  // whole run when `whole` and no pattern repeats.
+  // In a linear run of any boxes, fold the repeating pattern that covers the most boxes (at
+  // least two repeats; ties go to the shorter pattern), or the whole run when `whole` and
+  // nothing repeats.
   bool fold_runs(std::size_t min_run, bool whole) {
     auto any = [](std::size_t, std::size_t) { return true; };
     bool changed = false;
     for (const auto& run : linear_runs(any)) {
       std::vector<std::string> sig;
       for (std::size_t b : run) sig.push_back(signature(w[b]));
-      bool folded = false;
-      for (std::size_t p = 1; p <= kMaxPeriod && 2 * p <= run.size() && !folded; ++p) {
-        // Longest stretch that repeats with period p, anywhere in the run.
-        for (std::size_t start = 0; start + 2 * p <= run.size() && !folded; ++start) {
-          std::size_t end = start + p;
-          while (end < run.size() && sig[end] == sig[end - p]) ++end;
-          const std::size_t reps = (end - start) / p;
-          if (reps < 2 || (p == 1 && reps < min_run)) continue;
-          std::string pattern, key = "(";
-          for (std::size_t k = 0; k < p; ++k) {
-            const Work& x = w[run[start + k]];
-            pattern += (k ? " > " : "") + x.pattern + (x.in_a_row > 1 ? strf(" x%zu", x.in_a_row) : "");
-            key += sig[start + k] + ">";
+      std::size_t best_p = 0, best_start = 0, best_reps = 0;
+      for (std::size_t p = 1; p <= kMaxPeriod && 2 * p <= run.size(); ++p) {
+        // Boxes i >= p with sig[i] == sig[i - p]; a stretch of L of them starting at s means
+        // the boxes s - p .. s + L - 1 repeat with period p.
+        for (std::size_t i = p; i < run.size();) {
+          if (sig[i] != sig[i - p]) {
+            ++i;
+            continue;
           }
-          const std::size_t head = run[start];
-          for (std::size_t k = start + 1; k < start + reps * p; ++k) absorb_next(head, run[k]);
-          Work& x = w[head];
-          x.mixed = true;
-          x.periodic = true;
-          x.key = compact(key + ")");
-          x.pattern = pattern;
-          x.in_a_row = reps;
-          x.side_by_side = 1;
-          folded = true;
+          std::size_t j = i;
+          while (j < run.size() && sig[j] == sig[j - p]) ++j;
+          const std::size_t reps = (j - i + p) / p;
+          const bool enough = p == 1 ? reps >= min_run : reps >= 2;
+          if (enough && reps * p > best_reps * best_p) {
+            best_p = p;
+            best_start = i - p;
+            best_reps = reps;
+          }
+          i = j;
         }
+      }
+      bool folded = false;
+      if (best_p > 0) {
+        std::string pattern, key = "(";
+        for (std::size_t k = 0; k < best_p; ++k) {
+          const Work& x = w[run[best_start + k]];
+          pattern += (k ? " > " : "") + x.pattern + (x.in_a_row > 1 ? strf(" x%zu", x.in_a_row) : "");
+          key += sig[best_start + k] + ">";
+        }
+        const std::size_t head = run[best_start];
+        for (std::size_t k = best_start + 1; k < best_start + best_reps * best_p; ++k) absorb_next(head, run[k]);
+        Work& x = w[head];
+        x.mixed = true;
+        x.periodic = true;
+        x.key = compact(key + ")");
+        x.pattern = pattern;
+        x.in_a_row = best_reps;
+        x.side_by_side = 1;
+        folded = true;
       }
       if (!folded && whole && run.size() >= min_run) {
         for (std::size_t k = 1; k < run.size(); ++k) absorb_next(run[0], run[k]);
@@ -317,6 +333,7 @@ struct Folder {
     for (int round = 0; round < kMaxRounds; ++round) {
       bool changed = fold_similar_runs(o.min_run);
       changed = fold_siblings(false) || changed;
+      if (!changed) changed = fold_runs(o.min_run, false);
       if (!changed) break;
     }
     for (int round = 0; round < kMaxRounds && alive_count() > o.max_boxes; ++round) {
@@ -327,6 +344,26 @@ struct Folder {
     }
   }
 };
+
+// A folded pattern over a few lines, broken between its steps (" > ") or parts (" | ").
+std::string pattern_lines(const std::string& pattern) {
+  constexpr std::size_t kLine = 56, kLines = 4;
+  std::string out, line;
+  std::size_t lines = 0, i = 0;
+  while (i < pattern.size()) {
+    std::size_t next = std::min(pattern.find(" > ", i), pattern.find(" | ", i));
+    const std::size_t end = next == std::string::npos ? pattern.size() : next + 3;
+    const std::string piece = pattern.substr(i, end - i);
+    if (!line.empty() && line.size() + piece.size() > kLine) {
+      if (++lines == kLines) return out + line + "...";
+      out += line + "\n";
+      line.clear();
+    }
+    line += piece;
+    i = end;
+  }
+  return out + clip(line, kLine + 8);
+}
 
 std::string node_label(const GraphNode& n, const NodeTimes* times, double time_ns) {
   std::string s = "#" + std::to_string(n.index) + " " + display_name(n);
@@ -370,9 +407,9 @@ std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times
     if (first.kind == NodeKind::kKernel && same_cfg) s += "\n<<<" + first.launch->text + ">>>";
     if (first.kind != NodeKind::kKernel && same_bytes) s += "\n" + format_bytes(*first.bytes) + " each";
   } else if (b.periodic) {
-    s = strf("%s nodes: x%zu repeats of\n", group_digits(count).c_str(), b.in_a_row) + clip(b.pattern, 90);
+    s = strf("%s nodes: x%zu repeats of\n", group_digits(count).c_str(), b.in_a_row) + pattern_lines(b.pattern);
   } else {
-    s = group_digits(count) + " nodes\n" + clip(b.pattern, 90);
+    s = group_digits(count) + " nodes\n" + pattern_lines(b.pattern);
   }
   s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
   if (times != nullptr && time_ns >= 0)
@@ -397,8 +434,11 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   GraphView v;
   Folder f{model, {}};
   f.init();
-  const bool fold = options.collapse == CollapseMode::kOn ||
-                    (options.collapse == CollapseMode::kAuto && model.nodes.size() > options.auto_collapse_nodes);
+  // Automatic folding for pictures that would be too big to read: many nodes, a tall chain or
+  // a wide fan-out.
+  const bool big = model.nodes.size() > options.auto_collapse_nodes || metrics.depth > options.auto_collapse_depth ||
+                   metrics.max_parallelism > options.auto_collapse_width;
+  const bool fold = options.collapse == CollapseMode::kOn || (options.collapse == CollapseMode::kAuto && big);
   if (fold) f.fold(options);
   v.collapsed = fold && f.alive_count() < model.nodes.size();
   v.heat_map = times != nullptr;

@@ -91,7 +91,7 @@ void read_kernel_text(const std::string& text, GraphNode& node) {
   if (!name.empty()) {
     node.mangled = name;
     node.demangled = demangle_kernel_name(name);
-    node.short_name = short_kernel_name(node.demangled);
+    node.short_name = kernel_base_name(node.demangled);
   }
 }
 
