@@ -101,6 +101,8 @@ struct GraphMetrics {
   std::vector<CopyGroup> memcpy;     // by direction
   std::size_t memset_count = 0;
   std::uint64_t memset_bytes = 0;
+  std::size_t alloc_count = 0;     // mem_alloc nodes
+  std::uint64_t alloc_bytes = 0;   // their sizes (verbose dumps only)
 
   std::string times_origin;  // NodeTimes::origin when times were joined
   std::size_t timed_nodes = 0, untimed_gpu_nodes = 0;

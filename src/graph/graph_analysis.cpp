@@ -285,6 +285,9 @@ struct Analyzer {
       } else if (n.kind == NodeKind::kMemset) {
         ++out.memset_count;
         out.memset_bytes += n.bytes.value_or(0);
+      } else if (n.kind == NodeKind::kMemAlloc) {
+        ++out.alloc_count;
+        out.alloc_bytes += n.bytes.value_or(0);
       }
     }
     std::stable_sort(out.kernels.begin(), out.kernels.end(), [](const KernelGroup& a, const KernelGroup& b) {

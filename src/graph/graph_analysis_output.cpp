@@ -104,6 +104,7 @@ json to_json(const GraphMetrics& m) {
   for (const auto& c : m.memcpy) copies.push_back({{"direction", c.direction}, {"count", c.count}, {"bytes", c.bytes}});
   j["memcpy"] = copies;
   j["memset"] = {{"count", m.memset_count}, {"bytes", m.memset_bytes}};
+  j["mem_alloc"] = {{"count", m.alloc_count}, {"bytes", m.alloc_bytes}};
   j["times"] = m.timed_critical_path ? json{{"origin", m.times_origin}, {"timed_nodes", m.timed_nodes},
                                             {"untimed_gpu_nodes", m.untimed_gpu_nodes}}
                                      : json(nullptr);
@@ -176,14 +177,17 @@ std::string analysis_text(const GraphMetrics& m) {
       o << cfgs << "\n";
     }
   }
-  if (!m.memcpy.empty() || m.memset_count > 0) {
-    o << "\ncopies and memsets\n";
+  if (!m.memcpy.empty() || m.memset_count > 0 || m.alloc_count > 0) {
+    o << "\ncopies, memsets, allocations\n";
     for (const auto& c : m.memcpy)
       o << strf("  memcpy %-8s %s, %s\n", c.direction.c_str(), plural(c.count, "copy", "copies").c_str(),
                 format_bytes(c.bytes).c_str());
     if (m.memset_count > 0)
       o << strf("  memset          %s, %s\n", plural(m.memset_count, "memset", "memsets").c_str(),
                 format_bytes(m.memset_bytes).c_str());
+    if (m.alloc_count > 0)
+      o << strf("  mem alloc       %s%s\n", plural(m.alloc_count, "allocation", "allocations").c_str(),
+                m.alloc_bytes > 0 ? (", " + format_bytes(m.alloc_bytes)).c_str() : " (sizes in verbose dumps only)");
   }
   o << "\nfindings\n";
   if (m.findings.empty()) o << "  none: nothing in this graph's shape stands out\n";
