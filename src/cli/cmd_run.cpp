@@ -1,22 +1,108 @@
 // graphprof run: measure workloads in eager, capture and graph modes; print tables, write JSON.
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/trace_chrome.hpp"
+#include "graphprof/trace_report.hpp"
+#include "graphprof/trace_session.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
+
+namespace {
+
+// The trace pass options (docs/tracing.md); `run` only, so sweeps stay quick.
+struct TraceCliOptions {
+  std::string level = "node";
+  std::string out;          // Chrome trace-event file
+  std::string records_dir;  // raw plain records per mode (fixtures, offline analysis)
+  int iterations = 200;
+};
+
+void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
+  sub->add_option("--trace", t.level, "CUPTI trace pass after the timing passes: none, graph (one span per graph "
+                                      "launch) or node (every kernel/copy/memset, joined to its graph node)")
+      ->check(CLI::IsMember({"none", "graph", "node"}))
+      ->capture_default_str();
+  sub->add_option("--trace-out", t.out, "write a Chrome trace-event file (open it in ui.perfetto.dev) of the trace passes");
+  sub->add_option("--trace-records", t.records_dir, "write each trace pass's raw records (JSON) into this folder");
+  sub->add_option("--trace-iterations", t.iterations, "replays recorded by each trace pass")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+}
+
+// Wires the trace options into the request. The Chrome trace collects every pass's events.
+void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuilder& chrome) {
+  TraceLevel level = TraceLevel::kNone;
+  if (!trace_level_from_string(t.level, level)) throw usage_error("--trace " + t.level + ": expected none, graph or node");
+  if (level == TraceLevel::kNone && (!t.out.empty() || !t.records_dir.empty()))
+    throw usage_error(std::string(t.out.empty() ? "--trace-records" : "--trace-out") +
+                      " needs a trace pass: use --trace=node or --trace=graph");
+  if (!t.out.empty()) {
+    const auto parent = std::filesystem::absolute(t.out).parent_path();
+    if (!std::filesystem::is_directory(parent))
+      throw usage_error("--trace-out " + t.out + ": folder " + parent.string() + " does not exist");
+  }
+  if (!t.records_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(t.records_dir, ec);
+    if (ec) throw usage_error("--trace-records " + t.records_dir + ": cannot create folder: " + ec.message());
+  }
+  req.measure.trace.level = level;
+  req.measure.trace.iterations = t.iterations;
+  if (level == TraceLevel::kNone) return;
+  // NVTX reports ranges to CUPTI only when this names CUPTI before the first NVTX call. A tool
+  // that runs graphprof (Nsight Systems) sets its own value, which wins.
+  const std::string cupti = nvtx_injection_library();
+  if (!cupti.empty()) setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 0);
+  const std::string records_dir = t.records_dir;
+  const bool want_chrome = !t.out.empty();
+  req.measure.trace.on_trace = [records_dir, want_chrome, &chrome](const ModeResult& r, const TraceData& data,
+                                                                    const NodeJoin& join) {
+    std::string stem = r.workload;
+    for (const auto& [k, v] : r.params) stem += "_" + k + "-" + v;
+    stem += "_" + r.mode;
+    if (want_chrome) chrome.add(r.workload + " " + r.mode, data, &join);
+    if (!records_dir.empty())
+      write_file_atomic((std::filesystem::path(records_dir) / (stem + ".trace.json")).string(), to_json(data).dump());
+  };
+}
+
+// Detaches CUPTI at the end of the run however it ends (CUDA 13.0 can crash at exit otherwise).
+struct TraceShutdown {
+  ~TraceShutdown() { trace_shutdown(); }
+};
+
+}  // namespace
 
 void setup_run(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("run", "Measure workloads in eager, capture and graph modes (needs a GPU)");
   auto o = std::make_shared<RunOptions>();
   add_run_options(sub, *o, "workload(s) to run; default: the whole suite (every bundled workload)");
-  sub->callback([o, sub, &exit_code] {
+  auto t = std::make_shared<TraceCliOptions>();
+  add_trace_options(sub, *t);
+  sub->callback([o, t, sub, &exit_code] {
     std::string json_path;
-    const RunRequest req = make_request(*o, json_path);
-    const Report report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+    RunRequest req = make_request(*o, json_path);
+    ChromeTraceBuilder chrome;
+    configure_trace(*t, req, chrome);
+    Report report;
+    {
+      const TraceShutdown detach_cupti;
+      report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+    }
     print_run_console(report, std::cout);
+    std::cout << format_trace_summary(report);
     write_outputs(report, *o, json_path);
+    if (!t->out.empty()) {
+      chrome.write(t->out);
+      std::cout << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+    }
     exit_code = 0;
   });
 }

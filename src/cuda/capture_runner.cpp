@@ -1,6 +1,7 @@
 // Capture mode: one iteration recorded with stream capture, then replayed as a graph.
 #include <chrono>
 
+#include "graphprof/trace_nvtx.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {
@@ -41,6 +42,7 @@ class CaptureRunner final : public GraphReplayRunner {
  protected:
   Graph make_graph_of(Workload& w, cudaStream_t stream, OneOffSamples& costs) override {
     LaunchContext ctx(stream);
+    const NvtxRange range("capture");
     const auto t0 = std::chrono::steady_clock::now();
     CaptureGuard guard(stream);
     w.enqueue(ctx);

@@ -1,6 +1,8 @@
 // What capture and explicit modes share: instantiate, upload, first launch, replay.
 #include <chrono>
+#include <optional>
 
+#include "graphprof/trace_nvtx.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {
@@ -19,18 +21,21 @@ void GraphReplayRunner::prepare(Workload& w, cudaStream_t stream, int samples, O
     graph_.reset();
     graph_ = make_graph_of(w, stream, costs);
 
+    std::optional<NvtxRange> phase(std::in_place, "instantiate");
     auto t0 = std::chrono::steady_clock::now();
     cudaGraphExec_t exec = nullptr;
     GP_CUDA_CHECK(cudaGraphInstantiate(&exec, graph_.get(), 0));
     costs["instantiate_time"].push_back(ns_since(t0));
     exec_ = GraphExec(exec);
 
+    phase.emplace("upload");
     t0 = std::chrono::steady_clock::now();
     GP_CUDA_CHECK(cudaGraphUpload(exec_.get(), stream));
     GP_CUDA_CHECK(cudaStreamSynchronize(stream));
     costs["upload_time"].push_back(ns_since(t0));
 
     // The first launch after upload is still far slower than later ones (seen on the H200).
+    phase.emplace("first launch");
     t0 = std::chrono::steady_clock::now();
     GP_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream));
     GP_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -1,6 +1,7 @@
 // Explicit mode: one iteration built node by node with cudaGraphAdd*Node, then replayed.
 #include <chrono>
 
+#include "graphprof/trace_nvtx.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {
@@ -9,6 +10,7 @@ namespace {
 class ExplicitGraphRunner final : public GraphReplayRunner {
  protected:
   Graph make_graph_of(Workload& w, cudaStream_t, OneOffSamples& costs) override {
+    const NvtxRange range("build graph");
     const auto t0 = std::chrono::steady_clock::now();
     Graph g = make_graph();
     w.build_graph(g.get());

@@ -10,8 +10,11 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "graphprof/cuda/handles.hpp"
+#include "graphprof/cuda/trace_pass.hpp"
+#include "graphprof/trace_nvtx.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
 
@@ -68,15 +71,16 @@ struct PassResult {
 // true, or three budgets have passed without enough samples (a pass that yields nothing must
 // not spin forever).
 template <typename Batch>
-PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bool* abandon = nullptr) {
+PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bool* abandon = nullptr,
+                               int min_batches = 1) {
   PassResult r;
   const auto t0 = Clock::now();
-  for (;;) {
+  for (int batches = 1;; ++batches) {
     batch(r.samples);
     if (abandon != nullptr && *abandon) return r;
     const double elapsed = seconds_since(t0);
     const StopDecision d = should_stop(rule, r.samples, elapsed);
-    if (d.stop) {
+    if (d.stop && batches >= min_batches) {
       r.converged = d.converged;
       return r;
     }
@@ -131,7 +135,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   w->setup(params);
   Stream stream = make_stream();
   std::unique_ptr<ModeRunner> runner = make_runner(mode);
+  std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
+  phase.emplace("prepare");
   OneOffSamples costs;
   runner->prepare(*w, stream.get(), mode == Mode::kEager ? 0 : std::max(1, opt.one_off_samples), costs);
   for (auto& [name, samples] : costs)
@@ -149,6 +155,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     runner->launch(*w, ctx);
   };
 
+  phase.emplace("verify");
   // Verify: same input state, same number of iterations in every mode.
   w->reset(stream.get());
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -169,6 +176,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
   const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
 
+  phase.emplace("warm-up");
   // Warm-up.
   const auto warm0 = Clock::now();
   for (int i = 0; i < opt.warmup_iterations || seconds_since(warm0) < opt.warmup_seconds; ++i) {
@@ -177,6 +185,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
+  phase.emplace("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
   // each whole batch is an independent cross-check of the events' per-iteration figure.
   std::vector<Event> events;
@@ -197,7 +206,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                                          events[static_cast<std::size_t>(i) + 1].get()));
       out.push_back(static_cast<double>(ms) * 1e6);
     }
-  });
+  }, nullptr, /*min_batches=*/3);  // several batches, so the host-clock cross-check sees batch-to-batch spread
   add_repetition(res, "gpu_time_per_iter", "ns",
                  "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
   add_repetition(res, "host_time_per_iter_batched", "ns",
@@ -205,6 +214,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  "cross-check of gpu_time_per_iter",
                  PassResult{std::move(host_per_iter), true});
 
+  phase.emplace("launch loop: latched pass");
   // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
   // back to back with host submission hidden. Batches stay well inside the launch queue so the
   // host never blocks while the GPU is held.
@@ -223,8 +233,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
           }
           latch.release();
           GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(lbatch)].get()));
-          // A timeout means the iteration waits for the host (a synchronize, a host-driven loop):
-          // nothing was pre-queued, so this figure has no meaning for the workload.
+          // A timeout means the iteration waits for the host (a synchronize, a host-driven loop) or
+          // filled the launch queue (thousands of launches): it was not pre-queued, so the figure
+          // would be meaningless.
           if (latch.timed_out()) {
             abandoned = true;
             return;
@@ -238,13 +249,15 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
         },
         &abandoned);
     if (abandoned) {
-      res.sections["latched"] = "skipped: an iteration waits for the host, so it cannot be queued behind a latch";
+      res.sections["latched"] = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
+                               "or it has more launches than the launch queue holds)";
     } else {
       add_repetition(res, "gpu_time_per_iter_latched", "ns",
                      "device time of one iteration queued behind a latch (host submission hidden)", std::move(latched));
     }
   }
 
+  phase.emplace("launch loop: launch pass");
   // Launch pass: host clock around each launch API call, calls back to back (queue busy).
   std::vector<double> per_iter_submit;
   PassResult launch = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
@@ -266,6 +279,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   add_repetition(res, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
                  PassResult{std::move(per_iter_submit), true});
 
+  phase.emplace("launch loop: latency pass");
   // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
   std::vector<double> isolated;
   std::vector<double> call_sink;
@@ -319,6 +333,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   res.workload = entry.info.name;
   res.mode = to_string(mode);
   res.params = params.values();
+  const NvtxRange mode_range(res.workload + " " + res.mode);
 
   {
     // Ask a throwaway instance whether it supports the mode before doing any GPU work.
@@ -335,6 +350,8 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     add_cross_checks(res);
+    // After every timing pass, so those ran without CUPTI attached.
+    run_trace_pass(entry, mode, params, opt, res);
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code())) throw;
     res.status = Status::kFailed;

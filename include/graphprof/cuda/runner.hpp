@@ -8,6 +8,7 @@
 #include "graphprof/mode.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/stats.hpp"
+#include "graphprof/trace_options.hpp"
 
 namespace gp {
 
@@ -19,6 +20,7 @@ struct MeasureOptions {
   int one_off_samples = 5;        // how often capture/build + instantiate + upload are repeated
   int repetitions = 1;            // independent repetitions (fresh workload, stream and graph)
   std::string dot_dir;            // where graph modes dump DOT files; empty = no dump
+  TraceOptions trace;             // the CUPTI trace pass after the timing passes (docs/tracing.md)
 };
 
 // Runs every pass of one mode and returns its result. Expected failures (capture errors, an

@@ -1,0 +1,152 @@
+// What graphprof makes of a trace session's plain records: the join of every kernel, copy and
+// memset of a graph replay to its node in the DOT dump, and per-node, per-kernel and per-API
+// statistics over the measured iterations. Host-only; the CPU tests drive it with synthetic
+// records and with records captured on a GPU host (tests/data/trace/).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graphprof/trace_records.hpp"
+
+namespace gp {
+
+// Kernel names: the short name of a record is kernel_base_name(demangle_kernel_name(name)), the
+// same rule the DOT loader uses (graph_model.hpp), so trace and picture name kernels alike.
+std::string short_kernel_name(const std::string& recorded_name);
+
+// ---------------------------------------------------------------------------------------------
+// The DOT dump, as far as the join needs it
+
+struct DotNode {
+  std::string kind;  // "kernel", "memset", "memcpy", or the dump's word for other nodes ("HOST", ...)
+  std::string name;  // kernels: the mangled name printed by the dump (default flags); else empty
+};
+
+struct DotGraphInfo {
+  bool found = false;          // a "graph_<G>_node_<i>" node was found
+  std::uint32_t graph_id = 0;  // G of the top-level graph (the first cluster)
+  std::map<std::uint32_t, DotNode> nodes;  // node index -> node, top-level graph only
+};
+
+// Scans the text of a cudaGraphDebugDotPrint dump (default flags; verbose dumps give kinds only).
+// Not a DOT parser: it reads the node statements CUDA writes, enough to check the join.
+DotGraphInfo scan_dot_dump(const std::string& text);
+
+// ---------------------------------------------------------------------------------------------
+// The join: exec node id (kernel records) -> original node (DOT dump)
+
+struct NodeRef {
+  std::uint32_t graph_id = 0;  // the graph number in the DOT dump ("graph_<G>")
+  std::uint32_t index = 0;     // the node's creation index in that graph
+  std::string dot_name() const;  // "graph_<G>_node_<i>"
+  bool operator<(const NodeRef& o) const { return graph_id != o.graph_id ? graph_id < o.graph_id : index < o.index; }
+  bool operator==(const NodeRef& o) const { return graph_id == o.graph_id && index == o.index; }
+};
+
+class NodeJoin {
+ public:
+  // `dot`: the dump the report points at (sections.graph.dot), or nullptr when none was written.
+  // The trace pass builds its own graph, which gets a new graph number; when the dump's top-level
+  // graph has the same node count, node i of the traced graph is named after node i of the dump.
+  static NodeJoin build(const TraceData& data, const DotGraphInfo* dot);
+
+  // The original node of a record's graph_node_id; empty for nodes no callback announced
+  // (child-graph nodes flattened into the exec, conditional bodies) and outside graphs.
+  std::optional<NodeRef> find(std::uint64_t exec_node_id) const;
+
+  std::uint32_t traced_graph_id() const { return traced_graph_id_; }  // CUPTI id of the traced graph
+  std::uint32_t dot_graph_id() const { return dot_graph_id_; }        // "G" used in the names
+  // "same graph" | "matched by node position" | "no dump" | "mismatch: <why>" | "no graph"
+  const std::string& dot_status() const { return dot_status_; }
+  std::size_t size() const { return by_exec_node_.size(); }
+
+ private:
+  std::unordered_map<std::uint64_t, NodeRef> by_exec_node_;
+  std::uint32_t traced_graph_id_ = 0, dot_graph_id_ = 0;
+  std::string dot_status_ = "no graph";
+};
+
+// ---------------------------------------------------------------------------------------------
+// A uniform view of kernels, copies and memsets
+
+struct GpuOp {
+  const char* kind = "kernel";  // "kernel" | "memcpy" | "memset"
+  std::string name;             // kernels: as recorded (mangled); "memcpy HtoD"; "memset"
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t device_id = 0, stream_id = 0, correlation_id = 0, graph_id = 0;
+  std::uint64_t graph_node_id = 0;
+  const KernelRecord* kernel = nullptr;  // kernels only
+};
+
+// Every GPU record of the session, sorted by start time.
+std::vector<GpuOp> gpu_ops(const TraceData& data);
+
+// Measured iteration (index into data.windows) of each correlation id whose API call lies inside
+// a window. GPU records join through their correlation id.
+std::unordered_map<std::uint32_t, std::size_t> iteration_of_correlation(const TraceData& data);
+
+// ---------------------------------------------------------------------------------------------
+// Statistics over the measured iterations
+
+struct DurationStats {
+  std::size_t count = 0;
+  double median = 0, p10 = 0, p90 = 0, mean = 0, total = 0;
+};
+DurationStats duration_stats(const std::vector<double>& values);
+
+struct NodeStats {
+  NodeRef node;
+  std::string kind;           // "kernel" | "memcpy" | "memset"
+  std::string name;           // short name ("chain_step", "memcpy HtoD", "memset")
+  std::string mangled_name;   // kernels: as recorded
+  DurationStats duration;     // one sample per replay
+  // GPU idle time before the node: its start minus the latest end, among the same replay's
+  // records, that came no later. Absent for a replay's first node.
+  std::optional<double> gap_before_median_ns;
+  std::size_t gap_samples = 0;
+};
+
+struct NameStats {
+  std::string kind;
+  std::string name;  // short name
+  DurationStats duration;
+  double per_iteration_ns = 0;  // total GPU time of this name per measured iteration
+};
+
+struct ApiStats {
+  std::string name;
+  DurationStats duration;  // host time inside the call, from CUPTI runtime records
+  double calls_per_iteration = 0;
+};
+
+struct TraceSummary {
+  TraceLevel level = TraceLevel::kNode;
+  std::size_t iterations = 0;     // measured iterations (windows)
+  std::size_t gpu_records = 0;    // GPU records of measured iterations
+  std::size_t unattributed = 0;   // graph records of measured iterations with no node
+  std::size_t unassigned = 0;     // GPU records after the first window that no iteration claims
+  std::vector<NodeStats> nodes;   // graph modes at node level, by graph id then index
+  std::vector<NameStats> kernels; // by short name
+  std::vector<ApiStats> api;      // calls made inside measured iterations, by name
+  std::optional<DurationStats> api_per_call;    // the same calls, all names pooled
+  std::optional<DurationStats> graph_span;      // first node start to last node end of each graph launch
+  std::optional<DurationStats> iteration_span;  // first GPU start to last GPU end of each iteration
+  std::size_t dot_name_mismatches = 0;  // attributed nodes whose kind/name differ from the dump's
+  std::string dot_status;
+  std::uint32_t traced_graph_id = 0, dot_graph_id = 0;
+};
+
+TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const DotGraphInfo* dot);
+
+// The documented fields of sections.trace (docs/tracing.md) that come from the records:
+// level, replays, nodes, kernels, api, graph_span_median_ns, unattributed_records, join, ...
+nlohmann::json to_json(const TraceSummary& s);
+
+}  // namespace gp

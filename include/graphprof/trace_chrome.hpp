@@ -1,0 +1,57 @@
+// The Chrome trace-event file of `graphprof run --trace-out FILE.json`, which Perfetto
+// (ui.perfetto.dev) and chrome://tracing open: host threads with their CUDA API calls and NVTX
+// ranges, one track per GPU stream with kernels named by their short names, graph/node ids in
+// the args, and flow arrows from each launch call to the first GPU work it caused.
+// Host-only; built from plain TraceData.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_records.hpp"
+
+namespace gp {
+
+class ChromeTraceBuilder {
+ public:
+  // Adds one trace session. `label` names it on the timeline ("chain capture"); `join` names the
+  // DOT node of each graph record (may be nullptr).
+  void add(const std::string& label, const TraceData& data, const NodeJoin* join);
+
+  bool empty() const { return events_.empty(); }
+  // The whole document: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
+  // Timestamps are microseconds since the earliest event.
+  nlohmann::json to_json() const;
+  // Writes to_json() atomically; throws gp::Error(kBadInput) naming the path when it cannot.
+  void write(const std::string& path) const;
+
+ private:
+  struct Event {
+    std::string ph, name, cat;
+    std::uint64_t ts_ns = 0;
+    std::optional<std::uint64_t> dur_ns;
+    std::int64_t pid = 0, tid = 0;
+    std::optional<std::uint64_t> id;  // flows
+    nlohmann::json args;              // null when none
+  };
+  void add_event(Event e) { events_.push_back(std::move(e)); }
+  void name_process(std::int64_t pid, const std::string& name, int sort_index);
+  void name_thread(std::int64_t pid, std::int64_t tid, const std::string& name);
+
+  std::vector<Event> events_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> named_threads_;
+  std::vector<std::int64_t> named_processes_;
+  std::uint64_t next_flow_id_ = 1;
+};
+
+// Problems with a trace-event document, one line each; empty when it is well formed:
+// a "traceEvents" array; every event an object with a string "ph", a numeric "ts" >= 0 and integer
+// "pid" and "tid"; "X" events with a numeric "dur" >= 0; every flow start ("s") paired with exactly
+// one finish ("f") of the same cat and id, not earlier than the start; B/E balanced per thread.
+std::vector<std::string> validate_chrome_trace(const nlohmann::json& doc);
+
+}  // namespace gp

@@ -1,0 +1,22 @@
+// What the trace pass of `graphprof run` records and where its raw material goes. Host-only, so
+// the CLI and MeasureOptions can carry it without CUPTI or CUDA headers.
+#pragma once
+#include <cstddef>
+#include <functional>
+
+#include "graphprof/report.hpp"
+#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_records.hpp"
+
+namespace gp {
+
+struct TraceOptions {
+  TraceLevel level = TraceLevel::kNone;  // the CLI's default is kNode; library callers opt in
+  int iterations = 200;                  // measured replays in the trace pass
+  std::size_t buffer_bytes = std::size_t{8} << 20;  // first CUPTI buffer size; grows when buffers fill
+  // Called after each successful trace pass with its records and node join (Chrome trace,
+  // --trace-records). May throw gp::Error; that error ends the run.
+  std::function<void(const ModeResult&, const TraceData&, const NodeJoin&)> on_trace;
+};
+
+}  // namespace gp

@@ -1,0 +1,14 @@
+// Console text of the trace passes: the perturbation table (traced vs untraced GPU time per
+// iteration, with confidence intervals), then per mode its slowest nodes and the launch-call
+// cross-check. Reads only Report::sections["trace"]; host-only.
+#pragma once
+#include <string>
+
+#include "graphprof/report.hpp"
+
+namespace gp {
+
+// Empty when no result carries a trace section.
+std::string format_trace_summary(const Report& report);
+
+}  // namespace gp

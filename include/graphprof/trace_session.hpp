@@ -1,0 +1,82 @@
+// CUPTI tracing behind a plain interface. A TraceSession records, while it lives, CUDA runtime API
+// calls, NVTX ranges, graph-node creation and cloning, and either every kernel/copy/memset
+// (TraceLevel::kNode) or one span per graph launch (kGraph). collect() hands back plain records
+// (trace_records.hpp); no CUPTI type crosses this header. The implementation is the one
+// translation unit that includes cupti.h (src/trace/cupti_session.cpp).
+//
+// CUPTI allows one subscriber per process, so only one session may be active at a time, and it
+// fails (ok() == false, with a reason) under another CUPTI tool such as Nsight Systems. A failed
+// session records nothing and costs nothing; callers report the reason and carry on.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graphprof/trace_records.hpp"
+
+namespace gp {
+
+class TraceSession {
+ public:
+  // Starts recording. `buffer_bytes` is the first activity buffer size; buffers grow (up to
+  // 64 MiB) when CUPTI fills them. Never throws for CUPTI problems: check ok().
+  TraceSession(TraceLevel level, std::size_t buffer_bytes);
+  // Stops recording if collect() was not called (noexcept; records are discarded).
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  bool ok() const noexcept { return ok_; }
+  const std::string& reason() const noexcept { return reason_; }  // why !ok()
+
+  // Flushes CUPTI, stops recording and detaches CUPTI from the process (cuptiFinalize), then
+  // returns every record. The caller must have synchronised the device: CUPTI's flush does not
+  // wait for the GPU. Throws gp::Error(kInternal) only if called twice.
+  TraceData collect();
+
+  // CUPTI's clock, the one every record uses (ns). Used to bracket iterations on the host.
+  static std::uint64_t now_ns() noexcept;
+
+ private:
+  bool ok_ = false;
+  bool collected_ = false;
+  std::string reason_;
+  TraceLevel level_;
+};
+
+// Absolute path of the CUPTI library this process loaded, for NVTX_INJECTION64_PATH (NVTX only
+// reports ranges to CUPTI when that variable names it before the first NVTX call). Empty when
+// unknown. Library code never sets the variable; the CLI does, at startup.
+std::string nvtx_injection_library();
+
+// Detaches CUPTI for good at the end of a run (flush + cuptiFinalize), so that CUDA 13.0 does
+// not crash while unloading it at exit. Safe to call when nothing was traced, and more than once.
+void trace_shutdown() noexcept;
+
+// Test seam: CUPTI activity records with the given field values, built in CUPTI's own structs
+// and converted by the same code that converts live buffers. Lets the CPU tests check the
+// conversion without a GPU (and without including cupti.h).
+struct SyntheticCuptiRecord {
+  enum class Kind { kKernel, kMemcpy, kMemset, kRuntime, kMarker, kGraphTrace, kOther };
+  Kind kind = Kind::kKernel;
+  std::uint64_t start = 0, end = 0;  // kMarker: start is the timestamp
+  std::uint32_t device = 0, context = 0, stream = 0, correlation = 0;
+  std::uint32_t graph_id = 0;
+  std::uint64_t graph_node_id = 0;
+  const char* name = nullptr;    // kernel or marker name (nullptr allowed: CUPTI sends null names)
+  const char* domain = nullptr;  // marker domain
+  std::uint32_t cbid = 0;        // kRuntime
+  std::uint32_t marker_flags = 0;  // CUPTI_ACTIVITY_FLAG_MARKER_* bits
+  std::uint32_t marker_id = 0;
+  std::uint8_t copy_kind = 0;    // CUpti_ActivityMemcpyKind value
+  std::uint64_t bytes = 0;
+  std::uint32_t value = 0;       // memset value
+  int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int static_shared = 0, dynamic_shared = 0, registers = 0;
+  std::uint32_t pid = 0, tid = 0;
+};
+TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records);
+
+}  // namespace gp

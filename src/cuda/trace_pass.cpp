@@ -1,0 +1,232 @@
+// The trace pass of one (workload, mode): a fresh workload, stream and graph, built while CUPTI
+// records (so the graph-node callbacks see the graph being made and instantiated), a short
+// warm-up, then `iterations` replays queued back to back with a CUDA event between iterations,
+// exactly like the untraced GPU pass, so the two per-iteration figures compare directly.
+#include "graphprof/cuda/trace_pass.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/cuda/handles.hpp"
+#include "graphprof/stats.hpp"
+#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/trace_session.hpp"
+#include "mode_runner.hpp"
+
+namespace gp {
+
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<ModeRunner> runner_for(Mode m) {
+  switch (m) {
+    case Mode::kEager: return make_eager_runner();
+    case Mode::kCapture: return make_capture_runner();
+    case Mode::kGraph: return make_graph_runner();
+  }
+  return make_eager_runner();
+}
+
+struct PassOutput {
+  std::string status = "ok";  // "ok" | "unavailable"
+  std::string reason;
+  TraceData data;
+  std::vector<double> traced_gpu_ns;  // event time per iteration while tracing
+};
+
+PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
+                      std::size_t buffer_bytes) {
+  PassOutput out;
+  std::unique_ptr<Workload> w = entry.create();
+  w->setup(params);
+  Stream stream = make_stream();
+  std::unique_ptr<ModeRunner> runner = runner_for(mode);
+
+  TraceSession session(opt.trace.level, buffer_bytes);
+  if (!session.ok()) {
+    out.status = "unavailable";
+    out.reason = session.reason();
+    return out;
+  }
+  {
+    NvtxRange r("prepare (traced)");
+    OneOffSamples ignored;
+    runner->prepare(*w, stream.get(), mode == Mode::kEager ? 0 : 1, ignored);
+  }
+  w->reset(stream.get());
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+
+  LaunchContext ctx(stream.get());
+  std::uint64_t iteration = 0;
+  auto one_iteration = [&] {
+    ctx.set_iteration(iteration++);
+    runner->launch(*w, ctx);
+  };
+  // Same batch size rule as the timing pass, so the queue looks the same to the GPU.
+  ctx.reset_call_count();
+  one_iteration();
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const std::size_t calls_per_iter = std::max<std::size_t>(1, ctx.calls());
+  const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
+  {
+    NvtxRange r("warm-up (traced)");
+    for (int i = 0; i < std::max(batch, 5); ++i) one_iteration();
+    GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  }
+
+  std::vector<Event> events;
+  for (int i = 0; i <= batch; ++i) events.push_back(make_event(true));
+  const std::size_t wanted = static_cast<std::size_t>(std::max(1, opt.trace.iterations));
+  std::vector<IterationWindow> windows;
+  windows.reserve(wanted + static_cast<std::size_t>(batch));
+  {
+    NvtxRange r("launch loop (traced)");
+    while (windows.size() < wanted) {
+      GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
+      for (int i = 0; i < batch; ++i) {
+        const std::uint64_t t0 = TraceSession::now_ns();
+        one_iteration();
+        const std::uint64_t t1 = TraceSession::now_ns();
+        windows.push_back(IterationWindow{t0, t1});
+        GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
+      }
+      GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
+      for (int i = 0; i < batch; ++i) {
+        float ms = 0;
+        GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
+                                           events[static_cast<std::size_t>(i) + 1].get()));
+        out.traced_gpu_ns.push_back(static_cast<double>(ms) * 1e6);
+      }
+    }
+  }
+  // CUPTI's flush does not wait for the GPU.
+  GP_CUDA_CHECK(cudaDeviceSynchronize());
+  out.data = session.collect();
+  out.data.windows = std::move(windows);
+  return out;
+}
+
+json ci_pair(const Summary& s) { return json::array({s.ci_low, s.ci_high}); }
+
+// Traced vs untraced GPU time per iteration, with the spread of both, so users can see whether
+// a per-node figure from the trace is distorted and by how much.
+json perturbation_json(const ModeResult& res, const std::vector<double>& traced_samples) {
+  json p;
+  const Summary traced = summarize(traced_samples);
+  auto it = res.metrics.find("gpu_time_per_iter");
+  p["traced_gpu_time_per_iter_ns"] = traced.median;
+  p["traced_p10_ns"] = traced.p10;
+  p["traced_p90_ns"] = traced.p90;
+  p["traced_ci_ns"] = ci_pair(traced);
+  p["traced_n"] = traced.n;
+  if (it == res.metrics.end() || it->second.summary.n == 0) {
+    p["untraced_gpu_time_per_iter_ns"] = nullptr;
+    p["ratio"] = nullptr;
+    return p;
+  }
+  const Summary& untraced = it->second.summary;
+  p["untraced_gpu_time_per_iter_ns"] = untraced.median;
+  p["untraced_p10_ns"] = untraced.p10;
+  p["untraced_p90_ns"] = untraced.p90;
+  p["untraced_ci_ns"] = ci_pair(untraced);
+  p["untraced_n"] = untraced.n;
+  if (untraced.median > 0) {
+    p["ratio"] = traced.median / untraced.median;
+    // The ratio's range implied by both medians' confidence intervals.
+    if (untraced.ci_high > 0 && untraced.ci_low > 0)
+      p["ratio_range"] = json::array({traced.ci_low / untraced.ci_high, traced.ci_high / untraced.ci_low});
+  } else {
+    p["ratio"] = nullptr;
+  }
+  return p;
+}
+
+// CUPTI's view of the launch calls next to the host clock's view from the launch pass.
+json launch_check_json(const ModeResult& res, const TraceSummary& s) {
+  json c;
+  auto it = res.metrics.find("launch_cpu_per_call");
+  const double host = (it == res.metrics.end()) ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
+  c["cupti_per_call_median_ns"] = s.api_per_call ? json(s.api_per_call->median) : json(nullptr);
+  c["host_clock_per_call_median_ns"] = std::isfinite(host) ? json(host) : json(nullptr);
+  if (s.api_per_call && std::isfinite(host) && host > 0) c["ratio"] = s.api_per_call->median / host;
+  else c["ratio"] = nullptr;
+  return c;
+}
+
+}  // namespace
+
+void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
+                    ModeResult& res) {
+  if (opt.trace.level == TraceLevel::kNone) return;
+  json sec{{"status", "ok"}, {"reason", ""}, {"level", to_string(opt.trace.level)}};
+  PassOutput out;
+  std::optional<NodeJoin> join;
+  try {
+    NvtxRange range("trace pass");
+    // A pass that lost records runs once more with bigger buffers.
+    constexpr std::size_t kMaxBuffer = std::size_t{64} << 20;
+    std::size_t buffer = opt.trace.buffer_bytes;
+    int attempts = 0;
+    for (;;) {
+      ++attempts;
+      out = trace_once(entry, mode, params, opt, buffer);
+      if (out.status != "ok" || out.data.dropped_records == 0 || attempts >= 2 || buffer >= kMaxBuffer) break;
+      buffer = std::min(kMaxBuffer, buffer * 4);
+    }
+    if (out.status != "ok") {
+      sec["status"] = out.status;
+      sec["reason"] = out.reason;
+      res.sections["trace"] = sec;
+      return;
+    }
+
+    // The dump the report points at names the nodes (sections.graph.dot, written by the runner).
+    DotGraphInfo dot;
+    bool have_dot = false;
+    if (res.sections.contains("graph") && res.sections["graph"].contains("dot") && res.sections["graph"]["dot"].is_string()) {
+      try {
+        dot = scan_dot_dump(read_file(res.sections["graph"]["dot"].get<std::string>()));
+        have_dot = dot.found;
+      } catch (const Error& e) {
+        sec["dot_warning"] = e.what();
+      }
+    }
+    join = NodeJoin::build(out.data, have_dot ? &dot : nullptr);
+    const TraceSummary summary = summarize_trace(out.data, *join, have_dot ? &dot : nullptr);
+    const json from_records = to_json(summary);
+    for (auto& [k, v] : from_records.items()) sec[k] = v;
+    sec["dropped_records"] = out.data.dropped_records;
+    sec["attempts"] = attempts;
+    sec["cupti_buffers"] = {{"count", out.data.buffers}, {"largest_bytes", out.data.largest_buffer_bytes}};
+    sec["perturbation"] = perturbation_json(res, out.traced_gpu_ns);
+    sec["launch_api_check"] = launch_check_json(res, summary);
+    if (out.data.dropped_records > 0)
+      sec["reason"] = std::to_string(out.data.dropped_records) +
+                      " records were dropped even with bigger buffers: per-node counts may be short";
+  } catch (const CudaError& e) {
+    if (is_environment_error(e.cuda_code())) throw;
+    sec["status"] = "failed";
+    sec["reason"] = e.api() + " returned " + e.error_name() + " during the trace pass";
+    // Clear the error state if it is not sticky, as run_mode does for a failed mode.
+    (void)cudaGetLastError();
+    (void)cudaDeviceSynchronize();
+    (void)cudaGetLastError();
+    res.sections["trace"] = sec;
+    return;
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;
+    sec["status"] = "failed";
+    sec["reason"] = std::string(e.what()) + " (during the trace pass)";
+    res.sections["trace"] = sec;
+    return;
+  }
+  res.sections["trace"] = sec;
+  if (opt.trace.on_trace) opt.trace.on_trace(res, out.data, *join);
+}
+
+}  // namespace gp

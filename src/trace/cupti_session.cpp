@@ -1,0 +1,588 @@
+// The one translation unit that includes cupti.h. It owns CUPTI's process-wide state (one
+// subscriber, the activity buffers), converts raw activity records and graph resource callbacks
+// into the plain records of trace_records.hpp, and detaches CUPTI after every session so the
+// timing passes that follow run without it.
+//
+// Facts this code relies on (observed on an H200 with CUDA 13.0, see docs/tracing.md):
+//  - kernel/memcpy/memset records of a graph launch carry graphId = the exec's id and
+//    graphNodeId = the exec node's id, (graphId << 32) | index;
+//  - cudaGraphInstantiate reports GRAPHNODE_CLONED(node = exec node, originalNode) per node;
+//  - some resource callbacks (CU_INIT_FINISHED) pass NULL data;
+//  - records arrive out of order, on CUPTI's worker thread;
+//  - CUDA 13.0 may crash at exit if CUPTI was used and not finalized.
+#include <cupti.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "graphprof/cuda/cupti_info.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/trace_session.hpp"
+
+namespace gp {
+
+int cupti_version() noexcept {
+  uint32_t v = 0;
+  if (cuptiGetVersion(&v) != CUPTI_SUCCESS) return 0;
+  return static_cast<int>(v);
+}
+
+namespace {
+
+constexpr std::size_t kMinBuffer = std::size_t{1} << 20;
+constexpr std::size_t kMaxBuffer = std::size_t{64} << 20;
+
+std::string cupti_error_text(CUptiResult r) {
+  const char* name = nullptr;
+  const char* message = nullptr;
+  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
+  std::string s = name;
+  if (cuptiGetErrorMessage(r, &message) == CUPTI_SUCCESS && message != nullptr && std::strcmp(message, name) != 0)
+    s += std::string(" (") + message + ")";
+  return s;
+}
+
+// CUPTI's callback names carry the API version ("cudaGraphLaunch_v10000"); users know the API.
+std::string strip_version_suffix(std::string name) {
+  const std::size_t v = name.rfind("_v");
+  if (v != std::string::npos && v + 2 < name.size() &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(v) + 2, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    name.resize(v);
+  return name;
+}
+
+const char* copy_kind_name(std::uint8_t k) {
+  switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "unknown";
+  }
+}
+
+// Converts CUPTI records into plain ones. API names are looked up once per cbid.
+class Converter {
+ public:
+  void convert(const CUpti_Activity* r, TraceData& out) {
+    switch (r->kind) {
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
+        KernelRecord x;
+        x.name = k->name ? k->name : "(unnamed kernel)";
+        x.start_ns = k->start;
+        x.end_ns = k->end;
+        x.device_id = k->deviceId;
+        x.context_id = k->contextId;
+        x.stream_id = k->streamId;
+        x.correlation_id = k->correlationId;
+        x.graph_id = k->graphId;
+        x.graph_node_id = k->graphNodeId;
+        x.grid = {{k->gridX, k->gridY, k->gridZ}};
+        x.block = {{k->blockX, k->blockY, k->blockZ}};
+        x.shared_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
+        x.registers_per_thread = k->registersPerThread;
+        out.kernels.push_back(std::move(x));
+        return;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+        MemcpyRecord x;
+        x.copy_kind = copy_kind_name(m->copyKind);
+        x.bytes = m->bytes;
+        x.start_ns = m->start;
+        x.end_ns = m->end;
+        x.device_id = m->deviceId;
+        x.context_id = m->contextId;
+        x.stream_id = m->streamId;
+        // runtimeCorrelationId was always 0 on CUDA 13.0; correlationId matches the API record.
+        x.correlation_id = m->correlationId;
+        x.graph_id = m->graphId;
+        x.graph_node_id = m->graphNodeId;
+        out.memcpys.push_back(std::move(x));
+        return;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+        MemsetRecord x;
+        x.value = m->value;
+        x.bytes = m->bytes;
+        x.start_ns = m->start;
+        x.end_ns = m->end;
+        x.device_id = m->deviceId;
+        x.context_id = m->contextId;
+        x.stream_id = m->streamId;
+        x.correlation_id = m->correlationId;
+        x.graph_id = m->graphId;
+        x.graph_node_id = m->graphNodeId;
+        out.memsets.push_back(x);
+        return;
+      }
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
+        ApiRecord x;
+        x.name = api_name(r->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+                          a->cbid);
+        x.cbid = a->cbid;
+        x.start_ns = a->start;
+        x.end_ns = a->end;
+        x.process_id = a->processId;
+        x.thread_id = a->threadId;
+        x.correlation_id = a->correlationId;
+        x.return_value = a->returnValue;
+        out.api.push_back(std::move(x));
+        return;
+      }
+      case CUPTI_ACTIVITY_KIND_MARKER: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(r);
+        MarkerRecord x;
+        const auto flags = static_cast<std::uint32_t>(m->flags);
+        if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) x.kind = MarkerRecord::Kind::kStart;
+        else if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) x.kind = MarkerRecord::Kind::kEnd;
+        else x.kind = MarkerRecord::Kind::kInstant;
+        x.timestamp_ns = m->timestamp;
+        x.id = m->id;
+        if (m->name) x.name = m->name;
+        if (m->domain) x.domain = m->domain;
+        if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+          x.process_id = m->objectId.pt.processId;
+          x.thread_id = m->objectId.pt.threadId;
+        }
+        out.markers.push_back(std::move(x));
+        return;
+      }
+      case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+        const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
+        GraphTraceRecord x;
+        x.correlation_id = g->correlationId;
+        x.graph_id = g->graphId;
+        x.start_ns = g->start;
+        x.end_ns = g->end;
+        x.device_id = g->deviceId;
+        x.context_id = g->contextId;
+        x.stream_id = g->streamId;
+        out.graph_traces.push_back(x);
+        return;
+      }
+      default:
+        ++out.other_records;
+        return;
+    }
+  }
+
+ private:
+  const std::string& api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(domain) << 32) | cbid;
+    auto it = names_.find(key);
+    if (it != names_.end()) return it->second;
+    const char* name = nullptr;
+    std::string text = (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
+                           ? strip_version_suffix(name)
+                           : "cbid " + std::to_string(cbid);
+    return names_.emplace(key, std::move(text)).first->second;
+  }
+
+  std::unordered_map<std::uint64_t, std::string> names_;
+};
+
+// CUPTI's callbacks are plain functions, so the session's state is process-wide. The mutex
+// guards `data` and the converter: buffers complete on CUPTI's worker thread.
+struct State {
+  std::mutex mu;
+  TraceData data;
+  Converter converter;
+  std::atomic<bool> active{false};
+  std::atomic<bool> used{false};  // a session was attempted: CUPTI may be loaded and initialised
+  std::atomic<std::size_t> buffer_bytes{8u << 20};
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> enabled;
+};
+
+State& state() {
+  static State s;  // constructed on first use, never during static initialisation
+  return s;
+}
+
+// > 0 while this thread is inside cudaGraphInstantiate*: the nodes created then belong to the
+// exec, not to a graph the user built.
+thread_local int t_instantiating = 0;
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  const std::size_t bytes = state().buffer_bytes.load();
+  // CUPTI needs 8-byte alignment; aligned_alloc needs a size that is a multiple of it.
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, bytes));
+  *size = *buffer != nullptr ? bytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid) {
+  State& s = state();
+  if (buffer != nullptr) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) s.converter.convert(record, s.data);
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) s.data.dropped_records += dropped;
+    ++s.data.buffers;
+    s.data.largest_buffer_bytes = std::max(s.data.largest_buffer_bytes, size);
+    // A buffer that came back three-quarters full: ask for bigger ones from now on.
+    if (valid > size / 4 * 3) {
+      const std::size_t grown = std::min(kMaxBuffer, std::max(size, s.buffer_bytes.load()) * 2);
+      s.buffer_bytes.store(grown);
+    }
+  }
+  std::free(buffer);
+}
+
+std::uint64_t graph_node_id(CUgraphNode node) {
+  uint64_t id = 0;
+  return (node != nullptr && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS) ? id : 0;
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  // Only the graph callbacks we enabled; others (CU_INIT_FINISHED) may pass NULL data.
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING:
+      ++t_instantiating;
+      return;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      break;
+    default:
+      return;
+  }
+  if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && t_instantiating > 0) --t_instantiating;
+  if (cbdata == nullptr) return;
+  const auto* rd = static_cast<const CUpti_ResourceData*>(cbdata);
+  const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
+  if (gd == nullptr) return;
+  State& s = state();
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: {
+      uint32_t exec = 0, graph = 0;
+      if (gd->graphExec == nullptr || cuptiGetGraphExecId(gd->graphExec, &exec) != CUPTI_SUCCESS) return;
+      if (gd->graph == nullptr || cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS) return;
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.data.exec_mappings.push_back(ExecMapping{exec, graph});
+      return;
+    }
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED: {
+      if (t_instantiating > 0) return;
+      const std::uint64_t id = graph_node_id(gd->node);
+      if (id == 0) return;
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.data.nodes_created.push_back(NodeCreated{id});
+      return;
+    }
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: {
+      const std::uint64_t clone = graph_node_id(gd->node), original = graph_node_id(gd->originalNode);
+      if (clone == 0 || original == 0) return;
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.data.node_mappings.push_back(NodeMapping{clone, original});
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+constexpr CUpti_CallbackId kGraphCallbacks[] = {
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED};
+
+// Stops everything a session started, in the order CUPTI wants: deliver the buffers, stop the
+// kinds, drop the subscriber, detach. Never throws.
+void stop_all(State& s) noexcept {
+  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind k : s.enabled) (void)cuptiActivityDisable(k);
+  s.enabled.clear();
+  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.data.dropped_records += dropped;
+  }
+  if (s.subscriber != nullptr) {
+    for (CUpti_CallbackId cb : kGraphCallbacks) (void)cuptiEnableCallback(0, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
+    (void)cuptiUnsubscribe(s.subscriber);
+    s.subscriber = nullptr;
+  }
+  // The device is synchronised and the buffers are flushed, which is what cuptiFinalize needs
+  // when it is not called from an API exit callback.
+  (void)cuptiFinalize();
+  t_instantiating = 0;
+}
+
+}  // namespace
+
+TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes) : level_(level) {
+  State& s = state();
+  if (level == TraceLevel::kNone) {
+    reason_ = "tracing is off";
+    return;
+  }
+  bool expected = false;
+  if (!s.active.compare_exchange_strong(expected, true)) {
+    reason_ = "another trace session is active in this process";
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.data = TraceData{};
+    s.data.level = level;
+  }
+  const std::size_t bytes = (std::clamp(buffer_bytes, kMinBuffer, kMaxBuffer) + 7) / 8 * 8;
+  s.buffer_bytes = bytes;
+  s.used = true;
+
+  auto fail = [&](const std::string& why) {
+    reason_ = why;
+    stop_all(s);
+    s.active = false;
+  };
+
+  CUptiResult r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    fail("cuptiActivityRegisterCallbacks returned " + cupti_error_text(r));
+    return;
+  }
+  if (bytes > (std::size_t{8} << 20)) {
+    // Larger device-side buffers too, for bursts of records between flushes (a retry after drops).
+    std::size_t value = bytes, size = sizeof(value);
+    (void)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &value);
+  }
+  r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  if (r != CUPTI_SUCCESS) {
+    s.subscriber = nullptr;
+    std::string why = "cuptiSubscribe returned " + cupti_error_text(r);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      why += ": another CUPTI-based tool (Nsight Systems, Nsight Compute, a profiler) is attached to this process";
+    fail(why);
+    return;
+  }
+  for (CUpti_CallbackId cb : kGraphCallbacks) {
+    r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
+    if (r != CUPTI_SUCCESS) {
+      fail("cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error_text(r));
+      return;
+    }
+  }
+  std::vector<CUpti_ActivityKind> required{CUPTI_ACTIVITY_KIND_RUNTIME};
+  if (level == TraceLevel::kNode) {
+    // CONCURRENT_KERNEL, not KERNEL: the latter serialises every kernel on the GPU.
+    required.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    required.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+    required.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+  } else {
+    required.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  }
+  for (CUpti_ActivityKind k : required) {
+    r = cuptiActivityEnable(k);
+    if (r != CUPTI_SUCCESS) {
+      fail("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(k)) + ") returned " + cupti_error_text(r));
+      return;
+    }
+    s.enabled.push_back(k);
+  }
+  // NVTX ranges are welcome but optional: without NVTX_INJECTION64_PATH there are none anyway.
+  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS) s.enabled.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.data.begin_ns = now_ns();
+  }
+  ok_ = true;
+}
+
+TraceSession::~TraceSession() {
+  if (!ok_ || collected_) return;
+  // Abandoned (an exception is unwinding): let the GPU finish so the flush is complete, then stop.
+  (void)cudaDeviceSynchronize();
+  State& s = state();
+  stop_all(s);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.data = TraceData{};
+  }
+  s.active = false;
+}
+
+TraceData TraceSession::collect() {
+  if (collected_) throw internal_error("TraceSession::collect called twice");
+  collected_ = true;
+  if (!ok_) {
+    TraceData empty;
+    empty.level = level_;
+    return empty;
+  }
+  State& s = state();
+  const std::uint64_t end = now_ns();
+  stop_all(s);
+  TraceData out;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    out = std::move(s.data);
+    s.data = TraceData{};
+  }
+  out.end_ns = end;
+  s.active = false;
+  return out;
+}
+
+std::uint64_t TraceSession::now_ns() noexcept {
+  uint64_t t = 0;
+  if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS) return t;
+  // CUPTI's clock is CLOCK_REALTIME on Linux; use it directly if CUPTI cannot answer.
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::string nvtx_injection_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  const auto path = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::string(info.dli_fname) : path.string();
+}
+
+void trace_shutdown() noexcept {
+  State& s = state();
+  // Nothing to do in runs that never traced (finalizing would load CUPTI for nothing); a live
+  // session stops itself.
+  if (!s.used || s.active) return;
+  // Sessions detach when they end, but NVTX injection can attach CUPTI again afterwards.
+  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  (void)cuptiFinalize();
+}
+
+TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {
+  TraceData out;
+  Converter conv;
+  for (const auto& r : records) {
+    // Zeroed, 8-byte aligned storage big enough for any record kind used here.
+    alignas(8) unsigned char raw[512];
+    std::memset(raw, 0, sizeof raw);
+    switch (r.kind) {
+      case SyntheticCuptiRecord::Kind::kKernel: {
+        static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof raw, "buffer too small");
+        auto* k = new (raw) CUpti_ActivityKernel10{};
+        k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+        k->start = r.start;
+        k->end = r.end;
+        k->deviceId = r.device;
+        k->contextId = r.context;
+        k->streamId = r.stream;
+        k->correlationId = r.correlation;
+        k->graphId = r.graph_id;
+        k->graphNodeId = r.graph_node_id;
+        k->name = r.name;
+        k->gridX = r.grid[0], k->gridY = r.grid[1], k->gridZ = r.grid[2];
+        k->blockX = r.block[0], k->blockY = r.block[1], k->blockZ = r.block[2];
+        k->staticSharedMemory = r.static_shared;
+        k->dynamicSharedMemory = r.dynamic_shared;
+        k->registersPerThread = static_cast<uint16_t>(r.registers);
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(k), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kMemcpy: {
+        auto* m = new (raw) CUpti_ActivityMemcpy6{};
+        m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+        m->copyKind = r.copy_kind;
+        m->bytes = r.bytes;
+        m->start = r.start;
+        m->end = r.end;
+        m->deviceId = r.device;
+        m->contextId = r.context;
+        m->streamId = r.stream;
+        m->correlationId = r.correlation;
+        m->graphId = r.graph_id;
+        m->graphNodeId = r.graph_node_id;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kMemset: {
+        auto* m = new (raw) CUpti_ActivityMemset4{};
+        m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+        m->value = r.value;
+        m->bytes = r.bytes;
+        m->start = r.start;
+        m->end = r.end;
+        m->deviceId = r.device;
+        m->contextId = r.context;
+        m->streamId = r.stream;
+        m->correlationId = r.correlation;
+        m->graphId = r.graph_id;
+        m->graphNodeId = r.graph_node_id;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kRuntime: {
+        auto* a = new (raw) CUpti_ActivityAPI{};
+        a->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+        a->cbid = r.cbid;
+        a->start = r.start;
+        a->end = r.end;
+        a->processId = r.pid;
+        a->threadId = r.tid;
+        a->correlationId = r.correlation;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kMarker: {
+        auto* m = new (raw) CUpti_ActivityMarker2{};
+        m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+        m->flags = static_cast<CUpti_ActivityFlag>(r.marker_flags);
+        m->timestamp = r.start;
+        m->id = r.marker_id;
+        m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+        m->objectId.pt.processId = r.pid;
+        m->objectId.pt.threadId = r.tid;
+        m->name = r.name;
+        m->domain = r.domain;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kGraphTrace: {
+        auto* g = new (raw) CUpti_ActivityGraphTrace2{};
+        g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+        g->correlationId = r.correlation;
+        g->start = r.start;
+        g->end = r.end;
+        g->deviceId = r.device;
+        g->graphId = r.graph_id;
+        g->contextId = r.context;
+        g->streamId = r.stream;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(g), out);
+        break;
+      }
+      case SyntheticCuptiRecord::Kind::kOther: {
+        auto* a = new (raw) CUpti_ActivityAPI{};
+        a->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gp

@@ -1,0 +1,512 @@
+// The node join and the statistics of a trace pass (see trace_analysis.hpp, docs/tracing.md).
+#include "graphprof/trace_analysis.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "graphprof/graph_model.hpp"
+#include "graphprof/stats.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+std::string short_kernel_name(const std::string& recorded_name) {
+  return kernel_base_name(demangle_kernel_name(recorded_name));
+}
+
+// ---------------------------------------------------------------------------------------------
+// DOT dump scan
+
+namespace {
+
+bool parse_node_name(const std::string& text, std::size_t pos, std::uint32_t& g, std::uint32_t& i, std::size_t& end) {
+  // Expects `graph_<G>_node_<i>` at pos.
+  static const std::string head = "graph_";
+  static const std::string mid = "_node_";
+  if (text.compare(pos, head.size(), head) != 0) return false;
+  std::size_t p = pos + head.size();
+  auto digits = [&](std::uint32_t& out) {
+    const std::size_t b = p;
+    unsigned long long v = 0;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p]))) {
+      v = v * 10 + static_cast<unsigned long long>(text[p] - '0');
+      ++p;
+      if (v > std::numeric_limits<std::uint32_t>::max()) return false;
+    }
+    out = static_cast<std::uint32_t>(v);
+    return p > b;
+  };
+  if (!digits(g)) return false;
+  if (text.compare(p, mid.size(), mid) != 0) return false;
+  p += mid.size();
+  if (!digits(i)) return false;
+  end = p;
+  return true;
+}
+
+DotNode classify_label(const std::string& label) {
+  static const std::set<std::string> kinds = {"MEMSET",       "MEMCPY",          "HOST",           "EVENT_RECORD",
+                                              "EVENT_WAIT",   "EMPTY",           "MEM_ALLOC",      "MEM_FREE",
+                                              "CONDITIONAL",  "EXT_SEMAS_SIGNAL", "EXT_SEMAS_WAIT", "BATCH_MEM_OP",
+                                              "KERNEL"};
+  std::vector<std::string> lines;
+  std::size_t b = 0;
+  for (std::size_t p = 0; p <= label.size(); ++p) {
+    if (p == label.size() || label[p] == '\n') {
+      std::string line = label.substr(b, p - b);
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      lines.push_back(line);
+      b = p + 1;
+    }
+  }
+  DotNode n;
+  // Verbose dumps use record labels: "{KERNEL\n| {ID | ...". The kind is the first word.
+  if (!lines.empty() && !lines[0].empty() && lines[0][0] == '{') {
+    std::string word = lines[0].substr(1);
+    if (word.empty() && lines.size() > 1) word = lines[1];
+    n.kind = word;
+  } else if (lines.size() > 1) {
+    // Default dumps: "<index>\n<mangled kernel name | KIND>\n..."
+    const std::string& second = lines[1];
+    if (kinds.count(second)) n.kind = second;
+    else if (second.rfind("graph_", 0) == 0) n.kind = "GRAPH";
+    else {
+      n.kind = "kernel";
+      n.name = second;
+    }
+  }
+  if (n.kind == "KERNEL") n.kind = "kernel";
+  else if (n.kind == "MEMSET") n.kind = "memset";
+  else if (n.kind == "MEMCPY") n.kind = "memcpy";
+  return n;
+}
+
+}  // namespace
+
+DotGraphInfo scan_dot_dump(const std::string& text) {
+  DotGraphInfo info;
+  // The first cluster is the graph that was dumped; child graphs follow as sibling clusters.
+  const std::string cluster = "subgraph cluster_";
+  const std::size_t c = text.find(cluster);
+  bool have_cluster = false;
+  if (c != std::string::npos) {
+    std::size_t p = c + cluster.size();
+    unsigned long long v = 0;
+    const std::size_t b = p;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p]))) v = v * 10 + static_cast<unsigned long long>(text[p++] - '0');
+    if (p > b && v <= std::numeric_limits<std::uint32_t>::max()) {
+      info.graph_id = static_cast<std::uint32_t>(v);
+      have_cluster = true;
+    }
+  }
+  for (std::size_t q = text.find("\"graph_"); q != std::string::npos; q = text.find("\"graph_", q + 1)) {
+    std::uint32_t g = 0, i = 0;
+    std::size_t end = 0;
+    if (!parse_node_name(text, q + 1, g, i, end)) continue;
+    if (end >= text.size() || text[end] != '"') continue;
+    // A node statement starts a line and has '[' right after the name. Edges start with a name
+    // too, but continue with " -> " (and verbose dumps give them attributes: [headlabel=0]).
+    if (q > 0 && text[q - 1] != '\n') continue;
+    const std::size_t p = end + 1;
+    if (p >= text.size() || text[p] != '[') continue;
+    if (!have_cluster) {
+      info.graph_id = g;
+      have_cluster = true;
+    }
+    if (g != info.graph_id) continue;
+    info.found = true;
+    DotNode node;
+    const std::size_t l = text.find("label=\"", p);
+    const std::size_t close = text.find("];", p);
+    if (l != std::string::npos && (close == std::string::npos || l < close)) {
+      std::size_t s = l + 7, e = s;
+      while (e < text.size() && !(text[e] == '"' && text[e - 1] != '\\')) ++e;
+      node = classify_label(text.substr(s, e - s));
+    }
+    info.nodes[i] = node;
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Join
+
+std::string NodeRef::dot_name() const {
+  return "graph_" + std::to_string(graph_id) + "_node_" + std::to_string(index);
+}
+
+NodeJoin NodeJoin::build(const TraceData& data, const DotGraphInfo* dot) {
+  NodeJoin j;
+  auto graph_of = [](std::uint64_t node_id) { return static_cast<std::uint32_t>(node_id >> 32); };
+  auto index_of = [](std::uint64_t node_id) { return static_cast<std::uint32_t>(node_id & 0xffffffffu); };
+
+  // The exec that was replayed most: its original graph is the traced graph.
+  std::map<std::uint32_t, std::size_t> launches;
+  for (const auto& k : data.kernels) if (k.graph_id) ++launches[k.graph_id];
+  for (const auto& m : data.memcpys) if (m.graph_id) ++launches[m.graph_id];
+  for (const auto& m : data.memsets) if (m.graph_id) ++launches[m.graph_id];
+  for (const auto& g : data.graph_traces) if (g.graph_id) ++launches[g.graph_id];
+  std::uint32_t exec = 0;
+  std::size_t most = 0;
+  for (const auto& [id, n] : launches)
+    if (n > most) std::tie(exec, most) = std::make_tuple(id, n);
+  std::uint32_t traced = 0;
+  for (const auto& e : data.exec_mappings)
+    if (e.exec_id == exec) traced = e.original_graph_id;
+  if (traced == 0)
+    for (const auto& m : data.node_mappings)
+      if (graph_of(m.exec_node_id) == exec) traced = graph_of(m.original_node_id);
+  j.traced_graph_id_ = traced;
+  j.dot_graph_id_ = traced;
+
+  // Graphs built in this session (outside instantiation). Exec-internal nodes may be announced
+  // as created too; drop those whose graph is an exec.
+  std::set<std::uint32_t> exec_ids;
+  for (const auto& e : data.exec_mappings) exec_ids.insert(e.exec_id);
+  for (const auto& m : data.node_mappings) exec_ids.insert(graph_of(m.exec_node_id));
+  std::set<std::uint32_t> built;
+  std::size_t traced_nodes = 0;
+  for (const auto& n : data.nodes_created) {
+    const std::uint32_t g = graph_of(n.node_id);
+    if (exec_ids.count(g)) continue;
+    built.insert(g);
+    if (g == traced) ++traced_nodes;
+  }
+
+  std::int64_t offset = 0;
+  if (traced == 0) {
+    j.dot_status_ = "no graph";
+  } else if (dot == nullptr || !dot->found) {
+    j.dot_status_ = "no dump";
+  } else if (dot->graph_id == traced) {
+    j.dot_status_ = "same graph";
+  } else if (traced_nodes != 0 && traced_nodes != dot->nodes.size()) {
+    j.dot_status_ = "mismatch: the dump's graph_" + std::to_string(dot->graph_id) + " has " +
+                    std::to_string(dot->nodes.size()) + " nodes, the traced graph " + std::to_string(traced_nodes);
+  } else {
+    j.dot_status_ = "matched by node position";
+    offset = static_cast<std::int64_t>(dot->graph_id) - static_cast<std::int64_t>(traced);
+    j.dot_graph_id_ = dot->graph_id;
+  }
+
+  for (const auto& m : data.node_mappings) {
+    std::uint32_t g = graph_of(m.original_node_id);
+    if (offset != 0 && (g == traced || built.count(g))) g = static_cast<std::uint32_t>(static_cast<std::int64_t>(g) + offset);
+    j.by_exec_node_[m.exec_node_id] = NodeRef{g, index_of(m.original_node_id)};
+  }
+  return j;
+}
+
+std::optional<NodeRef> NodeJoin::find(std::uint64_t exec_node_id) const {
+  auto it = by_exec_node_.find(exec_node_id);
+  if (it == by_exec_node_.end()) return std::nullopt;
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uniform view and iteration assignment
+
+std::vector<GpuOp> gpu_ops(const TraceData& d) {
+  std::vector<GpuOp> ops;
+  ops.reserve(d.kernels.size() + d.memcpys.size() + d.memsets.size());
+  for (const auto& k : d.kernels) {
+    GpuOp o;
+    o.kind = "kernel";
+    o.name = k.name;
+    o.start_ns = k.start_ns;
+    o.end_ns = k.end_ns;
+    o.device_id = k.device_id;
+    o.stream_id = k.stream_id;
+    o.correlation_id = k.correlation_id;
+    o.graph_id = k.graph_id;
+    o.graph_node_id = k.graph_node_id;
+    o.kernel = &k;
+    ops.push_back(std::move(o));
+  }
+  for (const auto& m : d.memcpys) {
+    GpuOp o;
+    o.kind = "memcpy";
+    o.name = "memcpy " + m.copy_kind;
+    o.start_ns = m.start_ns;
+    o.end_ns = m.end_ns;
+    o.device_id = m.device_id;
+    o.stream_id = m.stream_id;
+    o.correlation_id = m.correlation_id;
+    o.graph_id = m.graph_id;
+    o.graph_node_id = m.graph_node_id;
+    ops.push_back(std::move(o));
+  }
+  for (const auto& m : d.memsets) {
+    GpuOp o;
+    o.kind = "memset";
+    o.name = "memset";
+    o.start_ns = m.start_ns;
+    o.end_ns = m.end_ns;
+    o.device_id = m.device_id;
+    o.stream_id = m.stream_id;
+    o.correlation_id = m.correlation_id;
+    o.graph_id = m.graph_id;
+    o.graph_node_id = m.graph_node_id;
+    ops.push_back(std::move(o));
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) { return a.start_ns < b.start_ns; });
+  return ops;
+}
+
+namespace {
+
+// Index of the window that contains [start, end], or npos.
+std::size_t window_of(const std::vector<IterationWindow>& w, std::uint64_t start, std::uint64_t end) {
+  auto it = std::upper_bound(w.begin(), w.end(), start,
+                             [](std::uint64_t t, const IterationWindow& x) { return t < x.begin_ns; });
+  if (it == w.begin()) return std::string::npos;
+  --it;
+  if (start < it->begin_ns || end > it->end_ns) return std::string::npos;
+  return static_cast<std::size_t>(it - w.begin());
+}
+
+std::vector<IterationWindow> sorted_windows(const TraceData& d) {
+  std::vector<IterationWindow> w = d.windows;
+  std::sort(w.begin(), w.end(), [](const auto& a, const auto& b) { return a.begin_ns < b.begin_ns; });
+  return w;
+}
+
+}  // namespace
+
+std::unordered_map<std::uint32_t, std::size_t> iteration_of_correlation(const TraceData& d) {
+  const std::vector<IterationWindow> w = sorted_windows(d);
+  std::unordered_map<std::uint32_t, std::size_t> out;
+  for (const auto& a : d.api) {
+    if (a.correlation_id == 0) continue;
+    const std::size_t i = window_of(w, a.start_ns, a.end_ns);
+    if (i != std::string::npos) out[a.correlation_id] = i;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+DurationStats duration_stats(const std::vector<double>& values) {
+  DurationStats s;
+  if (values.empty()) return s;
+  const Summary sum = summarize(values);
+  s.count = sum.n;
+  s.median = sum.median;
+  s.p10 = sum.p10;
+  s.p90 = sum.p90;
+  s.mean = sum.mean;
+  for (double v : values) s.total += v;
+  return s;
+}
+
+TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const DotGraphInfo* dot) {
+  TraceSummary s;
+  s.level = data.level;
+  s.iterations = data.windows.size();
+  s.dot_status = join.dot_status();
+  s.traced_graph_id = join.traced_graph_id();
+  s.dot_graph_id = join.dot_graph_id();
+
+  const std::vector<IterationWindow> windows = sorted_windows(data);
+  const auto iter_of = iteration_of_correlation(data);
+  const std::uint64_t first_begin = windows.empty() ? std::numeric_limits<std::uint64_t>::max() : windows.front().begin_ns;
+
+  std::unordered_map<std::string, std::string> short_names;
+  auto short_of = [&](const GpuOp& op) -> const std::string& {
+    auto it = short_names.find(op.name);
+    if (it == short_names.end())
+      it = short_names.emplace(op.name, op.kernel ? short_kernel_name(op.name) : op.name).first;
+    return it->second;
+  };
+
+  const std::vector<GpuOp> ops = gpu_ops(data);
+  std::vector<std::vector<const GpuOp*>> by_iter(windows.size());
+  for (const auto& op : ops) {
+    auto it = iter_of.find(op.correlation_id);
+    if (it != iter_of.end()) by_iter[it->second].push_back(&op);
+    else if (op.start_ns >= first_begin) ++s.unassigned;
+  }
+
+  struct NodeAcc {
+    std::string kind, name, mangled;
+    std::vector<double> durations, gaps;
+  };
+  std::map<NodeRef, NodeAcc> node_acc;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> name_acc;
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> launch_span;  // correlation -> [start, end]
+  std::vector<double> iter_spans;
+
+  for (const auto& ops_of_iter : by_iter) {
+    if (ops_of_iter.empty()) continue;
+    std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+    std::multiset<std::uint64_t> ends;  // ends of the records of this replay that started earlier
+    for (const GpuOp* op : ops_of_iter) {  // sorted by start
+      ++s.gpu_records;
+      const double dur = static_cast<double>(op->end_ns >= op->start_ns ? op->end_ns - op->start_ns : 0);
+      lo = std::min(lo, op->start_ns);
+      hi = std::max(hi, op->end_ns);
+      name_acc[{op->kind, short_of(*op)}].push_back(dur);
+      std::optional<double> gap;
+      auto e = ends.upper_bound(op->start_ns);
+      if (e != ends.begin()) gap = static_cast<double>(op->start_ns - *std::prev(e));
+      ends.insert(op->end_ns);
+      if (op->graph_id == 0) continue;
+      auto& span = launch_span.try_emplace(op->correlation_id, op->start_ns, op->end_ns).first->second;
+      span.first = std::min(span.first, op->start_ns);
+      span.second = std::max(span.second, op->end_ns);
+      const auto ref = join.find(op->graph_node_id);
+      if (!ref) {
+        ++s.unattributed;
+        continue;
+      }
+      NodeAcc& acc = node_acc[*ref];
+      if (acc.durations.empty()) {
+        acc.kind = op->kind;
+        acc.name = short_of(*op);
+        if (op->kernel) acc.mangled = op->name;
+      }
+      acc.durations.push_back(dur);
+      if (gap) acc.gaps.push_back(*gap);
+    }
+    iter_spans.push_back(static_cast<double>(hi - lo));
+  }
+
+  if (data.level == TraceLevel::kGraph) {
+    // No per-node records: graph launches are the GPU's view of an iteration.
+    std::vector<std::vector<const GraphTraceRecord*>> g_by_iter(windows.size());
+    std::vector<double> spans;
+    for (const auto& g : data.graph_traces) {
+      auto it = iter_of.find(g.correlation_id);
+      if (it == iter_of.end()) continue;
+      g_by_iter[it->second].push_back(&g);
+      spans.push_back(static_cast<double>(g.end_ns >= g.start_ns ? g.end_ns - g.start_ns : 0));
+    }
+    if (!spans.empty()) s.graph_span = duration_stats(spans);
+    for (const auto& gs : g_by_iter) {
+      if (gs.empty()) continue;
+      std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+      for (const auto* g : gs) lo = std::min(lo, g->start_ns), hi = std::max(hi, g->end_ns);
+      iter_spans.push_back(static_cast<double>(hi - lo));
+    }
+  } else if (!launch_span.empty()) {
+    std::vector<double> spans;
+    for (const auto& [corr, se] : launch_span) spans.push_back(static_cast<double>(se.second - se.first));
+    s.graph_span = duration_stats(spans);
+  }
+  if (!iter_spans.empty()) s.iteration_span = duration_stats(iter_spans);
+
+  for (auto& [ref, acc] : node_acc) {
+    NodeStats n;
+    n.node = ref;
+    n.kind = acc.kind;
+    n.name = acc.name;
+    n.mangled_name = acc.mangled;
+    n.duration = duration_stats(acc.durations);
+    n.gap_samples = acc.gaps.size();
+    if (!acc.gaps.empty()) n.gap_before_median_ns = median(acc.gaps);
+    if (dot != nullptr && dot->found && ref.graph_id == dot->graph_id) {
+      auto d = dot->nodes.find(ref.index);
+      if (d == dot->nodes.end() || d->second.kind != n.kind ||
+          (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
+        ++s.dot_name_mismatches;
+    }
+    s.nodes.push_back(std::move(n));
+  }
+
+  const double iters = static_cast<double>(std::max<std::size_t>(1, s.iterations));
+  for (auto& [key, durs] : name_acc) {
+    NameStats n;
+    n.kind = key.first;
+    n.name = key.second;
+    n.duration = duration_stats(durs);
+    n.per_iteration_ns = n.duration.total / iters;
+    s.kernels.push_back(std::move(n));
+  }
+  std::sort(s.kernels.begin(), s.kernels.end(),
+            [](const NameStats& a, const NameStats& b) { return a.per_iteration_ns > b.per_iteration_ns; });
+
+  std::map<std::string, std::vector<double>> api_acc;
+  std::vector<double> all_calls;
+  for (const auto& a : data.api)
+    if (window_of(windows, a.start_ns, a.end_ns) != std::string::npos) {
+      const double d = static_cast<double>(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0);
+      api_acc[a.name].push_back(d);
+      all_calls.push_back(d);
+    }
+  if (!all_calls.empty()) s.api_per_call = duration_stats(all_calls);
+  for (auto& [name, durs] : api_acc) {
+    ApiStats a;
+    a.name = name;
+    a.duration = duration_stats(durs);
+    a.calls_per_iteration = static_cast<double>(durs.size()) / iters;
+    s.api.push_back(std::move(a));
+  }
+  return s;
+}
+
+namespace {
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json stats_json(const std::optional<DurationStats>& d) {
+  if (!d) return nullptr;
+  return json{{"count", d->count}, {"median_ns", d->median}, {"p10_ns", d->p10}, {"p90_ns", d->p90}};
+}
+}  // namespace
+
+json to_json(const TraceSummary& s) {
+  json j;
+  j["level"] = to_string(s.level);
+  j["replays"] = s.iterations;
+  j["gpu_records"] = s.gpu_records;
+  j["unattributed_records"] = s.unattributed;
+  j["unassigned_records"] = s.unassigned;
+  j["graph_span_median_ns"] = s.graph_span ? json(s.graph_span->median) : json(nullptr);
+  j["graph_span"] = stats_json(s.graph_span);
+  j["iteration_span_median_ns"] = s.iteration_span ? json(s.iteration_span->median) : json(nullptr);
+  j["iteration_span"] = stats_json(s.iteration_span);
+  j["api_per_call"] = stats_json(s.api_per_call);
+  j["join"] = {{"dot_status", s.dot_status},
+               {"traced_graph_id", s.traced_graph_id},
+               {"dot_graph_id", s.dot_graph_id},
+               {"dot_name_mismatches", s.dot_name_mismatches}};
+  json& nodes = j["nodes"] = json::array();
+  for (const auto& n : s.nodes)
+    nodes.push_back({{"dot_name", n.node.dot_name()},
+                     {"graph_id", n.node.graph_id},
+                     {"node_index", n.node.index},
+                     {"kind", n.kind},
+                     {"name", n.name},
+                     {"mangled_name", n.mangled_name},
+                     {"count", n.duration.count},
+                     {"median_ns", number_or_null(n.duration.median)},
+                     {"p10_ns", number_or_null(n.duration.p10)},
+                     {"p90_ns", number_or_null(n.duration.p90)},
+                     {"mean_ns", number_or_null(n.duration.mean)},
+                     {"gap_before_median_ns", n.gap_before_median_ns ? json(*n.gap_before_median_ns) : json(nullptr)}});
+  json& kernels = j["kernels"] = json::array();
+  for (const auto& k : s.kernels)
+    kernels.push_back({{"kind", k.kind},
+                       {"name", k.name},
+                       {"count", k.duration.count},
+                       {"median_ns", number_or_null(k.duration.median)},
+                       {"p10_ns", number_or_null(k.duration.p10)},
+                       {"p90_ns", number_or_null(k.duration.p90)},
+                       {"per_iter_ns", number_or_null(k.per_iteration_ns)}});
+  json& api = j["api"] = json::array();
+  for (const auto& a : s.api)
+    api.push_back({{"name", a.name},
+                   {"count", a.duration.count},
+                   {"median_ns", number_or_null(a.duration.median)},
+                   {"p10_ns", number_or_null(a.duration.p10)},
+                   {"p90_ns", number_or_null(a.duration.p90)},
+                   {"calls_per_iter", number_or_null(a.calls_per_iteration)}});
+  return j;
+}
+
+}  // namespace gp

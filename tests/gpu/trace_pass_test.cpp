@@ -1,0 +1,168 @@
+// The trace pass on a real GPU: for chain and fork-join in capture and graph modes every kernel
+// is attributed to a node of the DOT dump, graph-level tracing gives one span per launch, NVTX
+// ranges reach the records, and the Chrome trace is well formed. Exit 77 without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/cuda/suite.hpp"
+#include "graphprof/trace_chrome.hpp"
+#include "graphprof/trace_session.hpp"
+
+namespace gp {
+namespace {
+
+using nlohmann::json;
+
+// NVTX must find CUPTI before the first NVTX call of the process, as the CLI arranges.
+class TraceEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const std::string lib = nvtx_injection_library();
+    if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 0);
+  }
+  void TearDown() override { trace_shutdown(); }
+};
+::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(new TraceEnvironment);
+
+struct Traced {
+  Report report;
+  std::vector<std::pair<std::string, TraceData>> records;  // "workload mode" -> records
+  json chrome;
+};
+
+constexpr int kReplays = 30;
+
+Traced run_traced(const std::string& workload, const std::map<std::string, std::string>& params, TraceLevel level,
+                  std::vector<Mode> modes = {kAllModes.begin(), kAllModes.end()}) {
+  Traced t;
+  RunRequest req;
+  req.workloads = {workload};
+  req.params = params;
+  req.modes = std::move(modes);
+  req.measure.rule.budget_seconds = 0.2;
+  req.measure.one_off_samples = 2;
+  req.measure.dot_dir = (std::filesystem::temp_directory_path() / ("gp_trace_test_" + workload)).string();
+  req.measure.trace.level = level;
+  req.measure.trace.iterations = kReplays;
+  auto chrome = std::make_shared<ChromeTraceBuilder>();
+  req.measure.trace.on_trace = [&t, chrome](const ModeResult& r, const TraceData& d, const NodeJoin& j) {
+    t.records.emplace_back(r.workload + " " + r.mode, d);
+    chrome->add(r.workload + " " + r.mode, d, &j);
+  };
+  t.report = run_suite(req, {"test"}, nullptr);
+  t.chrome = chrome->to_json();
+  return t;
+}
+
+// Every GPU record of the graph modes' replays sits on a node that the DOT dump has.
+void expect_all_attributed(const ModeResult& r, std::size_t expected_nodes) {
+  SCOPED_TRACE(r.workload + " " + r.mode);
+  ASSERT_EQ(r.status, Status::kOk) << r.reason;
+  ASSERT_TRUE(r.sections.contains("trace"));
+  const json& t = r.sections["trace"];
+  ASSERT_EQ(t["status"], "ok") << t["reason"];
+  EXPECT_EQ(t["level"], "node");
+  EXPECT_EQ(t["replays"], kReplays);
+  EXPECT_EQ(t["dropped_records"], 0);
+  EXPECT_EQ(t["unattributed_records"], 0);
+  EXPECT_EQ(t["unassigned_records"], 0);
+  EXPECT_EQ(t["join"]["dot_name_mismatches"], 0);
+  const std::string how = t["join"]["dot_status"];
+  EXPECT_TRUE(how == "same graph" || how == "matched by node position") << how;
+  ASSERT_EQ(t["nodes"].size(), expected_nodes);
+  const std::string dot = read_file(r.sections["graph"]["dot"].get<std::string>());
+  std::set<std::string> names;
+  for (const json& n : t["nodes"]) {
+    const std::string name = n["dot_name"];
+    names.insert(name);
+    EXPECT_NE(dot.find("\"" + name + "\""), std::string::npos) << name << " is not in the dump";
+    EXPECT_EQ(n["count"], kReplays) << name;
+    EXPECT_GT(n["median_ns"].get<double>(), 0.0) << name;
+    EXPECT_LE(n["p10_ns"].get<double>(), n["p90_ns"].get<double>()) << name;
+  }
+  EXPECT_EQ(names.size(), expected_nodes);
+  EXPECT_GT(t["graph_span_median_ns"].get<double>(), 0.0);
+  const json& p = t["perturbation"];
+  EXPECT_GT(p["traced_gpu_time_per_iter_ns"].get<double>(), 0.0);
+  EXPECT_GT(p["untraced_gpu_time_per_iter_ns"].get<double>(), 0.0);
+  EXPECT_GT(p["ratio"].get<double>(), 0.0);
+  EXPECT_TRUE(p.contains("traced_ci_ns") && p.contains("untraced_ci_ns"));
+  EXPECT_TRUE(t["launch_api_check"]["cupti_per_call_median_ns"].is_number());
+}
+
+void expect_valid_chrome(const json& doc, int min_kernels) {
+  const auto problems = validate_chrome_trace(doc);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  int kernels = 0, flows = 0;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e.value("cat", "") == "kernel") ++kernels;
+    if (e["ph"] == "s") ++flows;
+  }
+  EXPECT_GE(kernels, min_kernels);
+  EXPECT_GT(flows, 0);
+}
+
+TEST(TracePass, ChainGraphModesAttributeEveryKernelToItsNode) {
+  const Traced t = run_traced("chain", {{"kernels", "20"}}, TraceLevel::kNode);
+  ASSERT_EQ(t.report.results.size(), 3u);
+  const ModeResult& eager = t.report.results[0];
+  ASSERT_EQ(eager.sections["trace"]["status"], "ok") << eager.sections["trace"]["reason"];
+  EXPECT_TRUE(eager.sections["trace"]["nodes"].empty());
+  ASSERT_EQ(eager.sections["trace"]["kernels"].size(), 1u);
+  EXPECT_EQ(eager.sections["trace"]["kernels"][0]["name"], "chain_step");
+  EXPECT_EQ(eager.sections["trace"]["kernels"][0]["count"], 20 * kReplays);
+  EXPECT_EQ(eager.sections["trace"]["api"][0]["calls_per_iter"], 20.0);
+  for (std::size_t i = 1; i < 3; ++i) {
+    expect_all_attributed(t.report.results[i], 20);
+    for (const json& n : t.report.results[i].sections["trace"]["nodes"]) EXPECT_EQ(n["name"], "chain_step");
+  }
+  expect_valid_chrome(t.chrome, 3 * 20 * kReplays);
+}
+
+TEST(TracePass, ForkJoinGraphModesAttributeEveryKernelToItsNode) {
+  const Traced t = run_traced("fork-join", {{"width", "4"}, {"depth", "3"}}, TraceLevel::kNode,
+                              {Mode::kCapture, Mode::kGraph});
+  ASSERT_EQ(t.report.results.size(), 2u);
+  for (const ModeResult& r : t.report.results) {
+    // Kernel nodes: root + width * depth + join; other nodes (events, empty) run no GPU work.
+    const json& kernels = r.sections["trace"]["kernels"];
+    std::size_t per_replay = 0;
+    for (const json& k : kernels) per_replay += k["count"].get<std::size_t>() / kReplays;
+    EXPECT_EQ(per_replay, 1u + 4u * 3u + 1u);
+    expect_all_attributed(r, per_replay);
+  }
+  expect_valid_chrome(t.chrome, 2 * 14 * kReplays);
+}
+
+TEST(TracePass, GraphLevelGivesOneSpanPerLaunchAndNoNodes) {
+  const Traced t = run_traced("chain", {{"kernels", "20"}}, TraceLevel::kGraph, {Mode::kCapture});
+  ASSERT_EQ(t.report.results.size(), 1u);
+  const json& s = t.report.results[0].sections["trace"];
+  ASSERT_EQ(s["status"], "ok") << s["reason"];
+  EXPECT_EQ(s["level"], "graph");
+  EXPECT_TRUE(s["nodes"].empty());
+  EXPECT_EQ(s["graph_span"]["count"], kReplays);
+  EXPECT_GT(s["graph_span_median_ns"].get<double>(), 0.0);
+  EXPECT_TRUE(validate_chrome_trace(t.chrome).empty());
+}
+
+TEST(TracePass, NvtxRangesOfEverySessionReachTheRecords) {
+  // Two sessions in a row: CUPTI is detached after the first and attached again for the second.
+  const Traced t = run_traced("chain", {{"kernels", "5"}}, TraceLevel::kNode, {Mode::kEager, Mode::kCapture});
+  ASSERT_EQ(t.records.size(), 2u);
+  for (const auto& [label, data] : t.records) {
+    SCOPED_TRACE(label);
+    bool launch_loop = false;
+    for (const MarkerRecord& m : data.markers)
+      if (m.kind == MarkerRecord::Kind::kStart && m.name == "launch loop (traced)" && m.domain == "graphprof")
+        launch_loop = true;
+    EXPECT_TRUE(launch_loop) << data.markers.size() << " marker records";
+  }
+}
+
+}  // namespace
+}  // namespace gp
