@@ -87,6 +87,7 @@ struct SideData {
   std::size_t samples = 0;       // finite samples used
   std::size_t dropped_samples = 0;  // non-finite samples
   std::size_t dropped_reps = 0;     // repetitions without one finite sample
+  std::vector<double> outlier_reps; // repetition medians set aside as hiccups (see docs/compare.md)
   double center = 0;             // median of `reps`
   double spread = 0;             // relative: robust sd of log(reps), or the within-run CI half-width for one rep
   double rep_ci_low = 0, rep_ci_high = 0;  // lowest CI low / highest CI high over repetitions
@@ -145,6 +146,7 @@ struct GeomeanItem {
   std::string metric;  // a metric key, or "all gating metrics"
   std::size_t n = 0;
   double ratio = 1;    // candidate / baseline; for the gating total, >1 always means worse
+  bool gating = false; // the metric gates somewhere (human outputs show only these)
 };
 
 // Where each report came from, for the headers of every output.

@@ -38,9 +38,13 @@ std::string format_spread(const SideData& s);            // "0.4%"
 std::string params_text(const std::map<std::string, std::string>& params);  // "k=v,k=v"
 // "regression", "regression (info)" for a metric that does not gate, ...
 std::string verdict_label(const MetricComparison& r);
-// "FAIL: 2 regressions, 1 failed; 57 same" - the one-line result every output starts with.
+// "FAIL (exit 1): 2 regressions" - the result every output starts with.
+std::string result_line(const Comparison& c);
+// "2 regressions, 57 same" over the gating (or the informational) rows; "none" when empty.
+std::string verdict_counts(const Comparison& c, bool gating);
+// result_line plus both counts, in one line.
 std::string headline(const Comparison& c);
-// Rows in reading order: severity first, larger changes first, then by name.
+// Rows in reading order: gating rows first, then by severity, larger changes first, then by name.
 std::vector<const MetricComparison*> rows_by_severity(const Comparison& c);
 
 }  // namespace gp

@@ -248,10 +248,17 @@ double sm_clock_khz(const Report& r, const ModeResult& res) {
 // ---------------------------------------------------------------------------------------------
 // One side of one metric
 
-std::optional<SideData> side_data(const Metric& m, double max_invalid, const std::string& side, std::string& why) {
+// A repetition whose median sits far from the others (a hiccup: preemption, a clock dip, a
+// neighbour on the GPU) would otherwise stretch the rank interval of every comparison it is
+// in. Set aside at most one in five, only when it is both far in robust units and farther
+// than the practical threshold, and say so.
+inline constexpr double kOutlierRobustZ = 3.5;
+
+std::optional<SideData> side_data(const Metric& m, double max_invalid, double threshold, const std::string& side,
+                                  std::string& why) {
   SideData s;
   std::size_t total = 0;
-  bool first = true;
+  std::vector<Summary> kept;
   for (const auto& rep : m.repetitions) {
     std::vector<double> finite;
     for (double v : rep) {
@@ -263,18 +270,13 @@ std::optional<SideData> side_data(const Metric& m, double max_invalid, const std
       ++s.dropped_reps;
       continue;
     }
-    const Summary sum = summarize(finite);
-    s.reps.push_back(sum.median);
-    s.samples += finite.size();
-    s.rep_ci_low = first ? sum.ci_low : std::min(s.rep_ci_low, sum.ci_low);
-    s.rep_ci_high = first ? sum.ci_high : std::max(s.rep_ci_high, sum.ci_high);
-    first = false;
+    kept.push_back(summarize(finite));
   }
   if (total == 0) {
     why = side + " has no samples";
     return std::nullopt;
   }
-  if (s.reps.empty()) {
+  if (kept.empty()) {
     why = side + ": none of its " + std::to_string(total) + " samples is a finite number";
     return std::nullopt;
   }
@@ -283,11 +285,37 @@ std::optional<SideData> side_data(const Metric& m, double max_invalid, const std
           " samples are not finite numbers (more than " + pct(max_invalid) + ")";
     return std::nullopt;
   }
-  for (double v : s.reps) {
-    if (!(v > 0)) {
-      why = side + ": a repetition's median is " + fmt("%g", v) + "; a ratio needs positive values";
+  for (const Summary& k : kept) {
+    if (!(k.median > 0)) {
+      why = side + ": a repetition's median is " + fmt("%g", k.median) + "; a ratio needs positive values";
       return std::nullopt;
     }
+  }
+  if (kept.size() >= 5) {
+    std::vector<double> logs;
+    for (const Summary& k : kept) logs.push_back(std::log(k.median));
+    const double mid = median(logs);
+    const double limit = std::max(kOutlierRobustZ * robust_sd(logs), std::log1p(threshold));
+    std::vector<std::size_t> order(kept.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::fabs(logs[a] - mid) > std::fabs(logs[b] - mid);
+    });
+    std::vector<bool> drop(kept.size(), false);
+    for (std::size_t i = 0; i < kept.size() / 5; ++i)
+      if (std::fabs(logs[order[i]] - mid) > limit) drop[order[i]] = true;
+    std::vector<Summary> rest;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      if (drop[i]) s.outlier_reps.push_back(kept[i].median);
+      else rest.push_back(kept[i]);
+    }
+    kept.swap(rest);
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    s.reps.push_back(kept[i].median);
+    s.samples += kept[i].n;
+    s.rep_ci_low = i == 0 ? kept[i].ci_low : std::min(s.rep_ci_low, kept[i].ci_low);
+    s.rep_ci_high = i == 0 ? kept[i].ci_high : std::max(s.rep_ci_high, kept[i].ci_high);
   }
   s.center = median(s.reps);
   if (s.reps.size() >= 2) {
@@ -520,8 +548,8 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
                  to_string(cm->second.direction);
     } else {
       std::string why;
-      auto bs = side_data(bm->second, t.max_invalid_fraction, "baseline", why);
-      auto cs = bs ? side_data(cm->second, t.max_invalid_fraction, "candidate", why) : std::nullopt;
+      auto bs = side_data(bm->second, t.max_invalid_fraction, r.rule.threshold, "baseline", why);
+      auto cs = bs ? side_data(cm->second, t.max_invalid_fraction, r.rule.threshold, "candidate", why) : std::nullopt;
       if (!bs || !cs) {
         r.verdict = Verdict::kInvalid;
         r.reason = why;
@@ -538,6 +566,9 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
           if (side->dropped_reps > 0)
             r.notes.push_back(std::string(who) + ": " + std::to_string(side->dropped_reps) +
                               " empty repetitions ignored");
+          for (double v : side->outlier_reps)
+            r.notes.push_back(std::string(who) + ": outlier repetition set aside (median " + format_value(v, r.unit) +
+                              ", " + format_change(v / side->center) + " from the others)");
         }
         decide(r, t);
         if (r.direction == Direction::kNone && (r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement)) {
@@ -647,9 +678,13 @@ void summarize_suite(Comparison& c) {
   std::vector<std::pair<std::string, std::pair<double, std::size_t>>> ordered(per_metric.begin(), per_metric.end());
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return metric_rank(a.first) < metric_rank(b.first); });
-  for (const auto& [name, acc] : ordered)
-    c.geomeans.push_back({name, acc.second, std::exp(acc.first / static_cast<double>(acc.second))});
-  if (gate_n > 0) c.geomeans.push_back({"all gating metrics", gate_n, std::exp(gate_sum / static_cast<double>(gate_n))});
+  for (const auto& [name, acc] : ordered) {
+    const bool gates = std::any_of(c.rows.begin(), c.rows.end(),
+                                   [&](const MetricComparison& r) { return r.metric == name && r.rule.gating; });
+    c.geomeans.push_back({name, acc.second, std::exp(acc.first / static_cast<double>(acc.second)), gates});
+  }
+  if (gate_n > 0)
+    c.geomeans.push_back({"all gating metrics", gate_n, std::exp(gate_sum / static_cast<double>(gate_n)), true});
 
   // Many benchmarks moving together is the signature of the machine (clocks, load, another
   // runner), not of one code change; say so, per metric key and over all gating metrics.

@@ -95,11 +95,18 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     for (const auto& d : c.drift) out << "  " << d.benchmark << ": " << d.what << "\n";
   }
 
+  // Without --all: every gating row that is not "same", and the informational rows that
+  // say something (a change or a data problem), not the ones that are merely noisy.
+  auto worth_showing = [](const MetricComparison& r) {
+    if (r.verdict == Verdict::kSame) return false;
+    if (r.rule.gating) return true;
+    return r.verdict != Verdict::kInconclusive && r.verdict != Verdict::kMinor;
+  };
   std::vector<Row> rows;
-  std::size_t hidden = 0;
+  std::size_t hidden_same = 0, hidden_info = 0;
   for (const MetricComparison* r : rows_by_severity(c)) {
-    if (r->verdict == Verdict::kSame && !o.show_all) {
-      ++hidden;
+    if (!o.show_all && !worth_showing(*r)) {
+      ++(r->verdict == Verdict::kSame ? hidden_same : hidden_info);
       continue;
     }
     Row row;
@@ -123,15 +130,18 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "99% CI", "spread b/c", "why"},
                 rows, o.color, 3, 7);
   }
-  if (hidden > 0)
-    out << hidden << (hidden == 1 ? " metric is" : " metrics are") << " the same within the threshold (--all lists "
-        << (hidden == 1 ? "it" : "them") << ")\n";
-  if (!c.geomeans.empty()) {
-    out << "geomean candidate/baseline:";
-    for (const auto& g : c.geomeans) out << " " << g.metric << " " << format_change(g.ratio) << " (n=" << g.n << ");";
+  if (hidden_same + hidden_info > 0) {
+    out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";
+    if (hidden_info > 0) out << ", " << hidden_info << " informational inconclusive or minor";
     out << "\n";
   }
-  const std::string head = headline(c);
+  std::string geo;
+  for (const auto& g : c.geomeans)
+    if (g.gating) geo += (geo.empty() ? "" : ", ") + g.metric + " " + format_change(g.ratio) + " (n=" + std::to_string(g.n) + ")";
+  if (!geo.empty()) out << "geomean:       " << geo << "\n";
+  out << "gating:        " << verdict_counts(c, true) << "\n";
+  out << "informational: " << verdict_counts(c, false) << "\n";
+  const std::string head = result_line(c);
   if (o.color) {
     const char* col = c.exit_code == ExitCode::kOk ? "\033[1;32m" : (c.exit_code == ExitCode::kRegression ? "\033[1;31m" : "\033[1;33m");
     out << col << head << kReset << "\n";

@@ -61,36 +61,37 @@ std::string verdict_label(const MetricComparison& r) {
   return s;
 }
 
-std::string headline(const Comparison& c) {
+std::string result_line(const Comparison& c) {
   const char* word = c.exit_code == ExitCode::kOk            ? "PASS"
                      : c.exit_code == ExitCode::kRegression ? "FAIL"
                                                             : "NOT TRUSTWORTHY";
-  std::string s = std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
-  // Counts of the rows that gate first; informational rows cannot change the result, so
-  // they are counted apart and never read as "3 regressions" next to a pass.
-  auto counts = [&](bool gating) {
-    std::string out;
-    for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
-      const auto verdict = static_cast<Verdict>(v);
-      const auto n = static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [&](const MetricComparison& r) {
-        return r.verdict == verdict && r.rule.gating == gating;
-      }));
-      if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(verdict, n);
-    }
-    return out;
-  };
-  const std::string gate = counts(true), info = counts(false);
-  s += " [" + (gate.empty() ? std::string("no gating rows") : gate);
-  if (!info.empty()) s += "; informational: " + info;
-  return s + "]";
+  return std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
+}
+
+std::string verdict_counts(const Comparison& c, bool gating) {
+  std::string out;
+  for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
+    const auto verdict = static_cast<Verdict>(v);
+    const auto n = static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [&](const MetricComparison& r) {
+      return r.verdict == verdict && r.rule.gating == gating;
+    }));
+    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(verdict, n);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string headline(const Comparison& c) {
+  // Informational rows cannot change the result, so they are counted apart and never read
+  // as "3 regressions" next to a pass.
+  return result_line(c) + " [gating: " + verdict_counts(c, true) + "; informational: " + verdict_counts(c, false) + "]";
 }
 
 std::vector<const MetricComparison*> rows_by_severity(const Comparison& c) {
   std::vector<const MetricComparison*> rows;
   for (const auto& r : c.rows) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](const MetricComparison* a, const MetricComparison* b) {
-    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
     if (a->rule.gating != b->rule.gating) return a->rule.gating;
+    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
     const double ma = a->has_estimate ? std::fabs(std::log(a->ratio)) : 0;
     const double mb = b->has_estimate ? std::fabs(std::log(b->ratio)) : 0;
     return ma > mb;

@@ -55,6 +55,7 @@ json data_json(const SideData& s) {
               {"samples", s.samples},
               {"dropped_samples", s.dropped_samples},
               {"dropped_repetitions", s.dropped_reps},
+              {"outlier_repetition_medians", s.outlier_reps},
               {"center", num(s.center)},
               {"spread", num(s.spread)},
               {"repetition_ci_low", num(s.rep_ci_low)},
@@ -131,7 +132,8 @@ json compare_to_json(const Comparison& c) {
     counts[to_string(static_cast<Verdict>(v))] = c.count(static_cast<Verdict>(v));
   json geo = json::array();
   for (const auto& g : c.geomeans)
-    geo.push_back(json{{"metric", g.metric}, {"n", g.n}, {"ratio", num(g.ratio)}, {"change", format_change(g.ratio)}});
+    geo.push_back(json{{"metric", g.metric}, {"n", g.n}, {"ratio", num(g.ratio)}, {"change", format_change(g.ratio)},
+                       {"gating", g.gating}});
   json rows = json::array();
   for (const auto& r : c.rows) rows.push_back(row_json(r));
   return json{{"schema", "graphprof-compare"},

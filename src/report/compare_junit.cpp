@@ -36,7 +36,8 @@ enum class Outcome { kPass, kFailure, kError, kSkipped };
 Outcome outcome_of(const MetricComparison& r) {
   if (r.effect == GateEffect::kFail) return Outcome::kFailure;
   if (r.effect == GateEffect::kUntrusted) return Outcome::kError;
-  if (r.verdict == Verdict::kInconclusive || r.verdict == Verdict::kAdded) return Outcome::kSkipped;
+  // Only rows a reader may act on are skipped; an informational metric that is merely noisy passes.
+  if ((r.verdict == Verdict::kInconclusive && r.rule.gating) || r.verdict == Verdict::kAdded) return Outcome::kSkipped;
   return Outcome::kPass;
 }
 

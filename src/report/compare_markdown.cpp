@@ -75,19 +75,20 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   const Thresholds& t = c.thresholds;
   const char* mark = c.exit_code == ExitCode::kOk ? "✅" : (c.exit_code == ExitCode::kRegression ? "❌" : "⚠️");
   std::string head = "<!-- graphprof-compare:v1 -->\n";
-  head += std::string("### ") + mark + " graphprof compare: " + cell(headline(c)) + "\n\n";
+  head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c)) + "\n\n";
+  head += "**Gating metrics:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
+          "  \n";
   head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
   head += "Regression = change ≥ " + format_change(1 + t.threshold) + " with the " +
           std::to_string(static_cast<int>(std::lround(t.gate_level * 100))) + "% CI beyond " +
           format_change(1 + t.noise_floor) + "; gating metrics:";
   for (const auto& g : t.gate_patterns) head += " `" + cell(g) + "`";
   head += "\n";
-  if (!c.geomeans.empty()) {
-    head += "Geometric mean candidate/baseline:";
-    for (const auto& g : c.geomeans)
-      head += " " + cell(g.metric) + " **" + format_change(g.ratio) + "** (n=" + std::to_string(g.n) + ");";
-    head += "\n";
-  }
+  std::string geo;
+  for (const auto& g : c.geomeans)
+    if (g.gating)
+      geo += (geo.empty() ? "" : " · ") + cell(g.metric) + " **" + format_change(g.ratio) + "** (n=" + std::to_string(g.n) + ")";
+  if (!geo.empty()) head += "Geometric mean, candidate vs baseline: " + geo + "\n";
   if (!c.environment.warnings.empty() || !c.banners.empty()) {
     head += "\n> [!WARNING]\n";
     for (const auto& w : c.environment.warnings) head += "> " + cell(w) + "  \n";
@@ -107,8 +108,13 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
                                 {"Improvements", false, {}},
                                 {"Minor changes", false, {}},
                                 {"Added", false, {}},
-                                {"Same", true, {}}};
+                                {"Same", true, {}},
+                                {"Informational metrics (do not gate)", true, {}}};
   for (const MetricComparison* r : rows_by_severity(c)) {
+    if (!r->rule.gating && r->verdict != Verdict::kAdded) {
+      sections[6].rows.push_back(r);
+      continue;
+    }
     switch (r->verdict) {
       case Verdict::kRegression:
       case Verdict::kFailed: sections[0].rows.push_back(r); break;

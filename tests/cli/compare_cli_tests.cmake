@@ -1,0 +1,78 @@
+# graphprof compare as CI runs it: exit codes, the line that explains them, and outputs that
+# are written even when the gate fails. Inputs are the synthetic reports in data/reports.
+set(R ${GRAPHPROF_TEST_DATA}/reports)
+
+gp_cli_test(compare_help 0 "--metric-threshold" --stdout compare --help)
+gp_cli_test(compare_identical 0 "^PASS \\(exit 0\\): no regression" --stdout compare -q ${R}/base.json ${R}/base.json)
+gp_cli_test(compare_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/aa_noise.json)
+gp_cli_test(compare_small_change 0 "gating: .*1 minor" --stdout compare -q ${R}/base.json ${R}/small_change.json)
+gp_cli_test(compare_regression 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q ${R}/base.json ${R}/regression.json)
+gp_cli_test(compare_improvements 0 "^PASS \\(exit 0\\).*improvements" --stdout compare -q ${R}/base.json ${R}/improvements.json)
+gp_cli_test(compare_large_noise 0 "^PASS \\(exit 0\\).*inconclusive" --stdout compare -q ${R}/noisy_base.json ${R}/noisy_cand.json)
+gp_cli_test(compare_outlier_rep 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/outlier_rep.json)
+gp_cli_test(compare_many_regressions 1 "^FAIL \\(exit 1\\): 300 regressions" --stdout compare -q ${R}/many_base.json ${R}/many_cand.json)
+gp_cli_test(compare_missing 5 "^NOT TRUSTWORTHY \\(exit 5\\): 2 missing" --stdout compare -q ${R}/base.json ${R}/missing_added.json)
+gp_cli_test(compare_missing_allowed 0 "^PASS \\(exit 0\\)" --stdout compare -q --allow-missing ${R}/base.json ${R}/missing_added.json)
+gp_cli_test(compare_other_gpu 5 "gpu.name differs \\(NVIDIA H200 vs NVIDIA A100" --stdout compare -q ${R}/base.json ${R}/other_gpu.json)
+gp_cli_test(compare_other_gpu_allowed 0 "warning: gpu.name differs.*compared anyway" --stdout compare --allow-env-mismatch ${R}/base.json ${R}/other_gpu.json)
+gp_cli_test(compare_nan_samples 5 "2 metrics with invalid data" --stdout compare -q ${R}/base.json ${R}/nan_samples.json)
+gp_cli_test(compare_failed_mode 1 "1 newly failing mode" --stdout compare -q ${R}/base.json ${R}/failed_mode.json)
+gp_cli_test(compare_clock_change 5 "clock change: \\+1[0-9]\\.[0-9]% in time but" --stdout compare ${R}/base.json ${R}/clock_change.json)
+gp_cli_test(compare_drift 0 "graph nodes 100 -> 120" --stdout compare ${R}/base.json ${R}/drift.json)
+gp_cli_test(compare_drift_fails 1 "structure changes \\(--fail-on-drift\\)" --stdout compare -q --fail-on-drift ${R}/base.json ${R}/drift.json)
+gp_cli_test(compare_one_repetition 1 "gross rule \\(1 vs 1 repetitions\\)" --stdout compare ${R}/r1_base.json ${R}/r1_slow.json)
+gp_cli_test(compare_ignore_param 0 "^PASS" --stdout compare -q --ignore-param kernels ${R}/base.json ${R}/base.json)
+
+# Unreadable inputs: exit 3 and FILE:LINE:COL.
+gp_cli_test(compare_malformed 3 "malformed.json:4:29: invalid JSON" compare ${R}/base.json ${R}/malformed.json)
+gp_cli_test(compare_truncated 3 "truncated.json:[0-9]+:[0-9]+: invalid JSON" compare ${R}/truncated.json ${R}/base.json)
+gp_cli_test(compare_empty_file 3 "empty.json:1:1: file is empty" compare ${R}/base.json ${R}/empty.json)
+gp_cli_test(compare_not_a_report 3 "not_a_report.json: \\(document\\): expected a JSON object" compare ${R}/not_a_report.json ${R}/base.json)
+gp_cli_test(compare_no_such_file 3 "nosuch.json" compare ${R}/base.json ${R}/nosuch.json)
+
+# Usage errors: exit 2, naming the option.
+gp_cli_test(compare_no_arguments 2 "baseline" compare)
+gp_cli_test(compare_bad_metric_threshold 2 "--metric-threshold gpu_time: expected PATTERN=NUMBER" compare ${R}/base.json ${R}/base.json --metric-threshold gpu_time)
+gp_cli_test(compare_bad_metric_number 2 "--metric-threshold gpu\\*=fast: 'fast' is not a number" compare ${R}/base.json ${R}/base.json --metric-threshold gpu*=fast)
+gp_cli_test(compare_floor_above_threshold 2 "--noise-floor 6.* must be below --threshold 5" compare ${R}/base.json ${R}/base.json --noise-floor 6)
+gp_cli_test(compare_tiny_markdown_cap 2 "max-markdown-bytes" compare ${R}/base.json ${R}/base.json --max-markdown-bytes 100)
+
+# Every output is written before a failing exit, and identical inputs give identical bytes.
+add_test(NAME cli.compare_outputs_on_failure_and_byte_identical
+         COMMAND bash -c "set -u; d=$(mktemp -d); g=\"$1\"; r=\"$2\"
+           for i in 1 2; do
+             mkdir $d/$i && cd $d/$i || exit 1
+             \"$g\" compare \"$r/base.json\" \"$r/regression.json\" --all --markdown out.md --junit out.xml --json out.json > out.txt; rc=$?
+             [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; exit 1; }
+           done
+           for f in md xml json txt; do cmp $d/1/out.$f $d/2/out.$f || exit 1; [ -s $d/1/out.$f ] || { echo \"empty $f\"; exit 1; }; done
+           grep -q '^### ❌ graphprof compare: FAIL (exit 1)' $d/1/out.md || { echo 'markdown headline'; exit 1; }
+           grep -q '<failure type=\"regression\"' $d/1/out.xml || { echo 'junit failure'; exit 1; }
+           grep -q '\"exit_code\": 1' $d/1/out.json || { echo 'json exit code'; exit 1; }
+           if grep -q $'\\033' $d/1/out.txt; then echo 'colour in a pipe'; exit 1; fi
+           rm -rf $d" _ $<TARGET_FILE:graphprof> ${R})
+
+# Colour only on a terminal, and never with NO_COLOR (script(1) provides the terminal).
+add_test(NAME cli.compare_colour_on_tty_only
+         COMMAND bash -c "command -v script >/dev/null || exit 77
+           out=$(script -qec \"$1 compare $2/base.json $2/regression.json\" /dev/null)
+           grep -q $'\\033\\\\[' <<<\"$out\" || { echo 'no colour on a tty'; exit 1; }
+           out=$(NO_COLOR=1 script -qec \"$1 compare $2/base.json $2/regression.json\" /dev/null)
+           if grep -q $'\\033\\\\[' <<<\"$out\"; then echo 'colour despite NO_COLOR'; exit 1; fi
+           out=$(script -qec \"$1 compare --no-color $2/base.json $2/regression.json\" /dev/null)
+           if grep -q $'\\033\\\\[' <<<\"$out\"; then echo 'colour despite --no-color'; exit 1; fi
+           exit 0" _ $<TARGET_FILE:graphprof> ${R})
+set_tests_properties(cli.compare_outputs_on_failure_and_byte_identical cli.compare_colour_on_tty_only
+                     PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+
+# The CI gate script: it passes the exit code through and leaves the Markdown behind.
+add_test(NAME cli.compare_ci_perf_gate_script
+         COMMAND bash -c "d=$(mktemp -d)
+           GRAPHPROF=\"$1\" \"$2\" \"$3/base.json\" \"$3/regression.json\" \"$d\" > $d/log; rc=$?
+           [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; cat $d/log; exit 1; }
+           [ -s $d/compare.md ] && [ -s $d/compare.xml ] && [ -s $d/compare.json ] || { echo 'outputs missing'; ls $d; exit 1; }
+           GRAPHPROF=\"$1\" GITHUB_STEP_SUMMARY=$d/summary \"$2\" \"$3/base.json\" \"$3/aa_noise.json\" \"$d\" > $d/log; rc=$?
+           [ $rc = 0 ] || { echo \"exit $rc, expected 0\"; cat $d/log; exit 1; }
+           grep -q 'graphprof compare: PASS' $d/summary || { echo 'no job summary'; exit 1; }
+           rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/ci-perf-gate.sh ${R})
+set_tests_properties(cli.compare_ci_perf_gate_script PROPERTIES LABELS cpu)
