@@ -105,6 +105,8 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     } else {
       throw input_error(where + ": missing 'dot_name'");
     }
+    // The trace writes null for a node it saw no complete record of: that node has no time.
+    if (n.contains("median_ns") && n["median_ns"].is_null()) continue;
     NodeTime nt;
     nt.median_ns = number(n, "median_ns", where, true);
     nt.p10_ns = number(n, "p10_ns", where, false);

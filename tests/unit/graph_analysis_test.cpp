@@ -382,6 +382,9 @@ TEST(NodeTimesFromReport, ClearErrors) {
   EXPECT_EQ(code_of("unknown.dot", "", ""), ExitCode::kUsage);      // no result dumped it
   EXPECT_EQ(code_of("renamed.dot", "fork-join", ""), ExitCode::kUsage);  // capture and graph both match
   EXPECT_EQ(code_of("x.dot", "fork-join", "eager"), ExitCode::kBadInput);  // no per-node times
+  Report nulls = report_with_times();
+  nulls.results[1].sections["trace"]["nodes"][7]["median_ns"] = nullptr;  // seen, never timed
+  EXPECT_EQ(node_times_from_report(nulls, "run.json", "fork-join_graph.dot").by_node.size(), 65u);
   Report bad = report_with_times();
   bad.results[0].sections["trace"]["nodes"][3].erase("median_ns");
   try {

@@ -1,0 +1,211 @@
+// Rendering: the folding that keeps big graphs readable (host-only, exact box counts on the
+// H200 dumps), heat-map colours and critical-path marks, and real PNG/SVG output through
+// Graphviz.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/graph_render.hpp"
+#include "graphprof/graph_view.hpp"
+
+namespace gp {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixture(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/dot/" + name; }
+
+struct Loaded {
+  GraphModel model;
+  GraphMetrics metrics;
+};
+
+Loaded load(const std::string& name, const NodeTimes* t = nullptr) {
+  Loaded l{load_dot(fixture(name)), {}};
+  l.metrics = analyze(l.model, t);
+  return l;
+}
+
+ViewOptions folded() {
+  ViewOptions o;
+  o.collapse = CollapseMode::kOn;
+  return o;
+}
+
+TEST(GraphView, UnfoldedDrawsEveryNodeWithShortLabels) {
+  const Loaded l = load("memcpy_capture_verbose.dot");
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(l.model, l.metrics, nullptr, o);
+  EXPECT_FALSE(v.collapsed);
+  ASSERT_EQ(v.boxes.size(), 112u);
+  EXPECT_EQ(v.edges.size(), 111u);
+  // Node 0 is a kernel with its <<<grid,block,smem>>>; node 1 an HtoD copy of 4 KiB.
+  EXPECT_EQ(v.boxes[0].label, "#0 mc_feedback\n<<<4,256,0>>>");
+  EXPECT_EQ(v.boxes[0].fill, "#cfe2ff");
+  EXPECT_EQ(v.boxes[1].label, "#1 memcpy HtoD\n4 KiB");
+  EXPECT_EQ(v.boxes[1].fill, "#c8ecc8");
+  EXPECT_NE(v.boxes[1].tooltip.find("graph_163_node_1"), std::string::npos);
+  // The whole chain is the critical path.
+  for (const auto& b : v.boxes) EXPECT_TRUE(b.critical);
+  EXPECT_NE(v.title.find("112 nodes, 111 edges"), std::string::npos) << v.title;
+}
+
+TEST(GraphView, ChainFoldsIntoOneCountedBox) {
+  const Loaded l = load("chain100_capture_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr, folded());
+  EXPECT_TRUE(v.collapsed);
+  ASSERT_EQ(v.boxes.size(), 1u);
+  EXPECT_EQ(v.boxes[0].members.size(), 100u);
+  EXPECT_EQ(v.boxes[0].in_a_row, 100u);
+  EXPECT_EQ(v.boxes[0].label, "chain_step\nx100 in a row\n<<<16,256,0>>>\n#0..#99");
+  EXPECT_TRUE(v.edges.empty());
+}
+
+TEST(GraphView, ForkJoinFoldsBranchesSideBySide) {
+  const Loaded l = load("fork-join_capture_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr, folded());
+  ASSERT_EQ(v.boxes.size(), 3u);
+  EXPECT_EQ(v.boxes[1].members.size(), 64u);
+  EXPECT_EQ(v.boxes[1].in_a_row, 8u);
+  EXPECT_EQ(v.boxes[1].side_by_side, 8u);
+  EXPECT_NE(v.boxes[1].label.find("8 branches x 8 in a row"), std::string::npos) << v.boxes[1].label;
+  // root -> branches -> join, plus the capture's extra root -> join edge.
+  EXPECT_EQ(v.edges.size(), 3u);
+  EXPECT_TRUE(v.boxes[0].critical && v.boxes[1].critical && v.boxes[2].critical);
+}
+
+TEST(GraphView, RepeatingLayersFoldIntoAPattern) {
+  const Loaded l = load("decode_graph_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr, folded());
+  // embed, 16 repeats of the 8-kernel layer, final norm.
+  ASSERT_EQ(v.boxes.size(), 3u);
+  EXPECT_EQ(v.boxes[1].members.size(), 128u);
+  EXPECT_TRUE(v.boxes[1].mixed);
+  EXPECT_EQ(v.boxes[1].in_a_row, 16u);
+  EXPECT_NE(v.boxes[1].label.find("x16 repeats of"), std::string::npos) << v.boxes[1].label;
+  EXPECT_NE(v.boxes[1].label.find("dec_rmsnorm > dec_matvec"), std::string::npos) << v.boxes[1].label;
+}
+
+TEST(GraphView, AutoFoldsOnlyBigPictures) {
+  const Loaded small = load("fork-join_graph_verbose.dot");
+  EXPECT_EQ(build_view(small.model, small.metrics, nullptr).boxes.size(), 66u);  // 10 levels, 8 wide
+  const Loaded tall = load("chain100_graph.dot");
+  EXPECT_EQ(build_view(tall.model, tall.metrics, nullptr).boxes.size(), 1u);  // 100 levels
+}
+
+TEST(GraphView, BodiesAreClustersLinkedFromTheirNode) {
+  const Loaded l = load("while_capture_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr);
+  ASSERT_EQ(v.clusters.size(), 1u);
+  EXPECT_EQ(v.clusters[0].graph_id, 266);
+  EXPECT_EQ(v.clusters[0].title, "graph_266: WHILE body of graph_265_node_1");
+  EXPECT_EQ(v.clusters[0].boxes, (std::vector<std::size_t>{2, 3}));
+  bool link = false;
+  for (const auto& e : v.edges) link = link || (e.runs_body && e.from == 1 && e.to == 2);
+  EXPECT_TRUE(link);
+  EXPECT_EQ(v.boxes[1].label, "#1 WHILE\nruns graph_266");
+}
+
+TEST(GraphView, HeatMapColoursByTimeAndMarksTheTimedPath) {
+  NodeTimes t;
+  t.origin = "run.json: fork-join graph";
+  t.by_node["graph_118_node_0"] = {500, 0, 0, 1};
+  t.by_node["graph_118_node_65"] = {500, 0, 0, 1};
+  for (int b = 0; b < 8; ++b)
+    for (int k = 1; k <= 8; ++k) t.by_node["graph_118_node_" + std::to_string(8 * b + k)] = {1000.0 * (b + 1), 0, 0, 1};
+  const Loaded l = load("fork-join_graph_verbose.dot", &t);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(l.model, l.metrics, &t, o);
+  EXPECT_TRUE(v.heat_map);
+  // The slowest branch (nodes 57..64, 8 us each) is darkest and critical; the fastest is not.
+  EXPECT_EQ(v.boxes[57].fill, "#e31a1c");
+  EXPECT_TRUE(v.boxes[57].critical);
+  EXPECT_FALSE(v.boxes[1].critical);
+  EXPECT_NE(v.boxes[1].fill, v.boxes[57].fill);
+  EXPECT_NE(v.boxes[57].label.find("8.00 µs"), std::string::npos) << v.boxes[57].label;
+  EXPECT_NE(v.title.find("measured time"), std::string::npos);
+  // Folded, a branch box sums its members' times.
+  const GraphView f = build_view(l.model, l.metrics, &t, folded());
+  double total = 0;
+  for (const auto& b : f.boxes) total += b.time_ns;
+  EXPECT_DOUBLE_EQ(total, 1000 + 8 * 1000 * 36);
+}
+
+TEST(GraphView, HardFoldingKeepsBigIrregularGraphsSmall) {
+  // 30 layers of [a -> (b | c) -> d] with distinct names per layer: nothing is similar, yet
+  // with max_boxes 20 the folding must get below it.
+  std::string s = "digraph dot {\nsubgraph cluster_1 {\nlabel=\"graph_1\";\n";
+  int n = 0;
+  std::string edges;
+  for (int layer = 0; layer < 30; ++layer) {
+    const int a = n++, b = n++, c = n++, d = n++;
+    for (int id : {a, b, c, d})
+      s += "\"graph_1_node_" + std::to_string(id) + "\"[shape=\"octagon\" label=\"" + std::to_string(id) + "\nk" +
+           std::to_string(id) + "\n\"];\n";
+    auto e = [&](int x, int y) {
+      edges += "\"graph_1_node_" + std::to_string(x) + "\" -> \"graph_1_node_" + std::to_string(y) + "\";\n";
+    };
+    e(a, b);
+    e(a, c);
+    e(b, d);
+    e(c, d);
+    if (layer > 0) e(a - 1, a);
+  }
+  s += edges + "}\n}\n";
+  const GraphModel m = load_dot_text(s, "layers.dot");
+  const GraphMetrics mm = analyze(m);
+  ViewOptions o = folded();
+  o.max_boxes = 20;
+  const GraphView v = build_view(m, mm, nullptr, o);
+  EXPECT_LE(v.boxes.size(), 20u);
+  std::size_t members = 0;
+  for (const auto& b : v.boxes) members += b.members.size();
+  EXPECT_EQ(members, 120u);
+}
+
+// ---- Graphviz output ----------------------------------------------------------------------------
+
+TEST(GraphRender, WritesPngAndSvg) {
+  const Loaded l = load("fork-join_capture_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr);
+  const fs::path dir = fs::temp_directory_path() / "gp_graph_render_test";
+  fs::create_directories(dir);
+  const RenderResult png = render_view(v, {(dir / "fj.png").string(), ""});
+  EXPECT_EQ(png.format, "png");
+  const std::string bytes = read_file((dir / "fj.png").string());
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(png.bytes, bytes.size());
+  const RenderResult svg = render_view(v, {(dir / "fj.svg").string(), ""});
+  const std::string text = read_file((dir / "fj.svg").string());
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("fj_join"), std::string::npos);
+  EXPECT_NE(text.find("&lt;&lt;&lt;16,256,0&gt;&gt;&gt;"), std::string::npos);
+  EXPECT_NE(text.find("#1d4ed8"), std::string::npos) << "critical path colour";
+  // --format wins over the extension.
+  render_view(v, {(dir / "picture.out").string(), "svg"});
+  EXPECT_NE(read_file((dir / "picture.out").string()).find("<svg"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(GraphRender, FormatComesFromTheNameOrIsAUsageError) {
+  EXPECT_EQ(render_format({"a/b.PNG", ""}), "png");
+  EXPECT_EQ(render_format({"b.pdf", ""}), "pdf");
+  try {
+    render_format({"out.jpeg", ""});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("out.jpeg"), std::string::npos);
+  }
+}
+
+// A Graphviz without plugins (exit 4) is tested through the binary in graph_cli_tests.cmake:
+// Graphviz reads GVBINDIR once per process, so it cannot be switched inside this test.
+
+}  // namespace
+}  // namespace gp
