@@ -714,6 +714,12 @@ void summarize_suite(Comparison& c) {
   if (c.banners.empty()) shift_banner("all gating metrics", gate_bad);
 }
 
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
 void decide_exit(Comparison& c) {
   const Thresholds& t = c.thresholds;
   std::size_t regressions = 0, failed = 0, likely = 0;
@@ -730,10 +736,8 @@ void decide_exit(Comparison& c) {
     if (failed) parts.push_back(plural(failed, "newly failing mode", "newly failing modes"));
     if (likely) parts.push_back(plural(likely, "likely regression (--strict)", "likely regressions (--strict)"));
     if (drift_fails) parts.push_back(plural(c.drift.size(), "structure change (--fail-on-drift)", "structure changes (--fail-on-drift)"));
-    std::string s;
-    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
     c.exit_code = ExitCode::kRegression;
-    c.exit_reason = s;
+    c.exit_reason = join(parts);
     return;
   }
   std::vector<std::string> parts;
@@ -756,10 +760,8 @@ void decide_exit(Comparison& c) {
   }
   if (c.compared == 0 && parts.empty()) parts.push_back("nothing was compared: no metric has data on both sides");
   if (!parts.empty()) {
-    std::string s;
-    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
     c.exit_code = ExitCode::kUntrusted;
-    c.exit_reason = s;
+    c.exit_reason = join(parts);
     return;
   }
   c.exit_code = ExitCode::kOk;
