@@ -14,7 +14,7 @@
 namespace gp {
 
 // Semantic version of the JSON layout: major changes break readers, minor ones add fields.
-inline constexpr const char* kReportSchemaVersion = "1.0.0";
+inline constexpr const char* kReportSchemaVersion = "1.1.0";
 inline constexpr int kReportSchemaMajor = 1;
 
 enum class Direction { kLowerIsBetter, kHigherIsBetter, kNone };
@@ -84,6 +84,11 @@ struct HostInfo {
 struct Environment {
   HostInfo host;
   std::optional<GpuInfo> gpu;
+  // Host-speed probes taken at the start and end of a run (median ns): "cpu_loop_ns" (a fixed
+  // CPU-only loop) and "cuda_api_ns" (cudaStreamQuery on an idle stream, the driver's host path).
+  // Host-clock figures move with these between runs; compare uses them to tell a slower host
+  // from a slower workload.
+  std::map<std::string, double> probes;
 };
 
 struct Report {

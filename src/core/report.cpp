@@ -139,6 +139,9 @@ json to_json(const Report& r) {
   } else {
     env["gpu"] = nullptr;
   }
+  json probes = json::object();
+  for (const auto& [k, v] : r.environment.probes) probes[k] = number_or_null(v);
+  env["probes"] = std::move(probes);
   json results = json::array();
   for (const auto& m : r.results) results.push_back(to_json(m));
   return json{{"schema_version", r.schema_version},
@@ -309,6 +312,11 @@ Report report_from_json(const json& j, const std::string& source) {
       gi.cupti_version = static_cast<int>(rd.integer_or(g, "cupti_version", 0));
       r.environment.gpu = gi;
     }
+  }
+  if (j.contains("environment") && j.at("environment").is_object() && j.at("environment").contains("probes") &&
+      j.at("environment").at("probes").is_object()) {
+    const json& p = j.at("environment").at("probes");
+    for (auto it = p.begin(); it != p.end(); ++it) r.environment.probes[it.key()] = rd.num(*it, "environment.probes." + it.key());
   }
   if (j.contains("settings")) r.settings = j.at("settings");
   const json& results = rd.field(j, "(document)", "results");

@@ -2,6 +2,7 @@
 #include "graphprof/cuda/suite.hpp"
 
 #include "graphprof/cuda/device.hpp"
+#include "graphprof/cuda/host_probe.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/version.hpp"
 
@@ -59,12 +60,14 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
                      {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
                      {"repetitions", m.repetitions}};
 
+  report.environment.probes = measure_host_probes("_start");
   for (const auto& [entry, params] : plan) {
     for (Mode mode : req.modes) {
       report.results.push_back(run_mode(*entry, mode, params, req.measure));
       if (progress) progress(report.results.back());
     }
   }
+  for (const auto& [k, v] : measure_host_probes("_end")) report.environment.probes[k] = v;
   derive_against_eager(report.results);
   return report;
 }

@@ -178,6 +178,10 @@ void print_run_console(const Report& report, std::ostream& out) {
         << " SMs), driver " << g.driver_version / 1000 << "." << (g.driver_version % 1000) / 10 << ", runtime "
         << g.runtime_version / 1000 << "." << (g.runtime_version % 1000) / 10 << "\n";
   }
+  const auto& pr = report.environment.probes;
+  if (pr.count("cpu_loop_ns_start") && pr.count("cuda_api_ns_start"))
+    out << "host probes (start): CPU loop " << format_ns(pr.at("cpu_loop_ns_start")) << ", cudaStreamQuery "
+        << format_ns(pr.at("cuda_api_ns_start")) << "\n";
   for (const auto& r : report.results) print_mode_table(r, out);
 
   // Summary across modes, one block per (workload, params).
