@@ -14,6 +14,9 @@ struct TraceOptions {
   TraceLevel level = TraceLevel::kNone;  // the CLI's default is kNode; library callers opt in
   int iterations = 200;                  // measured replays in the trace pass
   std::size_t buffer_bytes = std::size_t{8} << 20;  // first CUPTI buffer size; grows when buffers fill
+  // true: cuptiFinalize after each trace pass, so the next mode's timing passes run without CUPTI.
+  // false: CUPTI stays loaded but idle until the end of the run (the path PyTorch's profiler takes).
+  bool detach_after_each_pass = true;
   // Called after each successful trace pass with its records and node join (Chrome trace,
   // --trace-records). May throw gp::Error; that error ends the run.
   std::function<void(const ModeResult&, const TraceData&, const NodeJoin&)> on_trace;

@@ -21,8 +21,10 @@ namespace gp {
 class TraceSession {
  public:
   // Starts recording. `buffer_bytes` is the first activity buffer size; buffers grow (up to
-  // 64 MiB) when CUPTI fills them. Never throws for CUPTI problems: check ok().
-  TraceSession(TraceLevel level, std::size_t buffer_bytes);
+  // 64 MiB) when CUPTI fills them. `detach` = true: collect() detaches CUPTI from the process
+  // (cuptiFinalize), so later work runs without it; false: CUPTI stays loaded but idle (nothing
+  // enabled, no subscriber) until trace_shutdown(). Never throws for CUPTI problems: check ok().
+  TraceSession(TraceLevel level, std::size_t buffer_bytes, bool detach = true);
   // Stops recording if collect() was not called (noexcept; records are discarded).
   ~TraceSession();
   TraceSession(const TraceSession&) = delete;
@@ -31,8 +33,8 @@ class TraceSession {
   bool ok() const noexcept { return ok_; }
   const std::string& reason() const noexcept { return reason_; }  // why !ok()
 
-  // Flushes CUPTI, stops recording and detaches CUPTI from the process (cuptiFinalize), then
-  // returns every record. The caller must have synchronised the device: CUPTI's flush does not
+  // Flushes CUPTI, stops recording (and detaches CUPTI, see the constructor), then returns
+  // every record. The caller must have synchronised the device: CUPTI's flush does not
   // wait for the GPU. Throws gp::Error(kInternal) only if called twice.
   TraceData collect();
 
@@ -44,6 +46,7 @@ class TraceSession {
   bool collected_ = false;
   std::string reason_;
   TraceLevel level_;
+  bool detach_ = true;
 };
 
 // Absolute path of the CUPTI library this process loaded, for NVTX_INJECTION64_PATH (NVTX only

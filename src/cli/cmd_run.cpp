@@ -22,6 +22,7 @@ struct TraceCliOptions {
   std::string out;          // Chrome trace-event file
   std::string records_dir;  // raw plain records per mode (fixtures, offline analysis)
   int iterations = 200;
+  std::string detach = "each";
 };
 
 void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
@@ -33,6 +34,9 @@ void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
   sub->add_option("--trace-records", t.records_dir, "write each trace pass's raw records (JSON) into this folder");
   sub->add_option("--trace-iterations", t.iterations, "replays recorded by each trace pass")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub->add_option("--trace-detach", t.detach, "detach CUPTI after each trace pass (each) or only at the end of the run (end)")
+      ->check(CLI::IsMember({"each", "end"}))
       ->capture_default_str();
 }
 
@@ -55,6 +59,7 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   }
   req.measure.trace.level = level;
   req.measure.trace.iterations = t.iterations;
+  req.measure.trace.detach_after_each_pass = t.detach == "each";
   if (level == TraceLevel::kNone) return;
   // NVTX reports ranges to CUPTI only when this names CUPTI before the first NVTX call. A tool
   // that runs graphprof (Nsight Systems) sets its own value, which wins.

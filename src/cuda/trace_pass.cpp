@@ -47,7 +47,7 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   Stream stream = make_stream();
   std::unique_ptr<ModeRunner> runner = runner_for(mode);
 
-  TraceSession session(opt.trace.level, buffer_bytes);
+  TraceSession session(opt.trace.level, buffer_bytes, opt.trace.detach_after_each_pass);
   if (!session.ok()) {
     out.status = "unavailable";
     out.reason = session.reason();

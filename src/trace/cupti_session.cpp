@@ -1,7 +1,7 @@
 // The one translation unit that includes cupti.h. It owns CUPTI's process-wide state (one
 // subscriber, the activity buffers), converts raw activity records and graph resource callbacks
-// into the plain records of trace_records.hpp, and detaches CUPTI after every session so the
-// timing passes that follow run without it.
+// into the plain records of trace_records.hpp, and (by default) detaches CUPTI after every
+// session so the timing passes that follow run without it.
 //
 // Facts this code relies on (observed on an H200 with CUDA 13.0, see docs/tracing.md):
 //  - kernel/memcpy/memset records of a graph launch carry graphId = the exec's id and
@@ -210,6 +210,7 @@ struct State {
   Converter converter;
   std::atomic<bool> active{false};
   std::atomic<bool> used{false};  // a session was attempted: CUPTI may be loaded and initialised
+  bool callbacks_registered = false;  // buffer callbacks stay registered until cuptiFinalize
   std::atomic<std::size_t> buffer_bytes{8u << 20};
   CUpti_SubscriberHandle subscriber = nullptr;
   std::vector<CUpti_ActivityKind> enabled;
@@ -310,8 +311,8 @@ constexpr CUpti_CallbackId kGraphCallbacks[] = {
     CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED};
 
 // Stops everything a session started, in the order CUPTI wants: deliver the buffers, stop the
-// kinds, drop the subscriber, detach. Never throws.
-void stop_all(State& s) noexcept {
+// kinds, drop the subscriber, and with `detach` let CUPTI go. Never throws.
+void stop_all(State& s, bool detach) noexcept {
   (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (CUpti_ActivityKind k : s.enabled) (void)cuptiActivityDisable(k);
   s.enabled.clear();
@@ -326,15 +327,17 @@ void stop_all(State& s) noexcept {
     (void)cuptiUnsubscribe(s.subscriber);
     s.subscriber = nullptr;
   }
+  t_instantiating = 0;
+  if (!detach) return;
   // The device is synchronised and the buffers are flushed, which is what cuptiFinalize needs
   // when it is not called from an API exit callback.
   (void)cuptiFinalize();
-  t_instantiating = 0;
+  s.callbacks_registered = false;
 }
 
 }  // namespace
 
-TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes) : level_(level) {
+TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool detach) : level_(level), detach_(detach) {
   State& s = state();
   if (level == TraceLevel::kNone) {
     reason_ = "tracing is off";
@@ -356,14 +359,18 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes) : level_(
 
   auto fail = [&](const std::string& why) {
     reason_ = why;
-    stop_all(s);
+    stop_all(s, detach_);
     s.active = false;
   };
 
-  CUptiResult r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
-  if (r != CUPTI_SUCCESS) {
-    fail("cuptiActivityRegisterCallbacks returned " + cupti_error_text(r));
-    return;
+  CUptiResult r = CUPTI_SUCCESS;
+  if (!s.callbacks_registered) {
+    r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+    if (r != CUPTI_SUCCESS) {
+      fail("cuptiActivityRegisterCallbacks returned " + cupti_error_text(r));
+      return;
+    }
+    s.callbacks_registered = true;
   }
   if (bytes > (std::size_t{8} << 20)) {
     // Larger device-side buffers too, for bursts of records between flushes (a retry after drops).
@@ -417,7 +424,7 @@ TraceSession::~TraceSession() {
   // Abandoned (an exception is unwinding): let the GPU finish so the flush is complete, then stop.
   (void)cudaDeviceSynchronize();
   State& s = state();
-  stop_all(s);
+  stop_all(s, detach_);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.data = TraceData{};
@@ -435,7 +442,7 @@ TraceData TraceSession::collect() {
   }
   State& s = state();
   const std::uint64_t end = now_ns();
-  stop_all(s);
+  stop_all(s, detach_);
   TraceData out;
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -472,6 +479,7 @@ void trace_shutdown() noexcept {
   // Sessions detach when they end, but NVTX injection can attach CUPTI again afterwards.
   (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   (void)cuptiFinalize();
+  s.callbacks_registered = false;
 }
 
 TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {

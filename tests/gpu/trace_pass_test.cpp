@@ -37,7 +37,7 @@ struct Traced {
 constexpr int kReplays = 30;
 
 Traced run_traced(const std::string& workload, const std::map<std::string, std::string>& params, TraceLevel level,
-                  std::vector<Mode> modes = {kAllModes.begin(), kAllModes.end()}) {
+                  std::vector<Mode> modes = {kAllModes.begin(), kAllModes.end()}, bool detach_each = true) {
   Traced t;
   RunRequest req;
   req.workloads = {workload};
@@ -48,6 +48,7 @@ Traced run_traced(const std::string& workload, const std::map<std::string, std::
   req.measure.dot_dir = (std::filesystem::temp_directory_path() / ("gp_trace_test_" + workload)).string();
   req.measure.trace.level = level;
   req.measure.trace.iterations = kReplays;
+  req.measure.trace.detach_after_each_pass = detach_each;
   auto chrome = std::make_shared<ChromeTraceBuilder>();
   req.measure.trace.on_trace = [&t, chrome](const ModeResult& r, const TraceData& d, const NodeJoin& j) {
     t.records.emplace_back(r.workload + " " + r.mode, d);
@@ -150,19 +151,26 @@ TEST(TracePass, GraphLevelGivesOneSpanPerLaunchAndNoNodes) {
   EXPECT_TRUE(validate_chrome_trace(t.chrome).empty());
 }
 
-TEST(TracePass, NvtxRangesOfEverySessionReachTheRecords) {
-  // Two sessions in a row: CUPTI is detached after the first and attached again for the second.
-  const Traced t = run_traced("chain", {{"kernels", "5"}}, TraceLevel::kNode, {Mode::kEager, Mode::kCapture});
+// Two sessions in a row, with CUPTI detached in between (--trace-detach=each) or kept (end).
+class TracePassDetach : public ::testing::TestWithParam<bool> {};
+
+TEST_P(TracePassDetach, EverySessionRecordsKernelsAndNvtxRanges) {
+  const Traced t =
+      run_traced("chain", {{"kernels", "5"}}, TraceLevel::kNode, {Mode::kEager, Mode::kCapture}, GetParam());
   ASSERT_EQ(t.records.size(), 2u);
   for (const auto& [label, data] : t.records) {
     SCOPED_TRACE(label);
+    EXPECT_EQ(data.kernels.size() % 5, 0u);
+    EXPECT_GE(data.kernels.size(), 5u * kReplays);
     bool launch_loop = false;
     for (const MarkerRecord& m : data.markers)
       if (m.kind == MarkerRecord::Kind::kStart && m.name == "launch loop (traced)" && m.domain == "graphprof")
         launch_loop = true;
     EXPECT_TRUE(launch_loop) << data.markers.size() << " marker records";
   }
+  EXPECT_EQ(t.report.results[1].sections["trace"]["unattributed_records"], 0);
 }
+INSTANTIATE_TEST_SUITE_P(DetachEachOrEnd, TracePassDetach, ::testing::Bool());
 
 }  // namespace
 }  // namespace gp
