@@ -59,13 +59,13 @@ struct Thresholds {
   // Metrics that decide the exit code; the others are reported as information.
   std::vector<std::string> gate_patterns{"gpu_time_per_iter", "wall_time_per_iter", "launch_cpu_per_call"};
   // Metrics whose time scales with the SM clock (checked in cycles when clocks differ).
-  std::vector<std::string> clock_patterns{"gpu_time_per_iter"};
+  std::vector<std::string> clock_patterns{"gpu_time_per_iter*"};
   std::vector<PatternValue> metric_thresholds;  // last match wins
   // Absolute floors: a change smaller than this (in the metric's unit) never fails the gate.
   // Defaults apply to "ns" metrics only: about the cost of one host clock read for host-timed
   // figures, about three ticks of the CUDA event clock (32 ns on H200) for GPU time.
   double default_abs_floor_ns = 20.0;
-  std::vector<PatternValue> default_abs_floors{{"gpu_time_per_iter", 100.0}};
+  std::vector<PatternValue> default_abs_floors{{"gpu_time_per_iter*", 100.0}};
   std::vector<PatternValue> abs_floors;  // user overrides for any unit; last match wins
   std::vector<std::string> ignore_params;  // parameter names dropped before matching
   bool allow_env_mismatch = false;

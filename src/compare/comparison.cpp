@@ -133,6 +133,8 @@ int mode_rank(const std::string& mode) {
 int metric_rank(const std::string& key) {
   static const char* const order[] = {"*",
                                       "gpu_time_per_iter",
+                                      "gpu_time_per_iter_latched",
+                                      "host_time_per_iter_batched",
                                       "wall_time_per_iter",
                                       "launch_cpu_per_call",
                                       "launch_cpu_isolated",

@@ -397,6 +397,10 @@ TEST(CompareRules, GlobAndRuleSelection) {
   EXPECT_TRUE(gpu.clock_sensitive);
   EXPECT_EQ(gpu.abs_floor, 100.0);
   EXPECT_DOUBLE_EQ(gpu.gross, 0.10);
+  const AppliedRule latched = rule_for(t, "chain", "graph", "gpu_time_per_iter_latched", "ns");
+  EXPECT_FALSE(latched.gating);
+  EXPECT_TRUE(latched.clock_sensitive);
+  EXPECT_EQ(latched.abs_floor, 100.0);
   const AppliedRule oneoff = rule_for(t, "chain", "graph", "instantiate_time", "ns");
   EXPECT_FALSE(oneoff.gating);
   EXPECT_EQ(oneoff.abs_floor, 20.0);
