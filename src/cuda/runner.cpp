@@ -350,8 +350,6 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     add_cross_checks(res);
-    // After every timing pass, so those ran without CUPTI attached.
-    run_trace_pass(entry, mode, params, opt, res);
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code())) throw;
     res.status = Status::kFailed;
@@ -368,6 +366,9 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     res.metrics.clear();
     res.reason = e.what();
   }
+  // After every timing pass, so those ran without CUPTI attached. It records its own failures in
+  // sections.trace; what it throws (environment errors, output errors) ends the run.
+  if (res.status == Status::kOk) run_trace_pass(entry, mode, params, opt, res);
   return res;
 }
 
