@@ -87,7 +87,7 @@ struct GraphModel {
   std::string source;  // file name, for messages
   bool verbose = false;  // record labels seen: the dump was written with the verbose flag
   std::vector<GraphNode> nodes;  // in file order
-  std::vector<GraphEdge> edges;  // in file order
+  std::vector<GraphEdge> edges;  // grouped by tail node, in node order
   std::vector<GraphCluster> clusters;  // sorted by graph_id
   std::vector<std::string> warnings;   // tolerated oddities, e.g. a node that has no label
 

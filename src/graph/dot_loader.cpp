@@ -4,10 +4,17 @@
 #include <graphviz/cgraph.h>
 
 #include <algorithm>
+#include <array>
+#include <exception>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <new>
 #include <memory>
 #include <set>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
@@ -49,6 +56,71 @@ class CgraphErrorCapture {
  private:
   agusererrf previous_;
 };
+
+// cgraph allocates every node, edge, attribute string and dictionary entry separately and frees
+// them one by one in agclose(). For a 100 000-node dump that is most of the load time, so the
+// graph gets an arena instead: allocation is a pointer bump, free is a no-op, and agclose()
+// releases a handful of big blocks. cgraph expects zeroed memory from alloc and resize.
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() {
+    for (void* b : blocks_) std::free(b);
+  }
+
+  void* alloc(std::size_t req) {
+    req = (req + 15) & ~std::size_t{15};
+    if (req > kBlock / 4) return fresh_block(req);
+    if (req > left_) {
+      cur_ = static_cast<char*>(fresh_block(kBlock));
+      left_ = kBlock;
+    }
+    void* p = cur_;
+    cur_ += req;
+    left_ -= req;
+    return p;
+  }
+
+ private:
+  static constexpr std::size_t kBlock = std::size_t{1} << 20;
+  void* fresh_block(std::size_t size) {
+    void* b = std::calloc(1, size);
+    if (b == nullptr) throw std::bad_alloc();
+    blocks_.push_back(b);
+    return b;
+  }
+  std::vector<void*> blocks_;
+  char* cur_ = nullptr;
+  std::size_t left_ = 0;
+};
+
+void* arena_open(Agdisc_t*) { return new Arena; }
+void* arena_alloc(void* state, std::size_t req) { return static_cast<Arena*>(state)->alloc(req); }
+void* arena_resize(void* state, void* ptr, std::size_t old, std::size_t req) {
+  void* p = static_cast<Arena*>(state)->alloc(req);
+  if (ptr != nullptr) std::memcpy(p, ptr, std::min(old, req));
+  return p;
+}
+void arena_free(void*, void*) {}
+void arena_close(void* state) { delete static_cast<Arena*>(state); }
+Agmemdisc_t g_arena_disc = {arena_open, arena_alloc, arena_resize, arena_free, arena_close};
+
+// Hands the text to cgraph's lexer in large chunks (agmemread feeds it one line at a time).
+struct TextChannel {
+  const char* next;
+  std::size_t left;
+};
+
+int read_chunk(void* chan, char* buf, int bufsize) {
+  auto* c = static_cast<TextChannel*>(chan);
+  const std::size_t n = std::min(c->left, static_cast<std::size_t>(std::max(bufsize, 0)));
+  std::memcpy(buf, c->next, n);
+  c->next += n;
+  c->left -= n;
+  return static_cast<int>(n);
+}
 
 struct GraphCloser {
   void operator()(Agraph_t* g) const {
@@ -105,6 +177,52 @@ std::string find_cycle(const GraphModel& m) {
   return {};
 }
 
+const char* attr_cstr(void* obj, Agsym_t* sym) {
+  if (sym == nullptr) return "";
+  const char* v = agxget(obj, sym);
+  return v == nullptr ? "" : v;
+}
+
+// Reads the labels of nodes [begin, end); `unknown[i]` marks labels that said nothing usable.
+// The label texts belong to cgraph and stay valid until the graph is closed.
+void read_labels(std::vector<GraphNode>& nodes, const std::vector<std::array<const char*, 3>>& raw,
+                 std::vector<char>& unknown, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::string label = raw[i][0];
+    // An undeclared label reads as Graphviz's default "\N" (the node's name).
+    unknown[i] = label.empty() || label == "\\N" || !detail::read_node_label(label, raw[i][1], raw[i][2], nodes[i]);
+  }
+}
+
+// Big dumps are mostly label text; reading it is independent per node, so it is spread over
+// a few threads (cgraph's own parse, before it, is single-threaded).
+void read_all_labels(std::vector<GraphNode>& nodes, const std::vector<std::array<const char*, 3>>& raw,
+                     std::vector<char>& unknown) {
+  constexpr std::size_t kPerThread = 20000;
+  const std::size_t n = nodes.size();
+  const std::size_t threads =
+      std::min<std::size_t>({n / kPerThread, std::max(1u, std::thread::hardware_concurrency()), 8});
+  if (threads <= 1) {
+    read_labels(nodes, raw, unknown, 0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(threads);
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        read_labels(nodes, raw, unknown, t * chunk, std::min(n, (t + 1) * chunk));
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
   GraphModel m;
   m.source = source;
@@ -114,22 +232,26 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
   Agsym_t* headlabel = agattr(g, AGEDGE, const_cast<char*>("headlabel"), nullptr);
 
   std::unordered_map<Agnode_t*, std::size_t> index_of;
-  const int count = agnnodes(g);
-  m.nodes.reserve(static_cast<std::size_t>(std::max(0, count)));
-  index_of.reserve(static_cast<std::size_t>(std::max(0, count)));
+  const auto count = static_cast<std::size_t>(std::max(0, agnnodes(g)));
+  m.nodes.reserve(count);
+  index_of.reserve(count);
+  std::vector<std::array<const char*, 3>> raw;
+  raw.reserve(count);
   for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
     GraphNode node;
     node.dot_name = agnameof(n);
     if (!detail::parse_node_name(node.dot_name, node.graph_id, node.index))
       throw input_error(source + ": not a CUDA graph dump: node '" + node.dot_name +
                         "' is not named graph_<G>_node_<i> as cudaGraphDebugDotPrint names nodes");
-    const std::string raw = attr(n, label);
-    // An undeclared label reads as Graphviz's default "\N" (the node's name).
-    if (raw.empty() || raw == "\\N" || !detail::read_node_label(raw, attr(n, shape), attr(n, style), node))
-      m.warnings.push_back(node.dot_name + " has no label the loader understands; its kind is 'other'");
+    raw.push_back({attr_cstr(n, label), attr_cstr(n, shape), attr_cstr(n, style)});
     index_of.emplace(n, m.nodes.size());
     m.nodes.push_back(std::move(node));
   }
+  std::vector<char> unknown(m.nodes.size(), 0);
+  read_all_labels(m.nodes, raw, unknown);
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    if (unknown[i]) m.warnings.push_back(m.nodes[i].dot_name + " has no label the loader understands; its kind is 'other'");
+
   for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
     for (Agedge_t* e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
       GraphEdge edge;
@@ -174,7 +296,10 @@ GraphModel load_dot_text(const std::string& text, const std::string& source) {
   if (text.find('\0') != std::string::npos)
     throw input_error(source + ": not DOT text (binary data); expected a cudaGraphDebugDotPrint dump");
   CgraphErrorCapture capture;
-  GraphPtr g(agmemread(text.c_str()));
+  Agiodisc_t io = {read_chunk, AgIoDisc.putstr, AgIoDisc.flush};
+  Agdisc_t disc = {&g_arena_disc, &AgIdDisc, &io};
+  TextChannel channel{text.data(), text.size()};
+  GraphPtr g(agread(&channel, &disc));
   if (!g) {
     std::string why = CgraphErrorCapture::first_message();
     if (why.empty()) why = "no graph found";

@@ -40,10 +40,38 @@ bool is_gpu_work(NodeKind k) {
   return k == NodeKind::kKernel || k == NodeKind::kMemcpy || k == NodeKind::kMemset;
 }
 
+// Neighbour lists in one flat array (compressed rows): a vector per node costs more in
+// allocation than the whole analysis of a 100 000-node graph.
+class Adjacency {
+ public:
+  struct Span {
+    const std::size_t *b, *e;
+    const std::size_t* begin() const { return b; }
+    const std::size_t* end() const { return e; }
+    std::size_t size() const { return static_cast<std::size_t>(e - b); }
+    bool empty() const { return b == e; }
+    std::size_t operator[](std::size_t i) const { return b[i]; }
+  };
+
+  // pairs: (row, neighbour)
+  void build(std::size_t rows, const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+    off_.assign(rows + 1, 0);
+    for (const auto& p : pairs) ++off_[p.first + 1];
+    for (std::size_t i = 0; i < rows; ++i) off_[i + 1] += off_[i];
+    idx_.resize(pairs.size());
+    std::vector<std::size_t> fill(off_.begin(), off_.end() - 1);
+    for (const auto& p : pairs) idx_[fill[p.first]++] = p.second;
+  }
+  Span operator[](std::size_t i) const { return Span{idx_.data() + off_[i], idx_.data() + off_[i + 1]}; }
+
+ private:
+  std::vector<std::size_t> off_, idx_;
+};
+
 // Adjacency restricted to edges whose two ends are in the same cudaGraph_t: the driver never
 // links graphs with edges (child graphs hang off their parent node), so this is all of them.
 struct Topology {
-  std::vector<std::vector<std::size_t>> out, in;
+  Adjacency out, in;
   std::vector<std::size_t> order;  // topological, ties by file order
   std::vector<std::size_t> level;  // as-soon-as-possible level within the node's graph
   std::unordered_map<int, std::size_t> cluster_of_graph;
@@ -53,13 +81,16 @@ struct Topology {
 Topology build_topology(const GraphModel& m) {
   Topology t;
   const std::size_t n = m.nodes.size();
-  t.out.resize(n);
-  t.in.resize(n);
+  std::vector<std::pair<std::size_t, std::size_t>> fwd, back;
+  fwd.reserve(m.edges.size());
+  back.reserve(m.edges.size());
   for (const auto& e : m.edges) {
     if (m.nodes[e.from].graph_id != m.nodes[e.to].graph_id) continue;
-    t.out[e.from].push_back(e.to);
-    t.in[e.to].push_back(e.from);
+    fwd.emplace_back(e.from, e.to);
+    back.emplace_back(e.to, e.from);
   }
+  t.out.build(n, fwd);
+  t.in.build(n, back);
   for (std::size_t c = 0; c < m.clusters.size(); ++c) t.cluster_of_graph[m.clusters[c].graph_id] = c;
   t.cluster_of_node.resize(n);
   for (std::size_t i = 0; i < n; ++i) t.cluster_of_node[i] = t.cluster_of_graph.at(m.nodes[i].graph_id);
@@ -110,9 +141,18 @@ struct Analyzer {
     out.verbose = m.verbose;
     out.node_count = m.nodes.size();
     out.edge_count = m.edges.size();
-    for (const auto& n : m.nodes) ++out.nodes_by_kind[to_string(n.kind)];
+    std::vector<std::size_t> nodes(kNodeKindCount, 0), edges(kNodeKindCount * kNodeKindCount, 0);
+    for (const auto& n : m.nodes) ++nodes[static_cast<std::size_t>(n.kind)];
     for (const auto& e : m.edges)
-      ++out.edges_by_kind[std::string(to_string(m.nodes[e.from].kind)) + "->" + to_string(m.nodes[e.to].kind)];
+      ++edges[static_cast<std::size_t>(m.nodes[e.from].kind) * kNodeKindCount + static_cast<std::size_t>(m.nodes[e.to].kind)];
+    for (int k = 0; k < kNodeKindCount; ++k)
+      if (nodes[static_cast<std::size_t>(k)] > 0) out.nodes_by_kind[to_string(static_cast<NodeKind>(k))] = nodes[static_cast<std::size_t>(k)];
+    for (int a = 0; a < kNodeKindCount; ++a)
+      for (int b = 0; b < kNodeKindCount; ++b) {
+        const std::size_t c = edges[static_cast<std::size_t>(a * kNodeKindCount + b)];
+        if (c > 0)
+          out.edges_by_kind[std::string(to_string(static_cast<NodeKind>(a))) + "->" + to_string(static_cast<NodeKind>(b))] = c;
+      }
   }
 
   void shapes() {

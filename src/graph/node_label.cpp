@@ -15,10 +15,13 @@ namespace gp::detail {
 
 namespace {
 
+// The C locale's whitespace, without a library call per character (labels are most of a dump).
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
   return s.substr(b, e - b);
 }
 
@@ -149,7 +152,49 @@ std::uint64_t value_or(const std::map<std::string, std::string>& kv, const char*
   return dflt;
 }
 
+// Verbose kernels are most of a big dump and always start the same way:
+//   {KERNEL\n| {ID | 3 (topoId: 3) | _Z6tiny_kPfi\<\<\<4,256,0\>\>\>}\n| ...
+// Read that row directly; anything unexpected falls back to the full record parser.
+bool read_kernel_record_fast(const std::string& raw, GraphNode& node) {
+  std::size_t i = 0;
+  auto skip = [&] {
+    while (i < raw.size() && is_space(raw[i])) ++i;
+  };
+  auto expect = [&](const char* word) {
+    skip();
+    const std::size_t n = std::char_traits<char>::length(word);
+    if (raw.compare(i, n, word) != 0) return false;
+    i += n;
+    return true;
+  };
+  if (!expect("{") || !expect("KERNEL") || !expect("|") || !expect("{") || !expect("ID") || !expect("|")) return false;
+  std::string fields[2];
+  for (int f = 0; f < 2; ++f) {
+    std::string& t = fields[f];
+    while (i < raw.size()) {
+      const char c = raw[i];
+      if (c == '\\' && i + 1 < raw.size()) {
+        t += raw[i + 1];
+        i += 2;
+        continue;
+      }
+      if (c == '{') return false;
+      if (c == '|' || c == '}') break;
+      t += c;
+      ++i;
+    }
+    if (i >= raw.size() || raw[i] != (f == 0 ? '|' : '}')) return false;
+    ++i;
+  }
+  node.kind = NodeKind::kKernel;
+  node.type_text = "KERNEL";
+  node.topo_id = topo_id_in(fields[0]);
+  read_kernel_text(trim(fields[1]), node);
+  return !node.mangled.empty();
+}
+
 bool read_record(const std::string& raw, GraphNode& node) {
+  if (read_kernel_record_fast(raw, node)) return true;
   const RecordField root = parse_record_label(raw);
   std::vector<const RecordField*> leaves;
   collect_leaves(root, leaves);
@@ -343,7 +388,7 @@ struct RecordParser {
         return;
       }
       text += c;
-      if (!std::isspace(static_cast<unsigned char>(c))) have_text = true;
+      if (!is_space(c)) have_text = true;
       ++i;
     }
     if (!last_was_group || have_text) flush_text();

@@ -1,0 +1,141 @@
+// Benchmark (not a test) of the offline graph commands on generated dumps in the driver's format:
+//  - analyze: load + analyze a 100 000-node dump (target <= 2 s);
+//  - render:  load + analyze + fold + lay out + write PNG/SVG of a 10 000-node dump (target <= 5 s).
+// Usage: graph_bench [--out DIR] [--analyze-nodes N] [--render-nodes N] [--repeat R]
+// Prints the best and median of R runs per step; the pictures and dumps stay in DIR.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "dot_generator.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph_render.hpp"
+#include "graphprof/graph_view.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+// Wall time, and the process's CPU time, which other load on a shared machine disturbs less.
+struct Timing {
+  double best = 0, median = 0, cpu_median = 0;
+};
+
+Timing time_runs(int repeat, const std::function<void()>& body) {
+  std::vector<double> wall, cpu;
+  for (int i = 0; i < repeat; ++i) {
+    const auto t0 = Clock::now();
+    const std::clock_t c0 = std::clock();
+    body();
+    cpu.push_back(static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
+    wall.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return Timing{wall.front(), wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
+void row(const std::string& what, const Timing& t, double target = 0) {
+  std::printf("  %-56s wall best %6.3f s, median %6.3f s; cpu median %6.3f s", what.c_str(), t.best, t.median,
+              t.cpu_median);
+  if (target > 0) std::printf("  (target <= %.0f s: %s)", target, t.median <= target ? "met" : "missed");
+  std::printf("\n");
+}
+
+std::string write_dump(const fs::path& dir, const std::string& name, const gp::bench::GeneratedDump& d) {
+  const std::string path = (dir / name).string();
+  gp::write_file_atomic(path, d.text);
+  std::printf("  wrote %s: %zu nodes, %zu edges, %.1f MB\n", path.c_str(), d.nodes, d.edges,
+              static_cast<double>(d.text.size()) / 1e6);
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fs::path out = fs::temp_directory_path() / "graphprof_bench";
+  std::size_t analyze_nodes = 100000, render_nodes = 10000;
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--out") out = argv[i + 1];
+    else if (a == "--analyze-nodes") analyze_nodes = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--render-nodes") render_nodes = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+    else {
+      std::cerr << "graph_bench: unknown option " << a << "\n";
+      return 2;
+    }
+  }
+  try {
+    fs::create_directories(out);
+    std::printf("graph_bench: %d runs per step, files in %s\n\n", repeat, out.string().c_str());
+
+    std::printf("analyze (load with cgraph + analysis)\n");
+    for (bool verbose : {true, false}) {
+      const std::string path = write_dump(out, std::string("layers_") + std::to_string(analyze_nodes) +
+                                                   (verbose ? "_verbose.dot" : ".dot"),
+                                          gp::bench::layered_dump(analyze_nodes, verbose));
+      gp::GraphModel model;
+      const Timing load = time_runs(repeat, [&] { model = gp::load_dot(path); });
+      gp::GraphMetrics m;
+      const Timing an = time_runs(repeat, [&] { m = gp::analyze(model); });
+      const Timing both = time_runs(repeat, [&] { m = gp::analyze(gp::load_dot(path)); });
+      const std::string form = verbose ? "verbose" : "default";
+      row("load_dot, " + form + " form", load);
+      row("analyze", an);
+      row("load + analyze (= graphprof analyze), " + form, both, 2.0);
+      std::printf("    -> depth %zu, max parallelism %zu, %zu findings\n", m.depth, m.max_parallelism, m.findings.size());
+    }
+
+    std::printf("\nrender (load + analyze + fold + Graphviz layout + write)\n");
+    struct Case {
+      std::string name;
+      gp::bench::GeneratedDump dump;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"layers_" + std::to_string(render_nodes) + "_verbose", gp::bench::layered_dump(render_nodes, true)});
+    cases.push_back({"chain_" + std::to_string(render_nodes) + "_verbose", gp::bench::chain_dump(render_nodes, true)});
+    for (const auto& c : cases) {
+      const std::string path = write_dump(out, c.name + ".dot", c.dump);
+      for (const char* fmt : {"png", "svg"}) {
+        const std::string picture = (out / (c.name + "." + fmt)).string();
+        std::size_t boxes = 0;
+        const Timing t = time_runs(repeat, [&] {
+          const gp::GraphModel model = gp::load_dot(path);
+          const gp::GraphMetrics m = gp::analyze(model);
+          const gp::GraphView v = gp::build_view(model, m, nullptr);
+          boxes = v.boxes.size();
+          gp::render_view(v, {picture, ""});
+        });
+        row("render " + c.name + " -> " + fmt + " (" + std::to_string(boxes) + " boxes)", t, 5.0);
+      }
+    }
+    // Without folding, for scale: a tenth of the render size, every node drawn.
+    const std::size_t small = std::max<std::size_t>(100, render_nodes / 10);
+    const std::string path = write_dump(out, "layers_" + std::to_string(small) + "_verbose.dot",
+                                        gp::bench::layered_dump(small, true));
+    const Timing t = time_runs(1, [&] {
+      const gp::GraphModel model = gp::load_dot(path);
+      const gp::GraphMetrics m = gp::analyze(model);
+      gp::ViewOptions o;
+      o.collapse = gp::CollapseMode::kOff;
+      gp::render_view(gp::build_view(model, m, nullptr, o), {(out / "layers_unfolded.svg").string(), ""});
+    });
+    row("render " + std::to_string(small) + " nodes unfolded -> svg (for scale; 1 run)", t);
+  } catch (const gp::Error& e) {
+    std::cerr << "graph_bench: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  }
+  return 0;
+}
