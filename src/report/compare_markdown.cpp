@@ -136,6 +136,13 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   for (const auto& s : sections) total_rows += s.rows.size();
   // Room for the footer and the "not shown" line.
   const std::size_t reserve = foot.size() + 200;
+  if (head.size() + reserve > max_bytes && max_bytes > reserve) {
+    // Many warnings under a small cap: keep the first lines (the result comes first) whole.
+    const std::string note = "\n_(header shortened to fit the Markdown limit)_\n";
+    const std::size_t keep = max_bytes - reserve - std::min(max_bytes - reserve, note.size());
+    const std::size_t cut = head.rfind('\n', keep);
+    head = head.substr(0, cut == std::string::npos ? 0 : cut + 1) + note;
+  }
   const std::size_t budget = max_bytes > head.size() + reserve ? max_bytes - head.size() - reserve : 0;
   bool full = false;
   for (const auto& s : sections) {

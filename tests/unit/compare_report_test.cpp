@@ -84,6 +84,15 @@ TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
   EXPECT_EQ(full.find("more rows not shown"), std::string::npos);
 }
 
+TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
+  Comparison c = run("base.json", "other_gpu.json");
+  for (int i = 0; i < 60; ++i) c.environment.warnings.push_back("settings.key" + std::to_string(i) + " differs: a lot of text");
+  const std::string md = render_compare_markdown(c, 2048);
+  EXPECT_LE(md.size(), 2048u);
+  EXPECT_EQ(md.rfind("<!-- graphprof-compare:v1 -->\n### ⚠️ graphprof compare: NOT TRUSTWORTHY (exit 5)", 0), 0u);
+  EXPECT_NE(md.find("header shortened"), std::string::npos);
+}
+
 TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
   const Comparison c = run("base.json", "regression.json");
   const nlohmann::json j = nlohmann::json::parse(render_compare_json(c));
