@@ -101,6 +101,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       const TraceShutdown detach_cupti;
       report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
     }
+    report = add_process_repetitions(std::move(report), *o, "run");
     print_run_console(report, std::cout);
     std::cout << format_trace_summary(report);
     write_outputs(report, *o, json_path);

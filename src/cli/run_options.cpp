@@ -2,11 +2,19 @@
 #include "run_options.hpp"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/derived.hpp"
 
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
@@ -49,6 +57,11 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
       ->check(CLI::Range(3, 1000000))
       ->capture_default_str();
   sub->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  sub->add_option("--processes", o.processes,
+                  "run the measurement in this many separate processes and merge their repetitions "
+                  "(host-side figures vary more between processes than within one)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
 }
 
@@ -97,6 +110,73 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
     write_file_atomic(o.markdown_path, md.str());
     std::cout << "Markdown summary written to " << o.markdown_path << "\n";
   }
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+// The child's command line: the same measurement, reporting JSON only.
+std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json) {
+  std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=1", "--json=" + json};
+  if (subcommand == "run") a.push_back("--trace=none");
+  if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
+  a.push_back("--mode=" + joined(o.modes));
+  for (const auto& p : o.params) a.push_back("--param=" + p);
+  a.push_back("--repetitions=" + std::to_string(o.repetitions));
+  a.push_back("--target-ci=" + std::to_string(o.target_ci));
+  a.push_back("--budget=" + std::to_string(o.budget));
+  a.push_back("--min-time=" + std::to_string(o.min_time));
+  a.push_back("--min-samples=" + std::to_string(o.min_samples));
+  a.push_back("--device=" + std::to_string(o.device));
+  return a;
+}
+
+// Runs this binary with `args`, its stdout discarded; returns its exit status.
+int run_self(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw internal_error(std::string("--processes: cannot start another graphprof: ") + std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw internal_error(std::string("--processes: waitpid failed: ") + std::strerror(errno));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+Report add_process_repetitions(Report first, const RunOptions& o, const std::string& subcommand) {
+  if (o.processes <= 1) return first;
+  std::vector<Report> reports{std::move(first)};
+  std::vector<std::string> sources{"process 1"};
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  for (int k = 2; k <= o.processes; ++k) {
+    if (!o.quiet) std::cerr << "  process " << k << " of " << o.processes << "\n";
+    const std::string json = dir + "/graphprof-process-" + std::to_string(::getpid()) + "-" + std::to_string(k) + ".json";
+    const int rc = run_self(child_arguments(subcommand, o, json));
+    if (rc != 0) {
+      std::filesystem::remove(json);
+      throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kInternal,
+                  "--processes: process " + std::to_string(k) + " of " + std::to_string(o.processes) +
+                      " exited with status " + std::to_string(rc));
+    }
+    reports.push_back(read_report(json));
+    sources.push_back("process " + std::to_string(k));
+    std::filesystem::remove(json);
+  }
+  return merge_reports(reports, sources);
 }
 
 ProgressFn progress_printer(bool quiet) {

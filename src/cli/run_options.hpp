@@ -22,6 +22,7 @@ struct RunOptions {
   double min_time = 0.1;
   int min_samples = 20;
   int device = 0;
+  int processes = 1;
   bool quiet = false;
 };
 
@@ -37,6 +38,11 @@ std::vector<std::string> command_line_of(const CLI::App& sub);
 
 // Writes the report to json_path (if set) and a Markdown summary to --markdown (if set).
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
+
+// `--processes N`: runs the same measurement in N-1 more fresh processes of this binary (no trace
+// pass, no DOT dumps) and merges their repetitions into `first`, so the spread between processes
+// is part of the data that `compare` sees. N = 1 returns `first` unchanged.
+Report add_process_repetitions(Report first, const RunOptions& o, const std::string& subcommand);
 
 // Progress printer for run_suite (stderr; silent with --quiet).
 ProgressFn progress_printer(bool quiet);

@@ -14,6 +14,7 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
+#include "graphprof/derived.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
@@ -306,26 +307,6 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     for (const auto& [k, v] : w->extra_metrics()) res.sections["workload"][k] = v;
 }
 
-// Figures derived from one mode's own metrics: the host-clock cross-check of the event timing,
-// and per-node device time for graph modes.
-void add_cross_checks(ModeResult& res) {
-  auto med = [&](const char* k) {
-    auto it = res.metrics.find(k);
-    return it == res.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
-  };
-  const double gpu = med("gpu_time_per_iter");
-  res.derived["crosscheck_host_over_events"] = med("host_time_per_iter_batched") / gpu;
-  const double latched = med("gpu_time_per_iter_latched");
-  if (std::isfinite(latched) && res.sections.contains("graph") && res.sections["graph"].contains("nodes")) {
-    const double nodes = res.sections["graph"]["nodes"].get<double>();
-    if (nodes > 0) res.derived["gpu_time_per_node_latched_ns"] = latched / nodes;
-  }
-  if (std::isfinite(latched) && res.mode == "eager") {
-    const double calls = res.derived.count("launch_calls_per_iter") ? res.derived["launch_calls_per_iter"] : 0;
-    if (calls > 0) res.derived["gpu_time_per_call_latched_ns"] = latched / calls;
-  }
-}
-
 }  // namespace
 
 ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
@@ -349,7 +330,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   try {
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
-    add_cross_checks(res);
+    derive_within_mode(res);
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code())) throw;
     res.status = Status::kFailed;
@@ -372,38 +353,5 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   return res;
 }
 
-void derive_against_eager(std::vector<ModeResult>& results) {
-  for (auto& r : results) {
-    if (r.mode == "eager" || r.status != Status::kOk) continue;
-    const ModeResult* eager = nullptr;
-    for (const auto& e : results)
-      if (e.mode == "eager" && e.workload == r.workload && e.params == r.params && e.status == Status::kOk) eager = &e;
-    if (eager == nullptr) continue;
-    r.checksum_matches_eager = (r.checksum == eager->checksum);
-    auto med = [](const ModeResult& x, const char* k) {
-      auto it = x.metrics.find(k);
-      return it == x.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
-    };
-    const double e_gpu = med(*eager, "gpu_time_per_iter"), g_gpu = med(r, "gpu_time_per_iter");
-    const double e_wall = med(*eager, "wall_time_per_iter"), g_wall = med(r, "wall_time_per_iter");
-    const double e_sub = med(*eager, "launch_cpu_per_iter"), g_sub = med(r, "launch_cpu_per_iter");
-    r.derived["speedup_gpu_time_vs_eager"] = e_gpu / g_gpu;
-    r.derived["speedup_wall_time_vs_eager"] = e_wall / g_wall;
-    r.derived["cpu_submit_saving_per_iter_ns"] = e_sub - g_sub;
-    double one_off = 0;
-    for (const char* k : {"capture_time", "build_time", "instantiate_time", "upload_time"}) {
-      const double v = med(r, k);
-      if (std::isfinite(v)) one_off += v;
-    }
-    r.derived["one_off_total_ns"] = one_off;
-    // Replays after which the graph's one-off cost is paid back by its faster iterations
-    // (back-to-back iteration time). Infinite when the graph is not faster.
-    const double saving = e_gpu - g_gpu;
-    r.derived["break_even_replays"] =
-        saving > 0 ? std::ceil(one_off / saving) : std::numeric_limits<double>::infinity();
-  }
-  for (auto& r : results)
-    if (r.mode == "eager" && r.status == Status::kOk) r.checksum_matches_eager = true;
-}
 
 }  // namespace gp

@@ -3,6 +3,7 @@
 
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/host_probe.hpp"
+#include "graphprof/derived.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/version.hpp"
 

@@ -33,3 +33,8 @@ add_test(NAME cli.info_without_gpu
          COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
 set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+
+# merge: the same H200 report twice doubles its repetitions; a missing file is exit 3.
+gp_cli_test(merge_twice 0 "merged 2 reports" --stdout merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
+            ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/merged_twice.json)
+gp_cli_test(merge_missing_file 3 "nosuch.json" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json nosuch.json -o x.json)

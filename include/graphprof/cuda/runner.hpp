@@ -28,8 +28,5 @@ struct MeasureOptions {
 // only environment problems (no driver) and bugs escape as exceptions.
 ModeResult run_mode(const WorkloadEntry& workload, Mode mode, const Params& params, const MeasureOptions& opt);
 
-// Derived figures of the graph modes against eager (speedups, break-even): fills `derived` of
-// each capture/graph result from the eager result of the same workload and parameters.
-void derive_against_eager(std::vector<ModeResult>& results);
 
 }  // namespace gp
