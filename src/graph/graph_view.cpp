@@ -4,7 +4,7 @@
 //  2. identical branches between the same nodes  -> "tiny_k  8 branches x 8 in a row"
 //  3. a pattern repeating along a chain          -> "x16 repeats of rmsnorm > matvec > add"
 // and only while more than max_boxes remain: any branches between the same nodes, then any
-// linear run of mixed nodes.
+// linear run of mixed nodes, and as a last resort bands of whole levels (irregular graphs).
 // Every box keeps its member nodes, so times and the critical path carry over.
 #include "graphprof/graph_view.hpp"
 
@@ -58,6 +58,7 @@ constexpr std::size_t kMaxNameChars = 38;
 constexpr std::size_t kMaxBodyLinks = 4;
 constexpr int kMaxRounds = 12;
 constexpr std::size_t kMaxPeriod = 8;
+constexpr std::size_t kMaxBands = 32;
 
 std::string clip(const std::string& s, std::size_t n) {
   return s.size() <= n ? s : s.substr(0, n - 3) + "...";
@@ -307,15 +308,7 @@ struct Folder {
       if (!folded && whole && run.size() >= min_run) {
         for (std::size_t k = 1; k < run.size(); ++k) absorb_next(run[0], run[k]);
         Work& x = w[run[0]];
-        std::map<std::string, std::size_t> parts;
-        for (std::size_t i : x.members) ++parts[display_name(m.nodes[i])];
-        std::vector<std::pair<std::size_t, std::string>> top;
-        for (const auto& [name, c] : parts) top.emplace_back(c, name);
-        std::sort(top.rbegin(), top.rend());
-        std::string pattern;
-        for (std::size_t k = 0; k < top.size() && k < 3; ++k)
-          pattern += (k ? ", " : "") + top[k].second + strf(" x%zu", top[k].first);
-        if (top.size() > 3) pattern += ", ...";
+        const std::string pattern = composition(x.members);
         x.mixed = true;
         x.periodic = false;
         x.key = compact("run:" + pattern + strf("#%zu", x.members.size()));
@@ -327,6 +320,82 @@ struct Folder {
       changed = changed || folded;
     }
     return changed;
+  }
+
+  // b absorbs c, wherever it is; links between them disappear. Only used for whole level bands,
+  // so no cycle can form.
+  void absorb_any(std::size_t b, std::size_t c) {
+    Work& x = w[b];
+    Work& y = w[c];
+    x.members.insert(x.members.end(), y.members.begin(), y.members.end());
+    for (std::size_t p : y.in) {
+      w[p].out.erase(c);
+      if (p != b) {
+        w[p].out.insert(b);
+        x.in.insert(p);
+      }
+    }
+    for (std::size_t s : y.out) {
+      w[s].in.erase(c);
+      if (s != b) {
+        w[s].in.insert(b);
+        x.out.insert(s);
+      }
+    }
+    x.in.erase(b);
+    x.out.erase(b);
+    y.alive = false;
+    y.in.clear();
+    y.out.clear();
+  }
+
+  // Last resort for irregular graphs (nothing repeats, few linear runs): fold bands of
+  // consecutive levels, per graph, into one box each, so the layout stays small and fast.
+  void fold_level_bands(std::size_t target) {
+    std::vector<std::size_t> level(w.size(), 0), indeg(w.size(), 0), ready;
+    std::size_t depth = 0;
+    for (std::size_t b = 0; b < w.size(); ++b) {
+      if (!w[b].alive) continue;
+      indeg[b] = w[b].in.size();
+      if (indeg[b] == 0) ready.push_back(b);
+    }
+    while (!ready.empty()) {
+      const std::size_t b = ready.back();
+      ready.pop_back();
+      depth = std::max(depth, level[b] + 1);
+      for (std::size_t s : w[b].out) {
+        level[s] = std::max(level[s], level[b] + 1);
+        if (--indeg[s] == 0) ready.push_back(s);
+      }
+    }
+    const std::size_t band = std::max<std::size_t>(1, (depth + target - 1) / std::max<std::size_t>(1, target));
+    std::map<std::pair<int, std::size_t>, std::vector<std::size_t>> groups;
+    for (std::size_t b = 0; b < w.size(); ++b)
+      if (w[b].alive) groups[{w[b].graph_id, level[b] / band}].push_back(b);
+    for (auto& [key, g] : groups) {
+      if (g.size() < 2) continue;
+      for (std::size_t i = 1; i < g.size(); ++i) absorb_any(g[0], g[i]);
+      Work& x = w[g[0]];
+      x.mixed = true;
+      x.periodic = false;
+      x.pattern = strf("depth band %zu of %zu: ", key.second + 1, (depth + band - 1) / band) + composition(x.members);
+      x.key = compact("band:" + x.pattern);
+      x.in_a_row = 1;
+      x.side_by_side = 1;
+    }
+  }
+
+  // "tiny_k x20, add_k x20, memcpy DtoD x8, ..." for a set of nodes.
+  std::string composition(const std::vector<std::size_t>& members) const {
+    std::map<std::string, std::size_t> parts;
+    for (std::size_t i : members) ++parts[display_name(m.nodes[i])];
+    std::vector<std::pair<std::size_t, std::string>> top;
+    for (const auto& [name, c] : parts) top.emplace_back(c, name);
+    std::sort(top.rbegin(), top.rend());
+    std::string s;
+    for (std::size_t k = 0; k < top.size() && k < 3; ++k) s += (k ? ", " : "") + top[k].second + strf(" x%zu", top[k].first);
+    if (top.size() > 3) s += strf(", and %zu more names", top.size() - 3);
+    return s;
   }
 
   void fold(const ViewOptions& o) {
@@ -342,6 +411,8 @@ struct Folder {
       if (!changed) changed = fold_runs(o.min_run, true);
       if (!changed) break;
     }
+    // A picture of more than a few dozen bands is a tall strip nobody reads.
+    if (alive_count() > o.max_boxes) fold_level_bands(std::min<std::size_t>(kMaxBands, o.max_boxes));
   }
 };
 
@@ -411,7 +482,9 @@ std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times
   } else {
     s = group_digits(count) + " nodes\n" + pattern_lines(b.pattern);
   }
-  s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
+  // Runs and repeats cover consecutive nodes; other folds do not, so a range would mislead.
+  if (!b.mixed || b.periodic)
+    s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
   if (times != nullptr && time_ns >= 0)
     s += "\n" + format_ns(time_ns) + strf(" (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
   return s;
