@@ -97,12 +97,12 @@ GeneratedDump layered_dump(std::size_t target, bool verbose, int graph_id) {
     link(ms, norm);
     std::vector<std::size_t> proj;
     for (int k = 0; k < 4; ++k) {
-      proj.push_back(add(kernel("_ZN5bench6k_projILi128EEvPKfS2_Pfi", 64, 256)));
+      proj.push_back(add(kernel("_ZN5bench6k_projILi128EEEvPKfPfi", 64, 256)));
       link(norm, proj.back());
     }
     const std::size_t attn = add(kernel("_ZN5bench6k_attnEPKfS1_S1_Pfi", 32, 128));
     for (std::size_t p : proj) link(p, attn);
-    const std::size_t out = add(kernel("_ZN5bench6k_projILi128EEvPKfS2_Pfi", 64, 256));
+    const std::size_t out = add(kernel("_ZN5bench6k_projILi128EEEvPKfPfi", 64, 256));
     link(attn, out);
     const std::size_t cp = add(Node{Op::kMemcpy, "", 0, 0});
     link(out, cp);

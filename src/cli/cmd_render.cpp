@@ -44,7 +44,8 @@ int render_command(const RenderCliOptions& o) {
   const RenderResult r = render_view(view, ro);
   for (const auto& note : r.notes) std::cerr << "graphprof: " << note << "\n";
   std::cout << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << model.nodes.size()
-            << " nodes drawn as " << view.boxes.size() << " boxes" << (view.collapsed ? " (folded)" : "")
+            << " nodes drawn as " << view.boxes.size() << (view.boxes.size() == 1 ? " box" : " boxes")
+            << (view.collapsed ? " (folded)" : "")
             << (view.heat_map ? ", coloured by measured time" : "") << "\n";
   return 0;
 }

@@ -115,6 +115,15 @@ struct Folder {
     return b.key + strf("#%zux%zu", b.in_a_row, b.side_by_side);
   }
 
+  // How a box reads inside a folded pattern: "k_proj x4 side by side", "tiny_k x8".
+  static std::string part_text(const Work& b) {
+    std::string s = b.mixed && !b.periodic ? "[" + b.pattern + "]" : b.pattern;
+    if (b.periodic) s = strf("%zu x (", b.in_a_row) + s + ")";
+    else if (b.in_a_row > 1) s += strf(" x%zu", b.in_a_row);
+    if (b.side_by_side > 1) s += strf(" (x%zu side by side)", b.side_by_side);
+    return s;
+  }
+
   static std::string compact(const std::string& key) {
     // Keys of nested folds grow quickly; long ones are compared by hash.
     if (key.size() <= 160) return key;
@@ -233,7 +242,7 @@ struct Folder {
         w[head].side_by_side = total;
       } else {
         std::map<std::string, std::size_t> parts;
-        for (std::size_t b : g) ++parts[w[b].pattern + (w[b].in_a_row > 1 ? strf(" x%zu", w[b].in_a_row) : "")];
+        for (std::size_t b : g) ++parts[part_text(w[b])];
         std::string pattern, key = "{";
         for (const auto& [p, c] : parts) {
           pattern += (pattern.empty() ? "" : " | ") + p + (c > 1 ? strf(" (x%zu)", c) : std::string());
@@ -247,7 +256,7 @@ struct Folder {
         x.mixed = true;
         x.periodic = false;
         x.key = compact(key + "}");
-        x.pattern = "[" + pattern + "]";
+        x.pattern = pattern;
         x.in_a_row = 1;
         x.side_by_side = 1;
       }
@@ -291,7 +300,7 @@ struct Folder {
         std::string pattern, key = "(";
         for (std::size_t k = 0; k < best_p; ++k) {
           const Work& x = w[run[best_start + k]];
-          pattern += (k ? " > " : "") + x.pattern + (x.in_a_row > 1 ? strf(" x%zu", x.in_a_row) : "");
+          pattern += (k ? " > " : "") + part_text(x);
           key += sig[best_start + k] + ">";
         }
         const std::size_t head = run[best_start];
@@ -611,7 +620,9 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   v.title = file + ":  " + group_digits(metrics.node_count) + " nodes, " + group_digits(metrics.edge_count) +
             " edges, depth " + std::to_string(metrics.depth) + ", max parallelism " +
             std::to_string(metrics.max_parallelism);
-  if (v.collapsed) v.title += "\nfolded into " + group_digits(v.boxes.size()) + " boxes (xN = nodes folded)";
+  if (v.collapsed)
+    v.title += "\nfolded into " + group_digits(v.boxes.size()) + (v.boxes.size() == 1 ? " box" : " boxes") +
+               " (xN = nodes folded)";
   if (v.heat_map) {
     v.title += "\ncolour: measured time per box (" + times->origin + "); blue outline: timed critical path";
     v.legend.push_back({"no time", kUntimedFill});

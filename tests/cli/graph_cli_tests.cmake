@@ -30,7 +30,7 @@ gp_cli_test(analyze_report_no_times 3 "has no per-node times"
 
 gp_cli_test(render_png 0 "wrote .*fj.png \\(png, [0-9]+ bytes\\): 66 nodes drawn as 66 boxes" --stdout
             render ${GP_DOT}/fork-join_graph_verbose.dot -o ${GP_GRAPH_CLI}/fj.png)
-gp_cli_test(render_svg_folded 0 "100 nodes drawn as 1 boxes \\(folded\\)" --stdout
+gp_cli_test(render_svg_folded 0 "100 nodes drawn as 1 box \\(folded\\)" --stdout
             render ${GP_DOT}/chain100_graph_verbose.dot -o ${GP_GRAPH_CLI}/chain.svg)
 gp_cli_test(render_no_collapse 0 "100 nodes drawn as 100 boxes" --stdout
             render ${GP_DOT}/chain100_graph.dot -o ${GP_GRAPH_CLI}/chain_all.svg --no-collapse)
