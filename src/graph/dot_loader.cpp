@@ -19,43 +19,12 @@
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_model.hpp"
+#include "graphviz_messages.hpp"
 #include "node_label.hpp"
 
 namespace gp {
 
 namespace {
-
-// cgraph reports syntax errors through a global callback; collect them instead of letting
-// them go to stderr, so the user sees one line that names the file.
-std::string g_cgraph_messages;
-
-int collect_cgraph_message(char* msg) {
-  if (msg != nullptr) g_cgraph_messages += msg;
-  return 0;
-}
-
-class CgraphErrorCapture {
- public:
-  CgraphErrorCapture() : previous_(agseterrf(collect_cgraph_message)) { g_cgraph_messages.clear(); }
-  ~CgraphErrorCapture() { agseterrf(previous_); }
-  CgraphErrorCapture(const CgraphErrorCapture&) = delete;
-  CgraphErrorCapture& operator=(const CgraphErrorCapture&) = delete;
-
-  // The first message, on one line, without Graphviz's "Error: " prefix.
-  static std::string first_message() {
-    std::string m = g_cgraph_messages;
-    const auto nl = m.find('\n');
-    if (nl != std::string::npos) m.resize(nl);
-    for (const char* prefix : {"Error: ", "Warning: "})
-      if (m.rfind(prefix, 0) == 0) m.erase(0, std::char_traits<char>::length(prefix));
-    // cgraph names the input "<stdin>" when it reads from memory; the caller adds the file.
-    if (m.rfind("<stdin>: ", 0) == 0) m.erase(0, 9);
-    return m;
-  }
-
- private:
-  agusererrf previous_;
-};
 
 // cgraph allocates every node, edge, attribute string and dictionary entry separately and frees
 // them one by one in agclose(). For a 100 000-node dump that is most of the load time, so the
@@ -291,23 +260,56 @@ void build_clusters(GraphModel& m, const std::set<int>& declared) {
 
 }  // namespace
 
+namespace detail {
+
+namespace {
+std::string g_messages;  // what Graphviz reported while a GraphvizMessages was alive
+
+int collect_message(char* msg) {
+  if (msg != nullptr) g_messages += msg;
+  return 0;
+}
+}  // namespace
+
+GraphvizMessages::GraphvizMessages() : previous_(agseterrf(collect_message)) { g_messages.clear(); }
+
+GraphvizMessages::~GraphvizMessages() { agseterrf(previous_); }
+
+std::vector<std::string> GraphvizMessages::lines() const {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < g_messages.size()) {
+    const auto nl = g_messages.find('\n', start);
+    std::string line = g_messages.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    for (const char* prefix : {"Error: ", "Warning: ", "<stdin>: "})
+      if (line.rfind(prefix, 0) == 0) line.erase(0, std::char_traits<char>::length(prefix));
+    if (!line.empty()) out.push_back(line);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+bool GraphvizMessages::has_errors() const { return g_messages.find("Error") != std::string::npos; }
+
+}  // namespace detail
+
 GraphModel load_dot_text(const std::string& text, const std::string& source) {
   if (is_blank(text)) throw input_error(source + ": file is empty; expected a cudaGraphDebugDotPrint dump");
   if (text.find('\0') != std::string::npos)
     throw input_error(source + ": not DOT text (binary data); expected a cudaGraphDebugDotPrint dump");
-  CgraphErrorCapture capture;
+  detail::GraphvizMessages messages;
   Agiodisc_t io = {read_chunk, AgIoDisc.putstr, AgIoDisc.flush};
   Agdisc_t disc = {&g_arena_disc, &AgIdDisc, &io};
   TextChannel channel{text.data(), text.size()};
   GraphPtr g(agread(&channel, &disc));
   if (!g) {
-    std::string why = CgraphErrorCapture::first_message();
-    if (why.empty()) why = "no graph found";
-    throw input_error(source + ": not valid DOT (truncated or not a dump?): " + why);
+    const auto why = messages.lines();
+    throw input_error(source + ": not valid DOT (truncated or not a dump?): " +
+                      (why.empty() ? std::string("no graph found") : why.front()));
   }
   // cgraph also reports recoverable problems; a dump from the driver never has any.
-  if (!g_cgraph_messages.empty() && g_cgraph_messages.find("rror") != std::string::npos)
-    throw input_error(source + ": not valid DOT: " + CgraphErrorCapture::first_message());
+  if (messages.has_errors()) throw input_error(source + ": not valid DOT: " + messages.lines().front());
   if (!agisdirected(g.get()))
     throw input_error(source + ": not a CUDA graph dump: it is an undirected 'graph', dumps are 'digraph'");
 

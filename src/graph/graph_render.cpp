@@ -11,42 +11,11 @@
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_render.hpp"
+#include "graphviz_messages.hpp"
 
 namespace gp {
 
 namespace {
-
-// Graphviz reports problems through a global callback; keep them for our own messages.
-std::string g_gv_messages;
-
-int collect_gv_message(char* msg) {
-  if (msg != nullptr) g_gv_messages += msg;
-  return 0;
-}
-
-class GvMessageCapture {
- public:
-  GvMessageCapture() : previous_(agseterrf(collect_gv_message)) { g_gv_messages.clear(); }
-  ~GvMessageCapture() { agseterrf(previous_); }
-  GvMessageCapture(const GvMessageCapture&) = delete;
-  GvMessageCapture& operator=(const GvMessageCapture&) = delete;
-
-  static std::vector<std::string> lines() {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start < g_gv_messages.size()) {
-      const auto nl = g_gv_messages.find('\n', start);
-      std::string line = g_gv_messages.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      if (!line.empty()) out.push_back(line);
-      if (nl == std::string::npos) break;
-      start = nl + 1;
-    }
-    return out;
-  }
-
- private:
-  agusererrf previous_;
-};
 
 struct ContextCloser {
   void operator()(GVC_t* c) const {
@@ -257,7 +226,7 @@ std::string render_format(const RenderOptions& options) {
 RenderResult render_view(const GraphView& view, const RenderOptions& options) {
   RenderResult result;
   result.format = render_format(options);
-  GvMessageCapture capture;
+  detail::GraphvizMessages messages;
   std::unique_ptr<GVC_t, ContextCloser> gvc(gvContext());
   if (!gvc) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
 
@@ -281,7 +250,7 @@ RenderResult render_view(const GraphView& view, const RenderOptions& options) {
   Builder(g.get()).build(view);
 
   if (gvLayout(gvc.get(), g.get(), "dot") != 0) {
-    const auto msgs = GvMessageCapture::lines();
+    const auto msgs = messages.lines();
     throw internal_error("Graphviz layout failed: " + (msgs.empty() ? std::string("no message") : msgs.front()));
   }
   char* data = nullptr;
@@ -290,13 +259,13 @@ RenderResult render_view(const GraphView& view, const RenderOptions& options) {
   std::unique_ptr<char, void (*)(char*)> owned(data, gvFreeRenderData);
   gvFreeLayout(gvc.get(), g.get());
   if (rc != 0 || data == nullptr) {
-    const auto msgs = GvMessageCapture::lines();
+    const auto msgs = messages.lines();
     throw internal_error("Graphviz could not render " + result.format + ": " +
                          (msgs.empty() ? std::string("no message") : msgs.front()));
   }
   write_file_atomic(options.output, std::string(data, length));
   result.bytes = length;
-  for (const auto& line : GvMessageCapture::lines()) result.notes.push_back("Graphviz: " + line);
+  for (const auto& line : messages.lines()) result.notes.push_back("Graphviz: " + line);
   return result;
 }
 

@@ -495,7 +495,7 @@ std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times
   if (!b.mixed || b.periodic)
     s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
   if (times != nullptr && time_ns >= 0)
-    s += "\n" + format_ns(time_ns) + strf(" (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
+    s += "\n" + format_ns(time_ns) + strf(" summed (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
   return s;
 }
 
@@ -626,7 +626,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   if (v.heat_map) {
     v.title += "\ncolour: measured time per box (" + times->origin + "); blue outline: timed critical path";
     v.legend.push_back({"no time", kUntimedFill});
-    for (int s = 0; s < kHeatSteps; s += 3)
+    for (int s = 0; s + 1 < kHeatSteps; s += 2)
       v.legend.push_back({"<= " + format_ns(max_time * (s + 1) / kHeatSteps), kHeat[s]});
     v.legend.push_back({"<= " + format_ns(max_time), kHeat[kHeatSteps - 1]});
   } else {
