@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
+#include <utility>
 
 namespace gp::detail {
 
@@ -92,9 +94,18 @@ void read_kernel_text(const std::string& text, GraphNode& node) {
     node.launch = parse_launch_config(cfg);
   }
   if (!name.empty()) {
+    // A big graph launches a few dozen distinct kernels thousands of times: demangle each once
+    // (per loader thread).
+    thread_local std::unordered_map<std::string, std::pair<std::string, std::string>> names;
+    auto it = names.find(name);
+    if (it == names.end()) {
+      std::string demangled = demangle_kernel_name(name);
+      std::string short_name = kernel_base_name(demangled);
+      it = names.emplace(name, std::make_pair(std::move(demangled), std::move(short_name))).first;
+    }
     node.mangled = name;
-    node.demangled = demangle_kernel_name(name);
-    node.short_name = kernel_base_name(node.demangled);
+    node.demangled = it->second.first;
+    node.short_name = it->second.second;
   }
 }
 
