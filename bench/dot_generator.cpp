@@ -1,6 +1,7 @@
 // Writes dumps the way the CUDA 13 driver does (see tests/data/dot for real ones).
 #include "dot_generator.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace gp::bench {
