@@ -72,7 +72,12 @@ struct Thresholds {
   bool allow_missing = false;
   bool strict = false;          // an inconclusive "likely regression" fails too
   bool fail_on_drift = false;   // graph structure or output checksum changes fail too
+  // Widen every interval by the between-run noise that the suite shows (see docs/compare.md).
+  bool suite_noise = true;
 };
+
+// Fewest benchmarks of one (metric, mode) from which between-run noise is estimated.
+inline constexpr std::size_t kMinSuiteNoiseGroup = 5;
 
 // The rule applied to one metric, after pattern overrides.
 struct AppliedRule {
@@ -118,7 +123,11 @@ struct MetricComparison {
   std::optional<SideData> base, cand;
   bool has_estimate = false;
   double ratio = 1;  // candidate / baseline (Hodges-Lehmann, on log scale)
-  RatioInterval ci_gate, ci_same;
+  RatioInterval ci_gate_reps, ci_same_reps;  // from the repetitions alone
+  double between_run_sd = 0;                 // log-scale sd added from the suite (0: none)
+  double between_run_df = 0;                 // its degrees of freedom
+  double between_run_t_gate = 0, between_run_t_same = 0;  // t quantiles the sd is multiplied by
+  RatioInterval ci_gate, ci_same;            // what the verdict used: the above, widened
   double abs_change = 0;  // base.center * (ratio - 1), in the unit
   std::optional<double> cycle_ratio;  // ratio in SM cycles when clocks are known on both sides
   std::vector<std::string> notes;     // drift, clocks, dropped data
@@ -135,6 +144,17 @@ struct EnvironmentCheck {
   bool comparable = true;                 // no hard difference (or allowed)
   std::vector<EnvDifference> differences;  // hard first, then soft, each in a fixed key order
   std::vector<std::string> warnings;       // human lines for banners
+};
+
+// Between-run noise of one (metric, mode) group, estimated from the suite.
+struct SuiteNoise {
+  std::string metric, mode;
+  std::size_t n = 0;
+  std::size_t kept = 0;   // benchmarks left after those far out (real changes) are set aside
+  double total_sd = 0;    // sd of the kept benchmarks' log shifts around their median
+  double within_sd = 0;   // median sd that the repetitions themselves explain
+  double between_sd = 0;  // sqrt(total^2 - within^2): what widens the intervals
+  double t_gate = 0;      // the t quantile it is multiplied by for the gate's interval
 };
 
 struct DriftItem {
@@ -167,6 +187,7 @@ struct Comparison {
   std::vector<DriftItem> drift;
   std::vector<GeomeanItem> geomeans;  // per metric key, then the gating total
   std::vector<std::string> banners;   // suite-level observations, e.g. a suite-wide shift
+  std::vector<SuiteNoise> suite_noise;  // groups large enough to estimate between-run noise
   std::size_t compared = 0;           // rows where both sides had data and statistics ran
   ExitCode exit_code = ExitCode::kOk;
   std::string exit_reason;            // one line

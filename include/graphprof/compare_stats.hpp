@@ -48,6 +48,18 @@ std::size_t shift_ci_rank(std::size_t m, std::size_t n, double level, double* co
 ShiftEstimate hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y, double gate_level,
                              double same_level);
 
+// Quantile of the standard normal distribution (0 < p < 1).
+double normal_quantile(double p);
+
+// Quantile of Student's t distribution with `df` degrees of freedom (0 < p < 1, df > 0).
+double student_t_quantile(double p, double df);
+
+// A standard deviation that a minority of real changes cannot inflate: values more than three
+// robust sds (1.4826 MAD) from the median are set aside, at most floor(n/5) of them, and the
+// sample sd of the rest around the median is returned. `kept` receives how many were used.
+// 0 for fewer than two values.
+double screened_sd(const std::vector<double>& values, std::size_t* kept = nullptr);
+
 // Spread of repetition values as a robust standard deviation: 1.4826 * MAD (0 for one value).
 double robust_sd(const std::vector<double>& values);
 

@@ -31,6 +31,7 @@ struct CompareOptions {
   bool allow_missing = false;
   bool strict = false;
   bool fail_on_drift = false;
+  bool no_suite_noise = false;
   std::string markdown_path, junit_path, json_path;
   std::size_t max_markdown_bytes = kDefaultMarkdownBytes;
   bool no_color = false;
@@ -88,6 +89,7 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   t.allow_missing = o.allow_missing;
   t.strict = o.strict;
   t.fail_on_drift = o.fail_on_drift;
+  t.suite_noise = !o.no_suite_noise;
 
   // Both files are read before anything is written: a bad candidate must not leave a stale
   // Markdown from a previous run looking like today's result.
@@ -151,6 +153,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
   sub->add_flag("--allow-missing", o->allow_missing, "benchmarks or metrics missing from the candidate do not give exit 5");
   sub->add_flag("--strict", o->strict, "an inconclusive 'likely regression' fails too");
   sub->add_flag("--fail-on-drift", o->fail_on_drift, "a changed graph structure or output checksum fails too");
+  sub->add_flag("--no-suite-noise", o->no_suite_noise,
+                "do not widen intervals by the between-run noise seen across the suite (for interleaved A/B runs)");
   sub->add_option("--markdown", o->markdown_path, "write a Markdown summary (PR comment, job summary) to FILE");
   sub->add_option("--junit", o->junit_path, "write JUnit XML to FILE");
   sub->add_option("--json", o->json_path, "write the full comparison as JSON to FILE");

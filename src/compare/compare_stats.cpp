@@ -12,18 +12,6 @@ namespace {
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
-// Quantile of the standard normal by bisection on normal_cdf: slow but exact to double
-// precision and free of approximation constants; called a handful of times per comparison.
-double normal_quantile(double p) {
-  double lo = -40, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (normal_cdf(mid) < p) lo = mid;
-    else hi = mid;
-  }
-  return 0.5 * (lo + hi);
-}
-
 // Number of rank arrangements of m x-values and n y-values with U = u, for u = 0..m*n: the
 // coefficients of the Gaussian binomial [m+n choose m]_q, built as prod_{i=1..m} (1-q^(n+i))/(1-q^i).
 // After each full step the polynomial is [n+i choose i]_q, whose coefficients are non-negative
@@ -44,6 +32,18 @@ std::vector<double> mann_whitney_counts(std::size_t m, std::size_t n) {
 }
 
 }  // namespace
+
+// By bisection on the normal CDF: slow but exact to double precision and free of approximation
+// constants; called a handful of times per comparison.
+double normal_quantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (normal_cdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
 
 std::vector<double> mann_whitney_cdf(std::size_t m, std::size_t n) {
   std::vector<double> cdf(m * n + 1, 1.0);
@@ -133,6 +133,53 @@ ShiftEstimate hodges_lehmann(const std::vector<double>& x, const std::vector<dou
   e.ci_gate = interval_from(diffs, e.m, e.n, gate_level);
   e.ci_same = interval_from(diffs, e.m, e.n, same_level);
   return e;
+}
+
+namespace {
+// Density of Student's t; its CDF is integrated with Simpson's rule, which is plenty for the
+// few quantiles a comparison needs and keeps the code free of special-function tables.
+double t_cdf(double x, double df) {
+  if (x < 0) return 1.0 - t_cdf(-x, df);
+  const double c = std::lgamma(0.5 * (df + 1)) - std::lgamma(0.5 * df) - 0.5 * std::log(df * M_PI);
+  auto density = [&](double t) { return std::exp(c - 0.5 * (df + 1) * std::log1p(t * t / df)); };
+  const int steps = 2000;  // even
+  const double h = x / steps;
+  double sum = density(0) + density(x);
+  for (int i = 1; i < steps; ++i) sum += (i % 2 ? 4.0 : 2.0) * density(i * h);
+  return std::min(1.0, 0.5 + sum * h / 3.0);
+}
+}  // namespace
+
+double student_t_quantile(double p, double df) {
+  if (df > 200) return normal_quantile(p);  // indistinguishable at the levels used here
+  if (p < 0.5) return -student_t_quantile(1.0 - p, df);
+  double lo = 0, hi = 1;
+  while (t_cdf(hi, df) < p && hi < 1e6) hi *= 2;
+  for (int i = 0; i < 50; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (t_cdf(mid, df) < p) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double screened_sd(const std::vector<double>& values, std::size_t* kept) {
+  if (kept) *kept = values.size();
+  if (values.size() < 2) return 0;
+  const double mid = median(values);
+  const double limit = 3.0 * robust_sd(values);
+  std::vector<double> dev;
+  for (double v : values) dev.push_back(std::fabs(v - mid));
+  std::sort(dev.begin(), dev.end());
+  // Screening, not trimming: with no real change nothing is set aside and the sd is the plain
+  // one; a trimmed sd corrected for normal tails would overstate it whenever the values cut
+  // were real changes rather than tails.
+  std::size_t m = dev.size();
+  while (m > dev.size() - dev.size() / 5 && dev[m - 1] > limit) --m;
+  if (kept) *kept = m;
+  double ss = 0;
+  for (std::size_t i = 0; i < m; ++i) ss += dev[i] * dev[i];
+  return std::sqrt(ss / static_cast<double>(m - 1));
 }
 
 double robust_sd(const std::vector<double>& values) {

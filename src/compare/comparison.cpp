@@ -351,22 +351,47 @@ std::string reps_text(const MetricComparison& r) {
   return std::to_string(r.base->reps.size()) + " vs " + std::to_string(r.cand->reps.size()) + " repetitions";
 }
 
-void decide(MetricComparison& r, const Thresholds& t) {
-  const SideData& b = *r.base;
-  const SideData& c = *r.cand;
+// The estimate of one matched metric with valid data on both sides: the Hodges-Lehmann shift
+// and its rank intervals from the repetitions alone. The verdict comes later (judge), once the
+// suite's between-run noise is known.
+void estimate(MetricComparison& r, const Thresholds& t) {
   std::vector<double> x, y;
-  for (double v : b.reps) x.push_back(std::log(v));
-  for (double v : c.reps) y.push_back(std::log(v));
+  for (double v : r.base->reps) x.push_back(std::log(v));
+  for (double v : r.cand->reps) y.push_back(std::log(v));
   const ShiftEstimate est = hodges_lehmann(x, y, t.gate_level, t.same_level);
   r.has_estimate = true;
   r.ratio = std::exp(est.estimate);
-  r.ci_gate = to_ratio(est.ci_gate);
-  r.ci_same = to_ratio(est.ci_same);
-  r.abs_change = b.center * (r.ratio - 1.0);
+  r.ci_gate_reps = to_ratio(est.ci_gate);
+  r.ci_same_reps = to_ratio(est.ci_same);
+  r.ci_gate = r.ci_gate_reps;
+  r.ci_same = r.ci_same_reps;
+  r.abs_change = r.base->center * (r.ratio - 1.0);
+}
+
+// Adds between-run noise (a log-scale sd) to a rank interval around the estimate: each side
+// grows in quadrature by z * sd, so the interval covers what a rerun of either side would move.
+RatioInterval widened(const RatioInterval& ci, double ratio, double z_sd) {
+  if (!ci.available || !(z_sd > 0)) return ci;
+  RatioInterval w = ci;
+  const double d = std::log(ratio);
+  w.low = std::exp(d - std::hypot(d - std::log(ci.low), z_sd));
+  w.high = std::exp(d + std::hypot(std::log(ci.high) - d, z_sd));
+  return w;
+}
+
+void judge(MetricComparison& r, const Thresholds& t) {
+  const SideData& b = *r.base;
+  const SideData& c = *r.cand;
+  // Multipliers for the suite's between-run sd: t quantiles, as that sd is itself an estimate.
+  const double z_gate = r.between_run_t_gate;
+  const double z_same = r.between_run_t_same;
+  r.ci_gate = widened(r.ci_gate_reps, r.ratio, z_gate * r.between_run_sd);
+  r.ci_same = widened(r.ci_same_reps, r.ratio, z_same * r.between_run_sd);
+  const double d = std::log(r.ratio);
 
   // Work in "badness": positive means worse, whatever the metric's direction.
   const double s = r.direction == Direction::kHigherIsBetter ? -1.0 : 1.0;
-  const double bad = s * est.estimate;
+  const double bad = s * d;
   const double T = std::log1p(r.rule.threshold), F = std::log1p(r.rule.noise_floor), G = std::log1p(r.rule.gross);
   const bool abs_ok = std::fabs(r.abs_change) >= r.rule.abs_floor;
   const std::string change = format_change(r.ratio);
@@ -374,18 +399,21 @@ void decide(MetricComparison& r, const Thresholds& t) {
   const std::string better = s > 0 ? "faster" : "better";
   const std::string below_abs = change + " is only " + format_value(std::fabs(r.abs_change), r.unit) +
                                 ", below the absolute floor of " + format_value(r.rule.abs_floor, r.unit);
+  if (z_gate * r.between_run_sd > F)
+    r.notes.push_back("intervals include the between-run noise of " + r.metric + " in " + r.mode +
+                      " mode across this suite (sd " + fmt("%.1f%%", 100.0 * r.between_run_sd) + ")");
 
   auto equivalent = [&]() {
-    if (!est.ci_same.available) return false;
-    return -T < est.ci_same.low && est.ci_same.high < T;
+    if (!r.ci_same.available) return false;
+    return -T < std::log(r.ci_same.low) && std::log(r.ci_same.high) < T;
   };
   const std::string same_text = "within ±" + pct(r.rule.threshold) + ": " + pct(t.same_level) + " CI " +
                                 format_interval(r.ci_same);
 
-  if (est.ci_gate.available) {
-    r.method = est.ci_gate.exact ? "exact-rank" : "normal-approx";
-    const double lo = std::min(s * est.ci_gate.low, s * est.ci_gate.high);
-    const double hi = std::max(s * est.ci_gate.low, s * est.ci_gate.high);
+  if (r.ci_gate.available) {
+    r.method = r.ci_gate.exact ? "exact-rank" : "normal-approx";
+    const double lo = std::min(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
+    const double hi = std::max(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
     const std::string ci = pct(t.gate_level) + " CI " + format_interval(r.ci_gate);
     if (lo > F && bad >= T) {
       r.verdict = abs_ok ? Verdict::kRegression : Verdict::kMinor;
@@ -418,18 +446,20 @@ void decide(MetricComparison& r, const Thresholds& t) {
   }
 
   // Too few repetitions for the gate's interval: only a gross change with separated
-  // within-run intervals counts, and the verdict says which rule made it.
+  // within-run intervals counts, it must also stand out of the suite's between-run noise,
+  // and the verdict says which rule made it.
   r.method = "gross-rule";
   const bool cand_above = c.rep_ci_low > b.rep_ci_high;
   const bool cand_below = c.rep_ci_high < b.rep_ci_low;
   const bool sep_worse = s > 0 ? cand_above : cand_below;
   const bool sep_better = s > 0 ? cand_below : cand_above;
+  const bool beyond_noise = std::fabs(bad) - z_gate * r.between_run_sd > F;
   const std::string gross_rule = "gross rule (" + reps_text(r) + "): " + change + " is beyond " +
                                  pct(r.rule.gross) + " and the within-run CIs do not overlap";
-  if (bad >= G && sep_worse) {
+  if (bad >= G && sep_worse && beyond_noise) {
     r.verdict = abs_ok ? Verdict::kRegression : Verdict::kMinor;
     r.reason = abs_ok ? gross_rule : below_abs;
-  } else if (bad <= -G && sep_better) {
+  } else if (bad <= -G && sep_better && beyond_noise) {
     r.verdict = abs_ok ? Verdict::kImprovement : Verdict::kMinor;
     r.reason = abs_ok ? gross_rule : below_abs;
   } else if (equivalent()) {
@@ -438,9 +468,14 @@ void decide(MetricComparison& r, const Thresholds& t) {
   } else {
     r.verdict = Verdict::kInconclusive;
     r.likely_regression = bad >= T;
-    r.reason = "too few repetitions (" + reps_text(r) + "; a " + pct(t.gate_level) +
-               " CI needs about 5 per side): " + change + " is not a gross change (beyond " + pct(r.rule.gross) +
-               " with separated within-run CIs); run with --repetitions 7";
+    if (std::fabs(bad) >= G && (sep_worse || sep_better) && !beyond_noise)
+      r.reason = "within the suite's between-run noise: " + change + " with " + reps_text(r) + ", but " + r.metric +
+                 " in " + r.mode + " mode moves by sd " + fmt("%.1f%%", 100.0 * r.between_run_sd) +
+                 " between runs here; rerun both sides or use more repetitions";
+    else
+      r.reason = "too few repetitions (" + reps_text(r) + "; a " + pct(t.gate_level) +
+                 " CI needs about 5 per side): " + change + " is not a gross change (beyond " + pct(r.rule.gross) +
+                 " with separated within-run CIs); run with --repetitions 7";
   }
 }
 
@@ -572,12 +607,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
             r.notes.push_back(std::string(who) + ": outlier repetition set aside (median " + format_value(v, r.unit) +
                               ", " + format_change(v / side->center) + " from the others)");
         }
-        decide(r, t);
-        if (r.direction == Direction::kNone && (r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement)) {
-          r.verdict = Verdict::kMinor;
-          r.reason = "changed by " + format_change(r.ratio) + " (the metric has no better direction)";
-        }
-        check_clock(r, t);
+        estimate(r, t);
         ++out.compared;
       }
     }
@@ -659,7 +689,66 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// Repetitions of one run are measured back to back and share that moment's machine state, so
+// they can agree closely while a rerun lands far away. With enough benchmarks the suite itself
+// shows how far: under "most benchmarks did not change", the scatter of their estimated shifts
+// around the group median is between-run noise (plus the repetitions' own, which is taken out).
+// Benchmarks that stand far out (real changes) are set aside so that they do not inflate it,
+// and intervals are widened with t quantiles because the sd comes from a handful of benchmarks.
+// Groups are (metric, mode), because eager launch-bound figures and graph replays differ a lot.
+void estimate_between_run_noise(Comparison& c) {
+  if (!c.thresholds.suite_noise) return;
+  // Only to read the repetitions' own sd back from their intervals.
+  const double z_gate = normal_quantile(0.5 + 0.5 * c.thresholds.gate_level);
+  const double z_same = normal_quantile(0.5 + 0.5 * c.thresholds.same_level);
+  std::map<std::pair<std::string, std::string>, std::vector<MetricComparison*>> groups;
+  for (auto& r : c.rows)
+    if (r.has_estimate) groups[{r.metric, r.mode}].push_back(&r);
+  for (auto& [key, rows] : groups) {
+    if (rows.size() < kMinSuiteNoiseGroup) continue;
+    std::vector<double> shifts, within;
+    for (const MetricComparison* r : rows) {
+      shifts.push_back(std::log(r->ratio));
+      // The repetitions' own sd of the shift, read back from the interval they gave.
+      if (r->ci_gate_reps.available)
+        within.push_back((std::log(r->ci_gate_reps.high) - std::log(r->ci_gate_reps.low)) / (2 * z_gate));
+      else if (r->ci_same_reps.available)
+        within.push_back((std::log(r->ci_same_reps.high) - std::log(r->ci_same_reps.low)) / (2 * z_same));
+      else
+        within.push_back(0.0);
+    }
+    std::size_t kept = 0;
+    const double total = screened_sd(shifts, &kept);
+    const double own = median(within);
+    const double between = std::sqrt(std::max(0.0, total * total - own * own));
+    c.suite_noise.push_back({key.first, key.second, rows.size(), kept, total, own, between, 0});
+    const double df = static_cast<double>(kept - 1);
+    const double t_gate = student_t_quantile(0.5 + 0.5 * c.thresholds.gate_level, df);
+    const double t_same = student_t_quantile(0.5 + 0.5 * c.thresholds.same_level, df);
+    c.suite_noise.back().t_gate = t_gate;
+    for (MetricComparison* r : rows) {
+      r->between_run_sd = between;
+      r->between_run_df = df;
+      r->between_run_t_gate = t_gate;
+      r->between_run_t_same = t_same;
+    }
+  }
+}
+
 void summarize_suite(Comparison& c) {
+  {
+    const double F = std::log1p(c.thresholds.noise_floor);
+    std::string groups;
+    for (const auto& g : c.suite_noise) {
+      const AppliedRule rule = rule_for(c.thresholds, "", g.mode, g.metric, "");
+      if (!rule.gating || !(g.t_gate * g.between_sd > F)) continue;
+      groups += (groups.empty() ? "" : ", ") + g.metric + "/" + g.mode + " " + fmt("%.1f%%", 100.0 * g.between_sd) +
+                " (n=" + std::to_string(g.n) + ")";
+    }
+    if (!groups.empty())
+      c.banners.push_back("between-run noise seen across the suite (sd of one run): " + groups +
+                          "; the repetitions of one run do not show it, so these intervals are widened by it");
+  }
   // Geometric means over matched metrics with an estimate, per metric key.
   std::map<std::string, std::pair<double, std::size_t>> per_metric;
   double gate_sum = 0;
@@ -799,6 +888,17 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
                      [](const MetricComparison& a, const MetricComparison& b) {
                        return std::make_tuple(metric_rank(a.metric), a.metric) < std::make_tuple(metric_rank(b.metric), b.metric);
                      });
+  }
+
+  estimate_between_run_noise(out);
+  for (auto& r : out.rows) {
+    if (!r.has_estimate) continue;
+    judge(r, t);
+    if (r.direction == Direction::kNone && (r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement)) {
+      r.verdict = Verdict::kMinor;
+      r.reason = "changed by " + format_change(r.ratio) + " (the metric has no better direction)";
+    }
+    check_clock(r, t);
   }
 
   // Different GPUs: the numbers are still shown, but no verdict about the code is drawn.

@@ -92,6 +92,10 @@ json row_json(const MetricComparison& r) {
                          {"abs_change", num(r.abs_change)},
                          {"ci_gate", interval_json(r.ci_gate)},
                          {"ci_same", interval_json(r.ci_same)},
+                         {"ci_gate_repetitions", interval_json(r.ci_gate_reps)},
+                         {"ci_same_repetitions", interval_json(r.ci_same_reps)},
+                         {"between_run_sd", num(r.between_run_sd)},
+                         {"between_run_df", num(r.between_run_df)},
                          {"cycle_ratio", r.cycle_ratio ? num(*r.cycle_ratio) : json(nullptr)}};
   } else {
     j["estimate"] = nullptr;
@@ -121,7 +125,8 @@ json compare_to_json(const Comparison& c) {
                 {"allow_env_mismatch", t.allow_env_mismatch},
                 {"allow_missing", t.allow_missing},
                 {"strict", t.strict},
-                {"fail_on_drift", t.fail_on_drift}};
+                {"fail_on_drift", t.fail_on_drift},
+                {"suite_noise", t.suite_noise}};
   json diffs = json::array();
   for (const auto& d : c.environment.differences)
     diffs.push_back(json{{"key", d.key}, {"baseline", d.baseline}, {"candidate", d.candidate}, {"hard", d.hard}});
@@ -136,6 +141,10 @@ json compare_to_json(const Comparison& c) {
                        {"gating", g.gating}});
   json rows = json::array();
   for (const auto& r : c.rows) rows.push_back(row_json(r));
+  json noise = json::array();
+  for (const auto& g : c.suite_noise)
+    noise.push_back(json{{"metric", g.metric}, {"mode", g.mode}, {"n", g.n}, {"kept", g.kept}, {"total_sd", num(g.total_sd)},
+                         {"within_sd", num(g.within_sd)}, {"between_sd", num(g.between_sd)}});
   return json{{"schema", "graphprof-compare"},
               {"schema_version", kCompareSchemaVersion},
               {"command", c.command},
@@ -153,7 +162,8 @@ json compare_to_json(const Comparison& c) {
                 {"gate_effects",
                  {{"fail", c.count_effect(GateEffect::kFail)}, {"untrusted", c.count_effect(GateEffect::kUntrusted)}}},
                 {"geomean", std::move(geo)},
-                {"banners", c.banners}}},
+                {"banners", c.banners},
+                {"between_run_noise", std::move(noise)}}},
               {"drift", std::move(drift)},
               {"rows", std::move(rows)}};
 }

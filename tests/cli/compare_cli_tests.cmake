@@ -76,3 +76,10 @@ add_test(NAME cli.compare_ci_perf_gate_script
            grep -q 'graphprof compare: PASS' $d/summary || { echo 'no job summary'; exit 1; }
            rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/ci-perf-gate.sh ${R})
 set_tests_properties(cli.compare_ci_perf_gate_script PROPERTIES LABELS cpu)
+
+# Reruns that scatter per benchmark (as on the H200 VM): the suite's own scatter keeps the gate
+# quiet on identical code, and turning it off shows the false alarms it prevents.
+gp_cli_test(compare_suite_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/suite_a.json ${R}/suite_b.json)
+gp_cli_test(compare_suite_rerun_naive 1 "^FAIL \\(exit 1\\)" --stdout compare -q --no-suite-noise ${R}/suite_a.json ${R}/suite_b.json)
+gp_cli_test(compare_suite_slowdown 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q ${R}/suite_a.json ${R}/suite_slow.json)
+gp_cli_test(compare_suite_noise_banner 0 "note: between-run noise seen across the suite" --stdout compare ${R}/suite_a.json ${R}/suite_b.json)

@@ -131,6 +131,38 @@ TEST(HodgesLehmann, SimulatedCoverageMatchesTheLevel) {
   EXPECT_NEAR(rate, cov, 0.02);
 }
 
+TEST(StudentT, KnownQuantiles) {
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.995, 3), 5.841, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.995, 9), 3.250, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.95, 7), 1.895, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.975, 30), 2.042, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.025, 30), -2.042, 0.002);
+  EXPECT_NEAR(student_t_quantile(0.995, 1000), 2.5758, 0.001);  // the normal limit
+  EXPECT_NEAR(normal_quantile(0.995), 2.5758, 0.0001);
+}
+
+TEST(ScreenedSd, PlainSdWithoutOutliersAndIgnoresAFewRealChanges) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0.0, 0.05);
+  std::vector<double> v(2000);
+  for (auto& x : v) x = z(rng);
+  std::size_t kept = 0;
+  EXPECT_NEAR(screened_sd(v, &kept), 0.05, 0.003);
+  EXPECT_GE(kept, 1990u);  // a normal sample loses almost nothing
+  // Ten values, two of them real 25% changes: those two are set aside, the rest is plain.
+  const std::vector<double> group{0.01, -0.01, 0.005, -0.005, 0.0, 0.02, -0.02, 0.015, 0.22, 0.25};
+  const double sd = screened_sd(group, &kept);
+  EXPECT_EQ(kept, 8u);
+  EXPECT_NEAR(sd, std::sqrt((4 * 0.0001 + 2 * 0.000025 + 0.0004 * 2 + 0.000225 - 0.0004) / 7.0), 0.01);
+  EXPECT_LT(sd, 0.02);
+  // No more than a fifth is ever set aside.
+  const std::vector<double> three{0, 0.001, -0.001, 0.002, -0.002, 0.003, -0.003, 0.5, 0.6, 0.7};
+  screened_sd(three, &kept);
+  EXPECT_EQ(kept, 8u);
+  EXPECT_EQ(screened_sd({1.0}), 0.0);
+}
+
 TEST(RobustSd, ScaledMad) {
   EXPECT_EQ(robust_sd({}), 0.0);
   EXPECT_EQ(robust_sd({3.0}), 0.0);
