@@ -87,16 +87,18 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   {
     NvtxRange r("launch loop (traced)");
     while (windows.size() < wanted) {
+      // The last batch is cut short so exactly `wanted` replays are recorded.
+      const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), wanted - windows.size()));
       GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-      for (int i = 0; i < batch; ++i) {
+      for (int i = 0; i < n; ++i) {
         const std::uint64_t t0 = TraceSession::now_ns();
         one_iteration();
         const std::uint64_t t1 = TraceSession::now_ns();
         windows.push_back(IterationWindow{t0, t1});
         GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
       }
-      GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
-      for (int i = 0; i < batch; ++i) {
+      GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(n)].get()));
+      for (int i = 0; i < n; ++i) {
         float ms = 0;
         GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
                                            events[static_cast<std::size_t>(i) + 1].get()));
