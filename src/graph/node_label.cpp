@@ -7,6 +7,7 @@
 // extra row from a newer driver does not break the reading.
 #include "node_label.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -43,6 +44,21 @@ bool is_graph_ref(const std::string& text, int& id) {
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
   id = std::atoi(text.c_str() + 6);
   return true;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Every "graph_<k>" token in `text` ("True | graph_6", "child: graph_4"), but not node names
+// (graph_4_node_0); each id once, in order.
+void collect_graph_refs(const std::string& text, std::vector<int>& out) {
+  for (std::size_t p = text.find("graph_"); p != std::string::npos; p = text.find("graph_", p + 1)) {
+    if (p > 0 && is_word_char(text[p - 1])) continue;
+    std::size_t e = p + 6;
+    while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
+    if (e == p + 6 || (e < text.size() && is_word_char(text[e]))) continue;
+    const int id = std::atoi(text.c_str() + p + 6);
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
 }
 
 // "3 (topoId: 5)" -> 5; -1 when absent.
@@ -232,9 +248,8 @@ bool read_record(const std::string& raw, GraphNode& node) {
       break;
     }
   }
-  int child = 0;
-  for (const RecordField* l : leaves)
-    if (is_graph_ref(l->text, child)) node.child_graphs.push_back(child);
+  if (node.kind == NodeKind::kChildGraph || node.kind == NodeKind::kConditional || node.kind == NodeKind::kOther)
+    for (const RecordField* l : leaves) collect_graph_refs(l->text, node.child_graphs);
 
   switch (node.kind) {
     case NodeKind::kKernel: {
@@ -314,8 +329,9 @@ bool read_text_label(const std::string& raw, const std::string& shape, const std
   if (first >= lines.size()) return false;
   const std::string& word = lines[first];
   int child = 0;
-  for (std::size_t i = first; i < lines.size(); ++i)
-    if (is_graph_ref(lines[i], child)) node.child_graphs.push_back(child);
+  auto graph_refs = [&] {
+    for (std::size_t i = first; i < lines.size(); ++i) collect_graph_refs(lines[i], node.child_graphs);
+  };
 
   if (kind_of_word(word, node.kind)) {
     node.type_text = word;
@@ -333,8 +349,10 @@ bool read_text_label(const std::string& raw, const std::string& shape, const std
   } else {
     node.kind = NodeKind::kOther;
     node.type_text = word;
+    graph_refs();
     return true;
   }
+  if (node.kind == NodeKind::kChildGraph || node.kind == NodeKind::kConditional) graph_refs();
 
   std::string a, b;
   std::uint64_t n = 0;

@@ -272,6 +272,27 @@ TEST(GraphLoader, OtherNodeTypesNestedClustersAndEmptyBodies) {
   EXPECT_EQ(m.nodes[m.cluster(6)->nodes[0]].bytes.value_or(0), 1048576u);
 }
 
+TEST(GraphLoader, ChildGraphReferencesInOtherLabelLayouts) {
+  // A verbose-style child-graph node with the reference inside a longer line, and a kernel
+  // whose name merely contains "graph_": only the first links to a graph.
+  const std::string text =
+      "digraph dot {\nsubgraph cluster_1 {\nlabel=\"graph_1\";\n"
+      "\"graph_1_node_0\"[shape=\"rectangle\" label=\"0 (topoId: 1)\nCHILD_GRAPH\nnode handle: 0x1\n"
+      "graph: graph_5\n\"];\n"
+      "\"graph_1_node_1\"[shape=\"octagon\" style=\"bold\" label=\"1\nbuild_graph_2\n\"];\n"
+      "\"graph_1_node_0\" -> \"graph_1_node_1\";\n}\n"
+      "subgraph cluster_5 {\nlabel=\"graph_5\";\n\"graph_5_node_0\"[shape=\"rectangle\" label=\"0\nEMPTY\n\"];\n}\n}\n";
+  const GraphModel m = load_dot_text(text, "child.dot");
+  ASSERT_EQ(m.nodes.size(), 3u);
+  EXPECT_EQ(m.nodes[0].kind, NodeKind::kChildGraph);
+  EXPECT_EQ(m.nodes[0].topo_id, 1);
+  EXPECT_EQ(m.nodes[0].child_graphs, std::vector<int>{5});
+  EXPECT_EQ(m.nodes[1].kind, NodeKind::kKernel);
+  EXPECT_TRUE(m.nodes[1].child_graphs.empty());
+  EXPECT_EQ(m.cluster(5)->parent_node.value_or(99), 0u);
+  EXPECT_TRUE(m.warnings.empty());
+}
+
 TEST(GraphLoader, ToleratesDuplicatedAttributesAndMissingSpaces) {
   // Both quirks straight from the driver: "style" twice, no space before "label".
   const std::string text =
