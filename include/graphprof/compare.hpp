@@ -176,6 +176,7 @@ struct InputInfo {
   std::optional<GpuInfo> gpu;
   std::string host_cpu;
   int repetitions = 0;  // most repetitions seen in any metric
+  int reports = 1;      // how many reports were pooled into this side
 };
 
 struct Comparison {
@@ -206,6 +207,14 @@ struct InputNames {
 // params) twice, after `thresholds.ignore_params` is applied.
 Comparison compare(const Report& base, const Report& cand, const Thresholds& thresholds,
                    const InputNames& names = {});
+
+// Pools several reports of one side (for example one `graphprof run --repetitions 1` process
+// each) into one: the repetitions of each (workload, mode, params, metric) are concatenated in
+// the order given, so every process contributes independent repetitions. The header, the
+// environment and the settings come from the first report. Throws Error(kBadInput) naming the
+// source when one report lists a benchmark twice, and Error(kUntrusted) when the reports were
+// measured on different GPU models.
+Report pool_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources);
 
 // Glob match with * and ?; used for metric patterns.
 bool glob_match(const std::string& pattern, const std::string& text);

@@ -3,7 +3,9 @@
 // code (0 pass, 1 regression or newly failing, 5 not trustworthy; 2 and 3 come from errors).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -54,6 +56,22 @@ PatternValue parse_pattern_value(const std::string& option, const std::string& t
   return {pattern, v};
 }
 
+// A side is one report, or a folder of reports (every *.json in it, in name order) that are
+// pooled: separate `graphprof run` processes give repetitions that see the between-run noise.
+Report read_side(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return read_report(path);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec))
+    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
+  if (ec) throw input_error(path + ": cannot list the folder: " + ec.message());
+  if (files.empty()) throw input_error(path + ": the folder holds no *.json report");
+  std::sort(files.begin(), files.end());
+  std::vector<Report> reports;
+  for (const auto& f : files) reports.push_back(read_report(f));
+  return pool_reports(reports, files);
+}
+
 std::string command_line(const CompareOptions& o, const CLI::App& sub) {
   // Rebuilt from what was parsed, so the "reproduce" line in the outputs is stable.
   std::string s = "graphprof compare " + o.baseline + " " + o.candidate;
@@ -91,10 +109,10 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   t.fail_on_drift = o.fail_on_drift;
   t.suite_noise = !o.no_suite_noise;
 
-  // Both files are read before anything is written: a bad candidate must not leave a stale
+  // Both sides are read before anything is written: a bad candidate must not leave a stale
   // Markdown from a previous run looking like today's result.
-  const Report base = read_report(o.baseline);
-  const Report cand = read_report(o.candidate);
+  const Report base = read_side(o.baseline);
+  const Report cand = read_side(o.candidate);
   Comparison c = compare(base, cand, t, InputNames{o.baseline, o.candidate});
   c.command = command_line(o, sub);
 
@@ -124,8 +142,10 @@ void setup_compare(CLI::App& app, int& exit_code) {
       "Compare a candidate report with a baseline: exit 0 pass, 1 regression or newly failing mode, 5 comparison not "
       "trustworthy (no GPU needed)");
   auto o = std::make_shared<CompareOptions>();
-  sub->add_option("baseline", o->baseline, "baseline report (graphprof run --json)")->required();
-  sub->add_option("candidate", o->candidate, "candidate report")->required();
+  sub->add_option("baseline", o->baseline,
+                  "baseline report (graphprof run --json), or a folder whose *.json reports are pooled")
+      ->required();
+  sub->add_option("candidate", o->candidate, "candidate report, or a folder of reports to pool")->required();
   sub->add_option("--threshold", o->threshold_pct, "practical threshold in percent: smaller changes never fail")
       ->check(CLI::Range(0.01, 1000.0))
       ->capture_default_str();

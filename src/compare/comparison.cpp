@@ -682,6 +682,8 @@ InputInfo input_info(const Report& r, const std::string& label) {
   i.host_cpu = r.environment.host.cpu_model;
   for (const auto& res : r.results)
     for (const auto& [k, m] : res.metrics) i.repetitions = std::max(i.repetitions, static_cast<int>(m.repetitions.size()));
+  if (r.settings.is_object() && r.settings.contains("pooled_reports") && r.settings.at("pooled_reports").is_number())
+    i.reports = r.settings.at("pooled_reports").get<int>();
   return i;
 }
 
@@ -860,6 +862,54 @@ void decide_exit(Comparison& c) {
 }
 
 }  // namespace
+
+Report pool_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
+  if (reports.empty()) throw internal_error("pool_reports: no reports");
+  Report out = reports.front();
+  out.results.clear();
+  const auto gpu_text = [](const Report& r) {
+    return r.environment.gpu ? r.environment.gpu->name + " (sm_" + std::to_string(r.environment.gpu->cc_major) +
+                                   std::to_string(r.environment.gpu->cc_minor) + ", " +
+                                   std::to_string(r.environment.gpu->sm_count) + " SMs)"
+                             : std::string("no GPU recorded");
+  };
+  std::map<Key, std::size_t> where;  // key -> index in out.results
+  for (std::size_t f = 0; f < reports.size(); ++f) {
+    const Report& r = reports[f];
+    if (gpu_text(r) != gpu_text(reports.front()))
+      throw Error(ExitCode::kUntrusted, sources[f] + " was measured on " + gpu_text(r) + ", " + sources.front() +
+                                            " on " + gpu_text(reports.front()) +
+                                            "; pool only reports of one GPU model");
+    index_results(r, {}, sources[f]);  // one benchmark per report at most
+    for (const ModeResult& res : r.results) {
+      const Key k{res.workload, params_text(res.params), res.mode};
+      const auto it = where.find(k);
+      if (it == where.end()) {
+        where.emplace(k, out.results.size());
+        out.results.push_back(res);
+        continue;
+      }
+      ModeResult& into = out.results[it->second];
+      if (res.status != Status::kOk) continue;  // a failed process adds nothing to pool
+      if (into.status != Status::kOk) {
+        into = res;  // the first report that worked provides the structure
+        continue;
+      }
+      for (const auto& [name, m] : res.metrics) {
+        auto mt = into.metrics.find(name);
+        if (mt == into.metrics.end()) {
+          into.metrics.emplace(name, m);
+          continue;
+        }
+        mt->second.repetitions.insert(mt->second.repetitions.end(), m.repetitions.begin(), m.repetitions.end());
+        mt->second.converged = mt->second.converged && m.converged;
+        mt->second.resummarize();
+      }
+    }
+  }
+  if (reports.size() > 1 && out.settings.is_object()) out.settings["pooled_reports"] = reports.size();
+  return out;
+}
 
 Comparison compare(const Report& base, const Report& cand, const Thresholds& t, const InputNames& names) {
   Comparison out;

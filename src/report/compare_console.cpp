@@ -73,7 +73,8 @@ std::string side_line(const InputInfo& i) {
   if (!i.git_revision.empty()) add("rev " + i.git_revision);
   if (!i.created_utc.empty()) add(i.created_utc);
   if (i.gpu) add(i.gpu->name);
-  add(std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions"));
+  add(std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions") +
+      (i.reports > 1 ? " from " + std::to_string(i.reports) + " pooled reports" : ""));
   return s + " (" + detail + ")";
 }
 

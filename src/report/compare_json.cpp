@@ -19,7 +19,8 @@ json side_json(const InputInfo& i) {
          {"git_revision", i.git_revision},
          {"created_utc", i.created_utc},
          {"host_cpu", i.host_cpu},
-         {"repetitions", i.repetitions}};
+         {"repetitions", i.repetitions},
+         {"pooled_reports", i.reports}};
   if (i.gpu) {
     const GpuInfo& g = *i.gpu;
     j["gpu"] = json{{"name", g.name},

@@ -65,7 +65,8 @@ std::string side_text(const InputInfo& i) {
   std::string d;
   if (!i.git_revision.empty()) d += "rev `" + cell(i.git_revision) + "`";
   if (i.gpu) d += (d.empty() ? "" : ", ") + cell(i.gpu->name);
-  d += (d.empty() ? "" : ", ") + std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions");
+  d += (d.empty() ? "" : ", ") + std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions") +
+       (i.reports > 1 ? " from " + std::to_string(i.reports) + " pooled reports" : "");
   return s + " (" + d + ")";
 }
 

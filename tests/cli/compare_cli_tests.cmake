@@ -83,3 +83,16 @@ gp_cli_test(compare_suite_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/
 gp_cli_test(compare_suite_rerun_naive 1 "^FAIL \\(exit 1\\)" --stdout compare -q --no-suite-noise ${R}/suite_a.json ${R}/suite_b.json)
 gp_cli_test(compare_suite_slowdown 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q ${R}/suite_a.json ${R}/suite_slow.json)
 gp_cli_test(compare_suite_noise_banner 0 "note: between-run noise seen across the suite" --stdout compare ${R}/suite_a.json ${R}/suite_b.json)
+
+# A side may be a folder of reports from separate runs, pooled; an empty folder is bad input.
+add_test(NAME cli.compare_pooled_folders
+         COMMAND bash -c "d=$(mktemp -d); r=\"$2\"; mkdir $d/base $d/cand $d/empty
+           cp $r/r1_base.json $d/base/1.json; cp $r/r1_same.json $d/base/2.json
+           cp $r/r1_slow.json $d/cand/1.json; cp $r/r1_slow.json $d/cand/2.json
+           out=$(\"$1\" compare $d/base $d/cand); rc=$?
+           [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; echo \"$out\"; exit 1; }
+           grep -q '2 repetitions from 2 pooled reports' <<<\"$out\" || { echo 'no pooling line'; echo \"$out\"; exit 1; }
+           \"$1\" compare $d/base $d/empty 2>$d/err; rc=$?
+           [ $rc = 3 ] && grep -q 'holds no \\*.json report' $d/err || { echo \"empty folder: exit $rc\"; cat $d/err; exit 1; }
+           rm -rf $d" _ $<TARGET_FILE:graphprof> ${R})
+set_tests_properties(cli.compare_pooled_folders PROPERTIES LABELS cpu)
