@@ -231,6 +231,44 @@ TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
   EXPECT_NE(c.exit_reason.find("300 regressions"), std::string::npos);
 }
 
+// Repetitions of one run agree closely while a rerun lands elsewhere (as on the H200 VM): the
+// suite's own scatter supplies the between-run noise that the repetitions cannot show.
+TEST(CompareFixtures, BetweenRunNoiseFromTheSuiteStopsFalseAlarms) {
+  const Comparison c = run("suite_a.json", "suite_b.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+  ASSERT_EQ(c.suite_noise.size(), 9u);  // 3 metrics x 3 modes
+  for (const auto& g : c.suite_noise) {
+    EXPECT_EQ(g.n, 10u);
+    EXPECT_GE(g.kept, 8u);
+    EXPECT_GT(g.between_sd, 0.0);
+  }
+  bool banner = false;
+  for (const auto& b : c.banners) banner = banner || b.rfind("between-run noise seen across the suite", 0) == 0;
+  EXPECT_TRUE(banner);
+  // Without it, the tight repetitions turn the reruns' scatter into "regressions".
+  Thresholds t;
+  t.suite_noise = false;
+  const Comparison naive = run("suite_a.json", "suite_b.json", t);
+  EXPECT_EQ(naive.exit_code, ExitCode::kRegression);
+  EXPECT_GE(naive.count(Verdict::kRegression), 5u);
+  // Three repetitions (the gross rule) are protected the same way.
+  EXPECT_EQ(run("suite3_a.json", "suite3_b.json").exit_code, ExitCode::kOk);
+}
+
+TEST(CompareFixtures, RealChangesStandOutOfTheSuiteNoise) {
+  const Comparison c = run("suite_a.json", "suite_slow.json");
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  ASSERT_EQ(c.count(Verdict::kRegression), 2u);
+  const auto* a = find(c, "w3", "graph", "gpu_time_per_iter");
+  const auto* b = find(c, "w7", "capture", "gpu_time_per_iter");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->verdict, Verdict::kRegression) << a->reason;
+  EXPECT_EQ(b->verdict, Verdict::kRegression) << b->reason;
+  EXPECT_GT(a->between_run_sd, 0.0);
+  EXPECT_LT(a->ci_gate.low, a->ci_gate_reps.low);  // widened by the suite's noise
+}
+
 TEST(CompareFixtures, UnreadableReportsSayFileLineColumn) {
   auto message = [](const std::string& name) {
     try {
@@ -380,6 +418,42 @@ TEST(CompareRules, EmptyReportsCompareNothing) {
   const Comparison c = compare(Report{}, Report{}, {});
   EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
   EXPECT_NE(c.exit_reason.find("nothing was compared"), std::string::npos);
+}
+
+TEST(ComparePooling, ReportsOfSeparateRunsPoolTheirRepetitions) {
+  const Report a = read_report(data("r1_base.json"));
+  const Report b = read_report(data("r1_same.json"));
+  const Report pooled = pool_reports({a, b, a}, {"a.json", "b.json", "a.json"});
+  ASSERT_EQ(pooled.results.size(), a.results.size());
+  const Metric& m = pooled.results[0].metrics.at("gpu_time_per_iter");
+  ASSERT_EQ(m.repetitions.size(), 3u);
+  EXPECT_EQ(m.repetitions[0], a.results[0].metrics.at("gpu_time_per_iter").repetitions[0]);
+  EXPECT_EQ(m.repetitions[1], b.results[0].metrics.at("gpu_time_per_iter").repetitions[0]);
+  EXPECT_EQ(pooled.settings.at("pooled_reports"), 3);
+  const Comparison c = compare(pooled, pooled, {});
+  EXPECT_EQ(c.baseline.reports, 3);
+  EXPECT_EQ(c.baseline.repetitions, 3);
+}
+
+TEST(ComparePooling, FailedRunsAddNothingAndTheFirstWorkingRunGivesTheStructure) {
+  const Report ok = read_report(data("base.json"));
+  const Report broken = read_report(data("failed_mode.json"));
+  const Report pooled = pool_reports({broken, ok}, {"broken.json", "ok.json"});
+  const ModeResult* cap = pooled.find("chain", "capture", ok.results[1].params);
+  ASSERT_NE(cap, nullptr);
+  EXPECT_EQ(cap->status, Status::kOk);
+  EXPECT_EQ(cap->metrics.at("gpu_time_per_iter").repetitions.size(), 7u);
+}
+
+TEST(ComparePooling, OnlyOneGpuModelPerSide) {
+  try {
+    pool_reports({read_report(data("base.json")), read_report(data("other_gpu.json"))}, {"h200.json", "a100.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUntrusted);
+    EXPECT_EQ(std::string(e.what()).rfind("a100.json was measured on NVIDIA A100-SXM4-80GB (sm_80, 108 SMs)", 0), 0u)
+        << e.what();
+  }
 }
 
 TEST(CompareRules, GlobAndRuleSelection) {
