@@ -98,7 +98,7 @@ struct GraphModel {
 
 // Load a cudaGraphDebugDotPrint dump (default or verbose form, from any program). Throws
 // gp::Error(kBadInput) naming the file when it is unreadable, empty, not DOT, truncated, cyclic
-// or not a CUDA graph dump.
+// or not a CUDA graph dump. Graphviz keeps global state: load one dump at a time.
 GraphModel load_dot(const std::string& path);
 // The same for DOT text in memory; `source` names it in messages.
 GraphModel load_dot_text(const std::string& text, const std::string& source);

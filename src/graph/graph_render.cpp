@@ -86,6 +86,13 @@ bool is_dark(const std::string& hex) {
 
 constexpr const char* kCriticalColor = "#1d4ed8";
 
+// cgraph returns null only when it runs out of memory or is misused: an internal error.
+template <typename T>
+T* checked(T* object, const char* call) {
+  if (object == nullptr) throw internal_error(std::string("Graphviz: ") + call + " failed");
+  return object;
+}
+
 class Builder {
  public:
   explicit Builder(Agraph_t* g) : g_(g) {
@@ -137,7 +144,7 @@ class Builder {
     std::vector<Agraph_t*> home(v.boxes.size(), g_);
     for (const ViewCluster& c : v.clusters) {
       const std::string name = "cluster_g" + std::to_string(c.graph_id);
-      Agraph_t* sg = agsubg(g_, const_cast<char*>(name.c_str()), 1);
+      Agraph_t* sg = checked(agsubg(g_, const_cast<char*>(name.c_str()), 1), "agsubg");
       agsafeset(sg, const_cast<char*>("label"), const_cast<char*>(label_escape(c.title).c_str()), const_cast<char*>(""));
       agsafeset(sg, const_cast<char*>("style"), const_cast<char*>("dashed,rounded"), const_cast<char*>(""));
       agsafeset(sg, const_cast<char*>("color"), const_cast<char*>("#8a8a8a"), const_cast<char*>(""));
@@ -148,7 +155,7 @@ class Builder {
     for (std::size_t i = 0; i < v.boxes.size(); ++i) {
       const ViewBox& b = v.boxes[i];
       const std::string name = "b" + std::to_string(i);
-      Agnode_t* n = agnode(home[i], const_cast<char*>(name.c_str()), 1);
+      Agnode_t* n = checked(agnode(home[i], const_cast<char*>(name.c_str()), 1), "agnode");
       nodes[i] = n;
       set(n, n_label_, label_escape(b.label));
       set(n, n_fill_, b.fill);
@@ -166,7 +173,7 @@ class Builder {
       }
     }
     for (const ViewEdge& e : v.edges) {
-      Agedge_t* ed = agedge(g_, nodes[e.from], nodes[e.to], nullptr, 1);
+      Agedge_t* ed = checked(agedge(g_, nodes[e.from], nodes[e.to], nullptr, 1), "agedge");
       if (e.runs_body) {
         set(ed, e_style_, "dashed");
         set(ed, e_color_, "#9a9a9a");
@@ -188,9 +195,9 @@ class Builder {
     }
     html_label(g_, g_, html);
     if (!v.legend.empty()) {
-      Agraph_t* top = agsubg(g_, const_cast<char*>("legend_rank"), 1);
+      Agraph_t* top = checked(agsubg(g_, const_cast<char*>("legend_rank"), 1), "agsubg");
       agsafeset(top, const_cast<char*>("rank"), const_cast<char*>("min"), const_cast<char*>(""));
-      Agnode_t* legend = agnode(top, const_cast<char*>("legend"), 1);
+      Agnode_t* legend = checked(agnode(top, const_cast<char*>("legend"), 1), "agnode");
       set(legend, n_shape_, "plaintext");
       set(legend, n_style_, "solid");
       std::string table = "<TABLE BORDER=\"0\" CELLSPACING=\"3\" CELLPADDING=\"3\"><TR>";
