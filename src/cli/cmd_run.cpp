@@ -96,12 +96,14 @@ void setup_run(CLI::App& app, int& exit_code) {
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome;
     configure_trace(*t, req, chrome);
+    // The other processes run first, while this one has not used CUPTI (see run_other_processes).
+    std::vector<Report> others = run_other_processes(*o, "run");
     Report report;
     {
       const TraceShutdown detach_cupti;
       report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
     }
-    report = add_process_repetitions(std::move(report), *o, "run");
+    report = merge_processes(std::move(report), std::move(others));
     print_run_console(report, std::cout);
     std::cout << format_trace_summary(report);
     write_outputs(report, *o, json_path);

@@ -157,10 +157,8 @@ int run_self(const std::vector<std::string>& args) {
 
 }  // namespace
 
-Report add_process_repetitions(Report first, const RunOptions& o, const std::string& subcommand) {
-  if (o.processes <= 1) return first;
-  std::vector<Report> reports{std::move(first)};
-  std::vector<std::string> sources{"process 1"};
+std::vector<Report> run_other_processes(const RunOptions& o, const std::string& subcommand) {
+  std::vector<Report> reports;
   const std::string dir = std::filesystem::temp_directory_path().string();
   for (int k = 2; k <= o.processes; ++k) {
     if (!o.quiet) std::cerr << "  process " << k << " of " << o.processes << "\n";
@@ -173,10 +171,20 @@ Report add_process_repetitions(Report first, const RunOptions& o, const std::str
                       " exited with status " + std::to_string(rc));
     }
     reports.push_back(read_report(json));
-    sources.push_back("process " + std::to_string(k));
     std::filesystem::remove(json);
   }
-  return merge_reports(reports, sources);
+  return reports;
+}
+
+Report merge_processes(Report first, std::vector<Report> others) {
+  if (others.empty()) return first;
+  std::vector<Report> all{std::move(first)};
+  std::vector<std::string> sources{"process 1"};
+  for (auto& r : others) {
+    all.push_back(std::move(r));
+    sources.push_back("process " + std::to_string(all.size()));
+  }
+  return merge_reports(all, sources);
 }
 
 ProgressFn progress_printer(bool quiet) {

@@ -39,10 +39,13 @@ std::vector<std::string> command_line_of(const CLI::App& sub);
 // Writes the report to json_path (if set) and a Markdown summary to --markdown (if set).
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
 
-// `--processes N`: runs the same measurement in N-1 more fresh processes of this binary (no trace
-// pass, no DOT dumps) and merges their repetitions into `first`, so the spread between processes
-// is part of the data that `compare` sees. N = 1 returns `first` unchanged.
-Report add_process_repetitions(Report first, const RunOptions& o, const std::string& subcommand);
+// `--processes N`: runs the same measurement in N-1 fresh processes of this binary (no trace
+// pass, no DOT dumps). Call it BEFORE this process measures: on the H200 a process that had used
+// CUPTI slowed the graph replays of processes started after it by up to 50 %.
+std::vector<Report> run_other_processes(const RunOptions& o, const std::string& subcommand);
+// Merges their repetitions into this process's report (first), so the spread between processes
+// is part of the data that `compare` sees.
+Report merge_processes(Report first, std::vector<Report> others);
 
 // Progress printer for run_suite (stderr; silent with --quiet).
 ProgressFn progress_printer(bool quiet);
