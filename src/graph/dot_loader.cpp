@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -336,6 +337,10 @@ GraphModel load_dot_text(const std::string& text, const std::string& source) {
   return m;
 }
 
-GraphModel load_dot(const std::string& path) { return load_dot_text(read_file(path), path); }
+GraphModel load_dot(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": is a folder, not a DOT file");
+  return load_dot_text(read_file(path), path);
+}
 
 }  // namespace gp

@@ -339,6 +339,16 @@ TEST(GraphLoader, EveryTruncationOfARealDumpIsRejected) {
   EXPECT_EQ(load_dot_text(text, "whole.dot").nodes.size(), 4u);
 }
 
+TEST(GraphLoader, FolderIsBadInput) {
+  try {
+    (void)load_dot(fs::temp_directory_path().string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraphLoader, MissingFileIsBadInput) {
   try {
     (void)load_dot("/nonexistent/graph.dot");
