@@ -96,7 +96,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome;
     configure_trace(*t, req, chrome);
-    // The other processes run first, while this one has not used CUPTI (see run_other_processes).
+    // The other processes run first, before this one loads CUPTI for its trace pass.
     std::vector<Report> others = run_other_processes(*o, "run");
     Report report;
     {

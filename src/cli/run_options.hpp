@@ -40,8 +40,7 @@ std::vector<std::string> command_line_of(const CLI::App& sub);
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
 
 // `--processes N`: runs the same measurement in N-1 fresh processes of this binary (no trace
-// pass, no DOT dumps). Call it BEFORE this process measures: on the H200 a process that had used
-// CUPTI slowed the graph replays of processes started after it by up to 50 %.
+// pass, no DOT dumps, no NVTX injection into CUPTI). Called before this process measures.
 std::vector<Report> run_other_processes(const RunOptions& o, const std::string& subcommand);
 // Merges their repetitions into this process's report (first), so the spread between processes
 // is part of the data that `compare` sees.
