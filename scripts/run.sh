@@ -20,7 +20,7 @@ echo "== No usable GPU here: $("$gp" run 2>&1 | sed 's/^graphprof: //')"
 echo "== What works offline:"
 echo "\$ graphprof list"
 "$gp" list
-for f in "$root"/tests/data/dot/*.dot; do
+for f in "$root"/tests/data/dot/fork-join_graph.dot "$root"/tests/data/dot/*.dot; do
   [ -f "$f" ] || continue
   if "$gp" analyze --help >/dev/null 2>&1 && "$gp" analyze "$f" >/dev/null 2>&1; then
     echo; echo "\$ graphprof analyze ${f#$root/}"; "$gp" analyze "$f"
@@ -31,10 +31,11 @@ for f in "$root"/tests/data/dot/*.dot; do
   fi
   break
 done
-reports=("$root"/tests/data/reports/*.json)
-if [ -f "${reports[0]}" ] && [ ${#reports[@]} -ge 2 ]; then
-  echo; echo "\$ graphprof compare ${reports[0]#$root/} ${reports[1]#$root/}"
-  "$gp" compare "${reports[0]}" "${reports[1]}" || true
+base="$root/tests/data/reports/base.json"
+cand="$root/tests/data/reports/regression.json"
+if [ -f "$base" ] && [ -f "$cand" ]; then
+  echo; echo "\$ graphprof compare tests/data/reports/base.json tests/data/reports/regression.json   # synthetic reports"
+  "$gp" compare "$base" "$cand" || true
 fi
 echo
 echo "== To measure, run scripts/run.sh on a machine with an NVIDIA GPU and driver (CUDA 13)."
