@@ -212,49 +212,33 @@ std::optional<NodeRef> NodeJoin::find(std::uint64_t exec_node_id) const {
 // ---------------------------------------------------------------------------------------------
 // Uniform view and iteration assignment
 
+namespace {
+// A plain GPU operation from any activity record; the fields are the same for all three kinds.
+template <typename Record>
+GpuOp gpu_op(const Record& r, const char* kind, std::string name) {
+  GpuOp o;
+  o.kind = kind;
+  o.name = std::move(name);
+  o.start_ns = r.start_ns;
+  o.end_ns = r.end_ns;
+  o.device_id = r.device_id;
+  o.stream_id = r.stream_id;
+  o.correlation_id = r.correlation_id;
+  o.graph_id = r.graph_id;
+  o.graph_node_id = r.graph_node_id;
+  return o;
+}
+}  // namespace
+
 std::vector<GpuOp> gpu_ops(const TraceData& d) {
   std::vector<GpuOp> ops;
   ops.reserve(d.kernels.size() + d.memcpys.size() + d.memsets.size());
   for (const auto& k : d.kernels) {
-    GpuOp o;
-    o.kind = "kernel";
-    o.name = k.name;
-    o.start_ns = k.start_ns;
-    o.end_ns = k.end_ns;
-    o.device_id = k.device_id;
-    o.stream_id = k.stream_id;
-    o.correlation_id = k.correlation_id;
-    o.graph_id = k.graph_id;
-    o.graph_node_id = k.graph_node_id;
-    o.kernel = &k;
-    ops.push_back(std::move(o));
+    ops.push_back(gpu_op(k, "kernel", k.name));
+    ops.back().kernel = &k;
   }
-  for (const auto& m : d.memcpys) {
-    GpuOp o;
-    o.kind = "memcpy";
-    o.name = "memcpy " + m.copy_kind;
-    o.start_ns = m.start_ns;
-    o.end_ns = m.end_ns;
-    o.device_id = m.device_id;
-    o.stream_id = m.stream_id;
-    o.correlation_id = m.correlation_id;
-    o.graph_id = m.graph_id;
-    o.graph_node_id = m.graph_node_id;
-    ops.push_back(std::move(o));
-  }
-  for (const auto& m : d.memsets) {
-    GpuOp o;
-    o.kind = "memset";
-    o.name = "memset";
-    o.start_ns = m.start_ns;
-    o.end_ns = m.end_ns;
-    o.device_id = m.device_id;
-    o.stream_id = m.stream_id;
-    o.correlation_id = m.correlation_id;
-    o.graph_id = m.graph_id;
-    o.graph_node_id = m.graph_node_id;
-    ops.push_back(std::move(o));
-  }
+  for (const auto& m : d.memcpys) ops.push_back(gpu_op(m, "memcpy", "memcpy " + m.copy_kind));
+  for (const auto& m : d.memsets) ops.push_back(gpu_op(m, "memset", "memset"));
   std::stable_sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) { return a.start_ns < b.start_ns; });
   return ops;
 }

@@ -83,6 +83,21 @@ std::vector<T> read_array(const json& j, const char* key, const std::string& sou
 
 }  // namespace
 
+namespace {
+// The fields every GPU activity record (kernel, memcpy, memset) carries, read in one place.
+template <typename Record, typename Reader>
+void read_gpu_fields(const Reader& r, Record& x) {
+  x.start_ns = r.template get<std::uint64_t>("start");
+  x.end_ns = r.template get<std::uint64_t>("end");
+  x.device_id = r.template get<std::uint32_t>("device");
+  x.context_id = r.template get<std::uint32_t>("context");
+  x.stream_id = r.template get<std::uint32_t>("stream");
+  x.correlation_id = r.template get<std::uint32_t>("correlation");
+  x.graph_id = r.template get<std::uint32_t>("graph_id");
+  x.graph_node_id = r.template get<std::uint64_t>("graph_node_id");
+}
+}  // namespace
+
 json to_json(const TraceData& d) {
   json j;
   j["format"] = "graphprof-trace-records";
@@ -153,14 +168,7 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
   d.kernels = read_array<KernelRecord>(j, "kernels", source, [](const Reader& r) {
     KernelRecord k;
     k.name = r.get<std::string>("name");
-    k.start_ns = r.get<std::uint64_t>("start");
-    k.end_ns = r.get<std::uint64_t>("end");
-    k.device_id = r.get<std::uint32_t>("device");
-    k.context_id = r.get<std::uint32_t>("context");
-    k.stream_id = r.get<std::uint32_t>("stream");
-    k.correlation_id = r.get<std::uint32_t>("correlation");
-    k.graph_id = r.get<std::uint32_t>("graph_id");
-    k.graph_node_id = r.get<std::uint64_t>("graph_node_id");
+    read_gpu_fields(r, k);
     k.grid = r.get<std::array<int, 3>>("grid");
     k.block = r.get<std::array<int, 3>>("block");
     k.shared_bytes = r.get<int>("shared_bytes");
@@ -171,28 +179,14 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
     MemcpyRecord m;
     m.copy_kind = r.get<std::string>("copy_kind");
     m.bytes = r.get<std::uint64_t>("bytes");
-    m.start_ns = r.get<std::uint64_t>("start");
-    m.end_ns = r.get<std::uint64_t>("end");
-    m.device_id = r.get<std::uint32_t>("device");
-    m.context_id = r.get<std::uint32_t>("context");
-    m.stream_id = r.get<std::uint32_t>("stream");
-    m.correlation_id = r.get<std::uint32_t>("correlation");
-    m.graph_id = r.get<std::uint32_t>("graph_id");
-    m.graph_node_id = r.get<std::uint64_t>("graph_node_id");
+    read_gpu_fields(r, m);
     return m;
   });
   d.memsets = read_array<MemsetRecord>(j, "memsets", source, [](const Reader& r) {
     MemsetRecord m;
     m.value = r.get<std::uint32_t>("value");
     m.bytes = r.get<std::uint64_t>("bytes");
-    m.start_ns = r.get<std::uint64_t>("start");
-    m.end_ns = r.get<std::uint64_t>("end");
-    m.device_id = r.get<std::uint32_t>("device");
-    m.context_id = r.get<std::uint32_t>("context");
-    m.stream_id = r.get<std::uint32_t>("stream");
-    m.correlation_id = r.get<std::uint32_t>("correlation");
-    m.graph_id = r.get<std::uint32_t>("graph_id");
-    m.graph_node_id = r.get<std::uint64_t>("graph_node_id");
+    read_gpu_fields(r, m);
     return m;
   });
   d.api = read_array<ApiRecord>(j, "api", source, [](const Reader& r) {
