@@ -76,6 +76,20 @@ const char* copy_kind_name(std::uint8_t k) {
   }
 }
 
+// The fields kernel, memcpy and memset activity records share. (For memcpy, runtimeCorrelationId
+// was always 0 on CUDA 13.0; correlationId matches the API record.)
+template <typename Cupti, typename Plain>
+void copy_gpu_fields(const Cupti& c, Plain& x) {
+  x.start_ns = c.start;
+  x.end_ns = c.end;
+  x.device_id = c.deviceId;
+  x.context_id = c.contextId;
+  x.stream_id = c.streamId;
+  x.correlation_id = c.correlationId;
+  x.graph_id = c.graphId;
+  x.graph_node_id = c.graphNodeId;
+}
+
 // Converts CUPTI records into plain ones. API names are looked up once per cbid.
 class Converter {
  public:
@@ -86,14 +100,7 @@ class Converter {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
         KernelRecord x;
         x.name = k->name ? k->name : "(unnamed kernel)";
-        x.start_ns = k->start;
-        x.end_ns = k->end;
-        x.device_id = k->deviceId;
-        x.context_id = k->contextId;
-        x.stream_id = k->streamId;
-        x.correlation_id = k->correlationId;
-        x.graph_id = k->graphId;
-        x.graph_node_id = k->graphNodeId;
+        copy_gpu_fields(*k, x);
         x.grid = {{k->gridX, k->gridY, k->gridZ}};
         x.block = {{k->blockX, k->blockY, k->blockZ}};
         x.shared_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
@@ -106,15 +113,7 @@ class Converter {
         MemcpyRecord x;
         x.copy_kind = copy_kind_name(m->copyKind);
         x.bytes = m->bytes;
-        x.start_ns = m->start;
-        x.end_ns = m->end;
-        x.device_id = m->deviceId;
-        x.context_id = m->contextId;
-        x.stream_id = m->streamId;
-        // runtimeCorrelationId was always 0 on CUDA 13.0; correlationId matches the API record.
-        x.correlation_id = m->correlationId;
-        x.graph_id = m->graphId;
-        x.graph_node_id = m->graphNodeId;
+        copy_gpu_fields(*m, x);
         out.memcpys.push_back(std::move(x));
         return;
       }
@@ -123,14 +122,7 @@ class Converter {
         MemsetRecord x;
         x.value = m->value;
         x.bytes = m->bytes;
-        x.start_ns = m->start;
-        x.end_ns = m->end;
-        x.device_id = m->deviceId;
-        x.context_id = m->contextId;
-        x.stream_id = m->streamId;
-        x.correlation_id = m->correlationId;
-        x.graph_id = m->graphId;
-        x.graph_node_id = m->graphNodeId;
+        copy_gpu_fields(*m, x);
         out.memsets.push_back(x);
         return;
       }
@@ -482,6 +474,21 @@ void trace_shutdown() noexcept {
   s.callbacks_registered = false;
 }
 
+namespace {
+// The test seam's mirror of copy_gpu_fields: the shared fields of a synthetic GPU record.
+template <typename Cupti>
+void fill_gpu_fields(const SyntheticCuptiRecord& r, Cupti& c) {
+  c.start = r.start;
+  c.end = r.end;
+  c.deviceId = r.device;
+  c.contextId = r.context;
+  c.streamId = r.stream;
+  c.correlationId = r.correlation;
+  c.graphId = r.graph_id;
+  c.graphNodeId = r.graph_node_id;
+}
+}  // namespace
+
 TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {
   TraceData out;
   Converter conv;
@@ -494,14 +501,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof raw, "buffer too small");
         auto* k = new (raw) CUpti_ActivityKernel10{};
         k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        k->start = r.start;
-        k->end = r.end;
-        k->deviceId = r.device;
-        k->contextId = r.context;
-        k->streamId = r.stream;
-        k->correlationId = r.correlation;
-        k->graphId = r.graph_id;
-        k->graphNodeId = r.graph_node_id;
+        fill_gpu_fields(r, *k);
         k->name = r.name;
         k->gridX = r.grid[0], k->gridY = r.grid[1], k->gridZ = r.grid[2];
         k->blockX = r.block[0], k->blockY = r.block[1], k->blockZ = r.block[2];
@@ -516,14 +516,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
         m->copyKind = r.copy_kind;
         m->bytes = r.bytes;
-        m->start = r.start;
-        m->end = r.end;
-        m->deviceId = r.device;
-        m->contextId = r.context;
-        m->streamId = r.stream;
-        m->correlationId = r.correlation;
-        m->graphId = r.graph_id;
-        m->graphNodeId = r.graph_node_id;
+        fill_gpu_fields(r, *m);
         conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
@@ -532,14 +525,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
         m->value = r.value;
         m->bytes = r.bytes;
-        m->start = r.start;
-        m->end = r.end;
-        m->deviceId = r.device;
-        m->contextId = r.context;
-        m->streamId = r.stream;
-        m->correlationId = r.correlation;
-        m->graphId = r.graph_id;
-        m->graphNodeId = r.graph_node_id;
+        fill_gpu_fields(r, *m);
         conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
