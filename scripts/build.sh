@@ -7,8 +7,11 @@ build=${GRAPHPROF_BUILD_DIR:-$root/build}
 export PATH=$PATH:/usr/local/cuda/bin
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
+# ccache, when installed, makes rebuilds in several checkouts cheap (not needed, not installed by setup).
+launch=()
+command -v ccache >/dev/null && launch=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake -S "$root" -B "$build" "${gen[@]}" "${launch[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
 elif [ $# -gt 0 ]; then
   cmake -S "$root" -B "$build" "$@"
 fi

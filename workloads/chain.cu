@@ -11,7 +11,15 @@ namespace {
 
 // One step of the chain: an affine update that depends on the step index, so a missing,
 // repeated or reordered kernel changes the result.
-__global__ void chain_step(float* x, int n, int step) {
+__global__ void chain_step(float* x, int n, int step, long long spin_cycles) {
+  // Optional extra device time per kernel (a busy wait on the SM clock): a controlled slowdown
+  // that leaves the result, the graph's shape and the launch count unchanged. Used to check that
+  // `compare` catches a slower kernel; 0 (the default) costs one compare.
+  if (spin_cycles > 0) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < spin_cycles) {
+    }
+  }
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     const float a = 1.0f - 1.0f / static_cast<float>(step + 3);
@@ -26,6 +34,7 @@ class Chain final : public Workload {
     kernels_ = static_cast<int>(p.get_int("kernels", 1, 100000));
     n_ = static_cast<int>(p.get_int("elements", 1, 1 << 28));
     sync_inside_ = p.get_bool("sync_inside");
+    spin_cycles_ = p.get_int("spin_cycles", 0, 1LL << 40);
     buf_ = DeviceBuffer(sizeof(float) * static_cast<std::size_t>(n_));
     host_.assign(static_cast<std::size_t>(n_), 0.0f);
     for (int i = 0; i < n_; ++i) host_[static_cast<std::size_t>(i)] = 1.0f + static_cast<float>(i % 101) * 0.01f;
@@ -38,7 +47,7 @@ class Chain final : public Workload {
 
   void enqueue(LaunchContext& ctx) override {
     for (int k = 0; k < kernels_; ++k) {
-      ctx.launch(chain_step, grid(), block(), 0, buf_.as<float>(), n_, k);
+      ctx.launch(chain_step, grid(), block(), 0, buf_.as<float>(), n_, k, spin_cycles_);
       // The deliberately capture-unsafe variant: a synchronize in the middle of the iteration.
       if (sync_inside_ && k == kernels_ / 2) {
         cudaStream_t s = ctx.stream();
@@ -51,9 +60,10 @@ class Chain final : public Workload {
     cudaGraphNode_t prev = nullptr;
     float* x = buf_.as<float>();
     int n = n_;
+    long long spin = spin_cycles_;
     for (int k = 0; k < kernels_; ++k) {
       int step = k;
-      void* args[] = {&x, &n, &step};
+      void* args[] = {&x, &n, &step, &spin};
       cudaKernelNodeParams p{};
       p.func = reinterpret_cast<void*>(chain_step);
       p.gridDim = grid();
@@ -80,6 +90,7 @@ class Chain final : public Workload {
   int kernels_ = 0;
   int n_ = 0;
   bool sync_inside_ = false;
+  long long spin_cycles_ = 0;
   DeviceBuffer buf_;
   std::vector<float> host_;
 };
@@ -91,6 +102,7 @@ GP_REGISTER_WORKLOAD(Chain, WorkloadInfo{
     "N small kernels in a row on one buffer (launch-bound); the classic case for CUDA Graphs",
     {{"kernels", "100", "number of kernels per iteration"},
      {"elements", "4096", "floats in the buffer each kernel updates"},
-     {"sync_inside", "0", "1 = synchronize the stream in the middle of an iteration (breaks stream capture on purpose)"}}})
+     {"sync_inside", "0", "1 = synchronize the stream in the middle of an iteration (breaks stream capture on purpose)"},
+     {"spin_cycles", "0", "extra busy-wait per kernel in SM clock cycles: a controlled slowdown for testing regression gates"}}})
 
 }  // namespace gp
