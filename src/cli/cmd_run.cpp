@@ -51,16 +51,8 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   if (level == TraceLevel::kNone && (!t.out.empty() || !t.records_dir.empty()))
     throw usage_error(std::string(t.out.empty() ? "--trace-records" : "--trace-out") +
                       " needs a trace pass: use --trace=node or --trace=graph");
-  if (!t.out.empty()) {
-    const auto parent = std::filesystem::absolute(t.out).parent_path();
-    if (!std::filesystem::is_directory(parent))
-      throw usage_error("--trace-out " + t.out + ": folder " + parent.string() + " does not exist");
-  }
-  if (!t.records_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(t.records_dir, ec);
-    if (ec) throw usage_error("--trace-records " + t.records_dir + ": cannot create folder: " + ec.message());
-  }
+  if (!t.out.empty()) check_output_path("--trace-out", t.out);
+  if (!t.records_dir.empty()) check_output_folder("--trace-records", t.records_dir);
   req.measure.trace.level = level;
   req.measure.trace.iterations = t.iterations;
   req.measure.trace.detach_after_each_pass = t.detach == "each";
@@ -119,6 +111,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       chrome.write(t->out);
       std::cout << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)\n";
     }
+    stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });
 }

@@ -31,6 +31,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
         merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
     print_sweep_console(report, std::cout);
     write_outputs(report, *o, json_path);
+    stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });
 }
