@@ -142,8 +142,11 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
 
 void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
-  // Same check and message as `run`: exit 4 without a usable GPU or driver.
-  require_gpu(0);
+  // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
+  // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
+  const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
+  const bool gpu_checked = !(no_check && std::strcmp(no_check, "1") == 0);
+  if (gpu_checked) require_gpu(0);
 
   const char* custom = std::getenv("GRAPHPROF_INJECT_LIB");
   const fs::path lib = custom && *custom ? fs::path(custom) : fs::path(self_dir()) / "libgraphprof_inject.so";
@@ -212,7 +215,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   report.command_line = {"graphprof", "profile", "--trace=" + o.trace, "--"};
   report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
   report.environment.host = collect_host_info();
-  report.environment.gpu = query_gpu(0);
+  if (gpu_checked) report.environment.gpu = query_gpu(0);
   write_report(report, json_path);
 
   std::cout << format_profile_summary(report);
