@@ -272,6 +272,8 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     child.params.push_back(std::string(kRendezvousParam) + "=" + dir.string());
     std::vector<std::string> args = child_arguments(subcommand, child, jsons.back());
     args.push_back("--lockstep=" + std::to_string(samples));
+    if (!o.out_dir.empty())  // each rank's DOT dumps in its own folder
+      args.push_back("--out=" + (std::filesystem::path(o.out_dir) / ("rank" + std::to_string(r))).string());
     // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
     pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
     if (!o.quiet) std::cerr << "  rank " << r << " of " << n << " started on GPU " << r << "\n";
