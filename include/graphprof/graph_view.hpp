@@ -18,7 +18,7 @@ struct ViewBox {
   bool mixed = false;           // a folded run of different nodes (only when similar runs were not enough)
   std::size_t in_a_row = 1;     // nodes one after another
   std::size_t side_by_side = 1; // identical branches folded next to each other
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string label;      // lines separated by '\n'
   std::string tooltip;    // full names, for SVG
   std::string fill;       // "#rrggbb"
@@ -33,7 +33,7 @@ struct ViewEdge {
 };
 
 struct ViewCluster {
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string title;  // "graph_8: WHILE body of graph_7_node_1"
   std::vector<std::size_t> boxes;
 };

@@ -90,7 +90,7 @@ std::string display_name(const GraphNode& n) {
 struct Work {
   std::vector<std::size_t> members;
   NodeKind kind = NodeKind::kOther;
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string key;      // equal keys = similar content
   std::string pattern;  // what a mixed box contains, for its label
   bool mixed = false;
@@ -378,7 +378,7 @@ struct Folder {
       }
     }
     const std::size_t band = std::max<std::size_t>(1, (depth + target - 1) / std::max<std::size_t>(1, target));
-    std::map<std::pair<int, std::size_t>, std::vector<std::size_t>> groups;
+    std::map<std::pair<GraphId, std::size_t>, std::vector<std::size_t>> groups;
     for (std::size_t b = 0; b < w.size(); ++b)
       if (w[b].alive) groups[{w[b].graph_id, level[b] / band}].push_back(b);
     for (auto& [key, g] : groups) {
@@ -493,7 +493,7 @@ std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times
   }
   // Runs and repeats cover consecutive nodes; other folds do not, so a range would mislead.
   if (!b.mixed || b.periodic)
-    s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
+    s += "\n#" + std::to_string(m.nodes[b.members.front()].index) + "..#" + std::to_string(m.nodes[b.members.back()].index);
   if (times != nullptr && time_ns >= 0)
     s += "\n" + format_ns(time_ns) + strf(" summed (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
   return s;

@@ -157,7 +157,7 @@ TEST(GraphLoader, WhileBodyIsAClusterRunByTheConditionalNode) {
     const GraphNode& cond = m.nodes[1];
     EXPECT_EQ(cond.kind, NodeKind::kConditional);
     EXPECT_EQ(cond.conditional_type, "WHILE");
-    ASSERT_EQ(cond.child_graphs, std::vector<int>{266}) << f;
+    ASSERT_EQ(cond.child_graphs, std::vector<gp::GraphId>{266}) << f;
     const GraphCluster* body = m.cluster(266);
     ASSERT_NE(body, nullptr);
     ASSERT_TRUE(body->parent_node.has_value());
@@ -250,10 +250,10 @@ TEST(GraphLoader, OtherNodeTypesNestedClustersAndEmptyBodies) {
   EXPECT_EQ(m.nodes[1].kind, NodeKind::kEventWait);
   EXPECT_EQ(m.nodes[2].kind, NodeKind::kEmpty);
   EXPECT_EQ(m.nodes[3].kind, NodeKind::kChildGraph);
-  EXPECT_EQ(m.nodes[3].child_graphs, std::vector<int>{4});
+  EXPECT_EQ(m.nodes[3].child_graphs, std::vector<gp::GraphId>{4});
   EXPECT_EQ(m.nodes[4].kind, NodeKind::kConditional);
   EXPECT_EQ(m.nodes[4].conditional_type, "IF");
-  EXPECT_EQ(m.nodes[4].child_graphs, (std::vector<int>{6, 7}));
+  EXPECT_EQ(m.nodes[4].child_graphs, (std::vector<gp::GraphId>{6, 7}));
   // A type word this version does not know is kept, not guessed.
   EXPECT_EQ(m.nodes[5].kind, NodeKind::kOther);
   EXPECT_EQ(m.nodes[5].type_text, "SOME_FUTURE_NODE");
@@ -286,7 +286,7 @@ TEST(GraphLoader, ChildGraphReferencesInOtherLabelLayouts) {
   ASSERT_EQ(m.nodes.size(), 3u);
   EXPECT_EQ(m.nodes[0].kind, NodeKind::kChildGraph);
   EXPECT_EQ(m.nodes[0].topo_id, 1);
-  EXPECT_EQ(m.nodes[0].child_graphs, std::vector<int>{5});
+  EXPECT_EQ(m.nodes[0].child_graphs, std::vector<gp::GraphId>{5});
   EXPECT_EQ(m.nodes[1].kind, NodeKind::kKernel);
   EXPECT_TRUE(m.nodes[1].child_graphs.empty());
   EXPECT_EQ(m.cluster(5)->parent_node.value_or(99), 0u);
