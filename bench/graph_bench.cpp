@@ -3,7 +3,8 @@
 //  - render:  load + analyze + fold + lay out + write PNG/SVG of a 10 000-node dump (target <= 5 s).
 //  - dense:   render of issue 11's dense fork-join (10 000 nodes, ~500 000 edges; target <= 10 s).
 // Usage: graph_bench [--out DIR] [--analyze-nodes N] [--render-nodes N] [--dense-links L] [--repeat R]
-//        graph_bench --write chain|layers|dense NODES [LINKS] FILE   (only write a dump, e.g. for
+//        graph_bench --write chain|layers|dense[-default] NODES [LINKS] FILE   (only write a dump
+//        in the verbose or default form, e.g. for
 //        measuring `graphprof analyze/render` under /usr/bin/time -v)
 // Prints the best and median of R runs per step; the pictures and dumps stay in DIR.
 #include <algorithm>
@@ -71,17 +72,19 @@ int main(int argc, char** argv) {
   std::size_t dense_links = 50;
   int repeat = 3;
   if (argc >= 5 && std::string(argv[1]) == "--write") {
-    const std::string kind = argv[2];
+    std::string kind = argv[2];
+    const bool verbose = kind.size() < 8 || kind.compare(kind.size() - 8, 8, "-default") != 0;
+    if (!verbose) kind.resize(kind.size() - 8);
     const std::size_t nodes = std::strtoull(argv[3], nullptr, 10);
     const bool with_links = argc >= 6;
     const std::string file = argv[with_links ? 5 : 4];
     const std::size_t links = with_links ? std::strtoull(argv[4], nullptr, 10) : dense_links;
     gp::bench::GeneratedDump d;
-    if (kind == "chain") d = gp::bench::chain_dump(nodes, true);
-    else if (kind == "layers") d = gp::bench::layered_dump(nodes, true);
-    else if (kind == "dense") d = gp::bench::dense_dump(nodes, links, true);
+    if (kind == "chain") d = gp::bench::chain_dump(nodes, verbose);
+    else if (kind == "layers") d = gp::bench::layered_dump(nodes, verbose);
+    else if (kind == "dense") d = gp::bench::dense_dump(nodes, links, verbose);
     else {
-      std::cerr << "graph_bench: --write takes chain, layers or dense\n";
+      std::cerr << "graph_bench: --write takes chain, layers or dense (with -default: the default form)\n";
       return 2;
     }
     write_dump(fs::path(file).parent_path().empty() ? fs::path(".") : fs::path(file).parent_path(),
