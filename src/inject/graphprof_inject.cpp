@@ -386,6 +386,10 @@ struct sigaction g_previous[2];
 // SIGINT itself, like Python, ends through its own path and our atexit handler). Not strictly
 // async-signal-safe; the timed locks bound the damage to losing the last records.
 void on_signal(int sig) {
+  // The flush may need a lock the interrupted thread holds: never let the application hang on it.
+  // If it does not return within 3 s, SIGALRM's default action ends the process.
+  signal(SIGALRM, SIG_DFL);
+  alarm(3);
   finish(sig == SIGINT ? "SIGINT" : "SIGTERM");
   signal(sig, SIG_DFL);
   raise(sig);
