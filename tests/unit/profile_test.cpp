@@ -8,6 +8,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/graph_analysis.hpp"
 #include "graphprof/profile.hpp"
+#include "graphprof/trace_chrome.hpp"
 
 namespace gp {
 namespace {
@@ -43,6 +44,13 @@ TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
   EXPECT_EQ(r.execs.size(), 2u);
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.graph_launches, 5u);
+}
+
+TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
+  ChromeTraceBuilder chrome;
+  chrome.add("graph_app pid 4242", read_process_records(kData + "app_node.jsonl").trace, nullptr);
+  EXPECT_FALSE(chrome.empty());
+  EXPECT_TRUE(validate_chrome_trace(chrome.to_json()).empty());
 }
 
 TEST(ProfileRecords, UnknownAndBrokenLinesAreNotFatal) {
