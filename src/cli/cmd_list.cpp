@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "graphprof/cuda/workload.hpp"
+#include "graphprof/version.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
@@ -24,6 +25,7 @@ void setup_list(CLI::App& app, int& exit_code) {
       for (const auto& p : e.info.params)
         std::cout << "    --param " << p.name << "=" << p.default_value << "    " << p.help << "\n";
     }
+    std::cout << "\nNCCL workloads: " << kNcclStatus << "\n";
     exit_code = 0;
   });
 }
