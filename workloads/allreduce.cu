@@ -6,8 +6,8 @@
 //
 // Modes: eager launches the kernels and calls ncclAllReduce on the stream; capture records the same
 // into a graph (NCCL supports stream capture); graph builds the kernels with cudaGraphAddKernelNode
-// and, since NCCL has no graph-node API, records each all-reduce into the same graph with
-// cudaStreamBeginCaptureToGraph behind the kernel node it depends on.
+// and, since NCCL has no graph-node API, adds each all-reduce as a child-graph node holding the
+// stream capture of that one call.
 #include <dlfcn.h>
 #include <nccl.h>
 
@@ -169,20 +169,20 @@ class AllReduce final : public Workload {
         GP_CUDA_CHECK(cudaGraphAddKernelNode(&node, g, tail.data(), tail.size(), &kp));
         tail.assign(1, node);
       }
-      // NCCL has no node API: record its work into this graph, behind `tail`.
-      GP_CUDA_CHECK(cudaStreamBeginCaptureToGraph(side.get(), g, tail.data(), nullptr, tail.size(),
-                                                  cudaStreamCaptureModeThreadLocal));
+      // NCCL has no node API: capture the all-reduce alone into a graph of its own and add that
+      // as a child-graph node. (Recording it straight into this graph with
+      // cudaStreamBeginCaptureToGraph works for one rank, but with two ranks on the H200 NCCL
+      // 2.28 failed with "dependency created on uncaptured work in another stream".)
+      GP_CUDA_CHECK(cudaStreamBeginCapture(side.get(), cudaStreamCaptureModeThreadLocal));
       const ncclResult_t r = nccl().all_reduce(x, x, count_, ncclFloat, ncclSum, comm_, side.get());
-      cudaStreamCaptureStatus status{};
-      const cudaGraphNode_t* deps = nullptr;
-      std::size_t ndeps = 0;
-      const cudaError_t info = cudaStreamGetCaptureInfo(side.get(), &status, nullptr, nullptr, &deps, nullptr, &ndeps);
-      if (info == cudaSuccess) tail.assign(deps, deps + ndeps);
-      cudaGraph_t same = nullptr;
-      const cudaError_t end = cudaStreamEndCapture(side.get(), &same);
-      nccl_check(r, "ncclAllReduce (captured into the explicit graph)");
-      GP_CUDA_CHECK(info);
+      cudaGraph_t child = nullptr;
+      const cudaError_t end = cudaStreamEndCapture(side.get(), &child);
+      const Graph owned(child);
+      nccl_check(r, "ncclAllReduce (captured for a child-graph node)");
       GP_CUDA_CHECK(end);
+      cudaGraphNode_t node = nullptr;
+      GP_CUDA_CHECK(cudaGraphAddChildGraphNode(&node, g, tail.data(), tail.size(), child));
+      tail.assign(1, node);
     }
   }
 
