@@ -11,8 +11,9 @@ set(GRAPHPROF_PLUGIN_SOURCE_DIR ${CMAKE_INSTALL_DATADIR}/graphprof/plugin-src)
 set_target_properties(graphprof PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS graphprof graphprof_workload EXPORT graphprofTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Future: the CUPTI injection library goes here too, e.g.
-#   install(TARGETS graphprof_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The place for the CUPTI injection library (engineer "profile"): `graphprof profile` looks for it
+# next to the binary, so e.g.
+#   install(TARGETS graphprof_inject LIBRARY DESTINATION ${CMAKE_INSTALL_BINDIR})
 # (and GRAPHPROF_INJECT_LIBRARY in cmake/graphprofConfig.cmake.in).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/graphprof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${GRAPHPROF_PLUGIN_SUPPORT_SOURCES} DESTINATION ${GRAPHPROF_PLUGIN_SOURCE_DIR})

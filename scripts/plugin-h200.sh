@@ -23,7 +23,7 @@ step() {
   local t0=$SECONDS
   "$@" >"$work/step.log" 2>&1
   local rc=$?
-  cat "$work/step.log" | tee -a "$transcript" >/dev/null
+  tee -a "$transcript" <"$work/step.log"
   echo "[exit $rc, $((SECONDS - t0)) s]" | tee -a "$transcript"
   return $rc
 }
