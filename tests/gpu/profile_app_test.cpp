@@ -144,6 +144,25 @@ TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
   EXPECT_EQ(proc["capture_trouble"][0]["end_error"], "cudaErrorStreamCaptureInvalidated");
 }
 
+// An application that uses CUPTI itself: graphprof's own `run --trace node`. The injection
+// subscribes first (at CUDA initialisation), so the application's cuptiSubscribe is the one that
+// fails; both must carry on without crashing and the profile must still see its graphs.
+TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
+  const fs::path out = fresh_dir("cupti-app");
+  const std::string cmd = std::string(GRAPHPROF_BINARY) + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
+                          " run --workload chain --mode capture --param kernels=10 --trace node --budget 0.05 --min-time 0.01"
+                          " --json " + (out / "inner.json").string() + " > " + (out / "console.txt").string() + " 2>&1";
+  ASSERT_EQ(shell(cmd), 0);
+  const json& p = profile_of(read_report((out / "report.json").string()));
+  EXPECT_EQ(p["exit_status"], 0) << "the application did not crash";
+  ASSERT_GE(p["processes"].size(), 1u);
+  EXPECT_TRUE(p["processes"][0]["errors"].empty());
+  EXPECT_GE(p["processes"][0]["graphs"].size(), 1u);
+  const Report inner = read_report((out / "inner.json").string());
+  ASSERT_FALSE(inner.results.empty());
+  EXPECT_EQ(inner.results.front().status, Status::kOk);
+}
+
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   const fs::path out = fresh_dir("sigterm");
   std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,

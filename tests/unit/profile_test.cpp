@@ -8,6 +8,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/graph_analysis.hpp"
 #include "graphprof/profile.hpp"
+#include "graphprof/trace_chrome.hpp"
 
 namespace gp {
 namespace {
@@ -43,6 +44,13 @@ TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
   EXPECT_EQ(r.execs.size(), 2u);
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.graph_launches, 5u);
+}
+
+TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
+  ChromeTraceBuilder chrome;
+  chrome.add("graph_app pid 4242", read_process_records(kData + "app_node.jsonl").trace, nullptr);
+  EXPECT_FALSE(chrome.empty());
+  EXPECT_TRUE(validate_chrome_trace(chrome.to_json()).empty());
 }
 
 TEST(ProfileRecords, UnknownAndBrokenLinesAreNotFatal) {
@@ -191,6 +199,7 @@ TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {
                            "graph coverage:", "5 graph launches, 3 eager kernel launches", "stream capture",
                            "explicit API", "1 blocked on a full launch queue", "top eager kernels", "k_scale",
                            "memcpy HtoD", "cudaStreamSynchronize", "capture trouble",
+                           "slowest nodes of graph_1 (exec 3, 5 nodes timed over 4 launches", "graph_1_node_4",
                            "cudaErrorStreamCaptureInvalidated"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
 }
