@@ -137,7 +137,7 @@ std::string svg_bar_chart(const BarChart& chart) {
     s += "</g>\n";
     const double end = std::max(x_of(std::isfinite(b.value) ? b.value : 0),
                                 has_interval(b.low, b.high) ? x_of(b.high) : 0.0);
-    s += text(end + 6, mid + 4, b.value_text, "start", "gp-value");
+    s += text(end + 8, mid + 4, b.value_text, "start", "gp-value");
   }
   s += line(plot_x, top, plot_x, axis_y, "gp-axis");
   return s + "</svg>\n";
@@ -228,7 +228,8 @@ std::string svg_change_chart(const ChangeChart& chart) {
        num(x_of(chart.threshold) - x_of(-chart.threshold)) + "\" height=\"" + num(axis_y - top) + "\"/>\n";
   for (double t = -span; t <= span * 1.0001; t += step) {
     s += line(x_of(t), top, x_of(t), axis_y, std::fabs(t) < step / 2 ? "gp-zero" : "gp-grid");
-    s += text(x_of(t), axis_y + 14, printf_text("%+.0f%%", 100 * t), "middle", "gp-tick");
+    s += text(x_of(t), axis_y + 14, std::fabs(t) < step / 2 ? "0%" : printf_text("%+.0f%%", 100 * t), "middle",
+              "gp-tick");
   }
   s += text(plot_x + plot_w / 2, axis_y + 34,
             "change, candidate vs baseline (shaded: ±" + printf_text("%.0f", 100 * chart.threshold) + "% threshold)",
