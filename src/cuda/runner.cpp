@@ -6,6 +6,8 @@
 #include "graphprof/cuda/runner.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -113,12 +115,22 @@ void dump_graph(cudaGraph_t g, const std::string& dir, ModeResult& res) {
   std::string stem = res.workload;
   for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
   stem += "_" + res.mode;
+  // Parameter values may hold any text (a folder, for --ranks): keep the name one plain file name.
+  for (char& c : stem)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   const std::string plain = (std::filesystem::path(dir) / (stem + ".dot")).string();
   const std::string verbose = (std::filesystem::path(dir) / (stem + "_verbose.dot")).string();
-  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, plain.c_str(), 0));
-  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, verbose.c_str(), cudaGraphDebugDotFlagsVerbose));
-  res.sections["graph"]["dot"] = plain;
-  res.sections["graph"]["dot_verbose"] = verbose;
+  // A dump that cannot be written is noted; the measurement goes on.
+  for (const auto& [path, flags, key] : {std::tuple{plain, 0u, "dot"},
+                                         std::tuple{verbose, static_cast<unsigned>(cudaGraphDebugDotFlagsVerbose), "dot_verbose"}}) {
+    const cudaError_t e = cudaGraphDebugDotPrint(g, path.c_str(), flags);
+    if (e == cudaSuccess) {
+      res.sections["graph"][key] = path;
+    } else {
+      (void)cudaGetLastError();
+      res.sections["graph"]["dot_error"] = std::string("cudaGraphDebugDotPrint(") + path + ") returned " + cudaGetErrorName(e);
+    }
+  }
 }
 
 void record_graph_shape(cudaGraph_t g, ModeResult& res) {
@@ -328,6 +340,9 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
 
   try {
+    // An error left behind by an earlier mode's cleanup (seen with NCCL after a failed mode on the
+    // H200) would otherwise be reported by this mode's first checked launch.
+    (void)cudaGetLastError();
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);
