@@ -17,6 +17,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
 #include "graphprof/derived.hpp"
+#include "graphprof/profile.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
@@ -41,29 +42,8 @@ std::unique_ptr<ModeRunner> make_runner(Mode m) {
   return make_eager_runner();
 }
 
-// The usual fix for the errors users meet when capturing.
-std::string hint_for(cudaError_t e, const std::string& api) {
-  switch (e) {
-    case cudaErrorStreamCaptureUnsupported:
-      return api + " is not allowed while a stream is being captured: move synchronisation, allocation "
-             "and host-blocking calls out of the captured region (use cudaMallocAsync, events, "
-             "cudaLaunchHostFunc instead)";
-    case cudaErrorStreamCaptureInvalidated:
-      return "an earlier call inside the captured region broke the capture; the first failing call is the one to fix";
-    case cudaErrorStreamCaptureImplicit:
-      return "a call used the legacy default stream during capture: use a non-blocking stream or "
-             "cudaStreamCaptureModeThreadLocal";
-    case cudaErrorStreamCaptureUnjoined:
-      return "a forked stream was not joined back into the origin stream before cudaStreamEndCapture: "
-             "record an event on it and make the origin stream wait on it";
-    case cudaErrorStreamCaptureIsolation:
-      return "a captured stream waited on work that is not part of the capture";
-    case cudaErrorMemoryAllocation:
-      return "the GPU ran out of memory: lower the workload's size parameters";
-    default:
-      return {};
-  }
-}
+// The usual fix for the errors users meet when capturing (shared with `profile`'s capture trouble).
+std::string hint_for(cudaError_t e, const std::string& api) { return capture_error_hint(static_cast<int>(e), api); }
 
 struct PassResult {
   std::vector<double> samples;
