@@ -346,8 +346,13 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   dump_graph(gd->graph, graph, exec);
 }
 
+// The process that initialised the library. A child made by fork() without exec inherits the
+// atexit handler and the open file; it must not write into its parent's records.
+pid_t g_pid = 0;
+
 // Delivers CUPTI's buffers and closes the file: at exit, and from the signal handler.
 void finish(const char* reason) {
+  if (::getpid() != g_pid) return;
   bool expected = false;
   if (!g_finished.compare_exchange_strong(expected, true)) return;
   (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -364,6 +369,7 @@ void finish(const char* reason) {
 }
 
 void at_exit() {
+  if (::getpid() != g_pid) return;
   finish("exit");
   // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized (shared reference
   // §3.3); the buffers are flushed by now.
@@ -380,6 +386,10 @@ struct sigaction g_previous[2];
 // SIGINT itself, like Python, ends through its own path and our atexit handler). Not strictly
 // async-signal-safe; the timed locks bound the damage to losing the last records.
 void on_signal(int sig) {
+  // The flush may need a lock the interrupted thread holds: never let the application hang on it.
+  // If it does not return within 3 s, SIGALRM's default action ends the process.
+  signal(SIGALRM, SIG_DFL);
+  alarm(3);
   finish(sig == SIGINT ? "SIGINT" : "SIGTERM");
   signal(sig, SIG_DFL);
   raise(sig);
@@ -475,6 +485,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   const char* dir = std::getenv("GRAPHPROF_PROFILE_DIR");
   if (dir == nullptr || *dir == '\0') return 1;
   g_dir = dir;
+  g_pid = ::getpid();
   if (const char* level = std::getenv("GRAPHPROF_PROFILE_LEVEL")) {
     if (std::strcmp(level, "none") == 0) g_level = 0;
     else if (std::strcmp(level, "graph") == 0) g_level = 1;

@@ -3,6 +3,7 @@
 // capture trouble. Per-graph node statistics reuse the trace pass's join and statistics
 // (summarize_trace), one launch per "iteration".
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -137,6 +138,16 @@ std::vector<NamedCount> named_counts(std::map<std::string, std::vector<double>>&
   });
   if (out.size() > keep) out.resize(keep);
   return out;
+}
+
+// The dump as recorded, or, when that path is gone (the output folder was moved or unpacked
+// elsewhere), the file of the same name next to the records.
+std::string find_dump(const std::string& recorded, const std::string& records_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (recorded.empty() || fs::exists(recorded, ec)) return recorded;
+  const fs::path nearby = fs::path(records_file).parent_path() / fs::path(recorded).filename();
+  return fs::exists(nearby, ec) ? nearby.string() : recorded;
 }
 
 std::string read_text(const std::string& path) {
@@ -369,6 +380,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   for (const auto& e : execs) {
     GraphProfile g;
     g.exec = e;
+    g.exec.dot = find_dump(e.dot, p.source);
+    g.exec.dot_verbose = find_dump(e.dot_verbose, p.source);
     auto cap = capture_stream_of_graph.find(e.graph_id);
     if (cap != capture_stream_of_graph.end()) {
       g.made_by = "stream capture";
@@ -397,7 +410,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       g.kernel_time_ns += duration(k.start_ns, k.end_ns);
     }
     DotGraphInfo dot;
-    if (!e.dot.empty()) dot = scan_dot_dump(read_text(e.dot));
+    if (!g.exec.dot.empty()) dot = scan_dot_dump(read_text(g.exec.dot));
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     out.graphs.push_back(std::move(g));

@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "graphprof/error.hpp"
+#include "graphprof/graph_analysis.hpp"
 #include "graphprof/profile.hpp"
+#include "graphprof/trace_chrome.hpp"
 
 namespace gp {
 namespace {
@@ -42,6 +44,13 @@ TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
   EXPECT_EQ(r.execs.size(), 2u);
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.graph_launches, 5u);
+}
+
+TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
+  ChromeTraceBuilder chrome;
+  chrome.add("graph_app pid 4242", read_process_records(kData + "app_node.jsonl").trace, nullptr);
+  EXPECT_FALSE(chrome.empty());
+  EXPECT_TRUE(validate_chrome_trace(chrome.to_json()).empty());
 }
 
 TEST(ProfileRecords, UnknownAndBrokenLinesAreNotFatal) {
@@ -85,7 +94,10 @@ TEST(ProfileAnalysis, NodeTimesAreJoinedToTheOriginalGraphsNodes) {
   EXPECT_EQ(t.nodes[4].name, "k_add");
   EXPECT_DOUBLE_EQ(t.nodes[4].duration.median, 200000);
   for (const auto& n : t.nodes) EXPECT_EQ(n.duration.count, 4u);
-  EXPECT_EQ(t.dot_status, "no dump");
+  EXPECT_EQ(t.dot_status, "same graph");
+  EXPECT_EQ(t.dot_name_mismatches, 0u) << "kinds and mangled names agree with the dump";
+  EXPECT_EQ(p.graphs[0].exec.dot, kData + "p4242-exec3.dot") << "found next to the records";
+  EXPECT_EQ(p.graphs[1].trace.dot_status, "no dump");
   EXPECT_EQ(t.unattributed, 0u);
 }
 
@@ -168,6 +180,17 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
   EXPECT_EQ(g.metrics.at("launch_cpu_per_call").summary.n, 4u);
   EXPECT_EQ(g.sections.at("trace").at("nodes").size(), 5u);
   EXPECT_EQ(g.sections.at("graph").at("made_by"), "stream capture");
+}
+
+TEST(ProfileReport, RenderAndAnalyzeFindThePerNodeTimesOfAGraphByItsDump) {
+  const std::string path = ::testing::TempDir() + "profile_report_test.json";
+  write_report(profile_report(fixture_run(), {fixture_profile()}), path);
+  const NodeTimes t = node_times_from_report(read_report(path), path, kData + "p4242-exec3.dot", "", "");
+  ASSERT_EQ(t.by_node.size(), 5u);
+  EXPECT_DOUBLE_EQ(t.by_node.at("graph_1_node_4").median_ns, 200000);
+  EXPECT_EQ(t.by_node.at("graph_1_node_0").count, 4u);
+  ASSERT_TRUE(t.instantiate_ns);
+  EXPECT_DOUBLE_EQ(*t.instantiate_ns, 50000);
 }
 
 TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {

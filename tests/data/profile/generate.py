@@ -44,7 +44,9 @@ for graph, exec_, nodes, edges in ((1, 3, 5, 4), (2, 4, 4, 4)):
     c = nco(); w(t="a", n="cudaGraphInstantiate", cb=443, dr=0, s=t, e=t + 50000, p=4242, th=1, co=c, r=0)
     for i in range(nodes):
         w(t="nm", x=(exec_ << 32) | i, o=(graph << 32) | i)
-    w(t="exec", exec=exec_, graph=graph, nodes=nodes, edges=edges, co=c, ts=t + 40000, dot="", dot_verbose="")
+    # Exec 3's dump lies next to the records; the path recorded is stale (the folder moved).
+    dot = "/moved-away/profile-data/p4242-exec3.dot" if exec_ == 3 else ""
+    w(t="exec", exec=exec_, graph=graph, nodes=nodes, edges=edges, co=c, ts=t + 40000, dot=dot, dot_verbose="")
     t += 60000
 c = nco(); w(t="a", n="cudaGraphUpload", cb=348, dr=0, s=t, e=t + 20000, p=4242, th=1, co=c, r=0); w(t="upload", exec=3, co=c); t += 30000
 # 4 launches of exec 3: the first three to an idle GPU (short calls), the last waits for a full queue
