@@ -49,6 +49,21 @@ run sweep-scaling-empty sweep --workload scaling --mode all --param length=10,10
 run sweep-decode sweep --workload decode --mode all --param hidden=512,2048 --param batch=1,64 "${quick[@]}" \
   --json "$dir/sweep-decode.json"
 
+# ResNet-50 (PyTorch, fp16, torch.cuda.graph; engineer "profile"'s demo): the program times eager
+# steps and graph replays itself, at a launch-bound and a compute-bound batch size.
+if python3 -c 'import torch' 2>/dev/null && [ -f scripts/profile-demos/resnet50_graph.py ]; then
+  for batch in 1 64; do
+    f=$dir/resnet50-batch$batch.txt
+    t0=$SECONDS
+    echo "\$ python3 scripts/profile-demos/resnet50_graph.py --batch $batch --replays 100" > "$f"
+    python3 scripts/profile-demos/resnet50_graph.py --batch "$batch" --replays 100 >> "$f" 2>&1
+    printf '%-31s exit %d  %3ds  python3 resnet50_graph.py --batch %s\n' "resnet50-batch$batch" "$?" \
+      $((SECONDS - t0)) "$batch" | tee -a "$dir/commands.txt" >&2
+  done
+else
+  echo "resnet50: skipped (no PyTorch or no scripts/profile-demos/resnet50_graph.py)" | tee -a "$dir/commands.txt" >&2
+fi
+
 # 4. "graphs merge small memcpys and fuse kernels automatically": node counts in the DOT and
 # kernel/copy counts in the trace equal the operations issued.
 run trace-memcpy-chain run --workload memcpy,chain --mode all --trace node "${quick[@]}" \
@@ -87,6 +102,7 @@ run sweep-device-launch sweep --workload device-launch --mode all --param launch
 for f in "$dir"/*.txt; do
   echo "=== $(basename "$f")"
   head -1 "$f"
+  grep -h "resnet50_graph:" "$f"
   grep -A40 -E '^(summary|sweep|suite summary)' "$f" | grep -v '^--$' | head -60
   grep -E 'failed|unsupported|error' "$f" | head -5
 done > "$out/findings-summary.txt"

@@ -65,6 +65,13 @@ step compile 180 "$gp" profile --out "$dest/compile" -- "$PYTHON" scripts/profil
     "$dest"/resnet50_graphlevel.txt "$dest"/compile.txt 2>/dev/null
   echo "== graphprof overhead lines =="
   grep -h "overhead:" "$dest"/*.txt 2>/dev/null
+  for f in app resnet50 resnet50_graphlevel compile; do
+    echo "== graphprof on $f: coverage, launch calls, graphs =="
+    grep -h "graph coverage\|launches:\|cudaGraphLaunch:\|eager launches:\|NOT PROFILED\|note:" "$dest/$f.txt" 2>/dev/null
+    grep -h -A12 "  graphs (" "$dest/$f.txt" 2>/dev/null
+  done
+  echo "== steps =="
+  cat "$steps"
 } > "$dest/summary.txt"
 cat "$dest/summary.txt"
 
