@@ -17,6 +17,7 @@
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
+#include "graphprof/cuda/plugin_loader.hpp"
 #include "graphprof/derived.hpp"
 #include "graphprof/ranks.hpp"
 
@@ -41,6 +42,7 @@ std::vector<Mode> parse_modes(const std::vector<std::string>& texts) {
 
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help) {
   sub->add_option("--workload,-w", o.workloads, workload_help)->delimiter(',');
+  add_load_option(sub, o.load);
   sub->add_option("--mode,-m", o.modes, "eager, capture, graph or all")->delimiter(',')->capture_default_str();
   sub->add_option("--param,-p", o.params, "workload parameter NAME=VALUE (repeatable)");
   sub->add_option("--json", o.json_path, "write the JSON report to this file (atomically)");
@@ -78,9 +80,24 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
 }
 
+void add_load_option(CLI::App* sub, std::vector<std::string>& paths) {
+  sub->add_option("--load", paths,
+                  "load workloads from a plugin library built with graphprof_add_workload (repeatable; docs/api.md)");
+}
+
+std::vector<std::string> load_plugins(const std::vector<std::string>& paths) {
+  std::vector<std::string> names;
+  for (const auto& path : paths)
+    for (auto& n : load_plugin(path)) names.push_back(std::move(n));
+  return names;
+}
+
 RunRequest make_request(const RunOptions& o, std::string& json_path) {
   RunRequest req;
-  req.workloads = o.workloads;
+  // Plugins first, so their workloads and parameters are known when the request is checked.
+  // With --load and no --workload, the loaded workloads are what runs (not the bundled suite).
+  const std::vector<std::string> loaded = load_plugins(o.load);
+  req.workloads = o.workloads.empty() ? loaded : o.workloads;
   req.modes = parse_modes(o.modes);
   for (const auto& p : o.params) {
     auto [k, v] = parse_param_assignment(p);
@@ -164,6 +181,7 @@ std::string joined(const std::vector<std::string>& v) {
 // The child's command line: the same measurement, reporting JSON only.
 std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json) {
   std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=1", "--json=" + json};
+  for (const auto& l : o.load) a.push_back("--load=" + l);
   if (subcommand == "run") a.push_back("--trace=none");
   if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
   a.push_back("--mode=" + joined(o.modes));

@@ -11,6 +11,7 @@
 namespace gp::cli {
 
 struct RunOptions {
+  std::vector<std::string> load;  // plugin libraries (--load)
   std::vector<std::string> workloads;
   std::vector<std::string> modes{"all"};
   std::vector<std::string> params;
@@ -34,7 +35,12 @@ struct RunOptions {
 // Adds the measurement options to `sub`; `what` words the --workload help.
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help);
 
-// Turns options into a request (usage errors for bad modes/params); sets `json_path` to the
+// --load PATH (repeatable), for run, sweep and list.
+void add_load_option(CLI::App* sub, std::vector<std::string>& paths);
+// Loads each plugin (input_error naming the file when one is refused); returns the workloads added.
+std::vector<std::string> load_plugins(const std::vector<std::string>& paths);
+
+// Loads the --load plugins, then turns options into a request (usage errors for bad modes/params); sets `json_path` to the
 // report path (from --json or --out).
 RunRequest make_request(const RunOptions& o, std::string& json_path);
 
