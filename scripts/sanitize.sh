@@ -10,7 +10,7 @@
 # missing, as scripts/setup.sh does; GRAPHPROF_SKIP_APT=1 skips installing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${GRAPHPROF_SANITIZE_DIR:-$root/build-sanitize}
+build=$root/build-sanitize  # binaryDir of the "sanitize" preset
 what=${1:-all}
 export PATH=$PATH:/usr/local/cuda/bin
 
@@ -30,11 +30,9 @@ fi
 launch=()
 command -v ccache >/dev/null && launch=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  # Only Hopper SASS: the CUDA objects are linked, never run here.
-  cmake -S "$root" -B "$build" -G Ninja "${launch[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGRAPHPROF_SANITIZE=ON -DGRAPHPROF_BUILD_FUZZERS=ON -DGRAPHPROF_BUILD_BENCHMARKS=OFF \
-    -DGRAPHPROF_FUZZ_SECONDS="${GRAPHPROF_FUZZ_SECONDS:-60}"
+  # The "sanitize" preset (CMakePresets.json); only Hopper SASS: CUDA objects are linked, never run.
+  (cd "$root" && cmake --preset sanitize "${launch[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DGRAPHPROF_FUZZ_SECONDS="${GRAPHPROF_FUZZ_SECONDS:-60}")
 elif [ -n "${GRAPHPROF_FUZZ_SECONDS:-}" ]; then
   cmake -S "$root" -B "$build" -DGRAPHPROF_FUZZ_SECONDS="$GRAPHPROF_FUZZ_SECONDS" >/dev/null
 fi
