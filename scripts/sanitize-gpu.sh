@@ -41,7 +41,7 @@ classify() {
   if grep -q "ERROR SUMMARY: 0 errors" "$log" && [ "$rc" = 0 ]; then echo "clean"; return; fi
   local first
   first=$(grep -m1 -E "^========= (Invalid|Program hit|Race|Error|Uninitialized|Leaked|Warning)" "$log" | sed 's/^========= //')
-  [ -z "$first" ] && first=$(grep -m1 -E "ERROR SUMMARY|graphprof: " "$log")
+  [ -z "$first" ] && first=$(grep -m1 -E "ERROR SUMMARY|graphprof: " "$log" | cut -c1-140)
   echo "NOT CLEAN (exit $rc): ${first:-see log}"
 }
 export -f classify

@@ -83,8 +83,7 @@ PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bo
 
 // Passes the budget ended before they had min_samples, and the iteration time that explains it:
 // sections.budget of the result (docs/methodology.md).
-void flag_cut_short(ModeResult& res, const char* pass, const PassResult& r) {
-  if (!r.cut_short) return;
+void mark_cut_short(ModeResult& res, const std::string& pass) {
   auto& list = res.sections["budget"]["passes_cut_short"];
   for (const auto& p : list)
     if (p == pass) return;
@@ -101,7 +100,7 @@ Metric make_metric(const char* unit, Direction dir, const char* description) {
 
 void add_repetition(ModeResult& res, const std::string& key, const char* unit, const char* description,
                     PassResult pass) {
-  flag_cut_short(res, key.c_str(), pass);
+  if (pass.cut_short) mark_cut_short(res, key);
   auto it = res.metrics.find(key);
   if (it == res.metrics.end())
     it = res.metrics.emplace(key, make_metric(unit, Direction::kLowerIsBetter, description)).first;
@@ -167,7 +166,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     do {
       runner->prepare(*w, stream.get(), 1, costs);
     } while (++done < wanted && seconds_since(t0) < opt.rule.budget_seconds);
-    if (done < wanted) res.sections["budget"]["passes_cut_short"].push_back("one-off");
+    if (done < wanted) mark_cut_short(res, "one-off");
   }
   for (auto& [name, samples] : costs)
     add_repetition(res, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
@@ -217,7 +216,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   const auto warm0 = Clock::now();
   for (int i = 0; i < opt.warmup_iterations || seconds_since(warm0) < opt.warmup_seconds; ++i) {
     if (i > 0 && seconds_since(warm0) + iteration_seconds > opt.rule.budget_seconds) {
-      res.sections["budget"]["passes_cut_short"].push_back("warm-up");
+      mark_cut_short(res, "warm-up");
       break;
     }
     one_iteration();
