@@ -129,7 +129,9 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
       const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
       body += "<div class=\"gp-graph\">" + inline_svg(render_svg_text(view), drawn) + "</div>\n<figcaption>";
       body += std::to_string(model.nodes.size()) + " nodes";
-      if (view.collapsed) body += ", drawn as " + std::to_string(view.boxes.size()) + " boxes (similar runs folded)";
+      if (view.collapsed)
+        body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
+                " (similar runs folded)";
       body += view.heat_map ? ". Colour: traced time per node (CUPTI trace pass; see the trace perturbation table)."
                             : ". Colour: node kind. Blue outline: critical path.";
       body += " DOT dump: <code>" + escape(path) + "</code>.";

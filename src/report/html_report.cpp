@@ -38,7 +38,7 @@ th, td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:right
 th { background:var(--bg-soft); font-weight:600; } th:first-child, td:first-child, td.l, th.l { text-align:left; }
 .gp-table-wrap { overflow-x:auto; } .gp-note { color:var(--muted); font-size:0.9em; }
 .gp-warn { color:var(--warn); } .gp-bad { color:var(--bad); font-weight:600; } .gp-good { color:var(--good); }
-.gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } .gp-charts figure { margin:0; }
+.gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } figure { margin:0 0 14px; }
 figure figcaption { font-size:0.85em; color:var(--muted); max-width:640px; }
 code { background:var(--bg-soft); padding:1px 4px; border-radius:3px; font-size:0.9em; word-break:break-all; }
 svg.gp-chart { max-width:100%; height:auto; font-size:12px; display:block; }
