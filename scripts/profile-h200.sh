@@ -5,6 +5,7 @@
 # 2. the test application profiled (with --overhead, a broken capture, a heat map of graph A);
 # 3. ResNet-50 with torch.cuda.graph (--overhead at --trace node, then once at --trace graph);
 # 4. a small model under torch.compile(mode="reduce-overhead") (with --overhead).
+# A part only: PROFILE_ONLY="gpu_test resnet50" bash scripts/profile-h200.sh (about 45 s).
 # Everything is written under a work folder and packed into ONE file, $OUT/profile.tgz (plus
 # $OUT/profile-summary.txt, the programs' own timing next to graphprof's). Each step has
 # a time limit and the script carries on when one fails (see profile/steps.txt for each status).
@@ -25,9 +26,15 @@ steps=$dest/steps.txt
 : > "$steps"
 
 # step NAME LIMIT_S CMD...: runs CMD with a time limit (SIGTERM, then SIGKILL 15 s later), console to NAME.txt.
+# PROFILE_ONLY="gpu_test resnet50" runs only the steps whose names start with one of those words.
 step() {
   local name=$1 limit=$2
   shift 2
+  if [ -n "${PROFILE_ONLY:-}" ]; then
+    local w keep=
+    for w in $PROFILE_ONLY; do case $name in "$w"*) keep=1 ;; esac; done
+    [ -n "$keep" ] || return 0
+  fi
   local t0=$SECONDS
   timeout -k 15 "$limit" "$@" > "$dest/$name.txt" 2>&1
   local rc=$?
@@ -42,7 +49,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 
 # 1. GPU test, one test at a time, each with its own limit, so a hang names the test (about 20 s).
 for t in CountsGraphsLaunchesAndEagerWorkExactly GraphLevelCountsLaunchesWithoutKernels BrokenCaptureAndFailingExitAreReported \
          AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled SigtermReachesTheApplicationAndTheReportIsWritten; do
-  step "gpu_test_$t" 90 ./build-gpu/tests/profile_app_test --gtest_filter="ProfileApp.$t"
+  step "gpu_test_$t" 45 ./build-gpu/tests/profile_app_test --gtest_filter="ProfileApp.$t"
 done
 
 # 2. The test application.

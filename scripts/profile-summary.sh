@@ -46,5 +46,12 @@ for f in app app_small resnet50 resnet50_graphlevel compile; do
   echo "== graphprof on $f =="
   awk '/^profile: /{p=1} p; /^report written/{p=0}' "$dest/$f.txt"
 done
+if ls "$dest"/gpu_test_*.txt >/dev/null 2>&1; then
+  echo "== GPU tests (a test that hung has no PASSED/FAILED line: see its step's exit status below) =="
+  for f in "$dest"/gpu_test_*.txt; do
+    echo "$(basename "$f" .txt): $(grep -h -E '^\[ +(PASSED|FAILED|OK) ' "$f" | tail -1)"
+    grep -h -A12 'Failure' "$f" | head -40
+  done
+fi
 echo "== steps =="
 cat "$dest/steps.txt" 2>/dev/null

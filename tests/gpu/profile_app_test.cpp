@@ -41,7 +41,7 @@ int shell(const std::string& cmd) {
 
 // Every graphprof command runs under timeout(1): a hang fails its test (exit 124 or 137) with the
 // console in the message instead of stopping the whole binary.
-const std::string kTimeout = "timeout -k 5 60 ";
+const std::string kTimeout = "timeout -k 5 30 ";
 
 std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
   return kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
