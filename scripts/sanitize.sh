@@ -40,7 +40,7 @@ fi
 # UB and leaks fail the test; CUDA (on a GPU machine) needs the shadow gap unprotected.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/lsan.supp}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/graphviz.lsan.supp}
 
 status=0
 if [ "$what" = all ] || [ "$what" = --tests ]; then
