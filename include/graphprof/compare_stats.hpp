@@ -60,6 +60,23 @@ double student_t_quantile(double p, double df);
 // 0 for fewer than two values.
 double screened_sd(const std::vector<double>& values, std::size_t* kept = nullptr);
 
+// Welch's comparison of two means, y - x, for the log run values of two sides (each needs at
+// least two values). `df` is the Welch-Satterthwaite degrees of freedom; 0 when both sides
+// show no spread at all (the caller then uses the normal quantile).
+struct WelchResult {
+  double diff = 0;       // mean(y) - mean(x)
+  double std_error = 0;  // sqrt(var_x / m + var_y / n)
+  double df = 0;
+  double sd_x = 0, sd_y = 0;
+};
+WelchResult welch(const std::vector<double>& x, const std::vector<double>& y);
+
+// Runs per side for which a one-sided test with critical value `critical` would see a true
+// change of `effect` (log scale) beyond `floor` (log scale) with the given power, when runs
+// vary by `sd` (log scale): 2 ((critical + z_power) sd / (effect - floor))^2, at least 2.
+// Returns 0 when effect <= floor.
+std::size_t runs_to_detect(double sd, double effect, double floor, double critical, double power = 0.8);
+
 // Spread of repetition values as a robust standard deviation: 1.4826 * MAD (0 for one value).
 double robust_sd(const std::vector<double>& values);
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/derived.hpp"
 
 #include "graphprof/error.hpp"

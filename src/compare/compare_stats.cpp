@@ -182,6 +182,38 @@ double screened_sd(const std::vector<double>& values, std::size_t* kept) {
   return std::sqrt(ss / static_cast<double>(m - 1));
 }
 
+WelchResult welch(const std::vector<double>& x, const std::vector<double>& y) {
+  WelchResult w;
+  auto mean_var = [](const std::vector<double>& v, double& mean, double& var) {
+    mean = 0;
+    for (double a : v) mean += a;
+    mean /= static_cast<double>(v.size());
+    double ss = 0;
+    for (double a : v) ss += (a - mean) * (a - mean);
+    var = v.size() > 1 ? ss / static_cast<double>(v.size() - 1) : 0;
+  };
+  double mx = 0, vx = 0, my = 0, vy = 0;
+  mean_var(x, mx, vx);
+  mean_var(y, my, vy);
+  const double m = static_cast<double>(x.size()), n = static_cast<double>(y.size());
+  const double ax = vx / m, ay = vy / n;
+  w.diff = my - mx;
+  w.std_error = std::sqrt(ax + ay);
+  w.sd_x = std::sqrt(vx);
+  w.sd_y = std::sqrt(vy);
+  const double denom = (m > 1 ? ax * ax / (m - 1) : 0) + (n > 1 ? ay * ay / (n - 1) : 0);
+  w.df = denom > 0 ? (ax + ay) * (ax + ay) / denom : 0;
+  return w;
+}
+
+std::size_t runs_to_detect(double sd, double effect, double floor, double critical, double power) {
+  if (!(effect > floor)) return 0;
+  const double k = (critical + normal_quantile(power)) * sd / (effect - floor);
+  const double n = std::ceil(2.0 * k * k);
+  if (!(n < 1e9)) return 1000000000;
+  return std::max<std::size_t>(2, static_cast<std::size_t>(n));
+}
+
 double robust_sd(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
   return 1.4826 * median_absolute_deviation(values);
