@@ -93,10 +93,9 @@ struct SideData {
   std::size_t samples = 0;       // finite samples used
   std::size_t dropped_samples = 0;  // non-finite samples
   std::size_t dropped_reps = 0;     // repetitions without one finite sample
-  std::vector<double> outlier_reps; // repetition medians set aside as hiccups (see docs/compare.md)
   double center = 0;             // median of `reps`
   double spread = 0;             // sd of log(reps) (between-run noise), 0 for one run
-  std::size_t runs = 0;          // independent runs (processes); reps.size() after outliers
+  std::size_t runs = 0;          // independent runs (processes): reps.size()
   double rep_ci_low = 0, rep_ci_high = 0;  // lowest CI low / highest CI high over repetitions
   double sm_clock_khz = 0;       // 0 when unknown
 };

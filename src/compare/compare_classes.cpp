@@ -26,7 +26,7 @@ SeriesClass series_class(const std::string& metric, const std::string& mode, boo
 
 double class_between_run_sd(SeriesClass c, const std::string& mode) {
   switch (c) {
-    case SeriesClass::kDevice: return mode == "eager" ? 0.03 : 0.01;
+    case SeriesClass::kDevice: return mode == "eager" ? 0.04 : 0.02;
     case SeriesClass::kHost: return 0.30;
     case SeriesClass::kInfo: return 0.30;
   }

@@ -241,10 +241,8 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
                  to_string(cm->second.direction);
     } else {
       std::string why;
-      auto bs = side_data(bm->second, runs_of(base), reps_per_run(base), t.max_invalid_fraction, r.rule.threshold,
-                          "baseline", why);
-      auto cs = bs ? side_data(cm->second, runs_of(cand), reps_per_run(cand), t.max_invalid_fraction,
-                               r.rule.threshold, "candidate", why)
+      auto bs = side_data(bm->second, runs_of(base), reps_per_run(base), t.max_invalid_fraction, "baseline", why);
+      auto cs = bs ? side_data(cm->second, runs_of(cand), reps_per_run(cand), t.max_invalid_fraction, "candidate", why)
                    : std::nullopt;
       if (!bs || !cs) {
         r.verdict = Verdict::kInvalid;
@@ -262,9 +260,6 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
           if (side->dropped_reps > 0)
             r.notes.push_back(std::string(who) + ": " + std::to_string(side->dropped_reps) +
                               " empty repetitions ignored");
-          for (double v : side->outlier_reps)
-            r.notes.push_back(std::string(who) + ": outlier run set aside (" + format_value(v, r.unit) + ", " +
-                              format_change(v / side->center) + " from the others)");
         }
         ++out.compared;
       }

@@ -40,7 +40,7 @@ void check_drift(const ModeResult& b, const ModeResult& c, const std::string& be
 
 // run_series.cpp: one value per run from a metric's repetitions; nullopt with `why` when the
 // data cannot give a ratio. `runs` is the number of processes behind the report.
-std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid, double threshold,
+std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid,
                                   const std::string& side, std::string& why);
 
 // verdict_rules.cpp

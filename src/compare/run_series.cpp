@@ -2,6 +2,8 @@
 // Repetitions inside one process share that moment's machine state and agree far more
 // closely than separate processes do (7-67x on the H200), so they are never counted as
 // independent runs: a process's repetitions collapse to the median of their medians.
+// No run is set aside as an outlier: host figures are two-state per process, and dropping the
+// "odd" run on each side manufactures changes; an odd run widens the interval instead.
 #include <algorithm>
 #include <cmath>
 
@@ -11,16 +13,7 @@
 
 namespace gp::compare_detail {
 
-namespace {
-
-// A run whose value sits far from the others (a hiccup: preemption, a clock dip, a neighbour
-// on the GPU) is set aside, at most one in five, only when it is both far in robust units and
-// farther than the practical threshold, and the row says so.
-inline constexpr double kOutlierRobustZ = 3.5;
-
-}  // namespace
-
-std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid, double threshold,
+std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid,
                                   const std::string& side, std::string& why) {
   SideData s;
   std::size_t total = 0;
@@ -85,25 +78,6 @@ std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, d
   for (auto& b : blocks) {
     b.erase(std::remove_if(b.begin(), b.end(), [](double v) { return !std::isfinite(v); }), b.end());
     if (!b.empty()) values.push_back(median(b));
-  }
-  if (values.size() >= 5) {
-    std::vector<double> logs;
-    for (double v : values) logs.push_back(std::log(v));
-    const double mid = median(logs);
-    const double limit = std::max(kOutlierRobustZ * robust_sd(logs), std::log1p(threshold));
-    std::vector<std::size_t> order(values.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return std::fabs(logs[a] - mid) > std::fabs(logs[b] - mid); });
-    std::vector<bool> drop(values.size(), false);
-    for (std::size_t i = 0; i < values.size() / 5; ++i)
-      if (std::fabs(logs[order[i]] - mid) > limit) drop[order[i]] = true;
-    std::vector<double> rest;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (drop[i]) s.outlier_reps.push_back(values[i]);
-      else rest.push_back(values[i]);
-    }
-    values.swap(rest);
   }
   s.reps = values;
   s.runs = values.size();

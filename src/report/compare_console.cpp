@@ -120,7 +120,7 @@ std::string short_note(const MetricComparison& r) {
   if (r.verdict == Verdict::kInconclusive && r.runs_needed > 0)
     return r.runs_needed >= 1000 ? "needs >1000 runs" : "needs ~" + std::to_string(r.runs_needed) + " runs";
   if (r.verdict == Verdict::kMinor && std::fabs(r.abs_change) < r.rule.abs_floor) return "below abs floor";
-  if (!r.has_estimate) return clip(r.reason, 40);
+  if (!r.has_estimate || r.verdict == Verdict::kNotComparable) return r.reason;  // cut to fit by the table
   return "";
 }
 

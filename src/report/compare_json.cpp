@@ -55,7 +55,6 @@ json data_json(const SideData& s) {
               {"samples", s.samples},
               {"dropped_samples", s.dropped_samples},
               {"dropped_repetitions", s.dropped_reps},
-              {"outlier_runs", s.outlier_reps},
               {"center", num(s.center)},
               {"spread", num(s.spread)},
               {"repetition_ci_low", num(s.rep_ci_low)},
