@@ -108,3 +108,22 @@ add_test(NAME cli.compare_pooled_folders
            [ $rc = 3 ] && grep -q 'holds no \\*.json report' $d/err || { echo \"empty folder: exit $rc\"; cat $d/err; exit 1; }
            rm -rf $d" _ $<TARGET_FILE:graphprof> ${R})
 set_tests_properties(cli.compare_pooled_folders PROPERTIES LABELS cpu)
+
+# scripts/interleave.sh alternates the sides (b c, c b, ...), passes each side its own
+# parameters, ignores them when matching, and ends with compare's exit code. A stand-in binary
+# replays the real H200 reports (A for spin_cycles=0, S10 for spin_cycles=194).
+add_test(NAME cli.interleave_script
+         COMMAND bash -c "d=$(mktemp -d); export GRAPHPROF=\"$1\"
+           \"$2\" --out $d/x --base-args '-p spin_cycles=0' --cand-args '-p spin_cycles=194' \"$3\" \"$3\" 4 -- -q -w chain \
+             > $d/out 2>$d/err; rc=$?
+           [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; cat $d/out $d/err; exit 1; }
+           grep -q '^FAIL (exit 1): 4 regressions' $d/out || { cat $d/out; exit 1; }
+           order=$(cut -d' ' -f1 $d/x/calls.log | tr '\\n' ' ')
+           [ \"$order\" = 'A S10 S10 A A S10 S10 A ' ] || { echo \"order: $order\"; exit 1; }
+           grep -q -- '-p spin_cycles=194 --json' $d/x/calls.log || { cat $d/x/calls.log; exit 1; }
+           [ -s $d/x/compare.md ] && [ -s $d/x/compare.json ] || { echo 'outputs missing'; exit 1; }
+           \"$2\" --out $d/x \"$3\" \"$3\" 1 2>$d/err; rc=$?
+           [ $rc = 2 ] && grep -q 'already holds reports' $d/err || { echo \"reused folder: exit $rc\"; exit 1; }
+           rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/interleave.sh
+           ${GRAPHPROF_TEST_DATA}/gate/fake-graphprof.sh)
+set_tests_properties(cli.interleave_script PROPERTIES LABELS cpu)
