@@ -23,6 +23,7 @@
 #include "graphprof/ranks.hpp"
 
 #include "graphprof/error.hpp"
+#include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
 
 namespace gp::cli {
@@ -47,6 +48,8 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--param,-p", o.params, "workload parameter NAME=VALUE (repeatable)");
   sub->add_option("--json", o.json_path, "write the JSON report to this file (atomically)");
   sub->add_option("--markdown", o.markdown_path, "also write a Markdown summary to this file");
+  sub->add_option("--html", o.html_path, "also write a self-contained HTML report with charts to this file");
+  sub->add_option("--csv", o.csv_path, "also write every metric as CSV (one row per workload/params/mode/metric)");
   sub->add_option("--out", o.out_dir, "folder for report.json and the graphs' DOT dumps");
   sub->add_option("--repetitions,-r", o.repetitions, "independent repetitions of the whole measurement")
       ->check(CLI::Range(1, 1000))
@@ -118,6 +121,14 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
     req.measure.warmup_seconds = 0;
   }
   json_path = o.json_path;
+  // Refuse an output that cannot be written before measuring, not after.
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--html", o.html_path},
+                                     std::pair<const char*, const std::string&>{"--csv", o.csv_path}}) {
+    if (path.empty()) continue;
+    const auto parent = std::filesystem::absolute(path).parent_path();
+    if (!std::filesystem::is_directory(parent))
+      throw usage_error(std::string(option) + " " + path + ": folder " + parent.string() + " does not exist");
+  }
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
@@ -147,6 +158,16 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
     print_run_markdown(report, md);
     write_file_atomic(o.markdown_path, md.str());
     std::cout << "Markdown summary written to " << o.markdown_path << "\n";
+  }
+  if (!o.csv_path.empty()) {
+    write_file_atomic(o.csv_path, render_run_csv(report));
+    std::cout << "CSV written to " << o.csv_path << "\n";
+  }
+  if (!o.html_path.empty()) {
+    HtmlReportOptions html;
+    html.source = json_path;
+    write_html_report(report, o.html_path, html);
+    std::cout << "HTML report written to " << o.html_path << "\n";
   }
 }
 

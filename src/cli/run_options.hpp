@@ -17,6 +17,8 @@ struct RunOptions {
   std::vector<std::string> params;
   std::string json_path;
   std::string markdown_path;
+  std::string html_path;
+  std::string csv_path;
   std::string out_dir;
   int repetitions = 1;
   double target_ci = 0.01;
@@ -45,7 +47,8 @@ RunRequest make_request(const RunOptions& o, std::string& json_path);
 // CLI11 keeps no argv; rebuild a faithful command line from what was parsed.
 std::vector<std::string> command_line_of(const CLI::App& sub);
 
-// Writes the report to json_path (if set) and a Markdown summary to --markdown (if set).
+// Writes the report to json_path (if set), a Markdown summary to --markdown, the HTML report to
+// --html and the CSV to --csv (each if set).
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
 
 // `--processes N`: runs the same measurement in N-1 fresh processes of this binary (no trace
