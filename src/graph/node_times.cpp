@@ -90,6 +90,10 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
   if (trace == r.sections.end() || !trace->is_object() || !trace->contains("nodes"))
     throw input_error(report_path + ": result " + describe(r) +
                       " has no per-node times (sections.trace.nodes); was it run with tracing?");
+  const auto p = trace->find("perturbation");
+  if (p != trace->end() && p->is_object() && p->contains("ratio") && (*p)["ratio"].is_number() &&
+      (*p)["ratio"].get<double>() > 0)
+    t.trace_slowdown = (*p)["ratio"].get<double>();
   const nlohmann::json& nodes = (*trace)["nodes"];
   if (!nodes.is_array()) throw input_error(report_path + ": " + describe(r) + ": sections.trace.nodes is not an array");
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -105,6 +109,8 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     } else {
       throw input_error(where + ": missing 'dot_name'");
     }
+    if (n.contains("gap_before_median_ns") && n["gap_before_median_ns"].is_number())
+      t.gap_before_ns[key] = n["gap_before_median_ns"].get<double>();
     // The trace writes null for a node it saw no complete record of: that node has no time.
     if (n.contains("median_ns") && n["median_ns"].is_null()) continue;
     NodeTime nt;
@@ -115,6 +121,28 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     t.by_node[key] = nt;
   }
   return t;
+}
+
+std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times) {
+  std::vector<std::vector<std::size_t>> succ(model.nodes.size());
+  for (const auto& e : model.edges) succ[e.from].push_back(e.to);
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+    const GraphNode& n = model.nodes[i];
+    if (n.kind != NodeKind::kHost || times.by_node.count(n.dot_name) > 0) continue;
+    double gap = -1;
+    for (std::size_t s : succ[i]) {
+      const auto it = times.gap_before_ns.find(model.nodes[s].dot_name);
+      if (it != times.gap_before_ns.end() && (gap < 0 || it->second < gap)) gap = it->second;
+    }
+    if (gap < 0) continue;
+    NodeTime nt;
+    nt.median_ns = nt.p10_ns = nt.p90_ns = gap;
+    nt.from_gap = true;
+    times.by_node[n.dot_name] = nt;
+    ++added;
+  }
+  return added;
 }
 
 }  // namespace gp
