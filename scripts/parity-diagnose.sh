@@ -28,6 +28,7 @@ report=$out/diagnose.txt
 : > "$report"
 say() { echo "$*" | tee -a "$report"; }
 
+say "environment: $(env | grep -E '^(NVTX_INJECTION|CUDA_INJECTION|CUDA_MODULE_LOADING|CUDA_LAUNCH_BLOCKING|LD_PRELOAD)' | tr '\n' ' ')"
 cupti=$(ldd "$gp" | awk '/libcupti/ {print $3; exit}')
 say "libcupti of graphprof: ${cupti:-not found}"
 nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/ps" "$src" || say "sample build failed"
