@@ -1,6 +1,7 @@
 // The three ways graphprof runs the same work.
 #pragma once
 #include <array>
+#include <iosfwd>
 #include <optional>
 #include <string>
 
@@ -16,5 +17,6 @@ inline constexpr std::array<Mode, 3> kAllModes{Mode::kEager, Mode::kCapture, Mod
 
 const char* to_string(Mode m);
 std::optional<Mode> mode_from_string(const std::string& s);
+std::ostream& operator<<(std::ostream& out, Mode m);  // writes to_string(m)
 
 }  // namespace gp

@@ -162,11 +162,11 @@ std::map<Key, Indexed> index_results(const Report& r, const std::vector<std::str
     const ModeResult& res = r.results[i];
     std::map<std::string, std::string> params = res.params;
     for (const auto& p : ignore) params.erase(p);
-    const Key k{res.workload, params_text(params), res.mode};
+    const Key k{res.workload, params_text(params), to_string(res.mode)};
     auto [it, fresh] = where.emplace(k, i);
     if (!fresh) {
       throw input_error(name + ": results[" + std::to_string(it->second) + "] and results[" + std::to_string(i) +
-                        "] are both " + res.workload + "[" + params_text(params) + "]/" + res.mode +
+                        "] are both " + res.workload + "[" + params_text(params) + "]/" + to_string(res.mode) +
                         (ignore.empty() ? "" : " (after --ignore-param)") + "; each benchmark may appear once");
     }
     out[k] = Indexed{std::move(params), &res};
@@ -234,15 +234,9 @@ EnvironmentCheck check_environment(const Report& base, const Report& cand, const
   return env;
 }
 
-// SM clock of one result: a per-result reading when the run recorded one, else the device's.
-double sm_clock_khz(const Report& r, const ModeResult& res) {
-  if (res.sections.is_object() && res.sections.contains("clocks")) {
-    const auto& c = res.sections.at("clocks");
-    if (c.is_object() && c.contains("sm_khz") && c.at("sm_khz").is_number()) {
-      const double v = c.at("sm_khz").get<double>();
-      if (v > 0) return v;
-    }
-  }
+// SM clock of a report's results: the device's clock as the run recorded it (environment.gpu).
+// Reports carry no per-result clock reading.
+double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
   if (r.environment.gpu && r.environment.gpu->clock_khz > 0) return r.environment.gpu->clock_khz;
   return 0;
 }
@@ -523,27 +517,17 @@ MetricComparison result_row(const Key& k, const std::map<std::string, std::strin
 
 // Structure of a graph: node and edge counts, and any per-kind counts a run recorded.
 void check_drift(const ModeResult& b, const ModeResult& c, const std::string& bench, std::vector<DriftItem>& out) {
-  const auto graph_of = [](const ModeResult& r) -> const nlohmann::json* {
-    if (!r.sections.is_object() || !r.sections.contains("graph")) return nullptr;
-    const auto& g = r.sections.at("graph");
-    return g.is_object() ? &g : nullptr;
-  };
-  const nlohmann::json* bg = graph_of(b);
-  const nlohmann::json* cg = graph_of(c);
+  const auto& bg = b.sections.graph;
+  const auto& cg = c.sections.graph;
   if (bg && cg) {
-    std::set<std::string> keys;
-    for (auto it = bg->begin(); it != bg->end(); ++it) keys.insert(it.key());
-    for (auto it = cg->begin(); it != cg->end(); ++it) keys.insert(it.key());
-    for (const auto& key : keys) {
-      const bool counted = key == "nodes" || key == "edges";
-      const bool kinds = key.find("kind") != std::string::npos;
-      if (!counted && !kinds) continue;
-      const nlohmann::json bv = bg->contains(key) ? bg->at(key) : nlohmann::json();
-      const nlohmann::json cv = cg->contains(key) ? cg->at(key) : nlohmann::json();
-      if (bv.is_null() || cv.is_null() || bv == cv) continue;
-      out.push_back({bench, "graph " + key + " " + bv.dump() + " -> " + cv.dump()});
-    }
-  } else if (bg && !cg && (bg->contains("nodes"))) {
+    // 0 is what a dump without counts reads as: unknown, not a change.
+    const auto count = [&](const char* key, int bv, int cv) {
+      if (bv != 0 && cv != 0 && bv != cv)
+        out.push_back({bench, std::string("graph ") + key + " " + std::to_string(bv) + " -> " + std::to_string(cv)});
+    };
+    count("edges", bg->edges, cg->edges);
+    count("nodes", bg->nodes, cg->nodes);
+  } else if (bg && !cg && bg->nodes > 0) {
     out.push_back({bench, "the candidate recorded no graph structure"});
   }
   if (!b.checksum.empty() && !c.checksum.empty() && b.checksum != c.checksum)
@@ -561,7 +545,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
   for (const auto& name : names) {
     MetricComparison r;
     r.workload = b.workload;
-    r.mode = b.mode;
+    r.mode = to_string(b.mode);
     r.params = bi.params;
     r.metric = name;
     const auto bm = b.metrics.find(name);
@@ -882,7 +866,7 @@ Report pool_reports(const std::vector<Report>& reports, const std::vector<std::s
                                             "; pool only reports of one GPU model");
     index_results(r, {}, sources[f]);  // one benchmark per report at most
     for (const ModeResult& res : r.results) {
-      const Key k{res.workload, params_text(res.params), res.mode};
+      const Key k{res.workload, params_text(res.params), to_string(res.mode)};
       const auto it = where.find(k);
       if (it == where.end()) {
         where.emplace(k, out.results.size());

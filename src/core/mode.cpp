@@ -1,6 +1,8 @@
 // Mode names as they appear on the command line and in reports.
 #include "graphprof/mode.hpp"
 
+#include <ostream>
+
 namespace gp {
 
 const char* to_string(Mode m) {
@@ -17,5 +19,7 @@ std::optional<Mode> mode_from_string(const std::string& s) {
     if (s == to_string(m)) return m;
   return std::nullopt;
 }
+
+std::ostream& operator<<(std::ostream& out, Mode m) { return out << to_string(m); }
 
 }  // namespace gp

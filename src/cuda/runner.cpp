@@ -112,21 +112,23 @@ void dump_graph(cudaGraph_t g, const std::string& dir, ModeResult& res) {
   std::filesystem::create_directories(dir, ec);
   std::string stem = res.workload;
   for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
-  stem += "_" + res.mode;
+  stem += std::string("_") + to_string(res.mode);
   const std::string plain = (std::filesystem::path(dir) / (stem + ".dot")).string();
   const std::string verbose = (std::filesystem::path(dir) / (stem + "_verbose.dot")).string();
   GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, plain.c_str(), 0));
   GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, verbose.c_str(), cudaGraphDebugDotFlagsVerbose));
-  res.sections["graph"]["dot"] = plain;
-  res.sections["graph"]["dot_verbose"] = verbose;
+  GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
+  dump.dot = plain;
+  dump.dot_verbose = verbose;
 }
 
 void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   std::size_t nodes = 0, edges = 0;
   GP_CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
   GP_CUDA_CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
-  res.sections["graph"]["nodes"] = nodes;
-  res.sections["graph"]["edges"] = edges;
+  GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
+  dump.nodes = static_cast<int>(nodes);
+  dump.edges = static_cast<int>(edges);
 }
 
 // One full repetition. Throws CudaError on failure; run_mode() records it.
@@ -250,7 +252,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
         },
         &abandoned);
     if (abandoned) {
-      res.sections["latched"] = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
+      res.sections.latched = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
                                "or it has more launches than the launch queue holds)";
     } else {
       add_repetition(res, "gpu_time_per_iter_latched", "ns",
@@ -304,7 +306,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  PassResult{std::move(isolated), true});
 
   if (rep == 0)
-    for (const auto& [k, v] : w->extra_metrics()) res.sections["workload"][k] = v;
+    for (const auto& [k, v] : w->extra_metrics()) res.sections.workload[k] = v;
 }
 
 }  // namespace
@@ -312,9 +314,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
 ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
   ModeResult res;
   res.workload = entry.info.name;
-  res.mode = to_string(mode);
+  res.mode = mode;
   res.params = params.values();
-  const NvtxRange mode_range(res.workload + " " + res.mode);
+  const NvtxRange mode_range(res.workload + " " + to_string(mode));
 
   {
     // Ask a throwaway instance whether it supports the mode before doing any GPU work.

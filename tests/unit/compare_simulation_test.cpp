@@ -33,7 +33,7 @@ Report synthetic(std::mt19937_64& rng, const NoiseModel& nm, double shift) {
   Report r;
   ModeResult res;
   res.workload = "sim";
-  res.mode = "graph";
+  res.mode = Mode::kGraph;
   res.params = {{"n", "1"}};
   const double truth[] = {100e3, 104e3, 1.2e3};
   for (int k = 0; k < 3; ++k) {
@@ -151,7 +151,7 @@ Report synthetic_suite(std::mt19937_64& rng, double run_sd, double shift, int sh
   for (int b = 0; b < 10; ++b) {
     ModeResult res;
     res.workload = "w" + std::to_string(b);
-    res.mode = "eager";
+    res.mode = Mode::kEager;
     Metric m;
     m.unit = "ns";
     const double run = run_sd * z(rng) + (b < shifted ? shift : 0.0);

@@ -305,7 +305,7 @@ Report report_of(const std::string& metric, const Metric& m, std::map<std::strin
   Report r;
   ModeResult res;
   res.workload = "w";
-  res.mode = "graph";
+  res.mode = Mode::kGraph;
   res.params = std::move(params);
   res.metrics[metric] = m;
   r.results.push_back(res);
@@ -439,7 +439,7 @@ TEST(ComparePooling, FailedRunsAddNothingAndTheFirstWorkingRunGivesTheStructure)
   const Report ok = read_report(data("base.json"));
   const Report broken = read_report(data("failed_mode.json"));
   const Report pooled = pool_reports({broken, ok}, {"broken.json", "ok.json"});
-  const ModeResult* cap = pooled.find("chain", "capture", ok.results[1].params);
+  const ModeResult* cap = pooled.find("chain", Mode::kCapture, ok.results[1].params);
   ASSERT_NE(cap, nullptr);
   EXPECT_EQ(cap->status, Status::kOk);
   EXPECT_EQ(cap->metrics.at("gpu_time_per_iter").repetitions.size(), 7u);
