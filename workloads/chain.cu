@@ -1,10 +1,12 @@
 // chain: N small kernels in a row, each doing real arithmetic on one buffer. With the default
 // sizes every kernel finishes in a few microseconds, so eager mode is bound by launch overhead.
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
+#include "graphprof/error.hpp"
 
 namespace gp {
 namespace {
@@ -33,7 +35,13 @@ class Chain final : public Workload {
   void setup(const Params& p) override {
     kernels_ = static_cast<int>(p.get_int("kernels", 1, 100000));
     n_ = static_cast<int>(p.get_int("elements", 1, 1 << 28));
-    sync_inside_ = p.get_bool("sync_inside");
+    const std::string& sync = p.get("sync_inside");
+    if (sync == "0") sync_inside_ = SyncInside::kNone;
+    else if (sync == "1" || sync == "stream") sync_inside_ = SyncInside::kStream;
+    else if (sync == "event") sync_inside_ = SyncInside::kEvent;
+    else if (sync == "query") sync_inside_ = SyncInside::kQuery;
+    else throw usage_error("--param sync_inside=" + sync + ": expected 0, 1 (= stream), event or query");
+    if (sync_inside_ == SyncInside::kEvent || sync_inside_ == SyncInside::kQuery) halfway_ = make_event(false);
     spin_cycles_ = p.get_int("spin_cycles", 0, 1LL << 40);
     buf_ = DeviceBuffer(sizeof(float) * static_cast<std::size_t>(n_));
     host_.assign(static_cast<std::size_t>(n_), 0.0f);
@@ -48,11 +56,9 @@ class Chain final : public Workload {
   void enqueue(LaunchContext& ctx) override {
     for (int k = 0; k < kernels_; ++k) {
       ctx.launch(chain_step, grid(), block(), 0, buf_.as<float>(), n_, k, spin_cycles_);
-      // The deliberately capture-unsafe variant: a synchronize in the middle of the iteration.
-      if (sync_inside_ && k == kernels_ / 2) {
-        cudaStream_t s = ctx.stream();
-        ctx.api("cudaStreamSynchronize", [s] { return cudaStreamSynchronize(s); });
-      }
+      // The deliberately capture-unsafe variants: the host waits for (or polls) the GPU in the
+      // middle of the iteration. Recording the event is fine in a capture; waiting on it is not.
+      if (sync_inside_ != SyncInside::kNone && k == kernels_ / 2) host_waits_halfway(ctx);
     }
   }
 
@@ -76,6 +82,27 @@ class Chain final : public Workload {
     }
   }
 
+  void host_waits_halfway(LaunchContext& ctx) {
+    const cudaStream_t s = ctx.stream();
+    const cudaEvent_t e = halfway_.get();
+    switch (sync_inside_) {
+      case SyncInside::kNone: return;
+      case SyncInside::kStream: ctx.api("cudaStreamSynchronize", [s] { return cudaStreamSynchronize(s); }); return;
+      case SyncInside::kEvent:
+        ctx.api("cudaEventRecord", [e, s] { return cudaEventRecord(e, s); });
+        ctx.api("cudaEventSynchronize", [e] { return cudaEventSynchronize(e); });
+        return;
+      case SyncInside::kQuery:
+        ctx.api("cudaEventRecord", [e, s] { return cudaEventRecord(e, s); });
+        // Not ready is an answer, not an error.
+        ctx.api("cudaEventQuery", [e] {
+          const cudaError_t r = cudaEventQuery(e);
+          return r == cudaErrorNotReady ? cudaSuccess : r;
+        });
+        return;
+    }
+  }
+
   std::string checksum(cudaStream_t s) override {
     std::vector<float> out(static_cast<std::size_t>(n_));
     GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), buf_.get(), buf_.bytes(), cudaMemcpyDeviceToHost, s));
@@ -89,7 +116,9 @@ class Chain final : public Workload {
 
   int kernels_ = 0;
   int n_ = 0;
-  bool sync_inside_ = false;
+  enum class SyncInside { kNone, kStream, kEvent, kQuery };
+  SyncInside sync_inside_ = SyncInside::kNone;
+  Event halfway_;
   long long spin_cycles_ = 0;
   DeviceBuffer buf_;
   std::vector<float> host_;
@@ -102,7 +131,10 @@ GP_REGISTER_WORKLOAD(Chain, WorkloadInfo{
     "N small kernels in a row on one buffer (launch-bound); the classic case for CUDA Graphs",
     {{"kernels", "100", "number of kernels per iteration"},
      {"elements", "4096", "floats in the buffer each kernel updates"},
-     {"sync_inside", "0", "1 = synchronize the stream in the middle of an iteration (breaks stream capture on purpose)"},
+     {"sync_inside", "0",
+      "wait for the GPU from the host in the middle of an iteration, breaking stream capture on purpose: "
+      "1 or stream = cudaStreamSynchronize, event = cudaEventRecord + cudaEventSynchronize, "
+      "query = cudaEventRecord + cudaEventQuery"},
      {"spin_cycles", "0", "extra busy-wait per kernel in SM clock cycles: a controlled slowdown for testing regression gates"}}})
 
 }  // namespace gp

@@ -23,8 +23,10 @@ inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();  //
 struct GraphDumpSection {
   std::string dot;          // default flags: node names carry the kernel names
   std::string dot_verbose;  // verbose flags: launch configurations, parameters
+  std::string dot_error;    // why a dump could not be written (empty: both written)
   int nodes = 0;
   int edges = 0;
+  nlohmann::json extra = nlohmann::json::object();  // fields of other writers (profile: made_by, launches)
 };
 
 // Median and spread of a duration over the traced iterations (sections.trace.graph_span etc.).
@@ -102,6 +104,7 @@ struct TraceSection {
   std::size_t cupti_buffer_count = 0, cupti_buffer_largest_bytes = 0;
   TracePerturbation perturbation;
   LaunchApiCheck launch_api_check;
+  nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
 };
 
 struct Sections {

@@ -30,6 +30,7 @@ void setup_info(CLI::App& app, int& exit_code) {
               << "driver (CUDA):   " << version_text(g.driver_version) << "\n"
               << "runtime:         " << version_text(g.runtime_version) << "\n"
               << "CUPTI:           " << (g.cupti_version ? std::to_string(g.cupti_version) : "unavailable") << "\n"
+              << "NCCL:            " << kNcclStatus << "\n"
               << "host:            " << h.hostname << ", " << h.os << ", kernel " << h.kernel << "\n"
               << "CPU:             " << h.cpu_model << " (" << h.cpu_count << " threads)\n";
     exit_code = 0;

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "graphprof/cuda/workload.hpp"
+#include "graphprof/version.hpp"
 
 namespace gp::cli {
 
@@ -14,6 +15,7 @@ void setup_list(CLI::App& app, int& exit_code) {
       for (const auto& p : e.info.params)
         std::cout << "    --param " << p.name << "=" << p.default_value << "    " << p.help << "\n";
     }
+    std::cout << "\nNCCL workloads: " << kNcclStatus << "\n";
     exit_code = 0;
   });
 }

@@ -105,13 +105,19 @@ void setup_run(CLI::App& app, int& exit_code) {
     ChromeTraceBuilder chrome;
     configure_trace(*t, req, chrome);
     // The other processes run first, before this one loads CUPTI for its trace pass.
-    std::vector<Report> others = run_other_processes(*o, "run");
     Report report;
-    {
-      const TraceShutdown detach_cupti;
-      report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+    if (std::optional<Report> ranks = run_ranks(*o, "run")) {
+      // One process per GPU measured everything; this one only started them and merges.
+      report = std::move(*ranks);
+      report.command_line = command_line_of(*sub);
+    } else {
+      std::vector<Report> others = run_other_processes(*o, "run");
+      {
+        const TraceShutdown detach_cupti;
+        report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+      }
+      report = merge_processes(std::move(report), std::move(others));
     }
-    report = merge_processes(std::move(report), std::move(others));
     print_run_console(report, std::cout);
     std::cout << format_trace_summary(report);
     write_outputs(report, *o, json_path);

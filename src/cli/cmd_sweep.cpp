@@ -26,9 +26,14 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     fixed.params.clear();  // the grid carries every --param
     RunRequest req = make_request(fixed, json_path);
     req.sweep_points = expand_grid(specs);
-    std::vector<Report> others = run_other_processes(*o, "sweep");
-    const Report report =
-        merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
+    Report report;
+    if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {
+      report = std::move(*ranks);
+      report.command_line = command_line_of(*sub);
+    } else {
+      std::vector<Report> others = run_other_processes(*o, "sweep");
+      report = merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
+    }
     print_sweep_console(report, std::cout);
     write_outputs(report, *o, json_path);
     exit_code = 0;

@@ -3,18 +3,22 @@
 
 #include <algorithm>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
 
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/cuda/device.hpp"
 #include "graphprof/derived.hpp"
+#include "graphprof/ranks.hpp"
 
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
@@ -27,7 +31,7 @@ std::vector<Mode> parse_modes(const std::vector<std::string>& texts) {
   for (const auto& t : texts) {
     if (t == "all") return {kAllModes.begin(), kAllModes.end()};
     auto m = mode_from_string(t);
-    if (!m) throw usage_error("--mode " + t + ": expected eager, capture, graph or all");
+    if (!m || *m == Mode::kApp) throw usage_error("--mode " + t + ": expected eager, capture, graph or all");
     modes.push_back(*m);
   }
   return modes;
@@ -62,6 +66,12 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
                   "(host-side figures vary more between processes than within one)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  sub->add_option("--ranks", o.ranks,
+                  "multi-GPU workloads (allreduce): one process per GPU, this many GPUs or 'all'; their reports "
+                  "are merged, the slowest rank decides")
+      ->capture_default_str();
+  sub->add_option("--lockstep", o.lockstep, "internal: fixed sample count per pass (set for the ranks of --ranks)")
+      ->group("");
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
 }
 
@@ -79,6 +89,16 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   req.measure.rule.min_seconds = std::min(o.min_time, o.budget);
   req.measure.rule.min_samples = static_cast<std::size_t>(o.min_samples);
   req.device = o.device;
+  if (o.lockstep > 0) {
+    // Ranks exchange data inside their iterations, so every rank must run exactly as many
+    // iterations in every pass: a fixed count, no time-based stopping, no timed warm-up.
+    req.measure.rule.min_samples = static_cast<std::size_t>(o.lockstep);
+    req.measure.rule.max_samples = static_cast<std::size_t>(o.lockstep);
+    req.measure.rule.target_rel_ci = -1;
+    req.measure.rule.budget_seconds = 1e9;
+    req.measure.rule.min_seconds = 0;
+    req.measure.warmup_seconds = 0;
+  }
   json_path = o.json_path;
   if (!o.out_dir.empty()) {
     std::error_code ec;
@@ -136,8 +156,8 @@ std::vector<std::string> child_arguments(const std::string& subcommand, const Ru
   return a;
 }
 
-// Runs this binary with `args`, its stdout discarded; returns its exit status.
-int run_self(const std::vector<std::string>& args) {
+// Starts this binary with `args` and `extra_env`, its stdout discarded; returns its pid.
+pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -147,21 +167,38 @@ int run_self(const std::vector<std::string>& args) {
   // The children measure without tracing: graphprof's own NVTX_INJECTION64_PATH (set for the
   // trace pass) would load CUPTI into them, which on the H200 slowed graph replays by up to 50 %.
   std::vector<std::string> env_text;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) != 0) env_text.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    const std::string name(*e, eq ? static_cast<std::size_t>(eq - *e) : std::strlen(*e));
+    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(),
+                                        [&](const std::string& x) { return x.rfind(name + "=", 0) == 0; });
+    if (!overridden) env_text.emplace_back(*e);
+  }
+  for (const auto& x : extra_env) env_text.push_back(x);
   std::vector<char*> envp;
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw internal_error(std::string("--processes: cannot start another graphprof: ") + std::strerror(rc));
+  if (rc != 0) throw internal_error(std::string("cannot start another graphprof process: ") + std::strerror(rc));
+  return pid;
+}
+
+// Exit status of a child (128 + signal when killed); `block` false returns -1 while it runs.
+int wait_child(pid_t pid, bool block = true) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw internal_error(std::string("--processes: waitpid failed: ") + std::strerror(errno));
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
+    if (r == pid) break;
+    if (r == 0) return -1;
+    if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+int run_self(const std::vector<std::string>& args) { return wait_child(spawn_self(args)); }
 
 }  // namespace
 
@@ -193,6 +230,81 @@ Report merge_processes(Report first, std::vector<Report> others) {
     sources.push_back("process " + std::to_string(all.size()));
   }
   return merge_reports(all, sources);
+}
+
+std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand) {
+  if (o.ranks == "1") return std::nullopt;
+  int n = 0;
+  if (o.ranks == "all") {
+    n = device_count();
+  } else {
+    try {
+      n = std::stoi(o.ranks);
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1 || n > 4096) throw usage_error("--ranks " + o.ranks + ": expected a number of GPUs (1 or more) or 'all'");
+    if (n > device_count())
+      throw usage_error("--ranks " + o.ranks + ": this machine shows " + std::to_string(device_count()) + " GPU(s)");
+  }
+  if (o.processes != 1) throw usage_error("--ranks and --processes cannot be combined");
+  if (n == 1) return std::nullopt;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("graphprof-ranks-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  struct Cleanup {
+    std::filesystem::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  // Samples per pass: enough for medians with a CI, the same on every rank.
+  const int samples = o.lockstep > 0 ? o.lockstep : std::max(o.min_samples, 100);
+  std::vector<pid_t> pids;
+  std::vector<std::string> jsons;
+  for (int r = 0; r < n; ++r) {
+    jsons.push_back((dir / ("rank" + std::to_string(r) + ".json")).string());
+    RunOptions child = o;
+    child.device = r;
+    child.params.push_back("rank=" + std::to_string(r));
+    child.params.push_back("nranks=" + std::to_string(n));
+    child.params.push_back(std::string(kRendezvousParam) + "=" + dir.string());
+    std::vector<std::string> args = child_arguments(subcommand, child, jsons.back());
+    args.push_back("--lockstep=" + std::to_string(samples));
+    if (!o.out_dir.empty())  // each rank's DOT dumps in its own folder
+      args.push_back("--out=" + (std::filesystem::path(o.out_dir) / ("rank" + std::to_string(r))).string());
+    // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
+    pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
+    if (!o.quiet) std::cerr << "  rank " << r << " of " << n << " started on GPU " << r << "\n";
+  }
+  // Wait for all; the first failure stops the others (a rank left alone would wait forever).
+  std::vector<int> status(static_cast<std::size_t>(n), -1);
+  int failed = -1;
+  for (int done = 0; done < n;) {
+    for (int r = 0; r < n; ++r) {
+      if (status[static_cast<std::size_t>(r)] >= 0) continue;
+      const int s = wait_child(pids[static_cast<std::size_t>(r)], false);
+      if (s < 0) continue;
+      status[static_cast<std::size_t>(r)] = s;
+      ++done;
+      if (s != 0 && failed < 0) {
+        failed = r;
+        for (int k = 0; k < n; ++k)
+          if (status[static_cast<std::size_t>(k)] < 0) ::kill(pids[static_cast<std::size_t>(k)], SIGTERM);
+      }
+    }
+    if (done < n) ::usleep(20000);
+  }
+  if (failed >= 0) {
+    const int s = status[static_cast<std::size_t>(failed)];
+    throw Error(s == 4 ? ExitCode::kEnvironment : s == 2 ? ExitCode::kUsage : ExitCode::kInternal,
+                "--ranks: rank " + std::to_string(failed) + " of " + std::to_string(n) + " exited with status " +
+                    std::to_string(s) + " (its own message is above); the other ranks were stopped");
+  }
+  std::vector<Report> reports;
+  for (const auto& j : jsons) reports.push_back(read_report(j));
+  return merge_ranks(reports);
 }
 
 ProgressFn progress_printer(bool quiet) {

@@ -1,5 +1,6 @@
 // Options shared by `run` and `sweep`: what to run and how to measure it.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct RunOptions {
   int min_samples = 20;
   int device = 0;
   int processes = 1;
+  std::string ranks = "1";  // processes of a multi-GPU run, one per GPU: a number or "all"
+  int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
 };
 
@@ -45,6 +48,12 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
 // Merges their repetitions into this process's report (first), so the spread between processes
 // is part of the data that `compare` sees.
 Report merge_processes(Report first, std::vector<Report> others);
+
+// `--ranks N`: starts N processes of this binary at once, process i measuring on GPU i as rank i
+// of N (a shared rendezvous folder for NCCL), every pass with the same sample count so their
+// collectives line up; returns their reports merged (merge_ranks). If one fails, the others are
+// stopped. Returns nothing when --ranks is 1.
+std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand);
 
 // Progress printer for run_suite (stderr; silent with --quiet).
 ProgressFn progress_printer(bool quiet);

@@ -10,6 +10,7 @@ const char* to_string(Mode m) {
     case Mode::kEager: return "eager";
     case Mode::kCapture: return "capture";
     case Mode::kGraph: return "graph";
+    case Mode::kApp: return "app";
   }
   return "eager";
 }
@@ -17,6 +18,7 @@ const char* to_string(Mode m) {
 std::optional<Mode> mode_from_string(const std::string& s) {
   for (Mode m : kAllModes)
     if (s == to_string(m)) return m;
+  if (s == to_string(Mode::kApp)) return Mode::kApp;
   return std::nullopt;
 }
 

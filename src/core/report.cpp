@@ -216,7 +216,7 @@ ModeResult result_from_json(const Reader& rd, const json& j, const std::string& 
   r.workload = rd.str(j, where, "workload");
   const std::string mode = rd.str(j, where, "mode");
   const std::optional<Mode> m = mode_from_string(mode);
-  if (!m) rd.fail(where + ".mode", "unknown mode '" + mode + "' (eager, capture or graph)");
+  if (!m) rd.fail(where + ".mode", "unknown mode '" + mode + "' (eager, capture, graph or app)");
   r.mode = *m;
   const json& params = rd.field(j, where, "params");
   if (!params.is_object()) rd.fail(where + ".params", "expected an object");

@@ -3,7 +3,9 @@
 // lack newer fields); unknown keys of results[].sections are kept as they are.
 #include "graphprof/report_sections.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "graphprof/error.hpp"
 
@@ -104,6 +106,14 @@ TraceNodeTime node_from(const In& n) {
   return t;
 }
 
+// The fields of `j` not in `known`, kept so a round trip loses nothing.
+json unknown_fields(const json& j, std::initializer_list<const char*> known) {
+  json out = json::object();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; })) out[it.key()] = *it;
+  return out;
+}
+
 json ci_pair(double lo, double hi) { return json::array({num(lo), num(hi)}); }
 
 void spread_from(const In& p, const char* side, TraceSpread& s) {
@@ -134,6 +144,11 @@ TraceSection trace_from(const In& in) {
   t.reason = in.str("reason");
   t.level = in.str("level");
   t.dot_warning = in.str("dot_warning");
+  t.extra = unknown_fields(in.j, {"status", "reason", "level", "dot_warning", "replays", "gpu_records",
+                                  "unattributed_records", "unassigned_records", "graph_span_median_ns", "graph_span",
+                                  "iteration_span_median_ns", "iteration_span", "api_per_call", "join", "nodes",
+                                  "kernels", "api", "dropped_records", "attempts", "cupti_buffers", "perturbation",
+                                  "launch_api_check"});
   t.has_records = in.has("replays");
   if (!t.has_records) return t;
   t.replays = in.count<std::size_t>("replays");
@@ -176,14 +191,20 @@ TraceSection trace_from(const In& in) {
 }  // namespace
 
 json to_json(const GraphDumpSection& g) {
-  json j{{"nodes", g.nodes}, {"edges", g.edges}};
+  json j = g.extra.is_object() ? g.extra : json::object();
+  j["nodes"] = g.nodes;
+  j["edges"] = g.edges;
   if (!g.dot.empty()) j["dot"] = g.dot;
   if (!g.dot_verbose.empty()) j["dot_verbose"] = g.dot_verbose;
+  if (!g.dot_error.empty()) j["dot_error"] = g.dot_error;
   return j;
 }
 
 json to_json(const TraceSection& t) {
-  json j{{"status", t.status}, {"reason", t.reason}, {"level", t.level}};
+  json j = t.extra.is_object() ? t.extra : json::object();
+  j["status"] = t.status;
+  j["reason"] = t.reason;
+  j["level"] = t.level;
   if (!t.dot_warning.empty()) j["dot_warning"] = t.dot_warning;
   if (!t.has_records) return j;
   j["replays"] = t.replays;
@@ -269,7 +290,9 @@ Sections sections_from_json(const json& j, const std::string& where) {
     const std::string& key = it.key();
     if (key == "graph") {
       const In g = in.object("graph");
-      s.graph = GraphDumpSection{g.str("dot"), g.str("dot_verbose"), g.count<int>("nodes"), g.count<int>("edges")};
+      s.graph = GraphDumpSection{g.str("dot"), g.str("dot_verbose"), g.str("dot_error"), g.count<int>("nodes"),
+                                 g.count<int>("edges"),
+                                 unknown_fields(g.j, {"dot", "dot_verbose", "dot_error", "nodes", "edges"})};
     } else if (key == "trace") {
       s.trace = trace_from(in.object("trace"));
     } else if (key == "workload") {

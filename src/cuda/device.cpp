@@ -26,6 +26,14 @@ void require_gpu(int ordinal) {
   GP_CUDA_CHECK(cudaSetDevice(ordinal));
 }
 
+int device_count() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) throw environment_error(no_gpu_message(cudaGetErrorName(e), cudaGetErrorString(e)));
+  if (count == 0) throw environment_error(no_gpu_message("cudaErrorNoDevice", "no CUDA-capable device is detected"));
+  return count;
+}
+
 GpuInfo query_gpu(int ordinal) {
   require_gpu(ordinal);
   GpuInfo g;

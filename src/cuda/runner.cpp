@@ -6,6 +6,8 @@
 #include "graphprof/cuda/runner.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
 #include "graphprof/derived.hpp"
+#include "graphprof/profile.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
@@ -30,38 +33,8 @@ double ns_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
-std::unique_ptr<ModeRunner> make_runner(Mode m) {
-  switch (m) {
-    case Mode::kEager: return make_eager_runner();
-    case Mode::kCapture: return make_capture_runner();
-    case Mode::kGraph: return make_graph_runner();
-  }
-  return make_eager_runner();
-}
-
-// The usual fix for the errors users meet when capturing.
-std::string hint_for(cudaError_t e, const std::string& api) {
-  switch (e) {
-    case cudaErrorStreamCaptureUnsupported:
-      return api + " is not allowed while a stream is being captured: move synchronisation, allocation "
-             "and host-blocking calls out of the captured region (use cudaMallocAsync, events, "
-             "cudaLaunchHostFunc instead)";
-    case cudaErrorStreamCaptureInvalidated:
-      return "an earlier call inside the captured region broke the capture; the first failing call is the one to fix";
-    case cudaErrorStreamCaptureImplicit:
-      return "a call used the legacy default stream during capture: use a non-blocking stream or "
-             "cudaStreamCaptureModeThreadLocal";
-    case cudaErrorStreamCaptureUnjoined:
-      return "a forked stream was not joined back into the origin stream before cudaStreamEndCapture: "
-             "record an event on it and make the origin stream wait on it";
-    case cudaErrorStreamCaptureIsolation:
-      return "a captured stream waited on work that is not part of the capture";
-    case cudaErrorMemoryAllocation:
-      return "the GPU ran out of memory: lower the workload's size parameters";
-    default:
-      return {};
-  }
-}
+// The usual fix for the errors users meet when capturing (shared with `profile`'s capture trouble).
+std::string hint_for(cudaError_t e, const std::string& api) { return capture_error_hint(static_cast<int>(e), api); }
 
 struct PassResult {
   std::vector<double> samples;
@@ -113,13 +86,24 @@ void dump_graph(cudaGraph_t g, const std::string& dir, ModeResult& res) {
   std::string stem = res.workload;
   for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
   stem += std::string("_") + to_string(res.mode);
+  // Parameter values may hold any text (a folder, for --ranks): keep the name one plain file name.
+  for (char& c : stem)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   const std::string plain = (std::filesystem::path(dir) / (stem + ".dot")).string();
   const std::string verbose = (std::filesystem::path(dir) / (stem + "_verbose.dot")).string();
-  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, plain.c_str(), 0));
-  GP_CUDA_CHECK(cudaGraphDebugDotPrint(g, verbose.c_str(), cudaGraphDebugDotFlagsVerbose));
   GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
-  dump.dot = plain;
-  dump.dot_verbose = verbose;
+  // A dump that cannot be written is noted; the measurement goes on.
+  for (const auto& [path, flags, field] : {std::tuple{plain, 0u, &GraphDumpSection::dot},
+                                           std::tuple{verbose, static_cast<unsigned>(cudaGraphDebugDotFlagsVerbose),
+                                                      &GraphDumpSection::dot_verbose}}) {
+    const cudaError_t e = cudaGraphDebugDotPrint(g, path.c_str(), flags);
+    if (e == cudaSuccess) {
+      dump.*field = path;
+    } else {
+      (void)cudaGetLastError();
+      dump.dot_error = std::string("cudaGraphDebugDotPrint(") + path + ") returned " + cudaGetErrorName(e);
+    }
+  }
 }
 
 void record_graph_shape(cudaGraph_t g, ModeResult& res) {
@@ -137,7 +121,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   std::unique_ptr<Workload> w = entry.create();
   w->setup(params);
   Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = make_runner(mode);
+  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
   std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
   phase.emplace("prepare");
@@ -311,6 +295,16 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
 
 }  // namespace
 
+std::unique_ptr<ModeRunner> make_mode_runner(Mode m) {
+  switch (m) {
+    case Mode::kEager: return make_eager_runner();
+    case Mode::kCapture: return make_capture_runner();
+    case Mode::kGraph: return make_graph_runner();
+    case Mode::kApp: break;
+  }
+  throw Error(ExitCode::kInternal, std::string("no runner for mode ") + to_string(m));
+}
+
 ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
   ModeResult res;
   res.workload = entry.info.name;
@@ -330,6 +324,9 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
 
   try {
+    // An error left behind by an earlier mode's cleanup (seen with NCCL after a failed mode on the
+    // H200) would otherwise be reported by this mode's first checked launch.
+    (void)cudaGetLastError();
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);

@@ -1,6 +1,8 @@
 // The default suite and any selection of workloads x modes, into one Report.
 #include "graphprof/cuda/suite.hpp"
 
+#include <algorithm>
+
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/host_probe.hpp"
 #include "graphprof/derived.hpp"
@@ -24,6 +26,10 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
   std::vector<std::pair<const WorkloadEntry*, Params>> plan;
   if (req.workloads.empty()) {
     for (const auto& e : registered_workloads()) {
+      // Multi-GPU workloads (they take an `nranks` parameter) run only when named: they need
+      // `--ranks` to be meaningful, and the default suite stays a one-GPU suite.
+      if (std::any_of(e.info.params.begin(), e.info.params.end(), [](const ParamSpec& p) { return p.name == "nranks"; }))
+        continue;
       // In the default suite an override applies to the workloads that have that parameter.
       std::map<std::string, std::string> mine;
       for (const auto& [k, v] : req.params)

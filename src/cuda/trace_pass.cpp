@@ -21,15 +21,6 @@ namespace gp {
 
 namespace {
 
-std::unique_ptr<ModeRunner> runner_for(Mode m) {
-  switch (m) {
-    case Mode::kEager: return make_eager_runner();
-    case Mode::kCapture: return make_capture_runner();
-    case Mode::kGraph: return make_graph_runner();
-  }
-  return make_eager_runner();
-}
-
 struct PassOutput {
   std::string status = "ok";  // "ok" | "unavailable"
   std::string reason;
@@ -43,7 +34,7 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   std::unique_ptr<Workload> w = entry.create();
   w->setup(params);
   Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = runner_for(mode);
+  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
 
   TraceSession session(opt.trace.level, buffer_bytes, opt.trace.detach_after_each_pass);
   if (!session.ok()) {

@@ -74,5 +74,22 @@ TEST(ChainModes, SyncInsideCaptureIsDiagnosedAndTheSuiteGoesOn) {
   EXPECT_EQ(rep.results[2].status, Status::kOk);  // the explicit graph has no sync; the suite went on
 }
 
+TEST(ChainModes, WaitingOnAnEventInsideCaptureFailsButRecordingItDoesNot) {
+  // cudaEventRecord is legal in a capture (it becomes a dependency, or an event record node with
+  // cudaEventRecordExternal); synchronizing on or querying the captured event is not.
+  for (const char* variant : {"event", "query"}) {
+    SCOPED_TRACE(variant);
+    const Report rep = run_suite(quick({{"kernels", "10"}, {"sync_inside", variant}}), {"test"}, nullptr);
+    ASSERT_EQ(rep.results.size(), 3u);
+    EXPECT_EQ(rep.results[0].status, Status::kOk);
+    const ModeResult& cap = rep.results[1];
+    ASSERT_EQ(cap.status, Status::kFailed);
+    ASSERT_TRUE(cap.failure.has_value());
+    EXPECT_EQ(cap.failure->api, std::string(variant) == "event" ? "cudaEventSynchronize" : "cudaEventQuery");
+    EXPECT_NE(cap.failure->error, "cudaSuccess");
+    EXPECT_EQ(rep.results[2].status, Status::kOk);
+  }
+}
+
 }  // namespace
 }  // namespace gp

@@ -319,7 +319,7 @@ Report report_with_times() {
     m.mode = mode_from_string(mode).value();
     m.params = {{"branches", "8"}};
     const std::string stem = std::string("/out/dot/fork-join_") + mode;
-    m.sections.graph = GraphDumpSection{stem + ".dot", stem + "_verbose.dot", 66, 65};
+    m.sections.graph = GraphDumpSection{stem + ".dot", stem + "_verbose.dot", "", 66, 65};
     TraceSection& trace = m.sections.trace.emplace();
     trace.has_records = true;
     const std::uint32_t g = std::string(mode) == "capture" ? 103 : 118;

@@ -40,7 +40,7 @@ Report sample_report() {
   m.derived["break_even_replays"] = INFINITY;
   m.checksum = "00ff";
   m.checksum_matches_eager = true;
-  m.sections.graph = GraphDumpSection{"", "", 100, 0};
+  m.sections.graph = GraphDumpSection{"", "", "", 100, 0};
   r.results.push_back(m);
   ModeResult f;
   f.workload = "chain";

@@ -8,6 +8,9 @@ namespace gp {
 // commands work without a GPU) when no usable device or driver is present.
 void require_gpu(int ordinal = 0);
 
+// Number of visible devices; throws like require_gpu() when there is none.
+int device_count();
+
 // Facts about device `ordinal` (name, CC, SMs, clocks, driver/runtime/CUPTI versions).
 GpuInfo query_gpu(int ordinal = 0);
 

@@ -63,6 +63,9 @@ TEST(WorkloadRegistry, DocsListExactlyTheRegisteredWorkloadsAndParameters) {
     documented.insert((*it)[1].str());
   std::set<std::string> registered;
   for (const auto& e : registered_workloads()) registered.insert(e.info.name);
+  // Workloads with an optional dependency are documented even where they are not built.
+  for (const char* optional : {"allreduce"})
+    if (!registered.count(optional)) documented.erase(optional);
   EXPECT_EQ(documented, registered);
 
   for (const auto& e : registered_workloads()) {

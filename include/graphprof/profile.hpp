@@ -1,0 +1,177 @@
+// `graphprof profile -- CMD`: what the injection library (src/inject/graphprof_inject.cpp) recorded
+// in each process of an unmodified CUDA application, read back from its per-process line files,
+// and what graphprof makes of it: per graph (launches, call cost kept apart from queue-full
+// blocking, per-node GPU time joined to the DOT dump), work outside graphs, graph coverage,
+// capture trouble. Host-only; the CPU tests drive it with recorded line files (tests/data/profile/).
+// docs/profile.md describes the figures, docs/report-schema.md the report section.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graphprof/report.hpp"
+#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_records.hpp"
+
+namespace gp {
+
+// ---------------------------------------------------------------------------------------------
+// What one process wrote (proc-<pid>.jsonl)
+
+// A graph exec the application instantiated (GRAPHEXEC_CREATED callback).
+struct ProfiledExec {
+  std::uint32_t exec_id = 0;
+  std::uint32_t graph_id = 0;  // the original cudaGraph_t's id: the "G" of graph_<G>_node_<i> in the dump
+  std::size_t nodes = 0, edges = 0;
+  std::uint32_t correlation_id = 0;  // of the cudaGraphInstantiate* call that made it (0: unknown)
+  std::uint64_t created_ns = 0;
+  std::string dot, dot_verbose;  // paths the library wrote (empty: no dump)
+};
+
+// cudaStreamBeginCapture / cudaStreamEndCapture as the runtime callbacks saw them.
+struct CaptureCall {
+  bool begin = true;
+  std::uint32_t stream_id = 0;
+  std::uint32_t graph_id = 0;  // end only: the graph made (0 when the capture failed)
+  std::uint32_t correlation_id = 0;
+  int return_value = 0;  // cudaError_t
+};
+
+// A call that names a graph exec: cudaGraphUpload, and cudaGraphLaunch at --trace none (the
+// other levels learn the exec of a launch from its GPU records).
+struct ExecCall {
+  std::uint32_t exec_id = 0, correlation_id = 0;
+};
+
+struct ProcessRecords {
+  std::string source;  // the file
+  int pid = 0, ppid = 0;
+  std::string command_line;
+  std::uint64_t begin_ns = 0;  // CUDA initialisation in this process (CUPTI clock)
+  std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
+  std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
+  int trace_level = 2;         // 0 none, 1 graph, 2 node
+  std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
+  TraceData trace;                  // kernels, copies, memsets, API calls, graph spans, node clones
+  std::vector<ProfiledExec> execs;
+  std::vector<CaptureCall> captures;
+  std::vector<ExecCall> uploads;
+  std::vector<ExecCall> launches;
+  std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
+  std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
+};
+
+// Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
+// a line); a file that cannot be opened throws gp::Error(kBadInput).
+ProcessRecords parse_process_records(std::istream& in, const std::string& source);
+ProcessRecords read_process_records(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------
+// Analysis
+
+// Host time of launch calls, with the calls that waited for room in the device's queue set apart.
+// A call is "blocked" when the GPU was busy with earlier work for the whole call AND it took more
+// than max(2 x reference, reference + 5 us), where the reference is the median of calls made
+// while the GPU had no earlier work pending (or the 10th percentile of all calls when fewer than
+// 5 such calls exist). A blocked call's host cost is taken to be the reference; the rest is
+// queue wait. Needs GPU records (--trace graph or node); without them only `all` is filled.
+struct LaunchCalls {
+  DurationStats all;             // every call
+  DurationStats unblocked;       // calls not flagged as blocked: the host cost
+  std::optional<double> reference_ns;
+  std::string reference_from;    // "idle device" | "10th percentile" | "" (no GPU records)
+  std::size_t idle_calls = 0;    // made while the GPU had no earlier work pending
+  std::size_t blocked = 0;
+  double blocked_wait_ns = 0;    // sum over blocked calls of (duration - reference)
+  std::optional<double> first_call_ns;  // the first call (graph: first launch of the exec)
+  std::optional<DurationStats> queue_latency;  // call end -> its first GPU work starts
+};
+
+struct GraphProfile {
+  ProfiledExec exec;
+  std::string made_by = "explicit API";  // or "stream capture"
+  std::uint32_t capture_stream = 0;      // stream capture: the origin stream's CUPTI id
+  std::size_t launches = 0;
+  std::optional<double> instantiate_ns, upload_ns;
+  LaunchCalls calls;
+  std::vector<double> launch_call_ns;    // raw, per launch, in launch order
+  std::vector<double> gpu_span_ns;       // raw, per launch: first node start to last node end
+  double kernel_time_ns = 0;             // all its kernels' GPU time
+  std::size_t kernels = 0;
+  TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+};
+
+struct NamedCount {
+  std::string name;
+  std::size_t count = 0;
+  double total_ns = 0;
+  double median_ns = 0;
+  std::uint64_t bytes = 0;  // copies and memsets
+};
+
+// A capture that went wrong, with the call that broke it.
+struct CaptureTrouble {
+  std::uint32_t stream_id = 0;
+  std::string api;        // the first call inside the capture that failed (or EndCapture itself)
+  std::string error;      // e.g. "cudaErrorStreamCaptureUnsupported"
+  std::string end_error;  // what cudaStreamEndCapture returned ("" if it was never called)
+  std::string hint;
+};
+
+struct ProcessProfile {
+  int pid = 0, ppid = 0;
+  std::string command_line;
+  std::string end_reason;
+  std::vector<std::string> errors;
+  int trace_level = 2;
+  double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
+  std::vector<GraphProfile> graphs;
+  // Coverage (node level): kernels and kernel time inside graphs vs outside.
+  std::size_t graph_kernels = 0, eager_kernels = 0;
+  double graph_kernel_ns = 0, eager_kernel_ns = 0;
+  std::size_t graph_launches = 0;  // cudaGraphLaunch calls
+  std::size_t eager_launches = 0;  // kernel launch calls outside capture (cudaLaunchKernel, cuLaunchKernel, ...)
+  LaunchCalls graph_calls;         // all graph launches of the process
+  LaunchCalls eager_calls;         // eager kernel launches
+  std::vector<NamedCount> top_eager_kernels;  // by total GPU time
+  std::vector<NamedCount> copies;  // outside graphs: "memcpy HtoD", ..., "memset"
+  std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
+  std::vector<CaptureTrouble> capture_trouble;
+  std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+};
+
+ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
+
+// The usual fix for a capture error (cudaError_t value), shared with `run`'s failure diagnosis.
+std::string capture_error_hint(int cuda_error, const std::string& api);
+// "cudaErrorStreamCaptureUnsupported" for 900, ...; "cudaError <n>" for codes it does not know.
+std::string cuda_error_name_of(int cuda_error);
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+struct ProfileRun {
+  std::string program;                    // workload name in the report
+  std::vector<std::string> command;       // CMD ARGS...
+  int exit_status = 0;                    // the application's (128 + signal when killed)
+  std::string exit_description;           // "exited with status 1", "killed by SIGINT"
+  double wall_ns = 0;                     // as graphprof saw it: start to end of the child
+  std::optional<double> plain_wall_ns;    // --overhead: the same command without injection
+  std::string trace_level = "node";
+  std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
+};
+
+// One result for the application (mode "app", sections.profile) and one per graph exec
+// (params process/graph/exec; sections.graph and sections.trace as `run` writes them, so
+// analyze/render --report read them).
+Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
+
+// The console summary, from the report alone.
+std::string format_profile_summary(const Report& report);
+
+}  // namespace gp

@@ -1,0 +1,159 @@
+#!/bin/bash
+# graphprof held against NVIDIA's cuda-samples cudaGraphsPerfScaling on the same graphs (GPU machine).
+#
+#   scripts/parity-perfscaling.sh SAMPLE.cu [GRAPHPROF]
+#
+# SAMPLE.cu is the unmodified sample (cudaGraphPerfScaling.cu). It is built with nvcc into a
+# temporary folder, never into the project's build. GRAPHPROF defaults to ./build-gpu/graphprof.
+# Both measure the sample's topologies -- `width` chains of `length` empty kernels <<<1,1>>>, with
+# (pattern 1, graphprof entry=1) or without (pattern 0) one entry kernel -- for every length in
+# PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in capture mode
+# (the sample captures too). Writes $OUT/parity.md (the side-by-side table with ratios) and
+# $OUT/parity.tgz (the sample's CSV, graphprof's JSON and console output, the timings of each step).
+# Device time on the H200: about 2 minutes (see docs/findings.md).
+set -euo pipefail
+
+usage() { echo "usage: $0 SAMPLE.cu [GRAPHPROF]  (writes \$OUT/parity.md and \$OUT/parity.tgz)" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+src=$1
+gp=${2:-./build-gpu/graphprof}
+[ -f "$src" ] || { echo "$0: $src: no such file (the sample's cudaGraphPerfScaling.cu)" >&2; exit 3; }
+[ -x "$gp" ] || { echo "$0: $gp: not an executable graphprof (build it first, or pass its path)" >&2; exit 2; }
+out=${OUT:-$PWD/parity-out}
+lengths=${PARITY_LENGTHS:-"10 100 1000 10000"}
+widths=${PARITY_WIDTHS:-"1 4 16"}
+arch=${PERFSCALING_ARCH:-sm_90}
+# The sample averages TRIALS fresh graphs per shape (plus one warm-up graph it does not report).
+# At length 10000 x width 16 (160 000 nodes) each trial instantiates four times, so fewer trials there.
+trials_small=${PARITY_TRIALS:-5}
+trials_large=${PARITY_TRIALS_LARGE:-2}
+sample_budget=${PARITY_SAMPLE_SECONDS:-110}   # seconds since the start after which no new sample run starts
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PATH=$PATH:/usr/local/cuda/bin
+
+step() { echo "[$(( SECONDS ))s] $*" | tee -a "$work/steps.txt" >&2; }
+
+step "building the sample ($arch) from $src (sha256 $(sha256sum "$src" | cut -c1-16))"
+nvcc -O2 -std=c++17 -arch="$arch" -o "$work/perfscaling" "$src"
+
+step "running the sample"
+echo "length,width,pattern,capture,instantiation,first_launch_api,first_launch_total,repeat_launch_api,repeat_launch_total,first_launch_device,first_timeout,repeat_launch_device,repeat_timeout,upload_api_time,upload_device_time,upload_timeout" \
+  > "$work/sample.csv"
+for pattern in 0 1; do
+  for width in $widths; do
+    for length in $lengths; do
+      # Device time is scarce: past the sample's share of the budget, skip the remaining shapes.
+      if [ "$SECONDS" -gt "$sample_budget" ]; then
+        step "skipped: sample at length $length width $width pattern $pattern (past ${sample_budget}s)"
+        continue
+      fi
+      trials=$trials_small
+      [ "$length" -ge 10000 ] && trials=$trials_large
+      # OUTFMT 4: one averaged CSV line per length; STRIDE 1, MAXLENGTH = LENGTH: this length only.
+      if ! timeout 60 "$work/perfscaling" 4 "$trials" "$length" "$width" "$pattern" 1 "$length" > "$work/one.txt"; then
+        step "sample failed at length $length width $width pattern $pattern"
+        continue
+      fi
+      { grep -E '^[0-9]' "$work/one.txt" || true; } | tr -d '\r ' | sed 's/,$//' >> "$work/sample.csv"
+    done
+  done
+  step "sample pattern $pattern done"
+done
+
+step "running graphprof sweep (scaling, capture)"
+csv() { echo "$1" | tr -s ' ' ','; }
+"$gp" sweep --workload scaling --mode capture --quiet \
+  --param "length=$(csv "$lengths")" --param "width=$(csv "$widths")" --param entry=0,1 \
+  --budget 0.3 --json "$work/graphprof.json" > "$work/graphprof.txt" 2>&1 \
+  && step "graphprof done" || step "graphprof sweep failed (exit $?): see graphprof.txt"
+touch "$work/graphprof.txt"
+
+python3 - "$work/sample.csv" "$work/graphprof.json" "$out/parity.md" <<'PY'
+import csv, json, os, sys
+
+sample_csv, gp_json, md_path = sys.argv[1:4]
+sample = {}
+for row in csv.DictReader(open(sample_csv)):
+    key = (int(row["length"]), int(row["width"]), int(row["pattern"]))
+    sample[key] = {k: float(v) for k, v in row.items()}
+
+gp = {}
+report = json.load(open(gp_json)) if os.path.exists(gp_json) else {"results": []}
+for r in report["results"]:
+    p = r["params"]
+    key = (int(p["length"]), int(p["width"]), int(p["entry"]))
+    gp[key] = r
+
+def med(r, k):
+    m = r.get("metrics", {}).get(k)
+    return None if m is None else m["summary"]["median"] / 1000.0  # ns -> µs
+
+def fmt(v):
+    if v is None: return "-"
+    if v >= 1000: return f"{v / 1000:.2f} ms"
+    if v >= 100: return f"{v:.0f}"
+    if v >= 10: return f"{v:.1f}"
+    return f"{v:.2f}"
+
+within = {}
+def ratio(a, b, col, same_method):
+    """graphprof / sample; counts same-method columns for the ±10 % summary."""
+    if a is None or b is None or b <= 0: return "-"
+    q = a / b
+    if same_method:
+        ok = abs(q - 1) <= 0.10
+        n, k = within.get(col, (0, 0))
+        within[col] = (n + 1, k + ok)
+        return f"{q:.2f}" + ("" if ok else " ⚠")
+    return f"{q:.2f}"
+
+lines = []
+env = report.get("environment", {}).get("gpu") or {}
+lines.append(f"GPU: {env.get('name', '?')}, driver {env.get('driver_version', '?')}, runtime {env.get('runtime_version', '?')}; "
+             f"graphprof {report.get('tool', {}).get('git_revision', '?')}. Times in µs unless marked; ratio = graphprof / sample.")
+lines.append("")
+lines.append("| length × width | entry | nodes | device per node: sample | graphprof | ratio | repeat launch, host (after sync): sample | graphprof | ratio | graphprof back to back | instantiate: sample | graphprof | ratio | upload: sample (API only) | graphprof (+sync) | first launch: sample (incl. upload, +sync) | graphprof upload + first launch | ratio | sample latch timeouts |")
+lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for key in sorted(set(sample) | set(gp)):
+    length, width, pattern = key
+    s, r = sample.get(key), gp.get(key)
+    nodes = length * width + pattern
+    if r is not None and r.get("status") != "ok":
+        lines.append(f"| {length} × {width} | {pattern} | {nodes} | graphprof {r.get('status')}: {r.get('reason', '')} |" + " |" * 15)
+        continue
+    s_node = s["repeat_launch_device"] / nodes if s else None
+    lat = med(r, "gpu_time_per_iter_latched") if r else None
+    g_nodes = r["sections"]["graph"]["nodes"] if r else nodes
+    g_node = lat / g_nodes if lat is not None else None
+    s_rep = s["repeat_launch_api"] if s else None
+    g_iso = med(r, "launch_cpu_isolated") if r else None
+    g_b2b = med(r, "launch_cpu_per_call") if r else None
+    s_inst = s["instantiation"] if s else None
+    g_inst = med(r, "instantiate_time") if r else None
+    s_up = s["upload_api_time"] if s else None
+    g_up = med(r, "upload_time") if r else None
+    s_first = s["first_launch_total"] if s else None
+    g_first_only = med(r, "first_launch_time") if r else None
+    g_first = g_up + g_first_only if g_up is not None and g_first_only is not None else None
+    timeouts = f"{s['first_timeout'] + s['repeat_timeout'] + s['upload_timeout']:.1f}" if s else "-"
+    node_note = "" if g_nodes == nodes else f" (graphprof: {g_nodes})"
+    lines.append(
+        f"| {length} × {width} | {pattern} | {nodes}{node_note} | {fmt(s_node)} | {fmt(g_node)} | {ratio(g_node, s_node, 'device per node', True)} "
+        f"| {fmt(s_rep)} | {fmt(g_iso)} | {ratio(g_iso, s_rep, 'repeat launch host', True)} | {fmt(g_b2b)} "
+        f"| {fmt(s_inst)} | {fmt(g_inst)} | {ratio(g_inst, s_inst, 'instantiate', True)} "
+        f"| {fmt(s_up)} | {fmt(g_up)} "
+        f"| {fmt(s_first)} | {fmt(g_first)} | {ratio(g_first, s_first, 'first launch', False)} | {timeouts} |")
+lines.append("")
+lines.append("Same method, same shape, within ±10 %: " +
+             "; ".join(f"{c}: {k} of {n}" for c, (n, k) in within.items()) + ". ⚠ marks a same-method ratio outside ±10 %.")
+lines.append("Sample latch timeouts: how many of its three latched measurements (summed, averaged over trials) "
+             "ran past the latch's timeout (4 µs + 0.5 µs per node), so the host submission was not fully hidden.")
+open(md_path + ".tmp", "w").write("\n".join(lines) + "\n")
+os.replace(md_path + ".tmp", md_path)
+print("\n".join(lines))
+PY
+step "table written to $out/parity.md"
+(cd "$work" && tar czf "$out/parity.tgz.tmp" sample.csv graphprof.txt steps.txt $(ls graphprof.json 2>/dev/null))
+mv "$out/parity.tgz.tmp" "$out/parity.tgz"

@@ -1,0 +1,257 @@
+// graphprof profile -- CMD [ARGS...]: runs an unmodified CUDA application with graphprof's CUPTI
+// injection library (CUDA_INJECTION64_PATH), waits for it, and turns what each of its processes
+// recorded into one report (docs/profile.md).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/cuda/device.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/profile.hpp"
+#include "graphprof/trace_chrome.hpp"
+#include "graphprof/version.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ProfileOptions {
+  std::string out = "graphprof-profile";
+  std::string json;
+  std::string trace_out;
+  std::string trace = "node";
+  bool overhead = false;
+  bool dot = true;
+  std::vector<std::string> command;
+};
+
+// The child's pid while it runs, for the signal handler.
+volatile sig_atomic_t g_child = 0;
+
+// SIGINT/SIGTERM sent to graphprof by another process (kill, a CI runner) go on to the application.
+// A Ctrl-C from the terminal reaches the application by itself (same process group): not twice.
+void forward_signal(int sig, siginfo_t* info, void*) {
+  const bool from_terminal = info != nullptr && info->si_code > 0;
+  if (g_child > 0 && !from_terminal) kill(static_cast<pid_t>(g_child), sig);
+}
+
+struct SignalForwarding {
+  struct sigaction old_int {}, old_term {};
+  SignalForwarding() {
+    struct sigaction sa {};
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~SignalForwarding() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    g_child = 0;
+  }
+};
+
+struct ChildResult {
+  int status = 0;  // exit status, or 128 + signal
+  std::string description;
+  double wall_ns = 0;
+};
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+// Runs `command` with `env` (stdin/stdout/stderr inherited: the application's output passes through).
+ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env) {
+  std::vector<char*> argv, envp;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const SignalForwarding forwarding;
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
+  g_child = pid;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+  ChildResult r;
+  r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  if (WIFEXITED(status)) {
+    r.status = WEXITSTATUS(status);
+    r.description = "exited with status " + std::to_string(r.status);
+  } else if (WIFSIGNALED(status)) {
+    r.status = 128 + WTERMSIG(status);
+    r.description = "was killed by " + signal_name(WTERMSIG(status));
+  }
+  return r;
+}
+
+// The application's name in the report: the program, or the script/module a Python runs.
+std::string program_name(const std::vector<std::string>& cmd) {
+  const std::string prog = fs::path(cmd.front()).filename().string();
+  if (prog.rfind("python", 0) == 0)
+    for (std::size_t i = 1; i < cmd.size(); ++i) {
+      if (cmd[i] == "-m" && i + 1 < cmd.size()) return cmd[i + 1];
+      if (cmd[i] == "-c") return prog + " -c";
+      if (!cmd[i].empty() && cmd[i][0] != '-') return fs::path(cmd[i]).filename().string();
+    }
+  return prog;
+}
+
+std::string self_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+std::vector<std::string> environment_without(const std::vector<std::string>& names) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string s = *e;
+    bool drop = false;
+    for (const auto& n : names) drop = drop || s.rfind(n + "=", 0) == 0;
+    if (!drop) env.push_back(s);
+  }
+  return env;
+}
+
+void run_profile(const ProfileOptions& o, int& exit_code) {
+  if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
+  // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
+  const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
+  const bool gpu_checked = !(no_check && std::strcmp(no_check, "1") == 0);
+  if (gpu_checked) require_gpu(0);
+
+  const char* custom = std::getenv("GRAPHPROF_INJECT_LIB");
+  const fs::path lib = custom && *custom ? fs::path(custom) : fs::path(self_dir()) / "libgraphprof_inject.so";
+  if (!fs::is_regular_file(lib))
+    throw environment_error("the injection library " + lib.string() +
+                            " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
+
+  std::error_code ec;
+  const fs::path out = fs::absolute(o.out);
+  const fs::path data = out / "profile-data";
+  fs::create_directories(data, ec);
+  if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + data.string() + ": " + ec.message());
+  // Stale files of an earlier profile would be read as processes of this one.
+  for (const auto& entry : fs::directory_iterator(data, ec)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+      fs::remove(entry.path(), ec);
+  }
+  const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
+  if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
+    throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
+
+  ProfileRun run;
+  run.program = program_name(o.command);
+  run.command = o.command;
+  run.trace_level = o.trace;
+  if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing)
+    run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to ") + existing +
+                        "; CUDA loads one injection library per process, so graphprof replaced it for the application");
+
+  if (o.overhead) {
+    std::cerr << "graphprof profile: run 1 of 2, without the injection (--overhead)\n";
+    const ChildResult plain = run_child(o.command, environment_without({"CUDA_INJECTION64_PATH"}));
+    run.plain_wall_ns = plain.wall_ns;
+    if (plain.status != 0) run.notes.push_back("without the injection, the application " + plain.description);
+    std::cerr << "graphprof profile: run 2 of 2, profiled\n";
+  }
+  std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
+                                                      "GRAPHPROF_PROFILE_DOT"});
+  env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
+  env.push_back("GRAPHPROF_PROFILE_DIR=" + data.string());
+  env.push_back("GRAPHPROF_PROFILE_LEVEL=" + o.trace);
+  env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
+  std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
+            << data.string() << ")\n";
+  const ChildResult child = run_child(o.command, env);
+  run.exit_status = child.status;
+  run.exit_description = child.description;
+  run.wall_ns = child.wall_ns;
+
+  std::vector<ProcessRecords> records;
+  for (const auto& entry : fs::directory_iterator(data, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") records.push_back(read_process_records(entry.path().string()));
+  }
+  std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
+    return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
+  });
+  std::vector<ProcessProfile> processes;
+  for (const auto& r : records) processes.push_back(analyze_process(r));
+
+  Report report = profile_report(run, processes);
+  report.tool_version = kToolVersion;
+  report.git_revision = kGitRevision;
+  report.created_utc = utc_timestamp_now();
+  report.command_line = {"graphprof", "profile", "--trace=" + o.trace, "--"};
+  report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
+  report.environment.host = collect_host_info();
+  if (gpu_checked) report.environment.gpu = query_gpu(0);
+  write_report(report, json_path);
+
+  std::cout << format_profile_summary(report);
+  std::cout << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
+  if (!o.trace_out.empty()) {
+    ChromeTraceBuilder chrome;
+    for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
+    chrome.write(o.trace_out);
+    std::cout << "trace written to " << o.trace_out << " (open it in ui.perfetto.dev)\n";
+  }
+  // The report is written whatever the application did; its exit status is in the report.
+  exit_code = 0;
+}
+
+}  // namespace
+
+void setup_profile(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand(
+      "profile", "Profile the CUDA graphs of any application, unmodified (needs a GPU): graphprof profile [options] -- CMD [ARGS...]");
+  auto o = std::make_shared<ProfileOptions>();
+  sub->add_option("--out", o->out, "folder for report.json and the per-process records and DOT dumps")->capture_default_str();
+  sub->add_option("--json", o->json, "write the JSON report here instead of OUT/report.json");
+  sub->add_option("--trace-out", o->trace_out, "write a Chrome trace-event file of everything recorded (ui.perfetto.dev)");
+  sub->add_option("--trace", o->trace,
+                  "what to record: none (graphs and API calls), graph (+ one GPU span per graph launch), node (+ every "
+                  "kernel, copy and memset)")
+      ->check(CLI::IsMember({"none", "graph", "node"}))
+      ->capture_default_str();
+  sub->add_flag("--overhead", o->overhead, "run the application twice, first without the injection, and report both wall times");
+  sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
+  sub->add_option("command", o->command, "the application and its arguments, after --")->required();
+  sub->footer(
+      "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
+      "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
+      "            2 usage or the command cannot start, 4 no GPU/driver or no injection library, 6 internal error.");
+  sub->callback([o, &exit_code] { run_profile(*o, exit_code); });
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,521 @@
+// libgraphprof_inject.so: the CUPTI injection library of `graphprof profile -- CMD`. The CUDA
+// driver loads it into every process of the application that initialises CUDA, because graphprof
+// sets CUDA_INJECTION64_PATH for the child, and calls InitializeInjection() once. The library then
+// subscribes to CUPTI and streams what it sees, as one JSON object per line, into
+// $GRAPHPROF_PROFILE_DIR/proc-<pid>.jsonl (child processes inherit the variables, so each process
+// writes its own file). It dumps every instantiated graph with cuGraphDebugDotPrint from the
+// graph-exec-created callback. graphprof reads the files after the application ends
+// (src/profile/profile_records.cpp documents the line format; docs/profile.md the whole design).
+//
+// This is the second translation unit that includes cupti.h (the first is src/trace/cupti_session.cpp,
+// inside graphprof itself); it is an entry point of its own, loaded into someone else's process, so
+// it reads its settings from the environment and never throws, exits or prints to stdout.
+//
+// Facts relied on (H200, CUDA 13.0, see ../shared/reference/app-profiling.md):
+//  - PyTorch loads its own libcupti.so.13; linking against the same SONAME shares that copy;
+//  - CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED carries the original cudaGraph_t, which
+//    cuGraphDebugDotPrint accepts inside the callback;
+//  - kernel/memcpy/memset records carry graphId = exec id and graphNodeId = (exec id << 32) | index;
+//    GRAPHNODE_CLONED maps exec nodes to the original graph's nodes, whose ids the DOT dump uses.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <chrono>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#define GP_EXPORT __attribute__((visibility("default")))
+
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
+
+// What graphprof asked for (GRAPHPROF_PROFILE_LEVEL): 0 none (graphs and API calls only),
+// 1 graph (plus one span per graph launch), 2 node (plus every kernel, copy and memset).
+int g_level = 2;
+bool g_dump_dot = true;
+std::string g_dir;
+
+// The output file. A timed mutex: the signal handler and CUPTI's worker thread must never wait
+// forever for a writer that was interrupted.
+std::timed_mutex g_mu;
+FILE* g_out = nullptr;
+std::atomic<bool> g_finished{false};
+CUpti_SubscriberHandle g_subscriber = nullptr;
+std::atomic<unsigned long long> g_lost_buffers{0};
+
+// Appends printf-formatted text to a std::string.
+void appendf(std::string& s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& s, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    s.append(buf, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  va_start(ap, fmt);
+  std::vsnprintf(big.data(), big.size(), fmt, ap);
+  va_end(ap);
+  big.resize(static_cast<std::size_t>(n));
+  s += big;
+}
+
+// A JSON string literal.
+void append_json_string(std::string& s, const char* text) {
+  s += '"';
+  for (const char* p = text ? text : ""; *p; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += static_cast<char>(c);
+    } else if (c < 0x20) {
+      appendf(s, "\\u%04x", c);
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  s += '"';
+}
+
+// Writes finished lines; `flush` pushes them to the file so a killed process leaves them behind.
+bool write_lines(const std::string& lines, bool flush, std::chrono::milliseconds wait = std::chrono::seconds(5)) {
+  std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
+  if (!lock.try_lock_for(wait)) return false;
+  if (g_out == nullptr) return false;
+  std::fwrite(lines.data(), 1, lines.size(), g_out);
+  if (flush) std::fflush(g_out);
+  return true;
+}
+
+std::uint64_t now_ns() {
+  uint64_t t = 0;
+  if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS) return t;
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::string cupti_error(CUptiResult r) {
+  const char* name = nullptr;
+  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) return "CUPTI error " + std::to_string(r);
+  return name;
+}
+
+void write_error(const std::string& what) {
+  std::string line = "{\"t\":\"error\",\"what\":";
+  append_json_string(line, what.c_str());
+  line += "}\n";
+  write_lines(line, true);
+}
+
+const char* copy_kind(std::uint8_t k) {
+  switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "unknown";
+  }
+}
+
+// The GPU fields kernel, memcpy and memset records share, in the line format's short keys.
+template <typename R>
+void append_gpu_fields(std::string& s, const R& r) {
+  appendf(s, "\"s\":%llu,\"e\":%llu,\"d\":%u,\"c\":%u,\"st\":%u,\"co\":%u,\"g\":%u,\"gn\":%llu",
+          static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end), r.deviceId, r.contextId,
+          r.streamId, r.correlationId, r.graphId, static_cast<unsigned long long>(r.graphNodeId));
+}
+
+// API names are looked up once per (domain, cbid), without CUPTI's "_v10000" suffix.
+std::string api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
+  const char* name = nullptr;
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) return "cbid " + std::to_string(cbid);
+  std::string n = name;
+  const std::size_t v = n.rfind("_v");
+  if (v != std::string::npos && v + 2 < n.size() && n.find_first_not_of("0123456789", v + 2) == std::string::npos) n.resize(v);
+  return n;
+}
+
+void append_record(std::string& s, const CUpti_Activity* r) {
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
+      s += "{\"t\":\"k\",\"n\":";
+      append_json_string(s, k->name ? k->name : "(unnamed kernel)");
+      s += ',';
+      append_gpu_fields(s, *k);
+      appendf(s, ",\"gr\":[%d,%d,%d],\"bl\":[%d,%d,%d],\"sh\":%d,\"rg\":%d}\n", k->gridX, k->gridY, k->gridZ, k->blockX,
+              k->blockY, k->blockZ, k->staticSharedMemory + k->dynamicSharedMemory, k->registersPerThread);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+      appendf(s, "{\"t\":\"mc\",\"k\":\"%s\",\"b\":%llu,", copy_kind(m->copyKind), static_cast<unsigned long long>(m->bytes));
+      append_gpu_fields(s, *m);
+      s += "}\n";
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+      appendf(s, "{\"t\":\"ms\",\"v\":%u,\"b\":%llu,", m->value, static_cast<unsigned long long>(m->bytes));
+      append_gpu_fields(s, *m);
+      s += "}\n";
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
+      const bool runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      static thread_local std::string names[2][1024];  // per domain, cbid < 1024 cached
+      std::string local;
+      const std::string* name = &local;
+      if (a->cbid < 1024) {
+        std::string& cached = names[runtime ? 0 : 1][a->cbid];
+        if (cached.empty()) cached = api_name(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
+        name = &cached;
+      } else {
+        local = api_name(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
+      }
+      s += "{\"t\":\"a\",\"n\":";
+      append_json_string(s, name->c_str());
+      appendf(s, ",\"cb\":%u,\"dr\":%d,\"s\":%llu,\"e\":%llu,\"p\":%u,\"th\":%u,\"co\":%u,\"r\":%u}\n", a->cbid,
+              runtime ? 0 : 1, static_cast<unsigned long long>(a->start), static_cast<unsigned long long>(a->end),
+              a->processId, a->threadId, a->correlationId, a->returnValue);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+      const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
+      appendf(s, "{\"t\":\"gt\",\"co\":%u,\"g\":%u,\"s\":%llu,\"e\":%llu,\"d\":%u,\"c\":%u,\"st\":%u}\n", g->correlationId,
+              g->graphId, static_cast<unsigned long long>(g->start), static_cast<unsigned long long>(g->end), g->deviceId,
+              g->contextId, g->streamId);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  if (buffer != nullptr) {
+    std::string lines;
+    lines.reserve(valid + valid / 2);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) append_record(lines, record);
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
+      appendf(lines, "{\"t\":\"dropped\",\"n\":%zu}\n", dropped);
+    if (!write_lines(lines, true)) ++g_lost_buffers;
+  }
+  std::free(buffer);
+}
+
+std::uint32_t stream_id_of(CUcontext ctx, cudaStream_t stream) {
+  uint32_t id = 0;
+  if (ctx == nullptr || cuptiGetStreamIdEx(ctx, reinterpret_cast<CUstream>(stream), 0, &id) != CUPTI_SUCCESS) return 0;
+  return id;
+}
+
+// The runtime call this thread is inside (callbacks enabled for a few graph APIs only): the
+// graph-exec-created callback names the cudaGraphInstantiate call that made the exec.
+thread_local std::uint32_t t_correlation = 0;
+
+void dump_graph(CUgraph graph, std::uint32_t graph_id, std::uint32_t exec_id) {
+  std::string line;
+  size_t nodes = 0, edges = 0;
+  if (cuGraphGetNodes(graph, nullptr, &nodes) != CUDA_SUCCESS) nodes = 0;
+  if (cuGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges) != CUDA_SUCCESS) edges = 0;
+  std::string dot, dotv;
+  if (g_dump_dot) {
+    // One file per exec: the same graph instantiated twice is dumped twice (it may have changed).
+    const std::string stem = "p" + std::to_string(::getpid()) + "-exec" + std::to_string(exec_id);
+    const std::string a = g_dir + "/" + stem + ".dot", b = g_dir + "/" + stem + "_verbose.dot";
+    if (cuGraphDebugDotPrint(graph, a.c_str(), 0) == CUDA_SUCCESS) dot = a;
+    if (cuGraphDebugDotPrint(graph, b.c_str(), kDotVerbose) == CUDA_SUCCESS) dotv = b;
+  }
+  appendf(line, "{\"t\":\"exec\",\"exec\":%u,\"graph\":%u,\"nodes\":%zu,\"edges\":%zu,\"co\":%u,\"ts\":%llu,\"dot\":", exec_id,
+          graph_id, nodes, edges, t_correlation, static_cast<unsigned long long>(now_ns()));
+  append_json_string(line, dot.c_str());
+  line += ",\"dot_verbose\":";
+  append_json_string(line, dotv.c_str());
+  line += "}\n";
+  write_lines(line, true);
+}
+
+void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+  if (cd->callbackSite == CUPTI_API_ENTER) {
+    t_correlation = cd->correlationId;
+    // cudaGraphUpload and cudaGraphLaunch have the exec first in their parameters.
+    const bool upload =
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000;
+    const bool launch =
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+    if (upload || launch) {
+      static_assert(offsetof(cudaGraphUpload_v10000_params, graphExec) == 0, "exec first");
+      static_assert(offsetof(cudaGraphLaunch_v10000_params, graphExec) == 0, "exec first");
+      const auto* p = static_cast<const cudaGraphUpload_v10000_params*>(cd->functionParams);
+      uint32_t exec = 0;
+      if (p != nullptr && p->graphExec != nullptr &&
+          cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(p->graphExec), &exec) == CUPTI_SUCCESS) {
+        std::string line;
+        appendf(line, "{\"t\":\"%s\",\"exec\":%u,\"co\":%u}\n", upload ? "upload" : "launch", exec, cd->correlationId);
+        write_lines(line, false);
+      }
+    }
+    return;
+  }
+  t_correlation = 0;
+  const bool begin = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000 ||
+                     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000;
+  const bool end = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000 ||
+                   cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
+  if (!begin && !end) return;
+  const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
+  std::string line;
+  if (begin) {
+    const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
+    appendf(line, "{\"t\":\"capture_begin\",\"stream\":%u,\"mode\":%d,\"co\":%u,\"r\":%d}\n",
+            p ? stream_id_of(cd->context, p->stream) : 0, p ? static_cast<int>(p->mode) : -1, cd->correlationId, ret);
+  } else {
+    const auto* p = static_cast<const cudaStreamEndCapture_v10000_params*>(cd->functionParams);
+    uint32_t graph = 0;
+    if (p != nullptr && p->pGraph != nullptr && *p->pGraph != nullptr &&
+        cuptiGetGraphId(reinterpret_cast<CUgraph>(*p->pGraph), &graph) != CUPTI_SUCCESS)
+      graph = 0;
+    appendf(line, "{\"t\":\"capture_end\",\"stream\":%u,\"graph\":%u,\"co\":%u,\"r\":%d}\n",
+            p ? stream_id_of(cd->context, p->stream) : 0, graph, cd->correlationId, ret);
+  }
+  write_lines(line, true);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    on_runtime_callback(cbid, static_cast<const CUpti_CallbackData*>(data));
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  if (cbid != CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
+  const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+  const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
+  if (gd == nullptr) return;
+  if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+    uint64_t clone = 0, original = 0;
+    if (gd->node == nullptr || gd->originalNode == nullptr || cuptiGetGraphNodeId(gd->node, &clone) != CUPTI_SUCCESS ||
+        cuptiGetGraphNodeId(gd->originalNode, &original) != CUPTI_SUCCESS)
+      return;
+    std::string line;
+    appendf(line, "{\"t\":\"nm\",\"x\":%llu,\"o\":%llu}\n", static_cast<unsigned long long>(clone),
+            static_cast<unsigned long long>(original));
+    write_lines(line, false);
+    return;
+  }
+  uint32_t exec = 0, graph = 0;
+  if (gd->graphExec == nullptr || cuptiGetGraphExecId(gd->graphExec, &exec) != CUPTI_SUCCESS) return;
+  if (gd->graph == nullptr || cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS) return;
+  dump_graph(gd->graph, graph, exec);
+}
+
+// The process that initialised the library. A child made by fork() without exec inherits the
+// atexit handler and the open file; it must not write into its parent's records.
+pid_t g_pid = 0;
+
+// Delivers CUPTI's buffers and closes the file: at exit, and from the signal handler.
+void finish(const char* reason) {
+  if (::getpid() != g_pid) return;
+  bool expected = false;
+  if (!g_finished.compare_exchange_strong(expected, true)) return;
+  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::size_t dropped = 0;
+  (void)cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  std::string line;
+  appendf(line, "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu}\n", reason,
+          static_cast<unsigned long long>(now_ns()), dropped, g_lost_buffers.load());
+  std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
+  if (lock.try_lock_for(std::chrono::seconds(2)) && g_out != nullptr) {
+    std::fwrite(line.data(), 1, line.size(), g_out);
+    std::fflush(g_out);
+  }
+}
+
+void at_exit() {
+  if (::getpid() != g_pid) return;
+  finish("exit");
+  // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized (shared reference
+  // §3.3); the buffers are flushed by now.
+  if (g_subscriber != nullptr) {
+    (void)cuptiUnsubscribe(g_subscriber);
+    g_subscriber = nullptr;
+  }
+  (void)cuptiFinalize();
+}
+
+struct sigaction g_previous[2];
+
+// Installed only for signals whose disposition was the default (an application that handles
+// SIGINT itself, like Python, ends through its own path and our atexit handler). Not strictly
+// async-signal-safe; the timed locks bound the damage to losing the last records.
+void on_signal(int sig) {
+  // The flush may need a lock the interrupted thread holds: never let the application hang on it.
+  // If it does not return within 3 s, SIGALRM's default action ends the process.
+  signal(SIGALRM, SIG_DFL);
+  alarm(3);
+  finish(sig == SIGINT ? "SIGINT" : "SIGTERM");
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_signal_handlers() {
+  const int sigs[2] = {SIGINT, SIGTERM};
+  for (int i = 0; i < 2; ++i) {
+    struct sigaction current {};
+    if (sigaction(sigs[i], nullptr, &current) != 0) continue;
+    if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, &g_previous[i]);
+  }
+}
+
+std::string process_command_line() {
+  std::string s;
+  FILE* f = std::fopen("/proc/self/cmdline", "rb");
+  if (f == nullptr) return s;
+  char buf[4096];
+  const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  for (std::size_t i = 0; i < n; ++i) s += buf[i] == '\0' ? ' ' : buf[i];
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+constexpr CUpti_CallbackId kRuntimeCallbacks[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,      CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000,           CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000,      CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000};
+
+// Subscribes and enables everything; returns an empty string or why it could not.
+std::string start_cupti() {
+  CUptiResult r = cuptiSubscribe(&g_subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  if (r != CUPTI_SUCCESS) {
+    g_subscriber = nullptr;
+    std::string why = "cuptiSubscribe returned " + cupti_error(r);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      why += ": another CUPTI client (a profiler such as Nsight Systems, or the application's own CUPTI use) "
+             "already owns this process; graphprof cannot profile it at the same time";
+    return why;
+  }
+  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+    r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
+    if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
+  }
+  for (CUpti_CallbackId cb : kRuntimeCallbacks) {
+    r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+    if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(runtime " + std::to_string(cb) + ") returned " + cupti_error(r);
+  }
+  // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
+  // call a little host time, so only at --trace none.
+  if (g_level == 0)
+    for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
+      (void)cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+  r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+  if (r != CUPTI_SUCCESS) return "cuptiActivityRegisterCallbacks returned " + cupti_error(r);
+  // CONCURRENT_KERNEL, never KERNEL: the latter serialises every kernel on the GPU.
+  CUpti_ActivityKind kinds[6];
+  int n = 0;
+  kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+  kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
+  if (g_level == 1) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  if (g_level >= 2) {
+    kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
+    kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
+  }
+  for (int i = 0; i < n; ++i) {
+    r = cuptiActivityEnable(kinds[i]);
+    if (r != CUPTI_SUCCESS) return "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kinds[i])) + ") returned " + cupti_error(r);
+  }
+  // Deliver buffers every half second, so a process that is killed leaves most of its records.
+  (void)cuptiActivityFlushPeriod(500);
+  return {};
+}
+
+}  // namespace
+
+// Called by the CUDA driver at initialisation in every process where CUDA_INJECTION64_PATH names
+// this library. Returns 1 (success) even when profiling cannot start: the application must run.
+extern "C" GP_EXPORT int InitializeInjection(void) {
+  static std::atomic<bool> once{false};
+  if (once.exchange(true)) return 1;
+  const char* dir = std::getenv("GRAPHPROF_PROFILE_DIR");
+  if (dir == nullptr || *dir == '\0') return 1;
+  g_dir = dir;
+  g_pid = ::getpid();
+  if (const char* level = std::getenv("GRAPHPROF_PROFILE_LEVEL")) {
+    if (std::strcmp(level, "none") == 0) g_level = 0;
+    else if (std::strcmp(level, "graph") == 0) g_level = 1;
+    else g_level = 2;
+  }
+  if (const char* dot = std::getenv("GRAPHPROF_PROFILE_DOT")) g_dump_dot = std::strcmp(dot, "0") != 0;
+  const std::string path = g_dir + "/proc-" + std::to_string(::getpid()) + ".jsonl";
+  g_out = std::fopen(path.c_str(), "w");
+  if (g_out == nullptr) {
+    std::fprintf(stderr, "graphprof profile: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  uint32_t version = 0;
+  (void)cuptiGetVersion(&version);
+  std::string line;
+  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"cmdline\":",
+          static_cast<int>(::getpid()), static_cast<int>(::getppid()), static_cast<unsigned long long>(now_ns()), version,
+          g_level);
+  append_json_string(line, process_command_line().c_str());
+  line += "}\n";
+  write_lines(line, true);
+  const std::string why = start_cupti();
+  if (!why.empty()) {
+    write_error(why);
+    std::fprintf(stderr, "graphprof profile: process %d is not profiled: %s\n", static_cast<int>(::getpid()), why.c_str());
+    if (g_subscriber != nullptr) (void)cuptiUnsubscribe(g_subscriber);
+    g_subscriber = nullptr;
+    return 1;
+  }
+  std::atexit(at_exit);
+  install_signal_handlers();
+  return 1;
+}

@@ -1,0 +1,421 @@
+// What graphprof makes of one profiled process (profile.hpp, docs/profile.md): graphs and their
+// launches, launch-call cost kept apart from queue-full blocking, work outside graphs, coverage,
+// capture trouble. Per-graph node statistics reuse the trace pass's join and statistics
+// (summarize_trace), one launch per "iteration".
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "graphprof/profile.hpp"
+#include "graphprof/stats.hpp"
+
+namespace gp {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool is_graph_launch(const ApiRecord& a) { return starts_with(a.name, "cudaGraphLaunch") || starts_with(a.name, "cuGraphLaunch"); }
+
+bool is_kernel_launch(const ApiRecord& a) {
+  for (const char* p : {"cudaLaunchKernel", "__cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
+                        "cuLaunchCooperativeKernel"})
+    if (starts_with(a.name, p)) return true;
+  return false;
+}
+
+// Host calls that wait for the GPU: explicit synchronisation and the synchronous copy.
+bool is_sync(const ApiRecord& a) {
+  return a.name.find("Synchronize") != std::string::npos || a.name == "cudaMemcpy" || a.name == "cudaMemcpy2D" ||
+         a.name == "cudaMemset";
+}
+
+bool is_capture_error(std::uint32_t e) { return e >= 900 && e <= 908; }
+
+double duration(std::uint64_t start, std::uint64_t end) { return end >= start ? static_cast<double>(end - start) : 0.0; }
+
+struct Extent {
+  std::uint64_t start = std::numeric_limits<std::uint64_t>::max(), end = 0;
+  void add(std::uint64_t s, std::uint64_t e) {
+    start = std::min(start, s);
+    end = std::max(end, e);
+  }
+};
+
+// When the GPU will have finished the work submitted before a given host time: launch calls
+// sorted by the time they returned, with the running maximum of their work's end.
+class QueueView {
+ public:
+  QueueView(const std::vector<const ApiRecord*>& launches, const std::unordered_map<std::uint32_t, Extent>& extent) {
+    for (const ApiRecord* a : launches) {
+      auto it = extent.find(a->correlation_id);
+      if (it != extent.end()) subs_.emplace_back(a->end_ns, it->second.end);
+    }
+    std::sort(subs_.begin(), subs_.end());
+    std::uint64_t m = 0;
+    for (auto& s : subs_) s.second = m = std::max(m, s.second);
+  }
+  bool empty() const { return subs_.empty(); }
+  // End of the GPU work of every launch call that returned at or before `t` (0 when none).
+  std::uint64_t pending_end(std::uint64_t t) const {
+    auto it = std::upper_bound(subs_.begin(), subs_.end(), std::make_pair(t, std::numeric_limits<std::uint64_t>::max()));
+    return it == subs_.begin() ? 0 : std::prev(it)->second;
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> subs_;
+};
+
+LaunchCalls analyze_calls(std::vector<const ApiRecord*> calls, const QueueView& queue,
+                          const std::unordered_map<std::uint32_t, Extent>& extent) {
+  LaunchCalls out;
+  if (calls.empty()) return out;
+  std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
+  std::vector<double> all;
+  for (const ApiRecord* a : calls) all.push_back(duration(a->start_ns, a->end_ns));
+  out.all = duration_stats(all);
+  out.first_call_ns = all.front();
+  if (queue.empty()) {
+    out.unblocked = out.all;
+    return out;
+  }
+  std::vector<double> idle, latency;
+  std::vector<bool> busy_whole(calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const std::uint64_t pending = queue.pending_end(calls[i]->start_ns);
+    if (pending <= calls[i]->start_ns) idle.push_back(all[i]);
+    busy_whole[i] = pending >= calls[i]->end_ns;
+    auto e = extent.find(calls[i]->correlation_id);
+    if (e != extent.end())
+      latency.push_back(e->second.start > calls[i]->end_ns ? static_cast<double>(e->second.start - calls[i]->end_ns) : 0.0);
+  }
+  out.idle_calls = idle.size();
+  if (idle.size() >= 5) {
+    out.reference_ns = median(idle);
+    out.reference_from = "idle device";
+  } else {
+    std::vector<double> sorted = all;
+    std::sort(sorted.begin(), sorted.end());
+    out.reference_ns = quantile_sorted(sorted, 0.10);
+    out.reference_from = "10th percentile";
+  }
+  const double ref = *out.reference_ns;
+  const double limit = std::max(2.0 * ref, ref + 5000.0);
+  std::vector<double> unblocked;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (busy_whole[i] && all[i] > limit) {
+      ++out.blocked;
+      out.blocked_wait_ns += all[i] - ref;
+    } else {
+      unblocked.push_back(all[i]);
+    }
+  }
+  out.unblocked = duration_stats(unblocked);
+  if (!latency.empty()) out.queue_latency = duration_stats(latency);
+  return out;
+}
+
+std::vector<NamedCount> named_counts(std::map<std::string, std::vector<double>>& acc,
+                                     const std::map<std::string, std::uint64_t>& bytes, std::size_t keep) {
+  std::vector<NamedCount> out;
+  for (auto& [name, durs] : acc) {
+    NamedCount n;
+    n.name = name;
+    n.count = durs.size();
+    for (double d : durs) n.total_ns += d;
+    n.median_ns = median(durs);
+    auto b = bytes.find(name);
+    if (b != bytes.end()) n.bytes = b->second;
+    out.push_back(std::move(n));
+  }
+  std::sort(out.begin(), out.end(), [](const NamedCount& a, const NamedCount& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  if (out.size() > keep) out.resize(keep);
+  return out;
+}
+
+// The dump as recorded, or, when that path is gone (the output folder was moved or unpacked
+// elsewhere), the file of the same name next to the records.
+std::string find_dump(const std::string& recorded, const std::string& records_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (recorded.empty() || fs::exists(recorded, ec)) return recorded;
+  const fs::path nearby = fs::path(records_file).parent_path() / fs::path(recorded).filename();
+  return fs::exists(nearby, ec) ? nearby.string() : recorded;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Capture regions per host thread (BeginCapture to EndCapture) and what went wrong inside them.
+// Also marks the API calls made inside a capture: their launches are recorded, not executed.
+std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::set<std::uint32_t>& captured_calls) {
+  std::map<std::uint32_t, std::uint32_t> stream_of;  // correlation of a capture call -> stream
+  for (const auto& c : p.captures) stream_of[c.correlation_id] = c.stream_id;
+  std::map<std::uint32_t, std::vector<const ApiRecord*>> by_thread;
+  for (const auto& a : p.trace.api) by_thread[a.thread_id].push_back(&a);
+  std::vector<CaptureTrouble> out;
+  for (auto& [tid, calls] : by_thread) {
+    std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
+    bool capturing = false;
+    std::optional<CaptureTrouble> trouble;
+    for (const ApiRecord* a : calls) {
+      if (starts_with(a->name, "cudaStreamBeginCapture")) {
+        capturing = a->return_value == 0;
+        trouble.reset();
+        if (!capturing) {
+          CaptureTrouble t;
+          t.stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          t.api = a->name;
+          t.error = cuda_error_name_of(static_cast<int>(a->return_value));
+          t.hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
+          out.push_back(t);
+        } else {
+          trouble = CaptureTrouble{};
+          trouble->stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+        }
+        continue;
+      }
+      if (!capturing) continue;
+      if (starts_with(a->name, "cudaStreamEndCapture")) {
+        capturing = false;
+        if (trouble && (a->return_value != 0 || !trouble->api.empty())) {
+          trouble->end_error = a->return_value != 0 ? cuda_error_name_of(static_cast<int>(a->return_value)) : "cudaSuccess";
+          if (trouble->api.empty()) {
+            trouble->api = a->name;
+            trouble->error = trouble->end_error;
+            trouble->hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
+          }
+          out.push_back(*trouble);
+        }
+        trouble.reset();
+        continue;
+      }
+      captured_calls.insert(a->correlation_id);
+      if (trouble && trouble->api.empty() && is_capture_error(a->return_value)) {
+        trouble->api = a->name;
+        trouble->error = cuda_error_name_of(static_cast<int>(a->return_value));
+        trouble->hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
+      }
+    }
+    // A capture still open when the process ended (killed, or crashed inside the region).
+    if (capturing && trouble && !trouble->api.empty()) out.push_back(*trouble);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cuda_error_name_of(int e) {
+  switch (e) {
+    case 0: return "cudaSuccess";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 900: return "cudaErrorStreamCaptureUnsupported";
+    case 901: return "cudaErrorStreamCaptureInvalidated";
+    case 902: return "cudaErrorStreamCaptureMerge";
+    case 903: return "cudaErrorStreamCaptureUnmatched";
+    case 904: return "cudaErrorStreamCaptureUnjoined";
+    case 905: return "cudaErrorStreamCaptureIsolation";
+    case 906: return "cudaErrorStreamCaptureImplicit";
+    case 907: return "cudaErrorCapturedEvent";
+    case 908: return "cudaErrorStreamCaptureWrongThread";
+    default: return "cudaError " + std::to_string(e);
+  }
+}
+
+std::string capture_error_hint(int e, const std::string& api) {
+  switch (e) {
+    case 900:
+      return api + " is not allowed while a stream is being captured: move synchronisation, allocation "
+             "and host-blocking calls out of the captured region (use cudaMallocAsync, events, "
+             "cudaLaunchHostFunc instead)";
+    case 901:
+      return "an earlier call inside the captured region broke the capture; the first failing call is the one to fix";
+    case 906:
+      return "a call used the legacy default stream during capture: use a non-blocking stream or "
+             "cudaStreamCaptureModeThreadLocal";
+    case 904:
+      return "a forked stream was not joined back into the origin stream before cudaStreamEndCapture: "
+             "record an event on it and make the origin stream wait on it";
+    case 905:
+      return "a captured stream waited on work that is not part of the capture";
+    case 908:
+      return "cudaStreamEndCapture was called from another thread than the capture's: end it on the same thread "
+             "or capture in cudaStreamCaptureModeRelaxed";
+    case 2:
+      return "the GPU ran out of memory: lower the workload's size parameters";
+    default:
+      return {};
+  }
+}
+
+ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels) {
+  ProcessProfile out;
+  out.pid = p.pid;
+  out.ppid = p.ppid;
+  out.command_line = p.command_line;
+  out.end_reason = p.end_reason;
+  out.errors = p.errors;
+  out.trace_level = p.trace_level;
+  out.dropped_records = p.trace.dropped_records;
+  out.malformed_lines = p.malformed_lines;
+  out.lost_buffers = p.lost_buffers;
+  const TraceData& d = p.trace;
+
+  // GPU extent and exec of every launch, by correlation id.
+  std::unordered_map<std::uint32_t, Extent> extent;
+  std::unordered_map<std::uint32_t, std::uint32_t> exec_of;  // correlation -> exec
+  std::set<std::uint32_t> eager_correlations;
+  std::uint64_t last_ns = p.end_ns;
+  const std::vector<GpuOp> ops = gpu_ops(d);
+  for (const auto& op : ops) {
+    if (op.correlation_id != 0) extent[op.correlation_id].add(op.start_ns, op.end_ns);
+    if (op.graph_id != 0 && op.correlation_id != 0) exec_of[op.correlation_id] = op.graph_id;
+    last_ns = std::max(last_ns, op.end_ns);
+  }
+  for (const auto& g : d.graph_traces) {
+    extent[g.correlation_id].add(g.start_ns, g.end_ns);
+    exec_of[g.correlation_id] = g.graph_id;
+  }
+  for (const auto& l : p.launches) exec_of[l.correlation_id] = l.exec_id;
+  for (const auto& a : d.api) last_ns = std::max(last_ns, a.end_ns);
+  out.cuda_wall_ns = duration(p.begin_ns, last_ns);
+
+  // Work outside graphs and coverage.
+  std::map<std::string, std::vector<double>> eager_kernel_acc, copy_acc, sync_acc;
+  std::map<std::string, std::uint64_t> copy_bytes;
+  for (const auto& k : d.kernels) {
+    const double t = duration(k.start_ns, k.end_ns);
+    if (k.graph_id != 0) {
+      ++out.graph_kernels;
+      out.graph_kernel_ns += t;
+    } else {
+      ++out.eager_kernels;
+      out.eager_kernel_ns += t;
+      eager_kernel_acc[short_kernel_name(k.name)].push_back(t);
+      eager_correlations.insert(k.correlation_id);
+    }
+  }
+  for (const auto& m : d.memcpys)
+    if (m.graph_id == 0) {
+      const std::string name = "memcpy " + m.copy_kind;
+      copy_acc[name].push_back(duration(m.start_ns, m.end_ns));
+      copy_bytes[name] += m.bytes;
+    }
+  for (const auto& m : d.memsets)
+    if (m.graph_id == 0) {
+      copy_acc["memset"].push_back(duration(m.start_ns, m.end_ns));
+      copy_bytes["memset"] += m.bytes;
+    }
+  out.top_eager_kernels = named_counts(eager_kernel_acc, {}, top_kernels);
+  out.copies = named_counts(copy_acc, copy_bytes, 50);
+
+  std::set<std::uint32_t> captured_calls;
+  out.capture_trouble = find_capture_trouble(p, captured_calls);
+
+  std::vector<const ApiRecord*> graph_launches, eager_launches, all_launches;
+  std::map<std::uint32_t, std::vector<const ApiRecord*>> launches_of_exec;
+  std::unordered_map<std::uint32_t, const ApiRecord*> api_by_correlation;
+  const bool node_level = p.trace_level >= 2;
+  for (const auto& a : d.api) {
+    if (a.correlation_id != 0) api_by_correlation[a.correlation_id] = &a;
+    if (is_sync(a)) sync_acc[a.name].push_back(duration(a.start_ns, a.end_ns));
+    if (captured_calls.count(a.correlation_id)) continue;
+    if (is_graph_launch(a)) {
+      graph_launches.push_back(&a);
+      all_launches.push_back(&a);
+      auto e = exec_of.find(a.correlation_id);
+      if (e != exec_of.end()) launches_of_exec[e->second].push_back(&a);
+    } else if (is_kernel_launch(a) && (!node_level || eager_correlations.count(a.correlation_id))) {
+      eager_launches.push_back(&a);
+      all_launches.push_back(&a);
+    }
+  }
+  out.syncs = named_counts(sync_acc, {}, 50);
+  out.graph_launches = graph_launches.size();
+  out.eager_launches = eager_launches.size();
+  const QueueView queue(all_launches, extent);
+  out.graph_calls = analyze_calls(graph_launches, queue, extent);
+  out.eager_calls = analyze_calls(eager_launches, queue, extent);
+
+  // Graphs: one entry per exec, in instantiation order.
+  std::map<std::uint32_t, std::uint32_t> capture_stream_of_graph;
+  for (const auto& c : p.captures)
+    if (!c.begin && c.graph_id != 0 && c.return_value == 0) capture_stream_of_graph[c.graph_id] = c.stream_id;
+  std::vector<ProfiledExec> execs = p.execs;
+  std::stable_sort(execs.begin(), execs.end(), [](const ProfiledExec& a, const ProfiledExec& b) { return a.created_ns < b.created_ns; });
+  // Per-exec record subsets for the node statistics.
+  std::map<std::uint32_t, TraceData> per_exec;
+  for (const auto& e : execs) {
+    TraceData& t = per_exec[e.exec_id];
+    t.level = d.level;
+    t.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
+  }
+  auto subset = [&](std::uint32_t exec) -> TraceData* {
+    auto it = per_exec.find(exec);
+    return it == per_exec.end() ? nullptr : &it->second;
+  };
+  for (const auto& k : d.kernels)
+    if (TraceData* t = k.graph_id ? subset(k.graph_id) : nullptr) t->kernels.push_back(k);
+  for (const auto& m : d.memcpys)
+    if (TraceData* t = m.graph_id ? subset(m.graph_id) : nullptr) t->memcpys.push_back(m);
+  for (const auto& m : d.memsets)
+    if (TraceData* t = m.graph_id ? subset(m.graph_id) : nullptr) t->memsets.push_back(m);
+  for (const auto& g : d.graph_traces)
+    if (TraceData* t = subset(g.graph_id)) t->graph_traces.push_back(g);
+  for (const auto& m : d.node_mappings)
+    if (TraceData* t = subset(static_cast<std::uint32_t>(m.exec_node_id >> 32))) t->node_mappings.push_back(m);
+
+  for (const auto& e : execs) {
+    GraphProfile g;
+    g.exec = e;
+    g.exec.dot = find_dump(e.dot, p.source);
+    g.exec.dot_verbose = find_dump(e.dot_verbose, p.source);
+    auto cap = capture_stream_of_graph.find(e.graph_id);
+    if (cap != capture_stream_of_graph.end()) {
+      g.made_by = "stream capture";
+      g.capture_stream = cap->second;
+    }
+    if (auto a = api_by_correlation.find(e.correlation_id); e.correlation_id != 0 && a != api_by_correlation.end())
+      g.instantiate_ns = duration(a->second->start_ns, a->second->end_ns);
+    for (const auto& u : p.uploads)
+      if (u.exec_id == e.exec_id)
+        if (auto a = api_by_correlation.find(u.correlation_id); a != api_by_correlation.end())
+          g.upload_ns = g.upload_ns.value_or(0) + duration(a->second->start_ns, a->second->end_ns);
+    std::vector<const ApiRecord*>& calls = launches_of_exec[e.exec_id];
+    std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
+    g.launches = calls.size();
+    g.calls = analyze_calls(calls, queue, extent);
+    TraceData& t = per_exec[e.exec_id];
+    for (const ApiRecord* a : calls) {
+      g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));
+      auto x = extent.find(a->correlation_id);
+      if (x != extent.end()) g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
+      t.api.push_back(*a);
+      t.windows.push_back(IterationWindow{a->start_ns, a->end_ns});
+    }
+    for (const auto& k : t.kernels) {
+      ++g.kernels;
+      g.kernel_time_ns += duration(k.start_ns, k.end_ns);
+    }
+    DotGraphInfo dot;
+    if (!g.exec.dot.empty()) dot = scan_dot_dump(read_text(g.exec.dot));
+    const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
+    g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
+    out.graphs.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace gp

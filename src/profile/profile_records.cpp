@@ -1,0 +1,166 @@
+// Reading the line files of the injection library. One JSON object per line; "t" names the kind:
+//   process  {pid, ppid, ts, cupti, level, cmdline}       first line of every file
+//   error    {what}                                      profiling could not start
+//   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
+//   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
+//   ms       memset  {v, b, s, e, d, c, st, co, g, gn}
+//   a        API call {n, cb, dr (1: driver API), s, e, p, th, co, r (return value)}
+//   gt       graph launch span {co, g, s, e, d, c, st}          (--trace graph)
+//   nm       node clone {x: exec node id, o: original node id}
+//   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
+//   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
+//   upload   {exec, co}; launch {exec, co} (--trace none only)
+//   dropped  {n}
+//   end      {reason, ts, dropped, lost_buffers}                last line when the process flushed
+// Field names are short because a busy application writes millions of lines.
+#include <fstream>
+
+#include "graphprof/error.hpp"
+#include "graphprof/profile.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+T field(const json& j, const char* key, T fallback = T{}) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return it->get<T>();
+}
+
+template <typename Record>
+void read_gpu_fields(const json& j, Record& r) {
+  r.start_ns = field<std::uint64_t>(j, "s");
+  r.end_ns = field<std::uint64_t>(j, "e");
+  r.device_id = field<std::uint32_t>(j, "d");
+  r.context_id = field<std::uint32_t>(j, "c");
+  r.stream_id = field<std::uint32_t>(j, "st");
+  r.correlation_id = field<std::uint32_t>(j, "co");
+  r.graph_id = field<std::uint32_t>(j, "g");
+  r.graph_node_id = field<std::uint64_t>(j, "gn");
+}
+
+void read_line(const json& j, ProcessRecords& p) {
+  const std::string t = field<std::string>(j, "t");
+  TraceData& d = p.trace;
+  if (t == "k") {
+    KernelRecord k;
+    k.name = field<std::string>(j, "n");
+    read_gpu_fields(j, k);
+    k.grid = field<std::array<int, 3>>(j, "gr", k.grid);
+    k.block = field<std::array<int, 3>>(j, "bl", k.block);
+    k.shared_bytes = field<int>(j, "sh");
+    k.registers_per_thread = field<int>(j, "rg");
+    d.kernels.push_back(std::move(k));
+  } else if (t == "a") {
+    ApiRecord a;
+    a.name = field<std::string>(j, "n");
+    a.cbid = field<std::uint32_t>(j, "cb");
+    a.start_ns = field<std::uint64_t>(j, "s");
+    a.end_ns = field<std::uint64_t>(j, "e");
+    a.process_id = field<std::uint32_t>(j, "p");
+    a.thread_id = field<std::uint32_t>(j, "th");
+    a.correlation_id = field<std::uint32_t>(j, "co");
+    a.return_value = field<std::uint32_t>(j, "r");
+    d.api.push_back(std::move(a));
+  } else if (t == "mc") {
+    MemcpyRecord m;
+    m.copy_kind = field<std::string>(j, "k", "unknown");
+    m.bytes = field<std::uint64_t>(j, "b");
+    read_gpu_fields(j, m);
+    d.memcpys.push_back(std::move(m));
+  } else if (t == "ms") {
+    MemsetRecord m;
+    m.value = field<std::uint32_t>(j, "v");
+    m.bytes = field<std::uint64_t>(j, "b");
+    read_gpu_fields(j, m);
+    d.memsets.push_back(m);
+  } else if (t == "gt") {
+    GraphTraceRecord g;
+    g.correlation_id = field<std::uint32_t>(j, "co");
+    g.graph_id = field<std::uint32_t>(j, "g");
+    g.start_ns = field<std::uint64_t>(j, "s");
+    g.end_ns = field<std::uint64_t>(j, "e");
+    g.device_id = field<std::uint32_t>(j, "d");
+    g.context_id = field<std::uint32_t>(j, "c");
+    g.stream_id = field<std::uint32_t>(j, "st");
+    d.graph_traces.push_back(g);
+  } else if (t == "nm") {
+    d.node_mappings.push_back(NodeMapping{field<std::uint64_t>(j, "x"), field<std::uint64_t>(j, "o")});
+  } else if (t == "exec") {
+    ProfiledExec e;
+    e.exec_id = field<std::uint32_t>(j, "exec");
+    e.graph_id = field<std::uint32_t>(j, "graph");
+    e.nodes = field<std::size_t>(j, "nodes");
+    e.edges = field<std::size_t>(j, "edges");
+    e.correlation_id = field<std::uint32_t>(j, "co");
+    e.created_ns = field<std::uint64_t>(j, "ts");
+    e.dot = field<std::string>(j, "dot");
+    e.dot_verbose = field<std::string>(j, "dot_verbose");
+    d.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
+    p.execs.push_back(std::move(e));
+  } else if (t == "capture_begin" || t == "capture_end") {
+    CaptureCall c;
+    c.begin = t == "capture_begin";
+    c.stream_id = field<std::uint32_t>(j, "stream");
+    c.graph_id = field<std::uint32_t>(j, "graph");
+    c.correlation_id = field<std::uint32_t>(j, "co");
+    c.return_value = field<int>(j, "r");
+    p.captures.push_back(c);
+  } else if (t == "upload" || t == "launch") {
+    (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
+  } else if (t == "process") {
+    p.pid = field<int>(j, "pid");
+    p.ppid = field<int>(j, "ppid");
+    p.begin_ns = field<std::uint64_t>(j, "ts");
+    p.trace_level = field<int>(j, "level", 2);
+    p.command_line = field<std::string>(j, "cmdline");
+    d.begin_ns = p.begin_ns;
+  } else if (t == "error") {
+    p.errors.push_back(field<std::string>(j, "what"));
+  } else if (t == "dropped") {
+    d.dropped_records += field<std::size_t>(j, "n");
+  } else if (t == "end") {
+    p.end_reason = field<std::string>(j, "reason");
+    p.end_ns = field<std::uint64_t>(j, "ts");
+    d.end_ns = p.end_ns;
+    d.dropped_records += field<std::size_t>(j, "dropped");
+    p.lost_buffers = field<std::size_t>(j, "lost_buffers");
+  } else {
+    ++d.other_records;
+  }
+}
+
+}  // namespace
+
+ProcessRecords parse_process_records(std::istream& in, const std::string& source) {
+  ProcessRecords p;
+  p.source = source;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      if (!j.is_object()) {
+        ++p.malformed_lines;
+        continue;
+      }
+      read_line(j, p);
+    } catch (const json::exception&) {
+      ++p.malformed_lines;
+    }
+  }
+  p.trace.level = p.trace_level == 0 ? TraceLevel::kNone : p.trace_level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
+  return p;
+}
+
+ProcessRecords read_process_records(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw input_error(path + ": cannot open the profile records");
+  return parse_process_records(in, path);
+}
+
+}  // namespace gp

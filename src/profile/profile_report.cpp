@@ -1,0 +1,200 @@
+// The report of `graphprof profile`: one result for the application (mode "app", with the whole
+// profile in sections.profile) and one per graph exec, whose sections.graph and sections.trace have
+// the shape `run` writes, so `analyze --report` and `render --report` (heat map) read them.
+// docs/report-schema.md documents sections.profile.
+#include <algorithm>
+
+#include "graphprof/profile.hpp"
+#include "graphprof/stats.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxSamples = 10000;
+
+// Keeps at most kMaxSamples, evenly spaced, so a long application does not bloat the report.
+std::vector<double> thinned(const std::vector<double>& v) {
+  if (v.size() <= kMaxSamples) return v;
+  std::vector<double> out;
+  out.reserve(kMaxSamples);
+  for (std::size_t i = 0; i < kMaxSamples; ++i) out.push_back(v[i * v.size() / kMaxSamples]);
+  return out;
+}
+
+Metric metric(const char* unit, Direction dir, const char* description, const std::vector<double>& samples) {
+  Metric m;
+  m.unit = unit;
+  m.direction = dir;
+  m.description = description;
+  m.repetitions = {thinned(samples)};
+  m.resummarize();
+  return m;
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json stats(const DurationStats& d) {
+  if (d.count == 0) return nullptr;
+  return json{{"count", d.count}, {"median_ns", d.median}, {"p10_ns", d.p10}, {"p90_ns", d.p90},
+              {"mean_ns", d.mean}, {"total_ns", d.total}};
+}
+
+json calls_json(const LaunchCalls& c) {
+  return json{{"all", stats(c.all)},
+              {"unblocked", stats(c.unblocked)},
+              {"reference_ns", opt(c.reference_ns)},
+              {"reference_from", c.reference_from},
+              {"idle_calls", c.idle_calls},
+              {"blocked", c.blocked},
+              {"blocked_wait_ns", c.blocked_wait_ns},
+              {"first_call_ns", opt(c.first_call_ns)},
+              {"queue_latency", c.queue_latency ? stats(*c.queue_latency) : json(nullptr)}};
+}
+
+json named_json(const std::vector<NamedCount>& v) {
+  json a = json::array();
+  for (const auto& n : v)
+    a.push_back({{"name", n.name}, {"count", n.count}, {"total_ns", n.total_ns}, {"median_ns", n.median_ns}, {"bytes", n.bytes}});
+  return a;
+}
+
+double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+json process_json(const ProcessProfile& p, std::size_t index) {
+  json j;
+  j["process"] = index;
+  j["pid"] = p.pid;
+  j["ppid"] = p.ppid;
+  j["command_line"] = p.command_line;
+  j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
+  j["errors"] = p.errors;
+  j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
+  j["cuda_wall_ns"] = p.cuda_wall_ns;
+  const double graph_launches = static_cast<double>(p.graph_launches);
+  j["coverage"] = {
+      {"graph_kernels", p.graph_kernels},
+      {"eager_kernels", p.eager_kernels},
+      {"graph_kernel_ns", p.graph_kernel_ns},
+      {"eager_kernel_ns", p.eager_kernel_ns},
+      {"kernel_time_in_graphs", p.trace_level >= 2 ? json(share(p.graph_kernel_ns, p.graph_kernel_ns + p.eager_kernel_ns)) : json(nullptr)},
+      {"kernels_in_graphs", p.trace_level >= 2 ? json(share(static_cast<double>(p.graph_kernels), static_cast<double>(p.graph_kernels + p.eager_kernels))) : json(nullptr)},
+      {"graph_launches", p.graph_launches},
+      {"eager_launches", p.eager_launches},
+      {"eager_launches_per_graph_launch", graph_launches > 0 ? json(static_cast<double>(p.eager_launches) / graph_launches) : json(nullptr)}};
+  j["graph_launch_calls"] = calls_json(p.graph_calls);
+  j["eager_launch_calls"] = calls_json(p.eager_calls);
+  json graphs = json::array();
+  for (const auto& g : p.graphs)
+    graphs.push_back({{"exec", g.exec.exec_id},
+                      {"graph", g.exec.graph_id},
+                      {"nodes", g.exec.nodes},
+                      {"edges", g.exec.edges},
+                      {"made_by", g.made_by},
+                      {"capture_stream", g.capture_stream ? json(g.capture_stream) : json(nullptr)},
+                      {"launches", g.launches},
+                      {"instantiate_ns", opt(g.instantiate_ns)},
+                      {"upload_ns", opt(g.upload_ns)},
+                      {"launch_calls", calls_json(g.calls)},
+                      {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
+                      {"kernels", g.kernels},
+                      {"kernel_time_ns", g.kernel_time_ns},
+                      {"dot", g.exec.dot},
+                      {"dot_verbose", g.exec.dot_verbose}});
+  j["graphs"] = std::move(graphs);
+  j["top_eager_kernels"] = named_json(p.top_eager_kernels);
+  j["copies"] = named_json(p.copies);
+  j["syncs"] = named_json(p.syncs);
+  json trouble = json::array();
+  for (const auto& t : p.capture_trouble)
+    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint}});
+  j["capture_trouble"] = std::move(trouble);
+  j["dropped_records"] = p.dropped_records;
+  j["malformed_lines"] = p.malformed_lines;
+  j["lost_buffers"] = p.lost_buffers;
+  return j;
+}
+
+}  // namespace
+
+Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes) {
+  Report report;
+  report.settings = {{"command", "profile"}, {"trace", run.trace_level}};
+
+  ModeResult app;
+  app.workload = run.program;
+  app.mode = Mode::kApp;
+  if (run.exit_status != 0) {
+    app.status = Status::kFailed;
+    app.reason = "the application " + run.exit_description;
+  }
+  app.metrics["wall_time"] = metric("ns", Direction::kLowerIsBetter, "wall time of the profiled application", {run.wall_ns});
+  if (run.plain_wall_ns)
+    app.metrics["wall_time_plain"] =
+        metric("ns", Direction::kLowerIsBetter, "wall time of the application without the injection", {*run.plain_wall_ns});
+  double graph_ns = 0, eager_ns = 0;
+  std::size_t graph_launches = 0, eager_launches = 0;
+  std::vector<double> graph_calls, eager_calls;
+  for (const auto& p : processes) {
+    graph_ns += p.graph_kernel_ns;
+    eager_ns += p.eager_kernel_ns;
+    graph_launches += p.graph_launches;
+    eager_launches += p.eager_launches;
+    for (const auto& g : p.graphs) graph_calls.insert(graph_calls.end(), g.launch_call_ns.begin(), g.launch_call_ns.end());
+  }
+  app.metrics["graph_launches"] = metric("count", Direction::kNone, "cudaGraphLaunch calls", {static_cast<double>(graph_launches)});
+  app.metrics["eager_launches"] =
+      metric("count", Direction::kLowerIsBetter, "kernel launch calls outside graphs", {static_cast<double>(eager_launches)});
+  if (graph_ns + eager_ns > 0)
+    app.metrics["kernel_time_in_graphs"] = metric("fraction", Direction::kHigherIsBetter,
+                                                  "share of GPU kernel time inside graphs", {graph_ns / (graph_ns + eager_ns)});
+  if (!graph_calls.empty())
+    app.metrics["graph_launch_cpu_per_call"] =
+        metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call (includes queue waits)", graph_calls);
+
+  json profile;
+  profile["program"] = run.program;
+  profile["command"] = run.command;
+  profile["exit_status"] = run.exit_status;
+  profile["exit"] = run.exit_description;
+  profile["wall_ns"] = run.wall_ns;
+  profile["plain_wall_ns"] = opt(run.plain_wall_ns);
+  profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
+  profile["trace_level"] = run.trace_level;
+  profile["notes"] = run.notes;
+  json procs = json::array();
+  for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json(processes[i], i + 1));
+  profile["processes"] = std::move(procs);
+  app.sections.other["profile"] = std::move(profile);
+  report.results.push_back(std::move(app));
+
+  for (std::size_t i = 0; i < processes.size(); ++i)
+    for (const auto& g : processes[i].graphs) {
+      ModeResult r;
+      r.workload = run.program;
+      r.mode = Mode::kApp;
+      r.params = {{"process", std::to_string(i + 1)}, {"graph", std::to_string(g.exec.graph_id)}, {"exec", std::to_string(g.exec.exec_id)}};
+      if (!g.launch_call_ns.empty())
+        r.metrics["launch_cpu_per_call"] =
+            metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
+      if (!g.gpu_span_ns.empty())
+        r.metrics["gpu_time_per_iter"] =
+            metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
+      if (g.instantiate_ns)
+        r.metrics["instantiate_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
+      if (g.upload_ns) r.metrics["upload_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
+      GraphDumpSection& dump = r.sections.graph.emplace();
+      dump.dot = g.exec.dot;
+      dump.dot_verbose = g.exec.dot_verbose;
+      dump.nodes = static_cast<int>(g.exec.nodes);
+      dump.edges = static_cast<int>(g.exec.edges);
+      dump.extra = {{"made_by", g.made_by}, {"launches", g.launches}};
+      r.sections.trace = to_section(g.trace);
+      report.results.push_back(std::move(r));
+    }
+  return report;
+}
+
+}  // namespace gp

@@ -1,0 +1,170 @@
+// Console summary of `graphprof profile`, read from the report's sections.profile only.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "graphprof/profile.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+std::string num(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double get(const json& j, const char* key, double fallback = NAN) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); }
+
+std::string pct(double f) { return std::isfinite(f) ? num("%.1f %%", 100.0 * f) : "-"; }
+
+// Columns: the first left-aligned, the others right-aligned; a rule under the header.
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  auto width = [](const std::string& s) {
+    std::size_t w = 0;
+    for (unsigned char c : s) w += (c & 0xC0) != 0x80;  // UTF-8: count code points
+    return w;
+  };
+  std::vector<std::size_t> w;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (w.size() <= i) w.push_back(0);
+      w[i] = std::max(w[i], width(r[i]));
+    }
+  std::string out;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < rows[k].size(); ++i) {
+      const std::string pad(w[i] - width(rows[k][i]), ' ');
+      line += i == 0 ? rows[k][i] + pad : "  " + pad + rows[k][i];
+    }
+    out += line + "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
+      out += "  " + std::string(total, '-') + "\n";
+    }
+  }
+  return out;
+}
+
+std::string calls_line(const char* what, const json& c) {
+  const json& all = c["all"];
+  if (!all.is_object()) return {};
+  std::string s = std::string("  ") + what + ": " + std::to_string(all["count"].get<std::size_t>()) + " calls, median " +
+                  ns(all, "median_ns") + " (p90 " + ns(all, "p90_ns") + ")";
+  if (c["reference_ns"].is_number()) {
+    s += "; host cost " + ns(c["unblocked"], "median_ns") + " median of unblocked calls";
+    s += "; " + std::to_string(c["blocked"].get<std::size_t>()) + " blocked on a full launch queue (" +
+         format_ns(get(c, "blocked_wait_ns", 0)) + " waiting)";
+    if (c["queue_latency"].is_object()) s += "; work starts " + ns(c["queue_latency"], "median_ns") + " after the call returns";
+  }
+  return s + "\n";
+}
+
+void process_text(std::ostringstream& out, const json& p, bool several) {
+  if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
+  for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
+  if (p["end_reason"].is_null())
+    out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
+  const json& c = p["coverage"];
+  if (c["kernel_time_in_graphs"].is_number()) {
+    out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
+        << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
+        << c["eager_kernels"] << " eager)\n";
+  }
+  out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
+  if (c["eager_launches_per_graph_launch"].is_number())
+    out << " (" << num("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
+  out << "\n";
+  out << calls_line("cudaGraphLaunch", p["graph_launch_calls"]);
+  out << calls_line("eager launches", p["eager_launch_calls"]);
+
+  const json& graphs = p["graphs"];
+  if (!graphs.empty()) {
+    out << "\n  graphs (" << graphs.size() << " instantiated)\n";
+    std::vector<std::vector<std::string>> rows{{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload",
+                                                "launches", "call median", "blocked", "GPU/launch", "kernel time"}};
+    std::size_t shown = 0;
+    for (const auto& g : graphs) {
+      if (++shown > 40) break;
+      const json& calls = g["launch_calls"];
+      rows.push_back({"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
+                      g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
+                      std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
+                      std::to_string(g["launches"].get<std::size_t>()),
+                      calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
+                      std::to_string(calls["blocked"].get<std::size_t>()),
+                      g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-", ns(g, "kernel_time_ns")});
+    }
+    out << columns(rows);
+    if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
+  }
+  auto named = [&](const char* title, const json& list, bool bytes, bool host) {
+    if (list.empty()) return;
+    out << "\n  " << title << "\n";
+    std::vector<std::vector<std::string>> rows{{"name", "count", host ? "host total" : "GPU total", "median"}};
+    if (bytes) rows[0].push_back("bytes");
+    for (const auto& n : list) {
+      std::vector<std::string> r{n["name"].get<std::string>(), std::to_string(n["count"].get<std::size_t>()),
+                                 ns(n, "total_ns"), ns(n, "median_ns")};
+      if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
+      rows.push_back(std::move(r));
+    }
+    out << columns(rows);
+  };
+  named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  named("copies and memsets outside graphs", p["copies"], true, false);
+  named("synchronising calls", p["syncs"], false, true);
+  const json& trouble = p["capture_trouble"];
+  if (!trouble.empty()) {
+    out << "\n  capture trouble\n";
+    std::vector<std::vector<std::string>> rows{{"#", "stream", "offending call", "error", "cudaStreamEndCapture"}};
+    std::string fixes;
+    for (const auto& t : trouble) {
+      const std::string n = std::to_string(rows.size());
+      rows.push_back({n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
+                      t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()});
+      if (!t["hint"].get<std::string>().empty()) fixes += "  fix " + n + ": " + t["hint"].get<std::string>() + "\n";
+    }
+    out << columns(rows) << fixes;
+  }
+  const double dropped = get(p, "dropped_records", 0), malformed = get(p, "malformed_lines", 0), lost = get(p, "lost_buffers", 0);
+  if (dropped + malformed + lost > 0)
+    out << "  warning: " << num("%.0f", dropped) << " records dropped by CUPTI, " << num("%.0f", lost)
+        << " buffers lost, " << num("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
+}
+
+}  // namespace
+
+std::string format_profile_summary(const Report& report) {
+  const ModeResult* app = nullptr;
+  for (const auto& r : report.results)
+    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
+  if (app == nullptr) return {};
+  const json& p = app->sections.other.at("profile");
+  std::ostringstream out;
+  const json& procs = p["processes"];
+  out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
+      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
+      << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
+  if (p["plain_wall_ns"].is_number())
+    out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
+        << num("%+.1f %%", 100.0 * get(p, "overhead")) << ")\n";
+  for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
+  for (const auto& proc : procs) process_text(out, proc, procs.size() > 1);
+  return out.str();
+}
+
+}  // namespace gp

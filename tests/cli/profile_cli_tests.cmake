@@ -1,0 +1,25 @@
+# graphprof profile without a GPU: the no-GPU exit, usage errors, and (with the GPU check skipped,
+# GRAPHPROF_PROFILE_NO_GPU_CHECK=1) the handling of the application's process: its output passes
+# through, its failing status is recorded while graphprof exits 0, SIGTERM reaches it.
+add_test(NAME cli.profile_without_gpu
+         COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found .*commands that work without a GPU"
+                 -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_nogpu -- true)
+gp_cli_test(profile_no_command 2 "command" profile)
+gp_cli_test(profile_help 0 "CUDA_INJECTION64_PATH|injection|--overhead" --stdout profile --help)
+add_test(NAME cli.profile_command_not_found
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "cannot start '/nonexistent/app'"
+                 -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_nf -- /nonexistent/app)
+foreach(check IN ITEMS "hello from the app" "the application exited with status 3" "no process of the application initialised CUDA")
+  string(MAKE_C_IDENTIFIER "${check}" id)
+  add_test(NAME cli.profile_failing_app_${id}
+           COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "${check}" --stdout
+                   -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_fail_${id}
+                   -- sh -c "echo hello from the app; exit 3")
+  set_tests_properties(cli.profile_failing_app_${id} PROPERTIES LABELS cpu)
+endforeach()
+add_test(NAME cli.profile_sigterm_forwarded
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_signal.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_sigterm)
+set_tests_properties(cli.profile_without_gpu cli.profile_command_not_found cli.profile_sigterm_forwarded PROPERTIES LABELS cpu)

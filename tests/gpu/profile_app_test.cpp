@@ -1,0 +1,190 @@
+// `graphprof profile` on a real GPU, against tests/apps/graph_app.cu whose work is known exactly:
+// graph A (stream capture, 5 nodes, 4 edges) launched N times, graph B (explicit API, 4 nodes,
+// 4 edges) launched 3 times, K eager kernels, one HtoD and one DtoH copy. Also: a broken capture,
+// the application's failing exit status, SIGTERM forwarded to the application, and render/analyze
+// --report on a profiled graph. Exit 77 without a GPU.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "graphprof/report.hpp"
+
+namespace gp {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr int kLaunches = 50;
+constexpr int kEager = 20;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("graphprof-profile-test-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+int shell(const std::string& cmd) {
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
+  return std::string(GRAPHPROF_BINARY) + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
+         app_args + " > " + (out / "console.txt").string() + " 2>&1";
+}
+
+const json& profile_of(const Report& r) {
+  for (const auto& x : r.results)
+    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.other.at("profile");
+  throw std::runtime_error("no app result");
+}
+
+const ModeResult* graph_result(const Report& r, std::size_t nodes) {
+  for (const auto& x : r.results)
+    if (!x.params.empty() && x.sections.graph && static_cast<std::size_t>(x.sections.graph->nodes) == nodes) return &x;
+  return nullptr;
+}
+
+TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
+  const fs::path out = fresh_dir("counts");
+  ASSERT_EQ(shell(profile_cmd(out, "", "--launches " + std::to_string(kLaunches) + " --eager " + std::to_string(kEager))), 0);
+  const Report r = read_report((out / "report.json").string());
+  const json& p = profile_of(r);
+  EXPECT_EQ(p["exit_status"], 0);
+  ASSERT_EQ(p["processes"].size(), 1u);
+  const json& proc = p["processes"][0];
+  EXPECT_EQ(proc["end_reason"], "exit");
+  EXPECT_TRUE(proc["errors"].empty());
+  ASSERT_EQ(proc["graphs"].size(), 2u);
+  const json& ga = proc["graphs"][0];  // instantiated first
+  const json& gb = proc["graphs"][1];
+  EXPECT_EQ(ga["nodes"], 5);
+  EXPECT_EQ(ga["edges"], 4);
+  EXPECT_EQ(ga["made_by"], "stream capture");
+  EXPECT_EQ(ga["launches"], kLaunches);
+  EXPECT_EQ(ga["kernels"], 4 * kLaunches);
+  EXPECT_TRUE(ga["upload_ns"].is_number());
+  EXPECT_TRUE(ga["instantiate_ns"].is_number());
+  EXPECT_EQ(gb["nodes"], 4);
+  EXPECT_EQ(gb["edges"], 4);
+  EXPECT_EQ(gb["made_by"], "explicit API");
+  EXPECT_EQ(gb["launches"], 3);
+  EXPECT_EQ(gb["kernels"], 12);
+  const json& c = proc["coverage"];
+  EXPECT_EQ(c["graph_launches"], kLaunches + 3);
+  EXPECT_EQ(c["graph_kernels"], 4 * kLaunches + 12);
+  EXPECT_EQ(c["eager_kernels"], kEager);
+  EXPECT_EQ(c["eager_launches"], kEager);
+  EXPECT_GT(c["kernel_time_in_graphs"].get<double>(), 0.0);
+  EXPECT_LT(c["kernel_time_in_graphs"].get<double>(), 1.0);
+  std::map<std::string, std::size_t> copies;
+  for (const auto& x : proc["copies"]) copies[x["name"]] = x["count"];
+  // One record per copy call is what CUPTI gave elsewhere; pageable copies might be split.
+  EXPECT_GE(copies["memcpy HtoD"], 1u);
+  EXPECT_GE(copies["memcpy DtoH"], 1u);
+  EXPECT_EQ(copies.count("memset"), 0u) << "the only memset is a node of graph A";
+  EXPECT_TRUE(proc["capture_trouble"].empty());
+  EXPECT_EQ(proc["dropped_records"], 0);
+
+  // Per-graph results: every node of A timed and joined to its DOT node, and the dump renders as
+  // a heat map of those times.
+  const ModeResult* a = graph_result(r, 5);
+  ASSERT_NE(a, nullptr);
+  const json trace = to_json(a->sections.trace.value());
+  EXPECT_EQ(trace["join"]["dot_status"], "same graph");
+  ASSERT_EQ(trace["nodes"].size(), 5u);
+  for (const auto& n : trace["nodes"]) EXPECT_EQ(n["count"], kLaunches) << n.dump();
+  EXPECT_EQ(trace["join"]["dot_name_mismatches"], 0);
+  EXPECT_EQ(a->metrics.at("launch_cpu_per_call").summary.n, static_cast<std::size_t>(kLaunches));
+  const std::string dot = a->sections.graph.value().dot;
+  ASSERT_TRUE(fs::exists(dot));
+  ASSERT_TRUE(fs::exists(a->sections.graph.value().dot_verbose));
+  EXPECT_EQ(shell(std::string(GRAPHPROF_BINARY) + " render " + dot + " -o " + (out / "a.svg").string() + " --report " +
+                  (out / "report.json").string() + " > /dev/null"),
+            0);
+  EXPECT_TRUE(fs::exists(out / "a.svg"));
+  EXPECT_EQ(shell(std::string(GRAPHPROF_BINARY) + " analyze " + dot + " --report " + (out / "report.json").string() +
+                  " > /dev/null"),
+            0);
+}
+
+TEST(ProfileApp, GraphLevelCountsLaunchesWithoutKernels) {
+  const fs::path out = fresh_dir("graph-level");
+  ASSERT_EQ(shell(profile_cmd(out, "--trace graph", "--launches 10 --eager 5")), 0);
+  const json& proc = profile_of(read_report((out / "report.json").string()))["processes"][0];
+  ASSERT_EQ(proc["graphs"].size(), 2u);
+  EXPECT_EQ(proc["graphs"][0]["launches"], 10);
+  EXPECT_EQ(proc["graphs"][1]["launches"], 3);
+  EXPECT_EQ(proc["graphs"][0]["gpu_span"]["count"], 10);
+  EXPECT_EQ(proc["coverage"]["graph_kernels"], 0) << "no kernel records at --trace graph";
+}
+
+TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
+  const fs::path out = fresh_dir("broken");
+  ASSERT_EQ(shell(profile_cmd(out, "--trace none", "--launches 5 --eager 2 --bad-capture --exit 3")), 0)
+      << "the report is written whatever the application's status";
+  const Report r = read_report((out / "report.json").string());
+  const json& p = profile_of(r);
+  EXPECT_EQ(p["exit_status"], 3);
+  EXPECT_EQ(r.results.front().status, Status::kFailed);
+  const json& proc = p["processes"][0];
+  EXPECT_EQ(proc["graphs"][0]["launches"], 5) << "launch -> exec from the launch callback at --trace none";
+  ASSERT_EQ(proc["capture_trouble"].size(), 1u);
+  EXPECT_EQ(proc["capture_trouble"][0]["api"], "cudaStreamSynchronize");
+  EXPECT_EQ(proc["capture_trouble"][0]["error"], "cudaErrorStreamCaptureUnsupported");
+  EXPECT_EQ(proc["capture_trouble"][0]["end_error"], "cudaErrorStreamCaptureInvalidated");
+}
+
+// An application that uses CUPTI itself: graphprof's own `run --trace node`. The injection
+// subscribes first (at CUDA initialisation), so the application's cuptiSubscribe is the one that
+// fails; both must carry on without crashing and the profile must still see its graphs.
+TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
+  const fs::path out = fresh_dir("cupti-app");
+  const std::string cmd = std::string(GRAPHPROF_BINARY) + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
+                          " run --workload chain --mode capture --param kernels=10 --trace node --budget 0.05 --min-time 0.01"
+                          " --json " + (out / "inner.json").string() + " > " + (out / "console.txt").string() + " 2>&1";
+  ASSERT_EQ(shell(cmd), 0);
+  const json& p = profile_of(read_report((out / "report.json").string()));
+  EXPECT_EQ(p["exit_status"], 0) << "the application did not crash";
+  ASSERT_GE(p["processes"].size(), 1u);
+  EXPECT_TRUE(p["processes"][0]["errors"].empty());
+  EXPECT_GE(p["processes"][0]["graphs"].size(), 1u);
+  const Report inner = read_report((out / "inner.json").string());
+  ASSERT_FALSE(inner.results.empty());
+  EXPECT_EQ(inner.results.front().status, Status::kOk);
+}
+
+TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
+  const fs::path out = fresh_dir("sigterm");
+  std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,
+                                "--launches", "20", "--sleep-ms", "30000"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  // The application does its work in well under a second on the H200, then sleeps.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const json& p = profile_of(read_report((out / "report.json").string()));
+  EXPECT_EQ(p["exit_status"], 128 + SIGTERM);
+  const json& proc = p["processes"][0];
+  EXPECT_EQ(proc["end_reason"], "SIGTERM");
+  EXPECT_EQ(proc["graphs"][0]["launches"], 20);
+}
+
+}  // namespace
+}  // namespace gp
