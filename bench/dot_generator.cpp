@@ -1,6 +1,7 @@
 // Writes dumps the way the CUDA 13 driver does (see tests/data/dot for real ones).
 #include "dot_generator.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -126,6 +127,41 @@ GeneratedDump chain_dump(std::size_t nodes, bool verbose, int graph_id) {
     w.nodes.push_back(kernel("_ZN5bench6k_stepEPfi", 16, 256));
     if (i > 0) w.edges.emplace_back(i - 1, i);
   }
+  return GeneratedDump{w.text(), w.nodes.size(), w.edges.size()};
+}
+
+GeneratedDump dense_dump(std::size_t nodes, std::size_t links_per_node, bool verbose, int graph_id) {
+  Writer w{verbose, graph_id, {}, {}};
+  if (nodes < 3) nodes = 3;
+  w.nodes.push_back(Node{Op::kMemset, "", 0, 0});
+  const std::size_t window = 4 * std::max<std::size_t>(1, links_per_node);
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::vector<char> has_out(nodes, 0);
+  std::vector<std::size_t> picked;
+  for (std::size_t i = 1; i + 1 < nodes; ++i) {
+    w.nodes.push_back(kernel(i % 2 ? "_ZN5bench6k_leftEPfi" : "_ZN5bench7k_rightEPfi", 4, 128));
+    const std::size_t first = i > window ? i - window : 1;
+    picked.clear();
+    for (std::size_t k = 0; k < links_per_node && first < i; ++k) {
+      const std::size_t from = first + static_cast<std::size_t>(next() % (i - first));
+      if (std::find(picked.begin(), picked.end(), from) == picked.end()) picked.push_back(from);
+    }
+    if (picked.empty()) picked.push_back(0);
+    for (std::size_t from : picked) {
+      w.edges.emplace_back(from, i);
+      has_out[from] = 1;
+    }
+  }
+  const std::size_t join = w.nodes.size();
+  w.nodes.push_back(Node{Op::kMemcpy, "", 0, 0});
+  for (std::size_t i = 1; i < join; ++i)
+    if (!has_out[i]) w.edges.emplace_back(i, join);
   return GeneratedDump{w.text(), w.nodes.size(), w.edges.size()};
 }
 

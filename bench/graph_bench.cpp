@@ -1,7 +1,11 @@
 // Benchmark (not a test) of the offline graph commands on generated dumps in the driver's format:
 //  - analyze: load + analyze a 100 000-node dump (target <= 2 s);
 //  - render:  load + analyze + fold + lay out + write PNG/SVG of a 10 000-node dump (target <= 5 s).
-// Usage: graph_bench [--out DIR] [--analyze-nodes N] [--render-nodes N] [--repeat R]
+//  - dense:   render of issue 11's dense fork-join (10 000 nodes, ~500 000 edges; target <= 10 s).
+// Usage: graph_bench [--out DIR] [--analyze-nodes N] [--render-nodes N] [--dense-links L] [--repeat R]
+//        graph_bench --write chain|layers|dense[-default] NODES [LINKS] FILE   (only write a dump
+//        in the verbose or default form, e.g. for
+//        measuring `graphprof analyze/render` under /usr/bin/time -v)
 // Prints the best and median of R runs per step; the pictures and dumps stay in DIR.
 #include <algorithm>
 #include <chrono>
@@ -65,12 +69,34 @@ std::string write_dump(const fs::path& dir, const std::string& name, const gp::b
 int main(int argc, char** argv) {
   fs::path out = fs::temp_directory_path() / "graphprof_bench";
   std::size_t analyze_nodes = 100000, render_nodes = 10000;
+  std::size_t dense_links = 50;
   int repeat = 3;
+  if (argc >= 5 && std::string(argv[1]) == "--write") {
+    std::string kind = argv[2];
+    const bool verbose = kind.size() < 8 || kind.compare(kind.size() - 8, 8, "-default") != 0;
+    if (!verbose) kind.resize(kind.size() - 8);
+    const std::size_t nodes = std::strtoull(argv[3], nullptr, 10);
+    const bool with_links = argc >= 6;
+    const std::string file = argv[with_links ? 5 : 4];
+    const std::size_t links = with_links ? std::strtoull(argv[4], nullptr, 10) : dense_links;
+    gp::bench::GeneratedDump d;
+    if (kind == "chain") d = gp::bench::chain_dump(nodes, verbose);
+    else if (kind == "layers") d = gp::bench::layered_dump(nodes, verbose);
+    else if (kind == "dense") d = gp::bench::dense_dump(nodes, links, verbose);
+    else {
+      std::cerr << "graph_bench: --write takes chain, layers or dense (with -default: the default form)\n";
+      return 2;
+    }
+    write_dump(fs::path(file).parent_path().empty() ? fs::path(".") : fs::path(file).parent_path(),
+               fs::path(file).filename().string(), d);
+    return 0;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--out") out = argv[i + 1];
     else if (a == "--analyze-nodes") analyze_nodes = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--render-nodes") render_nodes = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--dense-links") dense_links = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
     else {
       std::cerr << "graph_bench: unknown option " << a << "\n";
@@ -106,6 +132,8 @@ int main(int argc, char** argv) {
     std::vector<Case> cases;
     cases.push_back({"layers_" + std::to_string(render_nodes) + "_verbose", gp::bench::layered_dump(render_nodes, true)});
     cases.push_back({"chain_" + std::to_string(render_nodes) + "_verbose", gp::bench::chain_dump(render_nodes, true)});
+    cases.push_back({"dense_" + std::to_string(render_nodes) + "x" + std::to_string(dense_links) + "_verbose",
+                     gp::bench::dense_dump(render_nodes, dense_links, true)});
     for (const auto& c : cases) {
       const std::string path = write_dump(out, c.name + ".dot", c.dump);
       for (const char* fmt : {"png", "svg"}) {

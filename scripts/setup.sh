@@ -3,7 +3,8 @@
 # The CUDA 13 toolkit (nvcc, CUPTI, NVTX3) is not a Debian package and must already be there.
 # GRAPHPROF_SKIP_APT=1 skips installing (machines without a registry that already have the deps).
 set -euo pipefail
-pkgs=(cmake ninja-build pkg-config g++ libcli11-dev nlohmann-json3-dev libgraphviz-dev graphviz libgtest-dev)
+pkgs=(cmake ninja-build pkg-config g++ libcli11-dev nlohmann-json3-dev libgraphviz-dev graphviz libgtest-dev
+      zlib1g-dev chromium python3)  # chromium, python3: the HTML report's browser test (tests/browser)
 if [ "${GRAPHPROF_SKIP_APT:-0}" = 1 ]; then exit 0; fi
 missing=()
 if command -v dpkg-query >/dev/null; then

@@ -14,8 +14,8 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "iteration_ops.hpp"
-#include "output_digest.hpp"
+#include "graphprof/cuda/iteration_ops.hpp"
+#include "graphprof/cuda/output_digest.hpp"
 
 namespace gp {
 namespace {

@@ -41,7 +41,7 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
 
 // Shape of one cudaGraph_t in the dump (top level, child graph or conditional body).
 struct GraphShape {
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string parent;  // dot_name of the node that runs it; empty for the top level
   std::size_t nodes = 0, edges = 0, depth = 0, max_width = 0, roots = 0, leaves = 0;
 };
@@ -89,7 +89,7 @@ struct GraphMetrics {
   std::vector<GraphShape> graphs;                    // every cudaGraph_t of the dump, by id
 
   // The top-level graph (child-graph and conditional nodes count as one node each).
-  std::vector<int> top_level_graphs;
+  std::vector<GraphId> top_level_graphs;
   std::size_t depth = 0;  // longest path, in nodes
   std::vector<std::size_t> width_per_level;  // nodes per level of the as-soon-as-possible schedule
   std::size_t max_parallelism = 0;           // the widest level

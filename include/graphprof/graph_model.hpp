@@ -29,6 +29,10 @@ enum class NodeKind {
 };
 inline constexpr int kNodeKindCount = static_cast<int>(NodeKind::kOther) + 1;
 
+// The <G> of "graph_<G>": the driver's process-wide graph serial number. 64-bit, so that a
+// large number in a hostile or future dump is read as it is or refused, never wrapped.
+using GraphId = std::int64_t;
+
 // Stable snake_case names used in JSON and text: "kernel", "memcpy", "event_record", ...
 const char* to_string(NodeKind k);
 
@@ -48,8 +52,8 @@ struct LaunchConfig {
 
 struct GraphNode {
   std::string dot_name;  // "graph_129_node_3": the key that per-node times are joined on
-  int graph_id = -1;     // <G> of the name: the driver's process-wide graph serial number
-  int index = -1;        // <i> of the name: creation index within its graph
+  GraphId graph_id = -1;     // <G> of the name: the driver's process-wide graph serial number
+  std::int64_t index = -1;   // <i> of the name: creation index within its graph
   int topo_id = -1;      // "(topoId: N)" when the dump has it (verbose); reverse topological
   NodeKind kind = NodeKind::kOther;
   std::string type_text;  // the driver's word for the type: "KERNEL", "MEMCPY", "EVENT_WAIT", ...
@@ -64,7 +68,7 @@ struct GraphNode {
   std::optional<std::uint64_t> memset_value;
 
   // Child-graph and conditional nodes: the graphs they run.
-  std::vector<int> child_graphs;
+  std::vector<GraphId> child_graphs;
   std::string conditional_type;  // "IF", "WHILE", "SWITCH"
 
   std::string shape, style;  // as in the dump (helps tell the default from the verbose form)
@@ -77,7 +81,7 @@ struct GraphEdge {
 
 // One cudaGraph_t of the dump: the top-level graph, a child graph or a conditional body.
 struct GraphCluster {
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::vector<std::size_t> nodes;  // indices into GraphModel::nodes, in file order
   // The node that runs this graph (child-graph or conditional node); nullopt for top level.
   std::optional<std::size_t> parent_node;
@@ -93,7 +97,7 @@ struct GraphModel {
 
   // Index of the node called `dot_name`, if any (linear; build a map for repeated lookups).
   std::optional<std::size_t> find(const std::string& dot_name) const;
-  const GraphCluster* cluster(int graph_id) const;
+  const GraphCluster* cluster(GraphId graph_id) const;
 };
 
 // Load a cudaGraphDebugDotPrint dump (default or verbose form, from any program). Throws
@@ -109,7 +113,8 @@ GraphModel load_dot_text(const std::string& text, const std::string& source);
 std::string demangle_kernel_name(const std::string& mangled);
 std::string kernel_base_name(const std::string& demangled);
 
-// Parses "4,256,0" or "(4,2,1),(256,1,1),0"; nullopt when the text has another shape.
+// Parses "4,256,0", "(4,2,1),(256,1,1),0" or CUDA 13's "{16,16},{16,16},0" (text: with parentheses);
+// nullopt when the text has another shape.
 std::optional<LaunchConfig> parse_launch_config(const std::string& text);
 
 }  // namespace gp

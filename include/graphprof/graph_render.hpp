@@ -26,6 +26,11 @@ std::string render_format(const RenderOptions& options);
 // Lay out and write the view. Throws gp::Error: kEnvironment when Graphviz lacks the "dot"
 // layout or a renderer for the format (with the fix), kBadInput when the output cannot be
 // written, kInternal when Graphviz fails otherwise.
+// Thread-safe (one render at a time); the process keeps one Graphviz context.
 RenderResult render_view(const GraphView& view, const RenderOptions& options);
+
+// The same picture as SVG text in memory (for embedding, e.g. in an HTML report). Graphviz's
+// warnings are appended to `notes` when given; view.simplified is the caller's to show.
+std::string render_svg(const GraphView& view, std::vector<std::string>* notes = nullptr);
 
 }  // namespace gp

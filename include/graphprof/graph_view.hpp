@@ -18,7 +18,7 @@ struct ViewBox {
   bool mixed = false;           // a folded run of different nodes (only when similar runs were not enough)
   std::size_t in_a_row = 1;     // nodes one after another
   std::size_t side_by_side = 1; // identical branches folded next to each other
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string label;      // lines separated by '\n'
   std::string tooltip;    // full names, for SVG
   std::string fill;       // "#rrggbb"
@@ -33,7 +33,7 @@ struct ViewEdge {
 };
 
 struct ViewCluster {
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string title;  // "graph_8: WHILE body of graph_7_node_1"
   std::vector<std::size_t> boxes;
 };
@@ -50,6 +50,11 @@ struct GraphView {
   std::string title;
   bool collapsed = false;
   bool heat_map = false;
+  // What the picture leaves out or merges beyond the folding that box labels state (links
+  // implied by longer paths, links over the budget, folding despite --no-collapse), one
+  // sentence each. Also in the title; `render` repeats them on stderr.
+  std::vector<std::string> simplified;
+  std::size_t links_in_dump = 0;  // links between boxes before any was left out
 };
 
 enum class CollapseMode { kAuto, kOn, kOff };
@@ -62,6 +67,12 @@ struct ViewOptions {
   std::size_t auto_collapse_width = 24;
   std::size_t max_boxes = 400;            // above this after folding similar runs, fold any long run
   std::size_t min_run = 3;                // shortest run of similar nodes worth folding
+  // Hard limits, whatever `collapse` and `max_boxes` say: Graphviz's dot layout grows much faster
+  // than linearly, and a picture must come back in seconds. Above max_drawn_boxes nodes the
+  // graph is folded anyway; above max_drawn_edges links, links implied by a longer path are
+  // left out (transitive reduction), then the rest beyond the budget (each box keeps one link in).
+  std::size_t max_drawn_boxes = 1500;
+  std::size_t max_drawn_edges = 3000;
 };
 
 // Build the picture's content. With `times`, colours show measured time (a heat map) and the

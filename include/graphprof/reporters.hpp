@@ -20,6 +20,11 @@ void print_run_markdown(const Report& report, std::ostream& out);
 // `graphprof sweep` console output: per mode, one row per grid point with per-node costs.
 void print_sweep_console(const Report& report, std::ostream& out);
 
+// CSV of a run or sweep: a header, then one row per (workload, parameters, mode, metric) with
+// median, p10, p90, CI low/high, CI level, n; one column per parameter name; derived figures
+// as rows of kind "derived"; a failed mode as one row of kind "status". Lines end in CRLF (RFC 4180).
+std::string render_run_csv(const Report& report);
+
 // One line for progress output while a suite runs.
 std::string progress_line(const ModeResult& r);
 

@@ -16,8 +16,17 @@
 
 namespace gp {
 
+// Events kept per trace session (one workload and mode) unless asked for all: a default-suite
+// trace then stays small enough for a browser (about 5 MB gzip-compressed instead of 191 MB of
+// JSON with 910k events). The earliest events are kept, so each pass shows its first iterations.
+inline constexpr std::size_t kDefaultTraceEventsPerSession = 10000;
+
 class ChromeTraceBuilder {
  public:
+  // max_events_per_session: 0 keeps every event.
+  explicit ChromeTraceBuilder(std::size_t max_events_per_session = kDefaultTraceEventsPerSession)
+      : max_events_per_session_(max_events_per_session) {}
+
   // Adds one trace session. `label` names it on the timeline ("chain capture"); `join` names the
   // DOT node of each graph record (may be nullptr).
   void add(const std::string& label, const TraceData& data, const NodeJoin* join);
@@ -26,8 +35,14 @@ class ChromeTraceBuilder {
   // The whole document: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
   // Timestamps are microseconds since the earliest event.
   nlohmann::json to_json() const;
-  // Writes to_json() atomically; throws gp::Error(kBadInput) naming the path when it cannot.
+  // Writes to_json() atomically, gzip-compressed when the path ends in ".gz" (Perfetto opens
+  // .json.gz); throws gp::Error(kBadInput) naming the path when it cannot, kEnvironment when a
+  // .gz is asked for and this build has no zlib.
   void write(const std::string& path) const;
+  // Whether this build can write .gz (it was built with zlib).
+  static bool can_compress();
+  // Sessions whose events were cut at the cap, for the run's console note.
+  std::size_t truncated_sessions() const { return truncations_.size(); }
 
  private:
   struct Event {
@@ -42,6 +57,14 @@ class ChromeTraceBuilder {
   void name_process(std::int64_t pid, const std::string& name, int sort_index);
   void name_thread(std::int64_t pid, std::int64_t tid, const std::string& name);
 
+  struct Truncation {
+    std::string label;
+    std::size_t kept = 0, total = 0;
+  };
+  void cap_session(std::size_t first, const std::string& label, std::int64_t pid, std::int64_t tid);
+
+  std::size_t max_events_per_session_;
+  std::vector<Truncation> truncations_;
   std::vector<Event> events_;
   std::vector<std::pair<std::int64_t, std::int64_t>> named_threads_;
   std::vector<std::int64_t> named_processes_;

@@ -23,6 +23,7 @@ struct TraceCliOptions {
   std::string records_dir;  // raw plain records per mode (fixtures, offline analysis)
   int iterations = 200;
   std::string detach = "each";
+  std::string events = std::to_string(kDefaultTraceEventsPerSession);  // per trace pass in --trace-out, or "all"
   bool nvtx = false;  // record graphprof's NVTX ranges in the trace (loads CUPTI for the whole run)
 };
 
@@ -32,6 +33,10 @@ void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
       ->check(CLI::IsMember({"none", "graph", "node"}))
       ->capture_default_str();
   sub->add_option("--trace-out", t.out, "write a Chrome trace-event file (open it in ui.perfetto.dev) of the trace passes");
+  sub->add_option("--trace-events", t.events,
+                  "events per trace pass kept in --trace-out (its earliest ones), or 'all'; the default keeps a "
+                  "default-suite trace small enough for a browser")
+      ->capture_default_str();
   sub->add_option("--trace-records", t.records_dir, "write each trace pass's raw records (JSON) into this folder");
   sub->add_option("--trace-iterations", t.iterations, "replays recorded by each trace pass")
       ->check(CLI::Range(1, 100000))
@@ -51,6 +56,9 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   if (level == TraceLevel::kNone && (!t.out.empty() || !t.records_dir.empty()))
     throw usage_error(std::string(t.out.empty() ? "--trace-records" : "--trace-out") +
                       " needs a trace pass: use --trace=node or --trace=graph");
+  if (!t.out.empty() && t.out.size() > 3 && t.out.compare(t.out.size() - 3, 3, ".gz") == 0 &&
+      !ChromeTraceBuilder::can_compress())
+    throw usage_error("--trace-out " + t.out + ": this graphprof was built without zlib; write .json instead");
   if (!t.out.empty()) {
     const auto parent = std::filesystem::absolute(t.out).parent_path();
     if (!std::filesystem::is_directory(parent))
@@ -86,6 +94,16 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   };
 }
 
+// --trace-events: a positive count or "all" (0: no cap).
+std::size_t trace_event_cap(const std::string& text) {
+  if (text == "all") return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n <= 0)
+    throw usage_error("--trace-events " + text + ": expected a positive number of events or 'all'");
+  return static_cast<std::size_t>(n);
+}
+
 // Detaches CUPTI at the end of the run however it ends (CUDA 13.0 can crash at exit otherwise).
 struct TraceShutdown {
   ~TraceShutdown() { trace_shutdown(); }
@@ -102,7 +120,7 @@ void setup_run(CLI::App& app, int& exit_code) {
   sub->callback([o, t, sub, &exit_code] {
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
-    ChromeTraceBuilder chrome;
+    ChromeTraceBuilder chrome(trace_event_cap(t->events));
     configure_trace(*t, req, chrome);
     // The other processes run first, before this one loads CUPTI for its trace pass.
     Report report;
@@ -123,7 +141,11 @@ void setup_run(CLI::App& app, int& exit_code) {
     write_outputs(report, *o, json_path);
     if (!t->out.empty()) {
       chrome.write(t->out);
-      std::cout << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+      std::cout << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)";
+      if (chrome.truncated_sessions() > 0)
+        std::cout << "; " << chrome.truncated_sessions() << " trace pass(es) cut to their first " << t->events
+                  << " events (--trace-events all keeps every event)";
+      std::cout << "\n";
     }
     exit_code = 0;
   });

@@ -15,5 +15,6 @@ void setup_render(CLI::App& app, int& exit_code);
 void setup_compare(CLI::App& app, int& exit_code);
 void setup_merge(CLI::App& app, int& exit_code);
 void setup_profile(CLI::App& app, int& exit_code);
+void setup_report(CLI::App& app, int& exit_code);
 
 }  // namespace gp::cli

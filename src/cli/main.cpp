@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 ok, 1 regression found, 2 usage, 3 bad input file, 4 no GPU/driver,\n"
       "            5 comparison not trustworthy, 6 internal error.\n"
-      "Without a GPU: list, analyze, render, compare, merge work; info, run, sweep and profile need a GPU.");
+      "Without a GPU: list, analyze, render, compare, merge, report work; info, run, sweep and profile need a GPU.");
   int exit_code = 0;
   gp::cli::setup_info(app, exit_code);
   gp::cli::setup_list(app, exit_code);
@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   gp::cli::setup_compare(app, exit_code);
   gp::cli::setup_merge(app, exit_code);
   gp::cli::setup_profile(app, exit_code);
+  gp::cli::setup_report(app, exit_code);
 
   try {
     app.parse(argc, argv);

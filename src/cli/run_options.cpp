@@ -17,10 +17,12 @@
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
+#include "graphprof/cuda/plugin_loader.hpp"
 #include "graphprof/derived.hpp"
 #include "graphprof/ranks.hpp"
 
 #include "graphprof/error.hpp"
+#include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
 
 namespace gp::cli {
@@ -40,10 +42,13 @@ std::vector<Mode> parse_modes(const std::vector<std::string>& texts) {
 
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help) {
   sub->add_option("--workload,-w", o.workloads, workload_help)->delimiter(',');
+  add_load_option(sub, o.load);
   sub->add_option("--mode,-m", o.modes, "eager, capture, graph or all")->delimiter(',')->capture_default_str();
   sub->add_option("--param,-p", o.params, "workload parameter NAME=VALUE (repeatable)");
   sub->add_option("--json", o.json_path, "write the JSON report to this file (atomically)");
   sub->add_option("--markdown", o.markdown_path, "also write a Markdown summary to this file");
+  sub->add_option("--html", o.html_path, "also write a self-contained HTML report with charts to this file");
+  sub->add_option("--csv", o.csv_path, "also write every metric as CSV (one row per workload/params/mode/metric)");
   sub->add_option("--out", o.out_dir, "folder for report.json and the graphs' DOT dumps");
   sub->add_option("--repetitions,-r", o.repetitions, "independent repetitions of the whole measurement")
       ->check(CLI::Range(1, 1000))
@@ -75,9 +80,24 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
 }
 
+void add_load_option(CLI::App* sub, std::vector<std::string>& paths) {
+  sub->add_option("--load", paths,
+                  "load workloads from a plugin library built with graphprof_add_workload (repeatable; docs/api.md)");
+}
+
+std::vector<std::string> load_plugins(const std::vector<std::string>& paths) {
+  std::vector<std::string> names;
+  for (const auto& path : paths)
+    for (auto& n : load_plugin(path)) names.push_back(std::move(n));
+  return names;
+}
+
 RunRequest make_request(const RunOptions& o, std::string& json_path) {
   RunRequest req;
-  req.workloads = o.workloads;
+  // Plugins first, so their workloads and parameters are known when the request is checked.
+  // With --load and no --workload, the loaded workloads are what runs (not the bundled suite).
+  const std::vector<std::string> loaded = load_plugins(o.load);
+  req.workloads = o.workloads.empty() ? loaded : o.workloads;
   req.modes = parse_modes(o.modes);
   for (const auto& p : o.params) {
     auto [k, v] = parse_param_assignment(p);
@@ -100,6 +120,14 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
     req.measure.warmup_seconds = 0;
   }
   json_path = o.json_path;
+  // Refuse an output that cannot be written before measuring, not after.
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--html", o.html_path},
+                                     std::pair<const char*, const std::string&>{"--csv", o.csv_path}}) {
+    if (path.empty()) continue;
+    const auto parent = std::filesystem::absolute(path).parent_path();
+    if (!std::filesystem::is_directory(parent))
+      throw usage_error(std::string(option) + " " + path + ": folder " + parent.string() + " does not exist");
+  }
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
@@ -130,6 +158,16 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
     write_file_atomic(o.markdown_path, md.str());
     std::cout << "Markdown summary written to " << o.markdown_path << "\n";
   }
+  if (!o.csv_path.empty()) {
+    write_file_atomic(o.csv_path, render_run_csv(report));
+    std::cout << "CSV written to " << o.csv_path << "\n";
+  }
+  if (!o.html_path.empty()) {
+    HtmlReportOptions html;
+    html.source = json_path;
+    write_html_report(report, o.html_path, html);
+    std::cout << "HTML report written to " << o.html_path << "\n";
+  }
 }
 
 namespace {
@@ -143,6 +181,7 @@ std::string joined(const std::vector<std::string>& v) {
 // The child's command line: the same measurement, reporting JSON only.
 std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json) {
   std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=1", "--json=" + json};
+  for (const auto& l : o.load) a.push_back("--load=" + l);
   if (subcommand == "run") a.push_back("--trace=none");
   if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
   a.push_back("--mode=" + joined(o.modes));

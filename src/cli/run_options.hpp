@@ -11,11 +11,14 @@
 namespace gp::cli {
 
 struct RunOptions {
+  std::vector<std::string> load;  // plugin libraries (--load)
   std::vector<std::string> workloads;
   std::vector<std::string> modes{"all"};
   std::vector<std::string> params;
   std::string json_path;
   std::string markdown_path;
+  std::string html_path;
+  std::string csv_path;
   std::string out_dir;
   int repetitions = 1;
   double target_ci = 0.01;
@@ -32,14 +35,20 @@ struct RunOptions {
 // Adds the measurement options to `sub`; `what` words the --workload help.
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help);
 
-// Turns options into a request (usage errors for bad modes/params); sets `json_path` to the
+// --load PATH (repeatable), for run, sweep and list.
+void add_load_option(CLI::App* sub, std::vector<std::string>& paths);
+// Loads each plugin (input_error naming the file when one is refused); returns the workloads added.
+std::vector<std::string> load_plugins(const std::vector<std::string>& paths);
+
+// Loads the --load plugins, then turns options into a request (usage errors for bad modes/params); sets `json_path` to the
 // report path (from --json or --out).
 RunRequest make_request(const RunOptions& o, std::string& json_path);
 
 // CLI11 keeps no argv; rebuild a faithful command line from what was parsed.
 std::vector<std::string> command_line_of(const CLI::App& sub);
 
-// Writes the report to json_path (if set) and a Markdown summary to --markdown (if set).
+// Writes the report to json_path (if set), a Markdown summary to --markdown, the HTML report to
+// --html and the CSV to --csv (each if set).
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
 
 // `--processes N`: runs the same measurement in N-1 fresh processes of this binary (no trace

@@ -757,7 +757,7 @@ void summarize_suite(Comparison& c) {
                    [](const auto& a, const auto& b) { return metric_rank(a.first) < metric_rank(b.first); });
   for (const auto& [name, acc] : ordered) {
     const bool gates = std::any_of(c.rows.begin(), c.rows.end(),
-                                   [&](const MetricComparison& r) { return r.metric == name && r.rule.gating; });
+                                   [&name = name](const MetricComparison& r) { return r.metric == name && r.rule.gating; });
     c.geomeans.push_back({name, acc.second, std::exp(acc.first / static_cast<double>(acc.second)), gates});
   }
   if (gate_n > 0)

@@ -13,7 +13,7 @@ namespace gp {
 
 std::string no_gpu_message(const std::string& cuda_error_name, const std::string& cuda_error_text) {
   return "no usable CUDA device or driver found (" + cuda_error_name + ": " + cuda_error_text +
-         "); commands that work without a GPU: list, analyze, render, compare, merge, --help, --version";
+         "); commands that work without a GPU: list, analyze, render, compare, merge, report, --help, --version";
 }
 
 void require_gpu(int ordinal) {

@@ -310,12 +310,19 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   res.workload = entry.info.name;
   res.mode = mode;
   res.params = params.values();
+  if (entry.plugin) {
+    const PluginOrigin& p = *entry.plugin;
+    res.sections.other["plugin"] = {{"library", p.library}, {"name", p.name}, {"version", p.version},
+                                    {"file_fnv1a64", p.file_fnv1a64},
+                                    {"api_version", std::to_string(p.api_major) + "." + std::to_string(p.api_minor)}};
+  }
   const NvtxRange mode_range(res.workload + " " + to_string(mode));
 
   {
     // Ask a throwaway instance whether it supports the mode before doing any GPU work.
     std::unique_ptr<Workload> probe = entry.create();
-    const std::string why = probe->unsupported_reason(mode);
+    std::string why = probe->unsupported_reason(mode);
+    if (why.empty() && mode == Mode::kGraph && !entry.provides_graph) why = kGraphNotProvided;
     if (!why.empty()) {
       res.status = Status::kUnsupported;
       res.reason = why;

@@ -1,4 +1,5 @@
-// The process-wide list of bundled workloads, filled during static initialisation.
+// The process-wide list of workloads: the bundled ones, filled during static initialisation, then
+// those of plugins loaded with --load. A plugin compiles this file too and has its own list.
 #include <algorithm>
 #include <cstdio>
 
@@ -13,9 +14,13 @@ std::vector<WorkloadEntry>& registry() {
 }
 }  // namespace
 
-bool register_workload(WorkloadInfo info, WorkloadFactory factory) {
+bool register_workload(WorkloadInfo info, WorkloadFactory factory, bool provides_graph) {
+  return register_workload(WorkloadEntry{std::move(info), std::move(factory), provides_graph, nullptr});
+}
+
+bool register_workload(WorkloadEntry entry) {
   auto& r = registry();
-  r.push_back(WorkloadEntry{std::move(info), factory});
+  r.push_back(std::move(entry));
   std::sort(r.begin(), r.end(), [](const WorkloadEntry& a, const WorkloadEntry& b) { return a.info.name < b.info.name; });
   return true;
 }

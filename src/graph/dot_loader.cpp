@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <cstdlib>
@@ -105,16 +106,35 @@ std::string attr(void* obj, Agsym_t* sym) {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-// Graph ids of the cluster subgraphs, at any depth ("cluster_<G>", label "graph_<G>").
-void collect_cluster_ids(Agraph_t* g, std::set<int>& ids) {
-  for (Agraph_t* sg = agfstsubg(g); sg != nullptr; sg = agnxtsubg(sg)) {
-    const std::string name = agnameof(sg);
-    if (name.rfind("cluster_", 0) == 0) {
-      const std::string digits = name.substr(8);
-      if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        ids.insert(std::stoi(digits));
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A decimal number of a dump (a graph id, a port) as int64; a bad input when it does not fit.
+std::int64_t dump_number(const std::string& digits, const std::string& source, const std::string& what) {
+  std::int64_t v = 0;
+  for (char c : digits) {
+    if (v > (INT64_MAX - (c - '0')) / 10)
+      throw input_error(source + ": " + what + ": the number " + digits.substr(0, 40) +
+                        (digits.size() > 40 ? "..." : "") + " is too large");
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// Graph ids of the cluster subgraphs, at any depth ("cluster_<G>", label "graph_<G>"). Walked
+// with an explicit stack: subgraphs may nest as deep as cgraph's parser allows.
+void collect_cluster_ids(Agraph_t* root, const std::string& source, std::set<GraphId>& ids) {
+  std::vector<Agraph_t*> todo{root};
+  while (!todo.empty()) {
+    Agraph_t* g = todo.back();
+    todo.pop_back();
+    for (Agraph_t* sg = agfstsubg(g); sg != nullptr; sg = agnxtsubg(sg)) {
+      const std::string name = agnameof(sg);
+      if (name.rfind("cluster_", 0) == 0 && all_digits(name.substr(8)))
+        ids.insert(dump_number(name.substr(8), source, "subgraph " + name.substr(0, 60)));
+      todo.push_back(sg);
     }
-    collect_cluster_ids(sg, ids);
   }
 }
 
@@ -154,26 +174,32 @@ const char* attr_cstr(void* obj, Agsym_t* sym) {
 }
 
 // Reads the labels of nodes [begin, end); `unknown[i]` marks labels that said nothing usable.
-// The label texts belong to cgraph and stay valid until the graph is closed.
+// The label texts belong to cgraph and stay valid until the graph is closed. Bytes that are not
+// UTF-8 (a label written in Latin-1) become U+FFFD, so every name can go into JSON.
 void read_labels(std::vector<GraphNode>& nodes, const std::vector<std::array<const char*, 3>>& raw,
-                 std::vector<char>& unknown, std::size_t begin, std::size_t end) {
+                 std::vector<char>& unknown, std::size_t begin, std::size_t end, const std::string& source) {
   for (std::size_t i = begin; i < end; ++i) {
-    const std::string label = raw[i][0];
+    const std::string label = detail::valid_utf8(raw[i][0]);
     // An undeclared label reads as Graphviz's default "\N" (the node's name).
-    unknown[i] = label.empty() || label == "\\N" || !detail::read_node_label(label, raw[i][1], raw[i][2], nodes[i]);
+    try {
+      unknown[i] = label.empty() || label == "\\N" ||
+                   !detail::read_node_label(label, detail::valid_utf8(raw[i][1]), detail::valid_utf8(raw[i][2]), nodes[i]);
+    } catch (const Error& e) {
+      throw Error(e.code(), source + ": node " + nodes[i].dot_name + ": " + e.what());
+    }
   }
 }
 
 // Big dumps are mostly label text; reading it is independent per node, so it is spread over
 // a few threads (cgraph's own parse, before it, is single-threaded).
 void read_all_labels(std::vector<GraphNode>& nodes, const std::vector<std::array<const char*, 3>>& raw,
-                     std::vector<char>& unknown) {
+                     std::vector<char>& unknown, const std::string& source) {
   constexpr std::size_t kPerThread = 20000;
   const std::size_t n = nodes.size();
   const std::size_t threads =
       std::min<std::size_t>({n / kPerThread, std::max(1u, std::thread::hardware_concurrency()), 8});
   if (threads <= 1) {
-    read_labels(nodes, raw, unknown, 0, n);
+    read_labels(nodes, raw, unknown, 0, n, source);
     return;
   }
   std::vector<std::thread> pool;
@@ -182,7 +208,7 @@ void read_all_labels(std::vector<GraphNode>& nodes, const std::vector<std::array
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       try {
-        read_labels(nodes, raw, unknown, t * chunk, std::min(n, (t + 1) * chunk));
+        read_labels(nodes, raw, unknown, t * chunk, std::min(n, (t + 1) * chunk), source);
       } catch (...) {
         errors[t] = std::current_exception();
       }
@@ -211,14 +237,14 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
     GraphNode node;
     node.dot_name = agnameof(n);
     if (!detail::parse_node_name(node.dot_name, node.graph_id, node.index))
-      throw input_error(source + ": not a CUDA graph dump: node '" + node.dot_name +
-                        "' is not named graph_<G>_node_<i> as cudaGraphDebugDotPrint names nodes");
+      throw input_error(source + ": not a CUDA graph dump: node '" + detail::valid_utf8(node.dot_name.substr(0, 80)) +
+                        "' is not named graph_<G>_node_<i> (G and i below 2^63) as cudaGraphDebugDotPrint names nodes");
     raw.push_back({attr_cstr(n, label), attr_cstr(n, shape), attr_cstr(n, style)});
     index_of.emplace(n, m.nodes.size());
     m.nodes.push_back(std::move(node));
   }
   std::vector<char> unknown(m.nodes.size(), 0);
-  read_all_labels(m.nodes, raw, unknown);
+  read_all_labels(m.nodes, raw, unknown, source);
   for (std::size_t i = 0; i < m.nodes.size(); ++i)
     if (unknown[i]) m.warnings.push_back(m.nodes[i].dot_name + " has no label the loader understands; its kind is 'other'");
 
@@ -228,24 +254,29 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
       edge.from = index_of.at(agtail(e));
       edge.to = index_of.at(aghead(e));
       const std::string port = attr(e, headlabel);
-      if (!port.empty() && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        edge.port = std::stoi(port);
+      if (all_digits(port)) {
+        const std::int64_t p = dump_number(port, source, "headlabel of an edge into " + m.nodes[edge.to].dot_name);
+        if (p > INT32_MAX)
+          throw input_error(source + ": headlabel of an edge into " + m.nodes[edge.to].dot_name + ": port " + port +
+                            " is too large");
+        edge.port = static_cast<int>(p);
+      }
       m.edges.push_back(edge);
     }
   }
   return m;
 }
 
-void build_clusters(GraphModel& m, const std::set<int>& declared) {
-  std::map<int, GraphCluster> by_id;
-  for (int id : declared) by_id[id].graph_id = id;
+void build_clusters(GraphModel& m, const std::set<GraphId>& declared) {
+  std::map<GraphId, GraphCluster> by_id;
+  for (GraphId id : declared) by_id[id].graph_id = id;
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
     GraphCluster& c = by_id[m.nodes[i].graph_id];
     c.graph_id = m.nodes[i].graph_id;
     c.nodes.push_back(i);
   }
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-    for (int child : m.nodes[i].child_graphs) {
+    for (GraphId child : m.nodes[i].child_graphs) {
       auto it = by_id.find(child);
       if (it == by_id.end()) {
         m.warnings.push_back(m.nodes[i].dot_name + " runs graph_" + std::to_string(child) +
@@ -315,8 +346,8 @@ GraphModel load_dot_text(const std::string& text, const std::string& source) {
     throw input_error(source + ": not a CUDA graph dump: it is an undirected 'graph', dumps are 'digraph'");
 
   GraphModel m = model_from_cgraph(g.get(), source);
-  std::set<int> declared;
-  collect_cluster_ids(g.get(), declared);
+  std::set<GraphId> declared;
+  collect_cluster_ids(g.get(), source, declared);
   if (m.nodes.empty()) {
     if (declared.empty())
       throw input_error(source + ": not a CUDA graph dump: no nodes and no graph_<G> clusters");

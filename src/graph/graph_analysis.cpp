@@ -74,7 +74,7 @@ struct Topology {
   Adjacency out, in;
   std::vector<std::size_t> order;  // topological, ties by file order
   std::vector<std::size_t> level;  // as-soon-as-possible level within the node's graph
-  std::unordered_map<int, std::size_t> cluster_of_graph;
+  std::unordered_map<GraphId, std::size_t> cluster_of_graph;
   std::vector<std::size_t> cluster_of_node;
 };
 
@@ -227,7 +227,7 @@ struct Analyzer {
     for (std::size_t i : topo_nodes[c]) {
       double w = own_weight(i), ws = w;
       double child_crit = 0, child_serial = 0;
-      for (int g : m.nodes[i].child_graphs) {
+      for (GraphId g : m.nodes[i].child_graphs) {
         const auto it = t.cluster_of_graph.find(g);
         if (it == t.cluster_of_graph.end() || it->second == c) continue;
         solve_cluster(it->second, topo_nodes);

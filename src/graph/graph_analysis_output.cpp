@@ -132,7 +132,7 @@ std::string analysis_text(const GraphMetrics& m) {
   kv_line("nodes by kind", m.nodes_by_kind);
   kv_line("edges by kind", m.edges_by_kind);
   std::string ids;
-  for (int g : m.top_level_graphs) ids += (ids.empty() ? "graph_" : ", graph_") + std::to_string(g);
+  for (GraphId g : m.top_level_graphs) ids += (ids.empty() ? "graph_" : ", graph_") + std::to_string(g);
   o << strf("  %-18s", "top level") << ids << ": depth " << m.depth << ", max parallelism " << m.max_parallelism
     << ", " << plural(m.roots, "root", "roots") << ", " << plural(m.leaves, "leaf", "leaves") << "\n";
   o << strf("  %-18s", "width per level") << widths_text(m.width_per_level) << "\n";

@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 
@@ -36,7 +37,7 @@ std::optional<std::size_t> GraphModel::find(const std::string& dot_name) const {
   return std::nullopt;
 }
 
-const GraphCluster* GraphModel::cluster(int graph_id) const {
+const GraphCluster* GraphModel::cluster(GraphId graph_id) const {
   for (const auto& c : clusters)
     if (c.graph_id == graph_id) return &c;
   return nullptr;
@@ -116,16 +117,25 @@ namespace {
 
 bool read_u64(const std::string& t, std::uint64_t& v) {
   if (t.empty()) return false;
-  for (char c : t)
+  std::uint64_t x = 0;
+  for (char c : t) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  v = std::strtoull(t.c_str(), nullptr, 10);
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (x > (UINT64_MAX - d) / 10) return false;  // does not fit: not a size the driver printed
+    x = x * 10 + d;
+  }
+  v = x;
   return true;
 }
 
+// Without spaces, and with the braces that CUDA 13 prints around a dim3 ("{16,16},{16,16},0")
+// read as parentheses.
 std::string strip_spaces(const std::string& s) {
   std::string out;
-  for (char c : s)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) continue;
+    out += c == '{' ? '(' : c == '}' ? ')' : c;
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
@@ -17,11 +18,20 @@ namespace gp {
 
 namespace {
 
-struct ContextCloser {
-  void operator()(GVC_t* c) const {
-    if (c != nullptr) gvFreeContext(c);
-  }
-};
+// One Graphviz context for the whole process, made on first use and never freed. Freeing a
+// context and making another (a second render in one process) let Graphviz 2.43's cairo/pango
+// plugin reach font data that belonged to the first one: a heap-use-after-free under ASan in
+// GraphRender.WritesPngAndSvg. The context holds only the plugin registry, which is the same
+// for every render; it stays reachable, so LeakSanitizer does not count it.
+GVC_t* process_context() {
+  static GVC_t* const context = gvContext();
+  if (context == nullptr) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
+  return context;
+}
+
+// Graphviz keeps global state (the error callback, the layout's statics): one render at a time.
+std::mutex g_render_mutex;
+
 struct GraphCloser {
   void operator()(Agraph_t* g) const {
     if (g != nullptr) agclose(g);
@@ -230,50 +240,66 @@ std::string render_format(const RenderOptions& options) {
   return f;
 }
 
-RenderResult render_view(const GraphView& view, const RenderOptions& options) {
-  RenderResult result;
-  result.format = render_format(options);
-  detail::GraphvizMessages messages;
-  std::unique_ptr<GVC_t, ContextCloser> gvc(gvContext());
-  if (!gvc) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
+namespace {
 
-  const std::vector<std::string> layouts = plugin_list(gvc.get(), "layout");
+// Lays out `view` and renders it as `format` into memory; notes get Graphviz's warnings.
+std::string render_bytes(const GraphView& view, const std::string& format, std::vector<std::string>& notes) {
+  const std::lock_guard<std::mutex> lock(g_render_mutex);
+  detail::GraphvizMessages messages;
+  GVC_t* const context = process_context();
+
+  const std::vector<std::string> layouts = plugin_list(context, "layout");
   if (!contains(layouts, "dot"))
     throw environment_error("Graphviz has no 'dot' layout plugin (found: " + join(layouts) +
                             "); its plugin registry (config6a) is missing or stale: run `dot -c` as root, "
                             "or unset GVBINDIR");
-  const std::vector<std::string> devices = plugin_list(gvc.get(), "device");
-  if (!contains(devices, result.format))
-    throw environment_error("Graphviz cannot write " + result.format + " here (found: " + join(devices) + ")" +
-                            (result.format == "svg" ? std::string()
+  const std::vector<std::string> devices = plugin_list(context, "device");
+  if (!contains(devices, format))
+    throw environment_error("Graphviz cannot write " + format + " here (found: " + join(devices) + ")" +
+                            (format == "svg" ? std::string()
                                                     : "; install the cairo/pango plugin (Debian: libgvc6) and run "
                                                       "`dot -c` as root"));
   // Prefer cairo for bitmaps and PDF: anti-aliased text and UTF-8 (the "µ" in times).
-  std::string device = result.format;
-  if (result.format != "svg" && contains(plugin_list(gvc.get(), "render"), "cairo")) device += ":cairo";
+  std::string device = format;
+  if (format != "svg" && contains(plugin_list(context, "render"), "cairo")) device += ":cairo";
 
   std::unique_ptr<Agraph_t, GraphCloser> g(agopen(const_cast<char*>("graphprof"), Agdirected, nullptr));
   if (!g) throw internal_error("Graphviz: agopen failed");
   Builder(g.get()).build(view);
 
-  if (gvLayout(gvc.get(), g.get(), "dot") != 0) {
+  if (gvLayout(context, g.get(), "dot") != 0) {
     const auto msgs = messages.lines();
     throw internal_error("Graphviz layout failed: " + (msgs.empty() ? std::string("no message") : msgs.front()));
   }
   char* data = nullptr;
   unsigned int length = 0;
-  const int rc = gvRenderData(gvc.get(), g.get(), device.c_str(), &data, &length);
+  const int rc = gvRenderData(context, g.get(), device.c_str(), &data, &length);
   std::unique_ptr<char, void (*)(char*)> owned(data, gvFreeRenderData);
-  gvFreeLayout(gvc.get(), g.get());
+  gvFreeLayout(context, g.get());
   if (rc != 0 || data == nullptr) {
     const auto msgs = messages.lines();
-    throw internal_error("Graphviz could not render " + result.format + ": " +
+    throw internal_error("Graphviz could not render " + format + ": " +
                          (msgs.empty() ? std::string("no message") : msgs.front()));
   }
-  write_file_atomic(options.output, std::string(data, length));
-  result.bytes = length;
-  for (const auto& line : messages.lines()) result.notes.push_back("Graphviz: " + line);
+  for (const auto& line : messages.lines()) notes.push_back("Graphviz: " + line);
+  return std::string(data, length);
+}
+
+}  // namespace
+
+RenderResult render_view(const GraphView& view, const RenderOptions& options) {
+  RenderResult result;
+  result.format = render_format(options);
+  for (const auto& s : view.simplified) result.notes.push_back("simplified: " + s);
+  const std::string bytes = render_bytes(view, result.format, result.notes);
+  write_file_atomic(options.output, bytes);
+  result.bytes = bytes.size();
   return result;
+}
+
+std::string render_svg(const GraphView& view, std::vector<std::string>* notes) {
+  std::vector<std::string> ignored;
+  return render_bytes(view, "svg", notes != nullptr ? *notes : ignored);
 }
 
 }  // namespace gp

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -90,7 +91,7 @@ std::string display_name(const GraphNode& n) {
 struct Work {
   std::vector<std::size_t> members;
   NodeKind kind = NodeKind::kOther;
-  int graph_id = -1;
+  GraphId graph_id = -1;
   std::string key;      // equal keys = similar content
   std::string pattern;  // what a mixed box contains, for its label
   bool mixed = false;
@@ -378,7 +379,7 @@ struct Folder {
       }
     }
     const std::size_t band = std::max<std::size_t>(1, (depth + target - 1) / std::max<std::size_t>(1, target));
-    std::map<std::pair<int, std::size_t>, std::vector<std::size_t>> groups;
+    std::map<std::pair<GraphId, std::size_t>, std::vector<std::size_t>> groups;
     for (std::size_t b = 0; b < w.size(); ++b)
       if (w[b].alive) groups[{w[b].graph_id, level[b] / band}].push_back(b);
     for (auto& [key, g] : groups) {
@@ -493,7 +494,7 @@ std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times
   }
   // Runs and repeats cover consecutive nodes; other folds do not, so a range would mislead.
   if (!b.mixed || b.periodic)
-    s += strf("\n#%d..#%d", m.nodes[b.members.front()].index, m.nodes[b.members.back()].index);
+    s += "\n#" + std::to_string(m.nodes[b.members.front()].index) + "..#" + std::to_string(m.nodes[b.members.back()].index);
   if (times != nullptr && time_ns >= 0)
     s += "\n" + format_ns(time_ns) + strf(" summed (%s per node)", format_ns(time_ns / static_cast<double>(count)).c_str());
   return s;
@@ -509,6 +510,87 @@ std::string box_tooltip(const GraphModel& m, const Work& b) {
   return s;
 }
 
+// Boxes in topological order (Kahn); empty when the links form a cycle (they never should).
+std::vector<std::size_t> topo_order(std::size_t boxes, const std::vector<ViewEdge>& edges) {
+  std::vector<std::vector<std::size_t>> out(boxes);
+  std::vector<std::size_t> indeg(boxes, 0), order, ready;
+  for (const ViewEdge& e : edges) {
+    out[e.from].push_back(e.to);
+    ++indeg[e.to];
+  }
+  for (std::size_t b = boxes; b-- > 0;)
+    if (indeg[b] == 0) ready.push_back(b);
+  while (!ready.empty()) {
+    const std::size_t b = ready.back();
+    ready.pop_back();
+    order.push_back(b);
+    for (std::size_t s : out[b])
+      if (--indeg[s] == 0) ready.push_back(s);
+  }
+  if (order.size() != boxes) order.clear();
+  return order;
+}
+
+// Leaves out every link a -> c for which a longer path a -> ... -> c exists: reachability
+// bitsets over the boxes, filled in reverse topological order (boxes are few after folding).
+// Critical links stay whatever they imply.
+std::vector<ViewEdge> transitive_reduction(std::size_t boxes, const std::vector<ViewEdge>& edges) {
+  const std::vector<std::size_t> order = topo_order(boxes, edges);
+  if (order.empty()) return edges;
+  std::vector<std::size_t> rank(boxes, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
+  std::vector<std::vector<std::size_t>> out(boxes);  // indices into `edges`
+  for (std::size_t i = 0; i < edges.size(); ++i) out[edges[i].from].push_back(i);
+  const std::size_t words = (boxes + 63) / 64;
+  std::vector<std::uint64_t> reach(boxes * words, 0);  // reach[b]: boxes reachable from b, b excluded
+  std::vector<char> keep(edges.size(), 0);
+  std::vector<std::uint64_t> covered(words);
+  for (std::size_t k = order.size(); k-- > 0;) {
+    const std::size_t b = order[k];
+    auto& outs = out[b];
+    std::sort(outs.begin(), outs.end(), [&](std::size_t x, std::size_t y) { return rank[edges[x].to] < rank[edges[y].to]; });
+    std::fill(covered.begin(), covered.end(), 0);
+    for (std::size_t i : outs) {
+      const std::size_t s = edges[i].to;
+      const bool implied = (covered[s / 64] >> (s % 64)) & 1;
+      keep[i] = !implied || edges[i].critical;
+      if (implied) continue;
+      covered[s / 64] |= std::uint64_t{1} << (s % 64);
+      for (std::size_t w = 0; w < words; ++w) covered[w] |= reach[s * words + w];
+    }
+    std::copy(covered.begin(), covered.end(), reach.begin() + static_cast<std::ptrdiff_t>(b * words));
+  }
+  std::vector<ViewEdge> kept;
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    if (keep[i]) kept.push_back(edges[i]);
+  return kept;
+}
+
+// Keeps the links a picture can carry: critical ones, then for every box the link from its
+// latest predecessor (so nothing floats free), then others in order, up to `budget`.
+std::vector<ViewEdge> links_within_budget(std::size_t boxes, const std::vector<ViewEdge>& edges, std::size_t budget) {
+  const std::vector<std::size_t> order = topo_order(boxes, edges);
+  std::vector<std::size_t> rank(boxes, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
+  std::vector<std::size_t> latest_in(boxes, SIZE_MAX);
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    std::size_t& l = latest_in[edges[i].to];
+    if (l == SIZE_MAX || rank[edges[i].from] > rank[edges[l].from]) l = i;
+  }
+  std::vector<char> keep(edges.size(), 0);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    if (edges[i].critical) keep[i] = 1, ++n;
+  for (std::size_t b = 0; b < boxes; ++b)
+    if (latest_in[b] != SIZE_MAX && !keep[latest_in[b]] && n < budget) keep[latest_in[b]] = 1, ++n;
+  for (std::size_t i = 0; i < edges.size() && n < budget; ++i)
+    if (!keep[i]) keep[i] = 1, ++n;
+  std::vector<ViewEdge> kept;
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    if (keep[i]) kept.push_back(edges[i]);
+  return kept;
+}
+
 }  // namespace
 
 GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times,
@@ -520,8 +602,16 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   // a wide fan-out.
   const bool big = model.nodes.size() > options.auto_collapse_nodes || metrics.depth > options.auto_collapse_depth ||
                    metrics.max_parallelism > options.auto_collapse_width;
-  const bool fold = options.collapse == CollapseMode::kOn || (options.collapse == CollapseMode::kAuto && big);
-  if (fold) f.fold(options);
+  bool fold = options.collapse == CollapseMode::kOn || (options.collapse == CollapseMode::kAuto && big);
+  if (!fold && model.nodes.size() > options.max_drawn_boxes) {
+    fold = true;
+    v.simplified.push_back("folded although every node was asked for: " + group_digits(model.nodes.size()) +
+                           " nodes is more than the " + group_digits(options.max_drawn_boxes) +
+                           " boxes a layout finishes in seconds");
+  }
+  ViewOptions fold_options = options;
+  fold_options.max_boxes = std::min(options.max_boxes, options.max_drawn_boxes);
+  if (fold) f.fold(fold_options);
   v.collapsed = fold && f.alive_count() < model.nodes.size();
   v.heat_map = times != nullptr;
 
@@ -587,6 +677,22 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   }
   for (ViewEdge& e : v.edges) e.critical = critical_links.count({e.from, e.to}) > 0;
 
+  // Dense graphs: too many links for a layout in seconds (and for anyone to follow).
+  v.links_in_dump = v.edges.size();
+  if (v.edges.size() > options.max_drawn_edges) {
+    v.edges = transitive_reduction(v.boxes.size(), v.edges);
+    if (v.edges.size() < v.links_in_dump)
+      v.simplified.push_back("links implied by a longer path are not drawn (transitive reduction): " +
+                             group_digits(v.links_in_dump) + " links -> " + group_digits(v.edges.size()));
+  }
+  if (v.edges.size() > options.max_drawn_edges) {
+    const std::size_t before = v.edges.size();
+    v.edges = links_within_budget(v.boxes.size(), v.edges, options.max_drawn_edges);
+    v.simplified.push_back(group_digits(before - v.edges.size()) + " more links are not drawn (budget " +
+                           group_digits(options.max_drawn_edges) +
+                           "; every box keeps its link from its latest predecessor and the critical path is whole)");
+  }
+
   // Child graphs and conditional bodies: a cluster each, linked from the node that runs it.
   std::vector<std::vector<std::size_t>> preds(model.nodes.size());
   for (const auto& e : model.edges)
@@ -623,6 +729,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   if (v.collapsed)
     v.title += "\nfolded into " + group_digits(v.boxes.size()) + (v.boxes.size() == 1 ? " box" : " boxes") +
                " (xN = nodes folded)";
+  for (const std::string& s : v.simplified) v.title += "\nsimplified: " + s;
   if (v.heat_map) {
     v.title += "\ncolour: measured time per box (" + times->origin + "); blue outline: timed critical path";
     v.legend.push_back({"no time", kUntimedFill});

@@ -7,8 +7,12 @@
 // extra row from a newer driver does not break the reading.
 #include "node_label.hpp"
 
+#include "graphprof/error.hpp"
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -28,35 +32,51 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-bool parse_u64(const std::string& text, std::uint64_t& out) {
-  const std::string t = trim(text);
-  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) return false;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0') return false;
+// The decimal digits text[begin, end) as a non-negative int64; false when empty, not all digits
+// or too large (never wraps).
+bool read_number(const std::string& text, std::size_t begin, std::size_t end, std::int64_t& out) {
+  if (begin >= end) return false;
+  std::int64_t v = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9') return false;
+    if (v > (INT64_MAX - (c - '0')) / 10) return false;
+    v = v * 10 + (c - '0');
+  }
   out = v;
   return true;
 }
 
-bool is_graph_ref(const std::string& text, int& id) {
+bool parse_u64(const std::string& text, std::uint64_t& out) {
+  const std::string t = trim(text);
+  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+  if (end == nullptr || *end != '\0' || errno == ERANGE) return false;
+  out = v;
+  return true;
+}
+
+bool is_graph_ref(const std::string& text, GraphId& id) {
   if (text.rfind("graph_", 0) != 0 || text.size() == 6) return false;
   for (std::size_t i = 6; i < text.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
-  id = std::atoi(text.c_str() + 6);
-  return true;
+  return read_number(text, 6, text.size(), id);
 }
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Every "graph_<k>" token in `text` ("True | graph_6", "child: graph_4"), but not node names
 // (graph_4_node_0); each id once, in order.
-void collect_graph_refs(const std::string& text, std::vector<int>& out) {
+void collect_graph_refs(const std::string& text, std::vector<GraphId>& out) {
   for (std::size_t p = text.find("graph_"); p != std::string::npos; p = text.find("graph_", p + 1)) {
     if (p > 0 && is_word_char(text[p - 1])) continue;
     std::size_t e = p + 6;
     while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
     if (e == p + 6 || (e < text.size() && is_word_char(text[e]))) continue;
-    const int id = std::atoi(text.c_str() + p + 6);
+    GraphId id = 0;
+    if (!read_number(text, p + 6, e, id)) continue;  // too large for any graph in the file
     if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
   }
 }
@@ -67,8 +87,11 @@ int topo_id_in(const std::string& text) {
   if (p == std::string::npos) return -1;
   std::size_t i = p + 7;
   while (i < text.size() && text[i] == ' ') ++i;
-  if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return -1;
-  return std::atoi(text.c_str() + i);
+  std::size_t e = i;
+  while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
+  std::int64_t t = 0;
+  if (e == i || !read_number(text, i, e, t) || t > INT32_MAX) return -1;
+  return static_cast<int>(t);
 }
 
 // The driver's type words. Unknown all-caps words become kOther with the word kept.
@@ -328,7 +351,7 @@ bool read_text_label(const std::string& raw, const std::string& shape, const std
   }
   if (first >= lines.size()) return false;
   const std::string& word = lines[first];
-  int child = 0;
+  GraphId child = 0;
   auto graph_refs = [&] {
     for (std::size_t i = first; i < lines.size(); ++i) collect_graph_refs(lines[i], node.child_graphs);
   };
@@ -374,8 +397,12 @@ struct RecordParser {
   const std::string& s;
   std::size_t i = 0;
 
-  // Reads fields separated by '|' until '}' or the end; consumes the closing brace.
-  void fields(RecordField& group) {
+  // Reads fields separated by '|' until '}' or the end; consumes the closing brace. Recursive,
+  // so the nesting is bounded: a hostile label 50 000 braces deep would overflow the stack.
+  void fields(RecordField& group, int depth = 0) {
+    if (depth > kMaxRecordDepth)
+      throw input_error("record label nested more than " + std::to_string(kMaxRecordDepth) +
+                        " braces deep (the driver nests 4)");
     group.group = true;
     std::string text;
     bool have_text = false;
@@ -398,7 +425,7 @@ struct RecordParser {
       if (c == '{') {
         ++i;
         RecordField g;
-        fields(g);
+        fields(g, depth + 1);
         group.fields.push_back(std::move(g));
         last_was_group = true;
         text.clear();
@@ -457,6 +484,48 @@ std::string unescape_label(const std::string& raw) {
   return out;
 }
 
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  auto cont = [&](std::size_t k) { return k < n && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    bool ok = len > 0;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = cont(i + k);
+    if (ok && len >= 3) {
+      // No overlong forms, no surrogates, nothing above U+10FFFF.
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      if (c == 0xE0 && c1 < 0xA0) ok = false;
+      if (c == 0xED && c1 > 0x9F) ok = false;
+      if (c == 0xF0 && c1 < 0x90) ok = false;
+      if (c == 0xF4 && c1 > 0x8F) ok = false;
+    }
+    if (ok) {
+      if (out.empty() && len == 1 && i == 0) {
+        // Fast path: most labels are ASCII; copy up to the first byte that is not.
+        std::size_t j = 0;
+        while (j < n && static_cast<unsigned char>(text[j]) < 0x80) ++j;
+        if (j == n) return text;
+        out.assign(text, 0, j);
+        i = j;
+        continue;
+      }
+      out.append(text, i, len);
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
+    }
+  }
+  return out;
+}
+
 RecordField parse_record_label(const std::string& raw) {
   RecordParser p{raw};
   RecordField root;
@@ -471,7 +540,7 @@ RecordField parse_record_label(const std::string& raw) {
   return root;
 }
 
-bool parse_node_name(const std::string& name, int& graph_id, int& index) {
+bool parse_node_name(const std::string& name, GraphId& graph_id, std::int64_t& index) {
   // graph_<digits>_node_<digits>
   if (name.rfind("graph_", 0) != 0) return false;
   std::size_t i = 6;
@@ -482,9 +551,7 @@ bool parse_node_name(const std::string& name, int& graph_id, int& index) {
   std::size_t j = n0;
   while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
   if (j == n0 || j != name.size()) return false;
-  graph_id = std::atoi(name.c_str() + g0);
-  index = std::atoi(name.c_str() + n0);
-  return true;
+  return read_number(name, g0, i, graph_id) && read_number(name, n0, j, index);
 }
 
 bool read_node_label(const std::string& raw_label, const std::string& shape, const std::string& style,

@@ -17,7 +17,14 @@ struct RecordField {
 };
 
 // Parse a record label. Lenient: unbalanced braces end the group at the end of the text.
+// Throws gp::Error(kBadInput) (without the file name) when groups nest deeper than
+// kMaxRecordDepth.
+inline constexpr int kMaxRecordDepth = 64;
 RecordField parse_record_label(const std::string& raw);
+
+// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD, so that names from a
+// dump written in another encoding (a Latin-1 byte in a label) can go into JSON and pictures.
+std::string valid_utf8(const std::string& text);
 
 // Undo DOT label escapes (\< \> \{ \} \| \\ \") and turn \n, \l, \r into newlines.
 std::string unescape_label(const std::string& raw);
@@ -28,6 +35,6 @@ bool read_node_label(const std::string& raw_label, const std::string& shape, con
                      GraphNode& node);
 
 // "graph_<G>_node_<i>" -> (G, i); false for other names.
-bool parse_node_name(const std::string& name, int& graph_id, int& index);
+bool parse_node_name(const std::string& name, GraphId& graph_id, std::int64_t& index);
 
 }  // namespace gp::detail

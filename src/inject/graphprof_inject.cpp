@@ -309,7 +309,8 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   } else {
     const auto* p = static_cast<const cudaStreamEndCapture_v10000_params*>(cd->functionParams);
     uint32_t graph = 0;
-    if (p != nullptr && p->pGraph != nullptr && *p->pGraph != nullptr &&
+    // Only a successful capture filled *pGraph; after a failed one it may be whatever the caller left.
+    if (ret == 0 && p != nullptr && p->pGraph != nullptr && *p->pGraph != nullptr &&
         cuptiGetGraphId(reinterpret_cast<CUgraph>(*p->pGraph), &graph) != CUPTI_SUCCESS)
       graph = 0;
     appendf(line, "{\"t\":\"capture_end\",\"stream\":%u,\"graph\":%u,\"co\":%u,\"r\":%d}\n",

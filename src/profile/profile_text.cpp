@@ -72,7 +72,38 @@ std::string calls_line(const char* what, const json& c) {
   return s + "\n";
 }
 
-void process_text(std::ostringstream& out, const json& p, bool several) {
+// The slowest nodes of the graph with the most kernel time, from its own result's sections.trace.
+void slowest_nodes(std::ostringstream& out, const Report& report, const json& p) {
+  const json* top = nullptr;
+  for (const auto& g : p["graphs"])
+    if (top == nullptr || get(g, "kernel_time_ns", 0) > get(*top, "kernel_time_ns", 0)) top = &g;
+  if (top == nullptr || get(*top, "kernel_time_ns", 0) <= 0) return;
+  const std::string process = std::to_string(p["process"].get<std::size_t>());
+  const std::string exec = std::to_string((*top)["exec"].get<unsigned>());
+  for (const auto& r : report.results) {
+    auto pr = r.params.find("process"), ex = r.params.find("exec");
+    if (pr == r.params.end() || ex == r.params.end() || pr->second != process || ex->second != exec) continue;
+    if (!r.sections.trace || !r.sections.trace->has_records) return;
+    const std::vector<TraceNodeTime>& all = r.sections.trace->nodes;
+    std::vector<const TraceNodeTime*> nodes;
+    for (const auto& n : all)
+      if (std::isfinite(n.median_ns)) nodes.push_back(&n);
+    std::sort(nodes.begin(), nodes.end(),
+              [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
+    if (nodes.size() > 8) nodes.resize(8);
+    out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
+        << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
+        << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
+    std::vector<std::vector<std::string>> rows{{"node", "kind", "name", "median", "p90", "gap before"}};
+    for (const TraceNodeTime* n : nodes)
+      rows.push_back({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
+                      format_ns(n->gap_before_median_ns)});
+    out << columns(rows);
+    return;
+  }
+}
+
+void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
   if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
   if (p["end_reason"].is_null())
@@ -109,6 +140,7 @@ void process_text(std::ostringstream& out, const json& p, bool several) {
     }
     out << columns(rows);
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
+    slowest_nodes(out, report, p);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
     if (list.empty()) return;
@@ -163,7 +195,7 @@ std::string format_profile_summary(const Report& report) {
         << num("%+.1f %%", 100.0 * get(p, "overhead")) << ")\n";
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
-  for (const auto& proc : procs) process_text(out, proc, procs.size() > 1);
+  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);
   return out.str();
 }
 

@@ -11,7 +11,12 @@
 #include <unordered_map>
 
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
 #include "graphprof/graph_model.hpp"
+
+#ifdef GRAPHPROF_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 namespace gp {
 
@@ -25,6 +30,30 @@ constexpr std::int64_t kGpuPidBase = std::int64_t{1} << 30;
 std::string dims(const std::array<int, 3>& d) {
   return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+#ifdef GRAPHPROF_HAVE_ZLIB
+// gzip format (RFC 1952) in memory, as `gzip -6` writes it.
+std::string gzip(const std::string& data, const std::string& path) {
+  z_stream zs{};
+  if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw internal_error("zlib: deflateInit2 failed while writing " + path);
+  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&zs, Z_FINISH);
+  const std::size_t written = zs.total_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw internal_error("zlib: deflate failed while writing " + path);
+  out.resize(written);
+  return out;
+}
+#endif
 
 }  // namespace
 
@@ -43,6 +72,7 @@ void ChromeTraceBuilder::name_thread(std::int64_t pid, std::int64_t tid, const s
 }
 
 void ChromeTraceBuilder::add(const std::string& label, const TraceData& data, const NodeJoin* join) {
+  const std::size_t first_event = events_.size();
   // The host process and its busiest thread (where graphprof itself runs).
   std::int64_t host_pid = 0;
   std::map<std::uint32_t, std::size_t> per_thread;
@@ -144,6 +174,33 @@ void ChromeTraceBuilder::add(const std::string& label, const TraceData& data, co
                it->second.second.second, id, nullptr});
     first_gpu.erase(it);  // one arrow per correlation id
   }
+  cap_session(first_event, label, host_pid, main_tid);
+}
+
+// Keeps the session's earliest max_events_per_session_ events (metadata always), drops both
+// ends of a flow when either end is cut, and marks the cut on the timeline.
+void ChromeTraceBuilder::cap_session(std::size_t first, const std::string& label, std::int64_t pid, std::int64_t tid) {
+  std::vector<std::uint64_t> starts;
+  for (std::size_t i = first; i < events_.size(); ++i)
+    if (events_[i].ph != "M") starts.push_back(events_[i].ts_ns);
+  if (max_events_per_session_ == 0 || starts.size() <= max_events_per_session_) return;
+  std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(max_events_per_session_), starts.end());
+  const std::uint64_t cutoff = starts[max_events_per_session_];
+  std::set<std::uint64_t> cut_flows;
+  for (std::size_t i = first; i < events_.size(); ++i)
+    if (events_[i].id && events_[i].ts_ns >= cutoff) cut_flows.insert(*events_[i].id);
+  const std::size_t total = starts.size();
+  auto keep_end = std::remove_if(events_.begin() + static_cast<std::ptrdiff_t>(first), events_.end(), [&](const Event& e) {
+    if (e.ph == "M") return false;
+    return e.ts_ns >= cutoff || (e.id && cut_flows.count(*e.id) > 0);
+  });
+  events_.erase(keep_end, events_.end());
+  std::size_t kept = 0;
+  for (std::size_t i = first; i < events_.size(); ++i) kept += events_[i].ph != "M";
+  const std::string note = "trace cut here: " + std::to_string(kept) + " of " + std::to_string(total) +
+                           " events of " + label + " kept (--trace-events all keeps every event)";
+  add_event({"i", note, "graphprof", cutoff, std::nullopt, pid, tid, std::nullopt, json{{"kept_events", kept}, {"events", total}}});
+  truncations_.push_back({label, kept, total});
 }
 
 json ChromeTraceBuilder::to_json() const {
@@ -164,15 +221,38 @@ json ChromeTraceBuilder::to_json() const {
     if (!e.args.is_null()) j["args"] = e.args;
     events.push_back(std::move(j));
   }
-  return json{{"traceEvents", std::move(events)},
-              {"displayTimeUnit", "ns"},
-              {"otherData",
-               {{"tool", "graphprof"},
-                {"clock", "CUPTI timestamps (ns); ts = microseconds since the earliest event"},
-                {"base_ns", base}}}};
+  json other{{"tool", "graphprof"},
+             {"clock", "CUPTI timestamps (ns); ts = microseconds since the earliest event"},
+             {"base_ns", base}};
+  if (!truncations_.empty()) {
+    json cut = json::array();
+    for (const auto& t : truncations_) cut.push_back(json{{"session", t.label}, {"kept_events", t.kept}, {"events", t.total}});
+    other["truncated_sessions"] = std::move(cut);
+    other["note"] = "each trace pass keeps its earliest " + std::to_string(max_events_per_session_) +
+                    " events; graphprof run --trace-events all keeps every event";
+  }
+  return json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}};
 }
 
-void ChromeTraceBuilder::write(const std::string& path) const { write_file_atomic(path, to_json().dump()); }
+bool ChromeTraceBuilder::can_compress() {
+#ifdef GRAPHPROF_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+void ChromeTraceBuilder::write(const std::string& path) const {
+  if (!ends_with(path, ".gz")) {
+    write_file_atomic(path, to_json().dump());
+    return;
+  }
+#ifdef GRAPHPROF_HAVE_ZLIB
+  write_file_atomic(path, gzip(to_json().dump(), path));
+#else
+  throw environment_error("--trace-out " + path + ": this graphprof was built without zlib; write .json instead");
+#endif
+}
 
 std::vector<std::string> validate_chrome_trace(const json& doc) {
   std::vector<std::string> problems;

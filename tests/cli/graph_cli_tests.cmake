@@ -49,3 +49,14 @@ add_test(NAME cli.analyze_json_file
          COMMAND bash -c "rm -f \"$1\" && \"$0\" analyze \"$2\" --json \"$1\" >/dev/null && grep -q '\"max_parallelism\": 8' \"$1\""
                  $<TARGET_FILE:graphprof> ${GP_GRAPH_CLI}/fj.json ${GP_DOT}/fork-join_graph.dot)
 set_tests_properties(cli.render_without_graphviz_plugins cli.analyze_json_file PROPERTIES LABELS cpu)
+
+# Hostile dumps (issue 11): exit 3 with the file and what is wrong, never 6 or a signal; made by
+# tests/cli/hostile_dots.sh in the build folder.
+set(GP_HOSTILE ${GP_GRAPH_CLI}/hostile)
+add_test(NAME cli.graph_hostile_dumps
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE})
+# A dense dump (issue 11's shape, small): links implied by longer paths are left out, and said.
+add_test(NAME cli.render_dense_says_what_it_simplified
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE} dense)
+set_tests_properties(cli.graph_hostile_dumps cli.render_dense_says_what_it_simplified
+                     PROPERTIES LABELS cpu)

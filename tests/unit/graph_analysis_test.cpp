@@ -150,7 +150,7 @@ TEST(GraphAnalysis, CopiesMemsetsAllocationsAndHostNodes) {
 TEST(GraphAnalysis, WhileBodyIsItsOwnGraph) {
   const GraphMetrics m = analyze_fixture("while_graph_verbose.dot");
   EXPECT_EQ(m.node_count, 4u);
-  EXPECT_EQ(m.top_level_graphs, std::vector<int>{295});
+  EXPECT_EQ(m.top_level_graphs, std::vector<gp::GraphId>{295});
   EXPECT_EQ(m.depth, 2u);
   ASSERT_EQ(m.graphs.size(), 2u);
   EXPECT_EQ(m.graphs[1].graph_id, 296);
@@ -260,7 +260,7 @@ _Z1cv
                {"graph_2_node_0", {1000, 0, 0, 1}}, {"graph_2_node_1", {2000, 0, 0, 1}},
                {"graph_3_node_0", {500, 0, 0, 1}}, {"graph_4_node_0", {700, 0, 0, 1}}};
   const GraphMetrics m = analyze(model, &t);
-  EXPECT_EQ(m.top_level_graphs, std::vector<int>{1});
+  EXPECT_EQ(m.top_level_graphs, std::vector<gp::GraphId>{1});
   EXPECT_EQ(m.depth, 4u);
   ASSERT_TRUE(m.timed_critical_path);
   // 100 + child (1000 + 2000) + IF (longer branch: 700) + 100

@@ -10,7 +10,9 @@
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/graph_analysis.hpp"
 #include "graphprof/graph_model.hpp"
+#include "../../src/graph/node_label.hpp"
 
 namespace gp {
 namespace {
@@ -157,7 +159,7 @@ TEST(GraphLoader, WhileBodyIsAClusterRunByTheConditionalNode) {
     const GraphNode& cond = m.nodes[1];
     EXPECT_EQ(cond.kind, NodeKind::kConditional);
     EXPECT_EQ(cond.conditional_type, "WHILE");
-    ASSERT_EQ(cond.child_graphs, std::vector<int>{266}) << f;
+    ASSERT_EQ(cond.child_graphs, std::vector<gp::GraphId>{266}) << f;
     const GraphCluster* body = m.cluster(266);
     ASSERT_NE(body, nullptr);
     ASSERT_TRUE(body->parent_node.has_value());
@@ -250,10 +252,10 @@ TEST(GraphLoader, OtherNodeTypesNestedClustersAndEmptyBodies) {
   EXPECT_EQ(m.nodes[1].kind, NodeKind::kEventWait);
   EXPECT_EQ(m.nodes[2].kind, NodeKind::kEmpty);
   EXPECT_EQ(m.nodes[3].kind, NodeKind::kChildGraph);
-  EXPECT_EQ(m.nodes[3].child_graphs, std::vector<int>{4});
+  EXPECT_EQ(m.nodes[3].child_graphs, std::vector<gp::GraphId>{4});
   EXPECT_EQ(m.nodes[4].kind, NodeKind::kConditional);
   EXPECT_EQ(m.nodes[4].conditional_type, "IF");
-  EXPECT_EQ(m.nodes[4].child_graphs, (std::vector<int>{6, 7}));
+  EXPECT_EQ(m.nodes[4].child_graphs, (std::vector<gp::GraphId>{6, 7}));
   // A type word this version does not know is kept, not guessed.
   EXPECT_EQ(m.nodes[5].kind, NodeKind::kOther);
   EXPECT_EQ(m.nodes[5].type_text, "SOME_FUTURE_NODE");
@@ -286,7 +288,7 @@ TEST(GraphLoader, ChildGraphReferencesInOtherLabelLayouts) {
   ASSERT_EQ(m.nodes.size(), 3u);
   EXPECT_EQ(m.nodes[0].kind, NodeKind::kChildGraph);
   EXPECT_EQ(m.nodes[0].topo_id, 1);
-  EXPECT_EQ(m.nodes[0].child_graphs, std::vector<int>{5});
+  EXPECT_EQ(m.nodes[0].child_graphs, std::vector<gp::GraphId>{5});
   EXPECT_EQ(m.nodes[1].kind, NodeKind::kKernel);
   EXPECT_TRUE(m.nodes[1].child_graphs.empty());
   EXPECT_EQ(m.cluster(5)->parent_node.value_or(99), 0u);
@@ -366,6 +368,94 @@ TEST(GraphLoader, NodeWithoutLabelIsKeptWithAWarning) {
   EXPECT_EQ(m.warnings.size(), 2u);
 }
 
+// ---- Hostile input (issue 11): every bad file is kBadInput with the file name ----------------
+
+// One verbose kernel node of graph `g` whose label is `label` (already escaped for DOT).
+std::string one_node(const std::string& g, const std::string& label, const std::string& extra = "") {
+  return "digraph dot {\nsubgraph cluster_" + g + " {\nlabel=\"graph_" + g + "\";\n\"graph_" + g +
+         "_node_0\"[style=\"bold\" shape=\"record\" label=\"" + label + "\"];\n" + extra + "}\n}\n";
+}
+
+TEST(GraphLoader, DeeplyNestedRecordLabelIsBadInputNotACrash) {
+  // 50 000 '{' crashed the recursive record parser (SIGSEGV); the driver nests 4 deep.
+  expect_bad(one_node("1", std::string(50000, '{') + "KERNEL"), "nested more than 64 braces deep");
+  try {
+    (void)load_dot_text(one_node("1", std::string(50000, '{')), "deep.dot");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("deep.dot: node graph_1_node_0: "), std::string::npos) << e.what();
+  }
+  // As deep as allowed still reads.
+  const GraphModel m = load_dot_text(one_node("1", std::string(60, '{') + "KERNEL | x" + std::string(60, '}')), "ok.dot");
+  EXPECT_EQ(m.nodes[0].kind, NodeKind::kKernel);
+}
+
+TEST(GraphLoader, LargeGraphIdsAreReadIn64BitsNeverWrapped) {
+  // cluster_99999999999 was exit 6 ("stoi") and graph_99999999999_node_0 wrapped to 32 bits.
+  const GraphModel m = load_dot_text(
+      "digraph dot {\nsubgraph cluster_99999999999 {\nlabel=\"graph_99999999999\";\n"
+      "\"graph_99999999999_node_0\"[shape=\"octagon\" label=\"0\n_Z1kv\n\"];\n"
+      "\"graph_99999999999_node_1\"[shape=\"record\" label=\"{CHILD_GRAPH | graph_99999999998}\"];\n"
+      "\"graph_99999999999_node_0\" -> \"graph_99999999999_node_1\";\n}\n"
+      "subgraph cluster_99999999998 {\nlabel=\"graph_99999999998\";\n"
+      "\"graph_99999999998_node_0\"[shape=\"octagon\" label=\"0\n_Z1kv\n\"];\n}\n}\n",
+      "big.dot");
+  ASSERT_EQ(m.nodes.size(), 3u);
+  EXPECT_EQ(m.nodes[0].graph_id, GraphId{99999999999});
+  EXPECT_EQ(m.nodes[1].child_graphs, std::vector<GraphId>{99999999998});
+  ASSERT_NE(m.cluster(99999999998), nullptr);
+  EXPECT_EQ(m.cluster(99999999998)->parent_node, std::optional<std::size_t>{1});
+  // Numbers beyond 64 bits are refused, with what and where.
+  expect_bad("digraph dot {\nsubgraph cluster_99999999999999999999999 {\n\"graph_1_node_0\";\n}\n}\n",
+             "subgraph cluster_99999999999999999999999: the number 99999999999999999999999 is too large");
+  expect_bad("digraph dot {\n\"graph_1_node_99999999999999999999\";\n}\n", "G and i below 2^63");
+}
+
+TEST(GraphLoader, OversizedHeadlabelIsBadInput) {
+  const std::string edge = "\"graph_1_node_1\"[shape=\"octagon\" label=\"1\n_Z1kv\n\"];\n"
+                           "\"graph_1_node_0\" -> \"graph_1_node_1\" [headlabel=\"99999999999\"];\n";
+  expect_bad(one_node("1", "{KERNEL}", edge), "headlabel of an edge into graph_1_node_1: port 99999999999 is too large");
+  const std::string fits = "\"graph_1_node_1\"[shape=\"octagon\" label=\"1\n_Z1kv\n\"];\n"
+                           "\"graph_1_node_0\" -> \"graph_1_node_1\" [headlabel=\"7\"];\n";
+  EXPECT_EQ(load_dot_text(one_node("1", "{KERNEL}", fits), "p.dot").edges.at(0).port, 7);
+}
+
+TEST(GraphLoader, Latin1BytesInLabelsBecomeReplacementCharacters) {
+  // A Latin-1 "\xe9" in a kernel name made `analyze --json` fail (exit 6, nothing written).
+  const GraphModel m = load_dot_text("digraph dot {\nsubgraph cluster_1 {\n\"graph_1_node_0\"[shape=\"octagon\" "
+                                     "label=\"0\nk_caf\xe9\n\"];\n}\n}\n",
+                                     "latin1.dot");
+  ASSERT_EQ(m.nodes.size(), 1u);
+  EXPECT_EQ(m.nodes[0].mangled, "k_caf\xEF\xBF\xBD");
+  const nlohmann::json j = to_json(analyze(m));
+  EXPECT_NE(j.dump().find("k_caf\xEF\xBF\xBD"), std::string::npos);
+}
+
+TEST(GraphLoader, ValidUtf8KeepsGoodTextAndReplacesEveryBadByte) {
+  EXPECT_EQ(detail::valid_utf8("plain"), "plain");
+  EXPECT_EQ(detail::valid_utf8("\xC2\xB5s"), "\xC2\xB5s");  // µs stays
+  EXPECT_EQ(detail::valid_utf8("a\xff"), "a\xEF\xBF\xBD");
+  EXPECT_EQ(detail::valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
+  EXPECT_EQ(detail::valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(detail::valid_utf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
+}
+
+TEST(GraphLoader, TwoDimensionalLaunchConfigsOfCuda13AreRead) {
+  // The H200 stencil dump prints dim3 grids as {16,16}: analyze said "unknown".
+  const GraphModel m = load_dot(fixture("stencil_graph_verbose.dot"));
+  std::size_t two_d = 0;
+  for (const auto& n : m.nodes) {
+    if (n.short_name != "jacobi_sweep") continue;
+    ASSERT_TRUE(n.launch) << n.dot_name;
+    EXPECT_EQ(n.launch->grid, (Dim3{16, 16, 1}));
+    EXPECT_EQ(n.launch->block, (Dim3{16, 16, 1}));
+    ++two_d;
+  }
+  EXPECT_EQ(two_d, 20u);
+  const GraphMetrics a = analyze(m);
+  for (const auto& k : a.kernels) EXPECT_EQ(k.launch_configs.count("unknown"), 0u) << k.short_name;
+}
+
 TEST(KernelNames, DemangleAndBaseName) {
   EXPECT_EQ(demangle_kernel_name("_Z6tiny_kPfi"), "tiny_k(float*, int)");
   EXPECT_EQ(demangle_kernel_name("sm90_xmma_gemm_f16f16"), "sm90_xmma_gemm_f16f16");
@@ -400,6 +490,11 @@ TEST(KernelNames, LaunchConfigs) {
   EXPECT_FALSE(parse_launch_config("abc"));
   EXPECT_FALSE(parse_launch_config("4"));
   EXPECT_FALSE(parse_launch_config("4,256,x"));
+  c = parse_launch_config("{16,16},{16, 16},0");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->grid, (Dim3{16, 16, 1}));
+  EXPECT_EQ(c->text, "(16,16),(16,16),0");
+  EXPECT_FALSE(parse_launch_config("99999999999999999999999,1,0"));  // does not fit: not read, not wrapped
 }
 
 }  // namespace

@@ -167,6 +167,72 @@ TEST(GraphView, HardFoldingKeepsBigIrregularGraphsSmall) {
   EXPECT_EQ(members, 120u);
 }
 
+// Issue 11's dense shape, small: kernel i depends on every one of the `links` kernels before it.
+GraphModel dense_model(int nodes, int links) {
+  std::string s = "digraph dot {\nsubgraph cluster_2 {\n";
+  for (int i = 0; i < nodes; ++i)
+    s += "\"graph_2_node_" + std::to_string(i) + "\"[shape=\"octagon\" label=\"" + std::to_string(i) + "\nk" +
+         std::to_string(i % 3) + "\n\"];\n";
+  for (int i = 1; i < nodes; ++i)
+    for (int f = std::max(0, i - links); f < i; ++f)
+      s += "\"graph_2_node_" + std::to_string(f) + "\" -> \"graph_2_node_" + std::to_string(i) + "\";\n";
+  return load_dot_text(s + "}\n}\n", "dense.dot");
+}
+
+TEST(GraphView, DenseLinksAreReducedAndTheReductionIsSaid) {
+  // 120 nodes x 10 links = 1,145 links; every one but the chain is implied by a longer path.
+  const GraphModel m = dense_model(120, 10);
+  const GraphMetrics a = analyze(m);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  o.max_drawn_edges = 200;
+  const GraphView v = build_view(m, a, nullptr, o);
+  EXPECT_EQ(v.boxes.size(), 120u);
+  EXPECT_EQ(v.links_in_dump, m.edges.size());
+  EXPECT_EQ(v.edges.size(), 119u) << "the transitive reduction of a dense chain is the chain";
+  for (const auto& e : v.edges) EXPECT_EQ(v.boxes[e.to].members[0], v.boxes[e.from].members[0] + 1);
+  ASSERT_EQ(v.simplified.size(), 1u);
+  EXPECT_NE(v.simplified[0].find("transitive reduction): 1,145 links -> 119"), std::string::npos) << v.simplified[0];
+  EXPECT_NE(v.title.find("simplified: links implied by a longer path"), std::string::npos) << v.title;
+  // Under the budget nothing is left out.
+  o.max_drawn_edges = 5000;
+  EXPECT_TRUE(build_view(m, a, nullptr, o).simplified.empty());
+}
+
+TEST(GraphView, LinksBeyondTheBudgetAreDroppedButEveryBoxKeepsOneIn) {
+  // Two layers, everything to everything: nothing is implied, so only the budget helps.
+  std::string s = "digraph dot {\nsubgraph cluster_2 {\n";
+  for (int i = 0; i < 40; ++i)
+    s += "\"graph_2_node_" + std::to_string(i) + "\"[shape=\"octagon\" label=\"" + std::to_string(i) + "\nk\n\"];\n";
+  for (int a = 0; a < 20; ++a)
+    for (int b = 20; b < 40; ++b)
+      s += "\"graph_2_node_" + std::to_string(a) + "\" -> \"graph_2_node_" + std::to_string(b) + "\";\n";
+  const GraphModel m = load_dot_text(s + "}\n}\n", "bipartite.dot");
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  o.max_drawn_edges = 50;
+  const GraphView v = build_view(m, analyze(m), nullptr, o);
+  EXPECT_EQ(v.edges.size(), 50u);
+  std::vector<int> in(v.boxes.size(), 0);
+  for (const auto& e : v.edges) ++in[e.to];
+  for (std::size_t b = 0; b < v.boxes.size(); ++b)
+    if (v.boxes[b].members[0] >= 20) EXPECT_GE(in[b], 1) << "box " << b;
+  ASSERT_EQ(v.simplified.size(), 1u);
+  EXPECT_NE(v.simplified[0].find("350 more links are not drawn (budget 50"), std::string::npos) << v.simplified[0];
+}
+
+TEST(GraphView, NoCollapseStillFoldsWhatNoLayoutFinishes) {
+  const GraphModel m = dense_model(300, 1);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  o.max_drawn_boxes = 100;
+  const GraphView v = build_view(m, analyze(m), nullptr, o);
+  EXPECT_LE(v.boxes.size(), 100u);
+  EXPECT_TRUE(v.collapsed);
+  ASSERT_FALSE(v.simplified.empty());
+  EXPECT_NE(v.simplified[0].find("300 nodes is more than the 100 boxes"), std::string::npos) << v.simplified[0];
+}
+
 // ---- Graphviz output ----------------------------------------------------------------------------
 
 TEST(GraphRender, WritesPngAndSvg) {
@@ -202,6 +268,27 @@ TEST(GraphRender, FormatComesFromTheNameOrIsAUsageError) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("out.jpeg"), std::string::npos);
   }
+}
+
+TEST(GraphRender, SvgInMemoryAndManyRendersInOneProcess) {
+  // A second render in one process was a heap-use-after-free in Graphviz's pango plugin (ASan):
+  // every render now shares the process's one Graphviz context. Run under ASan to see it.
+  const Loaded l = load("while_graph_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr);
+  const fs::path dir = fs::temp_directory_path() / "gp_graph_render_test_many";
+  fs::create_directories(dir);
+  std::string first;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> notes;
+    const std::string svg = render_svg(v, &notes);
+    EXPECT_NE(svg.find("<svg"), std::string::npos);
+    if (i == 0) first = svg;
+    EXPECT_EQ(svg, first) << "the same view renders the same";
+    render_view(v, {(dir / ("w" + std::to_string(i) + ".png")).string(), ""});
+    render_view(v, {(dir / ("w" + std::to_string(i) + ".pdf")).string(), ""});
+  }
+  EXPECT_EQ(read_file((dir / "w2.pdf").string()).substr(0, 5), "%PDF-");
+  fs::remove_all(dir);
 }
 
 // A Graphviz without plugins (exit 4) is tested through the binary in graph_cli_tests.cmake:

@@ -199,6 +199,7 @@ TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {
                            "graph coverage:", "5 graph launches, 3 eager kernel launches", "stream capture",
                            "explicit API", "1 blocked on a full launch queue", "top eager kernels", "k_scale",
                            "memcpy HtoD", "cudaStreamSynchronize", "capture trouble",
+                           "slowest nodes of graph_1 (exec 3, 5 nodes timed over 4 launches", "graph_1_node_4",
                            "cudaErrorStreamCaptureInvalidated"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
 }

@@ -28,6 +28,8 @@ class UniqueHandle {
   ~UniqueHandle() { reset(); }
 
   T get() const noexcept { return h_; }
+  // Gives up ownership without destroying the handle.
+  T release() noexcept { return std::exchange(h_, T{}); }
   explicit operator bool() const noexcept { return h_ != T{}; }
   void reset(T h = T{}) noexcept {
     if (h_ != T{}) GP_CUDA_CHECK_NOEXCEPT(Destroy(h_));

@@ -1,0 +1,68 @@
+// graphprof report REPORT.json [--compare COMPARE.json] -o report.html: the self-contained HTML
+// report of a run or sweep (and of a comparison), without a GPU. --csv writes the metrics as CSV.
+#include <iostream>
+
+#include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/html_report.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+struct ReportCliOptions {
+  std::string report;
+  std::string output;
+  std::string csv;
+  std::string compare;
+  std::string title;
+  std::vector<std::string> dot_dirs;
+  bool no_graphs = false;
+};
+
+int report_command(const ReportCliOptions& o) {
+  if (o.output.empty() && o.csv.empty()) throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE");
+  const Report report = read_report(o.report);
+  HtmlReportOptions html;
+  html.title = o.title;
+  html.source = o.report;
+  html.dot_dirs = o.dot_dirs;
+  html.graphs = !o.no_graphs;
+  if (!o.compare.empty()) {
+    html.comparison = read_json_file(o.compare);
+    html.comparison_source = o.compare;
+    if (!html.comparison->is_object() || html.comparison->value("schema", "") != "graphprof-compare")
+      throw input_error(o.compare + ": not a comparison written by `graphprof compare --json` (schema is not "
+                        "\"graphprof-compare\")");
+  }
+  if (!o.output.empty()) {
+    write_html_report(report, o.output, html);
+    std::cout << "HTML report written to " << o.output << "\n";
+  }
+  if (!o.csv.empty()) {
+    write_file_atomic(o.csv, render_run_csv(report));
+    std::cout << "CSV written to " << o.csv << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void setup_report(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ReportCliOptions>();
+  auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, graphs, verdicts) of a run or sweep");
+  sub->add_option("report", o->report, "JSON report of `graphprof run` or `graphprof sweep`")->required();
+  sub->add_option("-o,--output", o->output, "HTML file to write");
+  sub->add_option("--compare", o->compare, "also show a comparison: the JSON of `graphprof compare --json`");
+  sub->add_option("--csv", o->csv, "also write every metric as CSV (one row per workload/params/mode/metric)");
+  sub->add_option("--dot-dir", o->dot_dirs, "folder to look in for the graphs' DOT dumps when the report's paths "
+                                            "are not here (repeatable)");
+  sub->add_option("--title", o->title, "page title (default: the workloads)");
+  sub->add_flag("--no-graphs", o->no_graphs, "leave out the graphs' pictures");
+  sub->footer("Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison.");
+  sub->callback([o, &exit_code] { exit_code = report_command(*o); });
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,177 @@
+// The comparison section of the HTML report, read from the JSON that `graphprof compare --json`
+// writes (docs/compare.md): the headline, banners, verdict counts, a chart of the changes with
+// their gate intervals, and every row, regressions first. Fields are read defensively: a
+// document of a newer minor version shows what this reader knows.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "graphprof/compare.hpp"
+#include "graphprof/compare_report.hpp"
+#include "html_sections.hpp"
+#include "html_svg.hpp"
+
+namespace gp::html {
+
+namespace {
+
+using nlohmann::json;
+
+// More chart rows than this are hard to read; the table below lists them all.
+constexpr std::size_t kMaxChartRows = 40;
+
+std::string str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+double number(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+// Reading order of a verdict name (gp::severity); unknown names go last.
+int severity_of(const std::string& verdict) {
+  for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v)
+    if (verdict == to_string(static_cast<Verdict>(v))) return severity(static_cast<Verdict>(v));
+  return 100;
+}
+
+struct Row {
+  const json* j;
+  std::string benchmark, metric, verdict, unit;
+  bool gating = false;
+  double ratio = NAN, low = NAN, high = NAN;
+};
+
+std::string change_text(double ratio) { return std::isfinite(ratio) ? format_change(ratio) : "-"; }
+
+std::string value_text(const json& side, const std::string& unit) {
+  const double c = number(side, "center");
+  return std::isfinite(c) ? format_value(c, unit) : "-";
+}
+
+std::string headline_class(int exit_code) {
+  if (exit_code == 0) return "gp-pass";
+  if (exit_code == 5) return "gp-untrusted";
+  return "gp-fail";
+}
+
+}  // namespace
+
+std::string comparison_section(const json& doc, const std::string& source) {
+  std::string s = "<section id=\"comparison\"><h2>Comparison</h2>\n";
+  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array()) {
+    return s + "<p class=\"gp-warn\">" + escape(source) +
+           ": not a comparison written by <code>graphprof compare --json</code> (no \"rows\")</p></section>\n";
+  }
+  const json summary = doc.value("summary", json::object());
+  const int exit_code = summary.contains("exit_code") && summary["exit_code"].is_number_integer()
+                            ? summary["exit_code"].get<int>()
+                            : -1;
+  s += "<p class=\"gp-headline " + headline_class(exit_code) + "\" id=\"compare-headline\">" +
+       escape(str(summary, "headline").empty() ? str(summary, "exit_reason") : str(summary, "headline")) + "</p>\n";
+  const json base = doc.value("baseline", json::object()), cand = doc.value("candidate", json::object());
+  s += "<p class=\"gp-note\">baseline <code>" + escape(str(base, "path")) + "</code> (" +
+       escape(str(base, "git_revision")) + ", " + escape(str(base, "created_utc")) + ") · candidate <code>" +
+       escape(str(cand, "path")) + "</code> (" + escape(str(cand, "git_revision")) + ", " +
+       escape(str(cand, "created_utc")) + ")";
+  if (!source.empty()) s += " · from <code>" + escape(source) + "</code>";
+  s += "</p>\n";
+  const json env = doc.value("environment", json::object());
+  for (const json& list : {summary.value("banners", json()), env.value("warnings", json())})
+    if (list.is_array())
+      for (const auto& line : list)
+        if (line.is_string()) s += "<p class=\"gp-warn\">" + escape(line.get<std::string>()) + "</p>\n";
+
+  std::vector<Row> rows;
+  for (const json& r : doc["rows"]) {
+    if (!r.is_object()) continue;
+    Row row{&r, str(r, "benchmark"), str(r, "metric"), str(r, "verdict"), str(r, "unit")};
+    row.gating = r.value("gating", false);
+    const json est = r.value("estimate", json());
+    if (est.is_object()) {
+      row.ratio = number(est, "ratio");
+      const json ci = est.value("ci_gate", json());
+      row.low = number(ci, "ratio_low"), row.high = number(ci, "ratio_high");
+    }
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.gating != b.gating) return a.gating;
+    if (severity_of(a.verdict) != severity_of(b.verdict)) return severity_of(a.verdict) < severity_of(b.verdict);
+    const double la = std::isfinite(a.ratio) ? std::fabs(std::log(a.ratio)) : 0;
+    const double lb = std::isfinite(b.ratio) ? std::fabs(std::log(b.ratio)) : 0;
+    if (la != lb) return la > lb;
+    return a.benchmark + a.metric < b.benchmark + b.metric;
+  });
+
+  // The chart: gating rows with an estimate, in reading order.
+  ChangeChart chart;
+  chart.id = "chart-compare-changes";
+  const json settings = doc.value("settings", json::object());
+  if (std::isfinite(number(settings, "threshold"))) chart.threshold = number(settings, "threshold");
+  std::size_t left_out = 0;
+  for (const Row& r : rows) {
+    if (!r.gating || !std::isfinite(r.ratio)) continue;
+    if (chart.rows.size() >= kMaxChartRows) {
+      ++left_out;
+      continue;
+    }
+    Change c;
+    c.label = r.benchmark + " " + r.metric;
+    c.css = "gp-verdict-" + css_token(r.verdict);
+    c.change = r.ratio - 1;
+    if (std::isfinite(r.low) && std::isfinite(r.high)) c.low = r.low - 1, c.high = r.high - 1;
+    else c.low = 1, c.high = 0;
+    c.tooltip = r.benchmark + " " + r.metric + ": " + r.verdict + ", " + change_text(r.ratio) + ", 99% CI " +
+                (std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : std::string("n/a"));
+    chart.rows.push_back(std::move(c));
+  }
+  if (!chart.rows.empty()) {
+    s += "<figure><h4>Change of each gating metric with its 99% interval (point: estimate; colour: verdict)</h4>" +
+         svg_change_chart(chart);
+    if (left_out > 0)
+      s += "<figcaption>" + std::to_string(left_out) + " more gating rows are in the table below.</figcaption>";
+    s += "</figure>\n";
+  }
+
+  // The table: every row that is not "same" first, the "same" ones folded.
+  auto table_row = [](const Row& r) {
+    const json& j = *r.j;
+    const std::string unit = r.unit;
+    return "<tr><td class=\"l\">" + escape(r.benchmark) + "</td><td class=\"l\">" + escape(r.metric) +
+           (r.gating ? "" : " <span class=\"gp-note\">(info)</span>") + "</td><td class=\"l gp-verdict gp-verdict-" +
+           css_token(r.verdict) + "\">" + escape(r.verdict) + "</td><td>" + escape(change_text(r.ratio)) + "</td><td>" +
+           escape(std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : "-") + "</td><td>" +
+           escape(value_text(j.value("baseline", json()), unit)) + "</td><td>" +
+           escape(value_text(j.value("candidate", json()), unit)) + "</td><td class=\"l\">" +
+           escape(str(j, "reason")) + "</td></tr>\n";
+  };
+  const std::string head =
+      "<thead><tr><th class=\"l\">benchmark</th><th class=\"l\">metric</th><th class=\"l\">verdict</th>"
+      "<th>change</th><th>99% interval</th><th>baseline</th><th>candidate</th><th class=\"l\">reason</th></tr></thead>";
+  std::string shown, same;
+  std::size_t same_count = 0;
+  for (const Row& r : rows) {
+    if (r.verdict == "same") {
+      same += table_row(r);
+      ++same_count;
+    } else {
+      shown += table_row(r);
+    }
+  }
+  s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table\">" + head + "<tbody>\n" + shown +
+       "</tbody></table></div>\n";
+  if (same_count > 0)
+    s += "<details><summary>" + std::to_string(same_count) +
+         " rows shown to be the same</summary><div class=\"gp-table-wrap\"><table id=\"table-compare-same\" "
+         "class=\"gp-table\">" +
+         head + "<tbody>\n" + same + "</tbody></table></div></details>\n";
+  if (doc.contains("drift") && doc["drift"].is_array() && !doc["drift"].empty()) {
+    s += "<h4>Drift (graph structure or outputs changed)</h4><ul>";
+    for (const auto& d : doc["drift"]) s += "<li>" + escape(str(d, "benchmark") + ": " + str(d, "what")) + "</li>";
+    s += "</ul>\n";
+  }
+  return s + "</section>\n";
+}
+
+}  // namespace gp::html

@@ -1,0 +1,161 @@
+// The graphs' pictures in the HTML report: each DOT dump a result names is loaded, analysed,
+// turned into a GraphView (a heat map when the result has per-node times from the trace pass)
+// and rendered to SVG by src/graph, then inlined. A dump that is not here is a note, not an error.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph_render.hpp"
+#include "graphprof/graph_view.hpp"
+#include "html_sections.hpp"
+#include "html_svg.hpp"
+
+namespace gp::html {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// More pictures than this make the page slow to open; the rest are listed by name.
+constexpr std::size_t kMaxPictures = 24;
+
+std::string dot_path_of(const ModeResult& r) {
+  return r.sections.graph ? r.sections.graph->dot : std::string();
+}
+
+// The recorded path when it exists here, else the first folder of `dirs` holding its file name.
+std::string locate(const std::string& recorded, const std::vector<std::string>& dirs) {
+  std::error_code ec;
+  if (fs::is_regular_file(recorded, ec)) return recorded;
+  const fs::path name = fs::path(recorded).filename();
+  for (const auto& d : dirs) {
+    const fs::path p = fs::path(d) / name;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return {};
+}
+
+bool has_node_times(const ModeResult& r) {
+  return r.sections.trace && !r.sections.trace->nodes.empty();
+}
+
+// Graphviz renders into a file; the SVG text is read back from a temporary one.
+std::string render_svg_text(const GraphView& view) {
+  std::random_device rd;
+  const fs::path tmp = fs::temp_directory_path() / ("graphprof-html-" + std::to_string(rd()) + ".svg");
+  RenderOptions ro{tmp.string(), "svg"};
+  std::string svg;
+  try {
+    render_view(view, ro);
+    svg = read_file(tmp.string());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  return svg;
+}
+
+// Inline form: no XML prolog or DOCTYPE, ids made unique on the page, a class on the root.
+std::string inline_svg(const std::string& svg, std::size_t index) {
+  const auto start = svg.find("<svg");
+  if (start == std::string::npos) return {};
+  std::string out = svg.substr(start);
+  const std::string prefix = " id=\"gv" + std::to_string(index) + "-";
+  std::string fixed;
+  fixed.reserve(out.size() + 1024);
+  std::size_t pos = 0;
+  for (std::size_t hit; (hit = out.find(" id=\"", pos)) != std::string::npos; pos = hit + 5) {
+    fixed.append(out, pos, hit - pos);
+    fixed += prefix;
+  }
+  fixed.append(out, pos, std::string::npos);
+  return "<svg class=\"gp-graph-svg\" id=\"graph-svg-" + std::to_string(index) + "\"" + fixed.substr(4);
+}
+
+std::string params_text(const std::map<std::string, std::string>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+}  // namespace
+
+std::string graphs_section(const Report& report, const HtmlReportOptions& options) {
+  // Sweeps dump one graph per grid point; their pictures would dwarf the page, so only the
+  // workloads run with one parameter set are drawn.
+  std::map<std::string, std::set<std::map<std::string, std::string>>> param_sets;
+  for (const ModeResult& r : report.results) param_sets[r.workload].insert(r.params);
+
+  std::string body, skipped;
+  std::size_t drawn = 0;
+  for (const ModeResult& r : report.results) {
+    const std::string recorded = dot_path_of(r);
+    if (recorded.empty()) continue;
+    const std::string name = r.workload + " " + to_string(r.mode);
+    if (param_sets[r.workload].size() > 1 || drawn >= kMaxPictures) {
+      skipped += "<li>" + escape(name + " [" + params_text(r.params) + "]") + ": <code>" + escape(recorded) +
+                 "</code></li>\n";
+      continue;
+    }
+    const std::string path = locate(recorded, options.dot_dirs);
+    body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + to_string(r.mode)) + "\"><h3>" +
+            escape(name) + " <span class=\"gp-note\">" + escape(params_text(r.params)) + "</span></h3>\n";
+    if (path.empty()) {
+      body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded) +
+              "</code> is not here (pass its folder with <code>--dot-dir</code>).</p></figure>\n";
+      continue;
+    }
+    try {
+      const GraphModel model = load_dot(path);
+      std::optional<NodeTimes> times;
+      std::string times_note;
+      if (has_node_times(r)) {
+        Report one;
+        one.results.push_back(r);
+        try {
+          times = node_times_from_report(one, options.source.empty() ? "report" : options.source, path, r.workload,
+                                         to_string(r.mode));
+        } catch (const Error& e) {
+          times_note = e.what();
+        }
+      }
+      const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
+      const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
+      body += "<div class=\"gp-graph\">" + inline_svg(render_svg_text(view), drawn) + "</div>\n<figcaption>";
+      body += std::to_string(model.nodes.size()) + " nodes";
+      if (view.collapsed) body += ", drawn as " + std::to_string(view.boxes.size()) + " boxes (similar runs folded)";
+      body += view.heat_map ? ". Colour: traced time per node (CUPTI trace pass; see the trace perturbation table)."
+                            : ". Colour: node kind. Blue outline: critical path.";
+      body += " DOT dump: <code>" + escape(path) + "</code>.";
+      if (!times_note.empty()) body += " <span class=\"gp-warn\">" + escape(times_note) + "</span>";
+      body += "</figcaption>\n";
+      if (!metrics.findings.empty()) {
+        body += "<ul class=\"gp-findings\">";
+        for (std::size_t i = 0; i < metrics.findings.size() && i < 4; ++i)
+          body += "<li><b>" + escape(metrics.findings[i].title) + "</b> — " + escape(metrics.findings[i].evidence) +
+                  "</li>";
+        body += "</ul>\n";
+      }
+      ++drawn;
+    } catch (const Error& e) {
+      body += "<p class=\"gp-warn\">cannot draw <code>" + escape(path) + "</code>: " + escape(e.what()) + "</p>\n";
+    }
+    body += "</figure>\n";
+  }
+  if (body.empty() && skipped.empty()) return {};
+  std::string s = "<section id=\"graphs\"><h2>Graphs</h2>\n" + body;
+  if (!skipped.empty())
+    s += "<details><summary>Graphs not drawn here (sweep points, or more than " + std::to_string(kMaxPictures) +
+         " pictures); draw one with <code>graphprof render</code></summary><ul>\n" + skipped + "</ul></details>\n";
+  return s + "</section>\n";
+}
+
+}  // namespace gp::html

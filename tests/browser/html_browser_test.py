@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Opens graphprof's HTML reports in a real headless browser (Debian's chromium) and checks them.
+
+From committed H200 reports (tests/data/h200) and a comparison made from the committed compare
+fixtures, it writes the HTML report of a run (with the comparison and the graphs' pictures) and of a
+sweep, then for each page:
+  - the page is self-contained: no <script>, <link>, @import, url() or external src/href;
+  - in chromium, a copy of the page with a probe script (the report itself has none) records
+    uncaught errors, console.error/warn, failed resources and every fetched resource: none allowed;
+  - the charts (svg.gp-chart with the ids the report defines) and tables are in the DOM;
+  - a screenshot is taken and is not blank (many colours, a fair share of non-white pixels).
+The probe is first run on a deliberately broken page, which must be caught, so that a silent probe
+cannot pass a broken report.
+
+Without chromium the test fails, unless GRAPHPROF_SKIP_BROWSER_TEST=1 says that skipping is
+intended; then it exits 77 (ctest: skipped). CI installs chromium (scripts/setup.sh).
+Usage: html_browser_test.py GRAPHPROF_BINARY TEST_DATA_DIR WORK_DIR
+"""
+import html.parser
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+SKIP = 77
+
+PROBE = """<script id="gp-test-probe">
+(function () {
+  var errors = [];
+  function note(kind, text) { errors.push(kind + ": " + text); }
+  window.addEventListener("error", function (e) {
+    if (e.target && e.target !== window) note("resource", e.target.src || e.target.href || e.target.tagName);
+    else note("uncaught", e.message);
+  }, true);
+  window.addEventListener("unhandledrejection", function (e) { note("unhandled rejection", String(e.reason)); });
+  ["error", "warn"].forEach(function (level) {
+    var orig = console[level];
+    console[level] = function () {
+      note("console." + level, Array.prototype.join.call(arguments, " "));
+      return orig.apply(console, arguments);
+    };
+  });
+  window.addEventListener("load", function () {
+    performance.getEntriesByType("resource").forEach(function (r) { note("fetched", r.name); });
+    var pre = document.createElement("pre");
+    pre.id = "gp-test-errors";
+    pre.textContent = errors.join("\\n");
+    document.body.appendChild(pre);
+    var done = document.createElement("div");
+    done.id = "gp-test-loaded";
+    document.body.appendChild(done);
+  });
+})();
+</script>"""
+
+BROKEN_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><p>broken</p>
+<script>console.error("deliberate"); notDefined();</script><img src="http://example.invalid/x.png"></body></html>"""
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL: " + message)
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium_args(chromium, user_dir):
+    # The flags the machines' notes recommend for a closed network, plus a resolver that resolves
+    # nothing, so a page that tries to fetch anything fails loudly instead of waiting.
+    return [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--hide-scrollbars", "--user-data-dir=" + user_dir, "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=5000"]
+
+
+def run_chromium(args):
+    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180, check=False)
+
+
+def with_probe(page_text):
+    return page_text.replace("<head>", "<head>" + PROBE, 1)
+
+
+class DomIndex(html.parser.HTMLParser):
+    """Elements by tag, with their id and class attributes, and the probe's error text."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements = []
+        self.errors_text = None
+        self._in_errors = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.elements.append((tag, a.get("id", ""), a.get("class", "")))
+        if a.get("id") == "gp-test-errors":
+            self._in_errors = True
+            self.errors_text = ""
+
+    def handle_endtag(self, tag):
+        if tag == "pre":
+            self._in_errors = False
+
+    def handle_data(self, data):
+        if self._in_errors:
+            self.errors_text += data
+
+    def ids(self, tag=None):
+        return {i for t, i, _ in self.elements if i and (tag is None or t == tag)}
+
+    def count(self, tag, cls=None):
+        return sum(1 for t, _, c in self.elements if t == tag and (cls is None or cls in c.split()))
+
+
+def probe(chromium, page_path, work):
+    probed = page_path + ".probe.html"
+    with open(page_path, encoding="utf-8") as f:
+        text = f.read()
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(with_probe(text))
+    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-dom")) +
+                     ["--dump-dom", "file://" + os.path.abspath(probed)])
+    dom = DomIndex()
+    dom.feed(r.stdout.decode("utf-8", "replace"))
+    return r, dom
+
+
+def png_pixels(path):
+    """Width, height and rows of (r, g, b) tuples of an 8-bit RGB/RGBA, non-interlaced PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, width, height, ctype = 8, b"", 0, 0, 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", chunk)
+            if depth != 8 or ctype not in (2, 6) or interlace:
+                raise ValueError("unsupported PNG (depth %d, colour type %d)" % (depth, ctype))
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        filt = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if filt == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif filt == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif filt == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif filt == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 0xFF
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(width)])
+        prev = line
+    return width, height, rows
+
+
+def check_screenshot(chromium, page_path, png_path, work):
+    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-shot")) +
+                     ["--window-size=1280,1800", "--screenshot=" + png_path, "file://" + os.path.abspath(page_path)])
+    if not os.path.isfile(png_path):
+        fail("%s: chromium wrote no screenshot (exit %d): %s" % (page_path, r.returncode, r.stderr.decode()[-500:]))
+        return
+    width, height, rows = png_pixels(png_path)
+    colours, non_white, total = set(), 0, 0
+    for y in range(0, height, 3):
+        for x in range(0, width, 3):
+            p = rows[y][x]
+            colours.add(p)
+            total += 1
+            non_white += p != (255, 255, 255)
+    share = non_white / max(total, 1)
+    print("  screenshot %s: %dx%d, %d colours, %.1f%% not white" % (png_path, width, height, len(colours), 100 * share))
+    if len(colours) < 16:
+        fail("%s: screenshot has only %d colours: blank?" % (page_path, len(colours)))
+    if share < 0.03:
+        fail("%s: screenshot is %.1f%% non-white: blank?" % (page_path, 100 * share))
+
+
+def check_self_contained(page_path):
+    with open(page_path, encoding="utf-8") as f:
+        text = f.read()
+    for pattern, what in ((r"<script", "a script"), (r"<link\b", "a <link>"), (r"@import", "an @import"),
+                          (r"url\(", "a CSS url()"), (r"<iframe", "an iframe"),
+                          (r"\b(?:src|href)\s*=\s*[\"']?(?:https?:|//)", "an external src/href")):
+        if re.search(pattern, text, re.IGNORECASE):
+            fail("%s: not self-contained: %s" % (page_path, what))
+
+
+def check_page(chromium, page_path, want_ids, want_tables, min_charts, work):
+    print("checking " + page_path)
+    check_self_contained(page_path)
+    r, dom = probe(chromium, page_path, work)
+    if "gp-test-loaded" not in dom.ids():
+        fail("%s: the page did not finish loading in chromium (exit %d): %s"
+             % (page_path, r.returncode, r.stderr.decode()[-800:]))
+        return
+    if dom.errors_text:
+        fail("%s: browser errors:\n%s" % (page_path, dom.errors_text))
+    charts = dom.count("svg", "gp-chart")
+    print("  %d charts, %d tables, %d svg elements" % (charts, dom.count("table"), dom.count("svg")))
+    if charts < min_charts:
+        fail("%s: %d charts (svg.gp-chart) in the DOM, expected at least %d" % (page_path, charts, min_charts))
+    ids = dom.ids()
+    for i in want_ids:
+        if i not in ids:
+            fail("%s: no element with id %s in the DOM" % (page_path, i))
+    for i in want_tables:
+        if i not in dom.ids("table"):
+            fail("%s: no table with id %s in the DOM" % (page_path, i))
+    check_screenshot(chromium, page_path, page_path[:-5] + ".png", work)
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    binary, data, work = sys.argv[1:4]
+    chromium = find_chromium()
+    if chromium is None:
+        if os.environ.get("GRAPHPROF_SKIP_BROWSER_TEST") == "1":
+            print("chromium not found; skipped (GRAPHPROF_SKIP_BROWSER_TEST=1)")
+            return SKIP
+        print("FAIL: chromium not found: install it (apt-get install chromium; scripts/setup.sh does), "
+              "or set GRAPHPROF_SKIP_BROWSER_TEST=1 to skip this test on purpose")
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(os.path.join(work, "dot"))
+
+    # The probe must catch a broken page, or a clean result below means nothing.
+    broken = os.path.join(work, "broken.html")
+    with open(broken, "w", encoding="utf-8") as f:
+        f.write(BROKEN_PAGE)
+    _, dom = probe(chromium, broken, work)
+    caught = dom.errors_text or ""
+    for expected in ("console.error: deliberate", "uncaught:", "example.invalid"):
+        if expected not in caught:
+            fail("the probe missed '%s' on a broken page (it saw: %r)" % (expected, caught))
+    if failures:
+        return 1
+
+    # The run report names its DOT dumps by the GPU machine's paths; the same dumps are committed
+    # under tests/data/dot with shorter names.
+    for mode in ("capture", "graph"):
+        shutil.copy(os.path.join(data, "dot", "chain100_%s.dot" % mode),
+                    os.path.join(work, "dot", "chain_elements-4096_kernels-100_sync_inside-0_%s.dot" % mode))
+    compare_json = os.path.join(work, "compare.json")
+    subprocess.run([binary, "compare", os.path.join(data, "reports", "base.json"),
+                    os.path.join(data, "reports", "regression.json"), "--json", compare_json],
+                   stdout=subprocess.DEVNULL, check=False)  # exit 1: the fixture has regressions
+    run_html = os.path.join(work, "run.html")
+    sweep_html = os.path.join(work, "sweep.html")
+    subprocess.run([binary, "report", os.path.join(data, "h200", "chain_run1.json"), "--compare", compare_json,
+                    "--dot-dir", os.path.join(work, "dot"), "-o", run_html], check=True)
+    subprocess.run([binary, "report", os.path.join(data, "h200", "sweep_chain.json"), "-o", sweep_html], check=True)
+
+    check_page(chromium, run_html,
+               ["chart-gpu-chain", "chart-submit-chain", "chart-launch-chain", "chart-compare-changes",
+                "graph-svg-0", "graph-svg-1", "compare-headline", "environment"],
+               ["table-summary", "table-compare", "table-metrics-chain"], 4, work)
+    check_page(chromium, sweep_html,
+               ["chart-sweep-gpu-chain", "chart-sweep-submit-chain", "chart-sweep-per-node-chain",
+                "chart-sweep-break-even-chain", "environment"],
+               ["table-summary", "table-sweep-chain"], 4, work)
+    if failures:
+        print("%d problem(s)" % len(failures))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+// The HTML report and the CSV from committed H200 reports: what the page must hold (charts with
+// their ids, tables, numbers from the report, escaping), that it fetches nothing, and the order
+// of a comparison's verdicts. tests/browser/ opens the same pages in chromium.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "graphprof/compare.hpp"
+#include "graphprof/compare_report.hpp"
+#include "graphprof/html_report.hpp"
+#include "graphprof/reporters.hpp"
+
+namespace gp {
+namespace {
+
+const std::string kData = GRAPHPROF_TEST_DATA;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+// The text of the element with this id, up to its closing tag of the same name (no nesting of the same tag).
+std::string element(const std::string& page, const std::string& tag, const std::string& id) {
+  const auto start = page.find("<" + tag + " xmlns=\"http://www.w3.org/2000/svg\" id=\"" + id + "\"");
+  const auto plain = page.find("<" + tag + " id=\"" + id + "\"");
+  const auto at = start != std::string::npos ? start : plain;
+  if (at == std::string::npos) return {};
+  const auto end = page.find("</" + tag + ">", at);
+  return page.substr(at, end - at);
+}
+
+TEST(HtmlReport, RunReportHasSummaryBarsAndEnvironment) {
+  const Report r = read_report(kData + "/h200/chain_run1.json");
+  HtmlReportOptions o;
+  o.graphs = false;
+  const std::string page = render_html_report(r, o);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("<table id=\"table-summary\""), std::string::npos);
+  // One bar per mode with its interval whisker, and the medians the report holds.
+  const std::string gpu = element(page, "svg", "chart-gpu-chain");
+  ASSERT_FALSE(gpu.empty());
+  EXPECT_EQ(count(gpu, "<rect "), 3u);
+  EXPECT_EQ(count(gpu, "class=\"gp-whisker\""), 9u);  // a line and two caps per mode
+  EXPECT_NE(gpu.find("321 µs"), std::string::npos);  // eager
+  EXPECT_NE(gpu.find("100 µs"), std::string::npos);  // capture and graph
+  EXPECT_FALSE(element(page, "svg", "chart-submit-chain").empty());
+  EXPECT_FALSE(element(page, "svg", "chart-launch-chain").empty());
+  EXPECT_NE(page.find("3.20x"), std::string::npos);
+  EXPECT_NE(page.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(page.find("--workload=chain"), std::string::npos);  // the command line
+  EXPECT_EQ(page.find("id=\"comparison\""), std::string::npos);
+}
+
+TEST(HtmlReport, FetchesNothingAndHasNoScript) {
+  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const std::string page = render_html_report(r);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_EQ(page.find("url("), std::string::npos);
+  EXPECT_FALSE(std::regex_search(page, std::regex("(src|href)=\"(https?:)?//")));
+}
+
+TEST(HtmlReport, SweepHasLogLogCurvesPerMode) {
+  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const std::string page = render_html_report(r);
+  const std::string gpu = element(page, "svg", "chart-sweep-gpu-chain");
+  ASSERT_FALSE(gpu.empty());
+  EXPECT_EQ(count(gpu, "<polyline"), 3u);  // eager, capture, graph
+  EXPECT_EQ(count(gpu, "<circle"), 3u * 5u + 3u);  // five grid points per mode, plus the legend
+  EXPECT_NE(gpu.find("kernels (log scale)"), std::string::npos);
+  // Break-even has no eager curve; per-node cost has all three.
+  EXPECT_EQ(count(element(page, "svg", "chart-sweep-break-even-chain"), "<polyline"), 2u);
+  EXPECT_EQ(count(element(page, "svg", "chart-sweep-per-node-chain"), "<polyline"), 3u);
+  EXPECT_NE(page.find("<table id=\"table-sweep-chain\""), std::string::npos);
+  // Sweep points are not drawn as graphs; they are listed.
+  EXPECT_EQ(page.find("class=\"gp-graph-svg\""), std::string::npos);
+}
+
+TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
+  const Report r = read_report(kData + "/h200/chain_run1.json");
+  const auto dir = std::filesystem::temp_directory_path() / "gp_html_test_dot";
+  std::filesystem::create_directories(dir);
+  for (const char* mode : {"capture", "graph"})
+    std::filesystem::copy_file(kData + "/dot/chain100_" + std::string(mode) + ".dot",
+                               dir / ("chain_elements-4096_kernels-100_sync_inside-0_" + std::string(mode) + ".dot"),
+                               std::filesystem::copy_options::overwrite_existing);
+  HtmlReportOptions o;
+  const std::string without = render_html_report(r, o);
+  EXPECT_EQ(count(without, "class=\"gp-graph-svg\""), 0u);
+  EXPECT_NE(without.find("is not here"), std::string::npos);
+  o.dot_dirs = {dir.string()};
+  const std::string with = render_html_report(r, o);
+  EXPECT_EQ(count(with, "class=\"gp-graph-svg\""), 2u);
+  EXPECT_EQ(with.find("<?xml"), std::string::npos);  // inlined, not a document in a document
+  EXPECT_NE(with.find("id=\"gv0-graph0\""), std::string::npos);  // Graphviz ids made unique per picture
+  EXPECT_NE(with.find("id=\"gv1-graph0\""), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HtmlReport, TextIsEscaped) {
+  Report r = read_report(kData + "/h200/chain_run1.json");
+  for (auto& res : r.results) res.workload = "<b>&x";
+  HtmlReportOptions o;
+  o.graphs = false;
+  const std::string page = render_html_report(r, o);
+  EXPECT_EQ(page.find("<b>&x"), std::string::npos);
+  EXPECT_NE(page.find("&lt;b&gt;&amp;x"), std::string::npos);
+}
+
+TEST(HtmlReport, ComparisonListsRegressionsFirst) {
+  const Report base = read_report(kData + "/reports/base.json");
+  const Report cand = read_report(kData + "/reports/regression.json");
+  const Comparison c = compare(base, cand, Thresholds{});
+  ASSERT_GT(c.count(Verdict::kRegression), 0u);
+  HtmlReportOptions o;
+  o.graphs = false;
+  o.comparison = compare_to_json(c);
+  const std::string page = render_html_report(cand, o);
+  const std::string table = element(page, "table", "table-compare");
+  ASSERT_FALSE(table.empty());
+  const auto first_regression = table.find(">regression<");
+  ASSERT_NE(first_regression, std::string::npos);
+  for (const char* later : {">inconclusive<", ">minor<", ">improvement<"}) {
+    const auto at = table.find(later);
+    if (at != std::string::npos) EXPECT_LT(first_regression, at) << later;
+  }
+  EXPECT_EQ(table.find(">same<"), std::string::npos);  // folded into their own table
+  EXPECT_FALSE(element(page, "table", "table-compare-same").empty());
+  const std::string chart = element(page, "svg", "chart-compare-changes");
+  EXPECT_EQ(count(chart, "gp-verdict-regression"), c.count(Verdict::kRegression) - 1);  // one is informational
+  EXPECT_NE(page.find("FAIL (exit 1)"), std::string::npos);
+  EXPECT_LT(page.find("id=\"comparison\""), page.find("id=\"summary\""));
+}
+
+TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {
+  const Report r = read_report(kData + "/h200/chain_run1.json");
+  EXPECT_THROW(write_html_report(r, "/nonexistent-folder/x.html"), Error);
+}
+
+TEST(RunCsv, OneRowPerMetricWithEveryParameterAsAColumn) {
+  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const std::string csv = render_run_csv(r);
+  const std::string header = csv.substr(0, csv.find("\r\n"));
+  EXPECT_EQ(header,
+            "workload,elements,kernels,sync_inside,mode,status,kind,metric,unit,median,p10,p90,ci_low,ci_high,ci_level,n,"
+            "converged");
+  std::size_t rows = 0;
+  for (const auto& res : r.results) rows += res.metrics.size() + res.derived.size();
+  EXPECT_EQ(count(csv, "\r\n"), rows + 1);
+  const Metric& m = r.results.front().metrics.at("gpu_time_per_iter");
+  char median[40];
+  std::snprintf(median, sizeof median, "%.15g", m.summary.median);
+  EXPECT_NE(csv.find("chain,4096,1,0,eager,ok,measured,gpu_time_per_iter,ns," + std::string(median) + ","),
+            std::string::npos);
+}
+
+TEST(RunCsv, QuotesFieldsAndRecordsFailures) {
+  Report r = read_report(kData + "/h200/chain_run1.json");
+  r.results[1].status = Status::kFailed;
+  r.results[1].reason = "cudaStreamEndCapture failed, \"invalidated\"";
+  const std::string csv = render_run_csv(r);
+  EXPECT_NE(csv.find("capture,failed,status,\"cudaStreamEndCapture failed, \"\"invalidated\"\"\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gp
