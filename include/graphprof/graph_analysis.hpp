@@ -20,6 +20,9 @@ struct Report;
 struct NodeTime {
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
   std::uint64_t count = 0;
+  // Host nodes have no GPU record: their time is the GPU's idle gap before the node after them
+  // (the trace's gap_before_median_ns of that node), marked here.
+  bool from_gap = false;
 };
 
 // Per-node times for one dump, keyed by dot_name ("graph_<G>_node_<i>"), plus the whole-graph
@@ -29,7 +32,17 @@ struct NodeTimes {
   std::map<std::string, NodeTime> by_node;
   std::optional<double> instantiate_ns;     // metrics.instantiate_time median
   std::optional<double> gpu_time_per_iter_ns;  // metrics.gpu_time_per_iter median
+  // sections.trace.perturbation.ratio: traced / untraced GPU time per iteration. The node times
+  // are traced (CUPTI), so they are this much slower than an untraced replay.
+  std::optional<double> trace_slowdown;
+  // gap_before_median_ns of the nodes that have one: the GPU idle time before each started.
+  std::map<std::string, double> gap_before_ns;
 };
+
+// Give host nodes (which no GPU record times) the GPU's idle gap before their successors: the
+// host function runs in that gap. A host node with several successors gets the smallest gap;
+// one whose successors have no gap stays untimed. Returns how many nodes got a time.
+std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times);
 
 // Find the result of `report` that dumped `dot_path` (same file name in sections.graph.dot or
 // dot_verbose), or the one named by `workload`/`mode` when given, and read its per-node times.

@@ -24,6 +24,8 @@ struct ViewBox {
   std::string fill;       // "#rrggbb"
   bool critical = false;  // on the critical path (timed when times were given)
   double time_ns = -1;    // sum of members' median times; -1 when none is timed
+  double node_time_ns = -1;  // the box's own figure, what its colour shows: time_ns per timed member
+  std::size_t timed = 0;     // members with a time
 };
 
 struct ViewEdge {
@@ -50,6 +52,8 @@ struct GraphView {
   std::string title;
   bool collapsed = false;
   bool heat_map = false;
+  // Heat map scale: log-spaced steps from the fastest to the slowest node time shown.
+  double heat_min_ns = 0, heat_max_ns = 0;
   // What the picture leaves out or merges beyond the folding that box labels state (links
   // implied by longer paths, links over the budget, folding despite --no-collapse), one
   // sentence each. Also in the title; `render` repeats them on stderr.

@@ -75,21 +75,28 @@ ProcessRecords read_process_records(const std::string& path);
 // Analysis
 
 // Host time of launch calls, with the calls that waited for room in the device's queue set apart.
-// A call is "blocked" when the GPU was busy with earlier work for the whole call AND it took more
-// than max(2 x reference, reference + 5 us), where the reference is the median of calls made
-// while the GPU had no earlier work pending (or the 10th percentile of all calls when fewer than
-// 5 such calls exist). A blocked call's host cost is taken to be the reference; the rest is
-// queue wait. Needs GPU records (--trace graph or node); without them only `all` is filled.
+// For each call graphprof knows, from the GPU records, when all work submitted before it will have
+// finished and how many earlier launches were still in flight (submitted, not finished). A call is
+// "blocked" when the GPU was busy with earlier work for the whole call AND it took more than
+// max(2 x reference, reference + 5 us). The reference is the median of the calls made while at most
+// half as many launches were in flight as the most ever seen (a queue at most half full cannot
+// block), or the 10th percentile of all calls when fewer than 5 such calls exist. A blocked call's
+// host cost is taken to be the reference; the rest is queue wait. Needs GPU records (--trace graph
+// or node); without them only `all` is filled.
 struct LaunchCalls {
   DurationStats all;             // every call
   DurationStats unblocked;       // calls not flagged as blocked: the host cost
   std::optional<double> reference_ns;
-  std::string reference_from;    // "idle device" | "10th percentile" | "" (no GPU records)
+  std::string reference_from;    // "queue at most half full" | "10th percentile" | "" (no GPU records)
   std::size_t idle_calls = 0;    // made while the GPU had no earlier work pending
   std::size_t blocked = 0;
   double blocked_wait_ns = 0;    // sum over blocked calls of (duration - reference)
+  std::size_t max_in_flight = 0;        // most earlier launches (all kinds) in flight when one of these calls began
+  std::optional<double> in_flight_when_blocked;  // median over the blocked calls
   std::optional<double> first_call_ns;  // the first call (graph: first launch of the exec)
-  std::optional<DurationStats> queue_latency;  // call end -> its first GPU work starts
+  std::optional<DurationStats> queue_latency;   // call end -> its first GPU work starts, every call
+  std::optional<DurationStats> idle_latency;    // the same for calls made to an idle GPU: launch latency
+  std::optional<DurationStats> queued_latency;  // calls made while earlier work was pending: queueing
 };
 
 struct GraphProfile {
@@ -161,7 +168,11 @@ struct ProfileRun {
   int exit_status = 0;                    // the application's (128 + signal when killed)
   std::string exit_description;           // "exited with status 1", "killed by SIGINT"
   double wall_ns = 0;                     // as graphprof saw it: start to end of the child
-  std::optional<double> plain_wall_ns;    // --overhead: the same command without injection
+  // --overhead: the same command without the injection. A warm-up run (not counted) fills the
+  // caches first; then plain, profiled, plain: plain_wall_ns is the mean of the two plain runs.
+  std::optional<double> plain_wall_ns;
+  std::vector<double> plain_runs_ns;
+  std::optional<double> warmup_wall_ns;
   std::string trace_level = "node";
   std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
 };

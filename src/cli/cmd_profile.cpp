@@ -177,12 +177,20 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to ") + existing +
                         "; CUDA loads one injection library per process, so graphprof replaced it for the application");
 
-  if (o.overhead) {
-    std::cerr << "graphprof profile: run 1 of 2, without the injection (--overhead)\n";
-    const ChildResult plain = run_child(o.command, environment_without({"CUDA_INJECTION64_PATH"}));
-    run.plain_wall_ns = plain.wall_ns;
+  // --overhead: a warm-up run fills the caches the first run of a program pays for (Python's
+  // bytecode, torch.compile's and the CUDA driver's caches, the page cache), then the plain runs
+  // bracket the profiled one so drift between runs cancels in their mean.
+  const std::vector<std::string> plain_env = environment_without({"CUDA_INJECTION64_PATH"});
+  auto plain_run = [&](const char* what) {
+    std::cerr << "graphprof profile: " << what << "\n";
+    const ChildResult plain = run_child(o.command, plain_env);
     if (plain.status != 0) run.notes.push_back("without the injection, the application " + plain.description);
-    std::cerr << "graphprof profile: run 2 of 2, profiled\n";
+    return plain.wall_ns;
+  };
+  if (o.overhead) {
+    run.warmup_wall_ns = plain_run("run 1 of 4 (--overhead): warm-up without the injection, not counted");
+    run.plain_runs_ns.push_back(plain_run("run 2 of 4 (--overhead): without the injection"));
+    std::cerr << "graphprof profile: run 3 of 4 (--overhead): profiled\n";
   }
   std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                       "GRAPHPROF_PROFILE_DOT"});
@@ -196,6 +204,13 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   run.exit_status = child.status;
   run.exit_description = child.description;
   run.wall_ns = child.wall_ns;
+  if (o.overhead) {
+    // Not after a profiled run that was interrupted or killed: the user wants it to stop.
+    if (child.status < 128) run.plain_runs_ns.push_back(plain_run("run 4 of 4 (--overhead): without the injection"));
+    double sum = 0;
+    for (double w : run.plain_runs_ns) sum += w;
+    run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
+  }
 
   std::vector<ProcessRecords> records;
   for (const auto& entry : fs::directory_iterator(data, ec)) {
@@ -244,7 +259,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "kernel, copy and memset)")
       ->check(CLI::IsMember({"none", "graph", "node"}))
       ->capture_default_str();
-  sub->add_flag("--overhead", o->overhead, "run the application twice, first without the injection, and report both wall times");
+  sub->add_flag("--overhead", o->overhead,
+               "run the application 4 times: a warm-up and a plain run without the injection, the profiled run, "
+               "another plain run; report the profiled wall time against the mean of the two plain runs");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(

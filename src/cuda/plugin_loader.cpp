@@ -144,6 +144,8 @@ std::vector<std::string> load_plugin(const std::string& path) {
   if (p->api_major != GP_PLUGIN_API_MAJOR)
     throw input_error(what + ": built for graphprof plugin API " + theirs + ", this graphprof reads API " +
                       std::to_string(GP_PLUGIN_API_MAJOR) + ".x; rebuild the plugin against this graphprof's package");
+  // The fields of API 1.0. A later 1.x appends fields: this check must then stay at the 1.0 sizes and
+  // the new fields be read only when struct_size / workload_desc_size show the plugin has them.
   if (p->struct_size < sizeof(gp_plugin) || p->workload_desc_size < sizeof(gp_plugin_workload))
     throw input_error(what + ": plugin table of " + std::to_string(p->struct_size) + "/" +
                       std::to_string(p->workload_desc_size) + " bytes, API " + theirs + " needs at least " +

@@ -23,10 +23,27 @@ namespace {
 // plugin reach font data that belonged to the first one: a heap-use-after-free under ASan in
 // GraphRender.WritesPngAndSvg. The context holds only the plugin registry, which is the same
 // for every render; it stays reachable, so LeakSanitizer does not count it.
-GVC_t* process_context() {
-  static GVC_t* const context = gvContext();
-  if (context == nullptr) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
-  return context;
+std::vector<std::string> plugin_list(GVC_t* gvc, const char* kind);
+
+// The context and what its plugin registry offers, listed once (gvPluginList leaks the
+// duplicates it drops, so listing per render would leak per render).
+struct Graphviz {
+  GVC_t* context = nullptr;
+  std::vector<std::string> layouts, devices, renderers;
+};
+
+const Graphviz& process_graphviz() {
+  static const Graphviz g = [] {
+    Graphviz x;
+    x.context = gvContext();
+    if (x.context == nullptr) return x;
+    x.layouts = plugin_list(x.context, "layout");
+    x.devices = plugin_list(x.context, "device");
+    x.renderers = plugin_list(x.context, "render");
+    return x;
+  }();
+  if (g.context == nullptr) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
+  return g;
 }
 
 // Graphviz keeps global state (the error callback, the layout's statics): one render at a time.
@@ -246,14 +263,14 @@ namespace {
 std::string render_bytes(const GraphView& view, const std::string& format, std::vector<std::string>& notes) {
   const std::lock_guard<std::mutex> lock(g_render_mutex);
   detail::GraphvizMessages messages;
-  GVC_t* const context = process_context();
-
-  const std::vector<std::string> layouts = plugin_list(context, "layout");
+  const Graphviz& graphviz = process_graphviz();
+  GVC_t* const context = graphviz.context;
+  const std::vector<std::string>& layouts = graphviz.layouts;
   if (!contains(layouts, "dot"))
     throw environment_error("Graphviz has no 'dot' layout plugin (found: " + join(layouts) +
                             "); its plugin registry (config6a) is missing or stale: run `dot -c` as root, "
                             "or unset GVBINDIR");
-  const std::vector<std::string> devices = plugin_list(context, "device");
+  const std::vector<std::string>& devices = graphviz.devices;
   if (!contains(devices, format))
     throw environment_error("Graphviz cannot write " + format + " here (found: " + join(devices) + ")" +
                             (format == "svg" ? std::string()
@@ -261,7 +278,7 @@ std::string render_bytes(const GraphView& view, const std::string& format, std::
                                                       "`dot -c` as root"));
   // Prefer cairo for bitmaps and PDF: anti-aliased text and UTF-8 (the "µ" in times).
   std::string device = format;
-  if (format != "svg" && contains(plugin_list(context, "render"), "cairo")) device += ":cairo";
+  if (format != "svg" && contains(graphviz.renderers, "cairo")) device += ":cairo";
 
   std::unique_ptr<Agraph_t, GraphCloser> g(agopen(const_cast<char*>("graphprof"), Agdirected, nullptr));
   if (!g) throw internal_error("Graphviz: agopen failed");

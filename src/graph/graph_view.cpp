@@ -87,6 +87,20 @@ std::string display_name(const GraphNode& n) {
   return "?";
 }
 
+// Heat-map steps on a log scale between the fastest and the slowest figure: node times span
+// orders of magnitude (a 2 µs kernel beside a 5 ms host function), and a linear scale paints
+// everything but the slowest node the palest colour. Step s covers [bound(s), bound(s + 1)).
+double heat_bound(int step, double lo, double hi) {
+  if (lo <= 0 || hi <= lo) return hi;
+  return lo * std::pow(hi / lo, static_cast<double>(step) / kHeatSteps);
+}
+
+int heat_step(double t, double lo, double hi) {
+  if (lo <= 0 || hi <= lo) return kHeatSteps - 1;
+  const double f = std::log(t / lo) / std::log(hi / lo);
+  return std::clamp(static_cast<int>(f * kHeatSteps), 0, kHeatSteps - 1);
+}
+
 // Working state of one box while folding.
 struct Work {
   std::vector<std::size_t> members;
@@ -464,7 +478,11 @@ std::string node_label(const GraphNode& n, const NodeTimes* times, double time_n
       break;
     default: break;
   }
-  if (times != nullptr && time_ns >= 0) s += "\n" + format_ns(time_ns);
+  if (times != nullptr && time_ns >= 0) {
+    s += "\n" + format_ns(time_ns);
+    const auto it = times->by_node.find(n.dot_name);
+    if (it != times->by_node.end() && it->second.from_gap) s += " (GPU idle gap)";
+  }
   return s;
 }
 
@@ -625,7 +643,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     for (std::size_t i : f.w[order[k]].members) box_of_node[i] = k;
   }
 
-  double max_time = 0;
+  double max_time = 0, min_time = 0;
   for (std::size_t b : order) {
     const Work& w = f.w[b];
     ViewBox box;
@@ -640,8 +658,15 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
         const auto it = times->by_node.find(model.nodes[i].dot_name);
         if (it == times->by_node.end()) continue;
         box.time_ns = (box.time_ns < 0 ? 0 : box.time_ns) + it->second.median_ns;
+        ++box.timed;
       }
-      max_time = std::max(max_time, box.time_ns);
+      // A folded box is coloured by its own figure (time per node), not by its sum: a box of
+      // 1,000 tiny kernels is not one hot node.
+      if (box.timed > 0) box.node_time_ns = box.time_ns / static_cast<double>(box.timed);
+      if (box.node_time_ns > 0) {
+        max_time = std::max(max_time, box.node_time_ns);
+        min_time = min_time > 0 ? std::min(min_time, box.node_time_ns) : box.node_time_ns;
+      }
     }
     box.label = box_label(model, w, times, box.time_ns);
     box.tooltip = box_tooltip(model, w);
@@ -651,13 +676,14 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
   for (ViewBox& box : v.boxes) {
     if (!v.heat_map) {
       box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
-    } else if (box.time_ns < 0 || max_time <= 0) {
+    } else if (box.node_time_ns < 0 || max_time <= 0) {
       box.fill = kUntimedFill;
     } else {
-      const int step = std::min(kHeatSteps - 1, static_cast<int>(box.time_ns / max_time * kHeatSteps));
-      box.fill = kHeat[std::max(0, step)];
+      box.fill = kHeat[heat_step(box.node_time_ns, min_time, max_time)];
     }
   }
+  v.heat_min_ns = min_time;
+  v.heat_max_ns = max_time;
 
   // Links between boxes, deduplicated.
   std::set<std::pair<std::size_t, std::size_t>> seen;
@@ -731,11 +757,21 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
                " (xN = nodes folded)";
   for (const std::string& s : v.simplified) v.title += "\nsimplified: " + s;
   if (v.heat_map) {
-    v.title += "\ncolour: measured time per box (" + times->origin + "); blue outline: timed critical path";
+    const std::string what = times->trace_slowdown
+                                 ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times->trace_slowdown)
+                                 : std::string("traced time (CUPTI)");
+    v.title += "\ncolour: " + what + " per node, log scale in " + std::to_string(kHeatSteps) +
+               " steps; folded boxes: mean per node";
+    bool gaps = false;
+    for (const auto& [name, t] : times->by_node) gaps = gaps || t.from_gap;
+    if (gaps) v.title += "; host nodes: the GPU's idle gap after them";
+    v.title += "\n" + times->origin + "; blue outline: timed critical path";
     v.legend.push_back({"no time", kUntimedFill});
-    for (int s = 0; s + 1 < kHeatSteps; s += 2)
-      v.legend.push_back({"<= " + format_ns(max_time * (s + 1) / kHeatSteps), kHeat[s]});
-    v.legend.push_back({"<= " + format_ns(max_time), kHeat[kHeatSteps - 1]});
+    for (int s = 0; s < kHeatSteps && max_time > 0; ++s) {
+      const double lo = heat_bound(s, min_time, max_time), hi = heat_bound(s + 1, min_time, max_time);
+      v.legend.push_back({(s == 0 ? format_ns(min_time) : format_ns(lo)) + " - " + format_ns(hi), kHeat[s]});
+      if (min_time >= max_time) break;  // one time only: one step
+    }
   } else {
     v.title += "\nblue outline: critical path (by node count)";
     std::set<NodeKind> kinds;

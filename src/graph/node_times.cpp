@@ -77,7 +77,10 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
   if (!r.sections.trace || !r.sections.trace->has_records)
     throw input_error(report_path + ": result " + describe(r) +
                       " has no per-node times (sections.trace.nodes); was it run with tracing?");
-  for (const TraceNodeTime& n : r.sections.trace->nodes) {
+  const TraceSection& trace = *r.sections.trace;
+  if (std::isfinite(trace.perturbation.ratio) && trace.perturbation.ratio > 0) t.trace_slowdown = trace.perturbation.ratio;
+  for (const TraceNodeTime& n : trace.nodes) {
+    if (std::isfinite(n.gap_before_median_ns)) t.gap_before_ns[n.dot_name] = n.gap_before_median_ns;
     // The trace writes null for a node it saw no complete record of: that node has no time.
     if (!std::isfinite(n.median_ns)) continue;
     NodeTime nt;
@@ -88,6 +91,28 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     t.by_node[n.dot_name] = nt;
   }
   return t;
+}
+
+std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times) {
+  std::vector<std::vector<std::size_t>> succ(model.nodes.size());
+  for (const auto& e : model.edges) succ[e.from].push_back(e.to);
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+    const GraphNode& n = model.nodes[i];
+    if (n.kind != NodeKind::kHost || times.by_node.count(n.dot_name) > 0) continue;
+    double gap = -1;
+    for (std::size_t s : succ[i]) {
+      const auto it = times.gap_before_ns.find(model.nodes[s].dot_name);
+      if (it != times.gap_before_ns.end() && (gap < 0 || it->second < gap)) gap = it->second;
+    }
+    if (gap < 0) continue;
+    NodeTime nt;
+    nt.median_ns = nt.p10_ns = nt.p90_ns = gap;
+    nt.from_gap = true;
+    times.by_node[n.dot_name] = nt;
+    ++added;
+  }
+  return added;
 }
 
 }  // namespace gp

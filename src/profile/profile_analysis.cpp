@@ -47,16 +47,22 @@ struct Extent {
   }
 };
 
-// When the GPU will have finished the work submitted before a given host time: launch calls
-// sorted by the time they returned, with the running maximum of their work's end.
+// When the GPU will have finished the work submitted before a given host time, and how many
+// launches were in flight then: launch calls sorted by the time they returned, with the running
+// maximum of their work's end; and the sorted call ends and work ends for counting.
 class QueueView {
  public:
   QueueView(const std::vector<const ApiRecord*>& launches, const std::unordered_map<std::uint32_t, Extent>& extent) {
     for (const ApiRecord* a : launches) {
       auto it = extent.find(a->correlation_id);
-      if (it != extent.end()) subs_.emplace_back(a->end_ns, it->second.end);
+      if (it == extent.end()) continue;
+      subs_.emplace_back(a->end_ns, it->second.end);
+      call_ends_.push_back(a->end_ns);
+      work_ends_.push_back(std::max(a->end_ns, it->second.end));
     }
     std::sort(subs_.begin(), subs_.end());
+    std::sort(call_ends_.begin(), call_ends_.end());
+    std::sort(work_ends_.begin(), work_ends_.end());
     std::uint64_t m = 0;
     for (auto& s : subs_) s.second = m = std::max(m, s.second);
   }
@@ -66,10 +72,22 @@ class QueueView {
     auto it = std::upper_bound(subs_.begin(), subs_.end(), std::make_pair(t, std::numeric_limits<std::uint64_t>::max()));
     return it == subs_.begin() ? 0 : std::prev(it)->second;
   }
+  // Launches that had returned by `t` and whose GPU work had not finished by then.
+  std::size_t in_flight(std::uint64_t t) const {
+    const auto returned = std::upper_bound(call_ends_.begin(), call_ends_.end(), t) - call_ends_.begin();
+    const auto finished = std::upper_bound(work_ends_.begin(), work_ends_.end(), t) - work_ends_.begin();
+    return returned > finished ? static_cast<std::size_t>(returned - finished) : 0;
+  }
 
  private:
   std::vector<std::pair<std::uint64_t, std::uint64_t>> subs_;
+  std::vector<std::uint64_t> call_ends_, work_ends_;
 };
+
+std::optional<DurationStats> stats_if_any(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return duration_stats(v);
+}
 
 LaunchCalls analyze_calls(std::vector<const ApiRecord*> calls, const QueueView& queue,
                           const std::unordered_map<std::uint32_t, Extent>& extent) {
@@ -84,20 +102,29 @@ LaunchCalls analyze_calls(std::vector<const ApiRecord*> calls, const QueueView& 
     out.unblocked = out.all;
     return out;
   }
-  std::vector<double> idle, latency;
+  std::vector<double> latency, idle_latency, queued_latency;
   std::vector<bool> busy_whole(calls.size());
+  std::vector<std::size_t> flight(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const std::uint64_t pending = queue.pending_end(calls[i]->start_ns);
-    if (pending <= calls[i]->start_ns) idle.push_back(all[i]);
+    const bool idle = pending <= calls[i]->start_ns;
+    if (idle) ++out.idle_calls;
     busy_whole[i] = pending >= calls[i]->end_ns;
+    flight[i] = queue.in_flight(calls[i]->start_ns);
+    out.max_in_flight = std::max(out.max_in_flight, flight[i]);
     auto e = extent.find(calls[i]->correlation_id);
-    if (e != extent.end())
-      latency.push_back(e->second.start > calls[i]->end_ns ? static_cast<double>(e->second.start - calls[i]->end_ns) : 0.0);
+    if (e == extent.end()) continue;
+    const double l = e->second.start > calls[i]->end_ns ? static_cast<double>(e->second.start - calls[i]->end_ns) : 0.0;
+    latency.push_back(l);
+    (idle ? idle_latency : queued_latency).push_back(l);
   }
-  out.idle_calls = idle.size();
-  if (idle.size() >= 5) {
-    out.reference_ns = median(idle);
-    out.reference_from = "idle device";
+  // A queue at most half as full as it ever got cannot have been what a call waited for.
+  std::vector<double> shallow;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (2 * flight[i] <= out.max_in_flight) shallow.push_back(all[i]);
+  if (shallow.size() >= 5) {
+    out.reference_ns = median(shallow);
+    out.reference_from = "queue at most half full";
   } else {
     std::vector<double> sorted = all;
     std::sort(sorted.begin(), sorted.end());
@@ -106,17 +133,21 @@ LaunchCalls analyze_calls(std::vector<const ApiRecord*> calls, const QueueView& 
   }
   const double ref = *out.reference_ns;
   const double limit = std::max(2.0 * ref, ref + 5000.0);
-  std::vector<double> unblocked;
+  std::vector<double> unblocked, blocked_flight;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     if (busy_whole[i] && all[i] > limit) {
       ++out.blocked;
       out.blocked_wait_ns += all[i] - ref;
+      blocked_flight.push_back(static_cast<double>(flight[i]));
     } else {
       unblocked.push_back(all[i]);
     }
   }
   out.unblocked = duration_stats(unblocked);
-  if (!latency.empty()) out.queue_latency = duration_stats(latency);
+  if (!blocked_flight.empty()) out.in_flight_when_blocked = median(blocked_flight);
+  out.queue_latency = stats_if_any(latency);
+  out.idle_latency = stats_if_any(idle_latency);
+  out.queued_latency = stats_if_any(queued_latency);
   return out;
 }
 

@@ -50,8 +50,12 @@ json calls_json(const LaunchCalls& c) {
               {"idle_calls", c.idle_calls},
               {"blocked", c.blocked},
               {"blocked_wait_ns", c.blocked_wait_ns},
+              {"max_in_flight", c.max_in_flight},
+              {"in_flight_when_blocked", opt(c.in_flight_when_blocked)},
               {"first_call_ns", opt(c.first_call_ns)},
-              {"queue_latency", c.queue_latency ? stats(*c.queue_latency) : json(nullptr)}};
+              {"queue_latency", c.queue_latency ? stats(*c.queue_latency) : json(nullptr)},
+              {"idle_latency", c.idle_latency ? stats(*c.idle_latency) : json(nullptr)},
+              {"queued_latency", c.queued_latency ? stats(*c.queued_latency) : json(nullptr)}};
 }
 
 json named_json(const std::vector<NamedCount>& v) {
@@ -133,7 +137,8 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   app.metrics["wall_time"] = metric("ns", Direction::kLowerIsBetter, "wall time of the profiled application", {run.wall_ns});
   if (run.plain_wall_ns)
     app.metrics["wall_time_plain"] =
-        metric("ns", Direction::kLowerIsBetter, "wall time of the application without the injection", {*run.plain_wall_ns});
+        metric("ns", Direction::kLowerIsBetter, "wall time of the application without the injection (plain runs before and after the profiled one)",
+               run.plain_runs_ns.empty() ? std::vector<double>{*run.plain_wall_ns} : run.plain_runs_ns);
   double graph_ns = 0, eager_ns = 0;
   std::size_t graph_launches = 0, eager_launches = 0;
   std::vector<double> graph_calls, eager_calls;
@@ -161,6 +166,8 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["exit"] = run.exit_description;
   profile["wall_ns"] = run.wall_ns;
   profile["plain_wall_ns"] = opt(run.plain_wall_ns);
+  profile["plain_runs_ns"] = run.plain_runs_ns;
+  profile["warmup_wall_ns"] = opt(run.warmup_wall_ns);
   profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
   profile["trace_level"] = run.trace_level;
   profile["notes"] = run.notes;

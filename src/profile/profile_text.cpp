@@ -58,18 +58,40 @@ std::string columns(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+// "1 call", "55 calls" for a stats object's count.
+std::string calls_of(const json& stats) {
+  const std::size_t n = stats.is_object() ? stats["count"].get<std::size_t>() : 0;
+  return std::to_string(n) + (n == 1 ? " call" : " calls");
+}
+
+// A launch call line, then (with GPU records) what the calls cost the host, how many waited for a
+// full queue, and how long their work waited to start.
 std::string calls_line(const char* what, const json& c) {
   const json& all = c["all"];
   if (!all.is_object()) return {};
   std::string s = std::string("  ") + what + ": " + std::to_string(all["count"].get<std::size_t>()) + " calls, median " +
-                  ns(all, "median_ns") + " (p90 " + ns(all, "p90_ns") + ")";
-  if (c["reference_ns"].is_number()) {
-    s += "; host cost " + ns(c["unblocked"], "median_ns") + " median of unblocked calls";
-    s += "; " + std::to_string(c["blocked"].get<std::size_t>()) + " blocked on a full launch queue (" +
-         format_ns(get(c, "blocked_wait_ns", 0)) + " waiting)";
-    if (c["queue_latency"].is_object()) s += "; work starts " + ns(c["queue_latency"], "median_ns") + " after the call returns";
+                  ns(all, "median_ns") + " (p90 " + ns(all, "p90_ns") + ")\n";
+  if (!c["reference_ns"].is_number()) return s;
+  const std::size_t blocked = c["blocked"].get<std::size_t>();
+  s += "    host cost " + ns(c["unblocked"], "median_ns") + " (median of the " + calls_of(c["unblocked"]) + " not blocked)\n";
+  s += "    " + std::to_string(blocked) + " blocked on a full launch queue";
+  if (blocked > 0)
+    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" + num("%.0f", get(c, "in_flight_when_blocked", 0)) +
+         " launches in flight when blocked)";
+  s += "\n";
+  static const json kNull;
+  const json& idle = c.contains("idle_latency") ? c["idle_latency"] : kNull;
+  const json& queued = c.contains("queued_latency") ? c["queued_latency"] : kNull;
+  if (idle.is_object() || queued.is_object()) {
+    s += "    work starts";
+    if (idle.is_object()) s += " " + ns(idle, "median_ns") + " after the call returns to an idle GPU (" + calls_of(idle) + ")";
+    if (idle.is_object() && queued.is_object()) s += ";";
+    if (queued.is_object())
+      s += " " + ns(queued, "median_ns") + " after it returns when queued behind earlier work (" + calls_of(queued) +
+           ", up to " + num("%.0f", get(c, "max_in_flight", 0)) + " launches in flight)";
+    s += "\n";
   }
-  return s + "\n";
+  return s;
 }
 
 // The slowest nodes of the graph with the most kernel time, from its own result's sections.trace.
@@ -109,6 +131,12 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   if (p["end_reason"].is_null())
     out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
   const json& c = p["coverage"];
+  const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
+                       c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
+  if (no_work && p["graphs"].empty() && p["copies"].empty()) {
+    out << "  no kernel ran in this process (it initialised CUDA only)\n";
+    return;
+  }
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
         << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
@@ -119,6 +147,9 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     out << " (" << num("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
   out << "\n";
   out << calls_line("cudaGraphLaunch", p["graph_launch_calls"]);
+  if (p["trace_level"] == "node" && c["graph_launches"].get<std::size_t>() > 0)
+    out << "    (at --trace node CUPTI adds work for every kernel node to each launch call and to the GPU, and fewer\n"
+           "     launches fit in the queue; --trace graph measures launch calls with much less distortion)\n";
   out << calls_line("eager launches", p["eager_launch_calls"]);
 
   const json& graphs = p["graphs"];
@@ -136,7 +167,8 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
                       std::to_string(g["launches"].get<std::size_t>()),
                       calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
                       std::to_string(calls["blocked"].get<std::size_t>()),
-                      g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-", ns(g, "kernel_time_ns")});
+                      g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
+                      p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"});
     }
     out << columns(rows);
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
@@ -190,9 +222,18 @@ std::string format_profile_summary(const Report& report) {
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
-  if (p["plain_wall_ns"].is_number())
+  if (p["plain_wall_ns"].is_number()) {
     out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
-        << num("%+.1f %%", 100.0 * get(p, "overhead")) << ")\n";
+        << num("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
+    const json& runs = p["plain_runs_ns"];
+    if (runs.is_array() && runs.size() >= 2) {
+      out << "; plain runs " << format_ns(runs[0].get<double>());
+      for (std::size_t i = 1; i < runs.size(); ++i) out << (i + 1 == runs.size() ? " and " : ", ") << format_ns(runs[i].get<double>());
+      out << " (before and after the profiled run, mean used)";
+    }
+    if (p["warmup_wall_ns"].is_number()) out << ", after a warm-up run of " << ns(p, "warmup_wall_ns") << " (not counted)";
+    out << "\n  (wall time includes start-up; compare the application's own timing lines for its steady state)\n";
+  }
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);

@@ -80,12 +80,6 @@ std::string inline_svg(const std::string& svg, std::size_t index) {
   return "<svg class=\"gp-graph-svg\" id=\"graph-svg-" + std::to_string(index) + "\"" + fixed.substr(4);
 }
 
-std::string params_text(const std::map<std::string, std::string>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
-}
-
 }  // namespace
 
 std::string graphs_section(const Report& report, const HtmlReportOptions& options) {
@@ -101,13 +95,13 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
     if (recorded.empty()) continue;
     const std::string name = r.workload + " " + to_string(r.mode);
     if (param_sets[r.workload].size() > 1 || drawn >= kMaxPictures) {
-      skipped += "<li>" + escape(name + " [" + params_text(r.params) + "]") + ": <code>" + escape(recorded) +
+      skipped += "<li>" + escape(name + " [" + params_label(r.params) + "]") + ": <code>" + escape(recorded) +
                  "</code></li>\n";
       continue;
     }
     const std::string path = locate(recorded, options.dot_dirs);
     body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + to_string(r.mode)) + "\"><h3>" +
-            escape(name) + " <span class=\"gp-note\">" + escape(params_text(r.params)) + "</span></h3>\n";
+            escape(name) + " <span class=\"gp-note\">" + escape(params_label(r.params)) + "</span></h3>\n";
     if (path.empty()) {
       body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded) +
               "</code> is not here (pass its folder with <code>--dot-dir</code>).</p></figure>\n";
@@ -131,7 +125,9 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
       const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
       body += "<div class=\"gp-graph\">" + inline_svg(render_svg_text(view), drawn) + "</div>\n<figcaption>";
       body += std::to_string(model.nodes.size()) + " nodes";
-      if (view.collapsed) body += ", drawn as " + std::to_string(view.boxes.size()) + " boxes (similar runs folded)";
+      if (view.collapsed)
+        body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
+                " (similar runs folded)";
       body += view.heat_map ? ". Colour: traced time per node (CUPTI trace pass; see the trace perturbation table)."
                             : ". Colour: node kind. Blue outline: critical path.";
       body += " DOT dump: <code>" + escape(path) + "</code>.";

@@ -38,7 +38,7 @@ th, td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:right
 th { background:var(--bg-soft); font-weight:600; } th:first-child, td:first-child, td.l, th.l { text-align:left; }
 .gp-table-wrap { overflow-x:auto; } .gp-note { color:var(--muted); font-size:0.9em; }
 .gp-warn { color:var(--warn); } .gp-bad { color:var(--bad); font-weight:600; } .gp-good { color:var(--good); }
-.gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } .gp-charts figure { margin:0; }
+.gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } figure { margin:0 0 14px; }
 figure figcaption { font-size:0.85em; color:var(--muted); max-width:640px; }
 code { background:var(--bg-soft); padding:1px 4px; border-radius:3px; font-size:0.9em; word-break:break-all; }
 svg.gp-chart { max-width:100%; height:auto; font-size:12px; display:block; }
@@ -79,12 +79,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-std::string params_text(const std::map<std::string, std::string>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
 }
 
 const Metric* metric(const ModeResult& r, const std::string& key) {
@@ -239,7 +233,7 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
   chart.unit = "x";
   for (const Benchmark& b : benches) {
     const ModeResult* c = b.find(Mode::kCapture);
-    s += "<tr><td>" + escape(b.workload) + "</td><td class=\"l\">" + escape(params_text(b.params)) + "</td><td>" +
+    s += "<tr><td>" + escape(b.workload) + "</td><td class=\"l\">" + escape(params_label(b.params)) + "</td><td>" +
          escape(gpu_cell(b.find(Mode::kEager))) + "</td><td>" + escape(gpu_cell(c)) + "</td><td>" +
          escape(gpu_cell(b.find(Mode::kGraph))) + "</td><td>" + speedup_text(c) + "</td><td>" +
          speedup_text(b.find(Mode::kGraph)) + "</td><td>" + break_even_text(c) + "</td><td>" + outputs_text(b) +
@@ -253,7 +247,7 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
       bar.value = derived(*c, "speedup_gpu_time_vs_eager");
       bar.low = 1, bar.high = 0;  // no interval for a ratio of medians
       bar.value_text = fmt("%.2fx", bar.value);
-      bar.tooltip = b.workload + " " + params_text(b.params) + ": " + bar.value_text;
+      bar.tooltip = b.workload + " " + params_label(b.params) + ": " + bar.value_text;
       chart.bars.push_back(std::move(bar));
     }
   }
@@ -297,7 +291,7 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
     const std::size_t index = seen[b.workload]++;
     const std::string tag = css_token(b.workload) + (index > 0 ? "-" + std::to_string(index) : "");
     s += "<section class=\"gp-workload\" id=\"workload-" + tag + "\"><h3>" + escape(b.workload) +
-         " <span class=\"gp-note\">" + escape(params_text(b.params)) + "</span></h3>\n";
+         " <span class=\"gp-note\">" + escape(params_label(b.params)) + "</span></h3>\n";
     for (const ModeResult* r : b.modes)
       if (r->status != Status::kOk) s += failure_text(*r);
     s += "<div class=\"gp-charts\">";
@@ -455,7 +449,7 @@ std::string trace_section(const Report& report) {
     if (!r.sections.trace) continue;
     const TraceSection& t = *r.sections.trace;
     const std::string& status = t.status;
-    rows += "<tr><td>" + escape(r.workload) + "</td><td class=\"l\">" + escape(params_text(r.params)) +
+    rows += "<tr><td>" + escape(r.workload) + "</td><td class=\"l\">" + escape(params_label(r.params)) +
             "</td><td class=\"l\">" + escape(to_string(r.mode)) + "</td>";
     if (status != "ok") {
       rows += "<td class=\"l gp-warn\" colspan=\"7\">" + escape(status + ": " + t.reason) + "</td></tr>\n";
@@ -527,6 +521,12 @@ std::string default_title(const std::vector<Benchmark>& benches) {
 }
 
 }  // namespace
+
+std::string params_label(const std::map<std::string, std::string>& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
 
 std::string ns_with_interval(double median, double low, double high) {
   std::string s = escape(format_ns(median));

@@ -23,3 +23,9 @@ endforeach()
 add_test(NAME cli.profile_sigterm_forwarded
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_signal.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_sigterm)
 set_tests_properties(cli.profile_without_gpu cli.profile_command_not_found cli.profile_sigterm_forwarded PROPERTIES LABELS cpu)
+# --overhead: a warm-up run, then plain, profiled, plain; the overhead is against the plain runs' mean.
+add_test(NAME cli.profile_overhead_runs
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "overhead: .* profiled vs .* without graphprof \\([-+][0-9.]+ % wall time\\); plain runs .* and .* \\(before and after the profiled run, mean used\\), after a warm-up run of .* \\(not counted\\)" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --overhead --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead -- true)
+set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "graphprof/report.hpp"
@@ -37,9 +39,21 @@ int shell(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+// Every graphprof command runs under timeout(1): a hang fails its test (exit 124 or 137) with the
+// console in the message instead of stopping the whole binary.
+const std::string kTimeout = "timeout -k 5 30 ";
+
 std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
-  return std::string(GRAPHPROF_BINARY) + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
+  return kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
          app_args + " > " + (out / "console.txt").string() + " 2>&1";
+}
+
+// What graphprof and the application printed, for failure messages.
+std::string console(const fs::path& out) {
+  std::ifstream in(out / "console.txt");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return "console:\n" + s.str();
 }
 
 const json& profile_of(const Report& r) {
@@ -56,7 +70,8 @@ const ModeResult* graph_result(const Report& r, std::size_t nodes) {
 
 TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
   const fs::path out = fresh_dir("counts");
-  ASSERT_EQ(shell(profile_cmd(out, "", "--launches " + std::to_string(kLaunches) + " --eager " + std::to_string(kEager))), 0);
+  ASSERT_EQ(shell(profile_cmd(out, "", "--launches " + std::to_string(kLaunches) + " --eager " + std::to_string(kEager))), 0)
+      << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& p = profile_of(r);
   EXPECT_EQ(p["exit_status"], 0);
@@ -119,7 +134,7 @@ TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
 
 TEST(ProfileApp, GraphLevelCountsLaunchesWithoutKernels) {
   const fs::path out = fresh_dir("graph-level");
-  ASSERT_EQ(shell(profile_cmd(out, "--trace graph", "--launches 10 --eager 5")), 0);
+  ASSERT_EQ(shell(profile_cmd(out, "--trace graph", "--launches 10 --eager 5")), 0) << console(out);
   const json& proc = profile_of(read_report((out / "report.json").string()))["processes"][0];
   ASSERT_EQ(proc["graphs"].size(), 2u);
   EXPECT_EQ(proc["graphs"][0]["launches"], 10);
@@ -131,7 +146,7 @@ TEST(ProfileApp, GraphLevelCountsLaunchesWithoutKernels) {
 TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
   const fs::path out = fresh_dir("broken");
   ASSERT_EQ(shell(profile_cmd(out, "--trace none", "--launches 5 --eager 2 --bad-capture --exit 3")), 0)
-      << "the report is written whatever the application's status";
+      << "the report is written whatever the application's status; " << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& p = profile_of(r);
   EXPECT_EQ(p["exit_status"], 3);
@@ -149,10 +164,10 @@ TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
 // fails; both must carry on without crashing and the profile must still see its graphs.
 TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   const fs::path out = fresh_dir("cupti-app");
-  const std::string cmd = std::string(GRAPHPROF_BINARY) + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
                           " run --workload chain --mode capture --param kernels=10 --trace node --budget 0.05 --min-time 0.01"
                           " --json " + (out / "inner.json").string() + " > " + (out / "console.txt").string() + " 2>&1";
-  ASSERT_EQ(shell(cmd), 0);
+  ASSERT_EQ(shell(cmd), 0) << console(out);
   const json& p = profile_of(read_report((out / "report.json").string()));
   EXPECT_EQ(p["exit_status"], 0) << "the application did not crash";
   ASSERT_GE(p["processes"].size(), 1u);
@@ -175,8 +190,19 @@ TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   // The application does its work in well under a second on the H200, then sleeps.
   std::this_thread::sleep_for(std::chrono::seconds(6));
   kill(pid, SIGTERM);
+  // The application flushes and dies within seconds (its handler gives up after 3 s); never wait forever.
   int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  pid_t done = 0;
+  for (int i = 0; i < 400 && done == 0; ++i) {
+    done = waitpid(pid, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "graphprof profile did not end within 40 s of SIGTERM";
+  }
+  ASSERT_EQ(done, pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   const json& p = profile_of(read_report((out / "report.json").string()));

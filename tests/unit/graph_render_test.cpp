@@ -127,12 +127,70 @@ TEST(GraphView, HeatMapColoursByTimeAndMarksTheTimedPath) {
   EXPECT_FALSE(v.boxes[1].critical);
   EXPECT_NE(v.boxes[1].fill, v.boxes[57].fill);
   EXPECT_NE(v.boxes[57].label.find("8.00 µs"), std::string::npos) << v.boxes[57].label;
-  EXPECT_NE(v.title.find("measured time"), std::string::npos);
+  EXPECT_NE(v.title.find("colour: traced time (CUPTI) per node, log scale in 7 steps"), std::string::npos) << v.title;
   // Folded, a branch box sums its members' times.
   const GraphView f = build_view(l.model, l.metrics, &t, folded());
   double total = 0;
   for (const auto& b : f.boxes) total += b.time_ns;
   EXPECT_DOUBLE_EQ(total, 1000 + 8 * 1000 * 36);
+}
+
+TEST(GraphView, HeatMapScaleIsLogFoldedBoxesShowTheirOwnFigureAndTheLegendIsFull) {
+  // A chain of 100 kernels at 1 µs, one at 1 ms in the middle (node 50).
+  NodeTimes t;
+  t.origin = "run.json: chain graph";
+  t.trace_slowdown = 1.37;
+  const Loaded plain = load("chain100_graph.dot");
+  for (const auto& n : plain.model.nodes) t.by_node[n.dot_name] = {n.index == 50 ? 1e6 : 1e3, 0, 0, 1};
+  t.by_node.at(plain.model.nodes[10].dot_name).median_ns = 1e4;  // one at 10 µs
+  const Loaded l = load("chain100_graph.dot", &t);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(l.model, l.metrics, &t, o);
+  auto box_of = [&](std::int64_t index) -> const ViewBox& {
+    for (const auto& b : v.boxes)
+      if (l.model.nodes[b.members[0]].index == index) return b;
+    throw std::runtime_error("no box");
+  };
+  // Log scale: 10 µs sits in the middle of 1 µs .. 1 ms; a linear scale put it with the 1 µs ones.
+  EXPECT_EQ(box_of(50).fill, "#e31a1c");
+  EXPECT_EQ(box_of(0).fill, "#ffffcc");
+  EXPECT_EQ(box_of(10).fill, "#fed976") << "step 2 of 0..6 (log10 1e4 is a third of the way)";
+  EXPECT_NE(v.title.find("traced time (CUPTI, 1.37x slower than untraced) per node, log scale"), std::string::npos)
+      << v.title;
+  // "no time" and all 7 steps, the first from the fastest time, the last to the slowest.
+  ASSERT_EQ(v.legend.size(), 8u);
+  EXPECT_EQ(v.legend[1].label.rfind("1.00 µs - ", 0), 0u) << v.legend[1].label;
+  EXPECT_NE(v.legend[7].label.find(" - 1.00 ms"), std::string::npos) << v.legend[7].label;
+  // Folded into one box of 100 nodes: its colour is its mean per node, not the sum of all.
+  const GraphView f = build_view(l.model, l.metrics, &t, folded());
+  ASSERT_EQ(f.boxes.size(), 1u);
+  EXPECT_DOUBLE_EQ(f.boxes[0].time_ns, 1e6 + 1e4 + 98 * 1e3);
+  EXPECT_DOUBLE_EQ(f.boxes[0].node_time_ns, f.boxes[0].time_ns / 100);
+  EXPECT_NE(f.title.find("folded boxes: mean per node"), std::string::npos);
+}
+
+TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {
+  // host_graph: kernel -> DtoH -> HOST -> HtoD -> ...; CUPTI has no record of a host node, but
+  // the HtoD copy after it starts after a gap that the host function fills.
+  const GraphModel m = load_dot(fixture("host_graph.dot"));
+  NodeTimes t;
+  t.origin = "run.json: host graph";
+  for (const auto& n : m.nodes)
+    if (n.kind != NodeKind::kHost) t.by_node[n.dot_name] = {2000, 0, 0, 1};
+  t.gap_before_ns["graph_148_node_3"] = 5e5;  // after the host node graph_148_node_2
+  EXPECT_EQ(add_host_gap_times(m, t), 1u);
+  ASSERT_TRUE(t.by_node.count("graph_148_node_2"));
+  EXPECT_TRUE(t.by_node["graph_148_node_2"].from_gap);
+  EXPECT_DOUBLE_EQ(t.by_node["graph_148_node_2"].median_ns, 5e5);
+  const GraphMetrics a = analyze(m, &t);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(m, a, &t, o);
+  EXPECT_EQ(v.boxes[2].fill, "#e31a1c") << "the host node is the hot one";
+  EXPECT_NE(v.boxes[2].label.find("500 µs (GPU idle gap)"), std::string::npos) << v.boxes[2].label;
+  EXPECT_NE(v.title.find("host nodes: the GPU's idle gap after them"), std::string::npos);
+  EXPECT_TRUE(v.boxes[2].critical);
 }
 
 TEST(GraphView, HardFoldingKeepsBigIrregularGraphsSmall) {

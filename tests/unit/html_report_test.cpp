@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <regex>
 
+#include "graphprof/atomic_file.hpp"
 #include "graphprof/compare.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/trace_analysis.hpp"
 
 namespace gp {
 namespace {
@@ -98,6 +100,31 @@ TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
   EXPECT_NE(with.find("id=\"gv0-graph0\""), std::string::npos);  // Graphviz ids made unique per picture
   EXPECT_NE(with.find("id=\"gv1-graph0\""), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// A traced result built from the real H200 trace records of chain (10 kernels, captured) and the
+// dump of the same run: the picture becomes a heat map and the trace table lists the result.
+TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
+  const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_capture";
+  const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
+  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const NodeJoin join = NodeJoin::build(data, &dot);
+  TraceSection trace = to_section(summarize_trace(data, join, &dot));
+  trace.status = "ok";
+  trace.level = "node";
+  Report r = read_report(kData + "/h200/chain_run1.json");
+  ModeResult res = r.results[1];  // capture
+  res.params["kernels"] = "10";
+  res.sections.graph.value().dot = stem + ".dot";
+  res.sections.trace = trace;
+  r.results = {res};
+  const std::string page = render_html_report(r);
+  EXPECT_EQ(count(page, "class=\"gp-graph-svg\""), 1u);
+  EXPECT_NE(page.find("Colour: traced time per node"), std::string::npos);
+  const std::string table = element(page, "table", "table-trace");
+  ASSERT_FALSE(table.empty());
+  EXPECT_NE(table.find("<td>chain</td>"), std::string::npos);
+  EXPECT_NE(table.find("node"), std::string::npos);
 }
 
 TEST(HtmlReport, TextIsEscaped) {

@@ -1,6 +1,8 @@
 // The host side of `graphprof profile`: reading the injection library's line files, the per-process
 // analysis (graphs, launches, queue-full blocking, coverage, capture trouble) and the report.
-// Fixture: tests/data/profile/app_node.jsonl (see README.md there for what it contains).
+// Fixtures: records of real runs on the H200 (tests/data/profile/README.md): the test application
+// (graph_app --launches 20 --eager 5 --bad-capture) with its DOT dumps, and the graph launches of
+// the ResNet-50 replay demo. The counts asserted are what the H200 recorded.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -16,25 +18,32 @@ namespace {
 using nlohmann::json;
 
 const std::string kData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
+const std::string kApp = kData + "h200/proc-2096.jsonl";
+const std::string kResnet = kData + "h200/resnet50_launches.jsonl";
 
-ProcessProfile fixture_profile() { return analyze_process(read_process_records(kData + "app_node.jsonl")); }
+ProcessProfile fixture_profile() { return analyze_process(read_process_records(kApp)); }
 
 TEST(ProfileRecords, ReadsEveryKindOfLine) {
-  const ProcessRecords r = read_process_records(kData + "app_node.jsonl");
-  EXPECT_EQ(r.pid, 4242);
-  EXPECT_EQ(r.ppid, 4200);
-  EXPECT_EQ(r.command_line, "graph_app --launches 4 --eager 3");
+  const ProcessRecords r = read_process_records(kApp);
+  EXPECT_EQ(r.pid, 2096);
+  EXPECT_EQ(r.ppid, 2090);
+  EXPECT_EQ(r.command_line, "./build-gpu/tests/apps/graphprof_graph_app --launches 20 --eager 5 --bad-capture");
+  EXPECT_EQ(r.trace_level, 2);
   EXPECT_EQ(r.end_reason, "exit");
-  EXPECT_EQ(r.trace.kernels.size(), 3u + 16u + 4u);
-  EXPECT_EQ(r.trace.memsets.size(), 4u);
+  EXPECT_EQ(r.trace.api.size(), 203u);
+  EXPECT_EQ(r.trace.kernels.size(), 20u * 4 + 3 * 4 + 5) << "graph A: 3 k_scale + k_add; graph B: 4; 5 eager";
+  EXPECT_EQ(r.trace.memsets.size(), 20u) << "the memset node of graph A";
   EXPECT_EQ(r.trace.memcpys.size(), 2u);
   EXPECT_EQ(r.trace.node_mappings.size(), 9u);
   ASSERT_EQ(r.execs.size(), 2u);
   EXPECT_EQ(r.execs[0].exec_id, 3u);
   EXPECT_EQ(r.execs[0].graph_id, 1u);
+  EXPECT_EQ(r.execs[1].exec_id, 5u);
+  EXPECT_EQ(r.execs[1].graph_id, 2u);
   EXPECT_EQ(r.captures.size(), 4u);
   EXPECT_EQ(r.uploads.size(), 1u);
   EXPECT_EQ(r.malformed_lines, 0u);
+  EXPECT_EQ(r.trace.dropped_records, 0u);
 }
 
 TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
@@ -42,13 +51,14 @@ TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
   EXPECT_TRUE(r.end_reason.empty());
   EXPECT_EQ(r.malformed_lines, 1u);
   EXPECT_EQ(r.execs.size(), 2u);
+  EXPECT_EQ(r.trace.api.size(), 202u) << "only the torn record is lost";
   const ProcessProfile p = analyze_process(r);
-  EXPECT_EQ(p.graph_launches, 5u);
+  EXPECT_EQ(p.graph_launches, 23u);
 }
 
 TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
   ChromeTraceBuilder chrome;
-  chrome.add("graph_app pid 4242", read_process_records(kData + "app_node.jsonl").trace, nullptr);
+  chrome.add("graph_app pid 2096", read_process_records(kApp).trace, nullptr);
   EXPECT_FALSE(chrome.empty());
   EXPECT_TRUE(validate_chrome_trace(chrome.to_json()).empty());
 }
@@ -70,73 +80,100 @@ TEST(ProfileAnalysis, GraphsAreCountedPerExecWithHowTheyWereMade) {
   EXPECT_EQ(a.made_by, "stream capture");
   EXPECT_EQ(a.capture_stream, 13u);
   EXPECT_EQ(a.exec.nodes, 5u);
-  EXPECT_EQ(a.launches, 4u);
-  EXPECT_EQ(a.kernels, 16u);
+  EXPECT_EQ(a.exec.edges, 4u);
+  EXPECT_EQ(a.launches, 20u);
+  EXPECT_EQ(a.kernels, 80u);
   ASSERT_TRUE(a.instantiate_ns);
-  EXPECT_DOUBLE_EQ(*a.instantiate_ns, 50000);
+  EXPECT_DOUBLE_EQ(*a.instantiate_ns, 272822);
   ASSERT_TRUE(a.upload_ns);
-  EXPECT_DOUBLE_EQ(*a.upload_ns, 20000);
-  EXPECT_EQ(a.gpu_span_ns.size(), 4u);
+  EXPECT_DOUBLE_EQ(*a.upload_ns, 29784);
+  EXPECT_EQ(a.gpu_span_ns.size(), 20u);
   const GraphProfile& b = p.graphs[1];
+  EXPECT_EQ(b.exec.exec_id, 5u);
   EXPECT_EQ(b.made_by, "explicit API");
-  EXPECT_EQ(b.launches, 1u);
-  EXPECT_EQ(b.kernels, 4u);
+  EXPECT_EQ(b.exec.nodes, 4u);
+  EXPECT_EQ(b.exec.edges, 4u);
+  EXPECT_EQ(b.launches, 3u);
+  EXPECT_EQ(b.kernels, 12u);
+  ASSERT_TRUE(b.instantiate_ns);
+  EXPECT_DOUBLE_EQ(*b.instantiate_ns, 123684);
   EXPECT_FALSE(b.upload_ns);
 }
 
 TEST(ProfileAnalysis, NodeTimesAreJoinedToTheOriginalGraphsNodes) {
   const ProcessProfile p = fixture_profile();
   const TraceSummary& t = p.graphs[0].trace;
-  EXPECT_EQ(t.iterations, 4u);
+  EXPECT_EQ(t.iterations, 20u);
   ASSERT_EQ(t.nodes.size(), 5u);
   EXPECT_EQ(t.nodes[0].node.dot_name(), "graph_1_node_0");
   EXPECT_EQ(t.nodes[0].kind, "memset");
   EXPECT_EQ(t.nodes[4].name, "k_add");
-  EXPECT_DOUBLE_EQ(t.nodes[4].duration.median, 200000);
-  for (const auto& n : t.nodes) EXPECT_EQ(n.duration.count, 4u);
+  EXPECT_DOUBLE_EQ(t.nodes[4].duration.median, 1280);
+  for (const auto& n : t.nodes) EXPECT_EQ(n.duration.count, 20u);
   EXPECT_EQ(t.dot_status, "same graph");
   EXPECT_EQ(t.dot_name_mismatches, 0u) << "kinds and mangled names agree with the dump";
-  EXPECT_EQ(p.graphs[0].exec.dot, kData + "p4242-exec3.dot") << "found next to the records";
-  EXPECT_EQ(p.graphs[1].trace.dot_status, "no dump");
   EXPECT_EQ(t.unattributed, 0u);
+  EXPECT_EQ(p.graphs[0].exec.dot, kData + "h200/p2096-exec3.dot") << "found next to the records";
+  const TraceSummary& b = p.graphs[1].trace;
+  EXPECT_EQ(b.dot_status, "same graph");
+  ASSERT_EQ(b.nodes.size(), 4u);
+  for (const auto& n : b.nodes) EXPECT_EQ(n.duration.count, 3u);
 }
 
 TEST(ProfileAnalysis, CoverageEagerWorkAndSyncs) {
   const ProcessProfile p = fixture_profile();
-  EXPECT_EQ(p.graph_kernels, 20u);
-  EXPECT_EQ(p.eager_kernels, 3u);
-  EXPECT_EQ(p.graph_launches, 5u);
-  EXPECT_EQ(p.eager_launches, 3u) << "launches inside captures are not eager launches";
-  EXPECT_DOUBLE_EQ(p.eager_kernel_ns, 6000);
+  EXPECT_EQ(p.graph_kernels, 92u);
+  EXPECT_EQ(p.eager_kernels, 5u);
+  EXPECT_DOUBLE_EQ(p.graph_kernel_ns, 107008);
+  EXPECT_DOUBLE_EQ(p.eager_kernel_ns, 5445);
+  EXPECT_EQ(p.graph_launches, 23u);
+  EXPECT_EQ(p.eager_launches, 5u) << "10 cudaLaunchKernel calls, 5 of them inside the two captures";
   ASSERT_EQ(p.top_eager_kernels.size(), 1u);
   EXPECT_EQ(p.top_eager_kernels[0].name, "k_scale");
-  EXPECT_EQ(p.top_eager_kernels[0].count, 3u);
+  EXPECT_EQ(p.top_eager_kernels[0].count, 5u);
   ASSERT_EQ(p.copies.size(), 2u);
   std::map<std::string, NamedCount> copies;
   for (const auto& c : p.copies) copies[c.name] = c;
   EXPECT_EQ(copies["memcpy HtoD"].count, 1u);
+  EXPECT_EQ(copies["memcpy HtoD"].bytes, 262144u);
   EXPECT_EQ(copies["memcpy DtoH"].bytes, 262144u);
   std::map<std::string, std::size_t> syncs;
   for (const auto& s : p.syncs) syncs[s.name] = s.count;
-  EXPECT_EQ(syncs["cudaStreamSynchronize"], 2u);
+  EXPECT_EQ(syncs["cudaStreamSynchronize"], 4u);
   EXPECT_EQ(syncs["cudaMemcpy"], 1u);
-  EXPECT_EQ(p.eager_calls.all.count, 3u);
+  EXPECT_EQ(p.eager_calls.all.count, 5u);
+  EXPECT_EQ(p.graph_calls.all.count, 23u);
+  EXPECT_EQ(p.graph_calls.blocked, 0u) << "20 short launches never fill the queue";
 }
 
-TEST(ProfileAnalysis, ALaunchCallThatWaitsForAFullQueueIsSetApart) {
-  const ProcessProfile p = fixture_profile();
-  const LaunchCalls& c = p.graphs[0].calls;
-  EXPECT_EQ(c.all.count, 4u);
-  EXPECT_EQ(c.idle_calls, 3u);
-  EXPECT_EQ(c.reference_from, "10th percentile") << "fewer than 5 calls to an idle GPU";
+// ResNet-50 replayed 200 times back to back at --trace node: the queue fills while the first
+// launches return after about 0.25 ms each, then every call waits about 1 ms for room.
+TEST(ProfileAnalysis, ResNetReplaysThatWaitForAFullQueueAreSetApartFromTheHostCost) {
+  const ProcessProfile p = analyze_process(read_process_records(kResnet));
+  ASSERT_EQ(p.graphs.size(), 1u);
+  EXPECT_EQ(p.graphs[0].exec.nodes, 342u);
+  EXPECT_EQ(p.graphs[0].exec.edges, 341u);
+  const LaunchCalls& c = p.graph_calls;
+  EXPECT_EQ(c.all.count, 201u);
+  EXPECT_EQ(c.max_in_flight, 35u);
+  EXPECT_EQ(c.reference_from, "queue at most half full");
   ASSERT_TRUE(c.reference_ns);
-  EXPECT_DOUBLE_EQ(*c.reference_ns, 2000);
-  EXPECT_EQ(c.blocked, 1u);
-  EXPECT_DOUBLE_EQ(c.blocked_wait_ns, 148000);
-  EXPECT_DOUBLE_EQ(c.unblocked.median, 2000);
-  EXPECT_DOUBLE_EQ(c.all.p90 > c.unblocked.p90 ? 1 : 0, 1);
-  ASSERT_TRUE(c.queue_latency);
-  EXPECT_EQ(c.queue_latency->count, 4u);
+  EXPECT_DOUBLE_EQ(*c.reference_ns, 249817) << "median of the 29 calls made with at most 17 launches in flight";
+  EXPECT_EQ(c.blocked, 146u);
+  EXPECT_DOUBLE_EQ(c.blocked_wait_ns, 125333253);
+  ASSERT_TRUE(c.in_flight_when_blocked);
+  EXPECT_DOUBLE_EQ(*c.in_flight_when_blocked, 35);
+  EXPECT_EQ(c.unblocked.count, 55u);
+  EXPECT_DOUBLE_EQ(c.unblocked.median, 245911);
+  EXPECT_GT(c.all.median, 1.0e6) << "a naive timer would call this the launch cost";
+  // The work of a call made to an idle GPU starts within microseconds; queued replays wait ~36 ms.
+  EXPECT_EQ(c.idle_calls, 2u);
+  ASSERT_TRUE(c.idle_latency && c.queued_latency);
+  EXPECT_EQ(c.idle_latency->count, 2u);
+  EXPECT_DOUBLE_EQ(c.idle_latency->median, 4181.5);
+  EXPECT_EQ(c.queued_latency->count, 199u);
+  EXPECT_DOUBLE_EQ(c.queued_latency->median, 35941082);
+  EXPECT_EQ(p.graphs[0].calls.blocked, 146u) << "the exec's own launch calls: the same 201";
 }
 
 TEST(ProfileAnalysis, TheCallThatBrokeACaptureIsNamedWithItsFix) {
@@ -154,11 +191,13 @@ TEST(ProfileAnalysis, TheCallThatBrokeACaptureIsNamedWithItsFix) {
 
 ProfileRun fixture_run() {
   ProfileRun run;
-  run.program = "graph_app";
-  run.command = {"graph_app", "--launches", "4"};
+  run.program = "graphprof_graph_app";
+  run.command = {"graphprof_graph_app", "--launches", "20", "--eager", "5", "--bad-capture", "--exit", "3"};
   run.exit_status = 3;
   run.exit_description = "exited with status 3";
   run.wall_ns = 2.0e9;
+  run.warmup_wall_ns = 3.0e9;
+  run.plain_runs_ns = {1.5e9, 1.7e9};
   run.plain_wall_ns = 1.6e9;
   return run;
 }
@@ -167,46 +206,74 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
   const Report r = report_from_json(to_json(profile_report(fixture_run(), {fixture_profile()})), "mem");
   ASSERT_EQ(r.results.size(), 3u);
   const ModeResult& app = r.results[0];
-  EXPECT_EQ(app.workload, "graph_app");
+  EXPECT_EQ(app.workload, "graphprof_graph_app");
   EXPECT_EQ(app.mode, Mode::kApp);
   EXPECT_EQ(app.status, Status::kFailed) << "a failing application is recorded";
-  EXPECT_NEAR(app.sections.other.at("profile").at("overhead").get<double>(), 0.25, 1e-12);
-  // Graph kernels: 4 launches x (5+6+7+200 us) + 4 x 3 us; eager: 3 x 2 us.
-  EXPECT_NEAR(app.metrics.at("kernel_time_in_graphs").summary.median, 884000.0 / 890000.0, 1e-12);
+  const json& prof = app.sections.other.at("profile");
+  EXPECT_NEAR(prof.at("overhead").get<double>(), 0.25, 1e-12) << "against the mean of the plain runs";
+  EXPECT_EQ(prof.at("plain_runs_ns").size(), 2u);
+  EXPECT_DOUBLE_EQ(prof.at("warmup_wall_ns").get<double>(), 3.0e9);
+  EXPECT_EQ(app.metrics.at("wall_time_plain").summary.n, 2u);
+  EXPECT_NEAR(app.metrics.at("kernel_time_in_graphs").summary.median, 107008.0 / (107008.0 + 5445.0), 1e-12);
+  const json& calls = prof.at("processes")[0].at("graph_launch_calls");
+  EXPECT_EQ(calls.at("max_in_flight"), 2);
+  EXPECT_TRUE(calls.at("idle_latency").is_object());
+  EXPECT_EQ(calls.at("queued_latency").at("count"), 22);
   const ModeResult& g = r.results[1];
   EXPECT_EQ(g.params.at("exec"), "3");
   EXPECT_EQ(g.params.at("graph"), "1");
   EXPECT_EQ(g.params.at("process"), "1");
-  EXPECT_EQ(g.metrics.at("launch_cpu_per_call").summary.n, 4u);
+  EXPECT_EQ(g.metrics.at("launch_cpu_per_call").summary.n, 20u);
+  EXPECT_EQ(g.metrics.at("gpu_time_per_iter").summary.n, 20u);
   EXPECT_EQ(g.sections.trace.value().nodes.size(), 5u);
   EXPECT_EQ(g.sections.graph.value().extra.at("made_by"), "stream capture");
+  EXPECT_EQ(r.results[2].params.at("exec"), "5");
 }
 
 TEST(ProfileReport, RenderAndAnalyzeFindThePerNodeTimesOfAGraphByItsDump) {
   const std::string path = ::testing::TempDir() + "profile_report_test.json";
   write_report(profile_report(fixture_run(), {fixture_profile()}), path);
-  const NodeTimes t = node_times_from_report(read_report(path), path, kData + "p4242-exec3.dot", "", "");
+  const NodeTimes t = node_times_from_report(read_report(path), path, kData + "h200/p2096-exec3.dot", "", "");
   ASSERT_EQ(t.by_node.size(), 5u);
-  EXPECT_DOUBLE_EQ(t.by_node.at("graph_1_node_4").median_ns, 200000);
-  EXPECT_EQ(t.by_node.at("graph_1_node_0").count, 4u);
+  EXPECT_DOUBLE_EQ(t.by_node.at("graph_1_node_4").median_ns, 1280);
+  EXPECT_EQ(t.by_node.at("graph_1_node_0").count, 20u);
   ASSERT_TRUE(t.instantiate_ns);
-  EXPECT_DOUBLE_EQ(*t.instantiate_ns, 50000);
+  EXPECT_DOUBLE_EQ(*t.instantiate_ns, 272822);
 }
 
 TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {
   const std::string text = format_profile_summary(profile_report(fixture_run(), {fixture_profile()}));
-  for (const char* want : {"profile: graph_app (1 CUDA process", "exited with status 3", "overhead:", "+25.0 %",
-                           "graph coverage:", "5 graph launches, 3 eager kernel launches", "stream capture",
-                           "explicit API", "1 blocked on a full launch queue", "top eager kernels", "k_scale",
+  for (const char* want : {"profile: graphprof_graph_app (1 CUDA process", "exited with status 3", "overhead:", "+25.0 % wall time",
+                           "plain runs 1.50 s and 1.70 s", "warm-up run of 3.00 s (not counted)",
+                           "graph coverage: 95.2 % of GPU kernel time", "23 graph launches, 5 eager kernel launches",
+                           "cudaGraphLaunch: 23 calls", "0 blocked on a full launch queue", "after the call returns to an idle GPU (1 call)",
+                           "at --trace node CUPTI adds work", "stream capture", "explicit API", "top eager kernels", "k_scale",
                            "memcpy HtoD", "cudaStreamSynchronize", "capture trouble",
-                           "slowest nodes of graph_1 (exec 3, 5 nodes timed over 4 launches", "graph_1_node_4",
+                           "slowest nodes of graph_1 (exec 3, 5 nodes timed over 20 launches", "graph_1_node_4",
                            "cudaErrorStreamCaptureInvalidated"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+}
+
+TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
+  ProfileRun run = fixture_run();
+  run.plain_wall_ns.reset();
+  const std::string text = format_profile_summary(profile_report(run, {analyze_process(read_process_records(kResnet))}));
+  for (const char* want : {"146 blocked on a full launch queue", "(35 launches in flight when blocked)", "host cost 246 µs (median of the 55 calls not blocked)",
+                           "after the call returns to an idle GPU (2 calls)", "35.9 ms after it returns when queued behind earlier work (199 calls, up to 35 launches in flight)"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  EXPECT_EQ(text.find("overhead:"), std::string::npos);
 }
 
 TEST(ProfileReport, NoCudaProcessIsSaidPlainly) {
   const std::string text = format_profile_summary(profile_report(fixture_run(), {}));
   EXPECT_NE(text.find("no process of the application initialised CUDA"), std::string::npos) << text;
+}
+
+TEST(ProfileReport, AProcessThatOnlyInitialisedCudaIsSaidPlainly) {
+  std::istringstream in("{\"t\":\"process\",\"pid\":7,\"ppid\":6,\"level\":2,\"cmdline\":\"compile_worker\"}\n{\"t\":\"end\",\"reason\":\"exit\"}\n");
+  const std::string text =
+      format_profile_summary(profile_report(fixture_run(), {fixture_profile(), analyze_process(parse_process_records(in, "mem"))}));
+  EXPECT_NE(text.find("process 2 (pid 7): compile_worker\n  no kernel ran in this process"), std::string::npos) << text;
 }
 
 }  // namespace
