@@ -11,13 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "graphprof/compare_classes.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
 
 namespace gp {
 
 // Semantic version of the JSON that `compare --json` writes.
-inline constexpr const char* kCompareSchemaVersion = "1.0.0";
+inline constexpr const char* kCompareSchemaVersion = "2.0.0";
 
 enum class Verdict {
   kRegression,     // worse by at least the threshold, and the 99% CI clears the noise floor
@@ -50,14 +51,17 @@ struct PatternValue {
 
 struct Thresholds {
   double threshold = 0.05;    // practical significance: smaller changes never fail the gate
-  double noise_floor = 0.01;  // the 99% CI must clear this before a change counts as real
-  std::optional<double> gross;  // gross rule for too few repetitions; default 2 * threshold
-  double gate_level = 0.99;     // CI level for regression/improvement
-  double same_level = 0.90;     // CI level for the equivalence (same) test
+  double noise_floor = 0.01;  // the one-sided bound must clear this before a change counts as real
+  // Suite-wide false-alarm rate: the chance that an A/A comparison shows at least one gating
+  // "regression". Split evenly (Bonferroni) over the gating series of the comparison.
+  double family_alpha = 0.01;
+  double same_level = 0.90;   // CI level for the equivalence (same) test, per series
+  std::size_t min_runs = 3;   // fewer runs on a side: the class's between-run noise is assumed
   double max_invalid_fraction = 0.01;  // more non-finite samples than this -> invalid
   double clock_tolerance = 0.02;       // SM clock ratios closer to 1 than this are the same clock
-  // Metrics that decide the exit code; the others are reported as information.
-  std::vector<std::string> gate_patterns{"gpu_time_per_iter", "wall_time_per_iter", "launch_cpu_per_call"};
+  // Metrics that gate in addition to the device class (`--gate`): host-class metrics a user
+  // chooses to gate on, judged by their own between-run noise like every other series.
+  std::vector<std::string> gate_patterns;
   // Metrics whose time scales with the SM clock (checked in cycles when clocks differ).
   std::vector<std::string> clock_patterns{"gpu_time_per_iter*"};
   std::vector<PatternValue> metric_thresholds;  // last match wins
@@ -72,29 +76,26 @@ struct Thresholds {
   bool allow_missing = false;
   bool strict = false;          // an inconclusive "likely regression" fails too
   bool fail_on_drift = false;   // graph structure or output checksum changes fail too
-  // Widen every interval by the between-run noise that the suite shows (see docs/compare.md).
-  bool suite_noise = true;
 };
-
-// Fewest benchmarks of one (metric, mode) from which between-run noise is estimated.
-inline constexpr std::size_t kMinSuiteNoiseGroup = 5;
 
 // The rule applied to one metric, after pattern overrides.
 struct AppliedRule {
-  double threshold = 0, noise_floor = 0, gross = 0, abs_floor = 0;
-  bool gating = false;
+  double threshold = 0, noise_floor = 0, abs_floor = 0;
+  SeriesClass series_class = SeriesClass::kInfo;
+  double class_sd = 0;  // log-scale between-run sd assumed for the class when runs are too few
+  bool gating = false;  // device class, or named by --gate
   bool clock_sensitive = false;
 };
 
 // One side of one metric, reduced to what the statistics use.
 struct SideData {
-  std::vector<double> reps;      // median of each usable repetition, in the metric's unit
+  std::vector<double> reps;      // one value per run (process): the median of its repetitions' medians
   std::size_t samples = 0;       // finite samples used
   std::size_t dropped_samples = 0;  // non-finite samples
   std::size_t dropped_reps = 0;     // repetitions without one finite sample
-  std::vector<double> outlier_reps; // repetition medians set aside as hiccups (see docs/compare.md)
   double center = 0;             // median of `reps`
-  double spread = 0;             // relative: robust sd of log(reps), or the within-run CI half-width for one rep
+  double spread = 0;             // sd of log(reps) (between-run noise), 0 for one run
+  std::size_t runs = 0;          // independent runs (processes): reps.size()
   double rep_ci_low = 0, rep_ci_high = 0;  // lowest CI low / highest CI high over repetitions
   double sm_clock_khz = 0;       // 0 when unknown
 };
@@ -118,16 +119,17 @@ struct MetricComparison {
   Verdict verdict = Verdict::kInconclusive;
   GateEffect effect = GateEffect::kPass;
   std::string reason;  // one line, always set
-  std::string method;  // "exact-rank", "normal-approx", "gross-rule", "" when no statistics ran
+  std::string method;  // "welch-t", "class-noise", "" when no statistics ran
   bool likely_regression = false;  // inconclusive, but the point estimate is beyond the threshold
+  bool not_enough_runs = false;    // undecided because a side has fewer than min_runs runs
   std::optional<SideData> base, cand;
   bool has_estimate = false;
-  double ratio = 1;  // candidate / baseline (Hodges-Lehmann, on log scale)
-  RatioInterval ci_gate_reps, ci_same_reps;  // from the repetitions alone
-  double between_run_sd = 0;                 // log-scale sd added from the suite (0: none)
-  double between_run_df = 0;                 // its degrees of freedom
-  double between_run_t_gate = 0, between_run_t_same = 0;  // t quantiles the sd is multiplied by
-  RatioInterval ci_gate, ci_same;            // what the verdict used: the above, widened
+  double ratio = 1;  // candidate / baseline: exp of the difference of mean log run values
+  double std_error = 0;  // log scale, of that difference (Welch, or from the class's noise)
+  double df = 0;         // Welch-Satterthwaite degrees of freedom (0: normal, class noise)
+  double critical = 0;   // one-sided quantile at family_alpha / gating series (Bonferroni)
+  std::size_t runs_needed = 0;  // runs per side to detect a change of the threshold (0: n/a)
+  RatioInterval ci_gate, ci_same;  // gate interval (Bonferroni level) and equivalence interval
   double abs_change = 0;  // base.center * (ratio - 1), in the unit
   std::optional<double> cycle_ratio;  // ratio in SM cycles when clocks are known on both sides
   std::vector<std::string> notes;     // drift, clocks, dropped data
@@ -144,17 +146,6 @@ struct EnvironmentCheck {
   bool comparable = true;                 // no hard difference (or allowed)
   std::vector<EnvDifference> differences;  // hard first, then soft, each in a fixed key order
   std::vector<std::string> warnings;       // human lines for banners
-};
-
-// Between-run noise of one (metric, mode) group, estimated from the suite.
-struct SuiteNoise {
-  std::string metric, mode;
-  std::size_t n = 0;
-  std::size_t kept = 0;   // benchmarks left after those far out (real changes) are set aside
-  double total_sd = 0;    // sd of the kept benchmarks' log shifts around their median
-  double within_sd = 0;   // median sd that the repetitions themselves explain
-  double between_sd = 0;  // sqrt(total^2 - within^2): what widens the intervals
-  double t_gate = 0;      // the t quantile it is multiplied by for the gate's interval
 };
 
 struct DriftItem {
@@ -176,7 +167,7 @@ struct InputInfo {
   std::optional<GpuInfo> gpu;
   std::string host_cpu;
   int repetitions = 0;  // most repetitions seen in any metric
-  int reports = 1;      // how many reports were pooled into this side
+  int runs = 1;         // independent runs (processes) behind this side
 };
 
 struct Comparison {
@@ -188,7 +179,7 @@ struct Comparison {
   std::vector<DriftItem> drift;
   std::vector<GeomeanItem> geomeans;  // per metric key, then the gating total
   std::vector<std::string> banners;   // suite-level observations, e.g. a suite-wide shift
-  std::vector<SuiteNoise> suite_noise;  // groups large enough to estimate between-run noise
+  std::size_t gating_series = 0;      // series the family_alpha is split over
   std::size_t compared = 0;           // rows where both sides had data and statistics ran
   ExitCode exit_code = ExitCode::kOk;
   std::string exit_reason;            // one line
@@ -208,20 +199,14 @@ struct InputNames {
 Comparison compare(const Report& base, const Report& cand, const Thresholds& thresholds,
                    const InputNames& names = {});
 
-// Pools several reports of one side (for example one `graphprof run --repetitions 1` process
-// each) into one: the repetitions of each (workload, mode, params, metric) are concatenated in
-// the order given, so every process contributes independent repetitions. The header, the
-// environment and the settings come from the first report. Throws Error(kBadInput) naming the
-// source when one report lists a benchmark twice, and Error(kUntrusted) when the reports were
-// measured on different GPU models.
-Report pool_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources);
-
 // Glob match with * and ?; used for metric patterns.
 bool glob_match(const std::string& pattern, const std::string& text);
 
 // The rule a metric gets from the thresholds.
+// `waits_for_host`: the result's iteration waits for the host (its latched pass was skipped),
+// which puts every metric of it in the host class.
 AppliedRule rule_for(const Thresholds& t, const std::string& workload, const std::string& mode,
-                     const std::string& metric, const std::string& unit);
+                     const std::string& metric, const std::string& unit, bool waits_for_host = false);
 
 // Severity rank used to order rows in every human output (regressions first).
 int severity(Verdict v);

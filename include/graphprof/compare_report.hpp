@@ -16,6 +16,7 @@ namespace gp {
 struct CompareConsoleOptions {
   bool color = false;     // ANSI colours; the CLI enables them only on a TTY without NO_COLOR
   bool show_all = false;  // also list rows whose verdict is "same"
+  bool verbose = false;   // print each row's full reason and notes under it
 };
 
 void print_compare_console(const Comparison& c, std::ostream& out, const CompareConsoleOptions& options);
@@ -34,7 +35,7 @@ std::string render_compare_json(const Comparison& c);  // pretty-printed, newlin
 std::string format_change(double ratio);                 // "+12.3%", "-0.4%", "+0.0%"
 std::string format_interval(const RatioInterval& ci);    // "+10.1% .. +14.6%", or "n/a"
 std::string format_value(double v, const std::string& unit);  // "1.21 µs", "42 count"
-std::string format_spread(const SideData& s);            // "0.4%"
+std::string format_spread(const SideData& s);            // "0.4%": sd of the log run values
 std::string params_text(const std::map<std::string, std::string>& params);  // "k=v,k=v"
 // "regression", "regression (info)" for a metric that does not gate, ...
 std::string verdict_label(const MetricComparison& r);
@@ -42,6 +43,8 @@ std::string verdict_label(const MetricComparison& r);
 std::string result_line(const Comparison& c);
 // "2 regressions, 57 same" over the gating (or the informational) rows; "none" when empty.
 std::string verdict_counts(const Comparison& c, bool gating);
+// "1% false-alarm rate over 34 series": the suite-wide budget and the gating series it is split over.
+std::string false_alarm_text(const Comparison& c);
 // result_line plus both counts, in one line.
 std::string headline(const Comparison& c);
 // Rows in reading order: gating rows first, then by severity, larger changes first, then by name.

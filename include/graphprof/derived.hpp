@@ -1,6 +1,6 @@
 // Figures derived from measured metrics: within one mode (cross-checks, per-node time) and of
 // the graph modes against eager (speedups, break-even). Host-only, so a merged report can be
-// re-derived without a GPU.
+// re-derived without a GPU (merging itself: graphprof/compare_merge.hpp).
 #pragma once
 #include <vector>
 
@@ -14,10 +14,5 @@ void derive_within_mode(ModeResult& res);
 // Fills `derived` of each capture/graph result from the eager result with the same workload
 // and parameters, and checksum_matches_eager of every result.
 void derive_against_eager(std::vector<ModeResult>& results);
-
-// Combines reports of the same build and GPU, made by separate processes, into one whose
-// metrics hold every process's repetitions (so between-process noise shows up as spread).
-// Throws input_error naming the source that does not fit (other GPU, schema or results).
-Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources);
 
 }  // namespace gp

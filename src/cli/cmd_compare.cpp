@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/compare.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
@@ -24,7 +25,6 @@ struct CompareOptions {
   std::string baseline, candidate;
   double threshold_pct = 5.0;
   double noise_floor_pct = 1.0;
-  double gross_pct = 0;  // 0 = twice the threshold
   std::vector<std::string> metric_thresholds;
   std::vector<std::string> abs_floors;
   std::vector<std::string> gates;
@@ -33,11 +33,11 @@ struct CompareOptions {
   bool allow_missing = false;
   bool strict = false;
   bool fail_on_drift = false;
-  bool no_suite_noise = false;
   std::string markdown_path, junit_path, json_path;
   std::size_t max_markdown_bytes = kDefaultMarkdownBytes;
   bool no_color = false;
   bool show_all = false;
+  bool verbose = false;
   bool quiet = false;
 };
 
@@ -67,9 +67,7 @@ Report read_side(const std::string& path) {
   if (ec) throw input_error(path + ": cannot list the folder: " + ec.message());
   if (files.empty()) throw input_error(path + ": the folder holds no *.json report");
   std::sort(files.begin(), files.end());
-  std::vector<Report> reports;
-  for (const auto& f : files) reports.push_back(read_report(f));
-  return pool_reports(reports, files);
+  return merge_reports(read_distinct_reports(files), files);
 }
 
 std::string command_line(const CompareOptions& o, const CLI::App& sub) {
@@ -94,20 +92,18 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   Thresholds t;
   t.threshold = o.threshold_pct / 100.0;
   t.noise_floor = o.noise_floor_pct / 100.0;
-  if (o.gross_pct > 0) t.gross = o.gross_pct / 100.0;
   for (const auto& m : o.metric_thresholds) {
     PatternValue pv = parse_pattern_value("--metric-threshold", m, 0.01, 1000.0);
     pv.value /= 100.0;
     t.metric_thresholds.push_back(pv);
   }
   for (const auto& a : o.abs_floors) t.abs_floors.push_back(parse_pattern_value("--abs-floor", a, 0.0, 1e18));
-  if (!o.gates.empty()) t.gate_patterns = o.gates;
+  t.gate_patterns = o.gates;
   t.ignore_params = o.ignore_params;
   t.allow_env_mismatch = o.allow_env_mismatch;
   t.allow_missing = o.allow_missing;
   t.strict = o.strict;
   t.fail_on_drift = o.fail_on_drift;
-  t.suite_noise = !o.no_suite_noise;
 
   // Both sides are read before anything is written: a bad candidate must not leave a stale
   // Markdown from a previous run looking like today's result.
@@ -118,18 +114,24 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
 
   // Every requested output is written before the exit code is returned, so a failing gate
   // still leaves its explanation behind.
-  if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c));
+  // `--json -` writes to stdout (as `analyze --json -` does); the console table then goes to stderr.
+  const bool json_stdout = o.json_path == "-";
+  if (json_stdout) std::cout << render_compare_json(c) << std::flush;
+  else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c));
   if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, o.max_markdown_bytes));
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
 
+  std::ostream& console = json_stdout ? std::cerr : std::cout;
   if (o.quiet) {
-    std::cout << headline(c) << "\n";
+    console << headline(c) << "\n";
   } else {
     CompareConsoleOptions co;
     const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and non-empty
-    co.color = !o.no_color && ::isatty(STDOUT_FILENO) == 1 && !(no_color != nullptr && no_color[0] != '\0');
+    const int fd = json_stdout ? STDERR_FILENO : STDOUT_FILENO;
+    co.color = !o.no_color && ::isatty(fd) == 1 && !(no_color != nullptr && no_color[0] != '\0');
     co.show_all = o.show_all;
-    print_compare_console(c, std::cout, co);
+    co.verbose = o.verbose;
+    print_compare_console(c, console, co);
   }
   return static_cast<int>(c.exit_code);
 }
@@ -153,17 +155,14 @@ void setup_compare(CLI::App& app, int& exit_code) {
                   "percent the 99% confidence interval must clear before a change counts as real")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
-  sub->add_option("--gross", o->gross_pct,
-                  "percent change the gross rule needs when there are too few repetitions (default: 2x threshold)")
-      ->check(CLI::Range(0.01, 10000.0));
   sub->add_option("--metric-threshold", o->metric_thresholds,
                   "PATTERN=PCT: threshold for metrics matching the glob (metric key, or workload/mode/metric); "
                   "repeatable, last match wins");
   sub->add_option("--abs-floor", o->abs_floors,
                   "PATTERN=VALUE: absolute floor in the metric's unit (ns); repeatable, last match wins");
   sub->add_option("--gate", o->gates,
-                  "metric patterns that decide the exit code (repeatable or comma-separated; replaces the default "
-                  "gpu_time_per_iter,wall_time_per_iter,launch_cpu_per_call)")
+                  "also gate on metrics matching these patterns (metric key, or workload/mode/metric), e.g. "
+                  "launch_cpu_per_call; device-class metrics always gate (repeatable or comma-separated)")
       ->delimiter(',');
   sub->add_option("--ignore-param", o->ignore_params,
                   "parameter name left out when matching results (repeatable), e.g. to compare a deliberate change")
@@ -173,16 +172,15 @@ void setup_compare(CLI::App& app, int& exit_code) {
   sub->add_flag("--allow-missing", o->allow_missing, "benchmarks or metrics missing from the candidate do not give exit 5");
   sub->add_flag("--strict", o->strict, "an inconclusive 'likely regression' fails too");
   sub->add_flag("--fail-on-drift", o->fail_on_drift, "a changed graph structure or output checksum fails too");
-  sub->add_flag("--no-suite-noise", o->no_suite_noise,
-                "do not widen intervals by the between-run noise seen across the suite (for interleaved A/B runs)");
   sub->add_option("--markdown", o->markdown_path, "write a Markdown summary (PR comment, job summary) to FILE");
   sub->add_option("--junit", o->junit_path, "write JUnit XML to FILE");
-  sub->add_option("--json", o->json_path, "write the full comparison as JSON to FILE");
+  sub->add_option("--json", o->json_path, "write the full comparison as JSON to FILE ('-': stdout)");
   sub->add_option("--max-markdown-bytes", o->max_markdown_bytes, "size cap of the Markdown output")
       ->check(CLI::Range(static_cast<std::size_t>(2048), static_cast<std::size_t>(100000000)))
       ->capture_default_str();
   sub->add_flag("--no-color", o->no_color, "no ANSI colours (also off when stdout is not a terminal or NO_COLOR is set)");
   sub->add_flag("--all", o->show_all, "also list metrics that are the same");
+  sub->add_flag("--verbose,-v", o->verbose, "print each listed row's full reason and notes under it");
   sub->add_flag("--quiet,-q", o->quiet, "print only the result line");
   sub->callback([o, sub, &exit_code] { exit_code = compare_command(*o, *sub); });
 }

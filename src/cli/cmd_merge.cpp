@@ -1,9 +1,10 @@
 // graphprof merge: combine reports of the same build and GPU made by separate runs (processes,
-// CI jobs) into one whose metrics hold all their repetitions. Needs no GPU.
+// CI jobs) into one whose metrics hold all their repetitions. Needs no GPU. The rules are the
+// ones `compare` uses to pool a folder (graphprof/compare_merge.hpp).
 #include <iostream>
 
 #include "commands.hpp"
-#include "graphprof/derived.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/error.hpp"
 
 namespace gp::cli {
@@ -12,12 +13,12 @@ void setup_merge(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("merge", "Merge reports of separate runs of the same build and GPU (no GPU needed)");
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
-  sub->add_option("reports", *inputs, "reports to merge (graphprof run --json)")->required()->expected(2, 1000);
+  sub->add_option("reports", *inputs, "reports to merge (graphprof run --json), each file once")
+      ->required()
+      ->expected(2, 1000);
   sub->add_option("--output,-o", *output, "merged report")->required();
   sub->callback([inputs, output, &exit_code] {
-    std::vector<Report> reports;
-    for (const auto& path : *inputs) reports.push_back(read_report(path));
-    const Report merged = merge_reports(reports, *inputs);
+    const Report merged = merge_reports(read_distinct_reports(*inputs), *inputs);
     write_report(merged, *output);
     std::cout << "merged " << inputs->size() << " reports (" << merged.results.size() << " results) into " << *output
               << "\n";

@@ -77,6 +77,7 @@ std::string signal_name(int sig) {
     case SIGTERM: return "SIGTERM";
     case SIGKILL: return "SIGKILL";
     case SIGSEGV: return "SIGSEGV";
+    case SIGALRM: return "SIGALRM";
     case SIGABRT: return "SIGABRT";
     case SIGBUS: return "SIGBUS";
     default: return "signal " + std::to_string(sig);

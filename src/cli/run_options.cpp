@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/plugin_loader.hpp"
 #include "graphprof/derived.hpp"

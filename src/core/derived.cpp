@@ -1,4 +1,4 @@
-// Derived figures and report merging (see include/graphprof/derived.hpp).
+// Derived figures (see include/graphprof/derived.hpp).
 #include "graphprof/derived.hpp"
 
 #include <cmath>
@@ -61,61 +61,6 @@ void derive_against_eager(std::vector<ModeResult>& results) {
   }
   for (auto& r : results)
     if (r.mode == Mode::kEager && r.status == Status::kOk) r.checksum_matches_eager = true;
-}
-
-Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
-  if (reports.empty()) throw usage_error("merge: no reports given");
-  Report out = reports.front();
-  const std::string gpu0 = out.environment.gpu ? out.environment.gpu->name : "";
-  for (std::size_t i = 1; i < reports.size(); ++i) {
-    const Report& r = reports[i];
-    const std::string& src = i < sources.size() ? sources[i] : std::string("report ") + std::to_string(i + 1);
-    const std::string gpu = r.environment.gpu ? r.environment.gpu->name : "";
-    if (gpu != gpu0) throw input_error(src + ": made on '" + gpu + "', the first report on '" + gpu0 + "'");
-    if (r.git_revision != out.git_revision)
-      throw input_error(src + ": made by revision " + r.git_revision + ", the first report by " + out.git_revision);
-    for (const ModeResult& m : r.results) {
-      ModeResult* target = nullptr;
-      for (auto& x : out.results)
-        if (x.workload == m.workload && x.mode == m.mode && x.params == m.params) target = &x;
-      if (target == nullptr) {
-        out.results.push_back(m);
-        continue;
-      }
-      if (m.status != Status::kOk) {
-        // A mode that failed in any process failed: keep the first failure's reason.
-        if (target->status == Status::kOk) {
-          target->status = m.status;
-          target->reason = m.reason + " (in " + src + ")";
-          target->failure = m.failure;
-          target->metrics.clear();
-        }
-        continue;
-      }
-      if (target->status != Status::kOk) continue;
-      if (!m.checksum.empty() && m.checksum != target->checksum)
-        throw input_error(src + ": " + m.workload + "/" + to_string(m.mode) + " computed checksum " + m.checksum + ", the first report " +
-                          target->checksum);
-      for (const auto& [key, metric] : m.metrics) {
-        auto it = target->metrics.find(key);
-        if (it == target->metrics.end()) {
-          target->metrics[key] = metric;
-          continue;
-        }
-        for (const auto& rep : metric.repetitions) it->second.repetitions.push_back(rep);
-        it->second.converged = it->second.converged && metric.converged;
-      }
-    }
-  }
-  for (auto& r : out.results) {
-    for (auto& [k, m] : r.metrics) m.resummarize();
-    if (r.status == Status::kOk) derive_within_mode(r);
-  }
-  derive_against_eager(out.results);
-  out.settings["processes"] = static_cast<int>(reports.size());
-  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * static_cast<int>(reports.size());
-  return out;
 }
 
 }  // namespace gp

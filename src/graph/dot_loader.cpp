@@ -28,79 +28,6 @@ namespace gp {
 
 namespace {
 
-// cgraph allocates every node, edge, attribute string and dictionary entry separately and frees
-// them one by one in agclose(). For a 100 000-node dump that is most of the load time, so the
-// graph gets an arena instead: allocation is a pointer bump, free is a no-op, and agclose()
-// releases a handful of big blocks. cgraph expects zeroed memory from alloc and resize.
-// Some of cgraph's dictionaries are malloc'ed while no graph is current (libcdt falls back to
-// malloc) and later freed through this discipline: those must go back to free(), or each load
-// leaks a few KB (LeakSanitizer).
-class Arena {
- public:
-  Arena() = default;
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-  ~Arena() {
-    for (const auto& [b, size] : blocks_) std::free(b);
-  }
-
-  bool owns(const void* p) const {
-    const char* c = static_cast<const char*>(p);
-    auto it = blocks_.upper_bound(const_cast<char*>(c));
-    if (it == blocks_.begin()) return false;
-    --it;
-    return c < it->first + it->second;
-  }
-
-  void* alloc(std::size_t req) {
-    req = (req + 15) & ~std::size_t{15};
-    if (req > kBlock / 4) return fresh_block(req);
-    if (req > left_) {
-      cur_ = static_cast<char*>(fresh_block(kBlock));
-      left_ = kBlock;
-    }
-    void* p = cur_;
-    cur_ += req;
-    left_ -= req;
-    return p;
-  }
-
- private:
-  static constexpr std::size_t kBlock = std::size_t{1} << 20;
-  void* fresh_block(std::size_t size) {
-    void* b = std::calloc(1, size);
-    if (b == nullptr) throw std::bad_alloc();
-    blocks_.emplace(static_cast<char*>(b), size);
-    return b;
-  }
-  std::map<char*, std::size_t> blocks_;  // start -> size
-  char* cur_ = nullptr;
-  std::size_t left_ = 0;
-};
-
-// The arena of the graph being read; cgraph does not hand it back. Loads are one at a time.
-thread_local Arena* t_opened_arena = nullptr;
-
-void* arena_open(Agdisc_t*) { return t_opened_arena = new Arena; }
-void* arena_alloc(void* state, std::size_t req) { return static_cast<Arena*>(state)->alloc(req); }
-void* arena_resize(void* state, void* ptr, std::size_t old, std::size_t req) {
-  auto* arena = static_cast<Arena*>(state);
-  void* p = arena->alloc(req);
-  if (ptr != nullptr) {
-    std::memcpy(p, ptr, std::min(old, req));
-    if (!arena->owns(ptr)) std::free(ptr);
-  }
-  return p;
-}
-void arena_free(void* state, void* ptr) {
-  if (ptr != nullptr && !static_cast<Arena*>(state)->owns(ptr)) std::free(ptr);
-}
-// No close function: with one, agclose() skips closing the graph's dictionaries and only calls
-// it ("free entire heap"), but libcdt malloc'ed their headers itself, so every load leaked a
-// few KB (LeakSanitizer). Without it agclose() closes everything, the frees of arena memory
-// cost nothing, and the arena goes afterwards (OwnedGraph).
-Agmemdisc_t g_arena_disc = {arena_open, arena_alloc, arena_resize, arena_free, nullptr};
-
 // Hands the text to cgraph's lexer in large chunks (agmemread feeds it one line at a time).
 struct TextChannel {
   const char* next;
@@ -116,22 +43,27 @@ int read_chunk(void* chan, char* buf, int bufsize) {
   return static_cast<int>(n);
 }
 
-// A graph read with the arena discipline, and its arena (freed after the graph is closed).
+// A graph read by cgraph, closed once the model has what it needs. cgraph's own memory
+// discipline (malloc/free per object): an earlier arena discipline was no faster on 1,000,000
+// nodes, leaked the dictionaries that libcdt malloc'ed itself (agclose() with a discipline
+// that has a close function skips them), and without that close function cgraph's parser
+// freed arena memory with free() when it closed a half-read graph on a syntax error (found
+// by fuzz_graph_analysis).
 class OwnedGraph {
  public:
-  OwnedGraph(Agraph_t* g, Arena* arena) : g_(g), arena_(arena) {}
+  explicit OwnedGraph(Agraph_t* g) : g_(g) {}
   OwnedGraph(const OwnedGraph&) = delete;
   OwnedGraph& operator=(const OwnedGraph&) = delete;
-  ~OwnedGraph() {
+  ~OwnedGraph() { reset(); }
+  void reset() {
     if (g_ != nullptr) agclose(g_);
-    delete arena_;
+    g_ = nullptr;
   }
   Agraph_t* get() const { return g_; }
   explicit operator bool() const { return g_ != nullptr; }
 
  private:
   Agraph_t* g_;
-  Arena* arena_;
 };
 
 std::string attr(void* obj, Agsym_t* sym) {
@@ -261,10 +193,12 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
   Agsym_t* style = agattr(g, AGNODE, const_cast<char*>("style"), nullptr);
   Agsym_t* headlabel = agattr(g, AGEDGE, const_cast<char*>("headlabel"), nullptr);
 
-  std::unordered_map<Agnode_t*, std::size_t> index_of;
+  // Node index by cgraph's sequence number (dense, in creation order): a vector, not a hash
+  // map, because a 1,000,000-node dump must load in a few times its size.
+  std::vector<std::size_t> index_of;
   const auto count = static_cast<std::size_t>(std::max(0, agnnodes(g)));
   m.nodes.reserve(count);
-  index_of.reserve(count);
+  index_of.assign(count + 1, SIZE_MAX);
   std::vector<std::array<const char*, 3>> raw;
   raw.reserve(count);
   for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
@@ -274,7 +208,9 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
       throw input_error(source + ": not a CUDA graph dump: node '" + detail::valid_utf8(node.dot_name.substr(0, 80)) +
                         "' is not named graph_<G>_node_<i> (G and i below 2^63) as cudaGraphDebugDotPrint names nodes");
     raw.push_back({attr_cstr(n, label), attr_cstr(n, shape), attr_cstr(n, style)});
-    index_of.emplace(n, m.nodes.size());
+    const auto seq = static_cast<std::size_t>(AGSEQ(n));
+    if (seq >= index_of.size()) index_of.resize(seq + 1, SIZE_MAX);
+    index_of[seq] = m.nodes.size();
     m.nodes.push_back(std::move(node));
   }
   std::vector<char> unknown(m.nodes.size(), 0);
@@ -285,8 +221,10 @@ GraphModel model_from_cgraph(Agraph_t* g, const std::string& source) {
   for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
     for (Agedge_t* e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
       GraphEdge edge;
-      edge.from = index_of.at(agtail(e));
-      edge.to = index_of.at(aghead(e));
+      edge.from = index_of.at(static_cast<std::size_t>(AGSEQ(agtail(e))));
+      edge.to = index_of.at(static_cast<std::size_t>(AGSEQ(aghead(e))));
+      if (edge.from >= m.nodes.size() || edge.to >= m.nodes.size())
+        throw internal_error(source + ": cgraph returned an edge to an unknown node");
       const std::string port = attr(e, headlabel);
       if (all_digits(port)) {
         const std::int64_t p = dump_number(port, source, "headlabel of an edge into " + m.nodes[edge.to].dot_name);
@@ -360,18 +298,20 @@ bool GraphvizMessages::has_errors() const { return g_messages.find("Error") != s
 
 }  // namespace detail
 
-GraphModel load_dot_text(const std::string& text, const std::string& source) {
+namespace {
+
+// `text` is consumed: it is released as soon as cgraph has read it (a big dump's text is a
+// third of the peak memory otherwise).
+GraphModel load_dot_owned(std::string text, const std::string& source) {
   if (is_blank(text)) throw input_error(source + ": file is empty; expected a cudaGraphDebugDotPrint dump");
   if (text.find('\0') != std::string::npos)
     throw input_error(source + ": not DOT text (binary data); expected a cudaGraphDebugDotPrint dump");
   detail::GraphvizMessages messages;
   Agiodisc_t io = {read_chunk, AgIoDisc.putstr, AgIoDisc.flush};
-  Agdisc_t disc = {&g_arena_disc, &AgIdDisc, &io};
+  Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &io};
   TextChannel channel{text.data(), text.size()};
-  t_opened_arena = nullptr;
-  Agraph_t* read = agread(&channel, &disc);
-  OwnedGraph g(read, t_opened_arena);
-  t_opened_arena = nullptr;
+  OwnedGraph g(agread(&channel, &disc));
+  std::string().swap(text);
   if (!g) {
     const auto why = messages.lines();
     throw input_error(source + ": not valid DOT (truncated or not a dump?): " +
@@ -385,6 +325,7 @@ GraphModel load_dot_text(const std::string& text, const std::string& source) {
   GraphModel m = model_from_cgraph(g.get(), source);
   std::set<GraphId> declared;
   collect_cluster_ids(g.get(), source, declared);
+  g.reset();  // the model has everything; the rest of the work needs no cgraph memory
   if (m.nodes.empty()) {
     if (declared.empty())
       throw input_error(source + ": not a CUDA graph dump: no nodes and no graph_<G> clusters");
@@ -405,10 +346,14 @@ GraphModel load_dot_text(const std::string& text, const std::string& source) {
   return m;
 }
 
+}  // namespace
+
+GraphModel load_dot_text(const std::string& text, const std::string& source) { return load_dot_owned(text, source); }
+
 GraphModel load_dot(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": is a folder, not a DOT file");
-  return load_dot_text(read_file(path), path);
+  return load_dot_owned(read_file(path), path);
 }
 
 }  // namespace gp

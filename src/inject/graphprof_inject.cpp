@@ -369,8 +369,17 @@ void finish(const char* reason) {
   }
 }
 
+// How long the flush and finalize at exit may take before SIGALRM ends the process.
+constexpr unsigned kExitWatchdogSeconds = 20;
+
 void at_exit() {
   if (::getpid() != g_pid) return;
+  // Never let the application hang at exit on CUPTI (a flush after the application finalised CUPTI
+  // itself, a lock held by a thread that is gone): where SIGALRM has its default action, its alarm
+  // ends the process if this takes too long. A pending alarm of the application is put back.
+  struct sigaction alrm {};
+  const bool watchdog = sigaction(SIGALRM, nullptr, &alrm) == 0 && alrm.sa_handler == SIG_DFL && !(alrm.sa_flags & SA_SIGINFO);
+  const unsigned pending = watchdog ? alarm(kExitWatchdogSeconds) : 0;
   finish("exit");
   // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized (shared reference
   // §3.3); the buffers are flushed by now.
@@ -379,6 +388,7 @@ void at_exit() {
     g_subscriber = nullptr;
   }
   (void)cuptiFinalize();
+  if (watchdog) alarm(pending);
 }
 
 struct sigaction g_previous[2];

@@ -281,6 +281,9 @@ std::string capture_error_hint(int e, const std::string& api) {
              "record an event on it and make the origin stream wait on it";
     case 905:
       return "a captured stream waited on work that is not part of the capture";
+    case 907:
+      return api + " on an event recorded inside the capture: the host cannot wait for captured work; "
+             "make another captured stream wait on it (cudaStreamWaitEvent) or synchronize after cudaGraphLaunch";
     case 908:
       return "cudaStreamEndCapture was called from another thread than the capture's: end it on the same thread "
              "or capture in cudaStreamCaptureModeRelaxed";

@@ -1,6 +1,7 @@
 // Terminal rendering of a Comparison: where the inputs came from, what makes them hard to
 // compare, one table row per verdict worth reading, and the result line.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ namespace gp {
 namespace {
 
 const char* kReset = "\033[0m";
+constexpr std::size_t kMaxConsoleColumns = 160;
+
+std::string clip(const std::string& s, std::size_t max);
 
 const char* colour_of(Verdict v) {
   switch (v) {
@@ -39,17 +43,25 @@ struct Row {
   const char* colour = "";  // applied to the first cell after padding, so widths stay right
 };
 
-void print_table(std::ostream& out, const std::vector<std::string>& header, const std::vector<Row>& rows, bool colour,
-                 std::size_t right_from, std::size_t right_to) {
+// Table rows never exceed kMaxConsoleColumns (the last column is cut to fit); with `details`,
+// each row's full text follows it.
+void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
+                 std::size_t right_from, std::size_t right_to, const std::vector<std::string>* details) {
   std::vector<std::size_t> w(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) w[i] = width(header[i]);
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], width(r.cells[i]));
+  std::size_t fixed = 0;
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) fixed += w[i] + 2;
+  if (fixed + w.back() > kMaxConsoleColumns) {
+    w.back() = std::max<std::size_t>(kMaxConsoleColumns > fixed ? kMaxConsoleColumns - fixed : 1, width(header.back()));
+    for (auto& r : rows) r.cells.back() = clip(r.cells.back(), w.back());
+  }
   auto line = [&](const std::vector<std::string>& cells, const char* col) {
     std::string s;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const bool last = i + 1 == cells.size();
-      const std::string pad(w[i] - width(cells[i]), ' ');
+      const std::string pad(w[i] - std::min(w[i], width(cells[i])), ' ');
       std::string cell = (i >= right_from && i <= right_to) ? pad + cells[i] : cells[i] + (last ? "" : pad);
       if (i == 0 && colour && col[0] != '\0') cell = std::string(col) + cells[i] + kReset + pad;
       s += (i ? "  " : "") + cell;
@@ -60,8 +72,11 @@ void print_table(std::ostream& out, const std::vector<std::string>& header, cons
   line(header, "");
   std::size_t total = 0;
   for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
-  out << std::string(std::min<std::size_t>(total, 120), '-') << "\n";
-  for (const auto& r : rows) line(r.cells, r.colour);
+  out << std::string(std::min<std::size_t>(total, kMaxConsoleColumns), '-') << "\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    line(rows[i].cells, rows[i].colour);
+    if (details) out << "    " << (*details)[i] << "\n";
+  }
 }
 
 std::string side_line(const InputInfo& i) {
@@ -73,21 +88,63 @@ std::string side_line(const InputInfo& i) {
   if (!i.git_revision.empty()) add("rev " + i.git_revision);
   if (!i.created_utc.empty()) add(i.created_utc);
   if (i.gpu) add(i.gpu->name);
-  add(std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions") +
-      (i.reports > 1 ? " from " + std::to_string(i.reports) + " pooled reports" : ""));
+  add(std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs") + ", " + std::to_string(i.repetitions) +
+      (i.repetitions == 1 ? " repetition" : " repetitions"));
   return s + " (" + detail + ")";
+}
+
+// Keeps a cell to `max` display columns, cutting in the middle of long parameter lists.
+std::string clip(const std::string& s, std::size_t max) {
+  if (width(s) <= max) return s;
+  std::string out;
+  std::size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80 && ++n > max - 1) break;
+    out += static_cast<char>(c);
+  }
+  return out + "~";
+}
+
+// A benchmark name cut in the middle of its parameters, so that the mode stays readable:
+// "chain[elements=4096,kern~]/capture".
+std::string clip_benchmark(const std::string& s, std::size_t max) {
+  const auto slash = s.rfind('/');
+  if (width(s) <= max || slash == std::string::npos || s.size() - slash + 8 > max) return clip(s, max);
+  const std::string tail = s.substr(slash);
+  return clip(s.substr(0, slash), max - tail.size()) + tail;
+}
+
+// The short "note" column: what to do about a row (the full reason is under --verbose and in JSON).
+std::string short_note(const MetricComparison& r) {
+  if (r.not_enough_runs) return "not enough runs";
+  if (r.verdict == Verdict::kInconclusive && r.runs_needed > 0)
+    return r.runs_needed >= 1000 ? "needs >1000 runs" : "needs ~" + std::to_string(r.runs_needed) + " runs";
+  if (r.verdict == Verdict::kMinor && std::fabs(r.abs_change) < r.rule.abs_floor) return "below abs floor";
+  if (!r.has_estimate || r.verdict == Verdict::kNotComparable) return r.reason;  // cut to fit by the table
+  return "";
 }
 
 }  // namespace
 
 void print_compare_console(const Comparison& c, std::ostream& out, const CompareConsoleOptions& o) {
+  const std::string head = result_line(c);
+  const char* head_colour =
+      c.exit_code == ExitCode::kOk ? "\033[1;32m" : (c.exit_code == ExitCode::kRegression ? "\033[1;31m" : "\033[1;33m");
+  auto print_result = [&]() {
+    if (o.color) out << head_colour << head << kReset << "\n";
+    else out << head << "\n";
+  };
+  print_result();
   out << "baseline:  " << side_line(c.baseline) << "\n";
   out << "candidate: " << side_line(c.candidate) << "\n";
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
-  out << "rules:     change >= " << format_change(1 + t.threshold) << " with the " << static_cast<int>(t.gate_level * 100)
-      << "% CI beyond " << format_change(1 + t.noise_floor) << "; gating metrics: " << (gates.empty() ? "(none)" : gates)
+  out << "rules:     device-class series gate: change >= " << format_change(1 + t.threshold)
+      << " beyond the noise of their own runs (" << format_change(1 + t.noise_floor) << " floor, "
+      << false_alarm_text(c) << ")\n";
+  out << "           "
+      << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
       << "\n";
   for (const auto& w : c.environment.warnings) out << "warning: " << w << "\n";
   for (const auto& b : c.banners) out << "note: " << b << "\n";
@@ -104,6 +161,7 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     return r.verdict != Verdict::kInconclusive && r.verdict != Verdict::kMinor;
   };
   std::vector<Row> rows;
+  std::vector<std::string> details;
   std::size_t hidden_same = 0, hidden_info = 0;
   for (const MetricComparison* r : rows_by_severity(c)) {
     if (!o.show_all && !worth_showing(*r)) {
@@ -113,42 +171,38 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     Row row;
     row.colour = colour_of(r->verdict);
     const bool stats = r->base && r->cand;
-    std::string why = r->reason;
-    for (const auto& n : r->notes) why += "; " + n;
     row.cells = {verdict_label(*r),
-                 r->benchmark(),
-                 r->metric,
+                 clip_benchmark(r->benchmark(), 40),
+                 clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
                  r->has_estimate ? format_change(r->ratio) : "-",
                  r->has_estimate ? format_interval(r->ci_gate) : "-",
-                 stats ? format_spread(*r->base) + "/" + format_spread(*r->cand) : "-",
-                 why};
+                 stats ? std::to_string(r->base->reps.size()) + "/" + std::to_string(r->cand->reps.size()) : "-",
+                 short_note(*r)};
     rows.push_back(std::move(row));
+    std::string why = r->reason;
+    for (const auto& n : r->notes) why += "; " + n;
+    details.push_back(why);
   }
   out << "\n";
   if (!rows.empty()) {
-    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "99% CI", "spread b/c", "why"},
-                rows, o.color, 3, 7);
+    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "runs", "note"},
+                rows, o.color, 3, 7, o.verbose ? &details : nullptr);
   }
   if (hidden_same + hidden_info > 0) {
     out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";
     if (hidden_info > 0) out << ", " << hidden_info << " informational inconclusive or minor";
     out << "\n";
   }
+  if (!o.verbose && !rows.empty()) out << "why each row reads as it does: --verbose, or --json\n";
   std::string geo;
   for (const auto& g : c.geomeans)
     if (g.gating) geo += (geo.empty() ? "" : ", ") + g.metric + " " + format_change(g.ratio) + " (n=" + std::to_string(g.n) + ")";
-  if (!geo.empty()) out << "geomean:       " << geo << "\n";
-  out << "gating:        " << verdict_counts(c, true) << "\n";
-  out << "informational: " << verdict_counts(c, false) << "\n";
-  const std::string head = result_line(c);
-  if (o.color) {
-    const char* col = c.exit_code == ExitCode::kOk ? "\033[1;32m" : (c.exit_code == ExitCode::kRegression ? "\033[1;31m" : "\033[1;33m");
-    out << col << head << kReset << "\n";
-  } else {
-    out << head << "\n";
-  }
+  if (!geo.empty()) out << clip("geomean:       " + geo, kMaxConsoleColumns) << "\n";
+  out << clip("gating:        " + verdict_counts(c, true), kMaxConsoleColumns) << "\n";
+  out << clip("informational: " + verdict_counts(c, false), kMaxConsoleColumns) << "\n";
+  print_result();
 }
 
 }  // namespace gp

@@ -80,6 +80,10 @@ std::string verdict_counts(const Comparison& c, bool gating) {
   return out.empty() ? "none" : out;
 }
 
+std::string false_alarm_text(const Comparison& c) {
+  return fmt("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
+}
+
 std::string headline(const Comparison& c) {
   // Informational rows cannot change the result, so they are counted apart and never read
   // as "3 regressions" next to a pass.

@@ -20,7 +20,7 @@ json side_json(const InputInfo& i) {
          {"created_utc", i.created_utc},
          {"host_cpu", i.host_cpu},
          {"repetitions", i.repetitions},
-         {"pooled_reports", i.reports}};
+         {"runs", i.runs}};
   if (i.gpu) {
     const GpuInfo& g = *i.gpu;
     j["gpu"] = json{{"name", g.name},
@@ -44,19 +44,17 @@ json patterns(const std::vector<PatternValue>& v) {
 
 json interval_json(const RatioInterval& ci) {
   if (!ci.available) return nullptr;
-  return json{{"level", ci.level}, {"coverage", num(ci.coverage)}, {"rank", ci.rank}, {"exact", ci.exact},
-              {"ratio_low", num(ci.low)}, {"ratio_high", num(ci.high)}};
+  return json{{"level", ci.level}, {"ratio_low", num(ci.low)}, {"ratio_high", num(ci.high)}};
 }
 
 json data_json(const SideData& s) {
   json reps = json::array();
   for (double v : s.reps) reps.push_back(num(v));
-  return json{{"repetition_medians", std::move(reps)},
-              {"repetitions", s.reps.size()},
+  return json{{"run_values", std::move(reps)},
+              {"runs", s.reps.size()},
               {"samples", s.samples},
               {"dropped_samples", s.dropped_samples},
               {"dropped_repetitions", s.dropped_reps},
-              {"outlier_repetition_medians", s.outlier_reps},
               {"center", num(s.center)},
               {"spread", num(s.spread)},
               {"repetition_ci_low", num(s.rep_ci_low)},
@@ -73,15 +71,17 @@ json row_json(const MetricComparison& r) {
          {"unit", r.unit},
          {"direction", to_string(r.direction)},
          {"gating", r.rule.gating},
+         {"class", to_string(r.rule.series_class)},
          {"verdict", to_string(r.verdict)},
          {"effect", to_string(r.effect)},
          {"reason", r.reason},
          {"method", r.method},
          {"likely_regression", r.likely_regression},
+         {"not_enough_runs", r.not_enough_runs},
          {"rule",
           {{"threshold", r.rule.threshold},
            {"noise_floor", r.rule.noise_floor},
-           {"gross", r.rule.gross},
+           {"class_between_run_sd", r.rule.class_sd},
            {"abs_floor", r.rule.abs_floor},
            {"clock_sensitive", r.rule.clock_sensitive}}}};
   j["baseline"] = r.base ? data_json(*r.base) : json(nullptr);
@@ -93,10 +93,10 @@ json row_json(const MetricComparison& r) {
                          {"abs_change", num(r.abs_change)},
                          {"ci_gate", interval_json(r.ci_gate)},
                          {"ci_same", interval_json(r.ci_same)},
-                         {"ci_gate_repetitions", interval_json(r.ci_gate_reps)},
-                         {"ci_same_repetitions", interval_json(r.ci_same_reps)},
-                         {"between_run_sd", num(r.between_run_sd)},
-                         {"between_run_df", num(r.between_run_df)},
+                         {"std_error", num(r.std_error)},
+                         {"df", r.df > 0 ? num(r.df) : json(nullptr)},
+                         {"critical", num(r.critical)},
+                         {"runs_needed", r.runs_needed > 0 ? json(r.runs_needed) : json(nullptr)},
                          {"cycle_ratio", r.cycle_ratio ? num(*r.cycle_ratio) : json(nullptr)}};
   } else {
     j["estimate"] = nullptr;
@@ -111,8 +111,8 @@ json compare_to_json(const Comparison& c) {
   const Thresholds& t = c.thresholds;
   json settings{{"threshold", t.threshold},
                 {"noise_floor", t.noise_floor},
-                {"gross", t.gross ? json(*t.gross) : json(nullptr)},
-                {"gate_level", t.gate_level},
+                {"family_alpha", t.family_alpha},
+                {"min_runs", t.min_runs},
                 {"same_level", t.same_level},
                 {"max_invalid_fraction", t.max_invalid_fraction},
                 {"clock_tolerance", t.clock_tolerance},
@@ -126,8 +126,7 @@ json compare_to_json(const Comparison& c) {
                 {"allow_env_mismatch", t.allow_env_mismatch},
                 {"allow_missing", t.allow_missing},
                 {"strict", t.strict},
-                {"fail_on_drift", t.fail_on_drift},
-                {"suite_noise", t.suite_noise}};
+                {"fail_on_drift", t.fail_on_drift}};
   json diffs = json::array();
   for (const auto& d : c.environment.differences)
     diffs.push_back(json{{"key", d.key}, {"baseline", d.baseline}, {"candidate", d.candidate}, {"hard", d.hard}});
@@ -142,10 +141,6 @@ json compare_to_json(const Comparison& c) {
                        {"gating", g.gating}});
   json rows = json::array();
   for (const auto& r : c.rows) rows.push_back(row_json(r));
-  json noise = json::array();
-  for (const auto& g : c.suite_noise)
-    noise.push_back(json{{"metric", g.metric}, {"mode", g.mode}, {"n", g.n}, {"kept", g.kept}, {"total_sd", num(g.total_sd)},
-                         {"within_sd", num(g.within_sd)}, {"between_sd", num(g.between_sd)}});
   return json{{"schema", "graphprof-compare"},
               {"schema_version", kCompareSchemaVersion},
               {"command", c.command},
@@ -164,7 +159,7 @@ json compare_to_json(const Comparison& c) {
                  {{"fail", c.count_effect(GateEffect::kFail)}, {"untrusted", c.count_effect(GateEffect::kUntrusted)}}},
                 {"geomean", std::move(geo)},
                 {"banners", c.banners},
-                {"between_run_noise", std::move(noise)}}},
+                {"gating_series", c.gating_series}}},
               {"drift", std::move(drift)},
               {"rows", std::move(rows)}};
 }

@@ -31,6 +31,15 @@ std::string xml(const std::string& s) {
   return out;
 }
 
+// Jenkins and GitLab split a classname at its last '.' into package and class, so a parameter
+// such as tolerance=0.001 would tear the name apart: dots inside names become '_', and the
+// one intended dot separates the tool from the benchmark.
+std::string dotless(std::string s) {
+  for (char& ch : s)
+    if (ch == '.') ch = '_';
+  return s;
+}
+
 enum class Outcome { kPass, kFailure, kError, kSkipped };
 
 Outcome outcome_of(const MetricComparison& r) {
@@ -46,14 +55,14 @@ std::string details(const MetricComparison& r) {
   o << "verdict: " << to_string(r.verdict) << (r.rule.gating ? "" : " (informational)") << "\n";
   o << "reason: " << r.reason << "\n";
   if (r.base && r.cand) {
-    o << "baseline: " << format_value(r.base->center, r.unit) << " (" << r.base->reps.size() << " repetitions, spread "
+    o << "baseline: " << format_value(r.base->center, r.unit) << " (" << r.base->reps.size() << " runs, spread "
       << format_spread(*r.base) << ")\n";
-    o << "candidate: " << format_value(r.cand->center, r.unit) << " (" << r.cand->reps.size()
-      << " repetitions, spread " << format_spread(*r.cand) << ")\n";
+    o << "candidate: " << format_value(r.cand->center, r.unit) << " (" << r.cand->reps.size() << " runs, spread "
+      << format_spread(*r.cand) << ")\n";
   }
   if (r.has_estimate) {
-    o << "change: " << format_change(r.ratio) << "; " << static_cast<int>(r.ci_gate.level * 100 + 0.5)
-      << "% CI: " << format_interval(r.ci_gate) << "; method: " << r.method << "\n";
+    o << "change: " << format_change(r.ratio) << "; gate interval: " << format_interval(r.ci_gate)
+      << "; method: " << r.method << "\n";
   }
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   return o.str();
@@ -70,7 +79,7 @@ std::string render_compare_junit(const Comparison& c) {
     if (groups.find(b) == groups.end()) order.push_back(b);
     groups[b].push_back(&r);
   }
-  std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+  std::size_t tests = 0, failures = 0, errors = 0;
   std::ostringstream suites;
   // The environment is a test of its own: a different GPU is an error a dashboard must show.
   {
@@ -94,7 +103,8 @@ std::string render_compare_junit(const Comparison& c) {
     suites << "  <testsuite name=\"structure\" tests=\"" << c.drift.size() << "\" failures=\""
            << (fails ? c.drift.size() : 0) << "\" errors=\"0\" skipped=\"0\">\n";
     for (const auto& d : c.drift) {
-      suites << "    <testcase classname=\"" << xml(d.benchmark) << "\" name=\"" << xml(d.what) << "\" time=\"0\">\n";
+      suites << "    <testcase classname=\"graphprof." << xml(dotless(d.benchmark)) << "\" name=\"" << xml(dotless(d.what))
+             << "\" time=\"0\">\n";
       if (fails) suites << "      <failure type=\"drift\" message=\"" << xml(d.what) << "\"/>\n";
       else suites << "      <system-out>" << xml(d.what) << "</system-out>\n";
       suites << "    </testcase>\n";
@@ -107,8 +117,8 @@ std::string render_compare_junit(const Comparison& c) {
     for (const MetricComparison* r : groups[b]) {
       const Outcome out = outcome_of(*r);
       const std::string msg = verdict_label(*r) + ": " + r->reason;
-      cases << "    <testcase classname=\"" << xml(b) << "\" name=\"" << xml(r->metric == "*" ? "(mode)" : r->metric)
-            << "\" time=\"0\">\n";
+      cases << "    <testcase classname=\"graphprof." << xml(dotless(b)) << "\" name=\""
+            << xml(dotless(r->metric == "*" ? "(mode)" : r->metric)) << "\" time=\"0\">\n";
       switch (out) {
         case Outcome::kFailure:
           ++f;
@@ -133,15 +143,15 @@ std::string render_compare_junit(const Comparison& c) {
     tests += n;
     failures += f;
     errors += e;
-    skipped += s;
     suites << "  <testsuite name=\"" << xml(b) << "\" tests=\"" << n << "\" failures=\"" << f << "\" errors=\"" << e
            << "\" skipped=\"" << s << "\">\n"
            << cases.str() << "  </testsuite>\n";
   }
   std::ostringstream doc;
   doc << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  // No `skipped` here: the common JUnit schema allows it on <testsuite> only.
   doc << "<testsuites name=\"graphprof compare\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\""
-      << errors << "\" skipped=\"" << skipped << "\">\n";
+      << errors << "\">\n";
   doc << suites.str();
   doc << "</testsuites>\n";
   return doc.str();

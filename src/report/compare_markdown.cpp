@@ -47,12 +47,36 @@ std::string row_line(const MetricComparison& r) {
          " | " + (stats ? format_value(r.base->center, r.unit) : "-") + " | " +
          (stats ? format_value(r.cand->center, r.unit) : "-") + " | " + (r.has_estimate ? format_change(r.ratio) : "-") +
          " | " + (r.has_estimate ? format_interval(r.ci_gate) : "-") + " | " +
-         (stats ? format_spread(*r.base) + " / " + format_spread(*r.cand) : "-") + " | " + cell(why) + " |\n";
+         (stats ? std::to_string(r.base->reps.size()) + " / " + std::to_string(r.cand->reps.size()) : "-") + " | " +
+         cell(why) + " |\n";
 }
 
 const char* kTableHead =
-    "| Verdict | Benchmark | Metric | Baseline | Candidate | Change | 99% CI | Spread b/c | Why |\n"
+    "| Verdict | Benchmark | Metric | Baseline | Candidate | Change | Interval | Runs b/c | Why |\n"
     "|---|---|---|--:|--:|--:|--:|--:|---|\n";
+
+// The few rows that make the verdict: gating regressions, failures, untrusted rows and
+// improvements, at most kShortRows of them, right under the verdict line.
+constexpr std::size_t kShortRows = 10;
+std::string short_table(const Comparison& c) {
+  std::string out;
+  std::size_t n = 0, more = 0;
+  for (const MetricComparison* r : rows_by_severity(c)) {
+    const bool counts = r->effect != GateEffect::kPass || (r->rule.gating && r->verdict == Verdict::kImprovement);
+    if (!counts) continue;
+    if (n == kShortRows) {
+      ++more;
+      continue;
+    }
+    out += "| " + icon(r->verdict) + " " + verdict_label(*r) + " | `" + cell(r->benchmark()) + "` | " + cell(r->metric) +
+           " | " + (r->has_estimate ? format_change(r->ratio) : "-") + " |\n";
+    ++n;
+  }
+  if (out.empty()) return "";
+  out = "| Verdict | Benchmark | Metric | Change |\n|---|---|---|--:|\n" + out;
+  if (more > 0) out += "\n_and " + std::to_string(more) + " more below_\n";
+  return out + "\n";
+}
 
 struct Section {
   std::string title;
@@ -65,8 +89,7 @@ std::string side_text(const InputInfo& i) {
   std::string d;
   if (!i.git_revision.empty()) d += "rev `" + cell(i.git_revision) + "`";
   if (i.gpu) d += (d.empty() ? "" : ", ") + cell(i.gpu->name);
-  d += (d.empty() ? "" : ", ") + std::to_string(i.repetitions) + (i.repetitions == 1 ? " repetition" : " repetitions") +
-       (i.reports > 1 ? " from " + std::to_string(i.reports) + " pooled reports" : "");
+  d += (d.empty() ? "" : ", ") + std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs");
   return s + " (" + d + ")";
 }
 
@@ -77,13 +100,17 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   const char* mark = c.exit_code == ExitCode::kOk ? "✅" : (c.exit_code == ExitCode::kRegression ? "❌" : "⚠️");
   std::string head = "<!-- graphprof-compare:v1 -->\n";
   head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c)) + "\n\n";
-  head += "**Gating metrics:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
+  head += short_table(c);
+  head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
           "  \n";
   head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
-  head += "Regression = change ≥ " + format_change(1 + t.threshold) + " with the " +
-          std::to_string(static_cast<int>(std::lround(t.gate_level * 100))) + "% CI beyond " +
-          format_change(1 + t.noise_floor) + "; gating metrics:";
-  for (const auto& g : t.gate_patterns) head += " `" + cell(g) + "`";
+  head += "Regression = a device-class series changed by ≥ " + format_change(1 + t.threshold) +
+          " beyond the between-run noise of its own runs (floor " + format_change(1 + t.noise_floor) + ", " +
+          cell(false_alarm_text(c)) + ")";
+  if (!t.gate_patterns.empty()) {
+    head += "; also gating:";
+    for (const auto& g : t.gate_patterns) head += " `" + cell(g) + "`";
+  }
   head += "\n";
   std::string geo;
   for (const auto& g : c.geomeans)

@@ -273,7 +273,7 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
   for (const ModeResult* r : b.modes)
     for (const auto& [key, m] : r->metrics) {
       const Summary& x = m.summary;
-      auto v = [&](double d) { return m.unit == "ns" ? format_ns(d) : fmt("%g", d); };
+      auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : fmt("%g", d); };
       s += "<tr><td>" + escape(to_string(r->mode)) + "</td><td class=\"l\" title=\"" + escape(m.description) + "\">" +
            escape(key) + "</td><td>" + escape(v(x.median)) + "</td><td>" + escape(v(x.ci_low)) + " – " +
            escape(v(x.ci_high)) + "</td><td>" + escape(v(x.p10)) + "</td><td>" + escape(v(x.p90)) + "</td><td>" +

@@ -34,7 +34,7 @@ add_test(NAME cli.info_without_gpu
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
 set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
 
-# merge: the same H200 report twice doubles its repetitions; a missing file is exit 3.
-gp_cli_test(merge_twice 0 "merged 2 reports" --stdout merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
+# merge: the same report twice is refused (a run counted twice halves its noise); a missing file is exit 3.
+gp_cli_test(merge_twice 3 "chain_run1.json: given twice" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/merged_twice.json)
 gp_cli_test(merge_missing_file 3 "nosuch.json" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json nosuch.json -o x.json)

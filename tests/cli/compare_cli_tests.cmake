@@ -6,21 +6,24 @@ gp_cli_test(compare_help 0 "--metric-threshold" --stdout compare --help)
 gp_cli_test(compare_identical 0 "^PASS \\(exit 0\\): no regression" --stdout compare -q ${R}/base.json ${R}/base.json)
 gp_cli_test(compare_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/aa_noise.json)
 gp_cli_test(compare_small_change 0 "gating: .*1 minor" --stdout compare -q ${R}/base.json ${R}/small_change.json)
-gp_cli_test(compare_regression 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q ${R}/base.json ${R}/regression.json)
+gp_cli_test(compare_regression 1 "^FAIL \\(exit 1\\): 1 regression" --stdout compare -q ${R}/base.json ${R}/regression.json)
 gp_cli_test(compare_improvements 0 "^PASS \\(exit 0\\).*improvements" --stdout compare -q ${R}/base.json ${R}/improvements.json)
 gp_cli_test(compare_large_noise 0 "^PASS \\(exit 0\\).*inconclusive" --stdout compare -q ${R}/noisy_base.json ${R}/noisy_cand.json)
 gp_cli_test(compare_outlier_rep 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/outlier_rep.json)
-gp_cli_test(compare_many_regressions 1 "^FAIL \\(exit 1\\): 300 regressions" --stdout compare -q ${R}/many_base.json ${R}/many_cand.json)
-gp_cli_test(compare_missing 5 "^NOT TRUSTWORTHY \\(exit 5\\): 2 missing" --stdout compare -q ${R}/base.json ${R}/missing_added.json)
+gp_cli_test(compare_many_regressions 1 "^FAIL \\(exit 1\\): 29[5-9] regressions" --stdout compare -q ${R}/many_base.json ${R}/many_cand.json)
+gp_cli_test(compare_missing 5 "^NOT TRUSTWORTHY \\(exit 5\\): 1 missing" --stdout compare -q ${R}/base.json ${R}/missing_added.json)
 gp_cli_test(compare_missing_allowed 0 "^PASS \\(exit 0\\)" --stdout compare -q --allow-missing ${R}/base.json ${R}/missing_added.json)
 gp_cli_test(compare_other_gpu 5 "gpu.name differs \\(NVIDIA H200 vs NVIDIA A100" --stdout compare -q ${R}/base.json ${R}/other_gpu.json)
 gp_cli_test(compare_other_gpu_allowed 0 "warning: gpu.name differs.*compared anyway" --stdout compare --allow-env-mismatch ${R}/base.json ${R}/other_gpu.json)
-gp_cli_test(compare_nan_samples 5 "2 metrics with invalid data" --stdout compare -q ${R}/base.json ${R}/nan_samples.json)
+gp_cli_test(compare_nan_samples 5 "2 metrics with invalid data" --stdout compare -q --gate "*" ${R}/base.json ${R}/nan_samples.json)
 gp_cli_test(compare_failed_mode 1 "1 newly failing mode" --stdout compare -q ${R}/base.json ${R}/failed_mode.json)
-gp_cli_test(compare_clock_change 5 "clock change: \\+1[0-9]\\.[0-9]% in time but" --stdout compare ${R}/base.json ${R}/clock_change.json)
+gp_cli_test(compare_clock_change 5 "clock change: \\+1[0-9]\\.[0-9]% in time but" --stdout compare --verbose ${R}/base.json ${R}/clock_change.json)
 gp_cli_test(compare_drift 0 "graph nodes 100 -> 120" --stdout compare ${R}/base.json ${R}/drift.json)
 gp_cli_test(compare_drift_fails 1 "structure changes \\(--fail-on-drift\\)" --stdout compare -q --fail-on-drift ${R}/base.json ${R}/drift.json)
-gp_cli_test(compare_one_repetition 1 "gross rule \\(1 vs 1 repetitions\\)" --stdout compare ${R}/r1_base.json ${R}/r1_slow.json)
+gp_cli_test(compare_one_run_gross 1 "is beyond the 5% threshold" --stdout compare --verbose ${R}/r1_base.json ${R}/r1_slow.json)
+gp_cli_test(compare_one_run_same 5 "^NOT TRUSTWORTHY \\(exit 5\\): not enough runs" --stdout compare -q ${R}/r1_base.json ${R}/r1_same.json)
+gp_cli_test(compare_gate_host_metric 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q --gate launch_cpu_per_call ${R}/base.json ${R}/regression.json)
+gp_cli_test(compare_json_stdout 1 "\"schema\": \"graphprof-compare\"" --stdout compare -q --json - ${R}/base.json ${R}/regression.json)
 gp_cli_test(compare_ignore_param 0 "^PASS" --stdout compare -q --ignore-param kernels ${R}/base.json ${R}/base.json)
 
 # Unreadable inputs: exit 3 and FILE:LINE:COL.
@@ -77,22 +80,50 @@ add_test(NAME cli.compare_ci_perf_gate_script
            rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/ci-perf-gate.sh ${R})
 set_tests_properties(cli.compare_ci_perf_gate_script PROPERTIES LABELS cpu)
 
-# Reruns that scatter per benchmark (as on the H200 VM): the suite's own scatter keeps the gate
-# quiet on identical code, and turning it off shows the false alarms it prevents.
-gp_cli_test(compare_suite_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/suite_a.json ${R}/suite_b.json)
-gp_cli_test(compare_suite_rerun_naive 1 "^FAIL \\(exit 1\\)" --stdout compare -q --no-suite-noise ${R}/suite_a.json ${R}/suite_b.json)
+# One process with five close repetitions is one run: the reruns' scatter gives no false alarm
+# ("not enough runs"), and a gross device slowdown still fails.
+gp_cli_test(compare_suite_rerun 5 "^NOT TRUSTWORTHY \\(exit 5\\): not enough runs" --stdout compare -q ${R}/suite_a.json ${R}/suite_b.json)
 gp_cli_test(compare_suite_slowdown 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q ${R}/suite_a.json ${R}/suite_slow.json)
-gp_cli_test(compare_suite_noise_banner 0 "note: between-run noise seen across the suite" --stdout compare ${R}/suite_a.json ${R}/suite_b.json)
+
+# Real H200 runs (tests/data/gate, trimmed): 7 vs 7 interleaved processes of the default suite.
+set(G ${GRAPHPROF_TEST_DATA}/gate)
+gp_cli_test(compare_h200_aa 0 "^PASS \\(exit 0\\): no regression" --stdout compare -q --ignore-param spin_cycles ${G}/A ${G}/B)
+gp_cli_test(compare_h200_spin5 1 "^FAIL \\(exit 1\\): 4 regressions" --stdout compare -q --ignore-param spin_cycles ${G}/A ${G}/S5)
+gp_cli_test(compare_h200_spin10 1 "^FAIL \\(exit 1\\): 4 regressions" --stdout compare -q --ignore-param spin_cycles ${G}/A ${G}/S10)
+gp_cli_test(compare_h200_single_runs 5 "not enough runs" --stdout compare -q --ignore-param spin_cycles ${G}/A/run1.json ${G}/B/run1.json)
 
 # A side may be a folder of reports from separate runs, pooled; an empty folder is bad input.
 add_test(NAME cli.compare_pooled_folders
          COMMAND bash -c "d=$(mktemp -d); r=\"$2\"; mkdir $d/base $d/cand $d/empty
-           cp $r/r1_base.json $d/base/1.json; cp $r/r1_same.json $d/base/2.json
+           cp $r/r1_base.json $d/base/1.json; cp $r/r1_base.json $d/base/2.json
            cp $r/r1_slow.json $d/cand/1.json; cp $r/r1_slow.json $d/cand/2.json
            out=$(\"$1\" compare $d/base $d/cand); rc=$?
            [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; echo \"$out\"; exit 1; }
-           grep -q '2 repetitions from 2 pooled reports' <<<\"$out\" || { echo 'no pooling line'; echo \"$out\"; exit 1; }
+           grep -q '2 runs, 2 repetitions' <<<\"$out\" || { echo 'no pooling line'; echo \"$out\"; exit 1; }
+           cp $r/r1_same.json $d/base/3.json
+           \"$1\" compare $d/base $d/cand 2>$d/err; rc=$?
+           [ $rc = 5 ] && grep -q 'made by revision r1-rerun' $d/err || { echo \"two builds in one folder: exit $rc\"; cat $d/err; exit 1; }
+           rm $d/base/3.json
            \"$1\" compare $d/base $d/empty 2>$d/err; rc=$?
            [ $rc = 3 ] && grep -q 'holds no \\*.json report' $d/err || { echo \"empty folder: exit $rc\"; cat $d/err; exit 1; }
            rm -rf $d" _ $<TARGET_FILE:graphprof> ${R})
 set_tests_properties(cli.compare_pooled_folders PROPERTIES LABELS cpu)
+
+# scripts/interleave.sh alternates the sides (b c, c b, ...), passes each side its own
+# parameters, ignores them when matching, and ends with compare's exit code. A stand-in binary
+# replays the real H200 reports (A for spin_cycles=0, S10 for spin_cycles=194).
+add_test(NAME cli.interleave_script
+         COMMAND bash -c "d=$(mktemp -d); export GRAPHPROF=\"$1\"
+           \"$2\" --out $d/x --base-args '-p spin_cycles=0' --cand-args '-p spin_cycles=194' \"$3\" \"$3\" 4 -- -q -w chain \
+             > $d/out 2>$d/err; rc=$?
+           [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; cat $d/out $d/err; exit 1; }
+           grep -q '^FAIL (exit 1): 4 regressions' $d/out || { cat $d/out; exit 1; }
+           order=$(cut -d' ' -f1 $d/x/calls.log | tr '\\n' ' ')
+           [ \"$order\" = 'A S10 S10 A A S10 S10 A ' ] || { echo \"order: $order\"; exit 1; }
+           grep -q -- '-p spin_cycles=194 --json' $d/x/calls.log || { cat $d/x/calls.log; exit 1; }
+           [ -s $d/x/compare.md ] && [ -s $d/x/compare.json ] || { echo 'outputs missing'; exit 1; }
+           \"$2\" --out $d/x \"$3\" \"$3\" 1 2>$d/err; rc=$?
+           [ $rc = 2 ] && grep -q 'already holds reports' $d/err || { echo \"reused folder: exit $rc\"; exit 1; }
+           rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/interleave.sh
+           ${GRAPHPROF_TEST_DATA}/gate/fake-graphprof.sh)
+set_tests_properties(cli.interleave_script PROPERTIES LABELS cpu)

@@ -76,7 +76,10 @@ TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
   for (std::size_t cap : {2048u, 4096u, 10000u, 60000u}) {
     const std::string md = render_compare_markdown(c, cap);
     EXPECT_LE(md.size(), cap);
-    EXPECT_NE(md.find("#### Regressions and failures (300)"), std::string::npos);
+    EXPECT_NE(md.find("| 🔴 regression | `synthetic"), std::string::npos);  // the short table under the verdict
+    if (cap >= 10000)
+      EXPECT_NE(md.find("#### Regressions and failures (" + std::to_string(c.count(Verdict::kRegression)) + ")"),
+                std::string::npos);
     EXPECT_NE(md.find("more rows not shown (Markdown limit of " + std::to_string(cap) + " bytes)"), std::string::npos);
     EXPECT_NE(md.find("Reproduce with"), std::string::npos);  // the footer survives the cap
   }
@@ -108,13 +111,17 @@ TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
     found = true;
     EXPECT_EQ(row.at("verdict"), "regression");
     EXPECT_EQ(row.at("effect"), "fail");
-    EXPECT_EQ(row.at("baseline").at("repetition_medians").size(), 7u);
-    EXPECT_EQ(row.at("candidate").at("repetition_medians").size(), 7u);
+    EXPECT_EQ(row.at("class"), "device");
+    EXPECT_EQ(row.at("baseline").at("run_values").size(), 7u);
+    EXPECT_EQ(row.at("candidate").at("run_values").size(), 7u);
     const auto& est = row.at("estimate");
     EXPECT_GT(est.at("ratio").get<double>(), est.at("ci_gate").at("ratio_low").get<double>());
     EXPECT_LT(est.at("ratio").get<double>(), est.at("ci_gate").at("ratio_high").get<double>());
-    EXPECT_EQ(est.at("ci_gate").at("rank"), 5);  // 7 vs 7 at 99%
-    EXPECT_GE(est.at("ci_gate").at("coverage").get<double>(), 0.99);
+    // Bonferroni: the family's 1 % split over the gating series, one-sided on each side.
+    const double alpha = 0.01 / j.at("summary").at("gating_series").get<double>();
+    EXPECT_NEAR(est.at("ci_gate").at("level").get<double>(), 1 - 2 * alpha, 1e-12);
+    EXPECT_GT(est.at("df").get<double>(), 6.0);
+    EXPECT_GT(est.at("critical").get<double>(), 3.0);
     EXPECT_EQ(row.at("rule").at("threshold"), 0.05);
   }
   EXPECT_TRUE(found);
@@ -131,11 +138,52 @@ TEST(CompareOutputs, JunitCountsMatchTheRows) {
   EXPECT_EQ(xml.find("\033"), std::string::npos);
 }
 
+// The result comes first; table rows fit 160 columns; JUnit follows the common schema.
+TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
+  const Comparison c = run("base.json", "regression.json");
+  std::ostringstream out;
+  print_compare_console(c, out, CompareConsoleOptions{false, true, false});
+  const std::string text = out.str();
+  EXPECT_EQ(text.rfind("FAIL (exit 1): 1 regression\n", 0), 0u) << text.substr(0, 200);
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::size_t columns = 0;
+    for (unsigned char ch : line) columns += (ch & 0xC0) != 0x80;
+    if (line.rfind("baseline:", 0) == 0 || line.rfind("candidate:", 0) == 0) continue;  // paths as given
+    EXPECT_LE(columns, 160u) << line;
+  }
+  const std::string md = render_compare_markdown(c);
+  const std::size_t verdict = md.find("### ❌ graphprof compare: FAIL (exit 1): 1 regression");
+  const std::size_t table = md.find("| Verdict | Benchmark | Metric | Change |");
+  EXPECT_LT(verdict, table);
+  EXPECT_LT(table, md.find("Baseline `"));  // the short table comes before the details
+}
+
+TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
+  Comparison c = run("base.json", "regression.json");
+  for (auto& r : c.rows) r.params["tolerance"] = "0.001";
+  const std::string xml = render_compare_junit(c);
+  const std::size_t root = xml.find("<testsuites ");
+  ASSERT_NE(root, std::string::npos);
+  const std::string root_tag = xml.substr(root, xml.find('>', root) - root);
+  EXPECT_EQ(root_tag.find("skipped"), std::string::npos) << root_tag;
+  // Every classname has exactly one dot, after "graphprof".
+  std::size_t at = 0;
+  while ((at = xml.find("classname=\"", at)) != std::string::npos) {
+    at += 11;
+    const std::string name = xml.substr(at, xml.find('"', at) - at);
+    EXPECT_EQ(name.rfind("graphprof.", 0), 0u) << name;
+    EXPECT_EQ(name.find('.', 10), std::string::npos) << name;
+  }
+  EXPECT_NE(xml.find("tolerance=0_001"), std::string::npos);
+}
+
 TEST(CompareOutputs, ColourOnlyWhenAsked) {
   const Comparison c = run("base.json", "regression.json");
   std::ostringstream plain, coloured;
-  print_compare_console(c, plain, CompareConsoleOptions{false, false});
-  print_compare_console(c, coloured, CompareConsoleOptions{true, false});
+  print_compare_console(c, plain, CompareConsoleOptions{false, false, false});
+  print_compare_console(c, coloured, CompareConsoleOptions{true, false, false});
   EXPECT_EQ(plain.str().find("\033["), std::string::npos);
   EXPECT_NE(coloured.str().find("\033[1;31mregression"), std::string::npos);
 }

@@ -2,7 +2,7 @@
 // and reports that do not belong together are refused with the offending source named.
 #include <gtest/gtest.h>
 
-#include "graphprof/derived.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/error.hpp"
 
 namespace gp {
@@ -62,7 +62,7 @@ TEST(Merge, RefusesReportsThatDoNotBelongTogether) {
     merge_reports({report(300, 100), report(300, 100, "NVIDIA A100")}, {"x.json", "y.json"});
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_EQ(e.code(), ExitCode::kUntrusted);  // exit 5, as compare says of the same pair
     EXPECT_NE(std::string(e.what()).find("y.json"), std::string::npos);
   }
   Report other = report(300, 100);
@@ -72,6 +72,27 @@ TEST(Merge, RefusesReportsThatDoNotBelongTogether) {
   rev.git_revision = "def";
   EXPECT_THROW(merge_reports({report(300, 100), rev}, {"x.json", "y.json"}), Error);
   EXPECT_THROW(merge_reports({}, {}), Error);
+}
+
+TEST(Merge, ProcessesAddUpSoCompareCountsRuns) {
+  Report two = merge_reports({report(300, 100), report(310, 101)}, {"a", "b"});
+  EXPECT_EQ(two.settings.at("processes"), 2);
+  const Report three = merge_reports({two, report(305, 99)}, {"ab", "c"});
+  EXPECT_EQ(three.settings.at("processes"), 3);
+  EXPECT_EQ(three.settings.at("repetitions_total"), 3);
+}
+
+TEST(Merge, RefusesTheSameFileTwice) {
+  const std::string dir = ::testing::TempDir();
+  Report r = report(300, 100);
+  write_report(r, dir + "/merge_once.json");
+  try {
+    read_distinct_reports({dir + "/merge_once.json", dir + "/./merge_once.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("given twice"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the synthetic graphprof reports that drive the `graphprof compare` tests.
 
-Each report imitates `graphprof run --repetitions R --json` on an H200 (structure, metric keys,
-units, environment), with timings drawn from a three-level noise model:
+Each report imitates R separate `graphprof run --repetitions 1` processes merged by
+`graphprof merge` on an H200 (structure, metric keys, units, environment; settings.processes = R),
+except the suite*.json reports, which imitate one process with R repetitions. Timings are drawn
+from a three-level noise model:
     log(sample) = log(true value) + job offset + repetition offset + sample noise (+ a rare slow tail)
 The job offset is shared by every repetition of one report: it is the between-run noise that a
 single run cannot see. Seeds are fixed, so rerunning this script rewrites the same files.
@@ -103,9 +105,9 @@ def report(seed, *, reps=7, n=15, noise=1.0, shift=None, revision="synthetic", b
     return {"schema_version": "1.0.0",
             "tool": {"name": "graphprof", "version": tool, "git_revision": revision},
             "created_utc": "2026-11-29T08:00:00Z",
-            "command_line": ["graphprof", "run", "--repetitions=%d" % reps, "--json=report.json"],
+            "command_line": ["graphprof", "run", "--repetitions=1", "--json=report.json"],
             "environment": {"host": HOST, "gpu": dict(gpu or H200)},
-            "settings": {"repetitions": reps, "target_rel_ci": 0.01, "min_samples": 20, "max_samples": 200000,
+            "settings": {"repetitions": 1, "processes": reps, "target_rel_ci": 0.01, "min_samples": 20, "max_samples": 200000,
                          "budget_seconds_per_pass": 0.5, "warmup_iterations": 20, "warmup_seconds": 0.05,
                          "verify_iterations": 3, "one_off_samples": 5},
             "results": results}
@@ -142,6 +144,10 @@ def suite(seed, *, reps, slow=(), n=8):
             results.append(res)
     doc = report(seed, reps=reps, benchmarks={}, params={})
     doc["results"] = results
+    # One process with `reps` repetitions: they agree closely, the next process lands elsewhere.
+    doc["settings"]["repetitions"] = reps
+    del doc["settings"]["processes"]
+    doc["command_line"][2] = "--repetitions=%d" % reps
     return doc
 
 

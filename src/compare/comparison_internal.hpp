@@ -1,0 +1,55 @@
+// Shared between the translation units of `graphprof compare` (one per job: matching and the
+// output model in comparison.cpp, run_series.cpp, verdict_rules.cpp, environment_check.cpp,
+// structure_drift.cpp). Not a public header.
+#pragma once
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "graphprof/compare.hpp"
+
+namespace gp::compare_detail {
+
+inline std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+inline std::string pct(double fraction) { return fmt("%g%%", 100.0 * fraction); }
+
+using Key = std::tuple<std::string, std::string, std::string>;  // workload, params text, mode
+
+// A result of one report after ignored parameters are dropped.
+struct Indexed {
+  std::map<std::string, std::string> params;
+  const ModeResult* result = nullptr;
+};
+
+// Throws Error(kBadInput) naming `name` when the report lists one benchmark twice.
+std::map<Key, Indexed> index_results(const Report& r, const std::vector<std::string>& ignore, const std::string& name);
+
+// environment_check.cpp
+EnvironmentCheck check_environment(const Report& base, const Report& cand, const Thresholds& t);
+double sm_clock_khz(const Report& r, const ModeResult& res);
+
+// structure_drift.cpp: graph node/edge/kind counts and output checksums.
+void check_drift(const ModeResult& b, const ModeResult& c, const std::string& bench, std::vector<DriftItem>& out);
+
+// run_series.cpp: one value per run from a metric's repetitions; nullopt with `why` when the
+// data cannot give a ratio. `runs` is the number of processes behind the report.
+std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid,
+                                  const std::string& side, std::string& why);
+
+// verdict_rules.cpp
+std::string plural(std::size_t n, const char* one, const char* many);  // "3 regressions"
+std::string join(const std::vector<std::string>& parts);               // "a, b, c"
+void estimate(MetricComparison& r, const Thresholds& t, std::size_t gating_series);
+void judge(MetricComparison& r, const Thresholds& t);
+void check_clock(MetricComparison& r, const Thresholds& t);
+GateEffect effect_of(const MetricComparison& r, const Thresholds& t);
+void decide_exit(Comparison& c);
+
+}  // namespace gp::compare_detail

@@ -1,0 +1,82 @@
+// Whether two reports were measured under conditions that make their numbers comparable: the
+// GPU model (hard), driver, runtime, clocks, host CPU, tool version and measurement settings
+// (soft, reported). Part of `graphprof compare` (see docs/compare.md).
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "comparison_internal.hpp"
+
+namespace gp::compare_detail {
+
+namespace {
+
+std::string cc_text(const GpuInfo& g) { return std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor); }
+
+std::string version_text(int v) {
+  if (v <= 0) return "unknown";
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace
+
+EnvironmentCheck check_environment(const Report& base, const Report& cand, const Thresholds& t) {
+  EnvironmentCheck env;
+  auto add = [&](const std::string& key, const std::string& b, const std::string& c, bool hard) {
+    if (b != c) env.differences.push_back({key, b, c, hard});
+  };
+  const auto& bg = base.environment.gpu;
+  const auto& cg = cand.environment.gpu;
+  if (bg && cg) {
+    add("gpu.name", bg->name, cg->name, true);
+    add("gpu.compute_capability", cc_text(*bg), cc_text(*cg), true);
+    add("gpu.sm_count", std::to_string(bg->sm_count), std::to_string(cg->sm_count), true);
+    add("gpu.driver_version", version_text(bg->driver_version), version_text(cg->driver_version), false);
+    add("gpu.runtime_version", version_text(bg->runtime_version), version_text(cg->runtime_version), false);
+    if (bg->clock_khz > 0 && cg->clock_khz > 0 &&
+        std::fabs(static_cast<double>(cg->clock_khz) / bg->clock_khz - 1.0) > t.clock_tolerance)
+      add("gpu.clock_mhz", std::to_string(bg->clock_khz / 1000), std::to_string(cg->clock_khz / 1000), false);
+    if (bg->memory_clock_khz > 0 && cg->memory_clock_khz > 0 && bg->memory_clock_khz != cg->memory_clock_khz)
+      add("gpu.memory_clock_mhz", std::to_string(bg->memory_clock_khz / 1000),
+          std::to_string(cg->memory_clock_khz / 1000), false);
+  } else if (bg || cg) {
+    env.warnings.push_back(std::string("GPU not recorded in the ") + (bg ? "candidate" : "baseline") +
+                           " report: cannot check that both ran on the same GPU model");
+  }
+  add("host.cpu_model", base.environment.host.cpu_model, cand.environment.host.cpu_model, false);
+  add("tool.version", base.tool_version, cand.tool_version, false);
+  // Measurement settings change what the numbers mean (fewer samples, other warm-up).
+  if (base.settings.is_object() && cand.settings.is_object()) {
+    std::set<std::string> keys;
+    for (auto it = base.settings.begin(); it != base.settings.end(); ++it) keys.insert(it.key());
+    for (auto it = cand.settings.begin(); it != cand.settings.end(); ++it) keys.insert(it.key());
+    for (const auto& k : keys) {
+      // How many processes were merged is not a measurement setting.
+      if (k == "processes" || k == "repetitions_total") continue;
+      const std::string b = base.settings.contains(k) ? base.settings.at(k).dump() : "(none)";
+      const std::string c = cand.settings.contains(k) ? cand.settings.at(k).dump() : "(none)";
+      add("settings." + k, b, c, false);
+    }
+  }
+  std::stable_sort(env.differences.begin(), env.differences.end(),
+                   [](const EnvDifference& a, const EnvDifference& b) { return a.hard && !b.hard; });
+  for (const auto& d : env.differences) {
+    if (d.hard) env.comparable = false;
+    std::string line = d.key + " differs: " + d.baseline + " (baseline) vs " + d.candidate + " (candidate)";
+    if (d.hard)
+      line += t.allow_env_mismatch ? " - compared anyway (--allow-env-mismatch)"
+                                   : " - results are not comparable (--allow-env-mismatch to compare anyway)";
+    env.warnings.push_back(line);
+  }
+  if (t.allow_env_mismatch) env.comparable = true;
+  return env;
+}
+
+// SM clock of a report's results: the device's clock as the run recorded it (environment.gpu).
+// Reports carry no per-result clock reading.
+double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
+  if (r.environment.gpu && r.environment.gpu->clock_khz > 0) return r.environment.gpu->clock_khz;
+  return 0;
+}
+
+}  // namespace gp::compare_detail

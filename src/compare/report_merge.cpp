@@ -1,0 +1,112 @@
+// Combining reports of separate runs (include/graphprof/compare_merge.hpp has the rules).
+#include "graphprof/compare_merge.hpp"
+
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "comparison_internal.hpp"
+#include "graphprof/derived.hpp"
+#include "graphprof/compare_report.hpp"
+#include "graphprof/error.hpp"
+
+namespace gp {
+
+namespace {
+
+std::string gpu_text(const Report& r) {
+  if (!r.environment.gpu) return "no GPU recorded";
+  const GpuInfo& g = *r.environment.gpu;
+  return g.name + " (sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) + ", " + std::to_string(g.sm_count) +
+         " SMs)";
+}
+
+int processes_of(const Report& r) {
+  if (r.settings.is_object() && r.settings.contains("processes") && r.settings.at("processes").is_number_integer())
+    return std::max(1, r.settings.at("processes").get<int>());
+  return 1;
+}
+
+}  // namespace
+
+Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
+  if (reports.empty()) throw usage_error("merge: no reports given");
+  const auto source = [&](std::size_t i) {
+    return i < sources.size() ? sources[i] : std::string("report ") + std::to_string(i + 1);
+  };
+  Report out = reports.front();
+  out.results.clear();
+  int processes = 0;
+  std::map<compare_detail::Key, std::size_t> where;  // benchmark -> index in out.results
+  for (std::size_t f = 0; f < reports.size(); ++f) {
+    const Report& r = reports[f];
+    if (gpu_text(r) != gpu_text(reports.front()))
+      throw Error(ExitCode::kUntrusted, source(f) + " was measured on " + gpu_text(r) + ", " + source(0) + " on " +
+                                            gpu_text(reports.front()) + "; merge only reports of one GPU model");
+    if (r.git_revision != reports.front().git_revision)
+      throw Error(ExitCode::kUntrusted, source(f) + " was made by revision " + r.git_revision + ", " + source(0) +
+                                            " by " + reports.front().git_revision +
+                                            "; merge only runs of one build (compare them instead)");
+    compare_detail::index_results(r, {}, source(f));  // one benchmark per report at most
+    processes += processes_of(r);
+    for (const ModeResult& res : r.results) {
+      const compare_detail::Key k{res.workload, params_text(res.params), to_string(res.mode)};
+      const auto it = where.find(k);
+      if (it == where.end()) {
+        where.emplace(k, out.results.size());
+        out.results.push_back(res);
+        if (res.status != Status::kOk && f > 0) out.results.back().reason += " (in " + source(f) + ")";
+        continue;
+      }
+      ModeResult& into = out.results[it->second];
+      if (into.status != Status::kOk) continue;  // the first failure stays
+      if (res.status != Status::kOk) {
+        // A mode that failed in any run failed: the gate must see it, not a pool without it.
+        into.status = res.status;
+        into.reason = res.reason + " (in " + source(f) + ")";
+        into.failure = res.failure;
+        into.metrics.clear();
+        continue;
+      }
+      if (!res.checksum.empty() && !into.checksum.empty() && res.checksum != into.checksum)
+        throw Error(ExitCode::kUntrusted, source(f) + ": " + res.workload + "/" + to_string(res.mode) + " computed checksum " +
+                                              res.checksum + ", " + source(0) + " " + into.checksum +
+                                              "; these are not runs of one build");
+      for (const auto& [name, m] : res.metrics) {
+        auto mt = into.metrics.find(name);
+        if (mt == into.metrics.end()) {
+          into.metrics.emplace(name, m);
+          continue;
+        }
+        mt->second.repetitions.insert(mt->second.repetitions.end(), m.repetitions.begin(), m.repetitions.end());
+        mt->second.converged = mt->second.converged && m.converged;
+      }
+    }
+  }
+  for (auto& res : out.results) {
+    for (auto& [k, m] : res.metrics) m.resummarize();
+    if (res.status == Status::kOk) derive_within_mode(res);
+  }
+  derive_against_eager(out.results);
+  if (!out.settings.is_object()) out.settings = nlohmann::json::object();
+  out.settings["processes"] = processes;
+  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
+    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * processes;
+  return out;
+}
+
+std::vector<Report> read_distinct_reports(const std::vector<std::string>& paths) {
+  std::vector<Report> reports;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (paths[i] == paths[j] || std::filesystem::equivalent(paths[i], paths[j], ec))
+        throw input_error(paths[i] + ": given twice (also as " + paths[j] +
+                          "); each run may be counted once, or its noise would look smaller than it is");
+    }
+    reports.push_back(read_report(paths[i]));
+  }
+  return reports;
+}
+
+}  // namespace gp
