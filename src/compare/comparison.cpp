@@ -184,6 +184,15 @@ bool waits_for_host(const ModeResult& r) {
   return !r.sections.latched.empty();
 }
 
+// (workload, params) whose graph replay waits for the host: its work itself has host steps, so
+// every mode of it is host-class. A wait in eager alone (a host-driven loop, as `while` has)
+// says nothing about the graph modes.
+using HostBound = std::set<std::pair<std::string, std::string>>;
+void add_host_bound(const std::map<Key, Indexed>& idx, HostBound& out) {
+  for (const auto& [k, v] : idx)
+    if (std::get<2>(k) != "eager" && waits_for_host(*v.result)) out.insert({std::get<0>(k), std::get<1>(k)});
+}
+
 // Words for a result that did not produce numbers.
 std::string status_text(const ModeResult& r) {
   std::string s = to_string(r.status);
@@ -207,7 +216,7 @@ MetricComparison result_row(const Key& k, const std::map<std::string, std::strin
 }
 
 void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, const Report& cand,
-                     const Thresholds& t, Comparison& out) {
+                     const Thresholds& t, bool host_bound, Comparison& out) {
   const ModeResult& b = *bi.result;
   const ModeResult& c = *ci.result;
   std::set<std::string> names;
@@ -225,7 +234,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
     const Metric& any = bm != b.metrics.end() ? bm->second : cm->second;
     r.unit = any.unit;
     r.direction = any.direction;
-    r.rule = rule_for(t, r.workload, r.mode, name, r.unit, waits_for_host(b) || waits_for_host(c));
+    r.rule = rule_for(t, r.workload, r.mode, name, r.unit, host_bound || waits_for_host(b) || waits_for_host(c));
     if (cm == c.metrics.end()) {
       r.verdict = Verdict::kMissing;
       r.reason = "no longer measured by the candidate";
@@ -269,7 +278,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
 }
 
 void compare_result(const Key& k, const Indexed* bi, const Indexed* ci, const Report& base, const Report& cand,
-                    const Thresholds& t, Comparison& out) {
+                    const Thresholds& t, const HostBound& host_bound, Comparison& out) {
   const auto& params = bi ? bi->params : ci->params;
   if (bi && !ci) {
     const bool was_ok = bi->result->status == Status::kOk;
@@ -292,7 +301,7 @@ void compare_result(const Key& k, const Indexed* bi, const Indexed* ci, const Re
     const std::size_t before = out.drift.size();
     check_drift(b, c, result_row(k, params, Verdict::kSame, "").benchmark(), out.drift);
     const std::size_t first_row = out.rows.size();
-    compare_metrics(*bi, *ci, base, cand, t, out);
+    compare_metrics(*bi, *ci, base, cand, t, host_bound.count({std::get<0>(k), std::get<1>(k)}) > 0, out);
     if (out.drift.size() > before)
       for (std::size_t i = first_row; i < out.rows.size(); ++i) out.rows[i].notes.push_back("structure drift, see above");
     return;
@@ -396,6 +405,9 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
 
   const auto bidx = index_results(base, t.ignore_params, names.baseline);
   const auto cidx = index_results(cand, t.ignore_params, names.candidate);
+  HostBound host_bound;
+  add_host_bound(bidx, host_bound);
+  add_host_bound(cidx, host_bound);
   std::set<Key> keys;
   for (const auto& [k, v] : bidx) keys.insert(k);
   for (const auto& [k, v] : cidx) keys.insert(k);
@@ -409,7 +421,7 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
     const auto ci = cidx.find(k);
     const std::size_t first = out.rows.size();
     compare_result(k, bi == bidx.end() ? nullptr : &bi->second, ci == cidx.end() ? nullptr : &ci->second, base, cand,
-                   t, out);
+                   t, host_bound, out);
     std::stable_sort(out.rows.begin() + static_cast<std::ptrdiff_t>(first), out.rows.end(),
                      [](const MetricComparison& a, const MetricComparison& b) {
                        return std::make_tuple(metric_rank(a.metric), a.metric) < std::make_tuple(metric_rank(b.metric), b.metric);

@@ -526,5 +526,62 @@ TEST(CompareRules, GlobAndRuleSelection) {
   EXPECT_EQ(rule_for(t, "chain", "graph", "ratio", "x").abs_floor, 0.0);  // floors are for ns only
 }
 
+// ---------------------------------------------------------------------------------------------
+// Real H200 runs (tests/data/gate): 7 interleaved processes per side of the default suite.
+
+Report gate_side(const std::string& set) {
+  std::vector<std::string> files;
+  for (int i = 1; i <= 7; ++i)
+    files.push_back(std::string(GRAPHPROF_TEST_DATA) + "/gate/" + set + "/run" + std::to_string(i) + ".json");
+  return merge_reports(read_distinct_reports(files), files);
+}
+
+Comparison gate_compare(const std::string& cand) {
+  Thresholds t;
+  t.ignore_params = {"spin_cycles"};
+  return compare(gate_side("A"), gate_side(cand), t, InputNames{"A", cand});
+}
+
+TEST(CompareH200, SameBuildGivesNoGatingRegression) {
+  const Comparison c = gate_compare("B");
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.count_effect(GateEffect::kFail), 0u);
+  EXPECT_GE(gating(c, Verdict::kSame), 30u);
+}
+
+TEST(CompareH200, SlowedChainKernelsAreFlaggedInEveryModeBeyondFivePercentAndNothingElse) {
+  for (const char* set : {"S5", "S10"}) {
+    const Comparison c = gate_compare(set);
+    EXPECT_EQ(c.exit_code, ExitCode::kRegression) << set;
+    std::vector<std::string> flagged;
+    for (const auto& r : c.rows)
+      if (r.verdict == Verdict::kRegression && r.rule.gating) flagged.push_back(r.workload + "/" + r.mode + "/" + r.metric);
+    std::sort(flagged.begin(), flagged.end());
+    const std::vector<std::string> want{"chain/capture/gpu_time_per_iter", "chain/capture/gpu_time_per_iter_latched",
+                                        "chain/graph/gpu_time_per_iter", "chain/graph/gpu_time_per_iter_latched"};
+    EXPECT_EQ(flagged, want) << set;
+    // chain eager is launch-bound: its latched device time moved by less than 5 %.
+    const auto* eager = find(c, "chain", "eager", "gpu_time_per_iter_latched");
+    ASSERT_NE(eager, nullptr);
+    EXPECT_LT(eager->ratio, 1.05) << set;
+  }
+}
+
+TEST(CompareH200, WorkloadsThatWaitForTheHostAreHostClassInEveryMode) {
+  const Comparison c = gate_compare("B");
+  const auto cls = [&](const char* w, const char* m, const char* metric) {
+    const auto* r = find(c, w, m, metric);
+    return r ? r->rule.series_class : SeriesClass::kInfo;
+  };
+  EXPECT_EQ(cls("host", "eager", "gpu_time_per_iter_latched"), SeriesClass::kHost);  // its graphs wait for the host
+  EXPECT_EQ(cls("host", "graph", "gpu_time_per_iter"), SeriesClass::kHost);
+  EXPECT_EQ(cls("memcpy", "eager", "gpu_time_per_iter_latched"), SeriesClass::kHost);
+  EXPECT_EQ(cls("while", "graph", "gpu_time_per_iter_latched"), SeriesClass::kDevice);  // only eager waits
+  EXPECT_EQ(cls("while", "eager", "gpu_time_per_iter"), SeriesClass::kHost);
+  EXPECT_EQ(cls("chain", "graph", "gpu_time_per_iter"), SeriesClass::kDevice);
+  EXPECT_EQ(cls("chain", "eager", "gpu_time_per_iter"), SeriesClass::kHost);  // launch-bound
+  EXPECT_EQ(cls("chain", "graph", "launch_cpu_per_call"), SeriesClass::kHost);
+}
+
 }  // namespace
 }  // namespace gp
