@@ -113,8 +113,12 @@ nlohmann::json to_json(const Report& r);
 // Parse a report. `source` names the input in error messages. Throws gp::Error(kBadInput)
 // with the source and the offending field when the document is malformed or of another major version.
 Report report_from_json(const nlohmann::json& j, const std::string& source);
-// Parse a JSON file; syntax errors come out as "FILE:LINE:COL: invalid JSON: ..." (kBadInput).
+// Parse a JSON file; syntax errors come out as "FILE:LINE:COL: invalid JSON: ..." (kBadInput),
+// so do numbers beyond double's range (1e400) and nesting deeper than kMaxJsonDepth.
 nlohmann::json read_json_file(const std::string& path);
+// The same for text already in memory; `path` names it in messages.
+nlohmann::json parse_json_text(const std::string& text, const std::string& path);
+inline constexpr int kMaxJsonDepth = 256;
 // Read a report file; JSON syntax errors come out as "FILE:LINE:COL: message" (kBadInput).
 Report read_report(const std::string& path);
 // Write a report atomically (temporary file in the same folder, then rename).

@@ -54,6 +54,13 @@ class TraceSession {
 // unknown. Library code never sets the variable; the CLI does, at startup.
 std::string nvtx_injection_library();
 
+// CUPTI is loaded with dlopen when the first session starts (graphprof does not link it, so the
+// binary starts without it). Empty when it is loaded, else "CUPTI is not available: WHY" — the
+// reason a session reports. Loads CUPTI if that was not tried yet.
+std::string cupti_unavailable_reason();
+// Test seam: load CUPTI from this path instead of the usual places. Only before the first load.
+void use_cupti_library_for_testing(const std::string& path);
+
 // Detaches CUPTI for good at the end of a run (flush + cuptiFinalize), so that CUDA 13.0 does
 // not crash while unloading it at exit. Safe to call when nothing was traced, and more than once.
 void trace_shutdown() noexcept;

@@ -59,16 +59,8 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   if (!t.out.empty() && t.out.size() > 3 && t.out.compare(t.out.size() - 3, 3, ".gz") == 0 &&
       !ChromeTraceBuilder::can_compress())
     throw usage_error("--trace-out " + t.out + ": this graphprof was built without zlib; write .json instead");
-  if (!t.out.empty()) {
-    const auto parent = std::filesystem::absolute(t.out).parent_path();
-    if (!std::filesystem::is_directory(parent))
-      throw usage_error("--trace-out " + t.out + ": folder " + parent.string() + " does not exist");
-  }
-  if (!t.records_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(t.records_dir, ec);
-    if (ec) throw usage_error("--trace-records " + t.records_dir + ": cannot create folder: " + ec.message());
-  }
+  if (!t.out.empty()) check_output_path("--trace-out", t.out);
+  if (!t.records_dir.empty()) check_output_folder("--trace-records", t.records_dir);
   req.measure.trace.level = level;
   req.measure.trace.iterations = t.iterations;
   req.measure.trace.detach_after_each_pass = t.detach == "each";
@@ -147,6 +139,7 @@ void setup_run(CLI::App& app, int& exit_code) {
                   << " events (--trace-events all keeps every event)";
       std::cout << "\n";
     }
+    stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });
 }

@@ -36,6 +36,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     }
     print_sweep_console(report, std::cout);
     write_outputs(report, *o, json_path);
+    stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });
 }

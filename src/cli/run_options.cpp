@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <cerrno>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/run_outcome.hpp"
 
 namespace gp::cli {
 
@@ -110,6 +112,7 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   req.measure.rule.min_seconds = std::min(o.min_time, o.budget);
   req.measure.rule.min_samples = static_cast<std::size_t>(o.min_samples);
   req.device = o.device;
+  req.measure.on_phase = phase_printer(o.quiet);
   if (o.lockstep > 0) {
     // Ranks exchange data inside their iterations, so every rank must run exactly as many
     // iterations in every pass: a fixed count, no time-based stopping, no timed warm-up.
@@ -121,20 +124,19 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
     req.measure.warmup_seconds = 0;
   }
   json_path = o.json_path;
-  // Refuse an output that cannot be written before measuring, not after.
-  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--html", o.html_path},
-                                     std::pair<const char*, const std::string&>{"--csv", o.csv_path}}) {
-    if (path.empty()) continue;
-    const auto parent = std::filesystem::absolute(path).parent_path();
-    if (!std::filesystem::is_directory(parent))
-      throw usage_error(std::string(option) + " " + path + ": folder " + parent.string() + " does not exist");
-  }
+  // Every output is checked before anything is measured: a typo must not cost the measurement.
+  if (!o.json_path.empty()) check_output_path("--json", o.json_path);
+  if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
+  if (!o.html_path.empty()) check_output_path("--html", o.html_path);
+  if (!o.csv_path.empty()) check_output_path("--csv", o.csv_path);
   if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) throw usage_error("--out " + o.out_dir + ": cannot create folder: " + ec.message());
+    check_output_folder("--out", o.out_dir);
     req.measure.dot_dir = (std::filesystem::path(o.out_dir) / "dot").string();
-    if (json_path.empty()) json_path = (std::filesystem::path(o.out_dir) / "report.json").string();
+    check_output_folder("--out", req.measure.dot_dir);
+    if (json_path.empty()) {
+      json_path = (std::filesystem::path(o.out_dir) / "report.json").string();
+      check_output_path("--out", json_path);
+    }
   }
   return req;
 }
@@ -270,6 +272,32 @@ Report merge_processes(Report first, std::vector<Report> others) {
     sources.push_back("process " + std::to_string(all.size()));
   }
   return merge_reports(all, sources);
+}
+
+std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {
+  if (quiet) return {};
+  // Quiet for quick modes; once a mode has run a few seconds, each pass it starts is announced.
+  struct State {
+    std::string mode;
+    std::chrono::steady_clock::time_point started;
+  };
+  auto st = std::make_shared<State>();
+  return [st](const ModeResult& r, const char* pass) {
+    std::string key = r.workload + " " + to_string(r.mode);
+    for (const auto& [k, v] : r.params) key += " " + k + "=" + v;
+    const auto now = std::chrono::steady_clock::now();
+    if (key != st->mode) {
+      st->mode = key;
+      st->started = now;
+    }
+    const double s = std::chrono::duration<double>(now - st->started).count();
+    if (s >= 2.0) std::cerr << "  ... " << key << ": " << pass << " (" << static_cast<int>(s) << " s into this mode)\n";
+  };
+}
+
+void stop_if_context_lost(const Report& report) {
+  const std::string why = lost_context_message(report);
+  if (!why.empty()) throw environment_error(why);
 }
 
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand) {

@@ -66,5 +66,10 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
 
 // Progress printer for run_suite (stderr; silent with --quiet).
 ProgressFn progress_printer(bool quiet);
+// Progress lines on stderr for the passes of a mode that has run for a few seconds (empty if quiet).
+std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet);
+// Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
+// (graphprof/run_outcome.hpp); call it after the outputs are written.
+void stop_if_context_lost(const Report& report);
 
 }  // namespace gp::cli

@@ -1,50 +1,252 @@
-// Atomic file output (temporary file + fsync + rename) and whole-file reads.
+// Atomic file output (temporary file + fsync + rename, or write-through for non-regular files),
+// output path checks, the temporary-file cleanup on fatal signals, and whole-file reads.
 #include "graphprof/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "graphprof/error.hpp"
 
 namespace gp {
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  if (path.empty()) throw usage_error("output path is empty");
-  std::string tmpl = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw input_error(path + ": cannot create output file: " + std::strerror(errno));
+namespace {
+
+// ---- temporary files removed by the signal handler -------------------------------------------
+// Plain arrays and lock-free atomics only: the handler may touch nothing else.
+constexpr std::size_t kMaxTempPath = 4096;
+char g_temp_paths[TempFileGuard::kSlots][kMaxTempPath];
+std::atomic<int> g_temp_state[TempFileGuard::kSlots];  // 0 free, 1 being filled, 2 registered
+struct sigaction g_previous_int, g_previous_term;
+
+void unlink_registered_temp_files() noexcept {
+  for (int i = 0; i < TempFileGuard::kSlots; ++i)
+    if (g_temp_state[i].load() == 2) ::unlink(g_temp_paths[i]);
+}
+
+extern "C" void graphprof_cleanup_on_signal(int sig) {
+  unlink_registered_temp_files();
+  // Hand the signal to whoever had it before (the default disposition ends the process with
+  // this signal, so the parent sees "killed by SIGINT/SIGTERM" as it would have without us).
+  const struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
+  if ((prev.sa_flags & SA_SIGINFO) == 0 && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+    return;
+  }
+  ::sigaction(sig, &prev, nullptr);
+  ::raise(sig);
+}
+
+void install_cleanup_handler_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
+      if (::sigaction(sig, nullptr, &prev) != 0) continue;
+      // An ignored signal does not end the process, and a handler with siginfo belongs to a
+      // host program we should not step in front of.
+      if (prev.sa_handler == SIG_IGN || (prev.sa_flags & SA_SIGINFO) != 0) continue;
+      struct sigaction sa {};
+      sa.sa_handler = graphprof_cleanup_on_signal;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESTART;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+// ---- where a path really leads ----------------------------------------------------------------
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Paths that name an already open descriptor of this process: write to that descriptor, do not
+// reopen the file behind it (that would start at offset 0 of a redirected stdout).
+int inherited_fd(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!starts_with(path, prefix)) continue;
+    const std::string n = path.substr(std::strlen(prefix));
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6) return -1;
+    const int fd = std::atoi(n.c_str());
+    return ::fcntl(fd, F_GETFD) >= 0 ? fd : -1;
+  }
+  return -1;
+}
+
+// Follows symbolic links (relative ones from the link's folder) to the path that is replaced.
+// A dangling link resolves to its missing target, which is then created.
+std::string follow_links(std::string path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4095) + 1, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return path;
+    target.resize(static_cast<std::size_t>(n));
+    if (target.empty() || target[0] != '/') {
+      const auto parent = std::filesystem::path(path).parent_path();
+      target = (parent.empty() ? std::filesystem::path(target) : parent / target).string();
+    }
+    path = target;
+  }
+  return path;
+}
+
+std::string folder_of(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+void write_all(int fd, const std::string& path, const std::string& content) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     const ssize_t w = ::write(fd, p, left);
     if (w < 0) {
       if (errno == EINTR) continue;
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw input_error(path + ": write failed: " + std::strerror(e));
+      throw Error(ExitCode::kEnvironment, path + ": write failed: " + std::strerror(errno));
     }
     p += w;
     left -= static_cast<std::size_t>(w);
   }
-  // mkstemp creates 0600; reports are ordinary user files.
-  ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    throw input_error(path + ": flush failed: " + std::strerror(e));
+}
+
+// Not a regular file (terminal, FIFO, pipe, character device), or a descriptor we already hold.
+void write_through(const std::string& path, int inherited, const std::string& content) {
+  if (inherited >= 0) {
+    std::fflush(stdout);  // keep what graphprof printed before in front of this
+    write_all(inherited, path, content);
+    return;
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    throw input_error(path + ": rename failed: " + std::strerror(e));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw usage_error(path + ": cannot open for writing: " + std::strerror(errno));
+  try {
+    write_all(fd, path, content);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
+  ::close(fd);
+}
+
+}  // namespace
+
+TempFileGuard::TempFileGuard(const std::string& path) noexcept {
+  if (path.size() >= kMaxTempPath) return;
+  install_cleanup_handler_once();
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = 0;
+    if (!g_temp_state[i].compare_exchange_strong(expected, 1)) continue;
+    std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
+    g_temp_state[i].store(2);
+    slot_ = i;
+    return;
+  }
+}
+
+TempFileGuard::~TempFileGuard() { release(); }
+
+void TempFileGuard::release() noexcept {
+  if (slot_ >= 0) g_temp_state[slot_].store(0);
+  slot_ = -1;
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  if (path.empty()) throw usage_error("output path is empty");
+  const int inherited = inherited_fd(path);
+  if (inherited >= 0 || starts_with(path, "/dev/") || starts_with(path, "/proc/")) {
+    write_through(path, inherited, content);
+    return;
+  }
+  const std::string target = follow_links(path);
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw usage_error(path + ": is a folder, not a file");
+  if (exists && !S_ISREG(st.st_mode)) {
+    write_through(target, -1, content);
+    return;
+  }
+  std::string tmpl = target + ".tmp.XXXXXX";
+  // Blocked while the file is created and registered, so a signal cannot slip in between.
+  sigset_t fatal, old;
+  sigemptyset(&fatal);
+  sigaddset(&fatal, SIGINT);
+  sigaddset(&fatal, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &fatal, &old);
+  const int fd = ::mkstemp(tmpl.data());
+  const int create_errno = errno;
+  TempFileGuard guard(tmpl);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (fd < 0)
+    throw usage_error(path + ": cannot create a file in folder " + folder_of(target) + ": " + std::strerror(create_errno));
+  auto fail = [&](const std::string& what, int e) {
+    ::unlink(tmpl.c_str());
+    throw Error(ExitCode::kEnvironment, path + ": " + what + ": " + std::strerror(e));
+  };
+  try {
+    write_all(fd, path, content);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    throw;
+  }
+  // mkstemp creates 0600; keep the mode of the file we replace, else an ordinary user file.
+  ::fchmod(fd, exists ? (st.st_mode & 07777) : 0644);
+  if (::fsync(fd) != 0) {
+    const int e = errno;
+    ::close(fd);
+    fail("flush failed", e);
+  }
+  if (::close(fd) != 0) fail("flush failed", errno);
+  ::pthread_sigmask(SIG_BLOCK, &fatal, &old);
+  const int renamed = ::rename(tmpl.c_str(), target.c_str());
+  const int rename_errno = errno;
+  guard.release();
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (renamed != 0) fail("rename failed", rename_errno);
+}
+
+void check_output_path(const std::string& option, const std::string& path) {
+  auto bad = [&](const std::string& why) { throw usage_error(option + " " + path + ": " + why); };
+  if (path.empty()) throw usage_error(option + ": the path is empty");
+  if (inherited_fd(path) >= 0) return;
+  const std::string target = (starts_with(path, "/dev/") || starts_with(path, "/proc/")) ? path : follow_links(path);
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) bad("is a folder, not a file");
+    if (!S_ISREG(st.st_mode)) {
+      if (::access(target.c_str(), W_OK) != 0) bad(std::string("cannot be written: ") + std::strerror(errno));
+      return;
+    }
+  } else if (starts_with(path, "/dev/") || starts_with(path, "/proc/")) {
+    bad("does not exist");
+  }
+  const std::string folder = folder_of(target);
+  struct stat dst {};
+  if (::stat(folder.c_str(), &dst) != 0) bad("folder " + folder + " does not exist");
+  if (!S_ISDIR(dst.st_mode)) bad(folder + " is not a folder");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) bad("folder " + folder + " is not writable: " + std::strerror(errno));
+}
+
+void check_output_folder(const std::string& option, const std::string& path) {
+  if (path.empty()) throw usage_error(option + ": the path is empty");
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw usage_error(option + " " + path + ": cannot create folder: " + ec.message());
+  if (!std::filesystem::is_directory(path, ec)) throw usage_error(option + " " + path + ": is not a folder");
+  if (::access(path.c_str(), W_OK | X_OK) != 0)
+    throw usage_error(option + " " + path + ": folder is not writable: " + std::strerror(errno));
 }
 
 std::string read_file(const std::string& path) {

@@ -4,7 +4,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -142,6 +144,12 @@ json to_json(const Report& r) {
 
 namespace {
 
+// The leading decimal integer of `s` ("9.0" -> 9), clamped to int (std::atoi overflows into UB).
+int leading_int(const std::string& s) {
+  const long v = std::strtol(s.c_str(), nullptr, 10);
+  return static_cast<int>(std::clamp<long>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
 struct Reader {
   const std::string& source;
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
@@ -167,16 +175,46 @@ struct Reader {
     if (!v.is_number()) fail(where, "expected a number");
     return v.get<double>();
   }
-  long long integer_or(const json& obj, const char* key, long long dflt) const {
+  // An integer field: absent or not a number -> dflt; a number that is not a whole number within
+  // [lo, hi] is an error (converting 1e30 to int is undefined behaviour, not a value).
+  long long integer_or(const json& obj, const std::string& where, const char* key, long long dflt,
+                       long long lo = 0, long long hi = std::numeric_limits<int>::max()) const {
     auto it = obj.find(key);
-    return (it != obj.end() && it->is_number()) ? it->get<long long>() : dflt;
+    if (it == obj.end() || !it->is_number()) return dflt;
+    const std::string at = where + "." + key;
+    if (it->is_number_unsigned()) {
+      const auto v = it->get<unsigned long long>();
+      if (v > static_cast<unsigned long long>(hi)) fail(at, "value " + it->dump() + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return static_cast<long long>(v);
+    }
+    if (it->is_number_integer()) {
+      const auto v = it->get<long long>();
+      if (v < lo || v > hi) fail(at, "value " + it->dump() + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return v;
+    }
+    const double d = it->get<double>();
+    // (double)LLONG_MAX rounds up to 2^63, which no long long holds: compare strictly there.
+    const bool below_hi = hi >= (1LL << 53) ? d < static_cast<double>(hi) : d <= static_cast<double>(hi);
+    if (!(d >= static_cast<double>(lo) && below_hi) || d != std::floor(d))
+      fail(at, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
+    return static_cast<long long>(d);
   }
 };
+
+// Settings that graphprof reads back as integers (compare, merge): whole numbers, in range.
+void check_settings(const Reader& rd, const json& settings) {
+  if (!settings.is_object()) rd.fail("settings", "expected an object");
+  for (const char* key : {"min_samples", "max_samples", "warmup_iterations", "verify_iterations", "one_off_samples",
+                          "repetitions", "repetitions_total", "pooled_reports"})
+    (void)rd.integer_or(settings, "settings", key, 0);
+  for (auto it = settings.begin(); it != settings.end(); ++it)
+    if (it->is_number_float() && !std::isfinite(it->get<double>())) rd.fail("settings." + it.key(), "not a finite number");
+}
 
 Summary summary_from_json(const Reader& rd, const json& j, const std::string& where) {
   Summary s;
   if (!j.is_object()) rd.fail(where, "expected an object");
-  s.n = static_cast<std::size_t>(rd.integer_or(j, "n", 0));
+  s.n = static_cast<std::size_t>(rd.integer_or(j, where, "n", 0, 0, std::numeric_limits<long long>::max()));
   auto get = [&](const char* k) { return j.contains(k) ? rd.num(j.at(k), where + "." + k) : std::numeric_limits<double>::quiet_NaN(); };
   s.median = get("median"); s.mean = get("mean"); s.min = get("min"); s.max = get("max");
   s.p10 = get("p10"); s.p90 = get("p90"); s.p99 = get("p99"); s.mad = get("mad");
@@ -259,7 +297,7 @@ Report report_from_json(const json& j, const std::string& source) {
   if (!j.is_object()) rd.fail("(document)", "expected a JSON object (is this a graphprof report?)");
   Report r;
   r.schema_version = rd.str(j, "(document)", "schema_version");
-  const int major = std::atoi(r.schema_version.c_str());
+  const int major = leading_int(r.schema_version);
   if (major != kReportSchemaMajor)
     rd.fail("schema_version", "version " + r.schema_version + " is not readable by this graphprof (reads " +
                                   std::to_string(kReportSchemaMajor) + ".x)");
@@ -277,26 +315,26 @@ Report report_from_json(const json& j, const std::string& source) {
       const json& h = env.at("host");
       r.environment.host = HostInfo{rd.str_or(h, "hostname", ""), rd.str_or(h, "os", ""), rd.str_or(h, "kernel", ""),
                                     rd.str_or(h, "cpu_model", ""), rd.str_or(h, "compiler", ""),
-                                    static_cast<int>(rd.integer_or(h, "cpu_count", 0))};
+                                    static_cast<int>(rd.integer_or(h, "environment.host", "cpu_count", 0))};
     }
     if (env.contains("gpu") && env.at("gpu").is_object()) {
       const json& g = env.at("gpu");
       GpuInfo gi;
-      gi.ordinal = static_cast<int>(rd.integer_or(g, "ordinal", 0));
+      gi.ordinal = static_cast<int>(rd.integer_or(g, "environment.gpu", "ordinal", 0));
       gi.name = rd.str_or(g, "name", "");
       gi.uuid = rd.str_or(g, "uuid", "");
       gi.pci_bus_id = rd.str_or(g, "pci_bus_id", "");
       const std::string cc = rd.str_or(g, "compute_capability", "0.0");
-      gi.cc_major = std::atoi(cc.c_str());
+      gi.cc_major = leading_int(cc);
       const auto dot = cc.find('.');
-      gi.cc_minor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
-      gi.sm_count = static_cast<int>(rd.integer_or(g, "sm_count", 0));
-      gi.global_memory_bytes = rd.integer_or(g, "global_memory_bytes", 0);
-      gi.clock_khz = static_cast<int>(rd.integer_or(g, "clock_khz", 0));
-      gi.memory_clock_khz = static_cast<int>(rd.integer_or(g, "memory_clock_khz", 0));
-      gi.driver_version = static_cast<int>(rd.integer_or(g, "driver_version", 0));
-      gi.runtime_version = static_cast<int>(rd.integer_or(g, "runtime_version", 0));
-      gi.cupti_version = static_cast<int>(rd.integer_or(g, "cupti_version", 0));
+      gi.cc_minor = dot == std::string::npos ? 0 : leading_int(cc.substr(dot + 1));
+      gi.sm_count = static_cast<int>(rd.integer_or(g, "environment.gpu", "sm_count", 0));
+      gi.global_memory_bytes = rd.integer_or(g, "environment.gpu", "global_memory_bytes", 0, 0, std::numeric_limits<long long>::max());
+      gi.clock_khz = static_cast<int>(rd.integer_or(g, "environment.gpu", "clock_khz", 0));
+      gi.memory_clock_khz = static_cast<int>(rd.integer_or(g, "environment.gpu", "memory_clock_khz", 0));
+      gi.driver_version = static_cast<int>(rd.integer_or(g, "environment.gpu", "driver_version", 0));
+      gi.runtime_version = static_cast<int>(rd.integer_or(g, "environment.gpu", "runtime_version", 0));
+      gi.cupti_version = static_cast<int>(rd.integer_or(g, "environment.gpu", "cupti_version", 0));
       r.environment.gpu = gi;
     }
   }
@@ -305,7 +343,10 @@ Report report_from_json(const json& j, const std::string& source) {
     const json& p = j.at("environment").at("probes");
     for (auto it = p.begin(); it != p.end(); ++it) r.environment.probes[it.key()] = rd.num(*it, "environment.probes." + it.key());
   }
-  if (j.contains("settings")) r.settings = j.at("settings");
+  if (j.contains("settings") && !j.at("settings").is_null()) {
+    check_settings(rd, j.at("settings"));
+    r.settings = j.at("settings");
+  }
   const json& results = rd.field(j, "(document)", "results");
   if (!results.is_array()) rd.fail("results", "expected an array");
   for (std::size_t i = 0; i < results.size(); ++i)
@@ -324,11 +365,27 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
 }
 }  // namespace
 
-nlohmann::json read_json_file(const std::string& path) {
-  const std::string text = read_file(path);
+nlohmann::json read_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw input_error(path + ":1:1: file is empty");
+  // Deeply nested documents are refused while parsing: copying or destroying such a tree recurses
+  // once per level and overflows the stack long before memory runs out.
+  const json::parser_callback_t depth_limit = [&path](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxJsonDepth)
+      throw input_error(path + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                        " levels; no graphprof document is");
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(text, depth_limit);
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range (1e400): nlohmann reports it as out_of_range.
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw input_error(path + ": invalid JSON: " + what);
   } catch (const json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.
     const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;

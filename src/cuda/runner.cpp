@@ -18,6 +18,7 @@
 #include "graphprof/cuda/trace_pass.hpp"
 #include "graphprof/derived.hpp"
 #include "graphprof/profile.hpp"
+#include "graphprof/run_outcome.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
@@ -39,27 +40,45 @@ std::string hint_for(cudaError_t e, const std::string& api) { return capture_err
 struct PassResult {
   std::vector<double> samples;
   bool converged = false;
+  bool cut_short = false;  // the budget ended the pass before it had min_samples
 };
 
 // Runs `batch` (which appends samples) until the stopping rule is satisfied, `*abandon` turns
-// true, or three budgets have passed without enough samples (a pass that yields nothing must
-// not spin forever).
+// true, or the budget is spent: the pass stops as soon as one more batch (as long as the longest
+// so far) would end past the budget, so one slow iteration means fewer samples, not a longer
+// pass. A pass that yields no sample at all gives up after three budgets.
 template <typename Batch>
 PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bool* abandon = nullptr,
                                int min_batches = 1) {
   PassResult r;
   const auto t0 = Clock::now();
+  double longest_batch = 0;
   for (int batches = 1;; ++batches) {
+    const auto b0 = Clock::now();
     batch(r.samples);
+    longest_batch = std::max(longest_batch, seconds_since(b0));
     if (abandon != nullptr && *abandon) return r;
     const double elapsed = seconds_since(t0);
     const StopDecision d = should_stop(rule, r.samples, elapsed);
     if (d.stop && batches >= min_batches) {
       r.converged = d.converged;
+      r.cut_short = r.samples.size() < rule.min_samples;
       return r;
     }
-    if (elapsed > 3 * rule.budget_seconds) return r;
+    if ((!r.samples.empty() && elapsed + longest_batch > rule.budget_seconds) || elapsed > 3 * rule.budget_seconds) {
+      r.cut_short = r.samples.size() < rule.min_samples;
+      return r;
+    }
   }
+}
+
+// Passes the budget ended before they had min_samples, and the iteration time that explains it:
+// sections.budget of the result (docs/methodology.md).
+void mark_cut_short(ModeResult& res, const std::string& pass) {
+  auto& list = res.sections.other["budget"]["passes_cut_short"];
+  for (const auto& p : list)
+    if (p == pass) return;
+  list.push_back(pass);
 }
 
 Metric make_metric(const char* unit, Direction dir, const char* description) {
@@ -72,6 +91,7 @@ Metric make_metric(const char* unit, Direction dir, const char* description) {
 
 void add_repetition(ModeResult& res, const std::string& key, const char* unit, const char* description,
                     PassResult pass) {
+  if (pass.cut_short) mark_cut_short(res, key);
   auto it = res.metrics.find(key);
   if (it == res.metrics.end())
     it = res.metrics.emplace(key, make_metric(unit, Direction::kLowerIsBetter, description)).first;
@@ -124,9 +144,24 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
   std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
-  phase.emplace("prepare");
+  const auto note = [&](const char* what) {
+    phase.emplace(what);
+    if (opt.on_phase) opt.on_phase(res, what);
+  };
+  note("prepare");
   OneOffSamples costs;
-  runner->prepare(*w, stream.get(), mode == Mode::kEager ? 0 : std::max(1, opt.one_off_samples), costs);
+  if (mode == Mode::kEager) {
+    runner->prepare(*w, stream.get(), 0, costs);
+  } else {
+    // One sequence at a time, so the budget bounds the one-off pass too (at least one is needed).
+    const auto t0 = Clock::now();
+    const int wanted = std::max(1, opt.one_off_samples);
+    int done = 0;
+    do {
+      runner->prepare(*w, stream.get(), 1, costs);
+    } while (++done < wanted && seconds_since(t0) < opt.rule.budget_seconds);
+    if (done < wanted) mark_cut_short(res, "one-off");
+  }
   for (auto& [name, samples] : costs)
     add_repetition(res, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
                    PassResult{std::move(samples), true});
@@ -142,7 +177,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     runner->launch(*w, ctx);
   };
 
-  phase.emplace("verify");
+  note("verify");
   // Verify: same input state, same number of iterations in every mode.
   w->reset(stream.get());
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -157,22 +192,33 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   // How many launch calls an iteration makes decides the batch sizes (about 1000 calls a batch,
   // well inside the launch queue, so a batch never blocks on a full queue).
   ctx.reset_call_count();
+  const auto probe0 = Clock::now();
   one_iteration();
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const double iteration_seconds = seconds_since(probe0);
   const std::size_t calls_per_iter = std::max<std::size_t>(1, ctx.calls());
   res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
-  const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
+  // A batch stays well inside the budget whatever an iteration costs (a quarter of it), so the
+  // passes below can stop on time.
+  const auto fits_in_budget = static_cast<std::size_t>(
+      std::max(1.0, std::min(1e6, opt.rule.budget_seconds / 4 / std::max(iteration_seconds, 1e-9))));
+  const int batch = static_cast<int>(std::clamp<std::size_t>(std::min(1000 / calls_per_iter, fits_in_budget), 1, 64));
+  if (rep == 0) res.sections.other["budget"]["iteration_seconds"] = iteration_seconds;
 
-  phase.emplace("warm-up");
-  // Warm-up.
+  note("warm-up");
+  // Warm-up: at least warmup_iterations and warmup_seconds, but never past the budget.
   const auto warm0 = Clock::now();
   for (int i = 0; i < opt.warmup_iterations || seconds_since(warm0) < opt.warmup_seconds; ++i) {
+    if (i > 0 && seconds_since(warm0) + iteration_seconds > opt.rule.budget_seconds) {
+      mark_cut_short(res, "warm-up");
+      break;
+    }
     one_iteration();
     if (i % batch == batch - 1) GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
-  phase.emplace("launch loop: GPU pass");
+  note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
   // each whole batch is an independent cross-check of the events' per-iteration figure.
   std::vector<Event> events;
@@ -201,13 +247,13 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  "cross-check of gpu_time_per_iter",
                  PassResult{std::move(host_per_iter), true});
 
-  phase.emplace("launch loop: latched pass");
+  note("launch loop: latched pass");
   // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
   // back to back with host submission hidden. Batches stay well inside the launch queue so the
   // host never blocks while the GPU is held.
   {
     Latch latch;
-    const int lbatch = static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32));
+    const int lbatch = std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
     bool abandoned = false;
     PassResult latched = sample_until_stable(
         opt.rule,
@@ -244,7 +290,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     }
   }
 
-  phase.emplace("launch loop: launch pass");
+  note("launch loop: launch pass");
   // Launch pass: host clock around each launch API call, calls back to back (queue busy).
   std::vector<double> per_iter_submit;
   PassResult launch = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
@@ -266,12 +312,12 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   add_repetition(res, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
                  PassResult{std::move(per_iter_submit), true});
 
-  phase.emplace("launch loop: latency pass");
+  note("launch loop: latency pass");
   // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
   std::vector<double> isolated;
   std::vector<double> call_sink;
   PassResult wall = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < std::min(batch, 8); ++i) {
       call_sink.clear();
       ctx.record_calls_into(&call_sink);
       const auto t0 = Clock::now();
@@ -345,8 +391,15 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     res.reason = e.api() + " returned " + e.error_name();
     // A failed mode must not poison the next one: clear the error state if it is not sticky.
     (void)cudaGetLastError();
-    (void)cudaDeviceSynchronize();
+    const cudaError_t after = cudaDeviceSynchronize();
     (void)cudaGetLastError();
+    // A sticky error (an illegal address in a kernel, ...) leaves the context unusable: every
+    // later call fails with it. The suite stops after this result (graphprof/run_outcome.hpp).
+    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) {
+      res.sections.other[kContextLostSection] = true;
+      res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "
+                          "workload and mode alone under compute-sanitizer to find the faulting access";
+    }
   } catch (const Error& e) {
     if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;
     res.status = Status::kFailed;

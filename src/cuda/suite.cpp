@@ -7,6 +7,7 @@
 #include "graphprof/cuda/host_probe.hpp"
 #include "graphprof/derived.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/run_outcome.hpp"
 #include "graphprof/version.hpp"
 
 namespace gp {
@@ -72,6 +73,11 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
     for (Mode mode : req.modes) {
       report.results.push_back(run_mode(*entry, mode, params, req.measure));
       if (progress) progress(report.results.back());
+      // Nothing more can run in this process; the caller keeps what was measured and says why.
+      if (lost_cuda_context(report.results.back())) {
+        derive_against_eager(report.results);
+        return report;
+      }
     }
   }
   for (const auto& [k, v] : measure_host_probes("_end")) report.environment.probes[k] = v;

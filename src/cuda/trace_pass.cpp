@@ -3,6 +3,7 @@
 // warm-up, then `iterations` replays queued back to back with a CUDA event between iterations,
 // exactly like the untraced GPU pass, so the two per-iteration figures compare directly.
 #include "graphprof/cuda/trace_pass.hpp"
+#include "graphprof/run_outcome.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +30,7 @@ struct PassOutput {
 };
 
 PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
-                      std::size_t buffer_bytes) {
+                      std::size_t buffer_bytes, double iteration_seconds) {
   PassOutput out;
   std::unique_ptr<Workload> w = entry.create();
   w->setup(params);
@@ -64,13 +65,18 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
   {
     NvtxRange r("warm-up (traced)");
-    for (int i = 0; i < std::max(batch, 5); ++i) one_iteration();
+    int warm = std::max(batch, 5);
+    if (iteration_seconds > 0) warm = std::min(warm, static_cast<int>(std::max(1.0, opt.rule.budget_seconds / iteration_seconds)));
+    for (int i = 0; i < warm; ++i) one_iteration();
     GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
 
   std::vector<Event> events;
   for (int i = 0; i <= batch; ++i) events.push_back(make_event(true));
-  const std::size_t wanted = static_cast<std::size_t>(std::max(1, opt.trace.iterations));
+  // The budget bounds this pass too: no more replays than fit in it at the untraced iteration time.
+  std::size_t wanted = static_cast<std::size_t>(std::max(1, opt.trace.iterations));
+  if (iteration_seconds > 0)
+    wanted = std::min(wanted, static_cast<std::size_t>(std::max(1.0, opt.rule.budget_seconds / iteration_seconds)));
   std::vector<IterationWindow> windows;
   windows.reserve(wanted + static_cast<std::size_t>(batch));
   {
@@ -111,6 +117,11 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
   sec.level = to_string(opt.trace.level);
   PassOutput out;
   std::optional<NodeJoin> join;
+  // Measured by the timing passes (sections.budget.iteration_seconds); 0 when unknown.
+  double iteration_seconds = 0;
+  const nlohmann::json& budget = res.sections.other.value("budget", nlohmann::json::object());
+  if (budget.is_object() && budget.contains("iteration_seconds") && budget["iteration_seconds"].is_number())
+    iteration_seconds = budget["iteration_seconds"].get<double>();
   try {
     NvtxRange range("trace pass");
     // A pass that lost records runs once more with bigger buffers.
@@ -119,7 +130,7 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     int attempts = 0;
     for (;;) {
       ++attempts;
-      out = trace_once(entry, mode, params, opt, buffer);
+      out = trace_once(entry, mode, params, opt, buffer, iteration_seconds);
       if (out.status != "ok" || out.data.dropped_records == 0 || attempts >= 2 || buffer >= kMaxBuffer) break;
       buffer = std::min(kMaxBuffer, buffer * 4);
     }
@@ -160,9 +171,10 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     sec.reason = e.api() + " returned " + e.error_name() + " during the trace pass";
     // Clear the error state if it is not sticky, as run_mode does for a failed mode.
     (void)cudaGetLastError();
-    (void)cudaDeviceSynchronize();
+    const cudaError_t after = cudaDeviceSynchronize();
     (void)cudaGetLastError();
     res.sections.trace = sec;
+    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) res.sections.other[kContextLostSection] = true;
     return;
   } catch (const Error& e) {
     if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 #include "graphprof/cuda/cupti_info.hpp"
 #include "graphprof/error.hpp"
@@ -30,9 +31,90 @@
 
 namespace gp {
 
+namespace {
+
+// ---- CUPTI, loaded on first use --------------------------------------------------------------
+// graphprof does not link libcupti: the offline commands (analyze, render, compare, merge) and
+// the timing passes must work where CUPTI is missing. The trace pass loads it with dlopen the
+// first time it is needed, and reports "CUPTI is not available: ..." if that fails.
+#define GP_CUPTI_FUNCTIONS(X)                                                                            \
+  X(cuptiActivityDisable) X(cuptiActivityEnable) X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord) \
+  X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityRegisterCallbacks) X(cuptiActivitySetAttribute)   \
+  X(cuptiEnableCallback) X(cuptiFinalize) X(cuptiGetCallbackName) X(cuptiGetErrorMessage)               \
+  X(cuptiGetGraphExecId) X(cuptiGetGraphId) X(cuptiGetGraphNodeId) X(cuptiGetResultString)              \
+  X(cuptiGetTimestamp) X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiUnsubscribe)
+
+struct CuptiApi {
+#define GP_CUPTI_POINTER(f) decltype(&::f) f = nullptr;
+  GP_CUPTI_FUNCTIONS(GP_CUPTI_POINTER)
+#undef GP_CUPTI_POINTER
+  void* handle = nullptr;
+  std::string error;  // why it is not loaded
+  bool loaded() const noexcept { return handle != nullptr; }
+};
+
+std::string& cupti_library_choice() {
+  static std::string path;
+  return path;
+}
+
+#ifndef GRAPHPROF_CUPTI_SONAME
+#define GRAPHPROF_CUPTI_SONAME "libcupti.so"
+#endif
+#ifndef GRAPHPROF_CUPTI_LIBRARY
+#define GRAPHPROF_CUPTI_LIBRARY ""
+#endif
+
+CuptiApi load_cupti() {
+  CuptiApi api;
+  // By soname first (LD_LIBRARY_PATH, the loader cache), then the toolkit's copy found at build time.
+  std::vector<std::string> candidates;
+  if (!cupti_library_choice().empty()) candidates.push_back(cupti_library_choice());
+  else candidates = {GRAPHPROF_CUPTI_SONAME, GRAPHPROF_CUPTI_LIBRARY};
+  std::string errors;
+  for (const auto& c : candidates) {
+    if (c.empty()) continue;
+    api.handle = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (api.handle != nullptr) break;
+    const char* e = ::dlerror();
+    errors += (errors.empty() ? "" : "; ") + std::string(e != nullptr ? e : c + ": cannot be loaded");
+  }
+  if (api.handle == nullptr) {
+    api.error = errors.empty() ? "no CUPTI library to load" : errors;
+    return api;
+  }
+  std::string missing;
+#define GP_CUPTI_RESOLVE(f)                                                          \
+  api.f = reinterpret_cast<decltype(api.f)>(::dlsym(api.handle, #f));                \
+  if (api.f == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(#f);
+  GP_CUPTI_FUNCTIONS(GP_CUPTI_RESOLVE)
+#undef GP_CUPTI_RESOLVE
+  if (!missing.empty()) {
+    ::dlclose(api.handle);
+    api = CuptiApi{};
+    api.error = "the CUPTI library lacks " + missing + " (CUPTI older than this build's CUDA " +
+                std::to_string(CUDART_VERSION / 1000) + "?)";
+  }
+  return api;
+}
+
+const CuptiApi& cupti() {
+  static const CuptiApi api = load_cupti();
+  return api;
+}
+
+}  // namespace
+
+void use_cupti_library_for_testing(const std::string& path) { cupti_library_choice() = path; }
+
+std::string cupti_unavailable_reason() {
+  const CuptiApi& api = cupti();
+  return api.loaded() ? std::string() : "CUPTI is not available: " + api.error;
+}
+
 int cupti_version() noexcept {
   uint32_t v = 0;
-  if (cuptiGetVersion(&v) != CUPTI_SUCCESS) return 0;
+  if (!cupti().loaded() || cupti().cuptiGetVersion(&v) != CUPTI_SUCCESS) return 0;
   return static_cast<int>(v);
 }
 
@@ -44,9 +126,9 @@ constexpr std::size_t kMaxBuffer = std::size_t{64} << 20;
 std::string cupti_error_text(CUptiResult r) {
   const char* name = nullptr;
   const char* message = nullptr;
-  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
+  if (cupti().cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
   std::string s = name;
-  if (cuptiGetErrorMessage(r, &message) == CUPTI_SUCCESS && message != nullptr && std::strcmp(message, name) != 0)
+  if (cupti().cuptiGetErrorMessage(r, &message) == CUPTI_SUCCESS && message != nullptr && std::strcmp(message, name) != 0)
     s += std::string(" (") + message + ")";
   return s;
 }
@@ -185,7 +267,7 @@ class Converter {
     auto it = names_.find(key);
     if (it != names_.end()) return it->second;
     const char* name = nullptr;
-    std::string text = (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
+    std::string text = (cupti().loaded() && cupti().cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
                            ? strip_version_suffix(name)
                            : "cbid " + std::to_string(cbid);
     return names_.emplace(key, std::move(text)).first->second;
@@ -230,9 +312,9 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
   if (buffer != nullptr) {
     std::lock_guard<std::mutex> lock(s.mu);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) s.converter.convert(record, s.data);
+    while (cupti().cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) s.converter.convert(record, s.data);
     std::size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) s.data.dropped_records += dropped;
+    if (cupti().cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) s.data.dropped_records += dropped;
     ++s.data.buffers;
     s.data.largest_buffer_bytes = std::max(s.data.largest_buffer_bytes, size);
     // A buffer that came back three-quarters full: ask for bigger ones from now on.
@@ -246,7 +328,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
 
 std::uint64_t graph_node_id(CUgraphNode node) {
   uint64_t id = 0;
-  return (node != nullptr && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS) ? id : 0;
+  return (node != nullptr && cupti().cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS) ? id : 0;
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
@@ -272,8 +354,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   switch (cbid) {
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: {
       uint32_t exec = 0, graph = 0;
-      if (gd->graphExec == nullptr || cuptiGetGraphExecId(gd->graphExec, &exec) != CUPTI_SUCCESS) return;
-      if (gd->graph == nullptr || cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS) return;
+      if (gd->graphExec == nullptr || cupti().cuptiGetGraphExecId(gd->graphExec, &exec) != CUPTI_SUCCESS) return;
+      if (gd->graph == nullptr || cupti().cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS) return;
       std::lock_guard<std::mutex> lock(s.mu);
       s.data.exec_mappings.push_back(ExecMapping{exec, graph});
       return;
@@ -305,25 +387,25 @@ constexpr CUpti_CallbackId kGraphCallbacks[] = {
 // Stops everything a session started, in the order CUPTI wants: deliver the buffers, stop the
 // kinds, drop the subscriber, and with `detach` let CUPTI go. Never throws.
 void stop_all(State& s, bool detach) noexcept {
-  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (CUpti_ActivityKind k : s.enabled) (void)cuptiActivityDisable(k);
+  (void)cupti().cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind k : s.enabled) (void)cupti().cuptiActivityDisable(k);
   s.enabled.clear();
-  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  (void)cupti().cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+  if (cupti().cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
     std::lock_guard<std::mutex> lock(s.mu);
     s.data.dropped_records += dropped;
   }
   if (s.subscriber != nullptr) {
-    for (CUpti_CallbackId cb : kGraphCallbacks) (void)cuptiEnableCallback(0, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
-    (void)cuptiUnsubscribe(s.subscriber);
+    for (CUpti_CallbackId cb : kGraphCallbacks) (void)cupti().cuptiEnableCallback(0, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
+    (void)cupti().cuptiUnsubscribe(s.subscriber);
     s.subscriber = nullptr;
   }
   t_instantiating = 0;
   if (!detach) return;
   // The device is synchronised and the buffers are flushed, which is what cuptiFinalize needs
   // when it is not called from an API exit callback.
-  (void)cuptiFinalize();
+  (void)cupti().cuptiFinalize();
   s.callbacks_registered = false;
 }
 
@@ -333,6 +415,10 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
   State& s = state();
   if (level == TraceLevel::kNone) {
     reason_ = "tracing is off";
+    return;
+  }
+  if (!cupti().loaded()) {
+    reason_ = cupti_unavailable_reason();
     return;
   }
   bool expected = false;
@@ -357,7 +443,7 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
 
   CUptiResult r = CUPTI_SUCCESS;
   if (!s.callbacks_registered) {
-    r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+    r = cupti().cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
     if (r != CUPTI_SUCCESS) {
       fail("cuptiActivityRegisterCallbacks returned " + cupti_error_text(r));
       return;
@@ -367,9 +453,9 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
   if (bytes > (std::size_t{8} << 20)) {
     // Larger device-side buffers too, for bursts of records between flushes (a retry after drops).
     std::size_t value = bytes, size = sizeof(value);
-    (void)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &value);
+    (void)cupti().cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &value);
   }
-  r = cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  r = cupti().cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r != CUPTI_SUCCESS) {
     s.subscriber = nullptr;
     std::string why = "cuptiSubscribe returned " + cupti_error_text(r);
@@ -379,9 +465,9 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
     return;
   }
   for (CUpti_CallbackId cb : kGraphCallbacks) {
-    r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
+    r = cupti().cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) {
-      fail("cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error_text(r));
+      fail("cupti().cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error_text(r));
       return;
     }
   }
@@ -395,15 +481,15 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
     required.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   }
   for (CUpti_ActivityKind k : required) {
-    r = cuptiActivityEnable(k);
+    r = cupti().cuptiActivityEnable(k);
     if (r != CUPTI_SUCCESS) {
-      fail("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(k)) + ") returned " + cupti_error_text(r));
+      fail("cupti().cuptiActivityEnable(kind " + std::to_string(static_cast<int>(k)) + ") returned " + cupti_error_text(r));
       return;
     }
     s.enabled.push_back(k);
   }
   // NVTX ranges are welcome but optional: without NVTX_INJECTION64_PATH there are none anyway.
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS) s.enabled.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+  if (cupti().cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) == CUPTI_SUCCESS) s.enabled.push_back(CUPTI_ACTIVITY_KIND_MARKER);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.data.begin_ns = now_ns();
@@ -448,7 +534,7 @@ TraceData TraceSession::collect() {
 
 std::uint64_t TraceSession::now_ns() noexcept {
   uint64_t t = 0;
-  if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS) return t;
+  if (cupti().loaded() && cupti().cuptiGetTimestamp(&t) == CUPTI_SUCCESS) return t;
   // CUPTI's clock is CLOCK_REALTIME on Linux; use it directly if CUPTI cannot answer.
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -457,7 +543,8 @@ std::uint64_t TraceSession::now_ns() noexcept {
 
 std::string nvtx_injection_library() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) return {};
+  if (!cupti().loaded()) return {};
+  if (dladdr(reinterpret_cast<const void*>(cupti().cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) return {};
   std::error_code ec;
   const auto path = std::filesystem::canonical(info.dli_fname, ec);
   return ec ? std::string(info.dli_fname) : path.string();
@@ -467,10 +554,10 @@ void trace_shutdown() noexcept {
   State& s = state();
   // Nothing to do in runs that never traced (finalizing would load CUPTI for nothing); a live
   // session stops itself.
-  if (!s.used || s.active) return;
+  if (!s.used || s.active || !cupti().loaded()) return;
   // Sessions detach when they end, but NVTX injection can attach CUPTI again afterwards.
-  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  (void)cuptiFinalize();
+  (void)cupti().cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  (void)cupti().cuptiFinalize();
   s.callbacks_registered = false;
 }
 

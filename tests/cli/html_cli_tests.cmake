@@ -6,7 +6,7 @@ gp_cli_test(report_nothing_to_write 2 "nothing to write" report ${GRAPHPROF_TEST
 gp_cli_test(report_missing_file 3 "nosuch.json" report nosuch.json -o x.html)
 gp_cli_test(report_bad_compare 3 "not a comparison" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             --compare ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/x.html)
-gp_cli_test(report_bad_output_folder 3 "/nonexistent-folder/r.html" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
+gp_cli_test(report_bad_output_folder 2 "/nonexistent-folder/r.html" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             -o /nonexistent-folder/r.html)
 gp_cli_test(run_html_bad_folder 2 "--html /nonexistent-folder/r.html: folder" run --workload chain
             --html /nonexistent-folder/r.html)

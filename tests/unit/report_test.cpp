@@ -84,16 +84,6 @@ TEST(Report, AtomicWriteLeavesNoTemporaryFiles) {
   fs::remove_all(dir);
 }
 
-TEST(Report, WriteIntoMissingFolderIsABadInputError) {
-  try {
-    write_file_atomic("/nonexistent-folder-gp/x.json", "x");
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::kBadInput);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-folder-gp/x.json"), std::string::npos);
-  }
-}
-
 TEST(Report, SyntaxErrorsGiveFileLineAndColumn) {
   const fs::path p = temp_path("broken.json");
   std::ofstream(p) << "{\n  \"schema_version\": \"1.0.0\",\n  \"results\": [\n    {\"workload\": }\n";

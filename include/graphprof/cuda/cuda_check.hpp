@@ -23,6 +23,9 @@ class CudaError : public Error {
 
 // True for the errors that mean "there is no usable GPU or driver here".
 bool is_environment_error(cudaError_t e);
+// Errors after which the CUDA context is unusable: every later call in the process returns them
+// (an illegal address or instruction in a kernel, a launch failure, an assert, ECC).
+bool is_sticky_error(cudaError_t e);
 
 // Extracts "cudaFoo" from an expression text such as "cudaFoo(a, b)".
 std::string api_name_of(const char* expression);

@@ -21,6 +21,9 @@ struct MeasureOptions {
   int repetitions = 1;            // independent repetitions (fresh workload, stream and graph)
   std::string dot_dir;            // where graph modes dump DOT files; empty = no dump
   TraceOptions trace;             // the CUPTI trace pass after the timing passes (docs/tracing.md)
+  // Called when a pass of a mode starts ("prepare", "warm-up", "launch loop: GPU pass", ...), for
+  // progress lines on long runs. `res` names the workload and mode. May be empty.
+  std::function<void(const ModeResult& res, const char* pass)> on_phase;
 };
 
 // Runs every pass of one mode and returns its result. Expected failures (capture errors, an

@@ -1,0 +1,117 @@
+// Hostile report files: every one ends in gp::Error(kBadInput) naming the file and what is wrong,
+// never another error, a crash or undefined behaviour (the sanitizer build runs these too).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "graphprof/error.hpp"
+#include "graphprof/report.hpp"
+#include "graphprof/run_outcome.hpp"
+
+namespace gp {
+namespace {
+
+const char* kMinimal = R"({"schema_version": "1.0.0", "results": []})";
+
+// The message of the kBadInput error reading `text` as a report; fails the test otherwise.
+std::string bad_input_message(const std::string& text) {
+  try {
+    report_from_json(parse_json_text(text, "hostile.json"), "hostile.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << text.substr(0, 200);
+  return {};
+}
+
+std::string nested(const std::string& open, const std::string& inner, const std::string& close, int depth) {
+  std::string s;
+  s.reserve((open.size() + close.size()) * static_cast<std::size_t>(depth) + inner.size());
+  for (int i = 0; i < depth; ++i) s += open;
+  s += inner;
+  for (int i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+TEST(HostileReport, MinimalReportIsAccepted) {
+  EXPECT_NO_THROW(report_from_json(parse_json_text(kMinimal, "ok.json"), "ok.json"));
+}
+
+TEST(HostileReport, NumberBeyondDoubleNamesTheFile) {
+  const std::string m = bad_input_message(R"({"schema_version": "1.0.0", "x": 1e400, "results": []})");
+  EXPECT_EQ(m.rfind("hostile.json: ", 0), 0u) << m;
+  EXPECT_NE(m.find("1e400"), std::string::npos) << m;
+}
+
+TEST(HostileReport, DeepSettingsAndSectionsAreRefusedNotRecursedInto) {
+  const std::string deep_settings =
+      R"({"schema_version": "1.0.0", "settings": )" + nested("{\"a\":", "1", "}", 100000) + R"(, "results": []})";
+  EXPECT_NE(bad_input_message(deep_settings).find("nested deeper than"), std::string::npos);
+  const std::string deep_sections =
+      R"({"schema_version": "1.0.0", "results": [{"workload": "w", "mode": "eager", "params": {}, "status": "ok", "sections": )" +
+      nested("[", "", "]", 100000) + "}]}";
+  EXPECT_NE(bad_input_message(deep_sections).find("nested deeper than"), std::string::npos);
+  // Reasonable nesting is fine.
+  const std::string fine =
+      R"({"schema_version": "1.0.0", "settings": {"x": )" + nested("[", "1", "]", 100) + R"(}, "results": []})";
+  EXPECT_NO_THROW(report_from_json(parse_json_text(fine, "ok.json"), "ok.json"));
+}
+
+TEST(HostileReport, IntegerFieldsOutOfRangeNameTheField) {
+  const std::string host = R"({"schema_version": "1.0.0", "environment": {"host": {"cpu_count": CPU}}, "results": []})";
+  for (const std::string v : {"1e30", "-1", "2.5", "4294967296", "18446744073709551615"}) {
+    std::string text = host;
+    text.replace(text.find("CPU"), 3, v);
+    EXPECT_NE(bad_input_message(text).find("environment.host.cpu_count"), std::string::npos) << v;
+  }
+  const std::string summary =
+      R"({"schema_version": "1.0.0", "results": [{"workload": "w", "mode": "eager", "params": {}, "status": "ok",
+          "metrics": {"m": {"unit": "ns", "direction": "lower_is_better", "repetitions": [[1]],
+                            "summary": {"n": 1e300}}}}]})";
+  EXPECT_NE(bad_input_message(summary).find("results[0].metrics.m.summary.n"), std::string::npos);
+  const std::string settings = R"({"schema_version": "1.0.0", "settings": {"repetitions": 1e30}, "results": []})";
+  EXPECT_NE(bad_input_message(settings).find("settings.repetitions"), std::string::npos);
+  const std::string gpu = R"({"schema_version": "1.0.0", "environment": {"gpu": {"global_memory_bytes": 9.3e18}}, "results": []})";
+  EXPECT_NE(bad_input_message(gpu).find("environment.gpu.global_memory_bytes"), std::string::npos);
+}
+
+TEST(HostileReport, HugeVersionNumbersDoNotOverflow) {
+  // std::atoi on these was undefined behaviour.
+  EXPECT_NE(bad_input_message(R"({"schema_version": "99999999999999999999.0", "results": []})").find("schema_version"),
+            std::string::npos);
+  const Report r = report_from_json(
+      parse_json_text(R"({"schema_version": "1.0.0", "environment": {"gpu": {"compute_capability": "99999999999999999999.99999999999999999999"}}, "results": []})",
+                      "cc.json"),
+      "cc.json");
+  ASSERT_TRUE(r.environment.gpu.has_value());
+  EXPECT_GT(r.environment.gpu->cc_major, 0);
+}
+
+TEST(RunOutcome, LostContextNamesWorkloadModeAndErrorAndKeepsEarlierResults) {
+  Report r;
+  ModeResult ok;
+  ok.workload = "chain";
+  ok.mode = Mode::kEager;
+  r.results.push_back(ok);
+  EXPECT_EQ(lost_context_message(r), "");
+  ModeResult broken;
+  broken.workload = "while";
+  broken.mode = Mode::kGraph;
+  broken.params = {{"trips", "8"}};
+  broken.status = Status::kFailed;
+  broken.failure = Failure{"cudaStreamSynchronize", "cudaErrorIllegalAddress", "m", "h"};
+  broken.sections.other[kContextLostSection] = true;
+  r.results.push_back(broken);
+  const std::string m = lost_context_message(r);
+  EXPECT_NE(m.find("workload while [trips=8], mode graph"), std::string::npos) << m;
+  EXPECT_NE(m.find("cudaStreamSynchronize returned cudaErrorIllegalAddress"), std::string::npos) << m;
+  EXPECT_NE(m.find("The 1 result(s) measured before it were kept"), std::string::npos) << m;
+  // Written and read back, the mark survives (a report says which mode broke the context).
+  const Report back = report_from_json(to_json(r), "r.json");
+  EXPECT_TRUE(lost_cuda_context(back.results[1]));
+  EXPECT_FALSE(lost_cuda_context(back.results[0]));
+}
+
+}  // namespace
+}  // namespace gp
