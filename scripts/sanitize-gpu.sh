@@ -5,7 +5,7 @@
 #
 # memcheck: one process per (workload, mode); racecheck: one per workload in eager mode (the
 # kernels are the same in every mode; racecheck looks at shared memory inside kernels). Tiny
-# measurement passes (--budget 0.02, 3 samples, no trace pass). Runs SANITIZE_JOBS (4) processes
+# measurement passes (--budget 0.02, 3 samples, no trace pass). Runs SANITIZE_JOBS (6) processes
 # at a time; each is stopped after SANITIZE_TIMEOUT (90) s and counted "timeout"; nothing new starts
 # after SANITIZE_DEADLINE (150) s, so the whole script stays within about 3 minutes of device time.
 #
@@ -29,7 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 logs=$work/sanitize-gpu-logs
 mkdir -p "$logs"
-jobs=${SANITIZE_JOBS:-4}
+jobs=${SANITIZE_JOBS:-6}
 per_run=${SANITIZE_TIMEOUT:-90}
 quick="--budget 0.02 --min-time 0 --min-samples 3 --repetitions 1 --trace none --quiet"
 export gp cs logs per_run quick deadline_epoch=$(( $(date +%s) + ${SANITIZE_DEADLINE:-150} ))

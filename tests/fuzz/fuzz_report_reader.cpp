@@ -8,8 +8,8 @@
 #include <string>
 
 #include "graphprof/compare.hpp"
+#include "graphprof/compare_merge.hpp"
 #include "graphprof/compare_report.hpp"
-#include "graphprof/derived.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
 
