@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/metric_catalog.hpp"
+#include "graphprof/mode.hpp"
+#include "graphprof/report_sections.hpp"
 #include "graphprof/stats.hpp"
 
 namespace gp {
@@ -16,10 +19,6 @@ namespace gp {
 // Semantic version of the JSON layout: major changes break readers, minor ones add fields.
 inline constexpr const char* kReportSchemaVersion = "1.1.0";
 inline constexpr int kReportSchemaMajor = 1;
-
-enum class Direction { kLowerIsBetter, kHigherIsBetter, kNone };
-const char* to_string(Direction d);
-Direction direction_from_string(const std::string& s);  // throws input_error on unknown text
 
 // One measured quantity of one (workload, mode), with every raw sample kept per repetition so
 // that `compare` can do statistics across independent repetitions later.
@@ -48,7 +47,7 @@ Status status_from_string(const std::string& s);
 
 struct ModeResult {
   std::string workload;
-  std::string mode;  // "eager" | "capture" | "graph"
+  Mode mode = Mode::kEager;  // "eager" | "capture" | "graph" in JSON
   std::map<std::string, std::string> params;
   Status status = Status::kOk;
   std::string reason;  // for failed/unsupported: one line
@@ -57,8 +56,9 @@ struct ModeResult {
   std::map<std::string, double> derived;   // speedup_vs_eager, break_even_replays, ...
   std::string checksum;                    // hex digest of the output after the verify pass
   std::optional<bool> checksum_matches_eager;
-  // Sections added by later stages (graph dumps, trace summaries); free-form but documented.
-  nlohmann::json sections = nlohmann::json::object();
+  // What the runner and the trace pass write next to the metrics (graph dumps, trace summary);
+  // see report_sections.hpp.
+  Sections sections;
 };
 
 struct GpuInfo {
@@ -101,7 +101,7 @@ struct Report {
   nlohmann::json settings = nlohmann::json::object();
   std::vector<ModeResult> results;
 
-  const ModeResult* find(const std::string& workload, const std::string& mode,
+  const ModeResult* find(const std::string& workload, Mode mode,
                          const std::map<std::string, std::string>& params) const;
 };
 

@@ -11,8 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "graphprof/report.hpp"
 #include "graphprof/trace_records.hpp"
 
 namespace gp {
@@ -145,8 +144,14 @@ struct TraceSummary {
 
 TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const DotGraphInfo* dot);
 
-// The documented fields of sections.trace (docs/tracing.md) that come from the records:
-// level, replays, nodes, kernels, api, graph_span_median_ns, unattributed_records, join, ...
-nlohmann::json to_json(const TraceSummary& s);
+// The fields of sections.trace (docs/tracing.md) that come from the records: level, replays,
+// nodes, kernels, api, graph_span, unattributed_records, join, ... (`has_records` set).
+TraceSection to_section(const TraceSummary& s);
+
+// The cross-checks against the untraced timing passes of `res`: perturbation (GPU time per
+// iteration traced, from `traced_gpu_ns`, vs untraced) and launch_api_check (CUPTI's launch-call
+// time vs the host clock's).
+void add_timing_checks(TraceSection& t, const ModeResult& res, const TraceSummary& s,
+                       const std::vector<double>& traced_gpu_ns);
 
 }  // namespace gp

@@ -79,8 +79,8 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
                                                                     const NodeJoin& join) {
     std::string stem = r.workload;
     for (const auto& [k, v] : r.params) stem += "_" + k + "-" + v;
-    stem += "_" + r.mode;
-    if (want_chrome) chrome.add(r.workload + " " + r.mode, data, &join);
+    stem += std::string("_") + to_string(r.mode);
+    if (want_chrome) chrome.add(r.workload + " " + to_string(r.mode), data, &join);
     if (!records_dir.empty())
       write_file_atomic((std::filesystem::path(records_dir) / (stem + ".trace.json")).string(), to_json(data).dump());
   };

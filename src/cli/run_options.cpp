@@ -36,7 +36,7 @@ std::vector<Mode> parse_modes(const std::vector<std::string>& texts) {
   for (const auto& t : texts) {
     if (t == "all") return {kAllModes.begin(), kAllModes.end()};
     auto m = mode_from_string(t);
-    if (!m) throw usage_error("--mode " + t + ": expected eager, capture, graph or all");
+    if (!m || *m == Mode::kApp) throw usage_error("--mode " + t + ": expected eager, capture, graph or all");
     modes.push_back(*m);
   }
   return modes;
@@ -283,7 +283,7 @@ std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {
   };
   auto st = std::make_shared<State>();
   return [st](const ModeResult& r, const char* pass) {
-    std::string key = r.workload + " " + r.mode;
+    std::string key = r.workload + " " + to_string(r.mode);
     for (const auto& [k, v] : r.params) key += " " + k + "=" + v;
     const auto now = std::chrono::steady_clock::now();
     if (key != st->mode) {

@@ -151,11 +151,11 @@ std::map<Key, Indexed> compare_detail::index_results(const Report& r, const std:
     const ModeResult& res = r.results[i];
     std::map<std::string, std::string> params = res.params;
     for (const auto& p : ignore) params.erase(p);
-    const Key k{res.workload, params_text(params), res.mode};
+    const Key k{res.workload, params_text(params), to_string(res.mode)};
     auto [it, fresh] = where.emplace(k, i);
     if (!fresh) {
       throw input_error(name + ": results[" + std::to_string(it->second) + "] and results[" + std::to_string(i) +
-                        "] are both " + res.workload + "[" + params_text(params) + "]/" + res.mode +
+                        "] are both " + res.workload + "[" + params_text(params) + "]/" + to_string(res.mode) +
                         (ignore.empty() ? "" : " (after --ignore-param)") + "; each benchmark may appear once");
     }
     out[k] = Indexed{std::move(params), &res};
@@ -181,7 +181,7 @@ int reps_per_run(const Report& r) {
 
 // The latched pass could not queue an iteration: it waits for the host (docs/compare.md).
 bool waits_for_host(const ModeResult& r) {
-  return r.sections.is_object() && r.sections.contains("latched") && r.sections.at("latched").is_string();
+  return !r.sections.latched.empty();
 }
 
 // (workload, params) whose graph replay waits for the host: its work itself has host steps, so
@@ -226,7 +226,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
   for (const auto& name : names) {
     MetricComparison r;
     r.workload = b.workload;
-    r.mode = b.mode;
+    r.mode = to_string(b.mode);
     r.params = bi.params;
     r.metric = name;
     const auto bm = b.metrics.find(name);

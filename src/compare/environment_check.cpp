@@ -72,15 +72,9 @@ EnvironmentCheck check_environment(const Report& base, const Report& cand, const
   return env;
 }
 
-// SM clock of one result: a per-result reading when the run recorded one, else the device's.
-double sm_clock_khz(const Report& r, const ModeResult& res) {
-  if (res.sections.is_object() && res.sections.contains("clocks")) {
-    const auto& c = res.sections.at("clocks");
-    if (c.is_object() && c.contains("sm_khz") && c.at("sm_khz").is_number()) {
-      const double v = c.at("sm_khz").get<double>();
-      if (v > 0) return v;
-    }
-  }
+// SM clock of a report's results: the device's clock as the run recorded it (environment.gpu).
+// Reports carry no per-result clock reading.
+double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
   if (r.environment.gpu && r.environment.gpu->clock_khz > 0) return r.environment.gpu->clock_khz;
   return 0;
 }

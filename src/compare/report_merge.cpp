@@ -50,7 +50,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
     compare_detail::index_results(r, {}, source(f));  // one benchmark per report at most
     processes += processes_of(r);
     for (const ModeResult& res : r.results) {
-      const compare_detail::Key k{res.workload, params_text(res.params), res.mode};
+      const compare_detail::Key k{res.workload, params_text(res.params), to_string(res.mode)};
       const auto it = where.find(k);
       if (it == where.end()) {
         where.emplace(k, out.results.size());
@@ -69,7 +69,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         continue;
       }
       if (!res.checksum.empty() && !into.checksum.empty() && res.checksum != into.checksum)
-        throw Error(ExitCode::kUntrusted, source(f) + ": " + res.workload + "/" + res.mode + " computed checksum " +
+        throw Error(ExitCode::kUntrusted, source(f) + ": " + res.workload + "/" + to_string(res.mode) + " computed checksum " +
                                               res.checksum + ", " + source(0) + " " + into.checksum +
                                               "; these are not runs of one build");
       for (const auto& [name, m] : res.metrics) {

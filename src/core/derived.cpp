@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "graphprof/error.hpp"
+#include "graphprof/metric_catalog.hpp"
 
 namespace gp {
 
@@ -15,14 +16,14 @@ void derive_within_mode(ModeResult& res) {
     auto it = res.metrics.find(k);
     return it == res.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
   };
-  const double gpu = med("gpu_time_per_iter");
-  res.derived["crosscheck_host_over_events"] = med("host_time_per_iter_batched") / gpu;
-  const double latched = med("gpu_time_per_iter_latched");
-  if (std::isfinite(latched) && res.sections.contains("graph") && res.sections["graph"].contains("nodes")) {
-    const double nodes = res.sections["graph"]["nodes"].get<double>();
+  const double gpu = med(metric_key::kGpuTimePerIter);
+  res.derived["crosscheck_host_over_events"] = med(metric_key::kHostTimePerIterBatched) / gpu;
+  const double latched = med(metric_key::kGpuTimePerIterLatched);
+  if (std::isfinite(latched) && res.sections.graph) {
+    const double nodes = res.sections.graph->nodes;
     if (nodes > 0) res.derived["gpu_time_per_node_latched_ns"] = latched / nodes;
   }
-  if (std::isfinite(latched) && res.mode == "eager") {
+  if (std::isfinite(latched) && res.mode == Mode::kEager) {
     const double calls = res.derived.count("launch_calls_per_iter") ? res.derived["launch_calls_per_iter"] : 0;
     if (calls > 0) res.derived["gpu_time_per_call_latched_ns"] = latched / calls;
   }
@@ -30,24 +31,24 @@ void derive_within_mode(ModeResult& res) {
 
 void derive_against_eager(std::vector<ModeResult>& results) {
   for (auto& r : results) {
-    if (r.mode == "eager" || r.status != Status::kOk) continue;
+    if (r.mode == Mode::kEager || r.status != Status::kOk) continue;
     const ModeResult* eager = nullptr;
     for (const auto& e : results)
-      if (e.mode == "eager" && e.workload == r.workload && e.params == r.params && e.status == Status::kOk) eager = &e;
+      if (e.mode == Mode::kEager && e.workload == r.workload && e.params == r.params && e.status == Status::kOk) eager = &e;
     if (eager == nullptr) continue;
     r.checksum_matches_eager = (r.checksum == eager->checksum);
     auto med = [](const ModeResult& x, const char* k) {
       auto it = x.metrics.find(k);
       return it == x.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
     };
-    const double e_gpu = med(*eager, "gpu_time_per_iter"), g_gpu = med(r, "gpu_time_per_iter");
-    const double e_wall = med(*eager, "wall_time_per_iter"), g_wall = med(r, "wall_time_per_iter");
-    const double e_sub = med(*eager, "launch_cpu_per_iter"), g_sub = med(r, "launch_cpu_per_iter");
+    const double e_gpu = med(*eager, metric_key::kGpuTimePerIter), g_gpu = med(r, metric_key::kGpuTimePerIter);
+    const double e_wall = med(*eager, metric_key::kWallTimePerIter), g_wall = med(r, metric_key::kWallTimePerIter);
+    const double e_sub = med(*eager, metric_key::kLaunchCpuPerIter), g_sub = med(r, metric_key::kLaunchCpuPerIter);
     r.derived["speedup_gpu_time_vs_eager"] = e_gpu / g_gpu;
     r.derived["speedup_wall_time_vs_eager"] = e_wall / g_wall;
     r.derived["cpu_submit_saving_per_iter_ns"] = e_sub - g_sub;
     double one_off = 0;
-    for (const char* k : {"capture_time", "build_time", "instantiate_time", "upload_time"}) {
+    for (const char* k : one_off_setup_keys()) {
       const double v = med(r, k);
       if (std::isfinite(v)) one_off += v;
     }
@@ -59,7 +60,7 @@ void derive_against_eager(std::vector<ModeResult>& results) {
         saving > 0 ? std::ceil(one_off / saving) : std::numeric_limits<double>::infinity();
   }
   for (auto& r : results)
-    if (r.mode == "eager" && r.status == Status::kOk) r.checksum_matches_eager = true;
+    if (r.mode == Mode::kEager && r.status == Status::kOk) r.checksum_matches_eager = true;
 }
 
 }  // namespace gp

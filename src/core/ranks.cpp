@@ -23,7 +23,7 @@ ModeResult slowest_rank_decides(const std::vector<const ModeResult*>& per_rank) 
   all.params["rank"] = "all";
   all.metrics.clear();
   all.derived.clear();
-  all.sections = nlohmann::json::object();
+  all.sections = Sections{};
   for (const ModeResult* r : per_rank) {
     if (r->status == Status::kOk) continue;
     all.status = r->status;
@@ -56,11 +56,11 @@ ModeResult slowest_rank_decides(const std::vector<const ModeResult*>& per_rank) 
     medians[key] = per;
     slowest[key] = worst_rank;
   }
-  all.sections["ranks"] = {{"count", per_rank.size()},
+  all.sections.other["ranks"] = {{"count", per_rank.size()},
                            {"median_per_rank", medians},
                            {"slowest_rank", slowest},
                            {"same_output_on_every_rank", same_output}};
-  if (per_rank.front()->sections.contains("graph")) all.sections["graph"] = per_rank.front()->sections["graph"];
+  all.sections.graph = per_rank.front()->sections.graph;
   derive_within_mode(all);
   return all;
 }

@@ -20,22 +20,6 @@ namespace gp {
 
 using nlohmann::json;
 
-const char* to_string(Direction d) {
-  switch (d) {
-    case Direction::kLowerIsBetter: return "lower_is_better";
-    case Direction::kHigherIsBetter: return "higher_is_better";
-    case Direction::kNone: return "none";
-  }
-  return "none";
-}
-
-Direction direction_from_string(const std::string& s) {
-  if (s == "lower_is_better") return Direction::kLowerIsBetter;
-  if (s == "higher_is_better") return Direction::kHigherIsBetter;
-  if (s == "none") return Direction::kNone;
-  throw input_error("unknown metric direction '" + s + "'");
-}
-
 const char* to_string(Status s) {
   switch (s) {
     case Status::kOk: return "ok";
@@ -60,7 +44,7 @@ std::vector<double> Metric::all_samples() const {
 
 void Metric::resummarize() { summary = summarize(all_samples()); }
 
-const ModeResult* Report::find(const std::string& workload, const std::string& mode,
+const ModeResult* Report::find(const std::string& workload, Mode mode,
                                const std::map<std::string, std::string>& params) const {
   for (const auto& r : results)
     if (r.workload == workload && r.mode == mode && r.params == params) return &r;
@@ -106,7 +90,7 @@ json to_json(const Metric& m) {
 }
 
 json to_json(const ModeResult& r) {
-  json j{{"workload", r.workload}, {"mode", r.mode}, {"params", r.params},
+  json j{{"workload", r.workload}, {"mode", to_string(r.mode)}, {"params", r.params},
          {"status", to_string(r.status)}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (r.failure) {
@@ -121,7 +105,7 @@ json to_json(const ModeResult& r) {
   j["derived"] = std::move(derived);
   j["checksum"] = r.checksum;
   j["checksum_matches_eager"] = r.checksum_matches_eager ? json(*r.checksum_matches_eager) : json(nullptr);
-  j["sections"] = r.sections;
+  j["sections"] = to_json(r.sections);
   return j;
 }
 
@@ -268,7 +252,10 @@ Metric metric_from_json(const Reader& rd, const json& j, const std::string& wher
 ModeResult result_from_json(const Reader& rd, const json& j, const std::string& where) {
   ModeResult r;
   r.workload = rd.str(j, where, "workload");
-  r.mode = rd.str(j, where, "mode");
+  const std::string mode = rd.str(j, where, "mode");
+  const std::optional<Mode> m = mode_from_string(mode);
+  if (!m) rd.fail(where + ".mode", "unknown mode '" + mode + "' (eager, capture, graph or app)");
+  r.mode = *m;
   const json& params = rd.field(j, where, "params");
   if (!params.is_object()) rd.fail(where + ".params", "expected an object");
   for (auto it = params.begin(); it != params.end(); ++it) {
@@ -299,7 +286,7 @@ ModeResult result_from_json(const Reader& rd, const json& j, const std::string& 
   r.checksum = rd.str_or(j, "checksum", "");
   if (j.contains("checksum_matches_eager") && j.at("checksum_matches_eager").is_boolean())
     r.checksum_matches_eager = j.at("checksum_matches_eager").get<bool>();
-  if (j.contains("sections") && j.at("sections").is_object()) r.sections = j.at("sections");
+  if (j.contains("sections")) r.sections = sections_from_json(j.at("sections"), rd.source + ": " + where + ".sections");
   return r;
 }
 

@@ -4,8 +4,9 @@
 namespace gp {
 
 bool lost_cuda_context(const ModeResult& r) {
-  return r.sections.is_object() && r.sections.contains(kContextLostSection) &&
-         r.sections.at(kContextLostSection).is_boolean() && r.sections.at(kContextLostSection).get<bool>();
+  const nlohmann::json& o = r.sections.other;
+  return o.contains(kContextLostSection) && o.at(kContextLostSection).is_boolean() &&
+         o.at(kContextLostSection).get<bool>();
 }
 
 std::string lost_context_message(const Report& report) {
@@ -16,10 +17,8 @@ std::string lost_context_message(const Report& report) {
     for (const auto& [k, v] : r.params) params += (params.empty() ? " [" : " ") + k + "=" + v;
     if (!params.empty()) params += "]";
     std::string error = r.failure ? r.failure->api + " returned " + r.failure->error : r.reason;
-    if (error.empty() && r.sections.contains("trace") && r.sections["trace"].contains("reason") &&
-        r.sections["trace"]["reason"].is_string())
-      error = r.sections["trace"]["reason"].get<std::string>();
-    return "workload " + r.workload + params + ", mode " + r.mode + " broke the CUDA context (" + error +
+    if (error.empty() && r.sections.trace) error = r.sections.trace->reason;
+    return "workload " + r.workload + params + ", mode " + to_string(r.mode) + " broke the CUDA context (" + error +
            "); every later CUDA call would fail, so the run stopped there. The " + std::to_string(i) +
            " result(s) measured before it were kept";
   }

@@ -24,6 +24,8 @@ class ModeRunner {
   virtual cudaGraph_t graph() const { return nullptr; }
 };
 
+// The runner of a measured mode (eager, capture, graph); kApp has none (internal error).
+std::unique_ptr<ModeRunner> make_mode_runner(Mode m);
 std::unique_ptr<ModeRunner> make_eager_runner();
 std::unique_ptr<ModeRunner> make_capture_runner();
 std::unique_ptr<ModeRunner> make_graph_runner();

@@ -34,15 +34,6 @@ double ns_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
-std::unique_ptr<ModeRunner> make_runner(Mode m) {
-  switch (m) {
-    case Mode::kEager: return make_eager_runner();
-    case Mode::kCapture: return make_capture_runner();
-    case Mode::kGraph: return make_graph_runner();
-  }
-  return make_eager_runner();
-}
-
 // The usual fix for the errors users meet when capturing (shared with `profile`'s capture trouble).
 std::string hint_for(cudaError_t e, const std::string& api) { return capture_error_hint(static_cast<int>(e), api); }
 
@@ -84,7 +75,7 @@ PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bo
 // Passes the budget ended before they had min_samples, and the iteration time that explains it:
 // sections.budget of the result (docs/methodology.md).
 void mark_cut_short(ModeResult& res, const std::string& pass) {
-  auto& list = res.sections["budget"]["passes_cut_short"];
+  auto& list = res.sections.other["budget"]["passes_cut_short"];
   for (const auto& p : list)
     if (p == pass) return;
   list.push_back(pass);
@@ -114,21 +105,23 @@ void dump_graph(cudaGraph_t g, const std::string& dir, ModeResult& res) {
   std::filesystem::create_directories(dir, ec);
   std::string stem = res.workload;
   for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
-  stem += "_" + res.mode;
+  stem += std::string("_") + to_string(res.mode);
   // Parameter values may hold any text (a folder, for --ranks): keep the name one plain file name.
   for (char& c : stem)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   const std::string plain = (std::filesystem::path(dir) / (stem + ".dot")).string();
   const std::string verbose = (std::filesystem::path(dir) / (stem + "_verbose.dot")).string();
+  GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
   // A dump that cannot be written is noted; the measurement goes on.
-  for (const auto& [path, flags, key] : {std::tuple{plain, 0u, "dot"},
-                                         std::tuple{verbose, static_cast<unsigned>(cudaGraphDebugDotFlagsVerbose), "dot_verbose"}}) {
+  for (const auto& [path, flags, field] : {std::tuple{plain, 0u, &GraphDumpSection::dot},
+                                           std::tuple{verbose, static_cast<unsigned>(cudaGraphDebugDotFlagsVerbose),
+                                                      &GraphDumpSection::dot_verbose}}) {
     const cudaError_t e = cudaGraphDebugDotPrint(g, path.c_str(), flags);
     if (e == cudaSuccess) {
-      res.sections["graph"][key] = path;
+      dump.*field = path;
     } else {
       (void)cudaGetLastError();
-      res.sections["graph"]["dot_error"] = std::string("cudaGraphDebugDotPrint(") + path + ") returned " + cudaGetErrorName(e);
+      dump.dot_error = std::string("cudaGraphDebugDotPrint(") + path + ") returned " + cudaGetErrorName(e);
     }
   }
 }
@@ -137,8 +130,9 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   std::size_t nodes = 0, edges = 0;
   GP_CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
   GP_CUDA_CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
-  res.sections["graph"]["nodes"] = nodes;
-  res.sections["graph"]["edges"] = edges;
+  GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
+  dump.nodes = static_cast<int>(nodes);
+  dump.edges = static_cast<int>(edges);
 }
 
 // One full repetition. Throws CudaError on failure; run_mode() records it.
@@ -147,7 +141,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   std::unique_ptr<Workload> w = entry.create();
   w->setup(params);
   Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = make_runner(mode);
+  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
   std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
   const auto note = [&](const char* what) {
@@ -209,7 +203,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   const auto fits_in_budget = static_cast<std::size_t>(
       std::max(1.0, std::min(1e6, opt.rule.budget_seconds / 4 / std::max(iteration_seconds, 1e-9))));
   const int batch = static_cast<int>(std::clamp<std::size_t>(std::min(1000 / calls_per_iter, fits_in_budget), 1, 64));
-  if (rep == 0) res.sections["budget"]["iteration_seconds"] = iteration_seconds;
+  if (rep == 0) res.sections.other["budget"]["iteration_seconds"] = iteration_seconds;
 
   note("warm-up");
   // Warm-up: at least warmup_iterations and warmup_seconds, but never past the budget.
@@ -288,7 +282,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
         },
         &abandoned);
     if (abandoned) {
-      res.sections["latched"] = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
+      res.sections.latched = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
                                "or it has more launches than the launch queue holds)";
     } else {
       add_repetition(res, "gpu_time_per_iter_latched", "ns",
@@ -342,23 +336,33 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  PassResult{std::move(isolated), true});
 
   if (rep == 0)
-    for (const auto& [k, v] : w->extra_metrics()) res.sections["workload"][k] = v;
+    for (const auto& [k, v] : w->extra_metrics()) res.sections.workload[k] = v;
 }
 
 }  // namespace
 
+std::unique_ptr<ModeRunner> make_mode_runner(Mode m) {
+  switch (m) {
+    case Mode::kEager: return make_eager_runner();
+    case Mode::kCapture: return make_capture_runner();
+    case Mode::kGraph: return make_graph_runner();
+    case Mode::kApp: break;
+  }
+  throw Error(ExitCode::kInternal, std::string("no runner for mode ") + to_string(m));
+}
+
 ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt) {
   ModeResult res;
   res.workload = entry.info.name;
-  res.mode = to_string(mode);
+  res.mode = mode;
   res.params = params.values();
   if (entry.plugin) {
     const PluginOrigin& p = *entry.plugin;
-    res.sections["plugin"] = {{"library", p.library}, {"name", p.name}, {"version", p.version},
-                              {"file_fnv1a64", p.file_fnv1a64},
-                              {"api_version", std::to_string(p.api_major) + "." + std::to_string(p.api_minor)}};
+    res.sections.other["plugin"] = {{"library", p.library}, {"name", p.name}, {"version", p.version},
+                                    {"file_fnv1a64", p.file_fnv1a64},
+                                    {"api_version", std::to_string(p.api_major) + "." + std::to_string(p.api_minor)}};
   }
-  const NvtxRange mode_range(res.workload + " " + res.mode);
+  const NvtxRange mode_range(res.workload + " " + to_string(mode));
 
   {
     // Ask a throwaway instance whether it supports the mode before doing any GPU work.
@@ -392,7 +396,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     // A sticky error (an illegal address in a kernel, ...) leaves the context unusable: every
     // later call fails with it. The suite stops after this result (graphprof/run_outcome.hpp).
     if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) {
-      res.sections[kContextLostSection] = true;
+      res.sections.other[kContextLostSection] = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "
                           "workload and mode alone under compute-sanitizer to find the faulting access";
     }

@@ -22,17 +22,6 @@ namespace gp {
 
 namespace {
 
-using nlohmann::json;
-
-std::unique_ptr<ModeRunner> runner_for(Mode m) {
-  switch (m) {
-    case Mode::kEager: return make_eager_runner();
-    case Mode::kCapture: return make_capture_runner();
-    case Mode::kGraph: return make_graph_runner();
-  }
-  return make_eager_runner();
-}
-
 struct PassOutput {
   std::string status = "ok";  // "ok" | "unavailable"
   std::string reason;
@@ -46,7 +35,7 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   std::unique_ptr<Workload> w = entry.create();
   w->setup(params);
   Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = runner_for(mode);
+  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
 
   TraceSession session(opt.trace.level, buffer_bytes, opt.trace.detach_after_each_pass);
   if (!session.ok()) {
@@ -119,66 +108,20 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   return out;
 }
 
-json ci_pair(const Summary& s) { return json::array({s.ci_low, s.ci_high}); }
-
-// Traced vs untraced GPU time per iteration, with the spread of both, so users can see whether
-// a per-node figure from the trace is distorted and by how much.
-json perturbation_json(const ModeResult& res, const std::vector<double>& traced_samples) {
-  json p;
-  const Summary traced = summarize(traced_samples);
-  auto it = res.metrics.find("gpu_time_per_iter");
-  p["traced_gpu_time_per_iter_ns"] = traced.median;
-  p["traced_p10_ns"] = traced.p10;
-  p["traced_p90_ns"] = traced.p90;
-  p["traced_ci_ns"] = ci_pair(traced);
-  p["traced_n"] = traced.n;
-  if (it == res.metrics.end() || it->second.summary.n == 0) {
-    p["untraced_gpu_time_per_iter_ns"] = nullptr;
-    p["ratio"] = nullptr;
-    return p;
-  }
-  const Summary& untraced = it->second.summary;
-  p["untraced_gpu_time_per_iter_ns"] = untraced.median;
-  p["untraced_p10_ns"] = untraced.p10;
-  p["untraced_p90_ns"] = untraced.p90;
-  p["untraced_ci_ns"] = ci_pair(untraced);
-  p["untraced_n"] = untraced.n;
-  if (untraced.median > 0) {
-    p["ratio"] = traced.median / untraced.median;
-    // The ratio's range implied by both medians' confidence intervals.
-    if (untraced.ci_high > 0 && untraced.ci_low > 0)
-      p["ratio_range"] = json::array({traced.ci_low / untraced.ci_high, traced.ci_high / untraced.ci_low});
-  } else {
-    p["ratio"] = nullptr;
-  }
-  return p;
-}
-
-// CUPTI's view of the launch calls next to the host clock's view from the launch pass.
-json launch_check_json(const ModeResult& res, const TraceSummary& s) {
-  json c;
-  auto it = res.metrics.find("launch_cpu_per_call");
-  const double host = (it == res.metrics.end()) ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
-  c["cupti_per_call_median_ns"] = s.api_per_call ? json(s.api_per_call->median) : json(nullptr);
-  c["host_clock_per_call_median_ns"] = std::isfinite(host) ? json(host) : json(nullptr);
-  if (s.api_per_call && std::isfinite(host) && host > 0) c["ratio"] = s.api_per_call->median / host;
-  else c["ratio"] = nullptr;
-  return c;
-}
-
 }  // namespace
 
 void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
                     ModeResult& res) {
   if (opt.trace.level == TraceLevel::kNone) return;
-  json sec{{"status", "ok"}, {"reason", ""}, {"level", to_string(opt.trace.level)}};
+  TraceSection sec;
+  sec.level = to_string(opt.trace.level);
   PassOutput out;
   std::optional<NodeJoin> join;
   // Measured by the timing passes (sections.budget.iteration_seconds); 0 when unknown.
   double iteration_seconds = 0;
-  if (res.sections.contains("budget") && res.sections["budget"].contains("iteration_seconds") &&
-      res.sections["budget"]["iteration_seconds"].is_number())
-    iteration_seconds = res.sections["budget"]["iteration_seconds"].get<double>();
+  const nlohmann::json& budget = res.sections.other.value("budget", nlohmann::json::object());
+  if (budget.is_object() && budget.contains("iteration_seconds") && budget["iteration_seconds"].is_number())
+    iteration_seconds = budget["iteration_seconds"].get<double>();
   try {
     NvtxRange range("trace pass");
     // A pass that lost records runs once more with bigger buffers.
@@ -192,54 +135,55 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
       buffer = std::min(kMaxBuffer, buffer * 4);
     }
     if (out.status != "ok") {
-      sec["status"] = out.status;
-      sec["reason"] = out.reason;
-      res.sections["trace"] = sec;
+      sec.status = out.status;
+      sec.reason = out.reason;
+      res.sections.trace = sec;
       return;
     }
 
     // The dump the report points at names the nodes (sections.graph.dot, written by the runner).
     DotGraphInfo dot;
     bool have_dot = false;
-    if (res.sections.contains("graph") && res.sections["graph"].contains("dot") && res.sections["graph"]["dot"].is_string()) {
+    std::string dot_warning;
+    if (res.sections.graph && !res.sections.graph->dot.empty()) {
       try {
-        dot = scan_dot_dump(read_file(res.sections["graph"]["dot"].get<std::string>()));
+        dot = scan_dot_dump(read_file(res.sections.graph->dot));
         have_dot = dot.found;
       } catch (const Error& e) {
-        sec["dot_warning"] = e.what();
+        dot_warning = e.what();
       }
     }
     join = NodeJoin::build(out.data, have_dot ? &dot : nullptr);
     const TraceSummary summary = summarize_trace(out.data, *join, have_dot ? &dot : nullptr);
-    const json from_records = to_json(summary);
-    for (auto& [k, v] : from_records.items()) sec[k] = v;
-    sec["dropped_records"] = out.data.dropped_records;
-    sec["attempts"] = attempts;
-    sec["cupti_buffers"] = {{"count", out.data.buffers}, {"largest_bytes", out.data.largest_buffer_bytes}};
-    sec["perturbation"] = perturbation_json(res, out.traced_gpu_ns);
-    sec["launch_api_check"] = launch_check_json(res, summary);
+    sec = to_section(summary);
+    sec.dot_warning = dot_warning;
+    sec.dropped_records = out.data.dropped_records;
+    sec.attempts = attempts;
+    sec.cupti_buffer_count = out.data.buffers;
+    sec.cupti_buffer_largest_bytes = out.data.largest_buffer_bytes;
+    add_timing_checks(sec, res, summary, out.traced_gpu_ns);
     if (out.data.dropped_records > 0)
-      sec["reason"] = std::to_string(out.data.dropped_records) +
+      sec.reason = std::to_string(out.data.dropped_records) +
                       " records were dropped even with bigger buffers: per-node counts may be short";
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code())) throw;
-    sec["status"] = "failed";
-    sec["reason"] = e.api() + " returned " + e.error_name() + " during the trace pass";
+    sec.status = "failed";
+    sec.reason = e.api() + " returned " + e.error_name() + " during the trace pass";
     // Clear the error state if it is not sticky, as run_mode does for a failed mode.
     (void)cudaGetLastError();
     const cudaError_t after = cudaDeviceSynchronize();
     (void)cudaGetLastError();
-    res.sections["trace"] = sec;
-    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) res.sections[kContextLostSection] = true;
+    res.sections.trace = sec;
+    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) res.sections.other[kContextLostSection] = true;
     return;
   } catch (const Error& e) {
     if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;
-    sec["status"] = "failed";
-    sec["reason"] = std::string(e.what()) + " (during the trace pass)";
-    res.sections["trace"] = sec;
+    sec.status = "failed";
+    sec.reason = std::string(e.what()) + " (during the trace pass)";
+    res.sections.trace = sec;
     return;
   }
-  res.sections["trace"] = sec;
+  res.sections.trace = sec;
   if (opt.trace.on_trace) opt.trace.on_trace(res, out.data, *join);
 }
 

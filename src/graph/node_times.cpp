@@ -1,5 +1,6 @@
 // Joining a `graphprof run` report onto a DOT dump: find the result that wrote the dump, then
 // read its per-node times (sections.trace.nodes, written by the trace pass) keyed by dot_name.
+#include <cmath>
 #include <filesystem>
 
 #include "graphprof/error.hpp"
@@ -15,16 +16,13 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 std::string describe(const ModeResult& r) {
   std::string s = r.workload;
   for (const auto& [k, v] : r.params) s += " " + k + "=" + v;
-  return s + " " + r.mode;
+  return s + " " + to_string(r.mode);
 }
 
 bool dumped(const ModeResult& r, const std::string& name) {
-  const auto g = r.sections.find("graph");
-  if (g == r.sections.end() || !g->is_object()) return false;
-  for (const char* key : {"dot", "dot_verbose"}) {
-    const auto p = g->find(key);
-    if (p != g->end() && p->is_string() && file_name(p->get<std::string>()) == name) return true;
-  }
+  if (!r.sections.graph) return false;
+  for (const std::string* p : {&r.sections.graph->dot, &r.sections.graph->dot_verbose})
+    if (!p->empty() && file_name(*p) == name) return true;
   return false;
 }
 
@@ -33,16 +31,6 @@ std::string list_results(const std::vector<const ModeResult*>& rs) {
   for (std::size_t i = 0; i < rs.size() && i < 8; ++i) s += (i ? "; " : "") + describe(*rs[i]);
   if (rs.size() > 8) s += "; ...";
   return s;
-}
-
-double number(const nlohmann::json& j, const char* key, const std::string& where, bool required) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    if (required) throw input_error(where + ": missing '" + key + "'");
-    return 0;
-  }
-  if (!it->is_number()) throw input_error(where + ": '" + key + "' is not a number");
-  return it->get<double>();
 }
 
 std::optional<double> metric_median(const ModeResult& r, const char* key) {
@@ -60,7 +48,7 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
   for (const auto& r : report.results) {
     all.push_back(&r);
     if (!workload.empty() && r.workload != workload) continue;
-    if (!mode.empty() && r.mode != mode) continue;
+    if (!mode.empty() && to_string(r.mode) != mode) continue;
     picked.push_back(&r);
   }
   const bool chosen_by_user = !workload.empty() || !mode.empty();
@@ -83,42 +71,24 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
   const ModeResult& r = *picked.front();
   NodeTimes t;
   t.origin = report_path + ": " + describe(r);
-  t.instantiate_ns = metric_median(r, "instantiate_time");
-  t.gpu_time_per_iter_ns = metric_median(r, "gpu_time_per_iter");
+  t.instantiate_ns = metric_median(r, metric_key::kInstantiateTime);
+  t.gpu_time_per_iter_ns = metric_median(r, metric_key::kGpuTimePerIter);
 
-  const auto trace = r.sections.find("trace");
-  if (trace == r.sections.end() || !trace->is_object() || !trace->contains("nodes"))
+  if (!r.sections.trace || !r.sections.trace->has_records)
     throw input_error(report_path + ": result " + describe(r) +
                       " has no per-node times (sections.trace.nodes); was it run with tracing?");
-  const auto p = trace->find("perturbation");
-  if (p != trace->end() && p->is_object() && p->contains("ratio") && (*p)["ratio"].is_number() &&
-      (*p)["ratio"].get<double>() > 0)
-    t.trace_slowdown = (*p)["ratio"].get<double>();
-  const nlohmann::json& nodes = (*trace)["nodes"];
-  if (!nodes.is_array()) throw input_error(report_path + ": " + describe(r) + ": sections.trace.nodes is not an array");
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const nlohmann::json& n = nodes[i];
-    const std::string where = report_path + ": sections.trace.nodes[" + std::to_string(i) + "] of " + describe(r);
-    if (!n.is_object()) throw input_error(where + ": not an object");
-    std::string key;
-    if (n.contains("dot_name") && n["dot_name"].is_string()) {
-      key = n["dot_name"].get<std::string>();
-    } else if (n.contains("graph_id") && n.contains("node_index")) {
-      key = "graph_" + std::to_string(static_cast<long long>(number(n, "graph_id", where, true))) + "_node_" +
-            std::to_string(static_cast<long long>(number(n, "node_index", where, true)));
-    } else {
-      throw input_error(where + ": missing 'dot_name'");
-    }
-    if (n.contains("gap_before_median_ns") && n["gap_before_median_ns"].is_number())
-      t.gap_before_ns[key] = n["gap_before_median_ns"].get<double>();
+  const TraceSection& trace = *r.sections.trace;
+  if (std::isfinite(trace.perturbation.ratio) && trace.perturbation.ratio > 0) t.trace_slowdown = trace.perturbation.ratio;
+  for (const TraceNodeTime& n : trace.nodes) {
+    if (std::isfinite(n.gap_before_median_ns)) t.gap_before_ns[n.dot_name] = n.gap_before_median_ns;
     // The trace writes null for a node it saw no complete record of: that node has no time.
-    if (n.contains("median_ns") && n["median_ns"].is_null()) continue;
+    if (!std::isfinite(n.median_ns)) continue;
     NodeTime nt;
-    nt.median_ns = number(n, "median_ns", where, true);
-    nt.p10_ns = number(n, "p10_ns", where, false);
-    nt.p90_ns = number(n, "p90_ns", where, false);
-    nt.count = static_cast<std::uint64_t>(number(n, "count", where, false));
-    t.by_node[key] = nt;
+    nt.median_ns = n.median_ns;
+    nt.p10_ns = std::isfinite(n.p10_ns) ? n.p10_ns : 0;
+    nt.p90_ns = std::isfinite(n.p90_ns) ? n.p90_ns : 0;
+    nt.count = n.count;
+    t.by_node[n.dot_name] = nt;
   }
   return t;
 }

@@ -129,7 +129,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
 
   ModeResult app;
   app.workload = run.program;
-  app.mode = "app";
+  app.mode = Mode::kApp;
   if (run.exit_status != 0) {
     app.status = Status::kFailed;
     app.reason = "the application " + run.exit_description;
@@ -174,14 +174,14 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   json procs = json::array();
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json(processes[i], i + 1));
   profile["processes"] = std::move(procs);
-  app.sections["profile"] = std::move(profile);
+  app.sections.other["profile"] = std::move(profile);
   report.results.push_back(std::move(app));
 
   for (std::size_t i = 0; i < processes.size(); ++i)
     for (const auto& g : processes[i].graphs) {
       ModeResult r;
       r.workload = run.program;
-      r.mode = "app";
+      r.mode = Mode::kApp;
       r.params = {{"process", std::to_string(i + 1)}, {"graph", std::to_string(g.exec.graph_id)}, {"exec", std::to_string(g.exec.exec_id)}};
       if (!g.launch_call_ns.empty())
         r.metrics["launch_cpu_per_call"] =
@@ -192,13 +192,13 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       if (g.instantiate_ns)
         r.metrics["instantiate_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
       if (g.upload_ns) r.metrics["upload_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
-      r.sections["graph"] = {{"dot", g.exec.dot.empty() ? json(nullptr) : json(g.exec.dot)},
-                             {"dot_verbose", g.exec.dot_verbose.empty() ? json(nullptr) : json(g.exec.dot_verbose)},
-                             {"nodes", g.exec.nodes},
-                             {"edges", g.exec.edges},
-                             {"made_by", g.made_by},
-                             {"launches", g.launches}};
-      r.sections["trace"] = to_json(g.trace);
+      GraphDumpSection& dump = r.sections.graph.emplace();
+      dump.dot = g.exec.dot;
+      dump.dot_verbose = g.exec.dot_verbose;
+      dump.nodes = static_cast<int>(g.exec.nodes);
+      dump.edges = static_cast<int>(g.exec.edges);
+      dump.extra = {{"made_by", g.made_by}, {"launches", g.launches}};
+      r.sections.trace = to_section(g.trace);
       report.results.push_back(std::move(r));
     }
   return report;

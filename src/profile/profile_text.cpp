@@ -105,19 +105,21 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
   for (const auto& r : report.results) {
     auto pr = r.params.find("process"), ex = r.params.find("exec");
     if (pr == r.params.end() || ex == r.params.end() || pr->second != process || ex->second != exec) continue;
-    if (!r.sections.contains("trace") || !r.sections.at("trace").contains("nodes")) return;
-    std::vector<const json*> nodes;
-    for (const auto& n : r.sections.at("trace").at("nodes"))
-      if (n["median_ns"].is_number()) nodes.push_back(&n);
-    std::sort(nodes.begin(), nodes.end(), [](const json* a, const json* b) { return get(*a, "median_ns") > get(*b, "median_ns"); });
+    if (!r.sections.trace || !r.sections.trace->has_records) return;
+    const std::vector<TraceNodeTime>& all = r.sections.trace->nodes;
+    std::vector<const TraceNodeTime*> nodes;
+    for (const auto& n : all)
+      if (std::isfinite(n.median_ns)) nodes.push_back(&n);
+    std::sort(nodes.begin(), nodes.end(),
+              [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
     if (nodes.size() > 8) nodes.resize(8);
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
-        << r.sections.at("trace").at("nodes").size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
+        << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
         << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
     std::vector<std::vector<std::string>> rows{{"node", "kind", "name", "median", "p90", "gap before"}};
-    for (const json* n : nodes)
-      rows.push_back({(*n)["dot_name"].get<std::string>(), (*n)["kind"].get<std::string>(), (*n)["name"].get<std::string>(),
-                      ns(*n, "median_ns"), ns(*n, "p90_ns"), ns(*n, "gap_before_median_ns")});
+    for (const TraceNodeTime* n : nodes)
+      rows.push_back({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
+                      format_ns(n->gap_before_median_ns)});
     out << columns(rows);
     return;
   }
@@ -212,9 +214,9 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
 std::string format_profile_summary(const Report& report) {
   const ModeResult* app = nullptr;
   for (const auto& r : report.results)
-    if (r.mode == "app" && r.params.empty() && r.sections.contains("profile")) app = &r;
+    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
   if (app == nullptr) return {};
-  const json& p = app->sections.at("profile");
+  const json& p = app->sections.other.at("profile");
   std::ostringstream out;
   const json& procs = p["processes"];
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()

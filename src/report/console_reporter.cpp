@@ -98,7 +98,7 @@ int rank_of(const std::string& key) {
 std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : fmt("%.4g", v); }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
-  out << "\n" << r.workload << " [" << params_text(r.params) << "] mode=" << r.mode << ": " << to_string(r.status);
+  out << "\n" << r.workload << " [" << params_text(r.params) << "] mode=" << to_string(r.mode) << ": " << to_string(r.status);
   if (!r.checksum.empty()) out << ", checksum " << r.checksum;
   if (r.checksum_matches_eager) out << (*r.checksum_matches_eager ? " (matches eager)" : " (DIFFERS FROM EAGER)");
   out << "\n";
@@ -132,7 +132,7 @@ double derived(const ModeResult& r, const char* key) {
   return it == r.derived.end() ? NAN : it->second;
 }
 
-const ModeResult* find_mode(const Report& rep, const ModeResult& like, const char* mode) {
+const ModeResult* find_mode(const Report& rep, const ModeResult& like, Mode mode) {
   for (const auto& x : rep.results)
     if (x.workload == like.workload && x.params == like.params && x.mode == mode) return &x;
   return nullptr;
@@ -165,7 +165,7 @@ std::string format_ns(double ns) {
 }
 
 std::string progress_line(const ModeResult& r) {
-  std::string s = r.workload + " " + r.mode + ": " + to_string(r.status);
+  std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
   if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(metric_median(r, "gpu_time_per_iter"));
   else s += " (" + r.reason + ")";
   return s;
@@ -197,12 +197,12 @@ void print_run_console(const Report& report, std::ostream& out) {
     for (const auto& x : report.results) {
       if (x.workload != r.workload || x.params != r.params) continue;
       if (x.status != Status::kOk) {
-        t.add({x.mode, to_string(x.status), "", "", "", "", "", "", ""});
+        t.add({to_string(x.mode), to_string(x.status), "", "", "", "", "", "", ""});
         continue;
       }
       const double be = derived(x, "break_even_replays");
-      const bool graph_mode = x.mode != "eager";
-      t.add({x.mode, format_ns(metric_median(x, "gpu_time_per_iter")), format_ns(metric_median(x, "wall_time_per_iter")),
+      const bool graph_mode = x.mode != Mode::kEager;
+      t.add({to_string(x.mode), format_ns(metric_median(x, "gpu_time_per_iter")), format_ns(metric_median(x, "wall_time_per_iter")),
              format_ns(metric_median(x, "launch_cpu_per_call")), format_ns(metric_median(x, "launch_cpu_per_iter")),
              graph_mode ? fmt("%.2fx", derived(x, "speedup_gpu_time_vs_eager")) : "1.00x",
              graph_mode ? format_ns(derived(x, "one_off_total_ns")) : "-",
@@ -216,9 +216,9 @@ void print_run_console(const Report& report, std::ostream& out) {
     Table t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
              "outputs"});
     for (const auto* r : seen) {
-      const ModeResult* e = find_mode(report, *r, "eager");
-      const ModeResult* c = find_mode(report, *r, "capture");
-      const ModeResult* g = find_mode(report, *r, "graph");
+      const ModeResult* e = find_mode(report, *r, Mode::kEager);
+      const ModeResult* c = find_mode(report, *r, Mode::kCapture);
+      const ModeResult* g = find_mode(report, *r, Mode::kGraph);
       auto cell = [](const ModeResult* x) {
         if (x == nullptr) return std::string("-");
         if (x->status != Status::kOk) return std::string(to_string(x->status));
@@ -257,14 +257,14 @@ void print_sweep_console(const Report& report, std::ostream& out) {
   for (const auto& r : report.results) {
     std::vector<std::string> row;
     for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
-    row.push_back(r.mode);
+    row.push_back(to_string(r.mode));
     if (r.status != Status::kOk) {
       for (int i = 0; i < 8; ++i) row.emplace_back("");
       row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
       t.add(row);
       continue;
     }
-    const bool graph_mode = r.mode != "eager";
+    const bool graph_mode = r.mode != Mode::kEager;
     const double per = derived(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
     const double be = derived(r, "break_even_replays");
     row.push_back(format_ns(metric_median(r, "gpu_time_per_iter")));

@@ -42,7 +42,7 @@ std::string render_run_csv(const Report& report) {
   for (const ModeResult& r : report.results) {
     std::string prefix = field(r.workload);
     for (const auto& k : param_names) prefix += "," + field(r.params.count(k) ? r.params.at(k) : std::string());
-    prefix += "," + field(r.mode) + "," + to_string(r.status);
+    prefix += "," + field(to_string(r.mode)) + "," + to_string(r.status);
     if (r.status != Status::kOk) {
       out << prefix << ",status," << field(r.reason) << ",,,,,,,,,\r\n";
       continue;

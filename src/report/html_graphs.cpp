@@ -25,9 +25,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxPictures = 24;
 
 std::string dot_path_of(const ModeResult& r) {
-  auto it = r.sections.find("graph");
-  if (it == r.sections.end() || !it->is_object()) return {};
-  return it->value("dot", std::string());
+  return r.sections.graph ? r.sections.graph->dot : std::string();
 }
 
 // The recorded path when it exists here, else the first folder of `dirs` holding its file name.
@@ -43,9 +41,7 @@ std::string locate(const std::string& recorded, const std::vector<std::string>& 
 }
 
 bool has_node_times(const ModeResult& r) {
-  auto it = r.sections.find("trace");
-  return it != r.sections.end() && it->is_object() && it->contains("nodes") && (*it)["nodes"].is_array() &&
-         !(*it)["nodes"].empty();
+  return r.sections.trace && !r.sections.trace->nodes.empty();
 }
 
 // Graphviz renders into a file; the SVG text is read back from a temporary one.
@@ -97,14 +93,14 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
   for (const ModeResult& r : report.results) {
     const std::string recorded = dot_path_of(r);
     if (recorded.empty()) continue;
-    const std::string name = r.workload + " " + r.mode;
+    const std::string name = r.workload + " " + to_string(r.mode);
     if (param_sets[r.workload].size() > 1 || drawn >= kMaxPictures) {
       skipped += "<li>" + escape(name + " [" + params_label(r.params) + "]") + ": <code>" + escape(recorded) +
                  "</code></li>\n";
       continue;
     }
     const std::string path = locate(recorded, options.dot_dirs);
-    body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + r.mode) + "\"><h3>" +
+    body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + to_string(r.mode)) + "\"><h3>" +
             escape(name) + " <span class=\"gp-note\">" + escape(params_label(r.params)) + "</span></h3>\n";
     if (path.empty()) {
       body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded) +
@@ -120,7 +116,7 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
         one.results.push_back(r);
         try {
           times = node_times_from_report(one, options.source.empty() ? "report" : options.source, path, r.workload,
-                                         r.mode);
+                                         to_string(r.mode));
         } catch (const Error& e) {
           times_note = e.what();
         }

@@ -96,14 +96,14 @@ double derived(const ModeResult& r, const std::string& key) {
   return it == r.derived.end() ? NAN : it->second;
 }
 
-std::string mode_css(const std::string& mode) { return "gp-mode-" + css_token(mode); }
+std::string mode_css(Mode mode) { return std::string("gp-mode-") + css_token(to_string(mode)); }
 
 // One (workload, params) and its results in report order.
 struct Benchmark {
   std::string workload;
   std::map<std::string, std::string> params;
   std::vector<const ModeResult*> modes;
-  const ModeResult* find(const std::string& mode) const {
+  const ModeResult* find(Mode mode) const {
     for (const ModeResult* r : modes)
       if (r->mode == mode) return r;
     return nullptr;
@@ -140,13 +140,13 @@ std::vector<std::string> varying_params(const std::vector<const Benchmark*>& gro
 
 std::string speedup_text(const ModeResult* r) {
   if (r == nullptr || r->status != Status::kOk) return "-";
-  if (r->mode == "eager") return "1.00x";
+  if (r->mode == Mode::kEager) return "1.00x";
   const double v = derived(*r, "speedup_gpu_time_vs_eager");
   return std::isfinite(v) ? fmt("%.2fx", v) : "-";  // no eager baseline
 }
 
 std::string break_even_text(const ModeResult* r) {
-  if (r == nullptr || r->status != Status::kOk || r->mode == "eager") return "-";
+  if (r == nullptr || r->status != Status::kOk || r->mode == Mode::kEager) return "-";
   if (!r->derived.count("speedup_gpu_time_vs_eager") && !r->derived.count("break_even_replays")) return "-";
   const double v = derived(*r, "break_even_replays");
   return std::isfinite(v) ? fmt("%.0f", v) : "never";
@@ -161,7 +161,7 @@ std::string gpu_cell(const ModeResult* r) {
 std::string outputs_text(const Benchmark& b) {
   bool any = false, same = true;
   for (const ModeResult* r : b.modes)
-    if (r->checksum_matches_eager && r->mode != "eager") {
+    if (r->checksum_matches_eager && r->mode != Mode::kEager) {
       any = true;
       same = same && *r->checksum_matches_eager;
     }
@@ -187,13 +187,13 @@ std::string mode_bars(const Benchmark& b, const std::string& key, const std::str
     const Summary& s = m->summary;
     chart.unit = m->unit;
     Bar bar;
-    bar.label = r->mode;
+    bar.label = to_string(r->mode);
     bar.css = mode_css(r->mode);
     bar.value = s.median;
     bar.low = s.ci_low;
     bar.high = s.ci_high;
     bar.value_text = (m->unit == "ns" ? format_ns(s.median) : fmt("%g", s.median)) + " " + ci_text(s);
-    bar.tooltip = r->mode + ": median " + format_ns(s.median) + ", 95% CI [" + format_ns(s.ci_low) + ", " +
+    bar.tooltip = std::string(to_string(r->mode)) + ": median " + format_ns(s.median) + ", 95% CI [" + format_ns(s.ci_low) + ", " +
                   format_ns(s.ci_high) + "], p10 " + format_ns(s.p10) + ", p90 " + format_ns(s.p90) +
                   ", n=" + std::to_string(s.n);
     chart.bars.push_back(std::move(bar));
@@ -232,18 +232,18 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
   chart.axis_label = "GPU-time speedup of the captured graph against eager (x)";
   chart.unit = "x";
   for (const Benchmark& b : benches) {
-    const ModeResult* c = b.find("capture");
+    const ModeResult* c = b.find(Mode::kCapture);
     s += "<tr><td>" + escape(b.workload) + "</td><td class=\"l\">" + escape(params_label(b.params)) + "</td><td>" +
-         escape(gpu_cell(b.find("eager"))) + "</td><td>" + escape(gpu_cell(c)) + "</td><td>" +
-         escape(gpu_cell(b.find("graph"))) + "</td><td>" + speedup_text(c) + "</td><td>" +
-         speedup_text(b.find("graph")) + "</td><td>" + break_even_text(c) + "</td><td>" + outputs_text(b) +
+         escape(gpu_cell(b.find(Mode::kEager))) + "</td><td>" + escape(gpu_cell(c)) + "</td><td>" +
+         escape(gpu_cell(b.find(Mode::kGraph))) + "</td><td>" + speedup_text(c) + "</td><td>" +
+         speedup_text(b.find(Mode::kGraph)) + "</td><td>" + break_even_text(c) + "</td><td>" + outputs_text(b) +
          "</td></tr>\n";
     const bool swept = std::count_if(benches.begin(), benches.end(),
                                      [&](const Benchmark& x) { return x.workload == b.workload; }) > 1;
     if (!swept && c != nullptr && c->status == Status::kOk && std::isfinite(derived(*c, "speedup_gpu_time_vs_eager"))) {
       Bar bar;
       bar.label = b.workload;
-      bar.css = mode_css("capture");
+      bar.css = mode_css(Mode::kCapture);
       bar.value = derived(*c, "speedup_gpu_time_vs_eager");
       bar.low = 1, bar.high = 0;  // no interval for a ratio of medians
       bar.value_text = fmt("%.2fx", bar.value);
@@ -259,7 +259,7 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
 }
 
 std::string failure_text(const ModeResult& r) {
-  std::string s = "<p class=\"gp-bad\">" + escape(r.mode) + ": " + escape(to_string(r.status)) + " — " +
+  std::string s = "<p class=\"gp-bad\">" + escape(to_string(r.mode)) + ": " + escape(to_string(r.status)) + " — " +
                   escape(r.reason) + "</p>";
   if (r.failure && !r.failure->hint.empty()) s += "<p class=\"gp-note\">fix: " + escape(r.failure->hint) + "</p>";
   return s + "\n";
@@ -274,7 +274,7 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
     for (const auto& [key, m] : r->metrics) {
       const Summary& x = m.summary;
       auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : fmt("%g", d); };
-      s += "<tr><td>" + escape(r->mode) + "</td><td class=\"l\" title=\"" + escape(m.description) + "\">" +
+      s += "<tr><td>" + escape(to_string(r->mode)) + "</td><td class=\"l\" title=\"" + escape(m.description) + "\">" +
            escape(key) + "</td><td>" + escape(v(x.median)) + "</td><td>" + escape(v(x.ci_low)) + " – " +
            escape(v(x.ci_high)) + "</td><td>" + escape(v(x.p10)) + "</td><td>" + escape(v(x.p90)) + "</td><td>" +
            std::to_string(x.n) + "</td><td class=\"l gp-warn\">" + (m.converged ? "" : "noisy") + "</td></tr>\n";
@@ -341,7 +341,7 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
     std::vector<std::string> order;
     for (const Benchmark* b : group)
       for (const ModeResult* r : b->modes) {
-        if (r->status != Status::kOk || (f.graph_only && r->mode == "eager")) continue;
+        if (r->status != Status::kOk || (f.graph_only && r->mode == Mode::kEager)) continue;
         Point p;
         p.x = std::strtod(b->params.at(x_key).c_str(), nullptr);
         p.low = 1, p.high = 0;
@@ -350,14 +350,14 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
           if (m == nullptr) continue;
           p.y = m->summary.median, p.low = m->summary.ci_low, p.high = m->summary.ci_high;
         } else if (f.key == "per_node") {
-          p.y = derived(*r, r->mode == "eager" ? "gpu_time_per_call_latched_ns" : "gpu_time_per_node_latched_ns");
+          p.y = derived(*r, r->mode == Mode::kEager ? "gpu_time_per_call_latched_ns" : "gpu_time_per_node_latched_ns");
         } else {
           p.y = derived(*r, f.key);
         }
         if (!std::isfinite(p.y)) continue;
-        p.tooltip = r->mode + " " + x_key + "=" + b->params.at(x_key) + ": " +
+        p.tooltip = std::string(to_string(r->mode)) + " " + x_key + "=" + b->params.at(x_key) + ": " +
                     (chart.y_unit == "ns" ? format_ns(p.y) : fmt("%.0f replays", p.y));
-        std::string name = r->mode;
+        std::string name = to_string(r->mode);
         for (const auto& k : others) name += " " + k + "=" + b->params.at(k);
         if (!by_name.count(name)) {
           order.push_back(name);
@@ -383,14 +383,14 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
     for (const ModeResult* r : b->modes) {
       s += "<tr>";
       for (const auto& k : keys) s += "<td>" + escape(b->params.count(k) ? b->params.at(k) : "-") + "</td>";
-      s += "<td class=\"l\">" + escape(r->mode) + "</td>";
+      s += "<td class=\"l\">" + escape(to_string(r->mode)) + "</td>";
       if (r->status != Status::kOk) {
         s += "<td class=\"l gp-bad\" colspan=\"7\">" + escape(std::string(to_string(r->status)) + ": " + r->reason) +
              "</td></tr>\n";
         continue;
       }
       const Metric* g = metric(*r, "gpu_time_per_iter");
-      const bool graph_mode = r->mode != "eager";
+      const bool graph_mode = r->mode != Mode::kEager;
       s += "<td>" +
            (g ? ns_with_interval(g->summary.median, g->summary.ci_low, g->summary.ci_high) : std::string("-")) +
            "</td><td>" +
@@ -443,42 +443,28 @@ std::string sweep_section(const std::vector<Benchmark>& benches) {
   return "<section id=\"sweep\"><h2>Sweep</h2>\n" + s + "</section>\n";
 }
 
-double num(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
-
-double pair_at(const json& j, const char* key, std::size_t i) {
-  return j.contains(key) && j[key].is_array() && j[key].size() == 2 && j[key][i].is_number() ? j[key][i].get<double>()
-                                                                                               : NAN;
-}
-
 std::string trace_section(const Report& report) {
   std::string rows;
   for (const ModeResult& r : report.results) {
-    auto it = r.sections.find("trace");
-    if (it == r.sections.end() || !it->is_object()) continue;
-    const json& t = *it;
-    const std::string status = t.value("status", "?");
+    if (!r.sections.trace) continue;
+    const TraceSection& t = *r.sections.trace;
+    const std::string& status = t.status;
     rows += "<tr><td>" + escape(r.workload) + "</td><td class=\"l\">" + escape(params_label(r.params)) +
-            "</td><td class=\"l\">" + escape(r.mode) + "</td>";
+            "</td><td class=\"l\">" + escape(to_string(r.mode)) + "</td>";
     if (status != "ok") {
-      rows += "<td class=\"l gp-warn\" colspan=\"7\">" + escape(status + ": " + t.value("reason", "")) + "</td></tr>\n";
+      rows += "<td class=\"l gp-warn\" colspan=\"7\">" + escape(status + ": " + t.reason) + "</td></tr>\n";
       continue;
     }
-    const json p = t.value("perturbation", json::object());
-    const double ratio = num(p, "ratio");
-    std::string ratio_text = std::isfinite(ratio) ? fmt("%.2fx", ratio) : "-";
-    if (std::isfinite(pair_at(p, "ratio_range", 0)))
-      ratio_text += fmt(" [%.2f, ", pair_at(p, "ratio_range", 0)) + fmt("%.2f]", pair_at(p, "ratio_range", 1));
-    rows += "<td class=\"l\">" + escape(t.value("level", "?")) + "</td><td>" +
-            ns_with_interval(num(p, "untraced_gpu_time_per_iter_ns"), pair_at(p, "untraced_ci_ns", 0),
-                             pair_at(p, "untraced_ci_ns", 1)) +
-            "</td><td>" +
-            ns_with_interval(num(p, "traced_gpu_time_per_iter_ns"), pair_at(p, "traced_ci_ns", 0),
-                             pair_at(p, "traced_ci_ns", 1)) +
-            "</td><td>" + escape(ratio_text) + "</td><td>" + std::to_string(t.value("replays", 0)) + "</td><td>" +
-            std::to_string(t.value("dropped_records", 0)) + "</td><td>" +
-            std::to_string(t.value("unattributed_records", 0)) + "</td></tr>\n";
+    const TracePerturbation& p = t.perturbation;
+    const TraceSpread untraced = p.untraced.value_or(TraceSpread{});
+    std::string ratio_text = std::isfinite(p.ratio) ? fmt("%.2fx", p.ratio) : "-";
+    if (p.ratio_range && std::isfinite(p.ratio_range->first))
+      ratio_text += fmt(" [%.2f, ", p.ratio_range->first) + fmt("%.2f]", p.ratio_range->second);
+    rows += "<td class=\"l\">" + escape(t.level.empty() ? "?" : t.level) + "</td><td>" +
+            ns_with_interval(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns) + "</td><td>" +
+            ns_with_interval(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns) + "</td><td>" +
+            escape(ratio_text) + "</td><td>" + std::to_string(t.replays) + "</td><td>" +
+            std::to_string(t.dropped_records) + "</td><td>" + std::to_string(t.unattributed_records) + "</td></tr>\n";
   }
   if (rows.empty()) return {};
   return "<section id=\"trace\"><h2>Trace perturbation</h2>\n"

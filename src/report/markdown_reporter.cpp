@@ -52,10 +52,10 @@ void print_run_markdown(const Report& report, std::ostream& out) {
     for (const auto& r : report.results) {
       if (r.workload != h->workload || r.params != h->params) continue;
       if (r.status != Status::kOk) {
-        out << "| " << r.mode << " | " << to_string(r.status) << ": " << r.reason << " | | | | | | | |\n";
+        out << "| " << to_string(r.mode) << " | " << to_string(r.status) << ": " << r.reason << " | | | | | | | |\n";
         continue;
       }
-      const bool g = r.mode != "eager";
+      const bool g = r.mode != Mode::kEager;
       char speed[32] = "1.00x", be[32] = "-";
       if (g) {
         std::snprintf(speed, sizeof(speed), "%.2fx", derived_of(r, "speedup_gpu_time_vs_eager"));
@@ -63,7 +63,7 @@ void print_run_markdown(const Report& report, std::ostream& out) {
         if (std::isfinite(v)) std::snprintf(be, sizeof(be), "%.0f", v);
         else std::snprintf(be, sizeof(be), "never");
       }
-      out << "| " << r.mode << " | " << ci_text(r, "gpu_time_per_iter") << " | "
+      out << "| " << to_string(r.mode) << " | " << ci_text(r, "gpu_time_per_iter") << " | "
           << format_ns(median_of(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
           << format_ns(median_of(r, "launch_cpu_per_iter")) << " | "
           << (g ? format_ns(derived_of(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "

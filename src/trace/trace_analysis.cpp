@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "graphprof/graph_model.hpp"
+#include "graphprof/metric_catalog.hpp"
 #include "graphprof/stats.hpp"
 
 namespace gp {
@@ -436,61 +437,67 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
 }
 
 namespace {
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-json stats_json(const std::optional<DurationStats>& d) {
-  if (!d) return nullptr;
-  return json{{"count", d->count}, {"median_ns", d->median}, {"p10_ns", d->p10}, {"p90_ns", d->p90}};
+std::optional<TraceStats> stats_of(const std::optional<DurationStats>& d) {
+  if (!d) return std::nullopt;
+  return TraceStats{d->count, d->median, d->p10, d->p90};
 }
 }  // namespace
 
-json to_json(const TraceSummary& s) {
-  json j;
-  j["level"] = to_string(s.level);
-  j["replays"] = s.iterations;
-  j["gpu_records"] = s.gpu_records;
-  j["unattributed_records"] = s.unattributed;
-  j["unassigned_records"] = s.unassigned;
-  j["graph_span_median_ns"] = s.graph_span ? json(s.graph_span->median) : json(nullptr);
-  j["graph_span"] = stats_json(s.graph_span);
-  j["iteration_span_median_ns"] = s.iteration_span ? json(s.iteration_span->median) : json(nullptr);
-  j["iteration_span"] = stats_json(s.iteration_span);
-  j["api_per_call"] = stats_json(s.api_per_call);
-  j["join"] = {{"dot_status", s.dot_status},
-               {"traced_graph_id", s.traced_graph_id},
-               {"dot_graph_id", s.dot_graph_id},
-               {"dot_name_mismatches", s.dot_name_mismatches}};
-  json& nodes = j["nodes"] = json::array();
+TraceSection to_section(const TraceSummary& s) {
+  TraceSection t;
+  t.level = to_string(s.level);
+  t.has_records = true;
+  t.replays = s.iterations;
+  t.gpu_records = s.gpu_records;
+  t.unattributed_records = s.unattributed;
+  t.unassigned_records = s.unassigned;
+  t.graph_span = stats_of(s.graph_span);
+  t.iteration_span = stats_of(s.iteration_span);
+  t.api_per_call = stats_of(s.api_per_call);
+  t.join = TraceJoinInfo{s.dot_status, s.traced_graph_id, s.dot_graph_id, s.dot_name_mismatches};
   for (const auto& n : s.nodes)
-    nodes.push_back({{"dot_name", n.node.dot_name()},
-                     {"graph_id", n.node.graph_id},
-                     {"node_index", n.node.index},
-                     {"kind", n.kind},
-                     {"name", n.name},
-                     {"mangled_name", n.mangled_name},
-                     {"count", n.duration.count},
-                     {"median_ns", number_or_null(n.duration.median)},
-                     {"p10_ns", number_or_null(n.duration.p10)},
-                     {"p90_ns", number_or_null(n.duration.p90)},
-                     {"mean_ns", number_or_null(n.duration.mean)},
-                     {"gap_before_median_ns", n.gap_before_median_ns ? json(*n.gap_before_median_ns) : json(nullptr)}});
-  json& kernels = j["kernels"] = json::array();
+    t.nodes.push_back({n.node.dot_name(), n.node.graph_id, n.node.index, n.kind, n.name, n.mangled_name, n.duration.count,
+                       n.duration.median, n.duration.p10, n.duration.p90, n.duration.mean,
+                       n.gap_before_median_ns.value_or(kNoValue)});
   for (const auto& k : s.kernels)
-    kernels.push_back({{"kind", k.kind},
-                       {"name", k.name},
-                       {"count", k.duration.count},
-                       {"median_ns", number_or_null(k.duration.median)},
-                       {"p10_ns", number_or_null(k.duration.p10)},
-                       {"p90_ns", number_or_null(k.duration.p90)},
-                       {"per_iter_ns", number_or_null(k.per_iteration_ns)}});
-  json& api = j["api"] = json::array();
+    t.kernels.push_back({k.kind, k.name, k.duration.count, k.duration.median, k.duration.p10, k.duration.p90,
+                         k.per_iteration_ns});
   for (const auto& a : s.api)
-    api.push_back({{"name", a.name},
-                   {"count", a.duration.count},
-                   {"median_ns", number_or_null(a.duration.median)},
-                   {"p10_ns", number_or_null(a.duration.p10)},
-                   {"p90_ns", number_or_null(a.duration.p90)},
-                   {"calls_per_iter", number_or_null(a.calls_per_iteration)}});
-  return j;
+    t.api.push_back({a.name, a.duration.count, a.duration.median, a.duration.p10, a.duration.p90, a.calls_per_iteration});
+  return t;
+}
+
+namespace {
+TraceSpread spread_of(const Summary& s) { return TraceSpread{s.n, s.median, s.p10, s.p90, s.ci_low, s.ci_high}; }
+}  // namespace
+
+void add_timing_checks(TraceSection& t, const ModeResult& res, const TraceSummary& s,
+                       const std::vector<double>& traced_gpu_ns) {
+  // Traced vs untraced GPU time per iteration, with the spread of both, so users can see whether
+  // a per-node figure from the trace is distorted and by how much.
+  TracePerturbation& p = t.perturbation;
+  p = TracePerturbation{};
+  const Summary traced = summarize(traced_gpu_ns);
+  p.traced = spread_of(traced);
+  const auto gpu = res.metrics.find(metric_key::kGpuTimePerIter);
+  if (gpu != res.metrics.end() && gpu->second.summary.n > 0) {
+    const Summary& untraced = gpu->second.summary;
+    p.untraced = spread_of(untraced);
+    if (untraced.median > 0) {
+      p.ratio = traced.median / untraced.median;
+      // The ratio's range implied by both medians' confidence intervals.
+      if (untraced.ci_high > 0 && untraced.ci_low > 0)
+        p.ratio_range = std::make_pair(traced.ci_low / untraced.ci_high, traced.ci_high / untraced.ci_low);
+    }
+  }
+  // CUPTI's view of the launch calls next to the host clock's view from the launch pass.
+  LaunchApiCheck& c = t.launch_api_check;
+  c = LaunchApiCheck{};
+  const auto launch = res.metrics.find(metric_key::kLaunchCpuPerCall);
+  const double host = launch == res.metrics.end() ? kNoValue : launch->second.summary.median;
+  if (s.api_per_call) c.cupti_per_call_median_ns = s.api_per_call->median;
+  c.host_clock_per_call_median_ns = host;
+  if (s.api_per_call && std::isfinite(host) && host > 0) c.ratio = s.api_per_call->median / host;
 }
 
 }  // namespace gp

@@ -11,30 +11,21 @@
 
 namespace gp {
 
-using nlohmann::json;
-
 namespace {
 
-double num(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : std::numeric_limits<double>::quiet_NaN();
-}
-
-std::string ns_with_ci(const json& p, const char* median_key, const char* ci_key) {
-  std::string s = format_ns(num(p, median_key));
-  if (p.contains(ci_key) && p[ci_key].is_array() && p[ci_key].size() == 2 && p[ci_key][0].is_number() &&
-      p[ci_key][1].is_number())
-    s += " [" + format_ns(p[ci_key][0].get<double>()) + ", " + format_ns(p[ci_key][1].get<double>()) + "]";
+std::string ns_with_ci(double median, double lo, double hi) {
+  std::string s = format_ns(median);
+  if (std::isfinite(lo) && std::isfinite(hi)) s += " [" + format_ns(lo) + ", " + format_ns(hi) + "]";
   return s;
 }
 
-std::string ratio_text(const json& p) {
-  const double r = num(p, "ratio");
-  if (!std::isfinite(r)) return "-";
+std::string ratio_text(const TracePerturbation& p) {
+  if (!std::isfinite(p.ratio)) return "-";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fx", r);
+  std::snprintf(buf, sizeof buf, "%.2fx", p.ratio);
   std::string s = buf;
-  if (p.contains("ratio_range") && p["ratio_range"].is_array() && p["ratio_range"].size() == 2) {
-    std::snprintf(buf, sizeof buf, " [%.2f, %.2f]", p["ratio_range"][0].get<double>(), p["ratio_range"][1].get<double>());
+  if (p.ratio_range) {
+    std::snprintf(buf, sizeof buf, " [%.2f, %.2f]", p.ratio_range->first, p.ratio_range->second);
     s += buf;
   }
   return s;
@@ -66,64 +57,60 @@ std::string format_trace_summary(const Report& report) {
                                               "unattributed"}};
   bool any = false;
   for (const auto& r : report.results) {
-    if (!r.sections.contains("trace")) continue;
+    if (!r.sections.trace) continue;
     any = true;
-    const json& t = r.sections["trace"];
-    const std::string status = t.value("status", "?");
-    if (status != "ok") {
-      rows.push_back({r.workload, r.mode, status + ": " + t.value("reason", ""), "", "", "", "", "", ""});
+    const TraceSection& t = *r.sections.trace;
+    if (t.status != "ok") {
+      rows.push_back({r.workload, to_string(r.mode), t.status + ": " + t.reason, "", "", "", "", "", ""});
       continue;
     }
-    const json p = t.value("perturbation", json::object());
-    rows.push_back({r.workload, r.mode, t.value("level", "?"), ns_with_ci(p, "untraced_gpu_time_per_iter_ns", "untraced_ci_ns"),
-                    ns_with_ci(p, "traced_gpu_time_per_iter_ns", "traced_ci_ns"), ratio_text(p),
-                    std::to_string(t.value("replays", 0)), std::to_string(t.value("dropped_records", 0)),
-                    std::to_string(t.value("unattributed_records", 0))});
+    const TracePerturbation& p = t.perturbation;
+    const TraceSpread untraced = p.untraced.value_or(TraceSpread{});
+    rows.push_back({r.workload, to_string(r.mode), t.level.empty() ? "?" : t.level,
+                    ns_with_ci(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns),
+                    ns_with_ci(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns), ratio_text(p),
+                    std::to_string(t.replays), std::to_string(t.dropped_records), std::to_string(t.unattributed_records)});
   }
   if (!any) return {};
   out << "\nTrace pass (CUPTI, after the timing passes): GPU time per iteration untraced vs traced\n";
   print_table(out, rows);
 
   for (const auto& r : report.results) {
-    if (!r.sections.contains("trace")) continue;
-    const json& t = r.sections["trace"];
-    if (t.value("status", "") != "ok") continue;
-    out << "\n" << r.workload << " " << r.mode << " (traced):";
-    if (t.contains("graph_span_median_ns") && t["graph_span_median_ns"].is_number())
-      out << " graph span " << format_ns(t["graph_span_median_ns"].get<double>()) << ",";
-    if (t.contains("iteration_span_median_ns") && t["iteration_span_median_ns"].is_number())
-      out << " GPU busy span per iteration " << format_ns(t["iteration_span_median_ns"].get<double>());
+    if (!r.sections.trace || r.sections.trace->status != "ok") continue;
+    const TraceSection& t = *r.sections.trace;
+    out << "\n" << r.workload << " " << to_string(r.mode) << " (traced):";
+    if (t.graph_span && std::isfinite(t.graph_span->median_ns))
+      out << " graph span " << format_ns(t.graph_span->median_ns) << ",";
+    if (t.iteration_span && std::isfinite(t.iteration_span->median_ns))
+      out << " GPU busy span per iteration " << format_ns(t.iteration_span->median_ns);
     out << "\n";
-    const json c = t.value("launch_api_check", json::object());
-    if (std::isfinite(num(c, "cupti_per_call_median_ns")))
-      out << "  launch calls: " << format_ns(num(c, "cupti_per_call_median_ns")) << " per call (CUPTI, traced) vs "
-          << format_ns(num(c, "host_clock_per_call_median_ns")) << " (host clock, untraced launch pass)\n";
+    const LaunchApiCheck& c = t.launch_api_check;
+    if (std::isfinite(c.cupti_per_call_median_ns))
+      out << "  launch calls: " << format_ns(c.cupti_per_call_median_ns) << " per call (CUPTI, traced) vs "
+          << format_ns(c.host_clock_per_call_median_ns) << " (host clock, untraced launch pass)\n";
     // The slowest nodes, or the kernels by name when there are no nodes (eager, graph level).
-    const json nodes = t.value("nodes", json::array());
-    if (!nodes.empty()) {
-      std::vector<json> sorted(nodes.begin(), nodes.end());
+    if (!t.nodes.empty()) {
+      std::vector<const TraceNodeTime*> sorted;
+      for (const auto& n : t.nodes) sorted.push_back(&n);
       std::sort(sorted.begin(), sorted.end(),
-                [](const json& a, const json& b) { return num(a, "median_ns") > num(b, "median_ns"); });
+                [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
       std::vector<std::vector<std::string>> nrows{{"node", "kind", "name", "median", "p10", "p90", "gap before"}};
       for (std::size_t i = 0; i < sorted.size() && i < 5; ++i) {
-        const json& n = sorted[i];
-        nrows.push_back({n.value("dot_name", ""), n.value("kind", ""), n.value("name", ""), format_ns(num(n, "median_ns")),
-                         format_ns(num(n, "p10_ns")), format_ns(num(n, "p90_ns")), format_ns(num(n, "gap_before_median_ns"))});
+        const TraceNodeTime& n = *sorted[i];
+        nrows.push_back({n.dot_name, n.kind, n.name, format_ns(n.median_ns), format_ns(n.p10_ns), format_ns(n.p90_ns),
+                         format_ns(n.gap_before_median_ns)});
       }
-      out << "  slowest nodes (" << nodes.size() << " attributed):\n";
+      out << "  slowest nodes (" << t.nodes.size() << " attributed):\n";
       print_table(out, nrows);
-    } else {
-      const json kernels = t.value("kernels", json::array());
-      if (!kernels.empty()) {
-        std::vector<std::vector<std::string>> krows{{"name", "kind", "count", "median", "p90", "per iteration"}};
-        for (std::size_t i = 0; i < kernels.size() && i < 5; ++i) {
-          const json& k = kernels[i];
-          krows.push_back({k.value("name", ""), k.value("kind", ""), std::to_string(k.value("count", 0)),
-                           format_ns(num(k, "median_ns")), format_ns(num(k, "p90_ns")), format_ns(num(k, "per_iter_ns"))});
-        }
-        out << "  GPU work by name:\n";
-        print_table(out, krows);
+    } else if (!t.kernels.empty()) {
+      std::vector<std::vector<std::string>> krows{{"name", "kind", "count", "median", "p90", "per iteration"}};
+      for (std::size_t i = 0; i < t.kernels.size() && i < 5; ++i) {
+        const TraceKernelTime& k = t.kernels[i];
+        krows.push_back({k.name, k.kind, std::to_string(k.count), format_ns(k.median_ns), format_ns(k.p90_ns),
+                         format_ns(k.per_iter_ns)});
       }
+      out << "  GPU work by name:\n";
+      print_table(out, krows);
     }
   }
   out << "\n(Traced figures include CUPTI's own cost; the timing tables above were measured without it.)\n";

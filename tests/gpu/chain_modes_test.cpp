@@ -47,8 +47,8 @@ TEST(ChainModes, AllModesAgreeAndTimingsAreSane) {
   for (std::size_t i = 1; i < 3; ++i) {
     const ModeResult& g = rep.results[i];
     EXPECT_DOUBLE_EQ(g.derived.at("launch_calls_per_iter"), 1.0);
-    EXPECT_EQ(g.sections["graph"]["nodes"].get<int>(), 50);
-    EXPECT_EQ(g.sections["graph"]["edges"].get<int>(), 49);
+    EXPECT_EQ(g.sections.graph.value().nodes, 50);
+    EXPECT_EQ(g.sections.graph.value().edges, 49);
     for (const char* k : {"instantiate_time", "upload_time", "first_launch_time"}) EXPECT_GT(med(g, k), 0) << k;
     // One cudaGraphLaunch must cost less host time than 50 cudaLaunchKernel calls.
     EXPECT_LT(med(g, "launch_cpu_per_iter"), med(eager, "launch_cpu_per_iter"));

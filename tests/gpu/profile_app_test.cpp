@@ -58,13 +58,13 @@ std::string console(const fs::path& out) {
 
 const json& profile_of(const Report& r) {
   for (const auto& x : r.results)
-    if (x.mode == "app" && x.params.empty()) return x.sections.at("profile");
+    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.other.at("profile");
   throw std::runtime_error("no app result");
 }
 
 const ModeResult* graph_result(const Report& r, std::size_t nodes) {
   for (const auto& x : r.results)
-    if (!x.params.empty() && x.sections.at("graph").at("nodes").get<std::size_t>() == nodes) return &x;
+    if (!x.params.empty() && x.sections.graph && static_cast<std::size_t>(x.sections.graph->nodes) == nodes) return &x;
   return nullptr;
 }
 
@@ -114,15 +114,15 @@ TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
   // a heat map of those times.
   const ModeResult* a = graph_result(r, 5);
   ASSERT_NE(a, nullptr);
-  const json& trace = a->sections.at("trace");
+  const json trace = to_json(a->sections.trace.value());
   EXPECT_EQ(trace["join"]["dot_status"], "same graph");
   ASSERT_EQ(trace["nodes"].size(), 5u);
   for (const auto& n : trace["nodes"]) EXPECT_EQ(n["count"], kLaunches) << n.dump();
   EXPECT_EQ(trace["join"]["dot_name_mismatches"], 0);
   EXPECT_EQ(a->metrics.at("launch_cpu_per_call").summary.n, static_cast<std::size_t>(kLaunches));
-  const std::string dot = a->sections.at("graph").at("dot").get<std::string>();
+  const std::string dot = a->sections.graph.value().dot;
   ASSERT_TRUE(fs::exists(dot));
-  ASSERT_TRUE(fs::exists(a->sections.at("graph").at("dot_verbose").get<std::string>()));
+  ASSERT_TRUE(fs::exists(a->sections.graph.value().dot_verbose));
   EXPECT_EQ(shell(std::string(GRAPHPROF_BINARY) + " render " + dot + " -o " + (out / "a.svg").string() + " --report " +
                   (out / "report.json").string() + " > /dev/null"),
             0);

@@ -75,8 +75,8 @@ RunRequest quick(const Case& c) {
 double med(const ModeResult& r, const char* k) { return r.metrics.at(k).summary.median; }
 
 double workload_figure(const ModeResult& r, const char* k) {
-  if (!r.sections.contains("workload") || !r.sections["workload"].contains(k)) return std::nan("");
-  return r.sections["workload"][k].get<double>();
+  const auto it = r.sections.workload.find(k);
+  return it == r.sections.workload.end() ? std::nan("") : it->second;
 }
 
 TEST(Workloads, EveryBundledWorkloadIsCovered) {
@@ -93,7 +93,7 @@ TEST_P(WorkloadModes, AllModesRunAgreeAndReportCompletely) {
   const Report rep = run_suite(quick(c), {"workloads_test", c.name}, nullptr);
   ASSERT_EQ(rep.results.size(), 3u);
   const ModeResult& eager = rep.results[0];
-  ASSERT_EQ(eager.mode, "eager");
+  ASSERT_EQ(eager.mode, Mode::kEager);
   for (const ModeResult& r : rep.results) {
     SCOPED_TRACE(r.mode);
     // No bundled workload declares a mode unsupported; a failure names the call that failed.
@@ -113,13 +113,13 @@ TEST_P(WorkloadModes, AllModesRunAgreeAndReportCompletely) {
   for (std::size_t i = 1; i < 3; ++i) {
     const ModeResult& g = rep.results[i];
     SCOPED_TRACE(g.mode);
-    ASSERT_TRUE(g.sections.contains("graph"));
+    ASSERT_TRUE(g.sections.graph.has_value());
     if (c.nodes < 0) {
-      EXPECT_EQ(g.sections["graph"]["nodes"], rep.results[1].sections["graph"]["nodes"]);
-      EXPECT_EQ(g.sections["graph"]["edges"], rep.results[1].sections["graph"]["edges"]);
+      EXPECT_EQ(g.sections.graph->nodes, rep.results[1].sections.graph.value().nodes);
+      EXPECT_EQ(g.sections.graph->edges, rep.results[1].sections.graph.value().edges);
     } else {
-      EXPECT_EQ(g.sections["graph"]["nodes"].get<int>(), c.nodes);
-      EXPECT_EQ(g.sections["graph"]["edges"].get<int>(), c.edges + (g.mode == "capture" ? c.capture_extra_edges : 0));
+      EXPECT_EQ(g.sections.graph->nodes, c.nodes);
+      EXPECT_EQ(g.sections.graph->edges, c.edges + (g.mode == Mode::kCapture ? c.capture_extra_edges : 0));
     }
     for (const char* k : {"instantiate_time", "upload_time", "first_launch_time"}) EXPECT_TRUE(g.metrics.count(k)) << k;
   }

@@ -50,7 +50,7 @@ Report side(std::mt19937_64& rng, const std::vector<Series>& series, int runs, d
   for (const Series& s : series) {
     ModeResult& res = results[{s.workload, s.mode}];
     res.workload = s.workload;
-    res.mode = s.mode;
+    res.mode = mode_from_string(s.mode).value();
     Metric m;
     m.unit = "ns";
     for (int k = 0; k < runs; ++k) {

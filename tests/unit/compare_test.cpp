@@ -257,7 +257,7 @@ TEST(CompareRules, AnUndecidedGatingSeriesWithOneRunIsNotTrusted) {
   Report rb, rc;
   ModeResult res;
   res.workload = "w";
-  res.mode = "graph";
+  res.mode = Mode::kGraph;
   res.metrics["gpu_time_per_iter"] = b;
   rb.results.push_back(res);
   res.metrics["gpu_time_per_iter"] = c;
@@ -337,7 +337,7 @@ Report report_of(const std::string& metric, const Metric& m, std::map<std::strin
   r.settings["repetitions"] = 1;
   ModeResult res;
   res.workload = "w";
-  res.mode = "graph";
+  res.mode = Mode::kGraph;
   res.params = std::move(params);
   res.metrics[metric] = m;
   r.results.push_back(res);
@@ -473,7 +473,7 @@ TEST(ComparePooling, AModeThatFailedInAnyRunFails) {
   Report broken = read_report(data("failed_mode.json"));
   broken.git_revision = ok.git_revision;
   const Report pooled = merge_reports({ok, broken}, {"ok.json", "broken.json"});
-  const ModeResult* cap = pooled.find("chain", "capture", ok.results[1].params);
+  const ModeResult* cap = pooled.find("chain", Mode::kCapture, ok.results[1].params);
   ASSERT_NE(cap, nullptr);
   EXPECT_EQ(cap->status, Status::kFailed);
   EXPECT_NE(cap->reason.find("(in broken.json)"), std::string::npos) << cap->reason;

@@ -316,18 +316,26 @@ Report report_with_times() {
   for (const char* mode : {"capture", "graph"}) {
     ModeResult m;
     m.workload = "fork-join";
-    m.mode = mode;
+    m.mode = mode_from_string(mode).value();
     m.params = {{"branches", "8"}};
     const std::string stem = std::string("/out/dot/fork-join_") + mode;
-    m.sections["graph"]["dot"] = stem + ".dot";
-    m.sections["graph"]["dot_verbose"] = stem + "_verbose.dot";
-    nlohmann::json nodes = nlohmann::json::array();
-    const int g = std::string(mode) == "capture" ? 103 : 118;
-    for (int i = 0; i < 66; ++i)
-      nodes.push_back({{"dot_name", "graph_" + std::to_string(g) + "_node_" + std::to_string(i)},
-                       {"graph_id", g}, {"node_index", i}, {"kind", "kernel"}, {"name", "fj_step"},
-                       {"count", 200}, {"median_ns", 1000.0 + i}, {"p10_ns", 990.0}, {"p90_ns", 1100.0}});
-    m.sections["trace"]["nodes"] = nodes;
+    m.sections.graph = GraphDumpSection{stem + ".dot", stem + "_verbose.dot", "", 66, 65};
+    TraceSection& trace = m.sections.trace.emplace();
+    trace.has_records = true;
+    const std::uint32_t g = std::string(mode) == "capture" ? 103 : 118;
+    for (std::uint32_t i = 0; i < 66; ++i) {
+      TraceNodeTime n;
+      n.dot_name = "graph_" + std::to_string(g) + "_node_" + std::to_string(i);
+      n.graph_id = g;
+      n.node_index = i;
+      n.kind = "kernel";
+      n.name = "fj_step";
+      n.count = 200;
+      n.median_ns = 1000.0 + i;
+      n.p10_ns = 990.0;
+      n.p90_ns = 1100.0;
+      trace.nodes.push_back(n);
+    }
     Metric inst;
     inst.unit = "ns";
     inst.repetitions = {{40000, 42000, 41000}};
@@ -337,7 +345,7 @@ Report report_with_times() {
   }
   ModeResult eager;
   eager.workload = "fork-join";
-  eager.mode = "eager";
+  eager.mode = Mode::kEager;
   r.results.push_back(eager);
   return r;
 }
@@ -383,12 +391,13 @@ TEST(NodeTimesFromReport, ClearErrors) {
   EXPECT_EQ(code_of("renamed.dot", "fork-join", ""), ExitCode::kUsage);  // capture and graph both match
   EXPECT_EQ(code_of("x.dot", "fork-join", "eager"), ExitCode::kBadInput);  // no per-node times
   Report nulls = report_with_times();
-  nulls.results[1].sections["trace"]["nodes"][7]["median_ns"] = nullptr;  // seen, never timed
+  nulls.results[1].sections.trace->nodes[7].median_ns = kNoValue;  // seen, never timed
   EXPECT_EQ(node_times_from_report(nulls, "run.json", "fork-join_graph.dot").by_node.size(), 65u);
-  Report bad = report_with_times();
-  bad.results[0].sections["trace"]["nodes"][3].erase("median_ns");
+  // A node without its time is a broken report: reading it says where.
+  nlohmann::json bad = to_json(report_with_times());
+  bad["results"][0]["sections"]["trace"]["nodes"][3].erase("median_ns");
   try {
-    (void)node_times_from_report(bad, "run.json", "fork-join_capture.dot");
+    (void)report_from_json(bad, "run.json");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kBadInput);

@@ -11,7 +11,7 @@ namespace {
 ModeResult mode_result(const std::string& mode, double gpu_ns, const std::string& checksum = "aa") {
   ModeResult r;
   r.workload = "chain";
-  r.mode = mode;
+  r.mode = mode_from_string(mode).value();
   r.params = {{"kernels", "10"}};
   r.checksum = checksum;
   Metric m;

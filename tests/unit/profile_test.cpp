@@ -207,9 +207,9 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
   ASSERT_EQ(r.results.size(), 3u);
   const ModeResult& app = r.results[0];
   EXPECT_EQ(app.workload, "graphprof_graph_app");
-  EXPECT_EQ(app.mode, "app");
+  EXPECT_EQ(app.mode, Mode::kApp);
   EXPECT_EQ(app.status, Status::kFailed) << "a failing application is recorded";
-  const json& prof = app.sections.at("profile");
+  const json& prof = app.sections.other.at("profile");
   EXPECT_NEAR(prof.at("overhead").get<double>(), 0.25, 1e-12) << "against the mean of the plain runs";
   EXPECT_EQ(prof.at("plain_runs_ns").size(), 2u);
   EXPECT_DOUBLE_EQ(prof.at("warmup_wall_ns").get<double>(), 3.0e9);
@@ -225,8 +225,8 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
   EXPECT_EQ(g.params.at("process"), "1");
   EXPECT_EQ(g.metrics.at("launch_cpu_per_call").summary.n, 20u);
   EXPECT_EQ(g.metrics.at("gpu_time_per_iter").summary.n, 20u);
-  EXPECT_EQ(g.sections.at("trace").at("nodes").size(), 5u);
-  EXPECT_EQ(g.sections.at("graph").at("made_by"), "stream capture");
+  EXPECT_EQ(g.sections.trace.value().nodes.size(), 5u);
+  EXPECT_EQ(g.sections.graph.value().extra.at("made_by"), "stream capture");
   EXPECT_EQ(r.results[2].params.at("exec"), "5");
 }
 

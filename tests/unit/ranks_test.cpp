@@ -11,7 +11,7 @@ namespace {
 ModeResult result(const std::string& mode, int rank, double gpu_ns, const std::string& checksum = "abc") {
   ModeResult r;
   r.workload = "allreduce";
-  r.mode = mode;
+  r.mode = mode_from_string(mode).value();
   r.params = {{"bytes", "4096"}, {"nranks", "2"}, {"rank", std::to_string(rank)}, {kRendezvousParam, "/tmp/x"}};
   r.checksum = checksum;
   Metric m;
@@ -34,7 +34,7 @@ Report rank_report(int rank, double eager_ns, double graph_ns, const std::string
 
 const ModeResult* find(const Report& r, const std::string& mode, const std::string& rank) {
   for (const auto& x : r.results)
-    if (x.mode == mode && x.params.at("rank") == rank) return &x;
+    if (to_string(x.mode) == mode && x.params.at("rank") == rank) return &x;
   return nullptr;
 }
 
@@ -48,9 +48,9 @@ TEST(MergeRanks, KeepsEveryRankAndTheSlowestDecides) {
   ASSERT_NE(graph_all, nullptr);
   EXPECT_DOUBLE_EQ(eager_all->metrics.at("gpu_time_per_iter").summary.median, 120);  // rank 1 slower
   EXPECT_DOUBLE_EQ(graph_all->metrics.at("gpu_time_per_iter").summary.median, 50);   // rank 0 slower
-  EXPECT_EQ(graph_all->sections["ranks"]["slowest_rank"]["gpu_time_per_iter"], "0");
-  EXPECT_EQ(graph_all->sections["ranks"]["median_per_rank"]["gpu_time_per_iter"].size(), 2u);
-  EXPECT_TRUE(graph_all->sections["ranks"]["same_output_on_every_rank"].get<bool>());
+  EXPECT_EQ(graph_all->sections.other["ranks"]["slowest_rank"]["gpu_time_per_iter"], "0");
+  EXPECT_EQ(graph_all->sections.other["ranks"]["median_per_rank"]["gpu_time_per_iter"].size(), 2u);
+  EXPECT_TRUE(graph_all->sections.other["ranks"]["same_output_on_every_rank"].get<bool>());
   // Speedup of the combined graph result against the combined eager one: 120 / 50.
   EXPECT_NEAR(graph_all->derived.at("speedup_gpu_time_vs_eager"), 2.4, 1e-9);
   EXPECT_EQ(merged.settings["ranks"], 2);
@@ -65,7 +65,7 @@ TEST(MergeRanks, DifferentOutputsAndFailuresAreVisible) {
   const ModeResult* eager_all = find(merged, "eager", "all");
   ASSERT_NE(eager_all, nullptr);
   EXPECT_EQ(eager_all->checksum, "differs between ranks");
-  EXPECT_FALSE(eager_all->sections["ranks"]["same_output_on_every_rank"].get<bool>());
+  EXPECT_FALSE(eager_all->sections.other["ranks"]["same_output_on_every_rank"].get<bool>());
   const ModeResult* graph_all = find(merged, "graph", "all");
   ASSERT_NE(graph_all, nullptr);
   EXPECT_EQ(graph_all->status, Status::kFailed);

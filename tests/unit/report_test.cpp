@@ -29,7 +29,7 @@ Report sample_report() {
   r.environment.gpu = g;
   ModeResult m;
   m.workload = "chain";
-  m.mode = "capture";
+  m.mode = Mode::kCapture;
   m.params = {{"kernels", "100"}};
   Metric met;
   met.unit = "ns";
@@ -40,11 +40,11 @@ Report sample_report() {
   m.derived["break_even_replays"] = INFINITY;
   m.checksum = "00ff";
   m.checksum_matches_eager = true;
-  m.sections["graph"]["nodes"] = 100;
+  m.sections.graph = GraphDumpSection{"", "", "", 100, 0};
   r.results.push_back(m);
   ModeResult f;
   f.workload = "chain";
-  f.mode = "eager";
+  f.mode = Mode::kEager;
   f.status = Status::kFailed;
   f.reason = "cudaStreamSynchronize returned cudaErrorStreamCaptureUnsupported";
   f.failure = Failure{"cudaStreamSynchronize", "cudaErrorStreamCaptureUnsupported", "m", "h"};

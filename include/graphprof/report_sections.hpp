@@ -1,0 +1,127 @@
+// Typed sections of a result (results[].sections in the report): what the runner and the trace
+// pass write next to the metrics, and what graph, trace and the reporters read back. Each has
+// one JSON form, documented in docs/report-schema.md (sections.trace also in docs/tracing.md).
+// Sections this graphprof does not know are kept as JSON, so reading and writing a report
+// (merge) loses nothing. Host-only.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gp {
+
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();  // written as null
+
+// sections.graph: the DOT dumps of the replayed graph (graph modes).
+struct GraphDumpSection {
+  std::string dot;          // default flags: node names carry the kernel names
+  std::string dot_verbose;  // verbose flags: launch configurations, parameters
+  std::string dot_error;    // why a dump could not be written (empty: both written)
+  int nodes = 0;
+  int edges = 0;
+  nlohmann::json extra = nlohmann::json::object();  // fields of other writers (profile: made_by, launches)
+};
+
+// Median and spread of a duration over the traced iterations (sections.trace.graph_span etc.).
+struct TraceStats {
+  std::size_t count = 0;
+  double median_ns = kNoValue, p10_ns = kNoValue, p90_ns = kNoValue;
+};
+
+// sections.trace.nodes[]: one graph node over the traced replays.
+struct TraceNodeTime {
+  std::string dot_name;  // "graph_<G>_node_<i>", the name in the DOT dump
+  std::uint32_t graph_id = 0, node_index = 0;
+  std::string kind, name, mangled_name;
+  std::size_t count = 0;
+  double median_ns = kNoValue;  // null in JSON: the node was seen but never timed
+  double p10_ns = kNoValue, p90_ns = kNoValue, mean_ns = kNoValue;
+  double gap_before_median_ns = kNoValue;
+};
+
+// sections.trace.kernels[]: GPU work by short name.
+struct TraceKernelTime {
+  std::string kind, name;
+  std::size_t count = 0;
+  double median_ns = kNoValue, p10_ns = kNoValue, p90_ns = kNoValue, per_iter_ns = kNoValue;
+};
+
+// sections.trace.api[]: host time inside the CUDA calls of the measured iterations.
+struct TraceApiTime {
+  std::string name;
+  std::size_t count = 0;
+  double median_ns = kNoValue, p10_ns = kNoValue, p90_ns = kNoValue, calls_per_iter = kNoValue;
+};
+
+struct TraceJoinInfo {
+  std::string dot_status;
+  std::uint32_t traced_graph_id = 0, dot_graph_id = 0;
+  std::size_t dot_name_mismatches = 0;
+};
+
+// One side of sections.trace.perturbation (GPU time per iteration with and without CUPTI).
+struct TraceSpread {
+  std::size_t n = 0;
+  double median_ns = kNoValue, p10_ns = kNoValue, p90_ns = kNoValue, ci_low_ns = kNoValue, ci_high_ns = kNoValue;
+};
+
+struct TracePerturbation {
+  TraceSpread traced;
+  std::optional<TraceSpread> untraced;  // absent when the timing pass had no GPU time
+  double ratio = kNoValue;              // traced / untraced median
+  std::optional<std::pair<double, double>> ratio_range;
+};
+
+struct LaunchApiCheck {
+  double cupti_per_call_median_ns = kNoValue;
+  double host_clock_per_call_median_ns = kNoValue;
+  double ratio = kNoValue;
+};
+
+// sections.trace: written by the trace pass (`run --trace`).
+struct TraceSection {
+  std::string status = "ok";  // "ok" | "unavailable" | "failed"
+  std::string reason;
+  std::string level;          // "node" | "graph"
+  std::string dot_warning;    // the dump could not be read (empty: none)
+  // The rest is present when status is "ok" (`has_records`).
+  bool has_records = false;
+  std::size_t replays = 0, gpu_records = 0, unattributed_records = 0, unassigned_records = 0;
+  std::optional<TraceStats> graph_span, iteration_span, api_per_call;
+  TraceJoinInfo join;
+  std::vector<TraceNodeTime> nodes;
+  std::vector<TraceKernelTime> kernels;
+  std::vector<TraceApiTime> api;
+  std::uint64_t dropped_records = 0;
+  int attempts = 0;
+  std::size_t cupti_buffer_count = 0, cupti_buffer_largest_bytes = 0;
+  TracePerturbation perturbation;
+  LaunchApiCheck launch_api_check;
+  nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
+};
+
+struct Sections {
+  std::optional<GraphDumpSection> graph;
+  std::optional<TraceSection> trace;
+  std::map<std::string, double> workload;  // sections.workload: the workload's own figures
+  std::string latched;                     // sections.latched: why the latched pass was skipped
+  nlohmann::json other = nlohmann::json::object();  // sections this graphprof does not know
+
+  bool empty() const { return !graph && !trace && workload.empty() && latched.empty() && other.empty(); }
+};
+
+nlohmann::json to_json(const GraphDumpSection& g);
+nlohmann::json to_json(const TraceSection& t);
+nlohmann::json to_json(const Sections& s);
+// `where` names the JSON path in error messages ("FILE: results[3].sections"); throws
+// input_error (kBadInput) naming the field that is wrong.
+Sections sections_from_json(const nlohmann::json& j, const std::string& where);
+
+}  // namespace gp

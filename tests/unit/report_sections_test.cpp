@@ -1,0 +1,157 @@
+// Typed report sections, the Mode enum in results and the metric catalogue: every committed
+// report reads and writes back unchanged, a trace section from real records survives the round
+// trip, and wrong types name their JSON path.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
+#include "graphprof/metric_catalog.hpp"
+#include "graphprof/report.hpp"
+#include "graphprof/trace_analysis.hpp"
+
+namespace gp {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kData = GRAPHPROF_TEST_DATA;
+
+std::vector<fs::path> committed_reports() {
+  std::vector<fs::path> out;
+  for (const char* dir : {"h200", "reports"})
+    for (const auto& e : fs::directory_iterator(kData / dir))
+      if (e.path().extension() == ".json") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(ReportSections, EveryCommittedReportKeepsItsModesAndSections) {
+  int read = 0;
+  for (const fs::path& p : committed_reports()) {
+    json j;
+    try {
+      j = read_json_file(p.string());
+      (void)report_from_json(j, p.string());
+    } catch (const Error&) {
+      continue;  // the deliberately broken fixtures (malformed, truncated, not a report)
+    }
+    SCOPED_TRACE(p.filename().string());
+    // Mode and sections come back exactly (other parts may gain defaults, e.g. a summary).
+    const json back = to_json(report_from_json(j, p.string()));
+    ASSERT_EQ(back["results"].size(), j["results"].size());
+    for (std::size_t i = 0; i < j["results"].size(); ++i) {
+      EXPECT_EQ(back["results"][i]["mode"], j["results"][i]["mode"]);
+      EXPECT_EQ(back["results"][i]["sections"], j["results"][i].value("sections", json::object())) << i;
+    }
+    ++read;
+  }
+  EXPECT_GE(read, 20);
+}
+
+TEST(ReportSections, ModeIsAnEnumInMemoryAndTheSameTextInJson) {
+  const Report r = read_report((kData / "h200" / "chain_run1.json").string());
+  ASSERT_EQ(r.results.size(), 3u);
+  EXPECT_EQ(r.results[0].mode, Mode::kEager);
+  EXPECT_EQ(r.results[1].mode, Mode::kCapture);
+  EXPECT_EQ(r.results[2].mode, Mode::kGraph);
+  EXPECT_EQ(to_json(r.results[2])["mode"], "graph");
+  EXPECT_NE(r.find("chain", Mode::kGraph, r.results[2].params), nullptr);
+  json bad = to_json(r);
+  bad["results"][1]["mode"] = "replay";
+  try {
+    (void)report_from_json(bad, "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("x.json: results[1].mode: unknown mode 'replay'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportSections, GraphSectionIsTyped) {
+  const Report r = read_report((kData / "h200" / "chain_run1.json").string());
+  EXPECT_FALSE(r.results[0].sections.graph.has_value());  // eager has no graph
+  ASSERT_TRUE(r.results[2].sections.graph.has_value());
+  EXPECT_EQ(r.results[2].sections.graph->nodes, 100);
+  EXPECT_EQ(r.results[2].sections.graph->edges, 99);
+  EXPECT_FALSE(r.results[2].sections.graph->dot.empty());
+}
+
+TEST(ReportSections, UnknownSectionsAreKeptAndWrongTypesNameTheirPath) {
+  json j = to_json(read_report((kData / "h200" / "chain_run1.json").string()));
+  j["results"][2]["sections"]["from_a_newer_graphprof"] = {{"x", 1}};
+  const Report r = report_from_json(j, "x.json");
+  EXPECT_EQ(to_json(r)["results"][2]["sections"]["from_a_newer_graphprof"]["x"], 1);
+  j["results"][2]["sections"]["graph"]["nodes"] = "many";
+  try {
+    (void)report_from_json(j, "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("x.json: results[2].sections.graph.nodes: expected a number"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A trace section made from real H200 records (tests/data/trace) round-trips through JSON.
+TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
+  const std::string stem = (kData / "trace" / "chain_elements-4096_kernels-10_sync_inside-0_capture").string();
+  const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
+  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const TraceSummary s = summarize_trace(data, NodeJoin::build(data, &dot), &dot);
+  TraceSection t = to_section(s);
+  ModeResult res;
+  res.mode = Mode::kCapture;
+  add_timing_checks(t, res, s, {1000.0, 1010.0, 990.0, 1005.0, 995.0});
+  t.dropped_records = 0;
+  t.attempts = 1;
+  ASSERT_EQ(t.nodes.size(), 10u);
+  res.sections.trace = t;
+  const json j = to_json(res);
+  const Report back = report_from_json(json{{"schema_version", kReportSchemaVersion}, {"results", json::array({j})}},
+                                       "t.json");
+  ASSERT_TRUE(back.results[0].sections.trace.has_value());
+  EXPECT_EQ(to_json(back.results[0]), j);
+  const TraceSection& b = *back.results[0].sections.trace;
+  EXPECT_EQ(b.nodes[3].dot_name, t.nodes[3].dot_name);
+  EXPECT_EQ(b.nodes[3].median_ns, t.nodes[3].median_ns);
+  EXPECT_FALSE(b.perturbation.untraced.has_value());  // no untraced metric in this result
+  EXPECT_EQ(j["sections"]["trace"]["perturbation"]["untraced_gpu_time_per_iter_ns"], nullptr);
+  EXPECT_EQ(b.perturbation.traced.n, 5u);
+}
+
+TEST(MetricCatalog, KeysAreUniqueAndDocumented) {
+  std::ifstream in(fs::path(GRAPHPROF_TEST_DATA).parent_path().parent_path() / "docs" / "report-schema.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  std::set<std::string> keys;
+  for (const MetricInfo& m : metric_catalog()) {
+    EXPECT_TRUE(keys.insert(m.key).second) << m.key;
+    EXPECT_NE(doc.str().find(std::string("`") + m.key + "`"), std::string::npos) << m.key << " is not in docs/report-schema.md";
+    EXPECT_NE(std::string(m.label), "");
+    EXPECT_NE(std::string(m.description), "");
+  }
+  EXPECT_EQ(metric_order(metric_key::kGpuTimePerIter), 0);
+  EXPECT_GT(metric_order("a_workload_figure"), metric_order(metric_key::kFirstLaunchTime));
+  EXPECT_EQ(metric_label("a_workload_figure"), "a_workload_figure");
+}
+
+TEST(MetricCatalog, GatingClasses) {
+  EXPECT_EQ(gate_class(metric_key::kGpuTimePerIter, Mode::kGraph), GateClass::kDeviceStable);
+  EXPECT_EQ(gate_class(metric_key::kGpuTimePerIter, Mode::kEager), GateClass::kHostSide);  // launch-bound
+  EXPECT_EQ(gate_class(metric_key::kGpuTimePerIterLatched, Mode::kEager), GateClass::kDeviceStable);
+  EXPECT_EQ(gate_class(metric_key::kLaunchCpuPerCall, Mode::kCapture), GateClass::kHostSide);
+  EXPECT_EQ(gate_class(metric_key::kInstantiateTime, Mode::kGraph), GateClass::kOneOff);
+  EXPECT_EQ(gate_class(metric_key::kHostTimePerIterBatched, Mode::kGraph), GateClass::kInformational);
+  EXPECT_EQ(gate_class("unknown", Mode::kGraph), GateClass::kInformational);
+}
+
+}  // namespace
+}  // namespace gp
