@@ -38,7 +38,8 @@ export gp cs logs per_run quick deadline_epoch=$(( $(date +%s) + ${SANITIZE_DEAD
 classify() {
   local log=$1 rc=$2
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "timeout (no result within ${per_run} s)"; return; fi
-  if grep -q "ERROR SUMMARY: 0 errors" "$log" && [ "$rc" = 0 ]; then echo "clean"; return; fi
+  # memcheck ends with "ERROR SUMMARY: 0 errors", racecheck with "RACECHECK SUMMARY: 0 hazards".
+  if grep -qE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$log" && [ "$rc" = 0 ]; then echo "clean"; return; fi
   local first
   first=$(grep -m1 -E "^========= (Invalid|Program hit|Race|Error|Uninitialized|Leaked|Warning)" "$log" | sed 's/^========= //')
   [ -z "$first" ] && first=$(grep -m1 -E "ERROR SUMMARY|graphprof: " "$log" | cut -c1-140)
