@@ -133,7 +133,10 @@ TEST(CompareSimulation, DeviceSlowdownsBeyondTheThresholdAreCaught) {
   EXPECT_GE(six.detected, 0.95);
   const Rates three = simulate(33, 7, std::log(1.03), 200);
   print("+3% device time (below the threshold), 7 vs 7", three);
-  EXPECT_EQ(three.failing, 0.0);
+  // Below the practical threshold a regression needs the estimate to land beyond +5 % and be
+  // significant: rare, not impossible (1 of 200 in the clang/sanitizer build, whose floating-point
+  // contraction differs from g++'s). At most 1 %.
+  EXPECT_LE(three.failing, 0.01);
 }
 
 }  // namespace
