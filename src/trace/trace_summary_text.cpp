@@ -93,7 +93,7 @@ std::string format_trace_summary(const Report& report) {
     if (!t.nodes.empty()) {
       std::vector<const TraceNodeTime*> sorted;
       for (const auto& n : t.nodes) sorted.push_back(&n);
-      std::sort(sorted.begin(), sorted.end(),
+      std::stable_sort(sorted.begin(), sorted.end(),  // ties keep node order: the same text everywhere
                 [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
       std::vector<std::vector<std::string>> nrows{{"node", "kind", "name", "median", "p10", "p90", "gap before"}};
       for (std::size_t i = 0; i < sorted.size() && i < 5; ++i) {

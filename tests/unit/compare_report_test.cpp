@@ -4,14 +4,13 @@
 //   GRAPHPROF_UPDATE_GOLDEN=1 ctest -R CompareGolden   (then review the diff)
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <sstream>
 #include <string>
 
-#include "graphprof/atomic_file.hpp"
 #include "graphprof/compare.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/report.hpp"
+#include "golden.hpp"
 
 namespace gp {
 namespace {
@@ -31,14 +30,7 @@ std::string console(const Comparison& c, bool all = false) {
 }
 
 void expect_golden(const std::string& name, const std::string& text) {
-  const std::string path = data("golden/" + name);
-  const char* update = std::getenv("GRAPHPROF_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    write_file_atomic(path, text);
-    return;
-  }
-  const std::string want = read_file(path);
-  EXPECT_EQ(text, want) << "golden file " << path << " differs; rerun with GRAPHPROF_UPDATE_GOLDEN=1 if intended";
+  expect_golden_file(data("golden/" + name), text);
 }
 
 TEST(CompareGolden, Regression) {

@@ -1,0 +1,85 @@
+// Golden outputs of the run and trace reporters, made from the committed real H200 reports
+// (tests/data/h200) and trace records (tests/data/trace); the golden files are in tests/data/golden.
+// They depend on the input files only (no clock, no host, no environment), so they are the same
+// on every machine. Regenerate after an intended change with
+//   GRAPHPROF_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden   (then review the diff)
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "golden.hpp"
+#include "graphprof/report.hpp"
+#include "graphprof/reporters.hpp"
+#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_records.hpp"
+#include "graphprof/trace_report.hpp"
+
+namespace gp {
+namespace {
+
+const std::string kData = GRAPHPROF_TEST_DATA;
+
+void expect_golden(const std::string& name, const std::string& text) {
+  expect_golden_file(kData + "/golden/" + name, text);
+}
+
+Report h200(const std::string& name) { return read_report(kData + "/h200/" + name); }
+
+std::string run_console(const Report& r) {
+  std::ostringstream o;
+  print_run_console(r, o);
+  return o.str();
+}
+
+TEST(OutputGolden, RunConsole) {
+  expect_golden("run_chain.txt", run_console(h200("chain_run1.json")));
+  expect_golden("run_chain_sync_inside.txt", run_console(h200("chain_sync_inside.json")));  // a failed mode
+}
+
+TEST(OutputGolden, RunMarkdown) {
+  for (const char* name : {"chain_run1", "chain_sync_inside"}) {
+    std::ostringstream o;
+    print_run_markdown(h200(std::string(name) + ".json"), o);
+    expect_golden(std::string("run_") + name + ".md", o.str());
+  }
+}
+
+TEST(OutputGolden, SweepConsole) {
+  std::ostringstream o;
+  print_sweep_console(h200("sweep_chain.json"), o);
+  expect_golden("sweep_chain.txt", o.str());
+}
+
+// The trace summary of the real H200 records (chain, 10 kernels; eager, capture, graph). The
+// records hold neither the untraced timing pass nor the traced passes' event timings, so those
+// columns read "-"; everything else comes from the records.
+TEST(OutputGolden, TraceSummary) {
+  Report rep;
+  for (Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
+    const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_" + to_string(m);
+    const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
+    DotGraphInfo dot;
+    const bool has_dot = m != Mode::kEager;
+    if (has_dot) dot = scan_dot_dump(read_file(stem + ".dot"));
+    const TraceSummary s = summarize_trace(data, NodeJoin::build(data, has_dot ? &dot : nullptr), has_dot ? &dot : nullptr);
+    ModeResult res;
+    res.workload = "chain";
+    res.params = {{"elements", "4096"}, {"kernels", "10"}, {"sync_inside", "0"}};
+    res.mode = m;
+    res.status = Status::kOk;
+    TraceSection t = to_section(s);
+    add_timing_checks(t, res, s, {});
+    t.perturbation = TracePerturbation{};  // no traced timings: '-', not the 0 ns an empty sample set gives
+    t.dropped_records = data.dropped_records;
+    t.attempts = 1;
+    res.sections.trace = t;
+    rep.results.push_back(res);
+  }
+  const std::string text = format_trace_summary(rep);
+  EXPECT_NE(text.find("slowest nodes (10 attributed)"), std::string::npos);
+  expect_golden("trace_summary_chain.txt", text);
+}
+
+}  // namespace
+}  // namespace gp
