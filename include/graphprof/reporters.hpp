@@ -10,6 +10,12 @@ namespace gp {
 // Human-friendly duration: "812 ns", "4.31 us", "1.20 ms", "2.5 s".
 std::string format_ns(double ns);
 
+// Table cells for the figures against eager, "-" wherever there is no eager baseline (no eager
+// mode ran, or it failed): speedup "1.23x" ("1.00x" for eager itself); break-even replays "42"
+// ("never" when the graph is not faster; "-" for eager). Used by the console and Markdown tables.
+std::string speedup_cell(const ModeResult& r);
+std::string break_even_cell(const ModeResult& r);
+
 // `graphprof run` console output: per (workload, mode) a table of every metric, then one
 // summary table per workload comparing the modes.
 void print_run_console(const Report& report, std::ostream& out);

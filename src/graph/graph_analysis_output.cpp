@@ -4,6 +4,7 @@
 #include "graph_text_util.hpp"
 #include "graphprof/graph_analysis.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
@@ -173,7 +174,7 @@ std::string analysis_text(const GraphMetrics& m) {
       }
       const std::string name = k.short_name.size() > 40 ? k.short_name.substr(0, 37) + "..." : k.short_name;
       o << strf("  %8zu  %-40s ", k.count, name.c_str());
-      if (timed) o << strf("%-22s ", k.timed ? format_ns(k.time_ns).c_str() : "-");
+      if (timed) o << pad_right(k.timed ? format_ns(k.time_ns) : "-", 22) << ' ';  // "µs": pad by columns
       o << cfgs << "\n";
     }
   }

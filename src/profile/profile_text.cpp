@@ -6,6 +6,7 @@
 
 #include "graphprof/profile.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
@@ -30,23 +31,17 @@ std::string pct(double f) { return std::isfinite(f) ? num("%.1f %%", 100.0 * f) 
 
 // Columns: the first left-aligned, the others right-aligned; a rule under the header.
 std::string columns(const std::vector<std::vector<std::string>>& rows) {
-  auto width = [](const std::string& s) {
-    std::size_t w = 0;
-    for (unsigned char c : s) w += (c & 0xC0) != 0x80;  // UTF-8: count code points
-    return w;
-  };
   std::vector<std::size_t> w;
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) {
       if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], width(r[i]));
+      w[i] = std::max(w[i], display_width(r[i]));
     }
   std::string out;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     std::string line = "  ";
     for (std::size_t i = 0; i < rows[k].size(); ++i) {
-      const std::string pad(w[i] - width(rows[k][i]), ' ');
-      line += i == 0 ? rows[k][i] + pad : "  " + pad + rows[k][i];
+      line += i == 0 ? pad_right(rows[k][i], w[i]) : "  " + pad_left(rows[k][i], w[i]);
     }
     out += line + "\n";
     if (k == 0) {

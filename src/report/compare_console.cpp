@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphprof/compare_report.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
@@ -30,14 +31,6 @@ const char* colour_of(Verdict v) {
   }
 }
 
-// UTF-8 aware width (µ is two bytes, one column).
-std::size_t width(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
-
 struct Row {
   std::vector<std::string> cells;
   const char* colour = "";  // applied to the first cell after padding, so widths stay right
@@ -48,20 +41,20 @@ struct Row {
 void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
                  std::size_t right_from, std::size_t right_to, const std::vector<std::string>* details) {
   std::vector<std::size_t> w(header.size(), 0);
-  for (std::size_t i = 0; i < header.size(); ++i) w[i] = width(header[i]);
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = display_width(header[i]);
   for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], width(r.cells[i]));
+    for (std::size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], display_width(r.cells[i]));
   std::size_t fixed = 0;
   for (std::size_t i = 0; i + 1 < w.size(); ++i) fixed += w[i] + 2;
   if (fixed + w.back() > kMaxConsoleColumns) {
-    w.back() = std::max<std::size_t>(kMaxConsoleColumns > fixed ? kMaxConsoleColumns - fixed : 1, width(header.back()));
+    w.back() = std::max<std::size_t>(kMaxConsoleColumns > fixed ? kMaxConsoleColumns - fixed : 1, display_width(header.back()));
     for (auto& r : rows) r.cells.back() = clip(r.cells.back(), w.back());
   }
   auto line = [&](const std::vector<std::string>& cells, const char* col) {
     std::string s;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const bool last = i + 1 == cells.size();
-      const std::string pad(w[i] - std::min(w[i], width(cells[i])), ' ');
+      const std::string pad = padding(cells[i], w[i]);
       std::string cell = (i >= right_from && i <= right_to) ? pad + cells[i] : cells[i] + (last ? "" : pad);
       if (i == 0 && colour && col[0] != '\0') cell = std::string(col) + cells[i] + kReset + pad;
       s += (i ? "  " : "") + cell;
@@ -95,7 +88,7 @@ std::string side_line(const InputInfo& i) {
 
 // Keeps a cell to `max` display columns, cutting in the middle of long parameter lists.
 std::string clip(const std::string& s, std::size_t max) {
-  if (width(s) <= max) return s;
+  if (display_width(s) <= max) return s;
   std::string out;
   std::size_t n = 0;
   for (unsigned char c : s) {
@@ -109,7 +102,7 @@ std::string clip(const std::string& s, std::size_t max) {
 // "chain[elements=4096,kern~]/capture".
 std::string clip_benchmark(const std::string& s, std::size_t max) {
   const auto slash = s.rfind('/');
-  if (width(s) <= max || slash == std::string::npos || s.size() - slash + 8 > max) return clip(s, max);
+  if (display_width(s) <= max || slash == std::string::npos || s.size() - slash + 8 > max) return clip(s, max);
   const std::string tail = s.substr(slash);
   return clip(s.substr(0, slash), max - tail.size()) + tail;
 }

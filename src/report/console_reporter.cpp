@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
@@ -41,9 +42,8 @@ class Table {
       const auto& r = rows_[ri];
       out << indent;
       for (std::size_t i = 0; i < r.size(); ++i) {
-        const std::string pad(w[i] - display_width(r[i]), ' ');
-        if (i == 0) out << r[i] << pad;
-        else out << "  " << pad << r[i];
+        if (i == 0) out << pad_right(r[i], w[i]);
+        else out << "  " << pad_left(r[i], w[i]);
       }
       out << "\n";
       if (ri == 0) {
@@ -56,13 +56,6 @@ class Table {
   }
 
  private:
-  // UTF-8 aware width (µ and ± are two bytes, one column).
-  static std::size_t display_width(const std::string& s) {
-    std::size_t n = 0;
-    for (unsigned char c : s)
-      if ((c & 0xC0) != 0x80) ++n;
-    return n;
-  }
   std::vector<std::vector<std::string>> rows_;
 };
 
@@ -164,6 +157,20 @@ std::string format_ns(double ns) {
   return fmt("%.2f s", ns / 1e9);
 }
 
+std::string speedup_cell(const ModeResult& r) {
+  if (r.mode == Mode::kEager) return "1.00x";
+  const double v = derived(r, "speedup_gpu_time_vs_eager");
+  return std::isfinite(v) ? fmt("%.2fx", v) : "-";
+}
+
+std::string break_even_cell(const ModeResult& r) {
+  // Absent: no eager baseline. Present but not finite: the graph never pays its one-off cost back
+  // (infinity in memory, null once written to JSON).
+  if (r.mode == Mode::kEager || !r.derived.count("break_even_replays")) return "-";
+  const double v = derived(r, "break_even_replays");
+  return std::isfinite(v) ? fmt("%.0f", v) : "never";
+}
+
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
   if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(metric_median(r, "gpu_time_per_iter"));
@@ -200,13 +207,12 @@ void print_run_console(const Report& report, std::ostream& out) {
         t.add({to_string(x.mode), to_string(x.status), "", "", "", "", "", "", ""});
         continue;
       }
-      const double be = derived(x, "break_even_replays");
       const bool graph_mode = x.mode != Mode::kEager;
+      const std::string be = break_even_cell(x);
       t.add({to_string(x.mode), format_ns(metric_median(x, "gpu_time_per_iter")), format_ns(metric_median(x, "wall_time_per_iter")),
              format_ns(metric_median(x, "launch_cpu_per_call")), format_ns(metric_median(x, "launch_cpu_per_iter")),
-             graph_mode ? fmt("%.2fx", derived(x, "speedup_gpu_time_vs_eager")) : "1.00x",
-             graph_mode ? format_ns(derived(x, "one_off_total_ns")) : "-",
-             graph_mode ? (std::isfinite(be) ? fmt("%.0f replays", be) : std::string("never")) : "-",
+             speedup_cell(x), graph_mode ? format_ns(derived(x, "one_off_total_ns")) : "-",
+             be == "-" || be == "never" ? be : be + " replays",
              x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
     }
     t.print(out);
@@ -225,15 +231,9 @@ void print_run_console(const Report& report, std::ostream& out) {
         return format_ns(metric_median(*x, "gpu_time_per_iter"));
       };
       auto speed = [](const ModeResult* x) {
-        if (x == nullptr || x->status != Status::kOk) return std::string("-");
-        const double v = derived(*x, "speedup_gpu_time_vs_eager");
-        return std::isfinite(v) ? fmt("%.2fx", v) : std::string("-");
+        return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
       };
-      std::string be = "-";
-      if (c != nullptr && c->status == Status::kOk) {
-        const double v = derived(*c, "break_even_replays");
-        be = std::isfinite(v) ? fmt("%.0f", v) : "never";
-      }
+      const std::string be = c != nullptr && c->status == Status::kOk ? break_even_cell(*c) : "-";
       bool all_same = true, any = false;
       for (const ModeResult* x : {c, g})
         if (x != nullptr && x->checksum_matches_eager) {
@@ -266,15 +266,14 @@ void print_sweep_console(const Report& report, std::ostream& out) {
     }
     const bool graph_mode = r.mode != Mode::kEager;
     const double per = derived(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    const double be = derived(r, "break_even_replays");
     row.push_back(format_ns(metric_median(r, "gpu_time_per_iter")));
     row.push_back(format_ns(metric_median(r, "gpu_time_per_iter_latched")));
     row.push_back(format_ns(per));
     row.push_back(format_ns(metric_median(r, "launch_cpu_per_call")));
     row.push_back(format_ns(metric_median(r, "launch_cpu_per_iter")));
     row.push_back(graph_mode ? format_ns(metric_median(r, "instantiate_time")) : "-");
-    row.push_back(graph_mode ? fmt("%.2fx", derived(r, "speedup_gpu_time_vs_eager")) : "1.00x");
-    row.push_back(graph_mode ? (std::isfinite(be) ? fmt("%.0f", be) : std::string("never")) : "-");
+    row.push_back(speedup_cell(r));
+    row.push_back(break_even_cell(r));
     row.push_back("ok");
     t.add(row);
   }

@@ -36,11 +36,13 @@ nav a { margin-right:14px; color:#0969da; text-decoration:none; } nav a:hover { 
 table { border-collapse:collapse; margin:6px 0 10px; font-size:0.88em; font-variant-numeric:tabular-nums; }
 th, td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:right; vertical-align:top; }
 th { background:var(--bg-soft); font-weight:600; } th:first-child, td:first-child, td.l, th.l { text-align:left; }
+td:not(.l) { white-space:nowrap; }
 .gp-table-wrap { overflow-x:auto; } .gp-note { color:var(--muted); font-size:0.9em; }
 .gp-warn { color:var(--warn); } .gp-bad { color:var(--bad); font-weight:600; } .gp-good { color:var(--good); }
 .gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } figure { margin:0 0 14px; }
 figure figcaption { font-size:0.85em; color:var(--muted); max-width:640px; }
 code { background:var(--bg-soft); padding:1px 4px; border-radius:3px; font-size:0.9em; word-break:break-all; }
+pre { background:var(--bg-soft); padding:8px 12px; border-radius:6px; } pre code { background:none; padding:0; word-break:normal; }
 svg.gp-chart { max-width:100%; height:auto; font-size:12px; display:block; }
 svg.gp-chart text { fill:var(--ink); } .gp-tick { fill:var(--muted) !important; font-size:11px; }
 .gp-axis-label { font-size:11.5px; fill:var(--muted) !important; }

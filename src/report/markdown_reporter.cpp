@@ -56,13 +56,7 @@ void print_run_markdown(const Report& report, std::ostream& out) {
         continue;
       }
       const bool g = r.mode != Mode::kEager;
-      char speed[32] = "1.00x", be[32] = "-";
-      if (g) {
-        std::snprintf(speed, sizeof(speed), "%.2fx", derived_of(r, "speedup_gpu_time_vs_eager"));
-        const double v = derived_of(r, "break_even_replays");
-        if (std::isfinite(v)) std::snprintf(be, sizeof(be), "%.0f", v);
-        else std::snprintf(be, sizeof(be), "never");
-      }
+      const std::string speed = speedup_cell(r), be = break_even_cell(r);
       out << "| " << to_string(r.mode) << " | " << ci_text(r, "gpu_time_per_iter") << " | "
           << format_ns(median_of(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
           << format_ns(median_of(r, "launch_cpu_per_iter")) << " | "

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 #include "graphprof/trace_report.hpp"
 
 namespace gp {
@@ -36,13 +37,13 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) {
       if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], r[i].size());
+      width[i] = std::max(width[i], display_width(r[i]));
     }
   for (const auto& r : rows) {
     out << " ";
     for (std::size_t i = 0; i < r.size(); ++i) {
       out << " " << r[i];
-      if (i + 1 < r.size()) out << std::string(width[i] - r[i].size() + 1, ' ');
+      if (i + 1 < r.size()) out << padding(r[i], width[i]) << ' ';
     }
     out << "\n";
   }

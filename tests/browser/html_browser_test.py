@@ -2,8 +2,8 @@
 """Opens graphprof's HTML reports in a real headless browser (Debian's chromium) and checks them.
 
 From committed H200 reports (tests/data/h200) and a comparison made from the committed compare
-fixtures, it writes the HTML report of a run (with the comparison and the graphs' pictures) and of a
-sweep, then for each page:
+fixtures, it writes the HTML report of a run (with the comparison and the graphs' pictures), of a
+sweep and of a traced run (heat maps from the trace records, the trace table), then for each page:
   - the page is self-contained: no <script>, <link>, @import, url() or external src/href;
   - in chromium, a copy of the page with a probe script (the report itself has none) records
     uncaught errors, console.error/warn, failed resources and every fetched resource: none allowed;
@@ -235,6 +235,18 @@ def check_page(chromium, page_path, want_ids, want_tables, min_charts, work):
     check_screenshot(chromium, page_path, page_path[:-5] + ".png", work)
 
 
+def check_heat_maps(page_path, figure_ids):
+    # Each figure holds a drawn picture coloured by traced time (not a "cannot draw" note).
+    with open(page_path, encoding="utf-8") as f:
+        page = f.read()
+    for ident in figure_ids:
+        start = page.find('id="%s"' % ident)
+        end = page.find("</figure>", start)
+        figure = page[start:end]
+        if start < 0 or "<svg" not in figure or "Colour: traced time per node" not in figure:
+            fail("%s: figure %s is not a heat map of traced time" % (page_path, ident))
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -277,6 +289,11 @@ def main():
     subprocess.run([binary, "report", os.path.join(data, "h200", "chain_run1.json"), "--compare", compare_json,
                     "--dot-dir", os.path.join(work, "dot"), "-o", run_html], check=True)
     subprocess.run([binary, "report", os.path.join(data, "h200", "sweep_chain.json"), "-o", sweep_html], check=True)
+    # A real traced H200 run (chain, fork-join, while with the trace pass; scripts/html-h200.sh, trimmed
+    # with scripts/trim-report.py): graphs as heat maps from the trace records, the trace table.
+    traced_html = os.path.join(work, "traced.html")
+    subprocess.run([binary, "report", os.path.join(data, "h200", "traced_run.json"), "--dot-dir",
+                    os.path.join(data, "h200", "traced_dot"), "-o", traced_html], check=True)
 
     check_page(chromium, run_html,
                ["chart-gpu-chain", "chart-submit-chain", "chart-launch-chain", "chart-compare-changes",
@@ -286,6 +303,11 @@ def main():
                ["chart-sweep-gpu-chain", "chart-sweep-submit-chain", "chart-sweep-per-node-chain",
                 "chart-sweep-break-even-chain", "environment"],
                ["table-summary", "table-sweep-chain"], 4, work)
+    check_page(chromium, traced_html,
+               ["chart-gpu-fork-join", "chart-gpu-while", "chart-suite-speedup", "graph-fork-join-capture",
+                "graph-fork-join-graph", "graph-while-capture", "graph-while-graph", "trace", "environment"],
+               ["table-summary", "table-trace"], 9, work)
+    check_heat_maps(traced_html, ["graph-fork-join-capture", "graph-fork-join-graph", "graph-while-capture"])
     if failures:
         print("%d problem(s)" % len(failures))
         return 1

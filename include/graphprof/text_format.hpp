@@ -1,0 +1,29 @@
+// Padding text for terminal tables by display width: UTF-8 code points, not bytes, so a cell
+// holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
+// every table printer uses (run/sweep console, compare console, trace summary, profile, analyze).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace gp {
+
+// Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes don't count).
+// Wide (CJK) and combining characters are not special-cased; graphprof prints none.
+inline std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+// Spaces that bring `s` up to `width` columns (none when it is already as wide or wider).
+inline std::string padding(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return std::string(w < width ? width - w : 0, ' ');
+}
+
+// `s` left-aligned / right-aligned in `width` columns.
+inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
+inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }
+
+}  // namespace gp

@@ -1,0 +1,172 @@
+// Tables align by display columns ("µ" and "±" are two bytes, one column), and figures against
+// eager read "-" where no eager baseline exists.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
+#include "graphprof/trace_report.hpp"
+
+namespace gp {
+namespace {
+
+std::string data(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/" + name; }
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The code point at display column `col` of a line ("" past its end).
+std::string char_at(const std::string& line, std::size_t col) {
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < line.size();) {
+    std::size_t n = 1;
+    while (i + n < line.size() && (static_cast<unsigned char>(line[i + n]) & 0xC0) == 0x80) ++n;
+    if (c == col) return line.substr(i, n);
+    ++c;
+    i += n;
+  }
+  return "";
+}
+
+TEST(TextFormat, DisplayWidthCountsCodePoints) {
+  EXPECT_EQ(display_width(""), 0u);
+  EXPECT_EQ(display_width("812 ns"), 6u);
+  EXPECT_EQ(display_width("4.31 µs"), 7u);  // 8 bytes
+  EXPECT_EQ(std::string("4.31 µs").size(), 8u);
+  EXPECT_EQ(display_width("±CI95"), 5u);
+  EXPECT_EQ(pad_left("1.00 µs", 9), "  1.00 µs");
+  EXPECT_EQ(pad_right("µs", 4), "µs  ");
+  EXPECT_EQ(pad_right("too long", 3), "too long");  // never cut
+  EXPECT_EQ(padding("ab", 5), "   ");
+}
+
+// Every row of every console table of a real H200 run (its cells hold µs values) is exactly as
+// wide, in columns, as the rule under the header: right-aligned columns line up.
+TEST(TextFormat, RunConsoleTablesWithMicroAlign) {
+  std::ostringstream o;
+  print_run_console(read_report(data("h200/chain_run1.json")), o);
+  const auto lines = lines_of(o.str());
+  std::size_t tables = 0, micro_rows = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].find("---") == std::string::npos || lines[i].find_first_not_of(" -") != std::string::npos) continue;
+    ++tables;
+    const std::size_t w = display_width(lines[i]);
+    EXPECT_EQ(display_width(lines[i - 1]), w) << lines[i - 1];
+    for (std::size_t k = i + 1; k < lines.size() && !lines[k].empty(); ++k) {
+      EXPECT_EQ(display_width(lines[k]), w) << lines[k];
+      micro_rows += lines[k].find("µ") != std::string::npos;
+    }
+  }
+  EXPECT_GE(tables, 4u);      // three mode tables and a summary
+  EXPECT_GE(micro_rows, 5u);  // the check saw µ cells
+}
+
+// The trace summary's columns (left-aligned) start at the same display column in every row,
+// though the GPU/iter cells before them hold "µs" and the header does not.
+TEST(TextFormat, TraceSummaryColumnsAlignAfterMicroCells) {
+  Report rep = read_report(data("h200/chain_run1.json"));
+  ASSERT_FALSE(rep.results.empty());
+  TraceSection t;
+  t.status = "ok";
+  t.level = "node";
+  t.replays = 123;
+  t.perturbation.traced.median_ns = 12345.0;
+  t.perturbation.traced.ci_low_ns = 12000.0;
+  t.perturbation.traced.ci_high_ns = 12600.0;
+  TraceSpread untraced;
+  untraced.median_ns = 4310.0;
+  untraced.ci_low_ns = 4300.0;
+  untraced.ci_high_ns = 4320.0;
+  t.perturbation.untraced = untraced;
+  t.perturbation.ratio = 2.86;
+  for (auto& r : rep.results) r.sections.trace = t;
+  const auto lines = lines_of(format_trace_summary(rep));
+  std::size_t header = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].find("traced/untraced") != std::string::npos) header = i;
+  ASSERT_LT(header, lines.size());
+  const std::string& h = lines[header];
+  const std::size_t col = display_width(h.substr(0, h.find("replays")));
+  std::size_t rows = 0;
+  for (std::size_t k = header + 1; k < lines.size() && !lines[k].empty(); ++k, ++rows) {
+    ASSERT_NE(lines[k].find("µs"), std::string::npos) << lines[k];
+    EXPECT_EQ(char_at(lines[k], col), "1") << lines[k];  // "123" starts under "replays"
+    EXPECT_EQ(char_at(lines[k], col - 1), " ") << lines[k];
+  }
+  EXPECT_EQ(rows, rep.results.size());
+}
+
+ModeResult graph_result(Mode m) {
+  ModeResult r;
+  r.workload = "chain";
+  r.mode = m;
+  r.status = Status::kOk;
+  return r;
+}
+
+TEST(TextFormat, FiguresAgainstEagerWithoutBaselineReadDash) {
+  ModeResult g = graph_result(Mode::kGraph);
+  EXPECT_EQ(speedup_cell(g), "-");
+  EXPECT_EQ(break_even_cell(g), "-");
+  g.derived["speedup_gpu_time_vs_eager"] = 3.2;
+  g.derived["break_even_replays"] = 2;
+  EXPECT_EQ(speedup_cell(g), "3.20x");
+  EXPECT_EQ(break_even_cell(g), "2");
+  g.derived["break_even_replays"] = std::numeric_limits<double>::infinity();  // not faster: never pays back
+  EXPECT_EQ(break_even_cell(g), "never");
+  g.derived["speedup_gpu_time_vs_eager"] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(speedup_cell(g), "-");
+  EXPECT_EQ(speedup_cell(graph_result(Mode::kEager)), "1.00x");
+  EXPECT_EQ(break_even_cell(graph_result(Mode::kEager)), "-");
+}
+
+// A real sweep with its eager rows taken out, as `sweep --mode capture,graph` would write it:
+// no "nanx", no "never", and the speedup/break-even cells are "-".
+Report sweep_without_eager() {
+  Report rep = read_report(data("h200/sweep_chain.json"));
+  std::vector<ModeResult> kept;
+  for (auto& r : rep.results) {
+    if (r.mode == Mode::kEager) continue;
+    for (const char* k : {"speedup_gpu_time_vs_eager", "speedup_wall_time_vs_eager", "cpu_submit_saving_per_iter_ns",
+                          "one_off_total_ns", "break_even_replays"})
+      r.derived.erase(k);
+    r.checksum_matches_eager.reset();
+    kept.push_back(r);
+  }
+  rep.results = kept;
+  return rep;
+}
+
+TEST(TextFormat, SweepWithoutEagerPrintsDash) {
+  const Report rep = sweep_without_eager();
+  ASSERT_EQ(rep.results.size(), 10u);
+  std::ostringstream sweep, run, md;
+  print_sweep_console(rep, sweep);
+  print_run_console(rep, run);
+  print_run_markdown(rep, md);
+  for (const std::string& s : {sweep.str(), run.str(), md.str()}) {
+    EXPECT_EQ(s.find("nan"), std::string::npos) << s;
+    EXPECT_EQ(s.find("never"), std::string::npos) << s;
+  }
+  // Sweep rows end "... speedup break-even status": "-  -  ok" (padded).
+  std::size_t rows = 0;
+  for (const auto& l : lines_of(sweep.str()))
+    if (l.size() > 2 && l.compare(l.size() - 2, 2, "ok") == 0) {
+      ++rows;
+      EXPECT_TRUE(std::regex_search(l, std::regex(" - +- +ok$"))) << l;
+    }
+  EXPECT_EQ(rows, 10u);
+}
+
+}  // namespace
+}  // namespace gp
