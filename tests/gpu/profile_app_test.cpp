@@ -56,6 +56,8 @@ std::string console(const fs::path& out) {
   return "console:\n" + s.str();
 }
 
+// Refers into `r`: a temporary report would leave the reference dangling (it did, on the H200).
+const json& profile_of(const Report&& r) = delete;
 const json& profile_of(const Report& r) {
   for (const auto& x : r.results)
     if (x.mode == Mode::kApp && x.params.empty()) return x.sections.other.at("profile");
@@ -135,7 +137,8 @@ TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
 TEST(ProfileApp, GraphLevelCountsLaunchesWithoutKernels) {
   const fs::path out = fresh_dir("graph-level");
   ASSERT_EQ(shell(profile_cmd(out, "--trace graph", "--launches 10 --eager 5")), 0) << console(out);
-  const json& proc = profile_of(read_report((out / "report.json").string()))["processes"][0];
+  const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
+  const json& proc = profile_of(report)["processes"][0];
   ASSERT_EQ(proc["graphs"].size(), 2u);
   EXPECT_EQ(proc["graphs"][0]["launches"], 10);
   EXPECT_EQ(proc["graphs"][1]["launches"], 3);
@@ -168,7 +171,8 @@ TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
                           " run --workload chain --mode capture --param kernels=10 --trace node --budget 0.05 --min-time 0.01"
                           " --json " + (out / "inner.json").string() + " > " + (out / "console.txt").string() + " 2>&1";
   ASSERT_EQ(shell(cmd), 0) << console(out);
-  const json& p = profile_of(read_report((out / "report.json").string()));
+  const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
+  const json& p = profile_of(report);
   EXPECT_EQ(p["exit_status"], 0) << "the application did not crash";
   ASSERT_GE(p["processes"].size(), 1u);
   EXPECT_TRUE(p["processes"][0]["errors"].empty());
@@ -205,7 +209,8 @@ TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   ASSERT_EQ(done, pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  const json& p = profile_of(read_report((out / "report.json").string()));
+  const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
+  const json& p = profile_of(report);
   EXPECT_EQ(p["exit_status"], 128 + SIGTERM);
   const json& proc = p["processes"][0];
   EXPECT_EQ(proc["end_reason"], "SIGTERM");
