@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graphprof/cuda/handles.hpp"
+#include "graphprof/cuda/output_digest.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "graphprof/error.hpp"
 
@@ -186,12 +187,8 @@ class AllReduce final : public Workload {
     }
   }
 
-  std::string checksum(cudaStream_t s) override {
-    std::vector<float> out(count_);
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data(), buf_.get(), buf_.bytes(), cudaMemcpyDeviceToHost, s));
-    GP_CUDA_CHECK(cudaStreamSynchronize(s));
-    return digest_bytes(out.data(), out.size() * sizeof(float));
-  }
+  std::string checksum(cudaStream_t s) override { return OutputDigest().device(buf_.get(), buf_.bytes()).compute(s); }
+
 
   std::map<std::string, double> extra_metrics() override {
     int v = 0;

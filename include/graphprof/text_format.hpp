@@ -1,3 +1,4 @@
+// Text helpers: padding for terminal tables by display width, and markup escaping.
 // Padding text for terminal tables by display width: UTF-8 code points, not bytes, so a cell
 // holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
 // every table printer uses (run/sweep console, compare console, trace summary, profile, analyze).
@@ -25,5 +26,23 @@ inline std::string padding(const std::string& s, std::size_t width) {
 // `s` left-aligned / right-aligned in `width` columns.
 inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
 inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }
+
+// `text` safe inside XML/HTML/SVG text and attribute values (also Graphviz HTML-like labels):
+// & < > " ' as entities. The one escaper of the HTML report and the graph renderer.
+inline std::string markup_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 }  // namespace gp

@@ -12,6 +12,7 @@
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_render.hpp"
+#include "graphprof/text_format.hpp"
 #include "graphviz_messages.hpp"
 
 namespace gp {
@@ -88,19 +89,7 @@ std::string label_escape(const std::string& text) {
   return out;
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(const std::string& text) { return markup_escape(text); }
 
 // Dark fills get white text.
 bool is_dark(const std::string& hex) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp::html {
 
@@ -82,21 +83,7 @@ std::string whisker(double a, double b, double at, bool horizontal, const std::s
 
 }  // namespace
 
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& text) { return markup_escape(text); }
 
 std::string css_token(const std::string& text) {
   std::string out;
