@@ -221,6 +221,18 @@ void print_run_console(const Report& report, std::ostream& out) {
     out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
     Table t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
              "outputs"});
+    // A workload measured with several parameter sets (the ranks of --ranks, a multi-workload
+    // sweep) gets the parameters that tell its rows apart.
+    auto label = [&seen](const ModeResult& r) {
+      std::string extra;
+      for (const auto& [k, v] : r.params)
+        for (const auto* o : seen)
+          if (o->workload == r.workload && o->params.count(k) && o->params.at(k) != v) {
+            extra += (extra.empty() ? "" : " ") + k + "=" + v;
+            break;
+          }
+      return extra.empty() ? r.workload : r.workload + " [" + extra + "]";
+    };
     for (const auto* r : seen) {
       const ModeResult* e = find_mode(report, *r, Mode::kEager);
       const ModeResult* c = find_mode(report, *r, Mode::kCapture);
@@ -240,7 +252,7 @@ void print_run_console(const Report& report, std::ostream& out) {
           any = true;
           all_same = all_same && *x->checksum_matches_eager;
         }
-      t.add({r->workload, cell(e), cell(c), cell(g), speed(c), speed(g), be,
+      t.add({label(*r), cell(e), cell(c), cell(g), speed(c), speed(g), be,
              any ? (all_same ? "same" : "DIFFERENT") : "-"});
     }
     t.print(out);

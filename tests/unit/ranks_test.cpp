@@ -4,6 +4,9 @@
 
 #include "graphprof/error.hpp"
 #include "graphprof/ranks.hpp"
+#include "graphprof/reporters.hpp"
+
+#include <sstream>
 
 namespace gp {
 namespace {
@@ -70,6 +73,14 @@ TEST(MergeRanks, DifferentOutputsAndFailuresAreVisible) {
   ASSERT_NE(graph_all, nullptr);
   EXPECT_EQ(graph_all->status, Status::kFailed);
   EXPECT_NE(graph_all->reason.find("rank 1"), std::string::npos);
+}
+
+TEST(MergeRanks, TheSuiteSummaryTellsTheRankRowsApart) {
+  std::ostringstream out;
+  print_run_console(merge_ranks({rank_report(0, 100, 50), rank_report(1, 120, 40)}), out);
+  const std::string text = out.str();
+  for (const char* row : {"allreduce [rank=0]", "allreduce [rank=1]", "allreduce [rank=all]"})
+    EXPECT_NE(text.find(row), std::string::npos) << row << "\n" << text;
 }
 
 TEST(MergeRanks, RefusesReportsOfAnotherGpuModel) {
