@@ -140,18 +140,13 @@ std::vector<std::string> varying_params(const std::vector<const Benchmark*>& gro
   return keys;
 }
 
+// The console's rules (reporters.hpp), for a mode that may be missing or failed.
 std::string speedup_text(const ModeResult* r) {
-  if (r == nullptr || r->status != Status::kOk) return "-";
-  if (r->mode == Mode::kEager) return "1.00x";
-  const double v = derived(*r, "speedup_gpu_time_vs_eager");
-  return std::isfinite(v) ? fmt("%.2fx", v) : "-";  // no eager baseline
+  return r == nullptr || r->status != Status::kOk ? "-" : speedup_cell(*r);
 }
 
 std::string break_even_text(const ModeResult* r) {
-  if (r == nullptr || r->status != Status::kOk || r->mode == Mode::kEager) return "-";
-  if (!r->derived.count("speedup_gpu_time_vs_eager") && !r->derived.count("break_even_replays")) return "-";
-  const double v = derived(*r, "break_even_replays");
-  return std::isfinite(v) ? fmt("%.0f", v) : "never";
+  return r == nullptr || r->status != Status::kOk ? "-" : break_even_cell(*r);
 }
 
 std::string gpu_cell(const ModeResult* r) {
