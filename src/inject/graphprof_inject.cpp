@@ -37,6 +37,8 @@
 #include <mutex>
 #include <string>
 
+#include "graphprof/copy_kind.hpp"
+
 #define GP_EXPORT __attribute__((visibility("default")))
 
 namespace {
@@ -127,21 +129,9 @@ void write_error(const std::string& what) {
   write_lines(line, true);
 }
 
-const char* copy_kind(std::uint8_t k) {
-  switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "unknown";
-  }
-}
+static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
+                  CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
 
 // The GPU fields kernel, memcpy and memset records share, in the line format's short keys.
 template <typename R>
@@ -175,7 +165,7 @@ void append_record(std::string& s, const CUpti_Activity* r) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-      appendf(s, "{\"t\":\"mc\",\"k\":\"%s\",\"b\":%llu,", copy_kind(m->copyKind), static_cast<unsigned long long>(m->bytes));
+      appendf(s, "{\"t\":\"mc\",\"k\":\"%s\",\"b\":%llu,", gp::copy_kind_name(m->copyKind), static_cast<unsigned long long>(m->bytes));
       append_gpu_fields(s, *m);
       s += "}\n";
       return;

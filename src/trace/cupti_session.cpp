@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphprof/copy_kind.hpp"
 #include "graphprof/cuda/cupti_info.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/trace_session.hpp"
@@ -142,21 +143,9 @@ std::string strip_version_suffix(std::string name) {
   return name;
 }
 
-const char* copy_kind_name(std::uint8_t k) {
-  switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "unknown";
-  }
-}
+static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
+                  CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
 
 // The fields kernel, memcpy and memset activity records share. (For memcpy, runtimeCorrelationId
 // was always 0 on CUDA 13.0; correlationId matches the API record.)
