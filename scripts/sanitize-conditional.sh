@@ -8,9 +8,10 @@
 # 2. memcheck on each of its steps in its own process: Ladder.S00 (the clean probe) .. S10 (the
 #    workload as graphprof runs it), one difference per step, and Single.* (one difference from
 #    the probe). The first ladder step that is not clean names the difference.
-# 3. That first failing step again with memcheck options changed one at a time: --check-device-heap no,
-#    --padding 32, --force-blocking-launches yes, the deciding kernel (the one that calls
-#    cudaGraphSetConditional) excluded from instrumentation, and under synccheck/initcheck.
+# 3. That first failing step twice more (and the clean step before it), then with memcheck options
+#    changed one at a time: --check-device-heap no, --padding 32, --force-blocking-launches yes,
+#    CUDA_LAUNCH_BLOCKING=1, the deciding kernel (the one that calls cudaGraphSetConditional)
+#    excluded from instrumentation; and under synccheck and initcheck.
 # 4. graphprof's `while` (graph, capture) under memcheck: default parameters, one pass per launch
 #    (max_steps=1), two passes, and the option variants of 3.
 # Each sanitized process is stopped after SANITIZE_TIMEOUT (60) s; nothing new starts after
@@ -96,6 +97,12 @@ first=$(grep -m1 -E '^memcheck-Ladder\.S[0-9]+_\S+ +NOT CLEAN' "$work/steps.txt"
     # The kernel that calls cudaGraphSetConditional at that step.
     if [ "$((10#$n))" -ge 9 ]; then decider=wh_check; elif [ "$((10#$n))" -ge 2 ]; then decider=decide_wide; else decider=count_passes; fi
     prog="$ladder --gtest_filter=$first"
+    # Reproducible? The failing step twice more, and the clean step before it twice more.
+    before=$(grep -B1 -E "^memcheck-$first " "$work/steps.txt" | head -1 | awk '{print $1}' | sed 's/^memcheck-//')
+    for r in 2 3; do
+      echo "one again$r-$first - --tool memcheck -- $prog"
+      [ -n "$before" ] && [ "$before" != "$first" ] && echo "one again$r-$before - --tool memcheck -- $ladder --gtest_filter=$before"
+    done
     echo "one opt-$first-check-device-heap-no - --tool memcheck --check-device-heap no -- $prog"
     echo "one opt-$first-padding-32 - --tool memcheck --padding 32 -- $prog"
     has_option --force-blocking-launches && echo "one opt-$first-force-blocking - --tool memcheck --force-blocking-launches yes -- $prog"

@@ -149,6 +149,7 @@ class Ladder {
       runner_sequence();
     } else {
       build_and_instantiate();
+      phase("3 launches");
       for (int i = 0; i < 3; ++i) launch();
       GP_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     }
