@@ -97,6 +97,10 @@ variant churn_malloc -- run "${S[@]}" -p churn=malloc -r 2
 variant churn_streams8 -- run "${S[@]}" -p churn=streams -p churn_count=8
 variant churn_streams_kept -- run "${S[@]}" -p churn=streams_kept
 variant churn_streams2 -- run "${S[@]}" -p churn=streams -p churn_count=2
+variant churn_streams3 -- run "${S[@]}" -p churn=streams -p churn_count=3
+variant churn_streams7 -- run "${S[@]}" -p churn=streams -p churn_count=7
+variant churn_streams_kept8 -- run "${S[@]}" -p churn=streams_kept -p churn_count=8
+variant conn1_streams8 CUDA_DEVICE_MAX_CONNECTIONS=1 -- run "${S[@]}" -p churn=streams -p churn_count=8 -r 2
 variant conn1_r3 CUDA_DEVICE_MAX_CONNECTIONS=1 -- run "${S[@]}" -r 3
 variant conn32_r3 CUDA_DEVICE_MAX_CONNECTIONS=32 -- run "${S[@]}" -r 3
 variant modeager_r3 CUDA_MODULE_LOADING=EAGER -- run "${S[@]}" -r 3
@@ -104,6 +108,9 @@ variant eager_then_capture -- run -w scaling -m eager,capture -p length=1000
 variant sweep_w16_first -- sweep -w scaling -m capture -p length=1000 -p width=16,1
 variant sweep_len10_first -- sweep -w scaling -m capture -p length=10,1000
 variant chain_eager_capture -- run -w chain -m capture,eager,capture -r 1
+variant explicit_graph_r2 -- run -w scaling -m graph -p length=1000 -r 2
+variant width4_r2 -- run -w scaling -m capture -p length=1000 -p width=4 -r 2
+variant conn1_sweep CUDA_DEVICE_MAX_CONNECTIONS=1 -- sweep -w scaling -m capture -p length=100,1000 -p width=1,4
 variant base_end -- run "${S[@]}"
 
 # The sample's trials one by one (OUTFMT 2), to see whether its own figure drifts within a process.
