@@ -91,6 +91,8 @@ variant base_r3 -- run "${S[@]}" -r 3
 variant churn_streams -- run "${S[@]}" -p churn=streams -r 2
 variant churn_pinned -- run "${S[@]}" -p churn=pinned -r 2
 variant churn_graphs5 -- run "${S[@]}" -p churn=graphs -p churn_count=5 -r 2
+variant churn_graphs1 -- run "${S[@]}" -p churn=graphs -p churn_count=1
+variant churn_graphs20 -- run "${S[@]}" -p churn=graphs -p churn_count=20
 variant churn_legacy -- run "${S[@]}" -p churn=legacy -r 2
 variant churn_events33 -- run "${S[@]}" -p churn=events -p churn_count=33 -r 2
 variant churn_malloc -- run "${S[@]}" -p churn=malloc -r 2
