@@ -10,7 +10,8 @@
 # so rep0 is the fresh state and rep1.. the state after one measurement. One summary line per
 # variant: the latched device time per node of each repetition. `churn=KIND` makes one kind of
 # CUDA object (created, used once, destroyed) before the measurement, in a fresh process: the
-# kind whose rep0 is slow is the history that matters. nvidia-smi logs the clocks meanwhile.
+# kind whose rep0 is slow is the history that matters. Before them, the stand-alone probe
+# (scripts/parity-probe.cu, built with nvcc) repeats each habit alone. nvidia-smi logs the clocks.
 set -uo pipefail
 # graphprof needs the kit's Graphviz libraries: enter remote.sh's environment unless already in it.
 if [ -z "${GVBINDIR:-}" ] && [ -f .gpu-deps/remote.sh ]; then exec bash .gpu-deps/remote.sh bash "$0" "$@"; fi
@@ -86,7 +87,35 @@ variant() {  # NAME ENV-ASSIGNMENTS... -- GRAPHPROF-ARGS...
 }
 S=(-w scaling -m capture -p length=1000)
 say "parity-bisect on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null); graphprof $("$gp" --version 2>/dev/null)"
-say "each line: latched device time per node of rep0 rep1 ... (µs); a fresh process measured ~0.50, sweeps ~0.68"
+
+# The stand-alone probe (scripts/parity-probe.cu): 6 rounds in one process, FLAGS = which of
+# graphprof's per-shape habits each round repeats. "none" reuses everything, like the sample.
+probe_dir=$(dirname "$0")
+if [ -f "$probe_dir/parity-probe.cu" ] && nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/probe" "$probe_dir/parity-probe.cu" > "$work/nvcc-probe.txt" 2>&1; then
+  say "probe: device time per node (µs) of rounds 0..5 of one process, latched | back to back"
+  probe() {  # NAME FLAGS [ENV...]
+    local name=$1 flags=$2; shift 2
+    env "$@" "$work/probe" 1000 6 "$flags" > "$work/probe-$name.txt" 2>&1
+    say "$(printf '%-22s' "probe $name") $(awk -F, '/^[0-9]/ {l = l sprintf("%s ", $3); g = g sprintf("%s ", $2); t += $4} END {printf "latched %s| gpu %s(latch timeouts %d)", l, g, t}' "$work/probe-$name.txt") $(grep -m1 returned "$work/probe-$name.txt")"
+  }
+  for flags in none stream latch events execs extra stream,latch,events,execs; do probe "$flags" "$flags"; done
+  probe conn1_stream stream CUDA_DEVICE_MAX_CONNECTIONS=1
+else
+  say "probe: build failed or scripts/parity-probe.cu missing (see nvcc-probe.txt)"
+fi
+# The sample's trials one by one (OUTFMT 2), to see whether its own figure drifts within a process.
+if [ -f "$src" ] && [ "$SECONDS" -le "$limit" ]; then
+  if nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/ps" "$src" > "$work/nvcc.txt" 2>&1; then
+    "$work/ps" 2 6 1000 1 0 1 1000 > "$work/sample.txt" 2>&1
+    say "$(printf '%-22s' sample_trials) repeat_launch_device per node, trial by trial: $(tr -d '\r ' < "$work/sample.txt" | awk -F, '/^1000,/ && $12 != "" {printf "%.3f ", $12 / 1000}')"
+  else
+    say "sample build failed (see nvcc.txt)"
+  fi
+else
+  say "sample: skipped (${src} missing or past ${limit}s)"
+fi
+
+say "graphprof variants: each line: latched device time per node of rep0 rep1 ... (µs); a fresh process measured ~0.50, sweeps ~0.68"
 variant base_r3 -- run "${S[@]}" -r 3
 variant churn_streams -- run "${S[@]}" -p churn=streams -r 2
 variant churn_pinned -- run "${S[@]}" -p churn=pinned -r 2
@@ -114,18 +143,6 @@ variant explicit_graph_r2 -- run -w scaling -m graph -p length=1000 -r 2
 variant width4_r2 -- run -w scaling -m capture -p length=1000 -p width=4 -r 2
 variant conn1_sweep CUDA_DEVICE_MAX_CONNECTIONS=1 -- sweep -w scaling -m capture -p length=100,1000 -p width=1,4
 variant base_end -- run "${S[@]}"
-
-# The sample's trials one by one (OUTFMT 2), to see whether its own figure drifts within a process.
-if [ -f "$src" ] && [ "$SECONDS" -le "$limit" ]; then
-  if nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/ps" "$src" > "$work/nvcc.txt" 2>&1; then
-    "$work/ps" 2 6 1000 1 0 1 1000 > "$work/sample.txt" 2>&1
-    say "$(printf '%-22s' sample_trials) repeat_launch_device per node, trial by trial: $(tr -d '\r ' < "$work/sample.txt" | awk -F, '/^1000,/ && $12 != "" {printf "%.3f ", $12 / 1000}')"
-  else
-    say "sample build failed (see nvcc.txt)"
-  fi
-else
-  say "sample: skipped (${src} missing or past ${limit}s)"
-fi
 
 if [ -n "$smi" ]; then
   kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
