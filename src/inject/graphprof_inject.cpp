@@ -469,13 +469,18 @@ CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
   return activity_ours ? CuptiAtEnd::kOurs : CuptiAtEnd::kActivityTaken;
 }
 
-// The last line of the records, written once.
-void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped) {
+// The last line of the records, written once. "probe" keeps what the ownership probe saw and
+// "exit_ms" how long the final flush took, for diagnosis.
+void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double exit_ms) {
   bool expected = false;
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
   std::string line;
-  appendf(line, "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\"}\n", reason,
-          static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti));
+  appendf(line,
+          "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\",\"exit_ms\":%.1f,"
+          "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d}}\n",
+          reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
+          g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
+          g_probe_record_seen.load() ? 1 : 0);
   std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
   if (lock.try_lock_for(std::chrono::seconds(2)) && g_out != nullptr) {
     std::fwrite(line.data(), 1, line.size(), g_out);
@@ -514,11 +519,11 @@ void at_exit(int status, void*) {
               pthread_create(&thread, &attr, teardown_main, nullptr) == 0;
     pthread_attr_destroy(&attr);
   }
+  using clock = std::chrono::steady_clock;
+  const auto begin = clock::now();
   if (!started) {
     teardown_main(nullptr);
   } else {
-    using clock = std::chrono::steady_clock;
-    const auto begin = clock::now();
     auto last_progress = begin;
     unsigned long long buffers = g_buffers_done.load();
     while (!g_teardown.done.load()) {
@@ -537,12 +542,12 @@ void at_exit(int status, void*) {
          " s at exit (another CUPTI client in the process, such as the application's own profiler, may hold it): "
          "graphprof ended the process with the application's own exit status " + std::to_string(status) +
          "; records CUPTI still held are lost and the application's remaining exit handlers did not run");
-    write_end("exit", CuptiAtEnd::kTeardownTimedOut, 0);
+    write_end("exit", CuptiAtEnd::kTeardownTimedOut, 0, std::chrono::duration<double, std::milli>(clock::now() - begin).count());
     std::fflush(nullptr);  // what the application printed still reaches its files
     _exit(status);
   }
   warn_about(g_teardown.result);
-  write_end("exit", g_teardown.result, g_teardown.dropped);
+  write_end("exit", g_teardown.result, g_teardown.dropped, std::chrono::duration<double, std::milli>(clock::now() - begin).count());
 }
 
 struct sigaction g_previous[2];
@@ -579,7 +584,7 @@ void on_signal(int sig) {
   std::size_t dropped = 0;
   const CuptiAtEnd cupti = flush_records(false, dropped);
   warn_about(cupti);
-  write_end(sig == SIGINT ? "SIGINT" : "SIGTERM", cupti, dropped);
+  write_end(sig == SIGINT ? "SIGINT" : "SIGTERM", cupti, dropped, 0);
   alarm(0);
   signal(sig, SIG_DFL);
   raise(sig);

@@ -14,7 +14,9 @@
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   end      {reason, ts, dropped, lost_buffers, cupti}         last line when the process flushed; cupti:
 //            "graphprof" (its session to the end), "finalized_elsewhere" (another client finalized CUPTI),
-//            "activity_taken" (activity records went to another client), "teardown_timeout"
+//            "activity_taken" (activity records went to another client), "teardown_timeout"; also
+//            exit_ms (the final flush) and probe {enabled, callback_proven, fired, record_proven,
+//            record_seen} (what the ownership check saw), for diagnosis only
 // Field names are short because a busy application writes millions of lines.
 #include <fstream>
 

@@ -188,9 +188,13 @@ TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   EXPECT_EQ(proc["cupti_at_end"], "finalized_elsewhere") << console(out);
   ASSERT_EQ(proc["warnings"].size(), 1u) << console(out);
   EXPECT_NE(proc["warnings"][0].get<std::string>().find("used CUPTI itself"), std::string::npos) << proc["warnings"][0];
+  // On stderr as the application exits, marked as graphprof's, and in the console summary.
   const std::string text = console(out);
-  EXPECT_NE(text.find("graphprof profile: process "), std::string::npos) << "graphprof's stderr line; " << text;
+  const std::size_t line = text.find("graphprof profile: process ");
+  ASSERT_NE(line, std::string::npos) << text;
+  EXPECT_NE(text.substr(line, text.find('\n', line) - line).find(": the application used CUPTI itself"), std::string::npos) << text;
   EXPECT_NE(text.find("graphprof warning: the application used CUPTI itself"), std::string::npos) << text;
+  EXPECT_NE(text.find("records stop "), std::string::npos) << text;
 
   // The application's own report: its timing is unaffected, its trace pass says why it has no records.
   const Report inner = read_report((out / "inner.json").string());
