@@ -75,6 +75,9 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["command_line"] = p.command_line;
   j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
   j["errors"] = p.errors;
+  j["warnings"] = p.warnings;
+  j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
+  j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
   j["cuda_wall_ns"] = p.cuda_wall_ns;
   const double graph_launches = static_cast<double>(p.graph_launches);

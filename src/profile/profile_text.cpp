@@ -123,6 +123,15 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
 void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
   if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
+  const auto warnings = p.find("warnings");  // reports older than this field have none
+  if (warnings != p.end())
+    for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  const auto at_end = p.find("cupti_at_end");
+  if (at_end != p.end() && at_end->is_string() &&
+      (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout"))
+    out << "  records stop " << ns(p, "records_end_ns") << " after CUDA initialisation, "
+        << format_ns(get(p, "cuda_wall_ns", 0) - get(p, "records_end_ns", 0))
+        << " before the process's last flush: the figures below may miss what came later\n";
   if (p["end_reason"].is_null())
     out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
   const json& c = p["coverage"];

@@ -5,6 +5,7 @@
 // the ResNet-50 replay demo. The counts asserted are what the H200 recorded.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "graphprof/error.hpp"
@@ -262,6 +263,49 @@ TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
                            "after the call returns to an idle GPU (2 calls)", "35.9 ms after it returns when queued behind earlier work (199 calls, up to 35 launches in flight)"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   EXPECT_EQ(text.find("overhead:"), std::string::npos);
+}
+
+// A process whose application took CUPTI away from graphprof (its own profiler called
+// cuptiFinalize): the injection's exit path writes a warning and says so in the end line. Built
+// from the real records: the first 60 lines of the test application's run (before its first
+// kernel records: its captures, both graphs and the first API calls), then what the injection
+// writes in that case, with the real end time.
+TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
+  std::ifstream real(kApp);
+  std::string line, text;
+  for (int i = 0; i < 60 && std::getline(real, line); ++i) text += line + "\n";
+  text +=
+      "{\"t\":\"warning\",\"what\":\"the application used CUPTI itself: another CUPTI client in this process ended "
+      "graphprof's CUPTI session\"}\n"
+      "{\"t\":\"end\",\"reason\":\"exit\",\"ts\":1796022614899520235,\"dropped\":0,\"lost_buffers\":0,"
+      "\"cupti\":\"finalized_elsewhere\"}\n";
+  std::istringstream in(text);
+  const ProcessRecords r = parse_process_records(in, "mem");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.cupti_at_end, "finalized_elsewhere");
+  EXPECT_EQ(r.end_reason, "exit");
+  const ProcessProfile p = analyze_process(r);
+  EXPECT_GT(p.records_end_ns, 0.0);
+  EXPECT_LT(p.records_end_ns, p.cuda_wall_ns) << "the records stop before the process's last flush";
+  const Report report = report_from_json(to_json(profile_report(fixture_run(), {p})), "mem");
+  const json& proc = report.results.at(0).sections.other.at("profile").at("processes")[0];
+  EXPECT_EQ(proc.at("cupti_at_end"), "finalized_elsewhere");
+  ASSERT_EQ(proc.at("warnings").size(), 1u);
+  EXPECT_DOUBLE_EQ(proc.at("records_end_ns").get<double>(), p.records_end_ns);
+  const std::string console = format_profile_summary(report);
+  EXPECT_NE(console.find("  graphprof warning: the application used CUPTI itself"), std::string::npos) << console;
+  EXPECT_NE(console.find("  records stop "), std::string::npos) << console;
+
+  // Records of a run where the session stayed graphprof's (written before this field existed: no
+  // "cupti") say nothing of the kind.
+  const ProcessRecords plain = read_process_records(kApp);
+  EXPECT_TRUE(plain.warnings.empty());
+  EXPECT_TRUE(plain.cupti_at_end.empty());
+  const Report plain_report = profile_report(fixture_run(), {analyze_process(plain)});
+  EXPECT_TRUE(plain_report.results.at(0).sections.other.at("profile").at("processes")[0].at("cupti_at_end").is_null());
+  const std::string plain_console = format_profile_summary(plain_report);
+  EXPECT_EQ(plain_console.find("graphprof warning"), std::string::npos);
+  EXPECT_EQ(plain_console.find("records stop"), std::string::npos);
 }
 
 TEST(ProfileReport, NoCudaProcessIsSaidPlainly) {
