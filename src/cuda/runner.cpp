@@ -20,6 +20,7 @@
 #include "graphprof/profile.hpp"
 #include "graphprof/run_outcome.hpp"
 #include "graphprof/trace_nvtx.hpp"
+#include "device_probe.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
 
@@ -133,6 +134,21 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   GraphDumpSection& dump = res.sections.graph ? *res.sections.graph : res.sections.graph.emplace();
   dump.nodes = static_cast<int>(nodes);
   dump.edges = static_cast<int>(edges);
+}
+
+// sections.device_probe: the device's kernel-to-kernel step right before this result was
+// measured (device_probe.hpp), so a reader can tell in which of its states the device ran it. A
+// probe that fails is noted; the measurement goes on.
+void record_device_probe(ModeResult& res) {
+  nlohmann::json& probe = res.sections.other["device_probe"];
+  probe["chain_kernels"] = kDeviceProbeKernels;
+  try {
+    probe["ns_per_kernel"] = measure_device_probe_ns();
+  } catch (const CudaError& e) {
+    if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
+    probe["error"] = e.api() + " returned " + e.error_name();
+    (void)cudaGetLastError();
+  }
 }
 
 // One full repetition. Throws CudaError on failure; run_mode() records it.
@@ -380,6 +396,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     // An error left behind by an earlier mode's cleanup (seen with NCCL after a failed mode on the
     // H200) would otherwise be reported by this mode's first checked launch.
     (void)cudaGetLastError();
+    record_device_probe(res);
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);

@@ -38,6 +38,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "graphprof/copy_kind.hpp"
 
@@ -235,10 +236,22 @@ void append_record(std::string& s, const CUpti_Activity* r) {
   }
 }
 
+// The activity buffers this library handed CUPTI. After the exit path takes the buffer callbacks
+// back from an application that registered its own, CUPTI hands it that application's buffers
+// too: their records are written like the others, but the buffers are not this library's to free
+// (and they show that the application took the activity API).
+std::mutex g_buffers_mu;
+std::unordered_set<const uint8_t*> g_our_buffers;
+std::atomic<bool> g_foreign_buffer_seen{false};
+
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;
+  if (*buffer != nullptr) {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    g_our_buffers.insert(*buffer);
+  }
 }
 
 void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
@@ -252,7 +265,13 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
       appendf(lines, "{\"t\":\"dropped\",\"n\":%zu}\n", dropped);
     if (!write_lines(lines, true)) ++g_lost_buffers;
   }
-  std::free(buffer);
+  bool ours = false;
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    ours = g_our_buffers.erase(buffer) > 0;
+  }
+  if (ours) std::free(buffer);
+  else if (buffer != nullptr) g_foreign_buffer_seen = true;
   ++g_buffers_done;
 }
 
@@ -335,8 +354,32 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   write_lines(line, true);
 }
 
+// What CUPTI itself tells its subscriber (errors, warnings; a fatal error makes CUPTI finalize
+// itself): passed on to the report as it is, the first kMaxCuptiNotices of them.
+constexpr int kMaxCuptiNotices = 20;
+std::atomic<int> g_cupti_notices{0};
+
+void on_state_callback(CUpti_CallbackId cbid, const CUpti_StateData* sd) {
+  if (g_cupti_notices.fetch_add(1) >= kMaxCuptiNotices) return;
+  const char* kind = cbid == CUPTI_CBID_STATE_FATAL_ERROR ? "fatal error"
+                     : cbid == CUPTI_CBID_STATE_ERROR     ? "error"
+                     : cbid == CUPTI_CBID_STATE_WARNING   ? "warning"
+                                                          : "notice";
+  std::string line;
+  appendf(line, "{\"t\":\"cupti_notice\",\"kind\":\"%s\",\"r\":", kind);
+  append_json_string(line, cupti_error(sd->notification.result).c_str());
+  line += ",\"m\":";
+  append_json_string(line, sd->notification.message != nullptr ? sd->notification.message : "");
+  line += "}\n";
+  write_lines(line, true);
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_STATE) {
+    on_state_callback(cbid, static_cast<const CUpti_StateData*>(data));
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     // Only cuDeviceGetCount is enabled in this domain: the ownership probe. The application's own
     // calls (rare: CUDA initialisation) pass through.
@@ -420,9 +463,10 @@ void warn_about(CuptiAtEnd c) {
            "the application itself ran normally");
       return;
     case CuptiAtEnd::kActivityTaken:
-      warn("the application used CUPTI's activity API itself (its own profiler): CUPTI stopped delivering activity "
-           "records to graphprof, so API calls and GPU work from that moment on are missing (graph instantiations "
-           "were still recorded); the application itself ran normally");
+      warn("the application used CUPTI's activity API itself (its own profiler): from then on CUPTI delivered "
+           "activity records to it (or, with the kinds it disabled, to no one), not to graphprof, so API calls and GPU "
+           "work after that moment are missing (graph instantiations were still recorded, and what CUPTI still held "
+           "at exit was taken back and is included); the application itself ran normally");
       return;
   }
 }
@@ -454,10 +498,17 @@ CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
     g_subscriber = nullptr;  // dead: never pass it to CUPTI again
     return CuptiAtEnd::kFinalizedElsewhere;
   }
+  // The buffer callbacks are process-wide: an application that registered its own (its profiler)
+  // would get this flush, perhaps after the objects behind them are gone (a Python callback after
+  // the interpreter finished, a C++ object an earlier exit handler destroyed). Take them back first.
+  (void)cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
   (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   (void)cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
-  // The probe's own DRIVER record came back through the flush only if the activity API is still ours.
-  const bool activity_ours = g_probe_record_seen.load() || !g_probe_fired.load() || !g_record_proven.load();
+  // The probe's own DRIVER record came back only if the application left the DRIVER kind enabled,
+  // and no buffer of the application's came back only if it never registered callbacks of its own
+  // (or they had delivered everything).
+  const bool activity_ours = !g_foreign_buffer_seen.load() &&
+                             (g_probe_record_seen.load() || !g_probe_fired.load() || !g_record_proven.load());
   if (release) {
     (void)cuptiUnsubscribe(g_subscriber);
     g_subscriber = nullptr;
@@ -477,10 +528,10 @@ void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double
   std::string line;
   appendf(line,
           "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\",\"exit_ms\":%.1f,"
-          "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d}}\n",
+          "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d,\"foreign_buffer\":%d}}\n",
           reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
           g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
-          g_probe_record_seen.load() ? 1 : 0);
+          g_probe_record_seen.load() ? 1 : 0, g_foreign_buffer_seen.load() ? 1 : 0);
   std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
   if (lock.try_lock_for(std::chrono::seconds(2)) && g_out != nullptr) {
     std::fwrite(line.data(), 1, line.size(), g_out);
@@ -647,6 +698,8 @@ std::string start_cupti() {
   // the session is still graphprof's, as it is unless the application uses CUPTI itself.
   g_probe_enabled = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) ==
                     CUPTI_SUCCESS;
+  // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
+  (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
   // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
   // call a little host time, so only at --trace none.
   if (g_level == 0)

@@ -302,6 +302,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.end_reason = p.end_reason;
   out.errors = p.errors;
   out.warnings = p.warnings;
+  out.cupti_notices = p.cupti_notices;
   out.cupti_at_end = p.cupti_at_end;
   out.trace_level = p.trace_level;
   out.dropped_records = p.trace.dropped_records;
@@ -313,7 +314,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   std::unordered_map<std::uint32_t, Extent> extent;
   std::unordered_map<std::uint32_t, std::uint32_t> exec_of;  // correlation -> exec
   std::set<std::uint32_t> eager_correlations;
-  std::uint64_t last_record_ns = p.begin_ns;  // the last API call or GPU work recorded
+  std::uint64_t last_record_ns = p.begin_ns;  // the last API call, GPU work or graph instantiation recorded
+  for (const auto& e : p.execs) last_record_ns = std::max(last_record_ns, e.created_ns);
   const std::vector<GpuOp> ops = gpu_ops(d);
   for (const auto& op : ops) {
     if (op.correlation_id != 0) extent[op.correlation_id].add(op.start_ns, op.end_ns);
