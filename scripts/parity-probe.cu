@@ -124,7 +124,7 @@ int watch(double seconds, int length) {
   std::vector<cudaEvent_t> ev(5);
   for (auto& e : ev) CK(cudaEventCreate(&e));
   cudaGraphExec_t x = make_exec(s, length);
-  double fastest = 1e9;
+  double fastest = 1e9, slowest = 0;
   bool slow = false, recovery_done = false;
   long samples[2] = {0, 0};
   std::printf("watch %.0f s, chain of %d: t=%.3f s first sample %.3f us/node\n", seconds, length, since(),
@@ -132,6 +132,7 @@ int watch(double seconds, int length) {
   while (since() < seconds) {
     const double v = per_node(x, s, ev, length);
     fastest = std::min(fastest, v);
+    slowest = std::max(slowest, v);
     const bool now_slow = v > 1.15 * fastest;
     ++samples[now_slow];
     if (now_slow != slow) {
@@ -151,13 +152,19 @@ int watch(double seconds, int length) {
       CK(cudaGraphExecDestroy(y));
       CK(cudaGraphExecDestroy(z));
       CK(cudaStreamDestroy(s2));
-      idle(200);
-      std::printf(", after 200 ms idle %.3f", per_node(x, s, ev, length));
-      idle(2000);
-      std::printf(", after 2 s idle %.3f us/node\n", per_node(x, s, ev, length));
+      // After an idle spell the clocks ramp up again: 100 ms of replays first, then the sample.
+      const auto after_idle = [&](int ms) {
+        idle(ms);
+        const auto w0 = Clock::now();
+        while (std::chrono::duration<double>(Clock::now() - w0).count() < 0.1) per_node(x, s, ev, length);
+        return per_node(x, s, ev, length);
+      };
+      std::printf(", after 200 ms idle %.3f", after_idle(200));
+      std::printf(", after 2 s idle %.3f us/node\n", after_idle(2000));
     }
   }
-  std::printf("samples: fast %ld, slow %ld; ends %s at t=%.3f s\n", samples[0], samples[1], slow ? "slow" : "fast", since());
+  std::printf("samples: fast %ld, slow %ld (fastest %.3f, slowest %.3f us/node); ends %s at t=%.3f s\n", samples[0],
+              samples[1], fastest, slowest, slow ? "slow" : "fast", since());
   if (slow) {
     CK(cudaGraphExecDestroy(x));
     for (auto& e : ev) CK(cudaEventDestroy(e));

@@ -136,8 +136,8 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   dump.edges = static_cast<int>(edges);
 }
 
-// sections.device_probe: the device's kernel-to-kernel step right before this result was
-// measured (device_probe.hpp), so a reader can tell in which of its states the device ran it. A
+// sections.device_probe: the device's kernel-to-kernel step right before this result's timing
+// passes (device_probe.hpp), so a reader can tell in which of its states the device ran them. A
 // probe that fails is noted; the measurement goes on.
 void record_device_probe(ModeResult& res) {
   nlohmann::json& probe = res.sections.other["device_probe"];
@@ -233,6 +233,8 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     if (i % batch == batch - 1) GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  // After the warm-up, so the clocks have ramped up as for the passes that follow.
+  if (rep == 0) record_device_probe(res);
 
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
@@ -396,7 +398,6 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     // An error left behind by an earlier mode's cleanup (seen with NCCL after a failed mode on the
     // H200) would otherwise be reported by this mode's first checked launch.
     (void)cudaGetLastError();
-    record_device_probe(res);
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);

@@ -1,5 +1,5 @@
 // Every measured result records the device-state probe (sections.device_probe): the device time
-// per kernel of a chain of empty kernels, taken right before the result's passes
+// per kernel of a chain of empty kernels, taken after the warm-up, right before the timing passes
 // (src/cuda/device_probe.hpp, docs/findings.md "Parity"). No timed assertion: the test checks
 // that the figure is there, is a time, and that a result of the same process has one too.
 #include <gtest/gtest.h>
