@@ -20,10 +20,12 @@
 // One stream, one exec, replayed for SECONDS: a line at every change between the fast and the slow
 // level (slow = 15 % above the fastest sample so far) with the time since start; at the first
 // change to slow, what brings the fast level back: the same exec again, a new exec, a new stream,
-// 200 ms and 2 s of an idle GPU; at the end, if still slow, cudaDeviceReset and everything anew.
+// 200 ms and 2 s of an idle GPU, a second host thread spinning; at the end, if still slow,
+// cudaDeviceReset and everything anew.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -160,7 +162,18 @@ int watch(double seconds, int length) {
         return per_node(x, s, ev, length);
       };
       std::printf(", after 200 ms idle %.3f", after_idle(200));
-      std::printf(", after 2 s idle %.3f us/node\n", after_idle(2000));
+      std::printf(", after 2 s idle %.3f", after_idle(2000));
+      // A second host thread busy meanwhile (host power state, if the device waits on host memory).
+      std::atomic<bool> stop{false};
+      std::thread spinner([&] {
+        volatile unsigned long long x = 0;
+        while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+      });
+      const auto w0 = Clock::now();
+      while (std::chrono::duration<double>(Clock::now() - w0).count() < 0.2) per_node(x, s, ev, length);
+      std::printf(", with a host thread spinning %.3f us/node\n", per_node(x, s, ev, length));
+      stop = true;
+      spinner.join();
     }
   }
   std::printf("samples: fast %ld, slow %ld (fastest %.3f, slowest %.3f us/node); ends %s at t=%.3f s\n", samples[0],

@@ -107,7 +107,7 @@ TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
 TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
   const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_capture";
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
-  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const NodeJoin join = NodeJoin::build(data, &dot);
   TraceSection trace = to_section(summarize_trace(data, join, &dot));
   trace.status = "ok";
@@ -164,12 +164,12 @@ TEST(HtmlReport, ComparisonListsRegressionsFirst) {
 
 TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {
   const Report r = read_report(kData + "/h200/chain_run1.json");
-  EXPECT_THROW(write_html_report(r, "/nonexistent-folder/x.html"), Error);
+  EXPECT_THROW(write_report_file(HtmlReporter(), r, "/nonexistent-folder/x.html"), Error);
 }
 
 TEST(RunCsv, OneRowPerMetricWithEveryParameterAsAColumn) {
   const Report r = read_report(kData + "/h200/sweep_chain.json");
-  const std::string csv = render_run_csv(r);
+  const std::string csv = CsvReporter().text(r);
   const std::string header = csv.substr(0, csv.find("\r\n"));
   EXPECT_EQ(header,
             "workload,elements,kernels,sync_inside,mode,status,kind,metric,unit,median,p10,p90,ci_low,ci_high,ci_level,n,"
@@ -188,7 +188,7 @@ TEST(RunCsv, QuotesFieldsAndRecordsFailures) {
   Report r = read_report(kData + "/h200/chain_run1.json");
   r.results[1].status = Status::kFailed;
   r.results[1].reason = "cudaStreamEndCapture failed, \"invalidated\"";
-  const std::string csv = render_run_csv(r);
+  const std::string csv = CsvReporter().text(r);
   EXPECT_NE(csv.find("capture,failed,status,\"cudaStreamEndCapture failed, \"\"invalidated\"\"\""), std::string::npos);
 }
 

@@ -63,7 +63,7 @@ TEST(TraceJoinFixtures, EveryGraphRecordIsAttributedToANodeOfTheDump) {
     }
     ASSERT_TRUE(fs::exists(f.dot)) << "missing " << f.dot;
     const std::string dot_text = read_file(f.dot.string());
-    const DotGraphInfo dot = scan_dot_dump(dot_text);
+    const DotGraphInfo dot = dot_graph_info(load_dot_text(dot_text, f.dot.string()));
     ASSERT_TRUE(dot.found);
     const NodeJoin join = NodeJoin::build(data, &dot);
     EXPECT_TRUE(join.dot_status() == "same graph" || join.dot_status() == "matched by node position")
