@@ -21,6 +21,7 @@
 #include "graphprof/run_outcome.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "device_probe.hpp"
+#include "event_batch.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
 
@@ -239,24 +240,14 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
   // each whole batch is an independent cross-check of the events' per-iteration figure.
-  std::vector<Event> events;
-  for (int i = 0; i <= std::max(batch, 32); ++i) events.push_back(make_event(true));
+  EventBatch events(std::max(batch, 32));
   std::vector<double> host_per_iter;
   PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
     const auto t0 = Clock::now();
-    GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-    for (int i = 0; i < batch; ++i) {
-      one_iteration();
-      GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-    }
-    GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
+    events.enqueue(stream.get(), batch, one_iteration);
+    events.wait();
     host_per_iter.push_back(ns_between(t0, Clock::now()) / batch);
-    for (int i = 0; i < batch; ++i) {
-      float ms = 0;
-      GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                         events[static_cast<std::size_t>(i) + 1].get()));
-      out.push_back(static_cast<double>(ms) * 1e6);
-    }
+    events.append_times(out);
   }, nullptr, /*min_batches=*/3);  // several batches, so the host-clock cross-check sees batch-to-batch spread
   add_repetition(res, "gpu_time_per_iter", "ns",
                  "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
@@ -277,13 +268,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
         opt.rule,
         [&](std::vector<double>& out) {
           latch.hold(stream.get(), 0.25);
-          GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-          for (int i = 0; i < lbatch; ++i) {
-            one_iteration();
-            GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-          }
+          events.enqueue(stream.get(), lbatch, one_iteration);
           latch.release();
-          GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(lbatch)].get()));
+          events.wait();
           // A timeout means the iteration waits for the host (a synchronize, a host-driven loop) or
           // filled the launch queue (thousands of launches): it was not pre-queued, so the figure
           // would be meaningless.
@@ -291,12 +278,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
             abandoned = true;
             return;
           }
-          for (int i = 0; i < lbatch; ++i) {
-            float ms = 0;
-            GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                               events[static_cast<std::size_t>(i) + 1].get()));
-            out.push_back(static_cast<double>(ms) * 1e6);
-          }
+          events.append_times(out);
         },
         &abandoned);
     if (abandoned) {
