@@ -82,10 +82,19 @@ struct GpuOp {
   std::uint32_t device_id = 0, stream_id = 0, correlation_id = 0, graph_id = 0;
   std::uint64_t graph_node_id = 0;
   const KernelRecord* kernel = nullptr;  // kernels only
+  // correlation_id was 0 in the record and is the launch's, given by claim_loop_body_records.
+  bool correlation_inherited = false;
 };
 
 // Every GPU record of the session, sorted by start time.
 std::vector<GpuOp> gpu_ops(const TraceData& data);
+
+// Records of a graph launch that CUPTI gives no correlation id (seen on the H200 with CUDA 13.0:
+// the kernels of a conditional WHILE node's body, correlation 0, graphId = the exec's) get the
+// launch's: that of the latest record of the same exec and device that started no later and
+// has one (a launch's nodes run before the next launch of the exec starts). `ops` sorted by
+// start, as gpu_ops returns them. Returns how many records were given a correlation id.
+std::size_t claim_loop_body_records(std::vector<GpuOp>& ops);
 
 // Measured iteration (index into data.windows) of each correlation id whose API call lies inside
 // a window. GPU records join through their correlation id.
@@ -110,6 +119,10 @@ struct NodeStats {
   // records, that came no later. Absent for a replay's first node.
   std::optional<double> gap_before_median_ns;
   std::size_t gap_samples = 0;
+  // Runs per replay (median over the replays that ran it): 1 for most nodes, the trip count for
+  // the body of a WHILE node. per_replay: the node's summed time in each replay.
+  double runs_per_replay = 1;
+  DurationStats per_replay;
 };
 
 struct NameStats {

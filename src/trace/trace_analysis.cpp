@@ -244,6 +244,26 @@ std::vector<GpuOp> gpu_ops(const TraceData& d) {
   return ops;
 }
 
+std::size_t claim_loop_body_records(std::vector<GpuOp>& ops) {
+  // Latest correlation id seen per (device, exec), walking in start order.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> latest;
+  std::size_t claimed = 0;
+  for (GpuOp& op : ops) {
+    if (op.graph_id == 0) continue;
+    const auto key = std::make_pair(op.device_id, op.graph_id);
+    if (op.correlation_id != 0) {
+      latest[key] = op.correlation_id;
+      continue;
+    }
+    const auto it = latest.find(key);
+    if (it == latest.end()) continue;
+    op.correlation_id = it->second;
+    op.correlation_inherited = true;
+    ++claimed;
+  }
+  return claimed;
+}
+
 namespace {
 
 // Index of the window that contains [start, end], or npos.
@@ -311,7 +331,8 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     return it->second;
   };
 
-  const std::vector<GpuOp> ops = gpu_ops(data);
+  std::vector<GpuOp> ops = gpu_ops(data);
+  claim_loop_body_records(ops);
   std::vector<std::vector<const GpuOp*>> by_iter(windows.size());
   for (const auto& op : ops) {
     auto it = iter_of.find(op.correlation_id);
@@ -322,13 +343,15 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
   struct NodeAcc {
     std::string kind, name, mangled;
     std::vector<double> durations, gaps;
+    std::map<std::size_t, std::pair<std::size_t, double>> per_replay;  // replay -> runs, summed time
   };
   std::map<NodeRef, NodeAcc> node_acc;
   std::map<std::pair<std::string, std::string>, std::vector<double>> name_acc;
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> launch_span;  // correlation -> [start, end]
   std::vector<double> iter_spans;
 
-  for (const auto& ops_of_iter : by_iter) {
+  for (std::size_t replay = 0; replay < by_iter.size(); ++replay) {
+    const auto& ops_of_iter = by_iter[replay];
     if (ops_of_iter.empty()) continue;
     std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
     std::multiset<std::uint64_t> ends;  // ends of the records of this replay that started earlier
@@ -358,6 +381,9 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
         if (op->kernel) acc.mangled = op->name;
       }
       acc.durations.push_back(dur);
+      auto& runs = acc.per_replay[replay];
+      ++runs.first;
+      runs.second += dur;
       if (gap) acc.gaps.push_back(*gap);
     }
     iter_spans.push_back(static_cast<double>(hi - lo));
@@ -396,6 +422,13 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     n.duration = duration_stats(acc.durations);
     n.gap_samples = acc.gaps.size();
     if (!acc.gaps.empty()) n.gap_before_median_ns = median(acc.gaps);
+    std::vector<double> runs, sums;
+    for (const auto& [replay, rs] : acc.per_replay) {
+      runs.push_back(static_cast<double>(rs.first));
+      sums.push_back(rs.second);
+    }
+    if (!runs.empty()) n.runs_per_replay = median(runs);
+    n.per_replay = duration_stats(sums);
     if (dot != nullptr && dot->found && ref.graph_id == dot->graph_id) {
       auto d = dot->nodes.find(ref.index);
       if (d == dot->nodes.end() || d->second.kind != n.kind ||
@@ -458,7 +491,8 @@ TraceSection to_section(const TraceSummary& s) {
   for (const auto& n : s.nodes)
     t.nodes.push_back({n.node.dot_name(), n.node.graph_id, n.node.index, n.kind, n.name, n.mangled_name, n.duration.count,
                        n.duration.median, n.duration.p10, n.duration.p90, n.duration.mean,
-                       n.gap_before_median_ns.value_or(kNoValue)});
+                       n.gap_before_median_ns.value_or(kNoValue), n.runs_per_replay,
+                       n.per_replay.count > 0 ? n.per_replay.median : kNoValue});
   for (const auto& k : s.kernels)
     t.kernels.push_back({k.kind, k.name, k.duration.count, k.duration.median, k.duration.p10, k.duration.p90,
                          k.per_iteration_ns});
