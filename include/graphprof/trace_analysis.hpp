@@ -32,6 +32,8 @@ struct DotGraphInfo {
   bool found = false;          // a "graph_<G>_node_<i>" node was found
   std::uint32_t graph_id = 0;  // G of the top-level graph (the first cluster)
   std::map<std::uint32_t, DotNode> nodes;  // node index -> node, top-level graph only
+  // The other clusters (child graphs, conditional bodies): graph id -> node index -> node.
+  std::map<std::uint32_t, std::map<std::uint32_t, DotNode>> nested;
 };
 
 // Scans the text of a cudaGraphDebugDotPrint dump (default flags; verbose dumps give kinds only).
@@ -56,8 +58,8 @@ class NodeJoin {
   // graph has the same node count, node i of the traced graph is named after node i of the dump.
   static NodeJoin build(const TraceData& data, const DotGraphInfo* dot);
 
-  // The original node of a record's graph_node_id; empty for nodes no callback announced
-  // (child-graph nodes flattened into the exec, conditional bodies) and outside graphs.
+  // The original node of a record's graph_node_id; empty for nodes no callback announced and
+  // outside graphs. Nodes of a conditional body are found through add_flattened_body_nodes.
   std::optional<NodeRef> find(std::uint64_t exec_node_id) const;
 
   std::uint32_t traced_graph_id() const { return traced_graph_id_; }  // CUPTI id of the traced graph
@@ -71,6 +73,12 @@ class NodeJoin {
   std::uint32_t traced_graph_id_ = 0, dot_graph_id_ = 0;
   std::string dot_status_ = "no graph";
 };
+
+// The exec node ids that a conditional body's records carry (the parent exec's id, indices
+// after the parent's own nodes) for the body nodes CUPTI announced as clones in a nested graph;
+// adds them to `by_exec_node` (exec node id -> original node) without replacing any entry.
+// NodeJoin::build calls it; the rule and what is assumed are in trace_analysis.cpp.
+void add_flattened_body_nodes(const TraceData& data, std::unordered_map<std::uint64_t, NodeRef>& by_exec_node);
 
 // ---------------------------------------------------------------------------------------------
 // A uniform view of kernels, copies and memsets

@@ -120,8 +120,6 @@ DotGraphInfo scan_dot_dump(const std::string& text) {
       info.graph_id = g;
       have_cluster = true;
     }
-    if (g != info.graph_id) continue;
-    info.found = true;
     DotNode node;
     const std::size_t l = text.find("label=\"", p);
     const std::size_t close = text.find("];", p);
@@ -130,6 +128,11 @@ DotGraphInfo scan_dot_dump(const std::string& text) {
       while (e < text.size() && !(text[e] == '"' && text[e - 1] != '\\')) ++e;
       node = classify_label(text.substr(s, e - s));
     }
+    if (g != info.graph_id) {
+      info.nested[g][i] = node;
+      continue;
+    }
+    info.found = true;
     info.nodes[i] = node;
   }
   return info;
@@ -201,7 +204,42 @@ NodeJoin NodeJoin::build(const TraceData& data, const DotGraphInfo* dot) {
     if (offset != 0 && (g == traced || built.count(g))) g = static_cast<std::uint32_t>(static_cast<std::int64_t>(g) + offset);
     j.by_exec_node_[m.exec_node_id] = NodeRef{g, index_of(m.original_node_id)};
   }
+  add_flattened_body_nodes(data, j.by_exec_node_);
   return j;
+}
+
+void add_flattened_body_nodes(const TraceData& data, std::unordered_map<std::uint64_t, NodeRef>& by_exec_node) {
+  // Seen on the H200 (CUDA 13.0, tests/data/trace/while_*): instantiating a graph with a WHILE
+  // node clones the body into a graph of its own (exec 33 -> body 34: clones 34:0, 34:1 of the
+  // body's nodes), but the body's kernel records name the node inside the parent exec, numbered
+  // after the parent's own nodes (33:2, 33:3). So node k of a nested graph is the parent's node
+  // (parent's node count + nodes of the nested graphs before it + k). Nested graphs: clone
+  // graphs that are no exec of their own, between the exec's id and the next exec's, taken in
+  // id order (one body was observed; the order of several is assumed and the DOT name check in
+  // summarize_trace counts any that land on a node of another kernel).
+  auto graph_of = [](std::uint64_t id) { return static_cast<std::uint32_t>(id >> 32); };
+  auto index_of = [](std::uint64_t id) { return static_cast<std::uint32_t>(id & 0xffffffffu); };
+  std::set<std::uint32_t> execs;
+  for (const auto& e : data.exec_mappings) execs.insert(e.exec_id);
+  std::map<std::uint32_t, std::uint32_t> clone_nodes;  // clone graph -> node count (highest index + 1)
+  for (const auto& m : data.node_mappings) {
+    auto& n = clone_nodes[graph_of(m.exec_node_id)];
+    n = std::max(n, index_of(m.exec_node_id) + 1);
+  }
+  for (auto e = execs.begin(); e != execs.end(); ++e) {
+    const auto own = clone_nodes.find(*e);
+    if (own == clone_nodes.end()) continue;
+    const auto next = std::next(e);
+    std::uint64_t base = own->second;
+    for (auto g = std::next(own); g != clone_nodes.end() && (next == execs.end() || g->first < *next); ++g) {
+      for (std::uint32_t k = 0; k < g->second; ++k) {
+        const auto ref = by_exec_node.find((static_cast<std::uint64_t>(g->first) << 32) | k);
+        if (ref == by_exec_node.end() || base + k > 0xffffffffu) continue;
+        by_exec_node.emplace((static_cast<std::uint64_t>(*e) << 32) | (base + k), ref->second);
+      }
+      base += g->second;
+    }
+  }
 }
 
 std::optional<NodeRef> NodeJoin::find(std::uint64_t exec_node_id) const {
@@ -429,11 +467,17 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     }
     if (!runs.empty()) n.runs_per_replay = median(runs);
     n.per_replay = duration_stats(sums);
-    if (dot != nullptr && dot->found && ref.graph_id == dot->graph_id) {
-      auto d = dot->nodes.find(ref.index);
-      if (d == dot->nodes.end() || d->second.kind != n.kind ||
-          (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
-        ++s.dot_name_mismatches;
+    if (dot != nullptr && dot->found) {
+      const auto nested = dot->nested.find(ref.graph_id);
+      const auto* graph = ref.graph_id == dot->graph_id ? &dot->nodes
+                          : nested != dot->nested.end() ? &nested->second
+                                                        : nullptr;
+      if (graph != nullptr) {
+        auto d = graph->find(ref.index);
+        if (d == graph->end() || d->second.kind != n.kind ||
+            (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
+          ++s.dot_name_mismatches;
+      }
     }
     s.nodes.push_back(std::move(n));
   }
