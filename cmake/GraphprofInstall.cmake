@@ -9,6 +9,11 @@ set(GRAPHPROF_PLUGIN_SOURCE_DIR ${CMAKE_INSTALL_DATADIR}/graphprof/plugin-src)
 
 # The installed binary finds libraries outside the system folders (CUPTI) where it was linked.
 set_target_properties(graphprof PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+if(NOT GRAPHPROF_WITH_CUDA)
+  # A build without CUDA has no workload API to offer: the binary (offline commands) only.
+  install(TARGETS graphprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  return()
+endif()
 install(TARGETS graphprof graphprof_workload EXPORT graphprofTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The place for the CUPTI injection library (engineer "profile"): `graphprof profile` looks for it

@@ -8,8 +8,10 @@
 # Both measure the sample's topologies -- `width` chains of `length` empty kernels <<<1,1>>>, with
 # (pattern 1, graphprof entry=1) or without (pattern 0) one entry kernel -- for every length in
 # PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in capture mode
-# (the sample captures too). Writes $OUT/parity.md (the side-by-side table with ratios) and
-# $OUT/parity.tgz (the sample's CSV, graphprof's JSON and console output, the timings of each step).
+# (the sample captures too), all shapes in one `graphprof sweep` process, or with
+# PARITY_GRAPHPROF=shapes one `graphprof run` process per shape as the sample does. Writes
+# $OUT/parity.md (the side-by-side table with ratios) and $OUT/parity.tgz (the sample's CSV,
+# graphprof's JSON and console output, the timings of each step).
 # Device time on the H200: about 2 minutes (see docs/findings.md).
 set -euo pipefail
 
@@ -28,6 +30,9 @@ arch=${PERFSCALING_ARCH:-sm_90}
 trials_small=${PARITY_TRIALS:-5}
 trials_large=${PARITY_TRIALS_LARGE:-2}
 sample_budget=${PARITY_SAMPLE_SECONDS:-110}   # seconds since the start after which no new sample run starts
+# graphprof: one `sweep` process over every shape (default), or `shapes`: one process per shape.
+gp_processes=${PARITY_GRAPHPROF:-sweep}
+case $gp_processes in sweep|shapes) ;; *) echo "$0: PARITY_GRAPHPROF=$gp_processes: expected sweep or shapes" >&2; exit 2;; esac
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -62,12 +67,36 @@ for pattern in 0 1; do
   step "sample pattern $pattern done"
 done
 
-step "running graphprof sweep (scaling, capture)"
 csv() { echo "$1" | tr -s ' ' ','; }
-"$gp" sweep --workload scaling --mode capture --quiet \
-  --param "length=$(csv "$lengths")" --param "width=$(csv "$widths")" --param entry=0,1 \
-  --budget 0.3 --json "$work/graphprof.json" > "$work/graphprof.txt" 2>&1 \
-  && step "graphprof done" || step "graphprof sweep failed (exit $?): see graphprof.txt"
+if [ "$gp_processes" = shapes ]; then
+  # One graphprof process per shape, as the sample runs: no shape measured after another.
+  step "running graphprof, one process per shape (scaling, capture)"
+  for entry in 0 1; do
+    for width in $widths; do
+      for length in $lengths; do
+        "$gp" run --workload scaling --mode capture --quiet --trace none \
+          --param "length=$length" --param "width=$width" --param "entry=$entry" \
+          --budget 0.3 --json "$work/gp-$length-$width-$entry.json" >> "$work/graphprof.txt" 2>&1 \
+          || step "graphprof failed at length $length width $width entry $entry (exit $?)"
+      done
+    done
+  done
+  # One report with every shape's result (the first report's header).
+  python3 - "$work/graphprof.json" "$work"/gp-*.json <<'PY' && step "graphprof done"
+import json, os, sys
+reports = [json.load(open(f)) for f in sys.argv[2:]]
+merged = reports[0]
+merged["results"] = [r for rep in reports for r in rep["results"]]
+json.dump(merged, open(sys.argv[1] + ".tmp", "w"))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+PY
+else
+  step "running graphprof sweep (scaling, capture)"
+  "$gp" sweep --workload scaling --mode capture --quiet \
+    --param "length=$(csv "$lengths")" --param "width=$(csv "$widths")" --param entry=0,1 \
+    --budget 0.3 --json "$work/graphprof.json" > "$work/graphprof.txt" 2>&1 \
+    && step "graphprof done" || step "graphprof sweep failed (exit $?): see graphprof.txt"
+fi
 touch "$work/graphprof.txt"
 
 python3 - "$work/sample.csv" "$work/graphprof.json" "$out/parity.md" <<'PY'

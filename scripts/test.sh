@@ -1,8 +1,18 @@
 #!/bin/bash
-# The test command: installs missing packages, builds, runs every test with ctest.
-# GPU tests (label gpu) report "skipped" on machines without a GPU.
+# The test command: installs missing packages, builds, runs every test with ctest (extra
+# arguments go to ctest). GPU tests (label gpu) report "skipped" on machines without a GPU.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+# --without-cuda: the offline build (CUDA forced off, as on a machine without the toolkit) in its
+# own folder, build-nocuda/ unless GRAPHPROF_BUILD_DIR says otherwise; .ci/run runs both.
+cmake_args=()
+setup_args=()
+if [ "${1:-}" = "--without-cuda" ]; then
+  shift
+  cmake_args=(-DGRAPHPROF_WITH_CUDA=OFF)
+  setup_args=(--without-cuda)
+  export GRAPHPROF_BUILD_DIR=${GRAPHPROF_BUILD_DIR:-$root/build-nocuda}
+fi
+"$root/scripts/setup.sh" "${setup_args[@]}"
+"$root/scripts/build.sh" "${cmake_args[@]}"
 ctest --test-dir "${GRAPHPROF_BUILD_DIR:-$root/build}" --output-on-failure -j"$(nproc)" "$@"

@@ -6,8 +6,13 @@
 // by an event recorded on each stream i: the join creates no node, so the graph has `width` sink
 // nodes and, without `entry`, `width` root nodes. With `work=0` (the default) the kernels are empty,
 // exactly like the sample's `empty()`; `work=1` makes each kernel update its chain's value, so
-// the output digest proves that every kernel ran once and in order.
+// the output digest proves that every kernel ran once and in order. `churn` (a diagnostic) creates,
+// uses once and destroys `churn_count` CUDA objects of one kind before the workload's own, to find
+// which history of a process changes later replays (docs/findings.md, "Parity").
+#include <string>
 #include <vector>
+
+#include "graphprof/error.hpp"
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
@@ -51,6 +56,7 @@ class Scaling final : public Workload {
     values_ = DeviceBuffer(sizeof(float) * static_cast<std::size_t>(width_));
     init_.resize(static_cast<std::size_t>(width_));
     for (int b = 0; b < width_; ++b) init_[static_cast<std::size_t>(b)] = 1.0f + 0.25f * static_cast<float>(b);
+    churn(p.get("churn"), static_cast<int>(p.get_int("churn_count", 1, 1000)));
     for (int b = 1; b < width_; ++b) streams_.push_back(make_stream());
     fork_ = make_event(false);
     join_ = make_event(false);
@@ -93,6 +99,47 @@ class Scaling final : public Workload {
     }
   }
 
+  // What one repetition of the measurement leaves behind in the process, one kind at a time;
+  // stream 0 (legacy) runs the kinds that need a stream, so only `streams*` create one.
+  void churn(const std::string& kind, int count) {
+    static const char* const kinds = "none, streams, streams_kept, pinned, events, malloc, legacy or graphs";
+    if (kind == "none") return;
+    for (int i = 0; i < count; ++i) {
+      if (kind == "streams" || kind == "streams_kept") {
+        Stream s = make_stream();
+        scaling_empty<<<1, 1, 0, s.get()>>>();
+        GP_CUDA_CHECK(cudaGetLastError());
+        GP_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+        if (kind == "streams_kept") kept_.push_back(std::move(s));
+      } else if (kind == "pinned") {
+        void* p = nullptr;
+        GP_CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
+        GP_CUDA_CHECK(cudaFreeHost(p));
+      } else if (kind == "events") {
+        Event e = make_event(true);
+        GP_CUDA_CHECK(cudaEventRecord(e.get(), nullptr));
+        GP_CUDA_CHECK(cudaEventSynchronize(e.get()));
+      } else if (kind == "malloc") {
+        DeviceBuffer b(sizeof(float));
+      } else if (kind == "legacy") {
+        scaling_empty<<<1, 1>>>();
+        GP_CUDA_CHECK(cudaGetLastError());
+        GP_CUDA_CHECK(cudaDeviceSynchronize());
+      } else if (kind == "graphs") {
+        Graph g = make_graph();
+        build_graph(g.get());
+        cudaGraphExec_t raw = nullptr;
+        GP_CUDA_CHECK(cudaGraphInstantiate(&raw, g.get(), 0));
+        GraphExec exec(raw);
+        GP_CUDA_CHECK(cudaGraphUpload(exec.get(), nullptr));
+        GP_CUDA_CHECK(cudaGraphLaunch(exec.get(), nullptr));
+        GP_CUDA_CHECK(cudaDeviceSynchronize());
+      } else {
+        throw usage_error("--param churn=" + kind + ": expected " + kinds);
+      }
+    }
+  }
+
   std::string checksum(cudaStream_t s) override { return OutputDigest().device(values_.get(), values_.bytes()).compute(s); }
 
  private:
@@ -102,6 +149,7 @@ class Scaling final : public Workload {
   std::vector<float> init_;
   std::vector<Stream> streams_;  // streams 1 .. width-1; chain 0 runs on the origin stream
   Event fork_, join_;
+  std::vector<Stream> kept_;  // churn=streams_kept: alive until the workload goes
 };
 
 }  // namespace
@@ -113,6 +161,11 @@ GP_REGISTER_WORKLOAD(Scaling, WorkloadInfo{
     {{"length", "100", "kernels per chain"},
      {"width", "1", "parallel chains (chain i > 0 on its own stream in eager and capture)"},
      {"entry", "0", "1 = one entry kernel before the fork that every chain depends on (the sample's pattern 1)"},
-     {"work", "0", "0 = empty kernels as in the sample; 1 = each kernel updates its chain's value (checks order)"}}})
+     {"work", "0", "0 = empty kernels as in the sample; 1 = each kernel updates its chain's value (checks order)"},
+     {"churn", "none",
+      "diagnostic: before the measurement create, use once and destroy churn_count CUDA objects of one kind: none, "
+      "streams, streams_kept (kept alive), pinned (mapped host memory), events, malloc, legacy (a kernel on stream 0) "
+      "or graphs (this graph instantiated, uploaded and launched on stream 0)"},
+     {"churn_count", "1", "how many objects churn makes"}}})
 
 }  // namespace gp

@@ -57,6 +57,11 @@ struct ProcessRecords {
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   int trace_level = 2;         // 0 none, 1 graph, 2 node
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
+  std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
+  std::vector<std::string> cupti_notices;  // what CUPTI reported to graphprof's subscriber ("warning CUPTI_ERROR_...: text")
+  // What became of graphprof's CUPTI session at the end (the end line's "cupti"): "graphprof",
+  // "finalized_elsewhere", "activity_taken", "teardown_timeout"; empty: not said (no end line).
+  std::string cupti_at_end;
   TraceData trace;                  // kernels, copies, memsets, API calls, graph spans, node clones
   std::vector<ProfiledExec> execs;
   std::vector<CaptureCall> captures;
@@ -135,8 +140,12 @@ struct ProcessProfile {
   std::string command_line;
   std::string end_reason;
   std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  std::vector<std::string> cupti_notices;
+  std::string cupti_at_end;  // as in ProcessRecords
   int trace_level = 2;
   double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
+  double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
   std::vector<GraphProfile> graphs;
   // Coverage (node level): kernels and kernel time inside graphs vs outside.
   std::size_t graph_kernels = 0, eager_kernels = 0;

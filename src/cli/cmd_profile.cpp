@@ -174,9 +174,11 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   run.program = program_name(o.command);
   run.command = o.command;
   run.trace_level = o.trace;
-  if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing)
+  if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing) {
     run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to ") + existing +
                         "; CUDA loads one injection library per process, so graphprof replaced it for the application");
+    std::cerr << "graphprof profile: " << run.notes.back() << "\n";
+  }
 
   // --overhead: a warm-up run fills the caches the first run of a program pays for (Python's
   // bytecode, torch.compile's and the CUDA driver's caches, the page cache), then the plain runs

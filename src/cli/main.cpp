@@ -2,6 +2,7 @@
 //   0 ok · 1 regression found · 2 usage · 3 bad input file · 4 environment (no GPU/driver)
 //   5 comparison not trustworthy · 6 internal error
 #include <iostream>
+#include <string>
 
 #include "commands.hpp"
 #include "graphprof/error.hpp"
@@ -11,10 +12,12 @@ int main(int argc, char** argv) {
   CLI::App app{"graphprof: measure what CUDA Graphs do for your GPU work"};
   app.set_version_flag("--version", std::string("graphprof ") + gp::kToolVersion + " (" + gp::kGitRevision + ")");
   app.require_subcommand(1);
-  app.footer(
-      "Exit codes: 0 ok, 1 regression found, 2 usage, 3 bad input file, 4 no GPU/driver,\n"
-      "            5 comparison not trustworthy, 6 internal error.\n"
-      "Without a GPU: list, analyze, render, compare, merge, report work; info, run, sweep and profile need a GPU.");
+  app.footer(std::string("Exit codes: 0 ok, 1 regression found, 2 usage, 3 bad input file, 4 no GPU/driver,\n"
+                          "            5 comparison not trustworthy, 6 internal error.\n") +
+             (gp::kBuiltWithCuda ? "Without a GPU: list, analyze, render, compare, merge, report work; info, run, "
+                                   "sweep and profile need a GPU."
+                                 : "Built without CUDA: analyze, render, compare, merge, report work; info, list, "
+                                   "run, sweep and profile exit 4."));
   int exit_code = 0;
   gp::cli::setup_info(app, exit_code);
   gp::cli::setup_list(app, exit_code);

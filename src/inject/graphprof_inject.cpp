@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -36,6 +37,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_set>
 
 #include "graphprof/copy_kind.hpp"
 
@@ -56,9 +59,24 @@ std::string g_dir;
 // forever for a writer that was interrupted.
 std::timed_mutex g_mu;
 FILE* g_out = nullptr;
-std::atomic<bool> g_finished{false};
+std::atomic<bool> g_end_written{false};
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<unsigned long long> g_lost_buffers{0};
+std::atomic<unsigned long long> g_buffers_done{0};  // progress of a flush, for the exit wait
+
+// The ownership probe (subscription_alive, flush_records): before its final flush the library
+// calls cuDeviceGetCount, whose driver callback it enabled. The callback fires only while
+// graphprof's subscriber is alive; the DRIVER activity record of that call comes back only while
+// CUPTI still delivers activity buffers to graphprof with the DRIVER kind enabled. A missing
+// callback or record means something only once the same callback or record was seen for the
+// application's own cuDeviceGetCount (the CUDA runtime calls it when it starts).
+bool g_probe_enabled = false;
+thread_local bool t_probing = false;
+std::atomic<bool> g_probe_fired{false};
+std::atomic<std::uint32_t> g_probe_correlation{0};
+std::atomic<bool> g_probe_record_seen{false};
+std::atomic<bool> g_callback_proven{false};  // the application's cuDeviceGetCount reached the callback
+std::atomic<bool> g_record_proven{false};    // ... and its DRIVER record reached this library
 
 // Appends printf-formatted text to a std::string.
 void appendf(std::string& s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -181,6 +199,14 @@ void append_record(std::string& s, const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
       const bool runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      const std::uint32_t probe = g_probe_correlation.load();
+      if (!runtime && a->cbid == CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) {
+        if (probe != 0 && a->correlationId == probe) {
+          g_probe_record_seen = true;  // graphprof's own call, not the application's
+          return;
+        }
+        g_record_proven = true;
+      }
       static thread_local std::string names[2][1024];  // per domain, cbid < 1024 cached
       std::string local;
       const std::string* name = &local;
@@ -210,10 +236,22 @@ void append_record(std::string& s, const CUpti_Activity* r) {
   }
 }
 
+// The activity buffers this library handed CUPTI. After the exit path takes the buffer callbacks
+// back from an application that registered its own, CUPTI hands it that application's buffers
+// too: their records are written like the others, but the buffers are not this library's to free
+// (and they show that the application took the activity API).
+std::mutex g_buffers_mu;
+std::unordered_set<const uint8_t*> g_our_buffers;
+std::atomic<bool> g_foreign_buffer_seen{false};
+
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;
+  if (*buffer != nullptr) {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    g_our_buffers.insert(*buffer);
+  }
 }
 
 void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
@@ -227,7 +265,14 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
       appendf(lines, "{\"t\":\"dropped\",\"n\":%zu}\n", dropped);
     if (!write_lines(lines, true)) ++g_lost_buffers;
   }
-  std::free(buffer);
+  bool ours = false;
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    ours = g_our_buffers.erase(buffer) > 0;
+  }
+  if (ours) std::free(buffer);
+  else if (buffer != nullptr) g_foreign_buffer_seen = true;
+  ++g_buffers_done;
 }
 
 std::uint32_t stream_id_of(CUcontext ctx, cudaStream_t stream) {
@@ -309,8 +354,44 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   write_lines(line, true);
 }
 
+// What CUPTI itself tells its subscriber (errors, warnings; a fatal error makes CUPTI finalize
+// itself): passed on to the report as it is, the first kMaxCuptiNotices of them.
+constexpr int kMaxCuptiNotices = 20;
+std::atomic<int> g_cupti_notices{0};
+
+void on_state_callback(CUpti_CallbackId cbid, const CUpti_StateData* sd) {
+  if (g_cupti_notices.fetch_add(1) >= kMaxCuptiNotices) return;
+  const char* kind = cbid == CUPTI_CBID_STATE_FATAL_ERROR ? "fatal error"
+                     : cbid == CUPTI_CBID_STATE_ERROR     ? "error"
+                     : cbid == CUPTI_CBID_STATE_WARNING   ? "warning"
+                                                          : "notice";
+  std::string line;
+  appendf(line, "{\"t\":\"cupti_notice\",\"kind\":\"%s\",\"r\":", kind);
+  append_json_string(line, cupti_error(sd->notification.result).c_str());
+  line += ",\"m\":";
+  append_json_string(line, sd->notification.message != nullptr ? sd->notification.message : "");
+  line += "}\n";
+  write_lines(line, true);
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_STATE) {
+    on_state_callback(cbid, static_cast<const CUpti_StateData*>(data));
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    // Only cuDeviceGetCount is enabled in this domain: the ownership probe. The application's own
+    // calls (rare: CUDA initialisation) pass through.
+    const auto* cd = static_cast<const CUpti_CallbackData*>(data);
+    if (!t_probing) {
+      g_callback_proven = true;
+    } else if (cd->callbackSite == CUPTI_API_ENTER) {
+      g_probe_correlation = cd->correlationId;
+      g_probe_fired = true;
+    }
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     on_runtime_callback(cbid, static_cast<const CUpti_CallbackData*>(data));
     return;
@@ -338,20 +419,119 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 }
 
 // The process that initialised the library. A child made by fork() without exec inherits the
-// atexit handler and the open file; it must not write into its parent's records.
+// exit handler and the open file; it must not write into its parent's records.
 pid_t g_pid = 0;
 
-// Delivers CUPTI's buffers and closes the file: at exit, and from the signal handler.
-void finish(const char* reason) {
-  if (::getpid() != g_pid) return;
-  bool expected = false;
-  if (!g_finished.compare_exchange_strong(expected, true)) return;
+// What became of graphprof's CUPTI session by the end of the process: the end line's "cupti".
+enum class CuptiAtEnd { kOurs, kFinalizedElsewhere, kActivityTaken, kTeardownTimedOut };
+
+const char* cupti_at_end_id(CuptiAtEnd c) {
+  switch (c) {
+    case CuptiAtEnd::kOurs: return "graphprof";
+    case CuptiAtEnd::kFinalizedElsewhere: return "finalized_elsewhere";
+    case CuptiAtEnd::kActivityTaken: return "activity_taken";
+    case CuptiAtEnd::kTeardownTimedOut: return "teardown_timeout";
+  }
+  return "graphprof";
+}
+
+std::uint64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux (shared reference §3.4)
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// A remark of graphprof's about this process: in the records (the report's "warnings") and on
+// stderr, marked as graphprof's.
+void warn(const std::string& what) {
+  std::string line = "{\"t\":\"warning\",\"what\":";
+  append_json_string(line, what.c_str());
+  line += "}\n";
+  write_lines(line, true, std::chrono::seconds(2));
+  std::fprintf(stderr, "graphprof profile: process %d: %s\n", static_cast<int>(::getpid()), what.c_str());
+}
+
+void warn_about(CuptiAtEnd c) {
+  switch (c) {
+    case CuptiAtEnd::kOurs:
+    case CuptiAtEnd::kTeardownTimedOut:  // said where it happens
+      return;
+    case CuptiAtEnd::kFinalizedElsewhere:
+      warn("the application used CUPTI itself: another CUPTI client in this process (its own profiler, or a tool "
+           "that calls cuptiFinalize) ended graphprof's CUPTI session before the process exited. Graphs, API calls "
+           "and GPU work after that moment were not recorded (the records CUPTI held then went to that client); "
+           "the application itself ran normally");
+      return;
+    case CuptiAtEnd::kActivityTaken:
+      warn("the application used CUPTI's activity API itself (its own profiler): from then on CUPTI delivered "
+           "activity records to it (or, with the kinds it disabled, to no one), not to graphprof, so API calls and GPU "
+           "work after that moment are missing (graph instantiations were still recorded, and what CUPTI still held "
+           "at exit was taken back and is included); the application itself ran normally");
+      return;
+  }
+}
+
+// Whether graphprof's subscriber still receives callbacks. Another CUPTI client in the process
+// (the application's own profiler) may have called cuptiFinalize, which ends every subscription
+// and leaves graphprof's handle dangling. Then no CUPTI call at exit is graphprof's to make: a
+// flush would re-initialise CUPTI during exit and hand buffers to that client's callbacks, an
+// unsubscribe would use the dead handle (the old exit path, which did both, hung there on the
+// H200). Calls no CUPTI function. Unproven probe: assumed alive, as before the probe existed.
+bool subscription_alive() {
+  if (!g_probe_enabled) return true;
+  g_probe_fired = false;
+  g_probe_record_seen = false;
+  t_probing = true;
+  int devices = 0;
+  (void)cuDeviceGetCount(&devices);
+  t_probing = false;
+  return g_probe_fired.load() || !g_callback_proven.load();
+}
+
+// Delivers CUPTI's pending buffers to this library if the session is still graphprof's and, with
+// `release`, lets CUPTI go. What became of the session is the result; `dropped` the records
+// CUPTI dropped.
+CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
+  dropped = 0;
+  if (g_subscriber == nullptr) return CuptiAtEnd::kOurs;  // released already
+  if (!subscription_alive()) {
+    g_subscriber = nullptr;  // dead: never pass it to CUPTI again
+    return CuptiAtEnd::kFinalizedElsewhere;
+  }
+  // The buffer callbacks are process-wide: an application that registered its own (its profiler)
+  // would get this flush, perhaps after the objects behind them are gone (a Python callback after
+  // the interpreter finished, a C++ object an earlier exit handler destroyed). Take them back first.
+  (void)cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
   (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::size_t dropped = 0;
   (void)cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  // The probe's own DRIVER record came back only if the application left the DRIVER kind enabled,
+  // and no buffer of the application's came back only if it never registered callbacks of its own
+  // (or they had delivered everything).
+  const bool activity_ours = !g_foreign_buffer_seen.load() &&
+                             (g_probe_record_seen.load() || !g_probe_fired.load() || !g_record_proven.load());
+  if (release) {
+    (void)cuptiUnsubscribe(g_subscriber);
+    g_subscriber = nullptr;
+    // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized (shared reference
+    // §3.3); the buffers are flushed by now. Also when the application's profiler took the
+    // activity API: graphprof's subscription still held CUPTI, and the exit is under way.
+    (void)cuptiFinalize();
+  }
+  return activity_ours ? CuptiAtEnd::kOurs : CuptiAtEnd::kActivityTaken;
+}
+
+// The last line of the records, written once. "probe" keeps what the ownership probe saw and
+// "exit_ms" how long the final flush took, for diagnosis.
+void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double exit_ms) {
+  bool expected = false;
+  if (!g_end_written.compare_exchange_strong(expected, true)) return;
   std::string line;
-  appendf(line, "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu}\n", reason,
-          static_cast<unsigned long long>(now_ns()), dropped, g_lost_buffers.load());
+  appendf(line,
+          "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\",\"exit_ms\":%.1f,"
+          "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d,\"foreign_buffer\":%d}}\n",
+          reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
+          g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
+          g_probe_record_seen.load() ? 1 : 0, g_foreign_buffer_seen.load() ? 1 : 0);
   std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
   if (lock.try_lock_for(std::chrono::seconds(2)) && g_out != nullptr) {
     std::fwrite(line.data(), 1, line.size(), g_out);
@@ -359,39 +539,104 @@ void finish(const char* reason) {
   }
 }
 
-// How long the flush and finalize at exit may take before SIGALRM ends the process.
-constexpr unsigned kExitWatchdogSeconds = 20;
+// The exit work runs on a thread of its own, so that a CUPTI call that never returns (another
+// client holding CUPTI, a lock of a thread that is gone) cannot hold the process: the exit handler
+// waits while buffers keep arriving, gives up after kExitStallSeconds without progress (or
+// kExitMaxSeconds in all) and then ends the process with the application's own exit status.
+constexpr int kExitStallSeconds = 10;
+constexpr int kExitMaxSeconds = 120;
 
-void at_exit() {
+struct Teardown {
+  std::atomic<bool> done{false};
+  CuptiAtEnd result = CuptiAtEnd::kOurs;
+  std::size_t dropped = 0;
+};
+Teardown g_teardown;  // not on the handler's stack: the thread may outlive the handler
+
+void* teardown_main(void*) {
+  g_teardown.result = flush_records(true, g_teardown.dropped);
+  g_teardown.done = true;
+  return nullptr;
+}
+
+// Registered with on_exit, which passes the status the application gave exit().
+void at_exit(int status, void*) {
   if (::getpid() != g_pid) return;
-  // Never let the application hang at exit on CUPTI (a flush after the application finalised CUPTI
-  // itself, a lock held by a thread that is gone): where SIGALRM has its default action, its alarm
-  // ends the process if this takes too long. A pending alarm of the application is put back.
-  struct sigaction alrm {};
-  const bool watchdog = sigaction(SIGALRM, nullptr, &alrm) == 0 && alrm.sa_handler == SIG_DFL && !(alrm.sa_flags & SA_SIGINFO);
-  const unsigned pending = watchdog ? alarm(kExitWatchdogSeconds) : 0;
-  finish("exit");
-  // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized (shared reference
-  // §3.3); the buffers are flushed by now.
-  if (g_subscriber != nullptr) {
-    (void)cuptiUnsubscribe(g_subscriber);
-    g_subscriber = nullptr;
+  pthread_attr_t attr;
+  pthread_t thread;
+  bool started = pthread_attr_init(&attr) == 0;
+  if (started) {
+    started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+              pthread_create(&thread, &attr, teardown_main, nullptr) == 0;
+    pthread_attr_destroy(&attr);
   }
-  (void)cuptiFinalize();
-  if (watchdog) alarm(pending);
+  using clock = std::chrono::steady_clock;
+  const auto begin = clock::now();
+  if (!started) {
+    teardown_main(nullptr);
+  } else {
+    auto last_progress = begin;
+    unsigned long long buffers = g_buffers_done.load();
+    while (!g_teardown.done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      const auto now = clock::now();
+      if (g_buffers_done.load() != buffers) {
+        buffers = g_buffers_done.load();
+        last_progress = now;
+      }
+      if (now - last_progress > std::chrono::seconds(kExitStallSeconds) || now - begin > std::chrono::seconds(kExitMaxSeconds))
+        break;
+    }
+  }
+  if (!g_teardown.done.load()) {
+    warn("CUPTI's final flush did not finish within " + std::to_string(kExitStallSeconds) +
+         " s at exit (another CUPTI client in the process, such as the application's own profiler, may hold it): "
+         "graphprof ended the process with the application's own exit status " + std::to_string(status) +
+         "; records CUPTI still held are lost and the application's remaining exit handlers did not run");
+    write_end("exit", CuptiAtEnd::kTeardownTimedOut, 0, std::chrono::duration<double, std::milli>(clock::now() - begin).count());
+    std::fflush(nullptr);  // what the application printed still reaches its files
+    _exit(status);
+  }
+  warn_about(g_teardown.result);
+  write_end("exit", g_teardown.result, g_teardown.dropped, std::chrono::duration<double, std::milli>(clock::now() - begin).count());
 }
 
 struct sigaction g_previous[2];
+volatile sig_atomic_t g_dying_signal = 0;
+
+// SIGALRM while the signal handler below flushes: the flush hangs (on a lock the interrupted
+// thread holds). The process ends by the signal it was given, as it would have without graphprof.
+void on_stuck_flush(int) {
+  const int sig = g_dying_signal;
+  signal(sig, SIG_DFL);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigaddset(&pending, sig);
+  sigprocmask(SIG_UNBLOCK, &pending, nullptr);
+  raise(sig);
+  _exit(128 + sig);
+}
 
 // Installed only for signals whose disposition was the default (an application that handles
-// SIGINT itself, like Python, ends through its own path and our atexit handler). Not strictly
-// async-signal-safe; the timed locks bound the damage to losing the last records.
+// SIGINT itself, like Python, ends through its own path and our exit handler). Not strictly
+// async-signal-safe; the timed locks and the alarm bound the damage to losing the last records.
 void on_signal(int sig) {
-  // The flush may need a lock the interrupted thread holds: never let the application hang on it.
-  // If it does not return within 3 s, SIGALRM's default action ends the process.
-  signal(SIGALRM, SIG_DFL);
+  if (::getpid() != g_pid) {  // a fork() child: its parent's records are not its to write
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  g_dying_signal = sig;
+  struct sigaction stuck {};
+  stuck.sa_handler = on_stuck_flush;
+  sigemptyset(&stuck.sa_mask);
+  sigaction(SIGALRM, &stuck, nullptr);
   alarm(3);
-  finish(sig == SIGINT ? "SIGINT" : "SIGTERM");
+  std::size_t dropped = 0;
+  const CuptiAtEnd cupti = flush_records(false, dropped);
+  warn_about(cupti);
+  write_end(sig == SIGINT ? "SIGINT" : "SIGTERM", cupti, dropped, 0);
+  alarm(0);
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -449,6 +694,12 @@ std::string start_cupti() {
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(runtime " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
+  // The ownership probe of the exit path (subscription_alive). Without it, the exit path assumes
+  // the session is still graphprof's, as it is unless the application uses CUPTI itself.
+  g_probe_enabled = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) ==
+                    CUPTI_SUCCESS;
+  // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
+  (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
   // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
   // call a little host time, so only at --trace none.
   if (g_level == 0)
@@ -516,7 +767,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
     g_subscriber = nullptr;
     return 1;
   }
-  std::atexit(at_exit);
+  on_exit(at_exit, nullptr);
   install_signal_handlers();
   return 1;
 }

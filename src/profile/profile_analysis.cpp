@@ -301,6 +301,9 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.command_line = p.command_line;
   out.end_reason = p.end_reason;
   out.errors = p.errors;
+  out.warnings = p.warnings;
+  out.cupti_notices = p.cupti_notices;
+  out.cupti_at_end = p.cupti_at_end;
   out.trace_level = p.trace_level;
   out.dropped_records = p.trace.dropped_records;
   out.malformed_lines = p.malformed_lines;
@@ -311,20 +314,23 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   std::unordered_map<std::uint32_t, Extent> extent;
   std::unordered_map<std::uint32_t, std::uint32_t> exec_of;  // correlation -> exec
   std::set<std::uint32_t> eager_correlations;
-  std::uint64_t last_ns = p.end_ns;
+  std::uint64_t last_record_ns = p.begin_ns;  // the last API call, GPU work or graph instantiation recorded
+  for (const auto& e : p.execs) last_record_ns = std::max(last_record_ns, e.created_ns);
   const std::vector<GpuOp> ops = gpu_ops(d);
   for (const auto& op : ops) {
     if (op.correlation_id != 0) extent[op.correlation_id].add(op.start_ns, op.end_ns);
     if (op.graph_id != 0 && op.correlation_id != 0) exec_of[op.correlation_id] = op.graph_id;
-    last_ns = std::max(last_ns, op.end_ns);
+    last_record_ns = std::max(last_record_ns, op.end_ns);
   }
   for (const auto& g : d.graph_traces) {
     extent[g.correlation_id].add(g.start_ns, g.end_ns);
     exec_of[g.correlation_id] = g.graph_id;
+    last_record_ns = std::max(last_record_ns, g.end_ns);
   }
   for (const auto& l : p.launches) exec_of[l.correlation_id] = l.exec_id;
-  for (const auto& a : d.api) last_ns = std::max(last_ns, a.end_ns);
-  out.cuda_wall_ns = duration(p.begin_ns, last_ns);
+  for (const auto& a : d.api) last_record_ns = std::max(last_record_ns, a.end_ns);
+  out.records_end_ns = duration(p.begin_ns, last_record_ns);
+  out.cuda_wall_ns = duration(p.begin_ns, std::max(p.end_ns, last_record_ns));
 
   // Work outside graphs and coverage.
   std::map<std::string, std::vector<double>> eager_kernel_acc, copy_acc, sync_acc;

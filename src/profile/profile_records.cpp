@@ -11,7 +11,13 @@
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
 //   upload   {exec, co}; launch {exec, co} (--trace none only)
 //   dropped  {n}
-//   end      {reason, ts, dropped, lost_buffers}                last line when the process flushed
+//   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
+//   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
+//   end      {reason, ts, dropped, lost_buffers, cupti}         last line when the process flushed; cupti:
+//            "graphprof" (its session to the end), "finalized_elsewhere" (another client finalized CUPTI),
+//            "activity_taken" (activity records went to another client), "teardown_timeout"; also
+//            exit_ms (the final flush) and probe {enabled, callback_proven, fired, record_proven,
+//            record_seen, foreign_buffer} (what the ownership check saw), for diagnosis only
 // Field names are short because a busy application writes millions of lines.
 #include <fstream>
 
@@ -121,6 +127,12 @@ void read_line(const json& j, ProcessRecords& p) {
     d.begin_ns = p.begin_ns;
   } else if (t == "error") {
     p.errors.push_back(field<std::string>(j, "what"));
+  } else if (t == "warning") {
+    p.warnings.push_back(field<std::string>(j, "what"));
+  } else if (t == "cupti_notice") {
+    const std::string message = field<std::string>(j, "m");
+    p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
+                              (message.empty() ? "" : ": " + message));
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {
@@ -129,6 +141,7 @@ void read_line(const json& j, ProcessRecords& p) {
     d.end_ns = p.end_ns;
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
+    p.cupti_at_end = field<std::string>(j, "cupti");
   } else {
     ++d.other_records;
   }

@@ -75,16 +75,22 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["command_line"] = p.command_line;
   j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
   j["errors"] = p.errors;
+  j["warnings"] = p.warnings;
+  j["cupti_notices"] = p.cupti_notices;
+  j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
+  j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
   j["cuda_wall_ns"] = p.cuda_wall_ns;
   const double graph_launches = static_cast<double>(p.graph_launches);
+  const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;
   j["coverage"] = {
       {"graph_kernels", p.graph_kernels},
       {"eager_kernels", p.eager_kernels},
       {"graph_kernel_ns", p.graph_kernel_ns},
       {"eager_kernel_ns", p.eager_kernel_ns},
-      {"kernel_time_in_graphs", p.trace_level >= 2 ? json(share(p.graph_kernel_ns, p.graph_kernel_ns + p.eager_kernel_ns)) : json(nullptr)},
-      {"kernels_in_graphs", p.trace_level >= 2 ? json(share(static_cast<double>(p.graph_kernels), static_cast<double>(p.graph_kernels + p.eager_kernels))) : json(nullptr)},
+      // Null without kernel records: at --trace none/graph, and when none reached graphprof.
+      {"kernel_time_in_graphs", kernels ? json(share(p.graph_kernel_ns, p.graph_kernel_ns + p.eager_kernel_ns)) : json(nullptr)},
+      {"kernels_in_graphs", kernels ? json(share(static_cast<double>(p.graph_kernels), static_cast<double>(p.graph_kernels + p.eager_kernels))) : json(nullptr)},
       {"graph_launches", p.graph_launches},
       {"eager_launches", p.eager_launches},
       {"eager_launches_per_graph_launch", graph_launches > 0 ? json(static_cast<double>(p.eager_launches) / graph_launches) : json(nullptr)}};

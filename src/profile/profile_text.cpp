@@ -120,18 +120,9 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
   }
 }
 
-void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
-  if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
-  for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
-  if (p["end_reason"].is_null())
-    out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
+// Graph coverage, launch counts and what the launch calls cost.
+void coverage_text(std::ostringstream& out, const json& p) {
   const json& c = p["coverage"];
-  const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
-                       c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
-  if (no_work && p["graphs"].empty() && p["copies"].empty()) {
-    out << "  no kernel ran in this process (it initialised CUDA only)\n";
-    return;
-  }
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
         << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
@@ -146,6 +137,37 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     out << "    (at --trace node CUPTI adds work for every kernel node to each launch call and to the GPU, and fewer\n"
            "     launches fit in the queue; --trace graph measures launch calls with much less distortion)\n";
   out << calls_line("eager launches", p["eager_launch_calls"]);
+}
+
+void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
+  if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
+  for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
+  const auto warnings = p.find("warnings");  // reports older than this field have none
+  if (warnings != p.end())
+    for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  const auto notices = p.find("cupti_notices");
+  if (notices != p.end())
+    for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
+  const auto at_end = p.find("cupti_at_end");
+  const bool taken = at_end != p.end() && at_end->is_string() &&
+                     (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout");
+  if (taken)
+    out << "  records stop " << ns(p, "records_end_ns") << " after CUDA initialisation, "
+        << format_ns(get(p, "cuda_wall_ns", 0) - get(p, "records_end_ns", 0))
+        << " before the process's last flush: the figures below may miss what came later\n";
+  if (p["end_reason"].is_null())
+    out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
+  const json& c = p["coverage"];
+  const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
+                       c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
+  if (no_work && taken) {
+    out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands records over\n"
+           "  every 500 ms): only the graphs instantiated until then were recorded\n";
+  } else if (no_work && p["graphs"].empty() && p["copies"].empty()) {
+    out << "  no kernel ran in this process (it initialised CUDA only)\n";
+    return;
+  }
+  if (!(no_work && taken)) coverage_text(out, p);
 
   const json& graphs = p["graphs"];
   if (!graphs.empty()) {

@@ -14,25 +14,36 @@ endfunction()
 
 gp_cli_test(version 0 "^graphprof [0-9]+\\.[0-9]+\\.[0-9]+" --stdout --version)
 gp_cli_test(help 0 "run" --stdout --help)
-gp_cli_test(run_help 0 "--workload" --stdout run --help)
-gp_cli_test(list 0 "chain" --stdout list)
 gp_cli_test(no_subcommand 2 "subcommand" )
-gp_cli_test(unknown_option 2 "--frobnicate" run --frobnicate)
-gp_cli_test(bad_mode 2 "--mode fast" run --mode fast)
-gp_cli_test(bad_param_syntax 2 "--param kernels: expected NAME=VALUE" run --param kernels)
-gp_cli_test(unknown_workload 2 "no such workload" run --workload nosuch)
-gp_cli_test(unknown_param 2 "has no parameter 'knl'" run --workload chain --param knl=3)
-gp_cli_test(bad_repetitions 2 "repetitions" run --repetitions 0)
 
-# No GPU: hide every device (works on GPU machines too) and expect exit 4 with a clear line.
-add_test(NAME cli.run_without_gpu
-         COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found .*commands that work without a GPU: list"
-                 -- $<TARGET_FILE:graphprof> run --workload chain)
-add_test(NAME cli.info_without_gpu
-         COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
-set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+if(GRAPHPROF_WITH_CUDA)
+  gp_cli_test(run_help 0 "--workload" --stdout run --help)
+  gp_cli_test(list 0 "chain" --stdout list)
+  gp_cli_test(unknown_option 2 "--frobnicate" run --frobnicate)
+  gp_cli_test(bad_mode 2 "--mode fast" run --mode fast)
+  gp_cli_test(bad_param_syntax 2 "--param kernels: expected NAME=VALUE" run --param kernels)
+  gp_cli_test(unknown_workload 2 "no such workload" run --workload nosuch)
+  gp_cli_test(unknown_param 2 "has no parameter 'knl'" run --workload chain --param knl=3)
+  gp_cli_test(bad_repetitions 2 "repetitions" run --repetitions 0)
+
+  # No GPU: hide every device (works on GPU machines too) and expect exit 4 with a clear line.
+  add_test(NAME cli.run_without_gpu
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found .*commands that work without a GPU: list"
+                   -- $<TARGET_FILE:graphprof> run --workload chain)
+  add_test(NAME cli.info_without_gpu
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
+  set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+else()
+  # Built without CUDA: the measuring subcommands exist, and answer one line and exit 4 whatever
+  # options they are given.
+  foreach(cmd IN ITEMS run sweep profile list info)
+    gp_cli_test(${cmd}_without_cuda 4 "^graphprof: ${cmd}: this graphprof was built without CUDA .*Commands of this build: analyze"
+                ${cmd} --workload chain --frobnicate -- true)
+  endforeach()
+  gp_cli_test(help_without_cuda 0 "Built without CUDA: analyze, render, compare, merge, report work" --stdout --help)
+endif()
 
 # merge: the same report twice is refused (a run counted twice halves its noise); a missing file is exit 3.
 gp_cli_test(merge_twice 3 "chain_run1.json: given twice" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json

@@ -8,8 +8,10 @@ gp_cli_test(report_bad_compare 3 "not a comparison" report ${GRAPHPROF_TEST_DATA
             --compare ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/x.html)
 gp_cli_test(report_bad_output_folder 2 "/nonexistent-folder/r.html" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             -o /nonexistent-folder/r.html)
-gp_cli_test(run_html_bad_folder 2 "--html /nonexistent-folder/r.html: folder" run --workload chain
-            --html /nonexistent-folder/r.html)
-gp_cli_test(run_csv_bad_folder 2 "--csv /nonexistent-folder/r.csv: folder" run --workload chain
-            --csv /nonexistent-folder/r.csv)
-gp_cli_test(run_trace_events_bad 2 "--trace-events lots" run --workload chain --trace-events lots)
+if(GRAPHPROF_WITH_CUDA)
+  gp_cli_test(run_html_bad_folder 2 "--html /nonexistent-folder/r.html: folder" run --workload chain
+              --html /nonexistent-folder/r.html)
+  gp_cli_test(run_csv_bad_folder 2 "--csv /nonexistent-folder/r.csv: folder" run --workload chain
+              --csv /nonexistent-folder/r.csv)
+  gp_cli_test(run_trace_events_bad 2 "--trace-events lots" run --workload chain --trace-events lots)
+endif()

@@ -29,3 +29,16 @@ add_test(NAME cli.profile_overhead_runs
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "overhead: .* profiled vs .* without graphprof \\([-+][0-9.]+ % wall time\\); plain runs .* and .* \\(before and after the profiled run, mean used\\), after a warm-up run of .* \\(not counted\\)" --stdout
                  -- $<TARGET_FILE:graphprof> profile --overhead --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead -- true)
 set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)
+# An injection library already set: graphprof replaces it for the application and says so at once
+# (stderr) and in the summary.
+foreach(stream IN ITEMS stderr stdout)
+  set(flag)
+  if(stream STREQUAL "stdout")
+    set(flag --stdout)
+  endif()
+  add_test(NAME cli.profile_injection_already_set_${stream}
+           COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1 CUDA_INJECTION64_PATH=/opt/other/libtool.so
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "CUDA_INJECTION64_PATH was set to /opt/other/libtool.so; CUDA loads one injection library per process, so graphprof replaced it" ${flag}
+                   -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_injection_set_${stream} -- true)
+  set_tests_properties(cli.profile_injection_already_set_${stream} PROPERTIES LABELS cpu)
+endforeach()

@@ -1,11 +1,13 @@
 # Issue 11: outputs checked before measuring (exit 2 naming option and path), hostile report
 # files (exit 3 naming the file), and an offline binary that starts without CUPTI.
-gp_cli_test(run_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/r.json: folder /nonexistent-gp does not exist"
-            run --workload chain --json /nonexistent-gp/r.json)
-gp_cli_test(run_markdown_is_folder 2 "^graphprof: --markdown /tmp: is a folder" run --workload chain --markdown /tmp)
-gp_cli_test(run_out_under_file 2 "^graphprof: --out /etc/hostname/x: " run --workload chain --out /etc/hostname/x)
-gp_cli_test(sweep_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/s.json: folder"
-            sweep --workload chain --param kernels=1,2 --json /nonexistent-gp/s.json)
+if(GRAPHPROF_WITH_CUDA)
+  gp_cli_test(run_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/r.json: folder /nonexistent-gp does not exist"
+              run --workload chain --json /nonexistent-gp/r.json)
+  gp_cli_test(run_markdown_is_folder 2 "^graphprof: --markdown /tmp: is a folder" run --workload chain --markdown /tmp)
+  gp_cli_test(run_out_under_file 2 "^graphprof: --out /etc/hostname/x: " run --workload chain --out /etc/hostname/x)
+  gp_cli_test(sweep_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/s.json: folder"
+              sweep --workload chain --param kernels=1,2 --json /nonexistent-gp/s.json)
+endif()
 gp_cli_test(compare_json_missing_folder 2 "/nonexistent-gp/c.json"
             compare ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/reports/r1_same.json
             --json /nonexistent-gp/c.json)
@@ -18,7 +20,9 @@ set_tests_properties(cli.hostile_reports PROPERTIES LABELS cpu)
 add_test(NAME cli.starts_without_cuda_libraries COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/needed_libraries.sh $<TARGET_FILE:graphprof>)
 set_tests_properties(cli.starts_without_cuda_libraries PROPERTIES LABELS cpu)
 
-# CUPTI loading needs graphprof_cuda but no GPU (it never gets as far as a CUDA call).
-add_executable(cuda_host_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/cuda/cuda_host_test.cpp)
-target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_core GTest::gtest_main)
-gtest_discover_tests(cuda_host_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)
+if(GRAPHPROF_WITH_CUDA)
+  # CUPTI loading needs graphprof_cuda but no GPU (it never gets as far as a CUDA call).
+  add_executable(cuda_host_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/cuda/cuda_host_test.cpp)
+  target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_core GTest::gtest_main)
+  gtest_discover_tests(cuda_host_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)
+endif()

@@ -81,6 +81,9 @@ TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
   const json& proc = p["processes"][0];
   EXPECT_EQ(proc["end_reason"], "exit");
   EXPECT_TRUE(proc["errors"].empty());
+  // The exit path's ownership probe: the session was graphprof's to the end, nothing to warn about.
+  EXPECT_EQ(proc["cupti_at_end"], "graphprof");
+  EXPECT_TRUE(proc["warnings"].empty()) << proc["warnings"].dump();
   ASSERT_EQ(proc["graphs"].size(), 2u);
   const json& ga = proc["graphs"][0];  // instantiated first
   const json& gb = proc["graphs"][1];
@@ -163,8 +166,11 @@ TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
 }
 
 // An application that uses CUPTI itself: graphprof's own `run --trace node`. The injection
-// subscribes first (at CUDA initialisation), so the application's cuptiSubscribe is the one that
-// fails; both must carry on without crashing and the profile must still see its graphs.
+// subscribes first (at CUDA initialisation), so the application's cuptiSubscribe is refused; its
+// trace pass then gives up and calls cuptiFinalize, which ends the injection's session too. The
+// application must run to the end with its own exit status (the injection must not hang at exit
+// on a CUPTI that is no longer its own), write its own report, and the profile must say what
+// happened, in the report and on stderr.
 TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   const fs::path out = fresh_dir("cupti-app");
   const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
@@ -173,13 +179,31 @@ TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   ASSERT_EQ(shell(cmd), 0) << console(out);
   const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
   const json& p = profile_of(report);
-  EXPECT_EQ(p["exit_status"], 0) << "the application did not crash";
+  EXPECT_EQ(p["exit_status"], 0) << "the application's own exit status; " << console(out);
   ASSERT_GE(p["processes"].size(), 1u);
-  EXPECT_TRUE(p["processes"][0]["errors"].empty());
-  EXPECT_GE(p["processes"][0]["graphs"].size(), 1u);
+  const json& proc = p["processes"][0];
+  EXPECT_EQ(proc["end_reason"], "exit") << console(out);
+  EXPECT_TRUE(proc["errors"].empty()) << "profiled until the application took CUPTI";
+  EXPECT_GE(proc["graphs"].size(), 1u) << "the timing passes' graph was instantiated before the trace pass";
+  EXPECT_EQ(proc["cupti_at_end"], "finalized_elsewhere") << console(out);
+  ASSERT_EQ(proc["warnings"].size(), 1u) << console(out);
+  EXPECT_NE(proc["warnings"][0].get<std::string>().find("used CUPTI itself"), std::string::npos) << proc["warnings"][0];
+  // On stderr as the application exits, marked as graphprof's, and in the console summary.
+  const std::string text = console(out);
+  const std::size_t line = text.find("graphprof profile: process ");
+  ASSERT_NE(line, std::string::npos) << text;
+  EXPECT_NE(text.substr(line, text.find('\n', line) - line).find(": the application used CUPTI itself"), std::string::npos) << text;
+  EXPECT_NE(text.find("graphprof warning: the application used CUPTI itself"), std::string::npos) << text;
+  EXPECT_NE(text.find("records stop "), std::string::npos) << text;
+
+  // The application's own report: its timing is unaffected, its trace pass says why it has no records.
   const Report inner = read_report((out / "inner.json").string());
   ASSERT_FALSE(inner.results.empty());
   EXPECT_EQ(inner.results.front().status, Status::kOk);
+  ASSERT_TRUE(inner.results.front().sections.trace.has_value());
+  const TraceSection& trace = *inner.results.front().sections.trace;
+  EXPECT_EQ(trace.status, "unavailable");
+  EXPECT_NE(trace.reason.find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"), std::string::npos) << trace.reason;
 }
 
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
@@ -214,6 +238,7 @@ TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   EXPECT_EQ(p["exit_status"], 128 + SIGTERM);
   const json& proc = p["processes"][0];
   EXPECT_EQ(proc["end_reason"], "SIGTERM");
+  EXPECT_EQ(proc["cupti_at_end"], "graphprof");
   EXPECT_EQ(proc["graphs"][0]["launches"], 20);
 }
 

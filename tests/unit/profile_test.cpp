@@ -264,6 +264,67 @@ TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
   EXPECT_EQ(text.find("overhead:"), std::string::npos);
 }
 
+// A process whose application took CUPTI away from graphprof: `graphprof run --trace node` under
+// `profile` on the H200 (h200/cupti_app, job 1 of session 3). Its trace pass's refused subscribe
+// ended in cuptiFinalize 158 ms after CUDA started, before CUPTI's first 500 ms delivery: no API
+// or GPU record reached the injection, only its callbacks (5 captured graphs). At exit the
+// injection found its subscription gone, made no CUPTI call and said so.
+TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
+  const ProcessRecords r = read_process_records(kData + "h200/cupti_app/proc-3241.jsonl");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.cupti_at_end, "finalized_elsewhere");
+  EXPECT_EQ(r.end_reason, "exit");
+  EXPECT_EQ(r.execs.size(), 5u);
+  EXPECT_TRUE(r.trace.api.empty());
+  const ProcessProfile p = analyze_process(r);
+  EXPECT_DOUBLE_EQ(p.records_end_ns, 158226430.0) << "CUDA start (ts 1796031415611319363) to the last graph instantiated";
+  EXPECT_DOUBLE_EQ(p.cuda_wall_ns, 303117304.0) << "to the end line (ts 1796031415914436667)";
+  const Report report = report_from_json(to_json(profile_report(fixture_run(), {p})), "mem");
+  const json& proc = report.results.at(0).sections.other.at("profile").at("processes")[0];
+  EXPECT_EQ(proc.at("cupti_at_end"), "finalized_elsewhere");
+  ASSERT_EQ(proc.at("warnings").size(), 1u);
+  EXPECT_DOUBLE_EQ(proc.at("records_end_ns").get<double>(), p.records_end_ns);
+  const std::string console = format_profile_summary(report);
+  EXPECT_NE(console.find("  graphprof warning: the application used CUPTI itself"), std::string::npos) << console;
+  EXPECT_NE(console.find("  records stop 158 ms after CUDA initialisation, 145 ms before the process's last flush"),
+            std::string::npos) << console;
+  // None of its kernel or launch records had come through: no coverage figure made of nothing.
+  EXPECT_TRUE(proc.at("coverage").at("kernel_time_in_graphs").is_null());
+  EXPECT_NE(console.find("no kernel or launch record reached graphprof before CUPTI was taken from it"), std::string::npos) << console;
+  EXPECT_EQ(console.find("graph coverage:"), std::string::npos) << console;
+  EXPECT_NE(console.find("graphs (5 instantiated)"), std::string::npos) << console;
+
+  // Records of a run where the session stayed graphprof's (written before this field existed: no
+  // "cupti") say nothing of the kind.
+  const ProcessRecords plain = read_process_records(kApp);
+  EXPECT_TRUE(plain.warnings.empty());
+  EXPECT_TRUE(plain.cupti_at_end.empty());
+  const Report plain_report = profile_report(fixture_run(), {analyze_process(plain)});
+  EXPECT_TRUE(plain_report.results.at(0).sections.other.at("profile").at("processes")[0].at("cupti_at_end").is_null());
+  const std::string plain_console = format_profile_summary(plain_report);
+  EXPECT_EQ(plain_console.find("graphprof warning"), std::string::npos);
+  EXPECT_EQ(plain_console.find("records stop"), std::string::npos);
+  EXPECT_EQ(plain_console.find("CUPTI reported"), std::string::npos);
+}
+
+// What CUPTI itself reports to graphprof's subscriber (its state callbacks) is passed on as it is. The
+// line is made up: no such notice was seen on the H200 yet.
+TEST(ProfileReport, CuptiNoticesArePassedOn) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":7,\"ppid\":6,\"level\":2,\"cmdline\":\"app\"}\n"
+      "{\"t\":\"cupti_notice\",\"kind\":\"warning\",\"r\":\"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED\",\"m\":\"a second subscriber\"}\n"
+      "{\"t\":\"end\",\"reason\":\"exit\",\"cupti\":\"graphprof\"}\n");
+  const ProcessRecords r = parse_process_records(in, "mem");
+  ASSERT_EQ(r.cupti_notices.size(), 1u);
+  EXPECT_EQ(r.cupti_notices[0], "warning CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: a second subscriber");
+  const Report report = profile_report(fixture_run(), {analyze_process(r)});
+  EXPECT_EQ(report.results.at(0).sections.other.at("profile").at("processes")[0].at("cupti_notices").size(), 1u);
+  const std::string text = format_profile_summary(report);
+  EXPECT_NE(text.find("  CUPTI reported: warning CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: a second subscriber"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("records stop"), std::string::npos) << "the session stayed graphprof's";
+}
+
 TEST(ProfileReport, NoCudaProcessIsSaidPlainly) {
   const std::string text = format_profile_summary(profile_report(fixture_run(), {}));
   EXPECT_NE(text.find("no process of the application initialised CUDA"), std::string::npos) << text;
