@@ -6,6 +6,8 @@
 //        graph_bench --write chain|layers|dense[-default] NODES [LINKS] FILE   (only write a dump
 //        in the verbose or default form, e.g. for
 //        measuring `graphprof analyze/render` under /usr/bin/time -v)
+//        graph_bench --measure FILE   (load + analyze FILE once: time and the process's peak
+//        memory, against issue 11's "within about 4x the file")
 // Prints the best and median of R runs per step; the pictures and dumps stay in DIR.
 #include <algorithm>
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -64,6 +67,32 @@ std::string write_dump(const fs::path& dir, const std::string& name, const gp::b
   return path;
 }
 
+// The process's peak resident memory so far (VmHWM), in bytes; 0 where /proc is missing.
+double peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) * 1024.0;
+  return 0;
+}
+
+// graph_bench --measure FILE: one load + analyze in a fresh process, so the peak is theirs.
+int measure(const std::string& file) {
+  const double size = static_cast<double>(fs::file_size(file));
+  gp::GraphMetrics m;
+  std::size_t nodes = 0, edges = 0;
+  const Timing t = time_runs(1, [&] {
+    const gp::GraphModel model = gp::load_dot(file);
+    nodes = model.nodes.size();
+    edges = model.edges.size();
+    m = gp::analyze(model);
+  });
+  const double peak = peak_rss_bytes();
+  std::printf("load + analyze %s (%.1f MB, %zu nodes, %zu edges): wall %.2f s, cpu %.2f s, peak RSS %.1f MB (%.1fx the file)\n",
+              file.c_str(), size / 1e6, nodes, edges, t.median, t.cpu_median, peak / 1e6, peak / size);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +100,14 @@ int main(int argc, char** argv) {
   std::size_t analyze_nodes = 100000, render_nodes = 10000;
   std::size_t dense_links = 50;
   int repeat = 3;
+  if (argc == 3 && std::string(argv[1]) == "--measure") {
+    try {
+      return measure(argv[2]);
+    } catch (const gp::Error& e) {
+      std::cerr << "graph_bench: " << e.what() << "\n";
+      return static_cast<int>(e.code());
+    }
+  }
   if (argc >= 5 && std::string(argv[1]) == "--write") {
     std::string kind = argv[2];
     const bool verbose = kind.size() < 8 || kind.compare(kind.size() - 8, 8, "-default") != 0;
@@ -107,7 +144,7 @@ int main(int argc, char** argv) {
     fs::create_directories(out);
     std::printf("graph_bench: %d runs per step, files in %s\n\n", repeat, out.string().c_str());
 
-    std::printf("analyze (load with cgraph + analysis)\n");
+    std::printf("analyze (load + analysis)\n");
     for (bool verbose : {true, false}) {
       const std::string path = write_dump(out, std::string("layers_") + std::to_string(analyze_nodes) +
                                                    (verbose ? "_verbose.dot" : ".dot"),

@@ -64,7 +64,9 @@ for r in rep["results"]:
         m = r["metrics"].get(k)
         if not m: return "-"
         return " ".join(f"{statistics.median(x) / 1000 / per:.3f}" for x in m["repetitions"] if x)
-    parts.append(f"{tag}: latched {reps('gpu_time_per_iter_latched')} | gpu pass {reps('gpu_time_per_iter')} {unit}")
+    pr = (r["sections"].get("device_probe") or {}).get("ns_per_kernel")
+    pr = f" (device probe {pr:.0f} ns)" if pr else ""
+    parts.append(f"{tag}: latched {reps('gpu_time_per_iter_latched')} | gpu pass {reps('gpu_time_per_iter')} {unit}{pr}")
 print("; ".join(parts))
 PY
 }
@@ -79,7 +81,9 @@ variant() {  # NAME ENV-ASSIGNMENTS... -- GRAPHPROF-ARGS...
   n=$((n + 1))
   local t0=$SECONDS
   echo "$(date -u +%T.%N) start $name" >> "$work/marks.txt"
-  env "${envs[@]}" "$gp" "$@" --trace none --budget 0.1 --min-time 0.05 --quiet --json "$work/$name.json" \
+  local trace=()
+  [ "$1" = run ] && trace=(--trace none)   # sweep has no trace pass (and no --trace)
+  env "${envs[@]}" "$gp" "$@" "${trace[@]}" --budget 0.1 --min-time 0.05 --quiet --json "$work/$name.json" \
     > "$work/$name.txt" 2>&1
   local rc=$?
   echo "$(date -u +%T.%N) end $name" >> "$work/marks.txt"

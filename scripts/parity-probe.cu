@@ -14,12 +14,23 @@
 //   events  the timing events created and destroyed every round
 //   execs   5 capture + instantiate + upload + first launch sequences every round (the last one kept)
 //   extra   one more stream every round: an empty kernel on it, synchronised, destroyed
+//
+//   parity-probe watch SECONDS [LENGTH]
+//
+// One stream, one exec, replayed for SECONDS: a line at every change between the fast and the slow
+// level (slow = 15 % above the fastest sample so far) with the time since start; at the first
+// change to slow, what brings the fast level back: the same exec again, a new exec, a new stream,
+// 200 ms and 2 s of an idle GPU, a second host thread spinning; at the end, if still slow,
+// cudaDeviceReset and everything anew.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #define CK(call)                                                                                    \
@@ -72,7 +83,116 @@ std::vector<double> spans(const std::vector<cudaEvent_t>& ev) {
 
 }  // namespace
 
+// A chain of `length` empty kernels captured on `s`, instantiated and uploaded.
+cudaGraphExec_t make_exec(cudaStream_t s, int length) {
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t x = nullptr;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int k = 0; k < length; ++k) empty_kernel<<<1, 1, 0, s>>>();
+  CK(cudaStreamEndCapture(s, &g));
+  CK(cudaGraphInstantiate(&x, g, 0));
+  CK(cudaGraphDestroy(g));
+  CK(cudaGraphUpload(x, s));
+  CK(cudaGraphLaunch(x, s));
+  CK(cudaStreamSynchronize(s));
+  return x;
+}
+
+// Median device time per node (µs) of 4 replays back to back.
+double per_node(cudaGraphExec_t x, cudaStream_t s, const std::vector<cudaEvent_t>& ev, int length) {
+  CK(cudaEventRecord(ev[0], s));
+  for (int i = 0; i < 4; ++i) {
+    CK(cudaGraphLaunch(x, s));
+    CK(cudaEventRecord(ev[i + 1], s));
+  }
+  CK(cudaEventSynchronize(ev[4]));
+  std::vector<double> v;
+  for (int i = 0; i < 4; ++i) {
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+    v.push_back(ms * 1000.0 / length);
+  }
+  return median(v);
+}
+
+int watch(double seconds, int length) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto since = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const auto idle = [](int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
+  CK(cudaFree(nullptr));
+  cudaStream_t s = nullptr;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::vector<cudaEvent_t> ev(5);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  cudaGraphExec_t x = make_exec(s, length);
+  double fastest = 1e9, slowest = 0;
+  bool slow = false, recovery_done = false;
+  long samples[2] = {0, 0};
+  std::printf("watch %.0f s, chain of %d: t=%.3f s first sample %.3f us/node\n", seconds, length, since(),
+              per_node(x, s, ev, length));
+  while (since() < seconds) {
+    const double v = per_node(x, s, ev, length);
+    fastest = std::min(fastest, v);
+    slowest = std::max(slowest, v);
+    const bool now_slow = v > 1.15 * fastest;
+    ++samples[now_slow];
+    if (now_slow != slow) {
+      std::printf("t=%.3f s: %s (%.3f us/node; fastest %.3f)\n", since(), now_slow ? "fast -> slow" : "slow -> fast", v,
+                  fastest);
+      slow = now_slow;
+    }
+    if (slow && !recovery_done) {
+      recovery_done = true;
+      std::printf("  recovery: same exec %.3f", per_node(x, s, ev, length));
+      cudaGraphExec_t y = make_exec(s, length);
+      std::printf(", new exec %.3f", per_node(y, s, ev, length));
+      cudaStream_t s2 = nullptr;
+      CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+      cudaGraphExec_t z = make_exec(s2, length);
+      std::printf(", new stream + exec %.3f", per_node(z, s2, ev, length));
+      CK(cudaGraphExecDestroy(y));
+      CK(cudaGraphExecDestroy(z));
+      CK(cudaStreamDestroy(s2));
+      // After an idle spell the clocks ramp up again: 100 ms of replays first, then the sample.
+      const auto after_idle = [&](int ms) {
+        idle(ms);
+        const auto w0 = Clock::now();
+        while (std::chrono::duration<double>(Clock::now() - w0).count() < 0.1) per_node(x, s, ev, length);
+        return per_node(x, s, ev, length);
+      };
+      std::printf(", after 200 ms idle %.3f", after_idle(200));
+      std::printf(", after 2 s idle %.3f", after_idle(2000));
+      // A second host thread busy meanwhile (host power state, if the device waits on host memory).
+      std::atomic<bool> stop{false};
+      std::thread spinner([&] {
+        volatile unsigned long long x = 0;
+        while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+      });
+      const auto w0 = Clock::now();
+      while (std::chrono::duration<double>(Clock::now() - w0).count() < 0.2) per_node(x, s, ev, length);
+      std::printf(", with a host thread spinning %.3f us/node\n", per_node(x, s, ev, length));
+      stop = true;
+      spinner.join();
+    }
+  }
+  std::printf("samples: fast %ld, slow %ld (fastest %.3f, slowest %.3f us/node); ends %s at t=%.3f s\n", samples[0],
+              samples[1], fastest, slowest, slow ? "slow" : "fast", since());
+  if (slow) {
+    CK(cudaGraphExecDestroy(x));
+    for (auto& e : ev) CK(cudaEventDestroy(e));
+    CK(cudaStreamDestroy(s));
+    CK(cudaDeviceReset());
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (auto& e : ev) CK(cudaEventCreate(&e));
+    x = make_exec(s, length);
+    std::printf("after cudaDeviceReset: %.3f us/node\n", per_node(x, s, ev, length));
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "watch") return watch(std::atof(argv[2]), argc > 3 ? std::atoi(argv[3]) : 1000);
   const int length = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 6;
   const std::string flags = argc > 3 ? argv[3] : "none";

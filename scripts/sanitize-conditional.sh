@@ -9,7 +9,7 @@
 #    workload as graphprof runs it), one difference per step, and Single.* (one difference from
 #    the probe). The first ladder step that is not clean names the difference.
 # 3. That first failing step twice more (and the clean step before it), then with memcheck options
-#    changed one at a time: --check-device-heap no, --padding 32, --force-blocking-launches yes,
+#    changed one at a time: --check-device-heap no, --padding 32, --force-blocking-launches,
 #    CUDA_LAUNCH_BLOCKING=1, the deciding kernel (the one that calls cudaGraphSetConditional)
 #    excluded from instrumentation; and under synccheck and initcheck.
 # 4. graphprof's `while` (graph, capture) under memcheck: default parameters, one pass per launch
@@ -105,7 +105,7 @@ first=$(grep -m1 -E '^memcheck-Ladder\.S[0-9]+_\S+ +NOT CLEAN' "$work/steps.txt"
     done
     echo "one opt-$first-check-device-heap-no - --tool memcheck --check-device-heap no -- $prog"
     echo "one opt-$first-padding-32 - --tool memcheck --padding 32 -- $prog"
-    has_option --force-blocking-launches && echo "one opt-$first-force-blocking - --tool memcheck --force-blocking-launches yes -- $prog"
+    has_option --force-blocking-launches && echo "one opt-$first-force-blocking - --tool memcheck --force-blocking-launches -- $prog"
     echo "one opt-$first-launch-blocking CUDA_LAUNCH_BLOCKING=1 --tool memcheck -- $prog"
     echo "one opt-$first-exclude-$decider - --tool memcheck $exclude_opt kns=$decider -- $prog"
     echo "one opt-$first-synccheck - --tool synccheck -- $prog"
@@ -122,7 +122,7 @@ first=$(grep -m1 -E '^memcheck-Ladder\.S[0-9]+_\S+ +NOT CLEAN' "$work/steps.txt"
     echo "one graphprof-$m-exclude-wh_check - --tool memcheck $exclude_opt kns=wh_check -- $gp $quick --mode $m"
   done
   has_option --force-blocking-launches &&
-    echo "one graphprof-graph-force-blocking - --tool memcheck --force-blocking-launches yes -- $gp $quick --mode graph"
+    echo "one graphprof-graph-force-blocking - --tool memcheck --force-blocking-launches -- $gp $quick --mode graph"
   echo "one graphprof-graph-launch-blocking CUDA_LAUNCH_BLOCKING=1 --tool memcheck -- $gp $quick --mode graph"
 } >"$work/more.cmds"
 xargs -P "$jobs" -I{} bash -c '{}' <"$work/more.cmds" | sort >"$work/more.txt"

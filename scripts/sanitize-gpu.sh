@@ -9,11 +9,17 @@
 # at a time; each is stopped after SANITIZE_TIMEOUT (90) s and counted "timeout"; nothing new starts
 # after SANITIZE_DEADLINE (150) s, so the whole script stays within about 3 minutes of device time.
 #
-# Conditional WHILE nodes: first the probe tests/gpu/conditional_probe_test (a WHILE graph whose
-# body kernel accesses no memory) runs under memcheck. If memcheck reports an error even there,
-# the tool cannot follow conditional nodes, and the `while` capture/graph cases (the WHILE node)
-# are skipped with that reason (docs/development.md, "Sanitizers"). If the probe is clean, they run
-# like every other case and any report is real.
+# Conditional WHILE nodes (docs/development.md, "compute-sanitizer and conditional nodes"):
+# compute-sanitizer 2025.3 (memcheck, initcheck) breaks the CUDA context when a kernel it
+# instruments both accesses global memory and calls cudaGraphSetConditional, run repeatedly as the
+# body of a WHILE node; no access is reported, the context dies with error 700 or 716. First the
+# minimal reproducer, tests/gpu/conditional_probe_ladder_test --gtest_filter=Ladder.S01_ManyPasses
+# (one 32-thread body kernel, thread 0 counts passes in two ints and sets the handle), runs under
+# memcheck. If it fails, the `while` capture/graph memcheck cases run with that one kernel, wh_check,
+# left uninstrumented (--kernel-name-exclude kns=wh_check) and say so: everything else in them is
+# checked (wh_init, wh_relax inside the body, the graph machinery), and eager mode checks the same
+# accesses of wh_check without the conditional call. If the reproducer is clean (a fixed tool),
+# nothing is excluded and every report is real.
 #
 # Output: a summary table on stdout and in $OUT/sanitize-gpu-summary.txt, every log in
 # $OUT/sanitize-gpu-logs.tgz. Exit 0 when every case that ran is clean, 1 otherwise.
@@ -22,7 +28,8 @@ gp=${1:-./build-gpu/graphprof}
 [ -x "$gp" ] || { echo "$0: $gp is not an executable graphprof (build it first, or pass its path)" >&2; exit 2; }
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$cs" ] || { echo "$0: compute-sanitizer not found" >&2; exit 2; }
-probe=${PROBE:-$(dirname "$gp")/tests/conditional_probe_test}
+probe=${PROBE:-$(dirname "$gp")/tests/conditional_probe_ladder_test}
+repro=Ladder.S01_ManyPasses
 out=${OUT:-$PWD/sanitize-gpu-out}
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -55,13 +62,18 @@ run_case() {
   # NCCL probes every kernel variant with cudaFuncGetAttributes at ncclCommInitRank and gets
   # cudaErrorNoKernelImageForDevice for those not built for this GPU (seen on the H200, NCCL 2.28:
   # 4 such API errors, all inside libnccl): not graphprof's calls, which are all checked anyway.
-  local api=()
+  local api=() note=""
   [ "$w" = allreduce ] && api=(--report-api-errors no)
+  # The WHILE node's deciding kernel, left out where the tool is known to fail on it (see above).
+  if [ "$tool" = memcheck ] && [ "$w" = while ] && [ "$m" != eager ] && [ -n "$exclude_conditional" ]; then
+    api+=(--kernel-name-exclude kns=wh_check)
+    note=" [$exclude_conditional]"
+  fi
   # shellcheck disable=SC2086
   timeout -k 5 "$per_run" "$cs" --tool "$tool" "${api[@]}" --print-limit 10 --error-exitcode 99 \
     "$gp" run --workload "$w" --mode "$m" $quick --json "$logs/$tool-$w-$m.json" >"$log" 2>&1
   local rc=$?
-  printf '%s %s %s\t%s (%d s)\n' "$tool" "$w" "$m" "$(classify "$log" "$rc")" $((SECONDS - t0))
+  printf '%s %s %s\t%s (%d s)%s\n' "$tool" "$w" "$m" "$(classify "$log" "$rc")" $((SECONDS - t0)) "$note"
 }
 export -f run_case
 
@@ -69,30 +81,27 @@ export -f run_case
 workloads=${SANITIZE_WORKLOADS:-$("$gp" list | grep -E '^[a-z]' | awk '{print $1}')}
 # allreduce needs NCCL and, for more than one rank, --ranks: alone it still runs on one GPU.
 
-# 1. The probe: can memcheck follow a conditional WHILE node at all?
-skip_conditional=""
+# 1. The minimal reproducer of the tool's conditional-node failure: is this tool version affected?
+#    Then the same with its deciding kernel uninstrumented, which must be clean (the workaround).
+exclude_conditional=""
 if [ -x "$probe" ]; then
-  timeout -k 5 "$per_run" "$cs" --tool memcheck --error-exitcode 99 "$probe" >"$logs/memcheck-conditional-probe.log" 2>&1
-  probe_rc=$?
-  probe_verdict=$(classify "$logs/memcheck-conditional-probe.log" "$probe_rc")
-  echo "memcheck conditional-probe	$probe_verdict" >"$work/probe.txt"
-  case $probe_verdict in clean*) ;; *) skip_conditional="compute-sanitizer memcheck cannot follow conditional nodes: the probe (a WHILE body that accesses no memory) fails too ($probe_verdict)";; esac
+  for excl in "" count_passes; do
+    log=$logs/memcheck-conditional-repro${excl:+-excluding-$excl}.log
+    opts=(--tool memcheck --error-exitcode 99)
+    [ -n "$excl" ] && opts+=(--kernel-name-exclude "kns=$excl")
+    timeout -k 5 "$per_run" "$cs" "${opts[@]}" "$probe" --gtest_filter=$repro >"$log" 2>&1
+    printf 'memcheck conditional-repro%s\t%s\n' "${excl:+ ($excl not instrumented)}" "$(classify "$log" $?)"
+  done >"$work/probe.txt"
+  case $(head -1 "$work/probe.txt") in *$'\t'clean*) ;; *) exclude_conditional="wh_check not instrumented";; esac
 else
-  echo "memcheck conditional-probe	not run ($probe missing: build the tests)" >"$work/probe.txt"
+  echo "memcheck conditional-repro	not run ($probe missing: build the tests)" >"$work/probe.txt"
 fi
+export exclude_conditional
 
 cases=$work/cases.txt
 : >"$cases"
-skipped=$work/skipped.txt
-: >"$skipped"
 for w in $workloads; do
-  for m in eager capture graph; do
-    if [ "$w" = while ] && [ "$m" != eager ] && [ -n "$skip_conditional" ]; then
-      printf 'memcheck %s %s\tskipped: %s\n' "$w" "$m" "$skip_conditional" >>"$skipped"
-      continue
-    fi
-    echo "memcheck $w $m" >>"$cases"
-  done
+  for m in eager capture graph; do echo "memcheck $w $m" >>"$cases"; done
 done
 for w in $workloads; do echo "racecheck $w eager" >>"$cases"; done
 
@@ -103,11 +112,15 @@ xargs -P "$jobs" -L 1 bash -c 'run_case "$0" "$1" "$2"' <"$cases" >"$work/result
   echo "compute-sanitizer $("$cs" --version | grep -m1 -oE 'Version [0-9.]+' || true) over $(echo $workloads | wc -w) workloads, $(date -u +%FT%TZ)"
   cat "$work/probe.txt"
   # `column` is not on every machine (the H200 image lacks it): align with awk instead.
-  sort "$work/results.txt" "$skipped" | awk -F'\t' '{ printf "%-34s %s\n", $1, $2 }'
+  sort "$work/results.txt" | awk -F'\t' '{ printf "%-34s %s\n", $1, $2 }'
   echo
-  printf 'clean: %d   not clean: %d   timeout: %d   skipped: %d   not run: %d\n' \
+  if [ -n "$exclude_conditional" ]; then
+    echo "conditional-repro not clean: this compute-sanitizer has the known conditional-node failure"
+    echo "(docs/development.md), so memcheck of while capture/graph ran with wh_check not instrumented."
+  fi
+  printf 'clean: %d   not clean: %d   timeout: %d   not run: %d\n' \
     "$(grep -c $'\tclean' "$work/results.txt")" "$(grep -c $'\tNOT CLEAN' "$work/results.txt")" \
-    "$(grep -c $'\ttimeout' "$work/results.txt")" "$(wc -l <"$skipped")" "$(grep -c $'\tnot run' "$work/results.txt")"
+    "$(grep -c $'\ttimeout' "$work/results.txt")" "$(grep -c $'\tnot run' "$work/results.txt")"
 } | tee "$out/sanitize-gpu-summary.txt"
 tar -C "$work" -czf "$out/sanitize-gpu-logs.tgz" sanitize-gpu-logs
 ! grep -q $'\tNOT CLEAN' "$work/results.txt"

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphprof/graph_model.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/trace_records.hpp"
 
@@ -25,20 +26,20 @@ std::string short_kernel_name(const std::string& recorded_name);
 
 struct DotNode {
   std::string kind;  // "kernel", "memset", "memcpy", or the dump's word for other nodes ("HOST", ...)
-  std::string name;  // kernels: the mangled name printed by the dump (default flags); else empty
+  std::string name;  // kernels: the mangled name printed by the dump; else empty
 };
 
 struct DotGraphInfo {
-  bool found = false;          // a "graph_<G>_node_<i>" node was found
-  std::uint32_t graph_id = 0;  // G of the top-level graph (the first cluster)
+  bool found = false;          // the dumped graph has nodes whose ids CUPTI can name (32-bit)
+  std::uint32_t graph_id = 0;  // G of the dumped (top-level) graph: the first in the file
   std::map<std::uint32_t, DotNode> nodes;  // node index -> node, top-level graph only
   // The other clusters (child graphs, conditional bodies): graph id -> node index -> node.
   std::map<std::uint32_t, std::map<std::uint32_t, DotNode>> nested;
 };
 
-// Scans the text of a cudaGraphDebugDotPrint dump (default flags; verbose dumps give kinds only).
-// Not a DOT parser: it reads the node statements CUDA writes, enough to check the join.
-DotGraphInfo scan_dot_dump(const std::string& text);
+// The dumped graph's nodes from a dump read by the graph loader (load_dot in graph_model.hpp, the
+// one DOT reader), default or verbose form.
+DotGraphInfo dot_graph_info(const GraphModel& dump);
 
 // ---------------------------------------------------------------------------------------------
 // The join: exec node id (kernel records) -> original node (DOT dump)

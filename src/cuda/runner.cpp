@@ -20,6 +20,7 @@
 #include "graphprof/profile.hpp"
 #include "graphprof/run_outcome.hpp"
 #include "graphprof/trace_nvtx.hpp"
+#include "device_probe.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
 
@@ -135,6 +136,21 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   dump.edges = static_cast<int>(edges);
 }
 
+// sections.device_probe: the device's kernel-to-kernel step right before this result's timing
+// passes (device_probe.hpp), so a reader can tell in which of its states the device ran them. A
+// probe that fails is noted; the measurement goes on.
+void record_device_probe(ModeResult& res) {
+  nlohmann::json& probe = res.sections.other["device_probe"];
+  probe["chain_kernels"] = kDeviceProbeKernels;
+  try {
+    probe["ns_per_kernel"] = measure_device_probe_ns();
+  } catch (const CudaError& e) {
+    if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
+    probe["error"] = e.api() + " returned " + e.error_name();
+    (void)cudaGetLastError();
+  }
+}
+
 // One full repetition. Throws CudaError on failure; run_mode() records it.
 void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
                     int rep, ModeResult& res) {
@@ -217,6 +233,8 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     if (i % batch == batch - 1) GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  // After the warm-up, so the clocks have ramped up as for the passes that follow.
+  if (rep == 0) record_device_probe(res);
 
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over

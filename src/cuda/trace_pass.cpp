@@ -147,7 +147,7 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     std::string dot_warning;
     if (res.sections.graph && !res.sections.graph->dot.empty()) {
       try {
-        dot = scan_dot_dump(read_file(res.sections.graph->dot));
+        dot = dot_graph_info(load_dot(res.sections.graph->dot));
         have_dot = dot.found;
       } catch (const Error& e) {
         dot_warning = e.what();

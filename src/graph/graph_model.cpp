@@ -1,4 +1,5 @@
-// Graph model helpers that need no Graphviz: kind names, kernel name forms, launch configs.
+// Graph model helpers that need no Graphviz: the shared texts and launch configurations, kind
+// names, kernel name forms, launch configs.
 #include "graphprof/graph_model.hpp"
 
 #include <cxxabi.h>
@@ -6,9 +7,81 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <ostream>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace gp {
+
+namespace {
+
+// The pools behind SharedText and SharedLaunch: entries never move and are never freed, so a
+// pointer to one stays valid in any copy of any node. Made on first use and never destroyed
+// (a node may outlive static destruction).
+struct Pools {
+  std::mutex mutex;
+  std::unordered_set<std::string> texts;
+  std::map<std::string, LaunchConfig> launches;  // by text
+};
+
+Pools& pools() {
+  static Pools* p = new Pools;
+  return *p;
+}
+
+// Loader threads intern a few distinct texts a million times: each keeps the ones it has seen,
+// so that the pool's lock is taken once per text and thread. Bounded for hostile dumps where
+// every name differs.
+constexpr std::size_t kMaxCachedTexts = 4096;
+
+const std::string* intern(std::string_view text) {
+  if (text.empty()) return nullptr;
+  thread_local std::unordered_map<std::string_view, const std::string*> seen;
+  const auto it = seen.find(text);
+  if (it != seen.end()) return it->second;
+  Pools& p = pools();
+  const std::string* entry = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    entry = &*p.texts.emplace(text).first;
+  }
+  if (seen.size() >= kMaxCachedTexts) seen.clear();
+  seen.emplace(*entry, entry);
+  return entry;
+}
+
+}  // namespace
+
+SharedText::SharedText(const char* text) : text_(intern(text == nullptr ? std::string_view() : std::string_view(text))) {}
+
+SharedText::SharedText(std::string_view text) : text_(intern(text)) {}
+
+const std::string& SharedText::str() const {
+  static const std::string kEmpty;
+  return text_ == nullptr ? kEmpty : *text_;
+}
+
+std::ostream& operator<<(std::ostream& out, const SharedText& t) { return out << t.str(); }
+
+SharedLaunch::SharedLaunch(const std::optional<LaunchConfig>& config) {
+  if (!config) return;
+  thread_local std::unordered_map<std::string, const LaunchConfig*> seen;
+  const auto it = seen.find(config->text);
+  if (it != seen.end()) {
+    config_ = it->second;
+    return;
+  }
+  Pools& p = pools();
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    config_ = &p.launches.emplace(config->text, *config).first->second;
+  }
+  if (seen.size() >= kMaxCachedTexts) seen.clear();
+  seen.emplace(config->text, config_);
+}
 
 const char* to_string(NodeKind k) {
   switch (k) {

@@ -309,3 +309,37 @@ std::string render_svg(const GraphView& view, std::vector<std::string>* notes) {
 }
 
 }  // namespace gp
+
+namespace gp::detail {
+
+namespace {
+std::string g_messages;  // what Graphviz reported while a GraphvizMessages was alive
+
+int collect_message(char* msg) {
+  if (msg != nullptr) g_messages += msg;
+  return 0;
+}
+}  // namespace
+
+GraphvizMessages::GraphvizMessages() : previous_(agseterrf(collect_message)) { g_messages.clear(); }
+
+GraphvizMessages::~GraphvizMessages() { agseterrf(previous_); }
+
+std::vector<std::string> GraphvizMessages::lines() const {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < g_messages.size()) {
+    const auto nl = g_messages.find('\n', start);
+    std::string line = g_messages.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    for (const char* prefix : {"Error: ", "Warning: ", "<stdin>: "})
+      if (line.rfind(prefix, 0) == 0) line.erase(0, std::char_traits<char>::length(prefix));
+    if (!line.empty()) out.push_back(line);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+bool GraphvizMessages::has_errors() const { return g_messages.find("Error") != std::string::npos; }
+
+}  // namespace gp::detail

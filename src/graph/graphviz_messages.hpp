@@ -1,8 +1,8 @@
 // Graphviz reports syntax errors and warnings through one process-wide callback (cgraph's
 // agseterrf). While a GraphvizMessages is alive they are collected here instead of going to
 // stderr, so that graphprof can say in one line what went wrong. Implemented in
-// dot_loader.cpp (the cgraph TU); used by the loader and the renderer. Not thread-safe:
-// Graphviz itself is not.
+// graph_render.cpp, the one Graphviz TU (DOT files are read by graphprof's own reader). Not
+// thread-safe: Graphviz itself is not.
 #pragma once
 #include <string>
 #include <vector>

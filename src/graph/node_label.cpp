@@ -134,17 +134,21 @@ void read_kernel_text(const std::string& text, GraphNode& node) {
   }
   if (!name.empty()) {
     // A big graph launches a few dozen distinct kernels thousands of times: demangle each once
-    // (per loader thread).
-    thread_local std::unordered_map<std::string, std::pair<std::string, std::string>> names;
+    // (per loader thread; bounded for dumps where every name differs).
+    struct Names {
+      SharedText mangled, demangled, short_name;
+    };
+    thread_local std::unordered_map<std::string, Names> names;
     auto it = names.find(name);
     if (it == names.end()) {
-      std::string demangled = demangle_kernel_name(name);
-      std::string short_name = kernel_base_name(demangled);
-      it = names.emplace(name, std::make_pair(std::move(demangled), std::move(short_name))).first;
+      if (names.size() >= 4096) names.clear();
+      const std::string demangled = demangle_kernel_name(name);
+      it = names.emplace(name, Names{SharedText(name), SharedText(demangled), SharedText(kernel_base_name(demangled))})
+               .first;
     }
-    node.mangled = name;
-    node.demangled = it->second.first;
-    node.short_name = it->second.second;
+    node.mangled = it->second.mangled;
+    node.demangled = it->second.demangled;
+    node.short_name = it->second.short_name;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
 
@@ -179,14 +180,6 @@ std::string find_dump(const std::string& recorded, const std::string& records_fi
   if (recorded.empty() || fs::exists(recorded, ec)) return recorded;
   const fs::path nearby = fs::path(records_file).parent_path() / fs::path(recorded).filename();
   return fs::exists(nearby, ec) ? nearby.string() : recorded;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Capture regions per host thread (BeginCapture to EndCapture) and what went wrong inside them.
@@ -450,7 +443,11 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       g.kernel_time_ns += duration(k.start_ns, k.end_ns);
     }
     DotGraphInfo dot;
-    if (!g.exec.dot.empty()) dot = scan_dot_dump(read_text(g.exec.dot));
+    try {
+      if (!g.exec.dot.empty()) dot = dot_graph_info(load_dot(g.exec.dot));
+    } catch (const Error&) {
+      // A dump that is missing or unreadable: the join goes without node names.
+    }
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     out.graphs.push_back(std::move(g));

@@ -2,7 +2,6 @@
 #include "graphprof/trace_analysis.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -22,119 +21,32 @@ std::string short_kernel_name(const std::string& recorded_name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DOT dump scan
+// The DOT dump, read by the graph loader
 
-namespace {
-
-bool parse_node_name(const std::string& text, std::size_t pos, std::uint32_t& g, std::uint32_t& i, std::size_t& end) {
-  // Expects `graph_<G>_node_<i>` at pos.
-  static const std::string head = "graph_";
-  static const std::string mid = "_node_";
-  if (text.compare(pos, head.size(), head) != 0) return false;
-  std::size_t p = pos + head.size();
-  auto digits = [&](std::uint32_t& out) {
-    const std::size_t b = p;
-    unsigned long long v = 0;
-    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p]))) {
-      v = v * 10 + static_cast<unsigned long long>(text[p] - '0');
-      ++p;
-      if (v > std::numeric_limits<std::uint32_t>::max()) return false;
-    }
-    out = static_cast<std::uint32_t>(v);
-    return p > b;
-  };
-  if (!digits(g)) return false;
-  if (text.compare(p, mid.size(), mid) != 0) return false;
-  p += mid.size();
-  if (!digits(i)) return false;
-  end = p;
-  return true;
-}
-
-DotNode classify_label(const std::string& label) {
-  static const std::set<std::string> kinds = {"MEMSET",       "MEMCPY",          "HOST",           "EVENT_RECORD",
-                                              "EVENT_WAIT",   "EMPTY",           "MEM_ALLOC",      "MEM_FREE",
-                                              "CONDITIONAL",  "EXT_SEMAS_SIGNAL", "EXT_SEMAS_WAIT", "BATCH_MEM_OP",
-                                              "KERNEL"};
-  std::vector<std::string> lines;
-  std::size_t b = 0;
-  for (std::size_t p = 0; p <= label.size(); ++p) {
-    if (p == label.size() || label[p] == '\n') {
-      std::string line = label.substr(b, p - b);
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-      lines.push_back(line);
-      b = p + 1;
-    }
-  }
-  DotNode n;
-  // Verbose dumps use record labels: "{KERNEL\n| {ID | ...". The kind is the first word.
-  if (!lines.empty() && !lines[0].empty() && lines[0][0] == '{') {
-    std::string word = lines[0].substr(1);
-    if (word.empty() && lines.size() > 1) word = lines[1];
-    n.kind = word;
-  } else if (lines.size() > 1) {
-    // Default dumps: "<index>\n<mangled kernel name | KIND>\n..."
-    const std::string& second = lines[1];
-    if (kinds.count(second)) n.kind = second;
-    else if (second.rfind("graph_", 0) == 0) n.kind = "GRAPH";
-    else {
-      n.kind = "kernel";
-      n.name = second;
-    }
-  }
-  if (n.kind == "KERNEL") n.kind = "kernel";
-  else if (n.kind == "MEMSET") n.kind = "memset";
-  else if (n.kind == "MEMCPY") n.kind = "memcpy";
-  return n;
-}
-
-}  // namespace
-
-DotGraphInfo scan_dot_dump(const std::string& text) {
+DotGraphInfo dot_graph_info(const GraphModel& dump) {
   DotGraphInfo info;
-  // The first cluster is the graph that was dumped; child graphs follow as sibling clusters.
-  const std::string cluster = "subgraph cluster_";
-  const std::size_t c = text.find(cluster);
-  bool have_cluster = false;
-  if (c != std::string::npos) {
-    std::size_t p = c + cluster.size();
-    unsigned long long v = 0;
-    const std::size_t b = p;
-    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p]))) v = v * 10 + static_cast<unsigned long long>(text[p++] - '0');
-    if (p > b && v <= std::numeric_limits<std::uint32_t>::max()) {
-      info.graph_id = static_cast<std::uint32_t>(v);
-      have_cluster = true;
-    }
-  }
-  for (std::size_t q = text.find("\"graph_"); q != std::string::npos; q = text.find("\"graph_", q + 1)) {
-    std::uint32_t g = 0, i = 0;
-    std::size_t end = 0;
-    if (!parse_node_name(text, q + 1, g, i, end)) continue;
-    if (end >= text.size() || text[end] != '"') continue;
-    // A node statement starts a line and has '[' right after the name. Edges start with a name
-    // too, but continue with " -> " (and verbose dumps give them attributes: [headlabel=0]).
-    if (q > 0 && text[q - 1] != '\n') continue;
-    const std::size_t p = end + 1;
-    if (p >= text.size() || text[p] != '[') continue;
-    if (!have_cluster) {
-      info.graph_id = g;
-      have_cluster = true;
-    }
+  // The dumped graph comes first in the file; child graphs and conditional bodies follow.
+  if (dump.nodes.empty()) return info;
+  const GraphId top = dump.nodes.front().graph_id;
+  constexpr auto kMax32 = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
+  if (top > kMax32) return info;  // CUPTI's graph ids are 32-bit: no trace record can name it
+  info.graph_id = static_cast<std::uint32_t>(top);
+  for (const GraphNode& n : dump.nodes) {
+    if (n.graph_id < 0 || n.graph_id > kMax32 || n.index > kMax32) continue;
     DotNode node;
-    const std::size_t l = text.find("label=\"", p);
-    const std::size_t close = text.find("];", p);
-    if (l != std::string::npos && (close == std::string::npos || l < close)) {
-      std::size_t s = l + 7, e = s;
-      while (e < text.size() && !(text[e] == '"' && text[e - 1] != '\\')) ++e;
-      node = classify_label(text.substr(s, e - s));
+    switch (n.kind) {
+      case NodeKind::kKernel: node.kind = "kernel"; node.name = n.mangled; break;
+      case NodeKind::kMemcpy: node.kind = "memcpy"; break;
+      case NodeKind::kMemset: node.kind = "memset"; break;
+      default: node.kind = n.type_text; break;
     }
-    if (g != info.graph_id) {
-      info.nested[g][i] = node;
+    if (n.graph_id != top) {
+      info.nested[static_cast<std::uint32_t>(n.graph_id)][static_cast<std::uint32_t>(n.index)] = std::move(node);
       continue;
     }
-    info.found = true;
-    info.nodes[i] = node;
+    info.nodes[static_cast<std::uint32_t>(n.index)] = std::move(node);
   }
+  info.found = !info.nodes.empty();
   return info;
 }
 

@@ -1,10 +1,15 @@
-// A ladder from the clean conditional-node probe (conditional_probe_test: one WHILE node, a body
-// kernel that touches no memory, one pass) to the exact setup of the `while` workload as
-// graphprof runs it, one difference per step. Each step is one TEST (Ladder.Snn_*), each adds
-// one thing to the step before it; Single.* add one thing to the probe alone. As a plain test
-// every step checks that the loop ran the passes it should. Under compute-sanitizer memcheck
-// (scripts/sanitize-conditional.sh runs each TEST in its own process) the first step that fails
-// names the difference that makes memcheck fail. Exit 77 without a GPU.
+// A ladder from a clean conditional-node probe (S00: one WHILE node, a body kernel that touches
+// no memory, one pass) to the exact setup of the `while` workload as graphprof runs it, one
+// difference per step. Each step is one TEST (Ladder.Snn_*) and adds one thing to the step before
+// it; Single.* add one thing to S00 alone. As a plain test every step checks that the loop ran the
+// passes it should. Under compute-sanitizer (scripts/sanitize-conditional.sh runs each TEST in its
+// own process) the first step that fails names the difference that makes the tool fail.
+//
+// Found on the H200 (compute-sanitizer 2025.3.1, driver 580.159; docs/development.md): S00 is
+// clean, S01 already fails under memcheck and initcheck (error 700 or 716, no access reported)
+// and is clean with count_passes left uninstrumented, so S01 is the minimal reproducer that
+// scripts/sanitize-gpu.sh runs to decide whether wh_check must be left uninstrumented.
+// Exit 77 without a GPU.
 //
 //   S00 probe          WHILE node alone; body: 1 block x 32 threads, no memory, ends on pass 1
 //   S01 many passes    the body kernel counts passes in device memory; 39 passes per launch

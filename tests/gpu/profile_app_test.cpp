@@ -206,6 +206,40 @@ TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   EXPECT_NE(trace.reason.find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"), std::string::npos) << trace.reason;
 }
 
+// An application that takes CUPTI's activity API without finalizing it (tests/apps/
+// cupti_activity_app.cpp: its own buffer callbacks, records still pending at exit). At exit the
+// injection's subscription is alive, so it takes the buffer callbacks back before its flush (the
+// application's might be gone by then), writes the application's pending records without freeing
+// its buffers, and reports activity_taken. The application's status and output are its own.
+TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo) {
+  const fs::path out = fresh_dir("cupti-activity");
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
+                          " > " + (out / "console.txt").string() + " 2>&1";
+  ASSERT_EQ(shell(cmd), 0) << console(out);
+  const std::string text = console(out);
+  EXPECT_NE(text.find("cupti_activity_app: cuptiActivityRegisterCallbacks -> 0"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cupti_activity_app: 0 buffers"), std::string::npos) << "the application got its records; " << text;
+  const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
+  const json& p = profile_of(report);
+  EXPECT_EQ(p["exit_status"], 0) << text;
+  ASSERT_EQ(p["processes"].size(), 1u);
+  const json& proc = p["processes"][0];
+  EXPECT_EQ(proc["end_reason"], "exit") << text;
+  EXPECT_EQ(proc["cupti_at_end"], "activity_taken") << text;
+  ASSERT_EQ(proc["warnings"].size(), 1u) << text;
+  EXPECT_NE(proc["warnings"][0].get<std::string>().find("activity API"), std::string::npos) << proc["warnings"][0];
+  EXPECT_NE(text.find("graphprof warning: the application used CUPTI's activity API itself"), std::string::npos) << text;
+  // The 100 calls whose records were pending at exit came back to graphprof.
+  std::size_t calls = 0;
+  for (const auto& f : fs::directory_iterator(out / "profile-data")) {
+    if (f.path().extension() != ".jsonl") continue;
+    std::ifstream in(f.path());
+    std::string line;
+    while (std::getline(in, line)) calls += line.find("\"n\":\"cuDeviceGetCount\"") != std::string::npos;
+  }
+  EXPECT_GE(calls, 100u) << text;
+}
+
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   const fs::path out = fresh_dir("sigterm");
   std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,

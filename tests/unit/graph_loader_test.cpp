@@ -337,8 +337,17 @@ TEST(GraphLoader, EveryTruncationOfARealDumpIsRejected) {
       EXPECT_EQ(e.code(), ExitCode::kBadInput) << n;
     }
   }
-  // And the parser still works afterwards (cgraph keeps global state between reads).
+  // And the reader still works afterwards (cgraph, the earlier reader, kept state between reads).
   EXPECT_EQ(load_dot_text(text, "whole.dot").nodes.size(), 4u);
+}
+
+TEST(GraphLoader, NotValidDotNamesTheLineAndRefusesASecondGraph) {
+  const std::string text = read_file(fixture("while_capture_verbose.dot"));
+  // Cut inside the second node's label, which opens on line 12: the message names where it opened.
+  expect_bad(text.substr(0, text.find("CONDITIONAL")), "not valid DOT: line 12: a quoted string is not closed");
+  expect_bad(text.substr(0, text.rfind('}')), "expected '}' to close the graph, but the text ends (truncated file?)");
+  // cgraph read the first graph and silently ignored what followed; a dump is one graph.
+  expect_bad(text + "digraph again {}\n", "not valid DOT: line 45: text after the end of the graph (one graph per file)");
 }
 
 TEST(GraphLoader, FolderIsBadInput) {
@@ -432,9 +441,9 @@ TEST(GraphLoader, Latin1BytesInLabelsBecomeReplacementCharacters) {
 }
 
 TEST(GraphLoader, SyntaxErrorAfterManyNodesIsBadInput) {
-  // Found by fuzz_graph_analysis: a dump cut mid-label. cgraph closes the half-read graph
-  // itself, which freed memory of the loader's old arena with free() (ASan: bad-free); the
-  // sanitized build of this test (tests/fuzz) checks that nothing of the kind is left.
+  // Found by fuzz_graph_analysis: a dump cut mid-label. cgraph, the earlier reader, closed the
+  // half-read graph itself, which freed memory of the loader's old arena with free() (ASan:
+  // bad-free); the sanitized build of this test (tests/fuzz) checks that nothing of the kind is left.
   const std::string path = std::string(GRAPHPROF_TEST_DATA) + "/../fuzz/regressions/dot_syntax_error_partial_graph.dot";
   try {
     (void)load_dot(path);

@@ -107,7 +107,7 @@ TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
 TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
   const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_capture";
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
-  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const NodeJoin join = NodeJoin::build(data, &dot);
   TraceSection trace = to_section(summarize_trace(data, join, &dot));
   trace.status = "ok";
@@ -137,7 +137,7 @@ Report while_and_host_report() {
     for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
     stem += "_graph";
     const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
-    const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+    const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
     TraceSection trace = to_section(summarize_trace(data, NodeJoin::build(data, &dot), &dot));
     trace.status = "ok";
     trace.perturbation = res.sections.trace.value().perturbation;

@@ -61,7 +61,7 @@ TEST(OutputGolden, TraceSummary) {
     const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
     DotGraphInfo dot;
     const bool has_dot = m != Mode::kEager;
-    if (has_dot) dot = scan_dot_dump(read_file(stem + ".dot"));
+    if (has_dot) dot = dot_graph_info(load_dot(stem + ".dot"));
     const TraceSummary s = summarize_trace(data, NodeJoin::build(data, has_dot ? &dot : nullptr), has_dot ? &dot : nullptr);
     ModeResult res;
     res.workload = "chain";

@@ -103,7 +103,7 @@ TEST(ReportSections, UnknownSectionsAreKeptAndWrongTypesNameTheirPath) {
 TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
   const std::string stem = (kData / "trace" / "chain_elements-4096_kernels-10_sync_inside-0_capture").string();
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
-  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const TraceSummary s = summarize_trace(data, NodeJoin::build(data, &dot), &dot);
   TraceSection t = to_section(s);
   ModeResult res;

@@ -1,7 +1,8 @@
 // The exec-node -> DOT-node join on recorded sessions: every pair tests/data/trace/<stem>.trace.json
 // (from `graphprof run --trace-records`) + <stem>.dot (the dump the same run wrote under --out/dot)
 // must attribute every GPU record of the graph replays to a node that exists in the dump, with
-// the kernel name the dump prints, conditional bodies included (while_*). Fixtures from the H200 drive this; see tests/data/trace/README.md.
+// the kernel name the dump prints, conditional bodies included (while_*). Fixtures from the H200
+// drive this; see tests/data/trace/README.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,7 +65,7 @@ TEST(TraceJoinFixtures, EveryGraphRecordIsAttributedToANodeOfTheDump) {
     }
     ASSERT_TRUE(fs::exists(f.dot)) << "missing " << f.dot;
     const std::string dot_text = read_file(f.dot.string());
-    const DotGraphInfo dot = scan_dot_dump(dot_text);
+    const DotGraphInfo dot = dot_graph_info(load_dot_text(dot_text, f.dot.string()));
     ASSERT_TRUE(dot.found);
     const NodeJoin join = NodeJoin::build(data, &dot);
     EXPECT_TRUE(join.dot_status() == "same graph" || join.dot_status() == "matched by node position")
@@ -103,7 +104,7 @@ TEST(TraceJoinFixtures, TheBodyOfAWhileNodeGetsItsRunsAndItsTime) {
   // CUPTI gave the body's records correlation id 0 and node ids of the parent exec.
   const std::string stem = std::string(GRAPHPROF_TEST_DATA) + "/trace/while_elements-4096_max_steps-1000_tolerance-0.001_graph";
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem);
-  const DotGraphInfo dot = scan_dot_dump(read_file(stem + ".dot"));
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const NodeJoin join = NodeJoin::build(data, &dot);
   const TraceSummary s = summarize_trace(data, join, &dot);
   EXPECT_EQ(s.iterations, 10u);

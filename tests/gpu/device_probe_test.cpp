@@ -1,0 +1,34 @@
+// Every measured result records the device-state probe (sections.device_probe): the device time
+// per kernel of a chain of empty kernels, taken after the warm-up, right before the timing passes
+// (src/cuda/device_probe.hpp, docs/findings.md "Parity"). No timed assertion: the test checks
+// that the figure is there, is a time, and that a result of the same process has one too.
+#include <gtest/gtest.h>
+
+#include "graphprof/cuda/suite.hpp"
+
+namespace gp {
+namespace {
+
+TEST(DeviceProbe, EveryResultRecordsTheChainProbe) {
+  RunRequest req;
+  req.workloads = {"scaling"};
+  req.modes = {Mode::kEager, Mode::kCapture};
+  req.params = {{"length", "10"}};
+  req.measure.rule.budget_seconds = 0.05;
+  req.measure.rule.min_seconds = 0.01;
+  req.measure.trace.level = TraceLevel::kNone;
+  const Report rep = run_suite(req, {"test"}, nullptr);
+  ASSERT_EQ(rep.results.size(), 2u);
+  for (const ModeResult& r : rep.results) {
+    SCOPED_TRACE(to_string(r.mode));
+    ASSERT_EQ(r.status, Status::kOk) << r.reason;
+    ASSERT_TRUE(r.sections.other.contains("device_probe")) << r.sections.other.dump();
+    const nlohmann::json& probe = r.sections.other.at("device_probe");
+    EXPECT_EQ(probe.at("chain_kernels").get<int>(), 256);
+    ASSERT_TRUE(probe.contains("ns_per_kernel")) << probe.dump();
+    EXPECT_GT(probe.at("ns_per_kernel").get<double>(), 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace gp
