@@ -1,5 +1,7 @@
 #!/bin/bash
 # Why is graphprof's device time per node of a chain (width 1) ~25 % above cudaGraphsPerfScaling's?
+# (Answered since by scripts/parity-bisect.sh: a slow level of the device that any process, the sample
+# included, can switch into -- docs/findings.md, "Parity". Kept for the record of session 2.)
 # (docs/findings.md, "Parity": 0.68 vs 0.54 µs at length 1000; width 4 agrees.) GPU machine, ~30 s.
 #
 #   scripts/parity-diagnose.sh SAMPLE.cu [GRAPHPROF]      writes $OUT/diagnose.txt

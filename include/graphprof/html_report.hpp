@@ -31,8 +31,4 @@ struct HtmlReportOptions {
 // shown on the page as notes, never thrown.
 std::string render_html_report(const Report& report, const HtmlReportOptions& options = {});
 
-// Writes render_html_report() atomically; throws gp::Error(kBadInput) naming the path when it
-// cannot. This is what `run --html`, `sweep --html`, `report` and `profile` call.
-void write_html_report(const Report& report, const std::string& path, const HtmlReportOptions& options = {});
-
 }  // namespace gp

@@ -121,7 +121,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& path)
 inline constexpr int kMaxJsonDepth = 256;
 // Read a report file; JSON syntax errors come out as "FILE:LINE:COL: message" (kBadInput).
 Report read_report(const std::string& path);
-// Write a report atomically (temporary file in the same folder, then rename).
+// The report file's text: to_json(r), one-space indent, newline-terminated.
+std::string report_json_text(const Report& r);
+// Write report_json_text atomically (temporary file in the same folder, then rename).
 void write_report(const Report& r, const std::string& path);
 
 // Host facts (hostname, OS, CPU) gathered without any GPU call.

@@ -1,11 +1,73 @@
-// Reporters turn a Report into text. They read plain data only, never a CUDA type.
+// Reporters turn a finished Report into text. Measurement produces the Report; the CLI picks the
+// reporters its options ask for and hands each the same Report (data flows to reporters, never
+// back). They read plain data only, never a CUDA type. Every rendering of a run or sweep
+// implements Reporter: the console tables, Markdown, CSV, HTML and the JSON report file.
 #pragma once
 #include <ostream>
 #include <string>
+#include <utility>
 
+#include "graphprof/html_report.hpp"
 #include "graphprof/report.hpp"
 
 namespace gp {
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  // Writes this rendering of the whole report to `out`.
+  virtual void write(const Report& report, std::ostream& out) const = 0;
+  // The same rendering as a string.
+  std::string text(const Report& report) const;
+};
+
+// Renders `report` with `reporter` and writes it to `path` atomically (write_file_atomic: gp::Error
+// naming the path when it cannot).
+void write_report_file(const Reporter& reporter, const Report& report, const std::string& path);
+
+// `graphprof run` on the terminal: per (workload, mode) a table of every metric, one summary table
+// per workload comparing the modes, then the trace passes' text (trace_report.hpp), if any.
+class RunConsoleReporter final : public Reporter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
+
+// `graphprof sweep` on the terminal: per mode, one row per grid point with per-node costs.
+class SweepConsoleReporter final : public Reporter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
+
+// Markdown summary of a run (one table per workload and parameter set).
+class MarkdownReporter final : public Reporter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
+
+// CSV of a run or sweep: a header, then one row per (workload, parameters, mode, metric) with
+// median, p10, p90, CI low/high, CI level, n; one column per parameter name; derived figures
+// as rows of kind "derived"; a failed mode as one row of kind "status". Lines end in CRLF (RFC 4180).
+class CsvReporter final : public Reporter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
+
+// The self-contained HTML page (render_html_report in html_report.hpp).
+class HtmlReporter final : public Reporter {
+ public:
+  explicit HtmlReporter(HtmlReportOptions options = {}) : options_(std::move(options)) {}
+  void write(const Report& report, std::ostream& out) const override;
+
+ private:
+  HtmlReportOptions options_;
+};
+
+// The versioned JSON report (docs/report-schema.md) that compare, merge and report read back:
+// report_json_text() of report.hpp.
+class JsonReporter final : public Reporter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
 
 // Human-friendly duration: "812 ns", "4.31 us", "1.20 ms", "2.5 s".
 std::string format_ns(double ns);
@@ -20,21 +82,6 @@ std::string break_even_cell(const ModeResult& r);
 // sides print alike, "+3.2/−1.1%" when not; a side below 0.01 % prints "<0.01"; "-" without an
 // interval (n < 2, no positive median). Console, Markdown and HTML use it.
 std::string ci_percent_cell(const Summary& s);
-
-// `graphprof run` console output: per (workload, mode) a table of every metric, then one
-// summary table per workload comparing the modes.
-void print_run_console(const Report& report, std::ostream& out);
-
-// Markdown summary of a run (one table per workload and parameter set).
-void print_run_markdown(const Report& report, std::ostream& out);
-
-// `graphprof sweep` console output: per mode, one row per grid point with per-node costs.
-void print_sweep_console(const Report& report, std::ostream& out);
-
-// CSV of a run or sweep: a header, then one row per (workload, parameters, mode, metric) with
-// median, p10, p90, CI low/high, CI level, n; one column per parameter name; derived figures
-// as rows of kind "derived"; a failed mode as one row of kind "status". Lines end in CRLF (RFC 4180).
-std::string render_run_csv(const Report& report);
 
 // One line for progress output while a suite runs.
 std::string progress_line(const ModeResult& r);

@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
@@ -38,11 +37,11 @@ int report_command(const ReportCliOptions& o) {
                         "\"graphprof-compare\")");
   }
   if (!o.output.empty()) {
-    write_html_report(report, o.output, html);
+    write_report_file(HtmlReporter(html), report, o.output);
     std::cout << "HTML report written to " << o.output << "\n";
   }
   if (!o.csv.empty()) {
-    write_file_atomic(o.csv, render_run_csv(report));
+    write_report_file(CsvReporter(), report, o.csv);
     std::cout << "CSV written to " << o.csv << "\n";
   }
   return 0;

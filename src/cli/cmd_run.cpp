@@ -8,7 +8,6 @@
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/trace_chrome.hpp"
-#include "graphprof/trace_report.hpp"
 #include "graphprof/trace_session.hpp"
 #include "run_options.hpp"
 
@@ -128,8 +127,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
-    print_run_console(report, std::cout);
-    std::cout << format_trace_summary(report);
+    RunConsoleReporter().write(report, std::cout);
     write_outputs(report, *o, json_path);
     if (!t->out.empty()) {
       chrome.write(t->out);

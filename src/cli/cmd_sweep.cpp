@@ -34,7 +34,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       std::vector<Report> others = run_other_processes(*o, "sweep");
       report = merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
     }
-    print_sweep_console(report, std::cout);
+    SweepConsoleReporter().write(report, std::cout);
     write_outputs(report, *o, json_path);
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;

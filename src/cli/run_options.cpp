@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <sstream>
 
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/compare_merge.hpp"
@@ -151,25 +150,24 @@ std::vector<std::string> command_line_of(const CLI::App& sub) {
 }
 
 void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path) {
-  if (!json_path.empty()) {
-    write_report(report, json_path);
-    std::cout << "\nreport written to " << json_path << "\n";
-  }
-  if (!o.markdown_path.empty()) {
-    std::ostringstream md;
-    print_run_markdown(report, md);
-    write_file_atomic(o.markdown_path, md.str());
-    std::cout << "Markdown summary written to " << o.markdown_path << "\n";
-  }
-  if (!o.csv_path.empty()) {
-    write_file_atomic(o.csv_path, render_run_csv(report));
-    std::cout << "CSV written to " << o.csv_path << "\n";
-  }
-  if (!o.html_path.empty()) {
-    HtmlReportOptions html;
-    html.source = json_path;
-    write_html_report(report, o.html_path, html);
-    std::cout << "HTML report written to " << o.html_path << "\n";
+  HtmlReportOptions html;
+  html.source = json_path;
+  const JsonReporter json_reporter;
+  const MarkdownReporter markdown_reporter;
+  const CsvReporter csv_reporter;
+  const HtmlReporter html_reporter(html);
+  const struct {
+    const std::string& path;
+    const Reporter& reporter;
+    const char* written;
+  } outputs[] = {{json_path, json_reporter, "\nreport written to "},
+                 {o.markdown_path, markdown_reporter, "Markdown summary written to "},
+                 {o.csv_path, csv_reporter, "CSV written to "},
+                 {o.html_path, html_reporter, "HTML report written to "}};
+  for (const auto& output : outputs) {
+    if (output.path.empty()) continue;
+    write_report_file(output.reporter, report, output.path);
+    std::cout << output.written << output.path << "\n";
   }
 }
 

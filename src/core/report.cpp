@@ -400,9 +400,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& path)
 
 Report read_report(const std::string& path) { return report_from_json(read_json_file(path), path); }
 
-void write_report(const Report& r, const std::string& path) {
-  write_file_atomic(path, to_json(r).dump(1) + "\n");
-}
+std::string report_json_text(const Report& r) { return to_json(r).dump(1) + "\n"; }
+
+void write_report(const Report& r, const std::string& path) { write_file_atomic(path, report_json_text(r)); }
 
 HostInfo collect_host_info() {
   HostInfo h;

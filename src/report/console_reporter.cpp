@@ -9,6 +9,7 @@
 
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
+#include "graphprof/trace_report.hpp"
 
 namespace gp {
 
@@ -194,7 +195,7 @@ std::string progress_line(const ModeResult& r) {
   return s;
 }
 
-void print_run_console(const Report& report, std::ostream& out) {
+void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
   if (report.environment.gpu) {
     const GpuInfo& g = *report.environment.gpu;
     out << "GPU " << g.ordinal << ": " << g.name << " (sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count
@@ -273,9 +274,10 @@ void print_run_console(const Report& report, std::ostream& out) {
     }
     t.print(out);
   }
+  out << format_trace_summary(report);
 }
 
-void print_sweep_console(const Report& report, std::ostream& out) {
+void SweepConsoleReporter::write(const Report& report, std::ostream& out) const {
   const std::vector<std::string> keys = varying_params(report);
   std::vector<std::string> header = keys;
   for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",

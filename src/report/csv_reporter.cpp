@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
-#include <sstream>
 
 #include "graphprof/reporters.hpp"
 
@@ -31,11 +30,10 @@ std::string number(double v) {
 
 }  // namespace
 
-std::string render_run_csv(const Report& report) {
+void CsvReporter::write(const Report& report, std::ostream& out) const {
   std::set<std::string> param_names;
   for (const ModeResult& r : report.results)
     for (const auto& [k, v] : r.params) param_names.insert(k);
-  std::ostringstream out;
   out << "workload";
   for (const auto& k : param_names) out << "," << field(k);
   out << ",mode,status,kind,metric,unit,median,p10,p90,ci_low,ci_high,ci_level,n,converged\r\n";
@@ -56,7 +54,6 @@ std::string render_run_csv(const Report& report) {
     for (const auto& [key, v] : r.derived)
       out << prefix << ",derived," << field(key) << ",," << number(v) << ",,,,,,,\r\n";
   }
-  return out.str();
 }
 
 }  // namespace gp

@@ -9,7 +9,6 @@
 #include <map>
 #include <set>
 
-#include "graphprof/atomic_file.hpp"
 #include "graphprof/reporters.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
@@ -556,10 +555,6 @@ std::string render_html_report(const Report& report, const HtmlReportOptions& op
   page += "</main>\n<footer class=\"gp-note\"><p>Written by graphprof " + escape(report.tool_version) +
           ". Self-contained: no script, nothing fetched.</p></footer>\n</body></html>\n";
   return page;
-}
-
-void write_html_report(const Report& report, const std::string& path, const HtmlReportOptions& options) {
-  write_file_atomic(path, render_html_report(report, options));
 }
 
 }  // namespace gp

@@ -28,7 +28,7 @@ std::string ci_text(const ModeResult& r, const char* key) {
 
 }  // namespace
 
-void print_run_markdown(const Report& report, std::ostream& out) {
+void MarkdownReporter::write(const Report& report, std::ostream& out) const {
   out << "## graphprof run";
   if (report.environment.gpu) out << " on " << report.environment.gpu->name;
   out << "\n\ngraphprof " << report.tool_version << " (" << report.git_revision << "), " << report.created_utc << "\n";

@@ -210,12 +210,12 @@ TEST(HtmlReport, ComparisonListsRegressionsFirst) {
 
 TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {
   const Report r = read_report(kData + "/h200/chain_run1.json");
-  EXPECT_THROW(write_html_report(r, "/nonexistent-folder/x.html"), Error);
+  EXPECT_THROW(write_report_file(HtmlReporter(), r, "/nonexistent-folder/x.html"), Error);
 }
 
 TEST(RunCsv, OneRowPerMetricWithEveryParameterAsAColumn) {
   const Report r = read_report(kData + "/h200/sweep_chain.json");
-  const std::string csv = render_run_csv(r);
+  const std::string csv = CsvReporter().text(r);
   const std::string header = csv.substr(0, csv.find("\r\n"));
   EXPECT_EQ(header,
             "workload,elements,kernels,sync_inside,mode,status,kind,metric,unit,median,p10,p90,ci_low,ci_high,ci_level,n,"
@@ -234,7 +234,7 @@ TEST(RunCsv, QuotesFieldsAndRecordsFailures) {
   Report r = read_report(kData + "/h200/chain_run1.json");
   r.results[1].status = Status::kFailed;
   r.results[1].reason = "cudaStreamEndCapture failed, \"invalidated\"";
-  const std::string csv = render_run_csv(r);
+  const std::string csv = CsvReporter().text(r);
   EXPECT_NE(csv.find("capture,failed,status,\"cudaStreamEndCapture failed, \"\"invalidated\"\"\""), std::string::npos);
 }
 

@@ -28,7 +28,7 @@ Report h200(const std::string& name) { return read_report(kData + "/h200/" + nam
 
 std::string run_console(const Report& r) {
   std::ostringstream o;
-  print_run_console(r, o);
+  RunConsoleReporter().write(r, o);
   return o.str();
 }
 
@@ -40,14 +40,14 @@ TEST(OutputGolden, RunConsole) {
 TEST(OutputGolden, RunMarkdown) {
   for (const char* name : {"chain_run1", "chain_sync_inside"}) {
     std::ostringstream o;
-    print_run_markdown(h200(std::string(name) + ".json"), o);
+    MarkdownReporter().write(h200(std::string(name) + ".json"), o);
     expect_golden(std::string("run_") + name + ".md", o.str());
   }
 }
 
 TEST(OutputGolden, SweepConsole) {
   std::ostringstream o;
-  print_sweep_console(h200("sweep_chain.json"), o);
+  SweepConsoleReporter().write(h200("sweep_chain.json"), o);
   expect_golden("sweep_chain.txt", o.str());
 }
 

@@ -77,7 +77,7 @@ TEST(MergeRanks, DifferentOutputsAndFailuresAreVisible) {
 
 TEST(MergeRanks, TheSuiteSummaryTellsTheRankRowsApart) {
   std::ostringstream out;
-  print_run_console(merge_ranks({rank_report(0, 100, 50), rank_report(1, 120, 40)}), out);
+  RunConsoleReporter().write(merge_ranks({rank_report(0, 100, 50), rank_report(1, 120, 40)}), out);
   const std::string text = out.str();
   for (const char* row : {"allreduce [rank=0]", "allreduce [rank=1]", "allreduce [rank=all]"})
     EXPECT_NE(text.find(row), std::string::npos) << row << "\n" << text;

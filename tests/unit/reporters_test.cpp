@@ -21,7 +21,7 @@ TEST(Reporters, FormatNsPicksReadableUnits) {
 
 TEST(Reporters, ConsoleShowsEveryModeAndTheSummary) {
   std::ostringstream out;
-  print_run_console(h200_chain(), out);
+  RunConsoleReporter().write(h200_chain(), out);
   const std::string s = out.str();
   EXPECT_NE(s.find("NVIDIA H200"), std::string::npos);
   for (const char* m : {"mode=eager: ok", "mode=capture: ok", "mode=graph: ok"}) EXPECT_NE(s.find(m), std::string::npos) << m;
@@ -33,7 +33,7 @@ TEST(Reporters, ConsoleShowsEveryModeAndTheSummary) {
 
 TEST(Reporters, FailedModeShowsReasonAndFix) {
   std::ostringstream out;
-  print_run_console(read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_sync_inside.json"), out);
+  RunConsoleReporter().write(read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_sync_inside.json"), out);
   const std::string s = out.str();
   EXPECT_NE(s.find("mode=capture: failed"), std::string::npos);
   EXPECT_NE(s.find("cudaErrorStreamCaptureUnsupported"), std::string::npos);
@@ -42,7 +42,7 @@ TEST(Reporters, FailedModeShowsReasonAndFix) {
 
 TEST(Reporters, MarkdownHasOneTableRowPerMode) {
   std::ostringstream out;
-  print_run_markdown(h200_chain(), out);
+  MarkdownReporter().write(h200_chain(), out);
   const std::string s = out.str();
   EXPECT_NE(s.find("## graphprof run on NVIDIA H200"), std::string::npos);
   EXPECT_NE(s.find("| eager |"), std::string::npos);

@@ -54,7 +54,7 @@ TEST(TextFormat, DisplayWidthCountsCodePoints) {
 // wide, in columns, as the rule under the header: right-aligned columns line up.
 TEST(TextFormat, RunConsoleTablesWithMicroAlign) {
   std::ostringstream o;
-  print_run_console(read_report(data("h200/chain_run1.json")), o);
+  RunConsoleReporter().write(read_report(data("h200/chain_run1.json")), o);
   const auto lines = lines_of(o.str());
   std::size_t tables = 0, micro_rows = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -151,9 +151,9 @@ TEST(TextFormat, SweepWithoutEagerPrintsDash) {
   const Report rep = sweep_without_eager();
   ASSERT_EQ(rep.results.size(), 10u);
   std::ostringstream sweep, run, md;
-  print_sweep_console(rep, sweep);
-  print_run_console(rep, run);
-  print_run_markdown(rep, md);
+  SweepConsoleReporter().write(rep, sweep);
+  RunConsoleReporter().write(rep, run);
+  MarkdownReporter().write(rep, md);
   for (const std::string& s : {sweep.str(), run.str(), md.str()}) {
     EXPECT_EQ(s.find("nan"), std::string::npos) << s;
     EXPECT_EQ(s.find("never"), std::string::npos) << s;
