@@ -20,6 +20,7 @@ gp=${2:-./build-gpu/graphprof}
 [ -x "$gp" ] || { echo "$0: $gp: not an executable graphprof" >&2; exit 2; }
 out=${OUT:-$PWD/parity-out}
 limit=${BISECT_SECONDS:-85}   # no new variant starts after this many seconds
+set=${BISECT_SET:-job1}        # job1 (the variants of GPU job 1) or trigger (what makes a sweep switch)
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,7 +30,12 @@ report=$out/bisect.txt
 say() { echo "$*" | tee -a "$report"; }
 
 smi=""
+apps=""
 if command -v nvidia-smi >/dev/null; then
+  # Other processes with a context on the GPU meanwhile (one line per process per sample).
+  nvidia-smi --query-compute-apps=timestamp,pid,process_name,used_gpu_memory --format=csv,noheader -lms 200 \
+    > "$work/apps.csv" 2>&1 &
+  apps=$!
   q=timestamp,clocks.sm,clocks.mem,pstate,power.draw,temperature.gpu
   nvidia-smi --query-gpu=$q,clocks_event_reasons.active --format=csv,noheader -lms 100 > "$work/clocks.csv" 2>&1 &
   smi=$!
@@ -64,8 +70,9 @@ for r in rep["results"]:
         m = r["metrics"].get(k)
         if not m: return "-"
         return " ".join(f"{statistics.median(x) / 1000 / per:.3f}" for x in m["repetitions"] if x)
-    pr = (r["sections"].get("device_probe") or {}).get("ns_per_kernel")
-    pr = f" (device probe {pr:.0f} ns)" if pr else ""
+    dp = r["sections"].get("device_probe") or {}
+    pr = "/".join(f"{dp[k]:.0f}" for k in ("ns_per_kernel", "ns_per_kernel_after") if isinstance(dp.get(k), (int, float)))
+    pr = f" (device probe {pr} ns)" if pr else ""
     parts.append(f"{tag}: latched {reps('gpu_time_per_iter_latched')} | gpu pass {reps('gpu_time_per_iter')} {unit}{pr}")
 print("; ".join(parts))
 PY
@@ -92,6 +99,7 @@ variant() {  # NAME ENV-ASSIGNMENTS... -- GRAPHPROF-ARGS...
 S=(-w scaling -m capture -p length=1000)
 say "parity-bisect on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null); graphprof $("$gp" --version 2>/dev/null)"
 
+if [ "$set" = job1 ]; then
 # The stand-alone probe (scripts/parity-probe.cu): 6 rounds in one process, FLAGS = which of
 # graphprof's per-shape habits each round repeats. "none" reuses everything, like the sample.
 probe_dir=$(dirname "$0")
@@ -147,9 +155,27 @@ variant explicit_graph_r2 -- run -w scaling -m graph -p length=1000 -r 2
 variant width4_r2 -- run -w scaling -m capture -p length=1000 -p width=4 -r 2
 variant conn1_sweep CUDA_DEVICE_MAX_CONNECTIONS=1 -- sweep -w scaling -m capture -p length=100,1000 -p width=1,4
 variant base_end -- run "${S[@]}"
+else
+# BISECT_SET=trigger: what in a sweep makes it switch? Each line: every result of one process in
+# order, with the device probe before/after its passes (sections.device_probe).
+if [ -f "$src" ] && nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/ps" "$src" > "$work/nvcc.txt" 2>&1; then
+  "$work/ps" 2 12 1000 1 0 1 1000 > "$work/sample.txt" 2>&1
+  say "$(printf '%-22s' sample_12_trials) repeat_launch_device per node, trial by trial: $(tr -d '\r ' < "$work/sample.txt" | awk -F, '/^1000,/ && $12 != "" {printf "%.3f ", $12 / 1000}')"
+fi
+variant t_cap10_x4 -- run -w scaling -m capture,capture,capture,capture -p length=10
+variant t_cap10w4_x3 -- run -w scaling -m capture,capture,capture -p length=10 -p width=4
+variant t_cap1000_x3 -- run -w scaling -m capture,capture,capture -p length=1000
+variant t_graph10_x3 -- run -w scaling -m graph,graph,graph -p length=10
+variant t_sweep_w1 -- sweep -w scaling -m capture -p length=10,100,1000,10000
+variant t_sweep_10_1000_w14 -- sweep -w scaling -m capture -p length=10,1000 -p width=1,4
+variant t_sweep_w4_then_1 -- sweep -w scaling -m capture -p length=1000 -p width=4,1
+variant t_sweep_w16_then_1 -- sweep -w scaling -m capture -p length=1000 -p width=16,1
+variant t_chain -- run -w chain -m capture,eager,capture
+fi
 
 if [ -n "$smi" ]; then
-  kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+  kill "$smi" "$apps" 2>/dev/null; wait "$smi" "$apps" 2>/dev/null
+  say "processes with a GPU context seen by nvidia-smi: $(awk -F', ' 'NF >= 3 {print $3 " (pid " $2 ")"}' "$work/apps.csv" | sort | uniq -c | sort -rn | head -8 | tr -s ' \n' ' ')"
   say "clocks (nvidia-smi every 100 ms): $(awk -F', ' 'NF >= 6 {sm[$2]++; p[$4]++} END {s = "sm MHz:"; for (k in sm) s = s " " k "x" sm[k]; s = s "; pstate:"; for (k in p) s = s " " k "x" p[k]; print s}' "$work/clocks.csv")"
   say "clock event reasons seen: $(awk -F', ' 'NF >= 7 {r[$7]++} END {for (k in r) printf "%s x%d  ", k, r[k]}' "$work/clocks.csv")"
 fi

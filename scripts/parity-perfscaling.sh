@@ -10,7 +10,7 @@
 # PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in capture mode
 # (the sample captures too), all shapes in one `graphprof sweep` process (PARITY_GRAPHPROF=sweep,
 # the default), one `graphprof run` process per shape as the sample does (shapes), or both (two
-# tables). The sample prints each trial (OUTFMT 6): the table shows the trials' range, and the ratio
+# tables). The sample prints each trial (OUTFMT 2): the table shows the trials' range, and the ratio
 # is taken to their median, since the H200 replays chains at one of two speeds and a process can
 # switch during its run; graphprof's sections.device_probe says which speed each shape ran at.
 # Writes $OUT/parity.md (the side-by-side tables with ratios) and $OUT/parity.tgz (the sample's
@@ -61,15 +61,18 @@ for pattern in 0 1; do
       fi
       trials=$trials_small
       [ "$length" -ge 10000 ] && trials=$trials_large
-      # OUTFMT 6: a CSV line per trial, then the trials' average; STRIDE 1, MAXLENGTH = LENGTH:
-      # this length only.
-      if ! timeout 60 "$work/perfscaling" 6 "$trials" "$length" "$width" "$pattern" 1 "$length" > "$work/one.txt"; then
+      # OUTFMT 2: a CSV line per trial (the sample refuses 6 = trials and average); STRIDE 1,
+      # MAXLENGTH = LENGTH: this length only. The average of the trials is what OUTFMT 4 prints.
+      if ! timeout 60 "$work/perfscaling" 2 "$trials" "$length" "$width" "$pattern" 1 "$length" > "$work/one.txt"; then
         step "sample failed at length $length width $width pattern $pattern"
         continue
       fi
       { grep -E '^[0-9]' "$work/one.txt" || true; } | tr -d '\r ' | sed 's/,$//' > "$work/lines.txt"
-      tail -n 1 "$work/lines.txt" >> "$work/sample.csv"
-      head -n -1 "$work/lines.txt" >> "$work/sample_trials.csv"
+      [ -s "$work/lines.txt" ] || { step "sample printed no trial at length $length width $width pattern $pattern"; continue; }
+      cat "$work/lines.txt" >> "$work/sample_trials.csv"
+      awk -F, '{for (i = 1; i <= NF; i++) t[i] += $i; n = NF; k++}
+               END {for (i = 1; i <= n; i++) printf "%s%s", (i > 3 ? sprintf("%.3f", t[i] / k) : t[i] / k), (i < n ? "," : "\n")}' \
+        "$work/lines.txt" >> "$work/sample.csv"
     done
   done
   step "sample pattern $pattern done"
@@ -132,8 +135,14 @@ def fmt(v):
     if v >= 10: return f"{v:.1f}"
     return f"{v:.2f}"
 
+def probes_of(r):
+    p = (((r or {}).get("sections") or {}).get("device_probe") or {})
+    return [p[k] for k in ("ns_per_kernel", "ns_per_kernel_after") if isinstance(p.get(k), (int, float))]
+
 def probe(r):
-    return (((r or {}).get("sections") or {}).get("device_probe") or {}).get("ns_per_kernel")
+    """The slower of the probes before and after the result's passes (None without any)."""
+    v = probes_of(r)
+    return max(v) if v else None
 
 def table(title, report):
     within = {}
@@ -151,13 +160,13 @@ def table(title, report):
     for r in report["results"]:
         p = r["params"]
         gp[(int(p["length"]), int(p["width"]), int(p["entry"]))] = r
-    probes = [probe(r) for r in gp.values() if probe(r)]
+    probes = [v for r in gp.values() for v in probes_of(r)]
     fast = min(probes) if probes else None
     env = report.get("environment", {}).get("gpu") or {}
     lines = [f"### {title}", "",
              f"GPU: {env.get('name', '?')}, driver {env.get('driver_version', '?')}, runtime {env.get('runtime_version', '?')}; "
              f"graphprof {report.get('tool', {}).get('git_revision', '?')}. Times in µs unless marked; ratio = graphprof / sample.", "",
-             "| length × width | entry | nodes | device per node: sample (mean of trials) | sample trials (min–max) | graphprof | ratio (to the trials' median) | graphprof device probe, ns/kernel | repeat launch, host (after sync): sample (2nd launch of a new exec) | graphprof (warm exec, median) | ratio | graphprof back to back | instantiate: sample | graphprof | ratio | upload: sample (API only) | graphprof (+sync) | first launch: sample (incl. upload, +sync) | graphprof upload + first launch | ratio | sample latch timeouts |",
+             "| length × width | entry | nodes | device per node: sample (mean of trials) | sample trials (min–max) | graphprof | ratio (to the trials' median) | graphprof device probe before/after, ns/kernel | repeat launch, host (after sync): sample (2nd launch of a new exec) | graphprof (warm exec, median) | ratio | graphprof back to back | instantiate: sample | graphprof | ratio | upload: sample (API only) | graphprof (+sync) | first launch: sample (incl. upload, +sync) | graphprof upload + first launch | ratio | sample latch timeouts |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     slow_rows = 0
     for key in sorted(set(sample) | set(gp)):
@@ -177,7 +186,7 @@ def table(title, report):
         pr = probe(r)
         slow = pr is not None and fast is not None and pr > 1.15 * fast
         slow_rows += slow
-        pr_text = "-" if pr is None else f"{pr:.0f}" + (" slow" if slow else "")
+        pr_text = "-" if pr is None else "/".join(f"{v:.0f}" for v in probes_of(r)) + (" slow" if slow else "")
         s_rep = s["repeat_launch_api"] if s else None
         g_iso = med(r, "launch_cpu_isolated") if r else None
         g_b2b = med(r, "launch_cpu_per_call") if r else None
@@ -200,8 +209,8 @@ def table(title, report):
     lines.append("")
     lines.append("Same method, same shape, within ±10 %: " +
                  "; ".join(f"{c}: {k} of {n}" for c, (n, k) in within.items()) + ". ⚠ marks a same-method ratio outside ±10 %.")
-    lines.append(f"Device probe: graphprof's sections.device_probe before each shape; \"slow\" = more than 15 % above this "
-                 f"table's fastest probe ({fast:.0f} ns): {slow_rows} of {len(gp)} shapes." if fast else "Device probe: not recorded.")
+    lines.append(f"Device probe: graphprof's sections.device_probe before and after each shape's passes; \"slow\" = one of them "
+                 f"more than 15 % above this table's fastest probe ({fast:.0f} ns): {slow_rows} of {len(gp)} shapes." if fast else "Device probe: not recorded.")
     lines.append("")
     return lines
 

@@ -21,33 +21,15 @@ Graph make_graph() {
   return Graph(g);
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
+template <> DeviceBuffer::MemoryBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
 
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
-    p_ = std::exchange(o.p_, nullptr);
-    n_ = std::exchange(o.n_, 0);
-  }
-  return *this;
-}
-
-DeviceBuffer::~DeviceBuffer() {
+template <> void DeviceBuffer::release() noexcept {
   if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
 }
 
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMallocHost(&p_, bytes)); }
+template <> PinnedBuffer::MemoryBuffer(std::size_t bytes) : n_(bytes) { GP_CUDA_CHECK(cudaMallocHost(&p_, bytes)); }
 
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
-    p_ = std::exchange(o.p_, nullptr);
-    n_ = std::exchange(o.n_, 0);
-  }
-  return *this;
-}
-
-PinnedBuffer::~PinnedBuffer() {
+template <> void PinnedBuffer::release() noexcept {
   if (p_) GP_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
 }
 

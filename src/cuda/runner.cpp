@@ -21,6 +21,7 @@
 #include "graphprof/run_outcome.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "device_probe.hpp"
+#include "event_batch.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
 
@@ -137,13 +138,14 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
 }
 
 // sections.device_probe: the device's kernel-to-kernel step right before this result's timing
-// passes (device_probe.hpp), so a reader can tell in which of its states the device ran them. A
-// probe that fails is noted; the measurement goes on.
-void record_device_probe(ModeResult& res) {
+// passes ("ns_per_kernel") and after the last of them ("ns_per_kernel_after"; device_probe.hpp), so
+// a reader can tell in which of its states the device ran them, and whether it changed meanwhile.
+// A probe that fails is noted; the measurement goes on.
+void record_device_probe(ModeResult& res, const char* key) {
   nlohmann::json& probe = res.sections.other["device_probe"];
   probe["chain_kernels"] = kDeviceProbeKernels;
   try {
-    probe["ns_per_kernel"] = measure_device_probe_ns();
+    probe[key] = measure_device_probe_ns();
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
     probe["error"] = e.api() + " returned " + e.error_name();
@@ -234,29 +236,19 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   // After the warm-up, so the clocks have ramped up as for the passes that follow.
-  if (rep == 0) record_device_probe(res);
+  if (rep == 0) record_device_probe(res, "ns_per_kernel");
 
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
   // each whole batch is an independent cross-check of the events' per-iteration figure.
-  std::vector<Event> events;
-  for (int i = 0; i <= std::max(batch, 32); ++i) events.push_back(make_event(true));
+  EventBatch events(std::max(batch, 32));
   std::vector<double> host_per_iter;
   PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
     const auto t0 = Clock::now();
-    GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-    for (int i = 0; i < batch; ++i) {
-      one_iteration();
-      GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-    }
-    GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(batch)].get()));
+    events.enqueue(stream.get(), batch, one_iteration);
+    events.wait();
     host_per_iter.push_back(ns_between(t0, Clock::now()) / batch);
-    for (int i = 0; i < batch; ++i) {
-      float ms = 0;
-      GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                         events[static_cast<std::size_t>(i) + 1].get()));
-      out.push_back(static_cast<double>(ms) * 1e6);
-    }
+    events.append_times(out);
   }, nullptr, /*min_batches=*/3);  // several batches, so the host-clock cross-check sees batch-to-batch spread
   add_repetition(res, "gpu_time_per_iter", "ns",
                  "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
@@ -277,13 +269,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
         opt.rule,
         [&](std::vector<double>& out) {
           latch.hold(stream.get(), 0.25);
-          GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-          for (int i = 0; i < lbatch; ++i) {
-            one_iteration();
-            GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-          }
+          events.enqueue(stream.get(), lbatch, one_iteration);
           latch.release();
-          GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(lbatch)].get()));
+          events.wait();
           // A timeout means the iteration waits for the host (a synchronize, a host-driven loop) or
           // filled the launch queue (thousands of launches): it was not pre-queued, so the figure
           // would be meaningless.
@@ -291,12 +279,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
             abandoned = true;
             return;
           }
-          for (int i = 0; i < lbatch; ++i) {
-            float ms = 0;
-            GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                               events[static_cast<std::size_t>(i) + 1].get()));
-            out.push_back(static_cast<double>(ms) * 1e6);
-          }
+          events.append_times(out);
         },
         &abandoned);
     if (abandoned) {
@@ -355,6 +338,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
 
   if (rep == 0)
     for (const auto& [k, v] : w->extra_metrics()) res.sections.workload[k] = v;
+  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, "ns_per_kernel_after");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "graphprof/trace_analysis.hpp"
 #include "graphprof/trace_nvtx.hpp"
 #include "graphprof/trace_session.hpp"
+#include "event_batch.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {
@@ -71,8 +72,7 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
     GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
 
-  std::vector<Event> events;
-  for (int i = 0; i <= batch; ++i) events.push_back(make_event(true));
+  EventBatch events(batch);
   // The budget bounds this pass too: no more replays than fit in it at the untraced iteration time.
   std::size_t wanted = static_cast<std::size_t>(std::max(1, opt.trace.iterations));
   if (iteration_seconds > 0)
@@ -84,21 +84,14 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
     while (windows.size() < wanted) {
       // The last batch is cut short so exactly `wanted` replays are recorded.
       const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), wanted - windows.size()));
-      GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-      for (int i = 0; i < n; ++i) {
+      events.enqueue(stream.get(), n, [&] {
         const std::uint64_t t0 = TraceSession::now_ns();
         one_iteration();
         const std::uint64_t t1 = TraceSession::now_ns();
         windows.push_back(IterationWindow{t0, t1});
-        GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-      }
-      GP_CUDA_CHECK(cudaEventSynchronize(events[static_cast<std::size_t>(n)].get()));
-      for (int i = 0; i < n; ++i) {
-        float ms = 0;
-        GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                           events[static_cast<std::size_t>(i) + 1].get()));
-        out.traced_gpu_ns.push_back(static_cast<double>(ms) * 1e6);
-      }
+      });
+      events.wait();
+      events.append_times(out.traced_gpu_ns);
     }
   }
   // CUPTI's flush does not wait for the GPU.

@@ -722,7 +722,8 @@ std::string start_cupti() {
     r = cuptiActivityEnable(kinds[i]);
     if (r != CUPTI_SUCCESS) return "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kinds[i])) + ") returned " + cupti_error(r);
   }
-  // Deliver buffers every half second, so a process that is killed leaves most of its records.
+  // Hand over full buffers every half second (CUPTI's periodic flush returns only full ones), so
+  // a busy process that is killed leaves all but its last buffer.
   (void)cuptiActivityFlushPeriod(500);
   return {};
 }

@@ -151,18 +151,20 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const auto at_end = p.find("cupti_at_end");
   const bool taken = at_end != p.end() && at_end->is_string() &&
                      (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout");
-  if (taken)
+  // With activity_taken the records have a hole instead (what CUPTI held at exit was taken back).
+  if (taken && *at_end != "activity_taken")
     out << "  records stop " << ns(p, "records_end_ns") << " after CUDA initialisation, "
         << format_ns(get(p, "cuda_wall_ns", 0) - get(p, "records_end_ns", 0))
         << " before the process's last flush: the figures below may miss what came later\n";
   if (p["end_reason"].is_null())
-    out << "  note: the process ended without flushing its records (killed or crashed): GPU records of its last half second may be missing\n";
+    out << "  note: the process ended without flushing its records (killed or crashed): the records CUPTI had not handed over yet\n"
+           "  (its last, partly filled buffer) are missing\n";
   const json& c = p["coverage"];
   const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
                        c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
   if (no_work && taken) {
-    out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands records over\n"
-           "  every 500 ms): only the graphs instantiated until then were recorded\n";
+    out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands over only full\n"
+           "  buffers until a flush): only the graphs instantiated until then were recorded\n";
   } else if (no_work && p["graphs"].empty() && p["copies"].empty()) {
     out << "  no kernel ran in this process (it initialised CUDA only)\n";
     return;

@@ -1,8 +1,9 @@
 // `graphprof profile` on a real GPU, against tests/apps/graph_app.cu whose work is known exactly:
 // graph A (stream capture, 5 nodes, 4 edges) launched N times, graph B (explicit API, 4 nodes,
 // 4 edges) launched 3 times, K eager kernels, one HtoD and one DtoH copy. Also: a broken capture,
-// the application's failing exit status, SIGTERM forwarded to the application, and render/analyze
-// --report on a profiled graph. Exit 77 without a GPU.
+// the application's failing exit status, SIGTERM forwarded to the application, render/analyze
+// --report on a profiled graph, and applications that use CUPTI themselves (graphprof's own
+// `run --trace`, tests/apps/cupti_activity_app.cpp). Exit 77 without a GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>

@@ -266,7 +266,7 @@ TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
 
 // A process whose application took CUPTI away from graphprof: `graphprof run --trace node` under
 // `profile` on the H200 (h200/cupti_app, job 1 of session 3). Its trace pass's refused subscribe
-// ended in cuptiFinalize 158 ms after CUDA started, before CUPTI's first 500 ms delivery: no API
+// ended in cuptiFinalize 158 ms after CUDA started, before CUPTI handed over any buffer: no API
 // or GPU record reached the injection, only its callbacks (5 captured graphs). At exit the
 // injection found its subscription gone, made no CUPTI call and said so.
 TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
@@ -305,6 +305,23 @@ TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
   EXPECT_EQ(plain_console.find("graphprof warning"), std::string::npos);
   EXPECT_EQ(plain_console.find("records stop"), std::string::npos);
   EXPECT_EQ(plain_console.find("CUPTI reported"), std::string::npos);
+}
+
+// An application that took CUPTI's activity API without finalizing it: tests/apps/
+// cupti_activity_app.cpp with "disable" on the H200 (h200/cupti_activity, job 2 of session 3). Its
+// own callbacks got the first 1000+ records; the 100 still pending at exit came back to graphprof,
+// which took the buffer callbacks back before its flush. No "records stop" line: the records have a
+// hole, not an end.
+TEST(ProfileReport, AnApplicationThatTookTheActivityApiIsSaidWithoutARecordsStopLine) {
+  const ProcessRecords r = read_process_records(kData + "h200/cupti_activity/proc-3502.jsonl");
+  EXPECT_EQ(r.cupti_at_end, "activity_taken");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.trace.api.size(), 100u) << "the records pending at exit, taken back";
+  for (const auto& a : r.trace.api) EXPECT_EQ(a.name, "cuDeviceGetCount");
+  const std::string console = format_profile_summary(profile_report(fixture_run(), {analyze_process(r)}));
+  EXPECT_NE(console.find("  graphprof warning: the application used CUPTI's activity API itself"), std::string::npos) << console;
+  EXPECT_EQ(console.find("records stop"), std::string::npos) << console;
+  EXPECT_NE(console.find("no kernel or launch record reached graphprof"), std::string::npos) << console;
 }
 
 // What CUPTI itself reports to graphprof's subscriber (its state callbacks) is passed on as it is. The

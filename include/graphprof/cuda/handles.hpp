@@ -49,42 +49,45 @@ Stream make_stream();                  // non-blocking with respect to the legac
 Event make_event(bool timing = true);  // timing=false gives a cheaper sync-only event
 Graph make_graph();
 
-// Device memory of `bytes` bytes.
-class DeviceBuffer {
+// Owned memory of `bytes` bytes: device memory (DeviceBuffer, cudaMalloc) or page-locked host
+// memory (PinnedBuffer, cudaMallocHost: needed for truly asynchronous copies and for capture).
+enum class MemoryKind { kDevice, kPinnedHost };
+
+template <MemoryKind Kind>
+class MemoryBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
+  MemoryBuffer() = default;
+  explicit MemoryBuffer(std::size_t bytes);
+  MemoryBuffer(MemoryBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  MemoryBuffer& operator=(MemoryBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  MemoryBuffer(const MemoryBuffer&) = delete;
+  MemoryBuffer& operator=(const MemoryBuffer&) = delete;
+  ~MemoryBuffer() { release(); }
   void* get() const noexcept { return p_; }
   template <typename T> T* as() const noexcept { return static_cast<T*>(p_); }
   std::size_t bytes() const noexcept { return n_; }
 
  private:
+  void release() noexcept;  // frees p_ if set (errors reported, never thrown)
+
   void* p_ = nullptr;
   std::size_t n_ = 0;
 };
 
-// Page-locked host memory (needed for truly asynchronous copies and for capture).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes);
-  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer();
-  void* get() const noexcept { return p_; }
-  template <typename T> T* as() const noexcept { return static_cast<T*>(p_); }
-  std::size_t bytes() const noexcept { return n_; }
+using DeviceBuffer = MemoryBuffer<MemoryKind::kDevice>;
+using PinnedBuffer = MemoryBuffer<MemoryKind::kPinnedHost>;
 
- private:
-  void* p_ = nullptr;
-  std::size_t n_ = 0;
-};
+// Defined in handles.cpp.
+template <> DeviceBuffer::MemoryBuffer(std::size_t bytes);
+template <> void DeviceBuffer::release() noexcept;
+template <> PinnedBuffer::MemoryBuffer(std::size_t bytes);
+template <> void PinnedBuffer::release() noexcept;
 
 }  // namespace gp
