@@ -180,4 +180,5 @@ if [ -n "$smi" ]; then
   say "clock event reasons seen: $(awk -F', ' 'NF >= 7 {r[$7]++} END {for (k in r) printf "%s x%d  ", k, r[k]}' "$work/clocks.csv")"
 fi
 say "variants run: $n; total ${SECONDS}s"
+rm -f "$work/ps" "$work/probe"
 (cd "$work" && tar czf "$out/bisect.tgz" .)

@@ -8,9 +8,9 @@
 # Both measure the sample's topologies -- `width` chains of `length` empty kernels <<<1,1>>>, with
 # (pattern 1, graphprof entry=1) or without (pattern 0) one entry kernel -- for every length in
 # PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in capture mode
-# (the sample captures too), all shapes in one `graphprof sweep` process (PARITY_GRAPHPROF=sweep,
-# the default), one `graphprof run` process per shape as the sample does (shapes), or both (two
-# tables). The sample prints each trial (OUTFMT 2): the table shows the trials' range, and the ratio
+# (the sample captures too), with one `graphprof run` process per shape as the sample does
+# (PARITY_GRAPHPROF=shapes, the default), all shapes in one `graphprof sweep` process (sweep), or
+# both (two tables). The sample prints each trial (OUTFMT 2): the table shows the trials' range, and the ratio
 # is taken to their median, since the H200 replays chains at one of two speeds and a process can
 # switch during its run; graphprof's sections.device_probe says which speed each shape ran at.
 # Writes $OUT/parity.md (the side-by-side tables with ratios) and $OUT/parity.tgz (the sample's
@@ -33,9 +33,9 @@ arch=${PERFSCALING_ARCH:-sm_90}
 trials_small=${PARITY_TRIALS:-5}
 trials_large=${PARITY_TRIALS_LARGE:-2}
 sample_budget=${PARITY_SAMPLE_SECONDS:-110}   # seconds since the start after which no new sample run starts
-# graphprof: one `sweep` process over every shape (default), `shapes`: one process per shape, or
+# graphprof: `shapes`: one process per shape (default), `sweep`: one process over every shape, or
 # `both` (two tables).
-gp_processes=${PARITY_GRAPHPROF:-sweep}
+gp_processes=${PARITY_GRAPHPROF:-shapes}
 case $gp_processes in sweep|shapes|both) ;; *) echo "$0: PARITY_GRAPHPROF=$gp_processes: expected sweep, shapes or both" >&2; exit 2;; esac
 mkdir -p "$out"
 work=$(mktemp -d)
