@@ -18,8 +18,13 @@ struct Report;
 
 // Measured time of one graph node over many replays (from the report's sections.trace.nodes).
 struct NodeTime {
+  // The node's time per replay of the graph. For a node that runs several times per replay (the
+  // body of a WHILE node) that is the sum over its runs; run_median_ns is one run's, and p10/p90
+  // are of single runs.
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
   std::uint64_t count = 0;
+  double runs = 1;            // runs per replay (median over replays)
+  double run_median_ns = -1;  // one run's median when runs != 1; else -1 (median_ns is it)
   // Host nodes have no GPU record: their time is the GPU's idle gap before the node after them
   // (the trace's gap_before_median_ns of that node), marked here.
   bool from_gap = false;

@@ -88,6 +88,11 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     nt.p10_ns = std::isfinite(n.p10_ns) ? n.p10_ns : 0;
     nt.p90_ns = std::isfinite(n.p90_ns) ? n.p90_ns : 0;
     nt.count = n.count;
+    if (std::isfinite(n.runs_per_replay) && n.runs_per_replay != 1 && std::isfinite(n.per_replay_median_ns)) {
+      nt.runs = n.runs_per_replay;
+      nt.run_median_ns = n.median_ns;
+      nt.median_ns = n.per_replay_median_ns;
+    }
     t.by_node[n.dot_name] = nt;
   }
   return t;

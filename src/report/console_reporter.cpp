@@ -106,12 +106,11 @@ void print_mode_table(const ModeResult& r, std::ostream& out) {
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) {
     return rank_of(a.first) != rank_of(b.first) ? rank_of(a.first) < rank_of(b.first) : a.first < b.first;
   });
-  Table t({"metric", "median", "p10", "p90", "p99", "±CI95", "n", ""});
+  Table t({"metric", "median", "p10", "p90", "p99", "CI95", "n", ""});
   for (const auto& [k, m] : ms) {
     const Summary& s = m->summary;
-    const double ci = s.median > 0 ? 100.0 * 0.5 * (s.ci_high - s.ci_low) / s.median : NAN;
     t.add({label_of(k), value_of(*m, s.median), value_of(*m, s.p10), value_of(*m, s.p90), value_of(*m, s.p99),
-           std::isfinite(ci) ? fmt("%.1f%%", ci) : "-", std::to_string(s.n), m->converged ? "" : "noisy"});
+           ci_percent_cell(s), std::to_string(s.n), m->converged ? "" : "noisy"});
   }
   t.print(out);
 }
@@ -170,6 +169,23 @@ std::string break_even_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager || !r.derived.count("break_even_replays")) return "-";
   const double v = derived(r, "break_even_replays");
   return std::isfinite(v) ? fmt("%.0f", v) : "never";
+}
+
+namespace {
+// One side of an interval in percent: two significant figures, never "0.00" for a real spread.
+std::string percent_figure(double p) {
+  if (!(p > 0)) return "0";
+  if (p < 0.01) return "<0.01";
+  return fmt(p < 1 ? "%.2f" : p < 10 ? "%.1f" : "%.0f", p);
+}
+}  // namespace
+
+std::string ci_percent_cell(const Summary& s) {
+  if (s.n < 2 || !(s.median > 0) || !std::isfinite(s.ci_low) || !std::isfinite(s.ci_high)) return "-";
+  const std::string up = percent_figure(100.0 * (s.ci_high - s.median) / s.median);
+  const std::string down = percent_figure(100.0 * (s.median - s.ci_low) / s.median);
+  if (up == down) return "±" + up + "%";
+  return "+" + up + "/−" + down + "%";
 }
 
 std::string progress_line(const ModeResult& r) {

@@ -165,11 +165,6 @@ std::string outputs_text(const Benchmark& b) {
   return same ? "same" : "<span class=\"gp-bad\">DIFFERENT</span>";
 }
 
-std::string ci_text(const Summary& s) {
-  if (s.n < 2 || !(s.median > 0)) return "-";
-  return fmt("±%.2f%%", 100.0 * 0.5 * (s.ci_high - s.ci_low) / s.median);
-}
-
 // A bar per mode of one metric, whisker = the 95 % CI of the median.
 std::string mode_bars(const Benchmark& b, const std::string& key, const std::string& id, const std::string& label) {
   BarChart chart;
@@ -188,7 +183,7 @@ std::string mode_bars(const Benchmark& b, const std::string& key, const std::str
     bar.value = s.median;
     bar.low = s.ci_low;
     bar.high = s.ci_high;
-    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : fmt("%g", s.median)) + " " + ci_text(s);
+    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : fmt("%g", s.median)) + " " + ci_percent_cell(s);
     bar.tooltip = std::string(to_string(r->mode)) + ": median " + format_ns(s.median) + ", 95% CI [" + format_ns(s.ci_low) + ", " +
                   format_ns(s.ci_high) + "], p10 " + format_ns(s.p10) + ", p90 " + format_ns(s.p90) +
                   ", n=" + std::to_string(s.n);

@@ -1,7 +1,6 @@
 // Markdown view of a run report: one summary table per (workload, parameters), for PR comments,
 // job summaries and notes.
 #include <cmath>
-#include <cstdio>
 
 #include "graphprof/reporters.hpp"
 
@@ -23,11 +22,8 @@ std::string ci_text(const ModeResult& r, const char* key) {
   auto it = r.metrics.find(key);
   if (it == r.metrics.end()) return "-";
   const Summary& s = it->second.summary;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s ±%.1f%% (n=%zu)%s", format_ns(s.median).c_str(),
-                s.median > 0 ? 50.0 * (s.ci_high - s.ci_low) / s.median : 0.0, s.n,
-                it->second.converged ? "" : " noisy");
-  return buf;
+  return format_ns(s.median) + " " + ci_percent_cell(s) + " (n=" + std::to_string(s.n) + ")" +
+         (it->second.converged ? "" : " noisy");
 }
 
 }  // namespace

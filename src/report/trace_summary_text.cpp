@@ -32,6 +32,12 @@ std::string ratio_text(const TracePerturbation& p) {
   return s;
 }
 
+std::string fmt_runs(double runs) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, runs == std::floor(runs) ? "%.0f" : "%.1f", runs);
+  return buf;
+}
+
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width;
   for (const auto& r : rows)
@@ -91,15 +97,25 @@ std::string format_trace_summary(const Report& report) {
           << format_ns(c.host_clock_per_call_median_ns) << " (host clock, untraced launch pass)\n";
     // The slowest nodes, or the kernels by name when there are no nodes (eager, graph level).
     if (!t.nodes.empty()) {
+      // Nodes that run several times per replay (a WHILE body) rank by their time per replay,
+      // with two more columns; without such nodes the table is as it always was.
+      auto runs = [](const TraceNodeTime& n) { return std::isfinite(n.runs_per_replay) ? n.runs_per_replay : 1.0; };
+      auto per_replay = [&](const TraceNodeTime& n) {
+        return runs(n) != 1 && std::isfinite(n.per_replay_median_ns) ? n.per_replay_median_ns : n.median_ns;
+      };
+      bool loops = false;
+      for (const auto& n : t.nodes) loops = loops || runs(n) != 1;
       std::vector<const TraceNodeTime*> sorted;
       for (const auto& n : t.nodes) sorted.push_back(&n);
       std::stable_sort(sorted.begin(), sorted.end(),  // ties keep node order: the same text everywhere
-                [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
+                       [&](const TraceNodeTime* a, const TraceNodeTime* b) { return per_replay(*a) > per_replay(*b); });
       std::vector<std::vector<std::string>> nrows{{"node", "kind", "name", "median", "p10", "p90", "gap before"}};
+      if (loops) nrows[0].insert(nrows[0].begin() + 3, {"per replay", "runs/replay"});
       for (std::size_t i = 0; i < sorted.size() && i < 5; ++i) {
         const TraceNodeTime& n = *sorted[i];
         nrows.push_back({n.dot_name, n.kind, n.name, format_ns(n.median_ns), format_ns(n.p10_ns), format_ns(n.p90_ns),
                          format_ns(n.gap_before_median_ns)});
+        if (loops) nrows.back().insert(nrows.back().begin() + 3, {format_ns(per_replay(n)), fmt_runs(runs(n))});
       }
       out << "  slowest nodes (" << t.nodes.size() << " attributed):\n";
       print_table(out, nrows);
