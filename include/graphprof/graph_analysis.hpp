@@ -44,10 +44,13 @@ struct NodeTimes {
   std::map<std::string, double> gap_before_ns;
 };
 
-// Give host nodes (which no GPU record times) the GPU's idle gap before their successors: the
-// host function runs in that gap. A host node with several successors gets the smallest gap;
-// one whose successors have no gap stays untimed. Returns how many nodes got a time.
-std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times);
+// Nodes that no GPU record times but that hold the GPU up get the GPU's idle time they cause:
+// - a host node, the idle gap before its successors (the host function runs in that gap; with
+//   several successors the smallest gap; none when its successors have no gap);
+// - a WHILE node whose body was timed, the idle time between the body's runs: the runs per replay
+//   times the gap before the body's first node (the GPU starting the next iteration).
+// Both are marked from_gap. Returns how many nodes got a time.
+std::size_t add_gap_times(const GraphModel& model, NodeTimes& times);
 
 // Find the result of `report` that dumped `dot_path` (same file name in sections.graph.dot or
 // dot_verbose), or the one named by `workload`/`mode` when given, and read its per-node times.

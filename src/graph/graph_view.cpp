@@ -532,7 +532,8 @@ std::string node_label(const GraphModel& m, const GraphNode& n, const NodeTimes*
   if (times != nullptr && time_ns >= 0) {
     s += "\n" + format_ns(time_ns);
     const auto it = times->by_node.find(n.dot_name);
-    if (it != times->by_node.end() && it->second.from_gap) s += " (GPU idle gap)";
+    if (it != times->by_node.end() && it->second.from_gap)
+      s += n.kind == NodeKind::kConditional ? " per replay\n(GPU idle between iterations)" : " (GPU idle gap)";
     if (it != times->by_node.end() && it->second.run_median_ns >= 0)
       s += " per replay\n(" + runs_text(it->second.runs) + " runs x " + format_ns(it->second.run_median_ns) + ")";
   }
@@ -820,13 +821,17 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
                (max_time > min_time ? "log scale in " + std::to_string(kHeatSteps) + " steps"
                                     : std::string("one figure for all")) +
                "; folded boxes: mean per node";
-    bool gaps = false, loops = false;
-    for (const auto& [name, t] : times->by_node) {
-      gaps = gaps || t.from_gap;
-      loops = loops || t.runs != 1;
+    bool host_gaps = false, loop_gaps = false, loops = false;
+    for (const auto& n : model.nodes) {
+      const auto it = times->by_node.find(n.dot_name);
+      if (it == times->by_node.end()) continue;
+      host_gaps = host_gaps || (it->second.from_gap && n.kind == NodeKind::kHost);
+      loop_gaps = loop_gaps || (it->second.from_gap && n.kind == NodeKind::kConditional);
+      loops = loops || it->second.runs != 1;
     }
     if (loops) v.title += "; loop bodies: summed over their runs";
-    if (gaps) v.title += "; host nodes: the GPU's idle gap after them";
+    if (loop_gaps) v.title += "; WHILE nodes: the GPU's idle time between iterations";
+    if (host_gaps) v.title += "; host nodes: the GPU's idle gap after them";
     v.title += "\n" + times->origin + "; blue outline: timed critical path";
     heat_legend(v, min_time, max_time, about_equal);
   } else {

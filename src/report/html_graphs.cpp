@@ -121,7 +121,7 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
           times_note = e.what();
         }
         // Host nodes have no GPU record: they get the GPU's idle gap after them, as in `render`.
-        if (times) add_host_gap_times(model, *times);
+        if (times) add_gap_times(model, *times);
       }
       const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
       const GraphView view = build_view(model, metrics, times ? &*times : nullptr);

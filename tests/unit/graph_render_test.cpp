@@ -215,7 +215,7 @@ TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {
   for (const auto& n : m.nodes)
     if (n.kind != NodeKind::kHost) t.by_node[n.dot_name] = {2000, 0, 0, 1};
   t.gap_before_ns["graph_148_node_3"] = 5e5;  // after the host node graph_148_node_2
-  EXPECT_EQ(add_host_gap_times(m, t), 1u);
+  EXPECT_EQ(add_gap_times(m, t), 1u);
   ASSERT_TRUE(t.by_node.count("graph_148_node_2"));
   EXPECT_TRUE(t.by_node["graph_148_node_2"].from_gap);
   EXPECT_DOUBLE_EQ(t.by_node["graph_148_node_2"].median_ns, 5e5);

@@ -141,6 +141,8 @@ TEST(TraceJoinFixtures, TheBodyOfAWhileNodeGetsItsRunsAndItsTime) {
   // The console's "slowest nodes" ranks them by time per replay and shows the runs.
   Report r = read_report(std::string(GRAPHPROF_TEST_DATA) + "/trace/while_host_graph_run.json");
   r.results.resize(1);  // while
+  // The trip count read from the records is the one the workload counted on the device.
+  EXPECT_EQ(r.results[0].sections.workload.at("loop_steps"), s.nodes[1].runs_per_replay);
   TraceSection t = to_section(s);
   t.status = "ok";
   r.results[0].sections.trace = t;
