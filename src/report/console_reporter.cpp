@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <cstdio>
 #include <iomanip>
 #include <sstream>
 #include <vector>
@@ -15,12 +14,6 @@
 namespace gp {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
 
 std::string params_text(const std::map<std::string, std::string>& p) {
   std::string s;
@@ -61,7 +54,7 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : fmt("%.4g", v); }
+std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : strf("%.4g", v); }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
   out << "\n" << r.workload << " [" << params_text(r.params) << "] mode=" << to_string(r.mode) << ": " << to_string(r.status);
@@ -87,16 +80,6 @@ void print_mode_table(const ModeResult& r, std::ostream& out) {
            ci_percent_cell(s), std::to_string(s.n), m->converged ? "" : "noisy"});
   }
   t.print(out);
-}
-
-double metric_median(const ModeResult& r, const char* key) {
-  auto it = r.metrics.find(key);
-  return it == r.metrics.end() ? NAN : it->second.summary.median;
-}
-
-double derived(const ModeResult& r, const char* key) {
-  auto it = r.derived.find(key);
-  return it == r.derived.end() ? NAN : it->second;
 }
 
 const ModeResult* find_mode(const Report& rep, const ModeResult& like, Mode mode) {
@@ -125,24 +108,24 @@ std::vector<std::string> varying_params(const Report& rep) {
 std::string format_ns(double ns) {
   if (!std::isfinite(ns)) return "-";
   const double a = std::fabs(ns);
-  if (a < 1e3) return fmt("%.0f ns", ns);
-  if (a < 1e6) return fmt(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
-  if (a < 1e9) return fmt(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return fmt("%.2f s", ns / 1e9);
+  if (a < 1e3) return strf("%.0f ns", ns);
+  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
+  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
+  return strf("%.2f s", ns / 1e9);
 }
 
 std::string speedup_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager) return "1.00x";
-  const double v = derived(r, "speedup_gpu_time_vs_eager");
-  return std::isfinite(v) ? fmt("%.2fx", v) : "-";
+  const double v = derived_or_nan(r, "speedup_gpu_time_vs_eager");
+  return std::isfinite(v) ? strf("%.2fx", v) : "-";
 }
 
 std::string break_even_cell(const ModeResult& r) {
   // Absent: no eager baseline. Present but not finite: the graph never pays its one-off cost back
   // (infinity in memory, null once written to JSON).
   if (r.mode == Mode::kEager || !r.derived.count("break_even_replays")) return "-";
-  const double v = derived(r, "break_even_replays");
-  return std::isfinite(v) ? fmt("%.0f", v) : "never";
+  const double v = derived_or_nan(r, "break_even_replays");
+  return std::isfinite(v) ? strf("%.0f", v) : "never";
 }
 
 namespace {
@@ -150,7 +133,7 @@ namespace {
 std::string percent_figure(double p) {
   if (!(p > 0)) return "0";
   if (p < 0.01) return "<0.01";
-  return fmt(p < 1 ? "%.2f" : p < 10 ? "%.1f" : "%.0f", p);
+  return strf(p < 1 ? "%.2f" : p < 10 ? "%.1f" : "%.0f", p);
 }
 }  // namespace
 
@@ -164,7 +147,7 @@ std::string ci_percent_cell(const Summary& s) {
 
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
-  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(metric_median(r, "gpu_time_per_iter"));
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
   else s += " (" + r.reason + ")";
   return s;
 }
@@ -200,9 +183,9 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
       }
       const bool graph_mode = x.mode != Mode::kEager;
       const std::string be = break_even_cell(x);
-      t.add({to_string(x.mode), format_ns(metric_median(x, "gpu_time_per_iter")), format_ns(metric_median(x, "wall_time_per_iter")),
-             format_ns(metric_median(x, "launch_cpu_per_call")), format_ns(metric_median(x, "launch_cpu_per_iter")),
-             speedup_cell(x), graph_mode ? format_ns(derived(x, "one_off_total_ns")) : "-",
+      t.add({to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter")), format_ns(median_or_nan(x, "wall_time_per_iter")),
+             format_ns(median_or_nan(x, "launch_cpu_per_call")), format_ns(median_or_nan(x, "launch_cpu_per_iter")),
+             speedup_cell(x), graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
              be == "-" || be == "never" ? be : be + " replays",
              x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
     }
@@ -231,7 +214,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
       auto cell = [](const ModeResult* x) {
         if (x == nullptr) return std::string("-");
         if (x->status != Status::kOk) return std::string(to_string(x->status));
-        return format_ns(metric_median(*x, "gpu_time_per_iter"));
+        return format_ns(median_or_nan(*x, "gpu_time_per_iter"));
       };
       auto speed = [](const ModeResult* x) {
         return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
@@ -269,13 +252,13 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
       continue;
     }
     const bool graph_mode = r.mode != Mode::kEager;
-    const double per = derived(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    row.push_back(format_ns(metric_median(r, "gpu_time_per_iter")));
-    row.push_back(format_ns(metric_median(r, "gpu_time_per_iter_latched")));
+    const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
+    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
+    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
     row.push_back(format_ns(per));
-    row.push_back(format_ns(metric_median(r, "launch_cpu_per_call")));
-    row.push_back(format_ns(metric_median(r, "launch_cpu_per_iter")));
-    row.push_back(graph_mode ? format_ns(metric_median(r, "instantiate_time")) : "-");
+    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
+    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
+    row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
     row.push_back(speedup_cell(r));
     row.push_back(break_even_cell(r));
     row.push_back("ok");
