@@ -181,6 +181,9 @@ GraphModel load_dot_text(const std::string& text, const std::string& source);
 // namespaces, template arguments and the parameter list: "void ns::k<4>(float*)" -> "k".
 std::string demangle_kernel_name(const std::string& mangled);
 std::string kernel_base_name(const std::string& demangled);
+// The short name of a recorded (mangled) name: kernel_base_name(demangle_kernel_name(name)). The
+// loader, the trace join, the Chrome trace and `profile` name kernels by this one rule.
+std::string short_kernel_name(const std::string& recorded_name);
 
 // Parses "4,256,0", "(4,2,1),(256,1,1),0" or CUDA 13's "{16,16},{16,16},0" (text: with parentheses);
 // nullopt when the text has another shape.

@@ -17,10 +17,6 @@
 
 namespace gp {
 
-// Kernel names: the short name of a record is kernel_base_name(demangle_kernel_name(name)), the
-// same rule the DOT loader uses (graph_model.hpp), so trace and picture name kernels alike.
-std::string short_kernel_name(const std::string& recorded_name);
-
 // ---------------------------------------------------------------------------------------------
 // The DOT dump, as far as the join needs it
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "graphprof/metric_catalog.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 #include "graphprof/trace_report.hpp"
@@ -60,35 +61,6 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-const char* label_of(const std::string& key) {
-  static const std::map<std::string, const char*> labels = {
-      {"gpu_time_per_iter", "GPU time / iteration (events, back to back)"},
-      {"gpu_time_per_iter_latched", "GPU time / iteration (behind a latch)"},
-      {"host_time_per_iter_batched", "host clock / iteration (cross-check)"},
-      {"wall_time_per_iter", "wall time / iteration (launch + sync)"},
-      {"launch_cpu_per_call", "launch call CPU time (back to back)"},
-      {"launch_cpu_isolated", "launch call CPU time (after sync)"},
-      {"launch_cpu_per_iter", "CPU submit time / iteration"},
-      {"capture_time", "one-off: stream capture"},
-      {"build_time", "one-off: explicit build"},
-      {"instantiate_time", "one-off: instantiate"},
-      {"upload_time", "one-off: upload"},
-      {"first_launch_time", "one-off: first launch (+sync)"},
-  };
-  auto it = labels.find(key);
-  return it == labels.end() ? key.c_str() : it->second;
-}
-
-// Metric order: per-iteration figures first, then one-off costs.
-int rank_of(const std::string& key) {
-  static const std::vector<std::string> order = {
-      "gpu_time_per_iter", "gpu_time_per_iter_latched", "host_time_per_iter_batched", "wall_time_per_iter", "launch_cpu_per_call", "launch_cpu_isolated", "launch_cpu_per_iter",
-      "capture_time",      "build_time",         "instantiate_time",    "upload_time",         "first_launch_time"};
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (order[i] == key) return static_cast<int>(i);
-  return 100;
-}
-
 std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : fmt("%.4g", v); }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
@@ -103,13 +75,15 @@ void print_mode_table(const ModeResult& r, std::ostream& out) {
   }
   std::vector<std::pair<std::string, const Metric*>> ms;
   for (const auto& [k, m] : r.metrics) ms.emplace_back(k, &m);
+  // Catalogue order (per-iteration figures first, then one-off costs), unknown keys by name after them.
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) {
-    return rank_of(a.first) != rank_of(b.first) ? rank_of(a.first) < rank_of(b.first) : a.first < b.first;
+    const int ra = metric_order(a.first), rb = metric_order(b.first);
+    return ra != rb ? ra < rb : a.first < b.first;
   });
   Table t({"metric", "median", "p10", "p90", "p99", "CI95", "n", ""});
   for (const auto& [k, m] : ms) {
     const Summary& s = m->summary;
-    t.add({label_of(k), value_of(*m, s.median), value_of(*m, s.p10), value_of(*m, s.p90), value_of(*m, s.p99),
+    t.add({metric_label(k), value_of(*m, s.median), value_of(*m, s.p10), value_of(*m, s.p90), value_of(*m, s.p99),
            ci_percent_cell(s), std::to_string(s.n), m->converged ? "" : "noisy"});
   }
   t.print(out);

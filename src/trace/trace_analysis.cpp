@@ -16,10 +16,6 @@ namespace gp {
 
 using nlohmann::json;
 
-std::string short_kernel_name(const std::string& recorded_name) {
-  return kernel_base_name(demangle_kernel_name(recorded_name));
-}
-
 // ---------------------------------------------------------------------------------------------
 // The DOT dump, read by the graph loader
 
