@@ -24,26 +24,9 @@ std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f)
 
 // Columns: the first left-aligned, the others right-aligned; a rule under the header.
 std::string columns(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> w;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], display_width(r[i]));
-    }
-  std::string out;
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    std::string line = "  ";
-    for (std::size_t i = 0; i < rows[k].size(); ++i) {
-      line += i == 0 ? pad_right(rows[k][i], w[i]) : "  " + pad_left(rows[k][i], w[i]);
-    }
-    out += line + "\n";
-    if (k == 0) {
-      std::size_t total = 0;
-      for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
-      out += "  " + std::string(total, '-') + "\n";
-    }
-  }
-  return out;
+  TextTable t(rows.front());
+  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
+  return t.str();
 }
 
 // "1 call", "55 calls" for a stats object's count.

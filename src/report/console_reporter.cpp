@@ -21,39 +21,6 @@ std::string params_text(const std::map<std::string, std::string>& p) {
   return s;
 }
 
-// A minimal aligned table: first column left-aligned, the rest right-aligned.
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void print(std::ostream& out, const std::string& indent = "  ") const {
-    std::vector<std::size_t> w;
-    for (const auto& r : rows_)
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        if (w.size() <= i) w.push_back(0);
-        w[i] = std::max(w[i], display_width(r[i]));
-      }
-    for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
-      const auto& r = rows_[ri];
-      out << indent;
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        if (i == 0) out << pad_right(r[i], w[i]);
-        else out << "  " << pad_left(r[i], w[i]);
-      }
-      out << "\n";
-      if (ri == 0) {
-        out << indent;
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
-        out << std::string(total, '-') << "\n";
-      }
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
-
 std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : strf("%.4g", v); }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
@@ -73,13 +40,13 @@ void print_mode_table(const ModeResult& r, std::ostream& out) {
     const int ra = metric_order(a.first), rb = metric_order(b.first);
     return ra != rb ? ra < rb : a.first < b.first;
   });
-  Table t({"metric", "median", "p10", "p90", "p99", "CI95", "n", ""});
+  TextTable t({"metric", "median", "p10", "p90", "p99", "CI95", "n", ""});
   for (const auto& [k, m] : ms) {
     const Summary& s = m->summary;
     t.add({metric_label(k), value_of(*m, s.median), value_of(*m, s.p10), value_of(*m, s.p90), value_of(*m, s.p99),
            ci_percent_cell(s), std::to_string(s.n), m->converged ? "" : "noisy"});
   }
-  t.print(out);
+  out << t.str();
 }
 
 const ModeResult* find_mode(const Report& rep, const ModeResult& like, Mode mode) {
@@ -173,7 +140,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
     if (dup) continue;
     seen.push_back(&r);
     out << "\nsummary: " << r.workload << " [" << params_text(r.params) << "]\n";
-    Table t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
+    TextTable t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
              "break-even", "output"});
     for (const auto& x : report.results) {
       if (x.workload != r.workload || x.params != r.params) continue;
@@ -189,11 +156,11 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
              be == "-" || be == "never" ? be : be + " replays",
              x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
     }
-    t.print(out);
+    out << t.str();
   }
   if (seen.size() > 1) {
     out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
-    Table t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
+    TextTable t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
              "outputs"});
     // A workload measured with several parameter sets (the ranks of --ranks, a multi-workload
     // sweep) gets the parameters that tell its rows apart.
@@ -229,7 +196,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
       t.add({label(*r), cell(e), cell(c), cell(g), speed(c), speed(g), be,
              any ? (all_same ? "same" : "DIFFERENT") : "-"});
     }
-    t.print(out);
+    out << t.str();
   }
   out << format_trace_summary(report);
 }
@@ -240,7 +207,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
   for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",
                         "instantiate", "speedup", "break-even", "status"})
     header.emplace_back(h);
-  Table t(header);
+  TextTable t(header);
   for (const auto& r : report.results) {
     std::vector<std::string> row;
     for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
@@ -265,7 +232,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
     t.add(row);
   }
   out << "sweep: " << (report.results.empty() ? std::string("(nothing ran)") : report.results.front().workload) << "\n";
-  t.print(out);
+  out << t.str();
 }
 
 }  // namespace gp

@@ -29,20 +29,9 @@ std::string ratio_text(const TracePerturbation& p) {
 std::string fmt_runs(double runs) { return strf(runs == std::floor(runs) ? "%.0f" : "%.1f", runs); }
 
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], display_width(r[i]));
-    }
-  for (const auto& r : rows) {
-    out << " ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      out << " " << r[i];
-      if (i + 1 < r.size()) out << padding(r[i], width[i]) << ' ';
-    }
-    out << "\n";
-  }
+  TextTable t(rows.front(), TextTable::Layout::kText);
+  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
+  out << t.str();
 }
 
 }  // namespace
