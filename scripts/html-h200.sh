@@ -13,10 +13,14 @@ mkdir -p "$out"
 build=$(dirname "$gp")
 gz=.json.gz
 if ! grep -q '^ZLIB_INCLUDE_DIR:PATH=/' "$build/CMakeCache.txt" 2>/dev/null; then gz=.json; fi
-# Three workloads with the trace pass: HTML with graphs and heat maps, CSV, gzipped trace.
-"$gp" run -w chain,fork-join,while --out "$out/run" --html "$out/run.html" --csv "$out/run.csv" \
+# Four workloads with the trace pass: HTML with graphs and heat maps (while: the loop body's
+# times; host: the host nodes' idle gaps), CSV, gzipped trace.
+"$gp" run -w chain,fork-join,while,host --out "$out/run" --html "$out/run.html" --csv "$out/run.csv" \
   --trace-out "$out/trace$gz" --budget 0.25 -q > "$out/run.txt" 2>&1
 echo "run: exit $?" >> "$out/status.txt"
+for b in chromium chromium-browser google-chrome; do
+  command -v "$b" >/dev/null && echo "browser here: $(command -v "$b")" >> "$out/status.txt"
+done
 # A sweep: log-log curves, break-even, per-node cost.
 "$gp" sweep -w chain -p kernels=1,10,100,1000 --json "$out/sweep.json" --html "$out/sweep.html" \
   --csv "$out/sweep.csv" --budget 0.25 -q > "$out/sweep.txt" 2>&1

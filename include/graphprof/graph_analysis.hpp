@@ -18,8 +18,13 @@ struct Report;
 
 // Measured time of one graph node over many replays (from the report's sections.trace.nodes).
 struct NodeTime {
+  // The node's time per replay of the graph. For a node that runs several times per replay (the
+  // body of a WHILE node) that is the sum over its runs; run_median_ns is one run's, and p10/p90
+  // are of single runs.
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
   std::uint64_t count = 0;
+  double runs = 1;            // runs per replay (median over replays)
+  double run_median_ns = -1;  // one run's median when runs != 1; else -1 (median_ns is it)
   // Host nodes have no GPU record: their time is the GPU's idle gap before the node after them
   // (the trace's gap_before_median_ns of that node), marked here.
   bool from_gap = false;
@@ -39,10 +44,13 @@ struct NodeTimes {
   std::map<std::string, double> gap_before_ns;
 };
 
-// Give host nodes (which no GPU record times) the GPU's idle gap before their successors: the
-// host function runs in that gap. A host node with several successors gets the smallest gap;
-// one whose successors have no gap stays untimed. Returns how many nodes got a time.
-std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times);
+// Nodes that no GPU record times but that hold the GPU up get the GPU's idle time they cause:
+// - a host node, the idle gap before its successors (the host function runs in that gap; with
+//   several successors the smallest gap; none when its successors have no gap);
+// - a WHILE node whose body was timed, the idle time between the body's runs: the runs per replay
+//   times the gap before the body's first node (the GPU starting the next iteration).
+// Both are marked from_gap. Returns how many nodes got a time.
+std::size_t add_gap_times(const GraphModel& model, NodeTimes& times);
 
 // Find the result of `report` that dumped `dot_path` (same file name in sections.graph.dot or
 // dot_verbose), or the one named by `workload`/`mode` when given, and read its per-node times.

@@ -4,7 +4,7 @@
 //
 // Compact on purpose (issue 11: a 1,000,000-node dump must load in a few times its size): texts
 // that a big graph repeats (kernel names, node types, shapes) and launch configurations are
-// shared between the nodes that carry them, node and edge indices are 32-bit.
+// shared between the nodes that carry them, and an edge holds its two ends as 32-bit indices.
 #pragma once
 #include <cstdint>
 #include <iosfwd>
@@ -170,7 +170,8 @@ struct GraphModel {
 
 // Load a cudaGraphDebugDotPrint dump (default or verbose form, from any program). Throws
 // gp::Error(kBadInput) naming the file when it is unreadable, empty, not DOT, truncated, cyclic
-// or not a CUDA graph dump. Graphviz keeps global state: load one dump at a time.
+// or not a CUDA graph dump; "not valid DOT" messages give the line. Thread-safe: the reader keeps
+// no global state (cgraph, which read dumps before, did), so dumps may load concurrently.
 GraphModel load_dot(const std::string& path);
 // The same for DOT text in memory; `source` names it in messages.
 GraphModel load_dot_text(const std::string& text, const std::string& source);
@@ -180,6 +181,9 @@ GraphModel load_dot_text(const std::string& text, const std::string& source);
 // namespaces, template arguments and the parameter list: "void ns::k<4>(float*)" -> "k".
 std::string demangle_kernel_name(const std::string& mangled);
 std::string kernel_base_name(const std::string& demangled);
+// The short name of a recorded (mangled) name: kernel_base_name(demangle_kernel_name(name)). The
+// loader, the trace join, the Chrome trace and `profile` name kernels by this one rule.
+std::string short_kernel_name(const std::string& recorded_name);
 
 // Parses "4,256,0", "(4,2,1),(256,1,1),0" or CUDA 13's "{16,16},{16,16},0" (text: with parentheses);
 // nullopt when the text has another shape.

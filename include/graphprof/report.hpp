@@ -17,7 +17,7 @@
 namespace gp {
 
 // Semantic version of the JSON layout: major changes break readers, minor ones add fields.
-inline constexpr const char* kReportSchemaVersion = "1.1.0";
+inline constexpr const char* kReportSchemaVersion = "1.2.0";
 inline constexpr int kReportSchemaMajor = 1;
 
 // One measured quantity of one (workload, mode), with every raw sample kept per repetition so
@@ -60,6 +60,10 @@ struct ModeResult {
   // see report_sections.hpp.
   Sections sections;
 };
+
+// The median of metric `key` of `r` / its derived figure `key`; NaN when the result has none.
+double median_or_nan(const ModeResult& r, const std::string& key);
+double derived_or_nan(const ModeResult& r, const std::string& key);
 
 struct GpuInfo {
   int ordinal = 0;

@@ -44,6 +44,9 @@ struct TraceNodeTime {
   double median_ns = kNoValue;  // null in JSON: the node was seen but never timed
   double p10_ns = kNoValue, p90_ns = kNoValue, mean_ns = kNoValue;
   double gap_before_median_ns = kNoValue;
+  // Runs per replay (median; the trip count of a WHILE body) and the node's summed time per
+  // replay (median). Absent in reports older than 2026-11-30 and from `profile`: read as 1 run.
+  double runs_per_replay = kNoValue, per_replay_median_ns = kNoValue;
 };
 
 // sections.trace.kernels[]: GPU work by short name.

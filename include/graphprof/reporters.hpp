@@ -78,6 +78,11 @@ std::string format_ns(double ns);
 std::string speedup_cell(const ModeResult& r);
 std::string break_even_cell(const ModeResult& r);
 
+// The 95 % CI of a median as percentages of the median, as lopsided as it is: "±0.9%" when both
+// sides print alike, "+3.2/−1.1%" when not; a side below 0.01 % prints "<0.01"; "-" without an
+// interval (n < 2, no positive median). Console, Markdown and HTML use it.
+std::string ci_percent_cell(const Summary& s);
+
 // One line for progress output while a suite runs.
 std::string progress_line(const ModeResult& r);
 

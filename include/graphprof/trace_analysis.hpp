@@ -17,10 +17,6 @@
 
 namespace gp {
 
-// Kernel names: the short name of a record is kernel_base_name(demangle_kernel_name(name)), the
-// same rule the DOT loader uses (graph_model.hpp), so trace and picture name kernels alike.
-std::string short_kernel_name(const std::string& recorded_name);
-
 // ---------------------------------------------------------------------------------------------
 // The DOT dump, as far as the join needs it
 
@@ -33,6 +29,8 @@ struct DotGraphInfo {
   bool found = false;          // the dumped graph has nodes whose ids CUPTI can name (32-bit)
   std::uint32_t graph_id = 0;  // G of the dumped (top-level) graph: the first in the file
   std::map<std::uint32_t, DotNode> nodes;  // node index -> node, top-level graph only
+  // The other clusters (child graphs, conditional bodies): graph id -> node index -> node.
+  std::map<std::uint32_t, std::map<std::uint32_t, DotNode>> nested;
 };
 
 // The dumped graph's nodes from a dump read by the graph loader (load_dot in graph_model.hpp, the
@@ -57,8 +55,8 @@ class NodeJoin {
   // graph has the same node count, node i of the traced graph is named after node i of the dump.
   static NodeJoin build(const TraceData& data, const DotGraphInfo* dot);
 
-  // The original node of a record's graph_node_id; empty for nodes no callback announced
-  // (child-graph nodes flattened into the exec, conditional bodies) and outside graphs.
+  // The original node of a record's graph_node_id; empty for nodes no callback announced and
+  // outside graphs. Nodes of a conditional body are found through add_flattened_body_nodes.
   std::optional<NodeRef> find(std::uint64_t exec_node_id) const;
 
   std::uint32_t traced_graph_id() const { return traced_graph_id_; }  // CUPTI id of the traced graph
@@ -73,6 +71,12 @@ class NodeJoin {
   std::string dot_status_ = "no graph";
 };
 
+// The exec node ids that a conditional body's records carry (the parent exec's id, indices
+// after the parent's own nodes) for the body nodes CUPTI announced as clones in a nested graph;
+// adds them to `by_exec_node` (exec node id -> original node) without replacing any entry.
+// NodeJoin::build calls it; the rule and what is assumed are in trace_analysis.cpp.
+void add_flattened_body_nodes(const TraceData& data, std::unordered_map<std::uint64_t, NodeRef>& by_exec_node);
+
 // ---------------------------------------------------------------------------------------------
 // A uniform view of kernels, copies and memsets
 
@@ -83,10 +87,19 @@ struct GpuOp {
   std::uint32_t device_id = 0, stream_id = 0, correlation_id = 0, graph_id = 0;
   std::uint64_t graph_node_id = 0;
   const KernelRecord* kernel = nullptr;  // kernels only
+  // correlation_id was 0 in the record and is the launch's, given by claim_loop_body_records.
+  bool correlation_inherited = false;
 };
 
 // Every GPU record of the session, sorted by start time.
 std::vector<GpuOp> gpu_ops(const TraceData& data);
+
+// Records of a graph launch that CUPTI gives no correlation id (seen on the H200 with CUDA 13.0:
+// the kernels of a conditional WHILE node's body, correlation 0, graphId = the exec's) get the
+// launch's: that of the latest record of the same exec and device that started no later and
+// has one (a launch's nodes run before the next launch of the exec starts). `ops` sorted by
+// start, as gpu_ops returns them. Returns how many records were given a correlation id.
+std::size_t claim_loop_body_records(std::vector<GpuOp>& ops);
 
 // Measured iteration (index into data.windows) of each correlation id whose API call lies inside
 // a window. GPU records join through their correlation id.
@@ -111,6 +124,10 @@ struct NodeStats {
   // records, that came no later. Absent for a replay's first node.
   std::optional<double> gap_before_median_ns;
   std::size_t gap_samples = 0;
+  // Runs per replay (median over the replays that ran it): 1 for most nodes, the trip count for
+  // the body of a WHILE node. per_replay: the node's summed time in each replay.
+  double runs_per_replay = 1;
+  DurationStats per_replay;
 };
 
 struct NameStats {

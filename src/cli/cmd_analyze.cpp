@@ -27,7 +27,7 @@ int analyze_command(const AnalyzeOptions& o) {
   const GraphModel model = load_dot(o.dot);
   std::optional<NodeTimes> times;
   if (!o.report.empty()) times = node_times_from_report(read_report(o.report), o.report, o.dot, o.workload, o.mode);
-  if (times) add_host_gap_times(model, *times);
+  if (times) add_gap_times(model, *times);
   const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
 
   if (o.json_path == "-") {

@@ -36,7 +36,7 @@ int render_command(const RenderCliOptions& o) {
   const GraphModel model = load_dot(o.dot);
   std::optional<NodeTimes> times;
   if (!o.report.empty()) times = node_times_from_report(read_report(o.report), o.report, o.dot, o.workload, o.mode);
-  if (times) add_host_gap_times(model, *times);
+  if (times) add_gap_times(model, *times);
   const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
   ViewOptions vo;
   vo.collapse = o.collapse ? CollapseMode::kOn : (o.no_collapse ? CollapseMode::kOff : CollapseMode::kAuto);

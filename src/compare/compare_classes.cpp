@@ -1,6 +1,8 @@
 // Gating classes (include/graphprof/compare_classes.hpp; the table in docs/compare.md).
 #include "graphprof/compare_classes.hpp"
 
+#include "graphprof/metric_catalog.hpp"
+
 namespace gp {
 
 const char* to_string(SeriesClass c) {
@@ -13,15 +15,17 @@ const char* to_string(SeriesClass c) {
 }
 
 SeriesClass series_class(const std::string& metric, const std::string& mode, bool waits_for_host) {
-  const bool time_of_device = metric == "gpu_time_per_iter_latched" || (metric == "gpu_time_per_iter" && mode != "eager");
-  if (time_of_device) return waits_for_host ? SeriesClass::kHost : SeriesClass::kDevice;
-  static const char* const host[] = {"gpu_time_per_iter",   "host_time_per_iter_batched", "wall_time_per_iter",
-                                     "launch_cpu_per_call", "launch_cpu_isolated",        "launch_cpu_per_iter",
-                                     "capture_time",        "build_time",                 "instantiate_time",
-                                     "upload_time",         "first_launch_time"};
-  for (const char* h : host)
-    if (metric == h) return SeriesClass::kHost;
-  return SeriesClass::kInfo;
+  // The metric catalogue's gating class decides; unknown metrics are informational.
+  const MetricInfo* info = find_metric(metric);
+  if (info == nullptr) return SeriesClass::kInfo;
+  switch (gate_class(metric, mode_from_string(mode).value_or(Mode::kGraph))) {
+    case GateClass::kDeviceStable: return waits_for_host ? SeriesClass::kHost : SeriesClass::kDevice;
+    case GateClass::kHostSide:
+    case GateClass::kOneOff: return SeriesClass::kHost;
+    case GateClass::kInformational: break;
+  }
+  // A cross-check that is a time (the host clock over a GPU-pass batch) moves like host figures.
+  return std::string(info->unit) == "ns" ? SeriesClass::kHost : SeriesClass::kInfo;
 }
 
 double class_between_run_sd(SeriesClass c, const std::string& mode) {

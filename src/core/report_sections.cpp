@@ -103,6 +103,8 @@ TraceNodeTime node_from(const In& n) {
   t.p90_ns = n.number("p90_ns");
   t.mean_ns = n.number("mean_ns");
   t.gap_before_median_ns = n.number("gap_before_median_ns");
+  t.runs_per_replay = n.number("runs_per_replay");
+  t.per_replay_median_ns = n.number("per_replay_median_ns");
   return t;
 }
 
@@ -221,19 +223,23 @@ json to_json(const TraceSection& t) {
                {"dot_graph_id", t.join.dot_graph_id},
                {"dot_name_mismatches", t.join.dot_name_mismatches}};
   json& nodes = j["nodes"] = json::array();
-  for (const auto& n : t.nodes)
-    nodes.push_back({{"dot_name", n.dot_name},
-                     {"graph_id", n.graph_id},
-                     {"node_index", n.node_index},
-                     {"kind", n.kind},
-                     {"name", n.name},
-                     {"mangled_name", n.mangled_name},
-                     {"count", n.count},
-                     {"median_ns", num(n.median_ns)},
-                     {"p10_ns", num(n.p10_ns)},
-                     {"p90_ns", num(n.p90_ns)},
-                     {"mean_ns", num(n.mean_ns)},
-                     {"gap_before_median_ns", num(n.gap_before_median_ns)}});
+  for (const auto& n : t.nodes) {
+    json& node = nodes.emplace_back(json{{"dot_name", n.dot_name},
+                                         {"graph_id", n.graph_id},
+                                         {"node_index", n.node_index},
+                                         {"kind", n.kind},
+                                         {"name", n.name},
+                                         {"mangled_name", n.mangled_name},
+                                         {"count", n.count},
+                                         {"median_ns", num(n.median_ns)},
+                                         {"p10_ns", num(n.p10_ns)},
+                                         {"p90_ns", num(n.p90_ns)},
+                                         {"mean_ns", num(n.mean_ns)},
+                                         {"gap_before_median_ns", num(n.gap_before_median_ns)}});
+    // Only where known: profile results and older reports have no replay structure to count.
+    if (std::isfinite(n.runs_per_replay)) node["runs_per_replay"] = n.runs_per_replay;
+    if (std::isfinite(n.per_replay_median_ns)) node["per_replay_median_ns"] = n.per_replay_median_ns;
+  }
   json& kernels = j["kernels"] = json::array();
   for (const auto& k : t.kernels)
     kernels.push_back({{"kind", k.kind},

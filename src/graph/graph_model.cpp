@@ -186,6 +186,10 @@ std::string kernel_base_name(const std::string& demangled) {
   return shortest.empty() ? demangled : shortest;
 }
 
+std::string short_kernel_name(const std::string& recorded_name) {
+  return kernel_base_name(demangle_kernel_name(recorded_name));
+}
+
 namespace {
 
 bool read_u64(const std::string& t, std::uint64_t& v) {

@@ -101,6 +101,38 @@ int heat_step(double t, double lo, double hi) {
   return std::clamp(static_cast<int>(f * kHeatSteps), 0, kHeatSteps - 1);
 }
 
+std::string nodes_text(std::size_t n) { return group_digits(n) + (n == 1 ? " node" : " nodes"); }
+
+// The heat map's legend: every step of the scale with its bounds and how many nodes it colours;
+// one entry when all timed nodes show the same figure (`about_equal`: figures that print alike);
+// "no time" only when some node has none.
+void heat_legend(GraphView& v, double min_time, double max_time, bool about_equal) {
+  std::vector<std::size_t> per_step(kHeatSteps, 0);
+  std::size_t untimed = 0, timed = 0;
+  for (const ViewBox& b : v.boxes) {
+    if (b.fill == kUntimedFill) {
+      untimed += b.members.size();
+      continue;
+    }
+    per_step[static_cast<std::size_t>(heat_step(b.node_time_ns, min_time, max_time))] += b.timed;
+    timed += b.timed;
+  }
+  if (untimed > 0) v.legend.push_back({"no time: " + nodes_text(untimed), kUntimedFill});
+  if (timed == 0) return;
+  if (min_time >= max_time) {
+    v.legend.push_back({(about_equal ? "about " : "") + format_ns(max_time) +
+                            (timed == 1 ? ": the one timed node" : ": all " + nodes_text(timed)),
+                        kHeat[kHeatSteps - 1]});
+    return;
+  }
+  for (int s = 0; s < kHeatSteps; ++s) {
+    const std::string lo = format_ns(s == 0 ? min_time : heat_bound(s, min_time, max_time));
+    const std::string hi = format_ns(heat_bound(s + 1, min_time, max_time));
+    const std::size_t n = per_step[static_cast<std::size_t>(s)];
+    v.legend.push_back({(lo == hi ? "about " + lo : lo + " - " + hi) + (n > 0 ? ": " + nodes_text(n) : ""), kHeat[s]});
+  }
+}
+
 // Working state of one box while folding.
 struct Work {
   std::vector<std::size_t> members;
@@ -460,7 +492,22 @@ std::string pattern_lines(const std::string& pattern) {
   return out + clip(line, kLine + 8);
 }
 
-std::string node_label(const GraphNode& n, const NodeTimes* times, double time_ns) {
+// The trip count of a WHILE node per replay: the runs of its body's timed nodes (the most of
+// them, so a body node that a branch skips does not count); 0 when none of them is timed.
+double loop_runs(const GraphModel& m, const GraphNode& n, const NodeTimes& times) {
+  double runs = 0;
+  for (const GraphCluster& c : m.clusters)
+    if (std::find(n.child_graphs.begin(), n.child_graphs.end(), c.graph_id) != n.child_graphs.end())
+      for (std::size_t i : c.nodes) {
+        const auto it = times.by_node.find(m.nodes[i].dot_name);
+        if (it != times.by_node.end()) runs = std::max(runs, it->second.runs);
+      }
+  return runs;
+}
+
+std::string runs_text(double runs) { return strf(runs == std::floor(runs) ? "%.0f" : "%.1f", runs); }
+
+std::string node_label(const GraphModel& m, const GraphNode& n, const NodeTimes* times, double time_ns) {
   std::string s = "#" + std::to_string(n.index) + " " + display_name(n);
   switch (n.kind) {
     case NodeKind::kKernel:
@@ -478,17 +525,24 @@ std::string node_label(const GraphNode& n, const NodeTimes* times, double time_n
       break;
     default: break;
   }
+  if (times != nullptr && n.kind == NodeKind::kConditional && n.conditional_type == "WHILE") {
+    const double runs = loop_runs(m, n, *times);
+    if (runs > 0) s += "\n" + runs_text(runs) + " iterations per replay";
+  }
   if (times != nullptr && time_ns >= 0) {
     s += "\n" + format_ns(time_ns);
     const auto it = times->by_node.find(n.dot_name);
-    if (it != times->by_node.end() && it->second.from_gap) s += " (GPU idle gap)";
+    if (it != times->by_node.end() && it->second.from_gap)
+      s += n.kind == NodeKind::kConditional ? " per replay\n(GPU idle between iterations)" : " (GPU idle gap)";
+    if (it != times->by_node.end() && it->second.run_median_ns >= 0)
+      s += " per replay\n(" + runs_text(it->second.runs) + " runs x " + format_ns(it->second.run_median_ns) + ")";
   }
   return s;
 }
 
 std::string box_label(const GraphModel& m, const Work& b, const NodeTimes* times, double time_ns) {
   const std::size_t count = b.members.size();
-  if (count == 1) return node_label(m.nodes[b.members[0]], times, time_ns);
+  if (count == 1) return node_label(m, m.nodes[b.members[0]], times, time_ns);
   std::string s;
   if (!b.mixed) {
     const GraphNode& first = m.nodes[b.members[0]];
@@ -673,6 +727,9 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     v.boxes.push_back(std::move(box));
   }
 
+  // Times that print alike are one figure: steps between them would be colours that mean nothing.
+  const bool about_equal = max_time > min_time && format_ns(min_time) == format_ns(max_time);
+  if (about_equal) min_time = max_time;
   for (ViewBox& box : v.boxes) {
     if (!v.heat_map) {
       box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
@@ -760,18 +817,23 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     const std::string what = times->trace_slowdown
                                  ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times->trace_slowdown)
                                  : std::string("traced time (CUPTI)");
-    v.title += "\ncolour: " + what + " per node, log scale in " + std::to_string(kHeatSteps) +
-               " steps; folded boxes: mean per node";
-    bool gaps = false;
-    for (const auto& [name, t] : times->by_node) gaps = gaps || t.from_gap;
-    if (gaps) v.title += "; host nodes: the GPU's idle gap after them";
-    v.title += "\n" + times->origin + "; blue outline: timed critical path";
-    v.legend.push_back({"no time", kUntimedFill});
-    for (int s = 0; s < kHeatSteps && max_time > 0; ++s) {
-      const double lo = heat_bound(s, min_time, max_time), hi = heat_bound(s + 1, min_time, max_time);
-      v.legend.push_back({(s == 0 ? format_ns(min_time) : format_ns(lo)) + " - " + format_ns(hi), kHeat[s]});
-      if (min_time >= max_time) break;  // one time only: one step
+    v.title += "\ncolour: " + what + " per node and replay, " +
+               (max_time > min_time ? "log scale in " + std::to_string(kHeatSteps) + " steps"
+                                    : std::string("one figure for all")) +
+               "; folded boxes: mean per node";
+    bool host_gaps = false, loop_gaps = false, loops = false;
+    for (const auto& n : model.nodes) {
+      const auto it = times->by_node.find(n.dot_name);
+      if (it == times->by_node.end()) continue;
+      host_gaps = host_gaps || (it->second.from_gap && n.kind == NodeKind::kHost);
+      loop_gaps = loop_gaps || (it->second.from_gap && n.kind == NodeKind::kConditional);
+      loops = loops || it->second.runs != 1;
     }
+    if (loops) v.title += "; loop bodies: summed over their runs";
+    if (loop_gaps) v.title += "; WHILE nodes: the GPU's idle time between iterations";
+    if (host_gaps) v.title += "; host nodes: the GPU's idle gap after them";
+    v.title += "\n" + times->origin + "; blue outline: timed critical path";
+    heat_legend(v, min_time, max_time, about_equal);
   } else {
     v.title += "\nblue outline: critical path (by node count)";
     std::set<NodeKind> kinds;

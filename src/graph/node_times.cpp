@@ -1,5 +1,6 @@
 // Joining a `graphprof run` report onto a DOT dump: find the result that wrote the dump, then
 // read its per-node times (sections.trace.nodes, written by the trace pass) keyed by dot_name.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -88,22 +89,53 @@ NodeTimes node_times_from_report(const Report& report, const std::string& report
     nt.p10_ns = std::isfinite(n.p10_ns) ? n.p10_ns : 0;
     nt.p90_ns = std::isfinite(n.p90_ns) ? n.p90_ns : 0;
     nt.count = n.count;
+    if (std::isfinite(n.runs_per_replay) && n.runs_per_replay != 1 && std::isfinite(n.per_replay_median_ns)) {
+      nt.runs = n.runs_per_replay;
+      nt.run_median_ns = n.median_ns;
+      nt.median_ns = n.per_replay_median_ns;
+    }
     t.by_node[n.dot_name] = nt;
   }
   return t;
 }
 
-std::size_t add_host_gap_times(const GraphModel& model, NodeTimes& times) {
+std::size_t add_gap_times(const GraphModel& model, NodeTimes& times) {
   std::vector<std::vector<std::size_t>> succ(model.nodes.size());
-  for (const auto& e : model.edges) succ[e.from].push_back(e.to);
+  std::vector<bool> has_pred(model.nodes.size(), false);
+  for (const auto& e : model.edges) {
+    succ[e.from].push_back(e.to);
+    if (model.nodes[e.from].graph_id == model.nodes[e.to].graph_id) has_pred[e.to] = true;
+  }
+  // The smallest gap before any of `nodes` that has one, times that node's runs; -1 when none.
+  auto smallest_gap = [&](const std::vector<std::size_t>& nodes, bool per_run) {
+    double gap = -1;
+    for (std::size_t s : nodes) {
+      const auto it = times.gap_before_ns.find(model.nodes[s].dot_name);
+      if (it == times.gap_before_ns.end()) continue;
+      double g = it->second;
+      if (per_run) {
+        const auto t = times.by_node.find(model.nodes[s].dot_name);
+        if (t == times.by_node.end()) continue;
+        g *= t->second.runs;
+      }
+      if (gap < 0 || g < gap) gap = g;
+    }
+    return gap;
+  };
   std::size_t added = 0;
   for (std::size_t i = 0; i < model.nodes.size(); ++i) {
     const GraphNode& n = model.nodes[i];
-    if (n.kind != NodeKind::kHost || times.by_node.count(n.dot_name) > 0) continue;
+    if (times.by_node.count(n.dot_name) > 0) continue;
     double gap = -1;
-    for (std::size_t s : succ[i]) {
-      const auto it = times.gap_before_ns.find(model.nodes[s].dot_name);
-      if (it != times.gap_before_ns.end() && (gap < 0 || it->second < gap)) gap = it->second;
+    if (n.kind == NodeKind::kHost) {
+      gap = smallest_gap(succ[i], false);
+    } else if (n.kind == NodeKind::kConditional && n.conditional_type == "WHILE") {
+      std::vector<std::size_t> body_roots;
+      for (const GraphCluster& c : model.clusters)
+        if (std::find(n.child_graphs.begin(), n.child_graphs.end(), c.graph_id) != n.child_graphs.end())
+          for (std::size_t b : c.nodes)
+            if (!has_pred[b]) body_roots.push_back(b);
+      gap = smallest_gap(body_roots, true);
     }
     if (gap < 0) continue;
     NodeTime nt;

@@ -120,6 +120,8 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
         } catch (const Error& e) {
           times_note = e.what();
         }
+        // Host nodes have no GPU record: they get the GPU's idle gap after them, as in `render`.
+        if (times) add_gap_times(model, *times);
       }
       const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
       const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
@@ -128,7 +130,7 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
       if (view.collapsed)
         body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
                 " (similar runs folded)";
-      body += view.heat_map ? ". Colour: traced time per node (CUPTI trace pass; see the trace perturbation table)."
+      body += view.heat_map ? ". Colour: traced time per node and replay (CUPTI trace pass; see the trace perturbation table)."
                             : ". Colour: node kind. Blue outline: critical path.";
       body += " DOT dump: <code>" + escape(path) + "</code>.";
       if (!times_note.empty()) body += " <span class=\"gp-warn\">" + escape(times_note) + "</span>";

@@ -1,7 +1,6 @@
 // Markdown view of a run report: one summary table per (workload, parameters), for PR comments,
 // job summaries and notes.
 #include <cmath>
-#include <cstdio>
 
 #include "graphprof/reporters.hpp"
 
@@ -9,25 +8,12 @@ namespace gp {
 
 namespace {
 
-double median_of(const ModeResult& r, const char* key) {
-  auto it = r.metrics.find(key);
-  return it == r.metrics.end() ? NAN : it->second.summary.median;
-}
-
-double derived_of(const ModeResult& r, const char* key) {
-  auto it = r.derived.find(key);
-  return it == r.derived.end() ? NAN : it->second;
-}
-
 std::string ci_text(const ModeResult& r, const char* key) {
   auto it = r.metrics.find(key);
   if (it == r.metrics.end()) return "-";
   const Summary& s = it->second.summary;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s ±%.1f%% (n=%zu)%s", format_ns(s.median).c_str(),
-                s.median > 0 ? 50.0 * (s.ci_high - s.ci_low) / s.median : 0.0, s.n,
-                it->second.converged ? "" : " noisy");
-  return buf;
+  return format_ns(s.median) + " " + ci_percent_cell(s) + " (n=" + std::to_string(s.n) + ")" +
+         (it->second.converged ? "" : " noisy");
 }
 
 }  // namespace
@@ -58,9 +44,9 @@ void MarkdownReporter::write(const Report& report, std::ostream& out) const {
       const bool g = r.mode != Mode::kEager;
       const std::string speed = speedup_cell(r), be = break_even_cell(r);
       out << "| " << to_string(r.mode) << " | " << ci_text(r, "gpu_time_per_iter") << " | "
-          << format_ns(median_of(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
-          << format_ns(median_of(r, "launch_cpu_per_iter")) << " | "
-          << (g ? format_ns(derived_of(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
+          << format_ns(median_or_nan(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
+          << format_ns(median_or_nan(r, "launch_cpu_per_iter")) << " | "
+          << (g ? format_ns(derived_or_nan(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
           << (r.checksum_matches_eager ? (*r.checksum_matches_eager ? "same" : "**DIFFERENT**") : "?") << " |\n";
     }
   }

@@ -1,7 +1,6 @@
 // Console text of the trace sections (see trace_report.hpp).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <vector>
@@ -22,31 +21,17 @@ std::string ns_with_ci(double median, double lo, double hi) {
 
 std::string ratio_text(const TracePerturbation& p) {
   if (!std::isfinite(p.ratio)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fx", p.ratio);
-  std::string s = buf;
-  if (p.ratio_range) {
-    std::snprintf(buf, sizeof buf, " [%.2f, %.2f]", p.ratio_range->first, p.ratio_range->second);
-    s += buf;
-  }
+  std::string s = strf("%.2fx", p.ratio);
+  if (p.ratio_range) s += strf(" [%.2f, %.2f]", p.ratio_range->first, p.ratio_range->second);
   return s;
 }
 
+std::string fmt_runs(double runs) { return strf(runs == std::floor(runs) ? "%.0f" : "%.1f", runs); }
+
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], display_width(r[i]));
-    }
-  for (const auto& r : rows) {
-    out << " ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      out << " " << r[i];
-      if (i + 1 < r.size()) out << padding(r[i], width[i]) << ' ';
-    }
-    out << "\n";
-  }
+  TextTable t(rows.front(), TextTable::Layout::kText);
+  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
+  out << t.str();
 }
 
 }  // namespace
@@ -91,15 +76,25 @@ std::string format_trace_summary(const Report& report) {
           << format_ns(c.host_clock_per_call_median_ns) << " (host clock, untraced launch pass)\n";
     // The slowest nodes, or the kernels by name when there are no nodes (eager, graph level).
     if (!t.nodes.empty()) {
+      // Nodes that run several times per replay (a WHILE body) rank by their time per replay,
+      // with two more columns; without such nodes the table is as it always was.
+      auto runs = [](const TraceNodeTime& n) { return std::isfinite(n.runs_per_replay) ? n.runs_per_replay : 1.0; };
+      auto per_replay = [&](const TraceNodeTime& n) {
+        return runs(n) != 1 && std::isfinite(n.per_replay_median_ns) ? n.per_replay_median_ns : n.median_ns;
+      };
+      bool loops = false;
+      for (const auto& n : t.nodes) loops = loops || runs(n) != 1;
       std::vector<const TraceNodeTime*> sorted;
       for (const auto& n : t.nodes) sorted.push_back(&n);
       std::stable_sort(sorted.begin(), sorted.end(),  // ties keep node order: the same text everywhere
-                [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
+                       [&](const TraceNodeTime* a, const TraceNodeTime* b) { return per_replay(*a) > per_replay(*b); });
       std::vector<std::vector<std::string>> nrows{{"node", "kind", "name", "median", "p10", "p90", "gap before"}};
+      if (loops) nrows[0].insert(nrows[0].begin() + 3, {"per replay", "runs/replay"});
       for (std::size_t i = 0; i < sorted.size() && i < 5; ++i) {
         const TraceNodeTime& n = *sorted[i];
         nrows.push_back({n.dot_name, n.kind, n.name, format_ns(n.median_ns), format_ns(n.p10_ns), format_ns(n.p90_ns),
                          format_ns(n.gap_before_median_ns)});
+        if (loops) nrows.back().insert(nrows.back().begin() + 3, {format_ns(per_replay(n)), fmt_runs(runs(n))});
       }
       out << "  slowest nodes (" << t.nodes.size() << " attributed):\n";
       print_table(out, nrows);

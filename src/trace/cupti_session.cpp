@@ -272,7 +272,7 @@ struct State {
   TraceData data;
   Converter converter;
   std::atomic<bool> active{false};
-  std::atomic<bool> used{false};  // a session was attempted: CUPTI may be loaded and initialised
+  std::atomic<bool> used{false};  // a session subscribed: CUPTI is loaded and initialised by us
   bool callbacks_registered = false;  // buffer callbacks stay registered until cuptiFinalize
   std::atomic<std::size_t> buffer_bytes{8u << 20};
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -422,7 +422,6 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
   }
   const std::size_t bytes = (std::clamp(buffer_bytes, kMinBuffer, kMaxBuffer) + 7) / 8 * 8;
   s.buffer_bytes = bytes;
-  s.used = true;
 
   auto fail = [&](const std::string& why) {
     reason_ = why;
@@ -430,7 +429,19 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
     s.active = false;
   };
 
-  CUptiResult r = CUPTI_SUCCESS;
+  // Subscribe first: when another CUPTI client holds the process (a profiler, graphprof's own
+  // injection library under `graphprof profile`), a refused subscription must leave its session
+  // alone -- registering buffer callbacks would take its records, and finalizing would end it.
+  CUptiResult r = cupti().cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  if (r != CUPTI_SUCCESS) {
+    s.subscriber = nullptr;
+    reason_ = "cuptiSubscribe returned " + cupti_error_text(r);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      reason_ += ": another CUPTI-based tool (Nsight Systems, Nsight Compute, a profiler) is attached to this process";
+    s.active = false;
+    return;
+  }
+  s.used = true;
   if (!s.callbacks_registered) {
     r = cupti().cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
     if (r != CUPTI_SUCCESS) {
@@ -443,15 +454,6 @@ TraceSession::TraceSession(TraceLevel level, std::size_t buffer_bytes, bool deta
     // Larger device-side buffers too, for bursts of records between flushes (a retry after drops).
     std::size_t value = bytes, size = sizeof(value);
     (void)cupti().cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &value);
-  }
-  r = cupti().cuptiSubscribe(&s.subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
-  if (r != CUPTI_SUCCESS) {
-    s.subscriber = nullptr;
-    std::string why = "cuptiSubscribe returned " + cupti_error_text(r);
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-      why += ": another CUPTI-based tool (Nsight Systems, Nsight Compute, a profiler) is attached to this process";
-    fail(why);
-    return;
   }
   for (CUpti_CallbackId cb : kGraphCallbacks) {
     r = cupti().cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);

@@ -16,10 +16,6 @@ namespace gp {
 
 using nlohmann::json;
 
-std::string short_kernel_name(const std::string& recorded_name) {
-  return kernel_base_name(demangle_kernel_name(recorded_name));
-}
-
 // ---------------------------------------------------------------------------------------------
 // The DOT dump, read by the graph loader
 
@@ -32,13 +28,17 @@ DotGraphInfo dot_graph_info(const GraphModel& dump) {
   if (top > kMax32) return info;  // CUPTI's graph ids are 32-bit: no trace record can name it
   info.graph_id = static_cast<std::uint32_t>(top);
   for (const GraphNode& n : dump.nodes) {
-    if (n.graph_id != top || n.index > kMax32) continue;
+    if (n.graph_id < 0 || n.graph_id > kMax32 || n.index > kMax32) continue;
     DotNode node;
     switch (n.kind) {
       case NodeKind::kKernel: node.kind = "kernel"; node.name = n.mangled; break;
       case NodeKind::kMemcpy: node.kind = "memcpy"; break;
       case NodeKind::kMemset: node.kind = "memset"; break;
       default: node.kind = n.type_text; break;
+    }
+    if (n.graph_id != top) {
+      info.nested[static_cast<std::uint32_t>(n.graph_id)][static_cast<std::uint32_t>(n.index)] = std::move(node);
+      continue;
     }
     info.nodes[static_cast<std::uint32_t>(n.index)] = std::move(node);
   }
@@ -112,7 +112,42 @@ NodeJoin NodeJoin::build(const TraceData& data, const DotGraphInfo* dot) {
     if (offset != 0 && (g == traced || built.count(g))) g = static_cast<std::uint32_t>(static_cast<std::int64_t>(g) + offset);
     j.by_exec_node_[m.exec_node_id] = NodeRef{g, index_of(m.original_node_id)};
   }
+  add_flattened_body_nodes(data, j.by_exec_node_);
   return j;
+}
+
+void add_flattened_body_nodes(const TraceData& data, std::unordered_map<std::uint64_t, NodeRef>& by_exec_node) {
+  // Seen on the H200 (CUDA 13.0, tests/data/trace/while_*): instantiating a graph with a WHILE
+  // node clones the body into a graph of its own (exec 33 -> body 34: clones 34:0, 34:1 of the
+  // body's nodes), but the body's kernel records name the node inside the parent exec, numbered
+  // after the parent's own nodes (33:2, 33:3). So node k of a nested graph is the parent's node
+  // (parent's node count + nodes of the nested graphs before it + k). Nested graphs: clone
+  // graphs that are no exec of their own, between the exec's id and the next exec's, taken in
+  // id order (one body was observed; the order of several is assumed and the DOT name check in
+  // summarize_trace counts any that land on a node of another kernel).
+  auto graph_of = [](std::uint64_t id) { return static_cast<std::uint32_t>(id >> 32); };
+  auto index_of = [](std::uint64_t id) { return static_cast<std::uint32_t>(id & 0xffffffffu); };
+  std::set<std::uint32_t> execs;
+  for (const auto& e : data.exec_mappings) execs.insert(e.exec_id);
+  std::map<std::uint32_t, std::uint32_t> clone_nodes;  // clone graph -> node count (highest index + 1)
+  for (const auto& m : data.node_mappings) {
+    auto& n = clone_nodes[graph_of(m.exec_node_id)];
+    n = std::max(n, index_of(m.exec_node_id) + 1);
+  }
+  for (auto e = execs.begin(); e != execs.end(); ++e) {
+    const auto own = clone_nodes.find(*e);
+    if (own == clone_nodes.end()) continue;
+    const auto next = std::next(e);
+    std::uint64_t base = own->second;
+    for (auto g = std::next(own); g != clone_nodes.end() && (next == execs.end() || g->first < *next); ++g) {
+      for (std::uint32_t k = 0; k < g->second; ++k) {
+        const auto ref = by_exec_node.find((static_cast<std::uint64_t>(g->first) << 32) | k);
+        if (ref == by_exec_node.end() || base + k > 0xffffffffu) continue;
+        by_exec_node.emplace((static_cast<std::uint64_t>(*e) << 32) | (base + k), ref->second);
+      }
+      base += g->second;
+    }
+  }
 }
 
 std::optional<NodeRef> NodeJoin::find(std::uint64_t exec_node_id) const {
@@ -153,6 +188,26 @@ std::vector<GpuOp> gpu_ops(const TraceData& d) {
   for (const auto& m : d.memsets) ops.push_back(gpu_op(m, "memset", "memset"));
   std::stable_sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) { return a.start_ns < b.start_ns; });
   return ops;
+}
+
+std::size_t claim_loop_body_records(std::vector<GpuOp>& ops) {
+  // Latest correlation id seen per (device, exec), walking in start order.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> latest;
+  std::size_t claimed = 0;
+  for (GpuOp& op : ops) {
+    if (op.graph_id == 0) continue;
+    const auto key = std::make_pair(op.device_id, op.graph_id);
+    if (op.correlation_id != 0) {
+      latest[key] = op.correlation_id;
+      continue;
+    }
+    const auto it = latest.find(key);
+    if (it == latest.end()) continue;
+    op.correlation_id = it->second;
+    op.correlation_inherited = true;
+    ++claimed;
+  }
+  return claimed;
 }
 
 namespace {
@@ -222,7 +277,8 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     return it->second;
   };
 
-  const std::vector<GpuOp> ops = gpu_ops(data);
+  std::vector<GpuOp> ops = gpu_ops(data);
+  claim_loop_body_records(ops);
   std::vector<std::vector<const GpuOp*>> by_iter(windows.size());
   for (const auto& op : ops) {
     auto it = iter_of.find(op.correlation_id);
@@ -233,13 +289,15 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
   struct NodeAcc {
     std::string kind, name, mangled;
     std::vector<double> durations, gaps;
+    std::map<std::size_t, std::pair<std::size_t, double>> per_replay;  // replay -> runs, summed time
   };
   std::map<NodeRef, NodeAcc> node_acc;
   std::map<std::pair<std::string, std::string>, std::vector<double>> name_acc;
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> launch_span;  // correlation -> [start, end]
   std::vector<double> iter_spans;
 
-  for (const auto& ops_of_iter : by_iter) {
+  for (std::size_t replay = 0; replay < by_iter.size(); ++replay) {
+    const auto& ops_of_iter = by_iter[replay];
     if (ops_of_iter.empty()) continue;
     std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
     std::multiset<std::uint64_t> ends;  // ends of the records of this replay that started earlier
@@ -269,6 +327,9 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
         if (op->kernel) acc.mangled = op->name;
       }
       acc.durations.push_back(dur);
+      auto& runs = acc.per_replay[replay];
+      ++runs.first;
+      runs.second += dur;
       if (gap) acc.gaps.push_back(*gap);
     }
     iter_spans.push_back(static_cast<double>(hi - lo));
@@ -307,11 +368,24 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     n.duration = duration_stats(acc.durations);
     n.gap_samples = acc.gaps.size();
     if (!acc.gaps.empty()) n.gap_before_median_ns = median(acc.gaps);
-    if (dot != nullptr && dot->found && ref.graph_id == dot->graph_id) {
-      auto d = dot->nodes.find(ref.index);
-      if (d == dot->nodes.end() || d->second.kind != n.kind ||
-          (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
-        ++s.dot_name_mismatches;
+    std::vector<double> runs, sums;
+    for (const auto& [replay, rs] : acc.per_replay) {
+      runs.push_back(static_cast<double>(rs.first));
+      sums.push_back(rs.second);
+    }
+    if (!runs.empty()) n.runs_per_replay = median(runs);
+    n.per_replay = duration_stats(sums);
+    if (dot != nullptr && dot->found) {
+      const auto nested = dot->nested.find(ref.graph_id);
+      const auto* graph = ref.graph_id == dot->graph_id ? &dot->nodes
+                          : nested != dot->nested.end() ? &nested->second
+                                                        : nullptr;
+      if (graph != nullptr) {
+        auto d = graph->find(ref.index);
+        if (d == graph->end() || d->second.kind != n.kind ||
+            (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
+          ++s.dot_name_mismatches;
+      }
     }
     s.nodes.push_back(std::move(n));
   }
@@ -369,7 +443,8 @@ TraceSection to_section(const TraceSummary& s) {
   for (const auto& n : s.nodes)
     t.nodes.push_back({n.node.dot_name(), n.node.graph_id, n.node.index, n.kind, n.name, n.mangled_name, n.duration.count,
                        n.duration.median, n.duration.p10, n.duration.p90, n.duration.mean,
-                       n.gap_before_median_ns.value_or(kNoValue)});
+                       n.gap_before_median_ns.value_or(kNoValue), n.runs_per_replay,
+                       n.per_replay.count > 0 ? n.per_replay.median : kNoValue});
   for (const auto& k : s.kernels)
     t.kernels.push_back({k.kind, k.name, k.duration.count, k.duration.median, k.duration.p10, k.duration.p90,
                          k.per_iteration_ns});

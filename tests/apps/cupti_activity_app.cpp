@@ -4,7 +4,8 @@
 // makes 1000 cuDeviceGetCount calls and flushes them into its own buffers, then makes 100 more whose
 // records are still pending when it exits. It never subscribes, enables or finalizes anything: the
 // kinds it records are the ones already enabled. With "disable" it also turns the DRIVER kind off
-// before exiting. It prints how many buffers of its own it got and exits 0.
+// before exiting; with "finalize" it ends with cuptiFinalize, which ends every CUPTI session of the
+// process (what a careless tool does). It prints how many buffers of its own it got and exits 0.
 #include <cuda.h>
 #include <cupti.h>
 
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "disable") == 0)
     std::printf("cupti_activity_app: cuptiActivityDisable(DRIVER) -> %d\n",
                 static_cast<int>(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER)));
+  if (argc > 1 && std::strcmp(argv[1], "finalize") == 0) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::printf("cupti_activity_app: cuptiFinalize -> %d\n", static_cast<int>(cuptiFinalize()));
+  }
   std::fflush(stdout);
   return 0;
 }

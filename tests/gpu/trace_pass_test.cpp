@@ -1,6 +1,7 @@
-// The trace pass on a real GPU: for chain and fork-join in capture and graph modes every kernel
-// is attributed to a node of the DOT dump, graph-level tracing gives one span per launch, NVTX
-// ranges reach the records, and the Chrome trace is well formed. Exit 77 without a GPU.
+// The trace pass on a real GPU: for chain, fork-join and while (its WHILE body too) in capture
+// and graph modes every kernel is attributed to a node of the DOT dump, graph-level tracing gives
+// one span per launch, NVTX ranges reach the records, and the Chrome trace is well formed. Exit 77
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -141,6 +142,41 @@ TEST(TracePass, ForkJoinGraphModesAttributeEveryKernelToItsNode) {
     expect_all_attributed(r, per_replay);
   }
   expect_valid_chrome(t.chrome, 2 * 14 * kReplays);
+}
+
+TEST(TracePass, TheBodyOfAWhileNodeIsAttributedWithItsTripCount) {
+  // tolerance 0: the loop always runs max_steps times, so the trip count is known. CUPTI gives the
+  // body's records correlation id 0 and node ids of the parent exec (docs/tracing.md).
+  const Traced t = run_traced("while", {{"max_steps", "5"}, {"tolerance", "0"}}, TraceLevel::kNode,
+                              {Mode::kCapture, Mode::kGraph});
+  ASSERT_EQ(t.report.results.size(), 2u);
+  for (const ModeResult& r : t.report.results) {
+    SCOPED_TRACE(to_string(r.mode));
+    ASSERT_EQ(r.status, Status::kOk) << r.reason;
+    EXPECT_EQ(r.sections.workload.at("loop_steps"), 5.0);
+    const json tr = trace_json(r);
+    ASSERT_EQ(tr["status"], "ok") << tr["reason"];
+    EXPECT_EQ(tr["unattributed_records"], 0);
+    EXPECT_EQ(tr["unassigned_records"], 0);
+    EXPECT_EQ(tr["join"]["dot_name_mismatches"], 0);
+    EXPECT_EQ(tr["gpu_records"], kReplays * (1 + 2 * 5));
+    ASSERT_EQ(tr["nodes"].size(), 3u);
+    for (const json& n : tr["nodes"]) {
+      const bool body = n["name"] != "wh_init";
+      EXPECT_EQ(n["runs_per_replay"], body ? 5.0 : 1.0) << n["name"];
+      EXPECT_EQ(n["count"], kReplays * (body ? 5 : 1)) << n["name"];
+      EXPECT_GT(n["per_replay_median_ns"].get<double>(), (body ? 4.0 : 0.9) * n["median_ns"].get<double>()) << n["name"];
+    }
+  }
+  // The Chrome trace names the body's kernels after their nodes too.
+  int body = 0, named = 0;
+  for (const json& e : t.chrome["traceEvents"])
+    if (e["ph"] == "X" && (e.value("name", "") == "wh_relax" || e.value("name", "") == "wh_check")) {
+      ++body;
+      if (e["args"].contains("dot_node")) ++named;
+    }
+  EXPECT_GE(body, 2 * kReplays * 10);
+  EXPECT_EQ(named, body);
 }
 
 TEST(TracePass, GraphLevelGivesOneSpanPerLaunchAndNoNodes) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graphprof/compare.hpp"
+#include "graphprof/compare_classes.hpp"
 #include "graphprof/compare_merge.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
@@ -581,6 +582,21 @@ TEST(CompareH200, WorkloadsThatWaitForTheHostAreHostClassInEveryMode) {
   EXPECT_EQ(cls("chain", "graph", "gpu_time_per_iter"), SeriesClass::kDevice);
   EXPECT_EQ(cls("chain", "eager", "gpu_time_per_iter"), SeriesClass::kHost);  // launch-bound
   EXPECT_EQ(cls("chain", "graph", "launch_cpu_per_call"), SeriesClass::kHost);
+}
+
+// The classes come from the metric catalogue's gating classes; this is the table docs/compare.md shows.
+TEST(CompareClasses, EveryCatalogueMetricHasItsClassInEveryMode) {
+  for (const char* mode : {"eager", "capture", "graph", "app"}) {
+    const bool eager = std::string(mode) == "eager";
+    EXPECT_EQ(series_class("gpu_time_per_iter", mode, false), eager ? SeriesClass::kHost : SeriesClass::kDevice) << mode;
+    EXPECT_EQ(series_class("gpu_time_per_iter_latched", mode, false), SeriesClass::kDevice) << mode;
+    EXPECT_EQ(series_class("gpu_time_per_iter_latched", mode, true), SeriesClass::kHost) << mode;
+    for (const char* host : {"host_time_per_iter_batched", "wall_time_per_iter", "launch_cpu_per_call",
+                             "launch_cpu_isolated", "launch_cpu_per_iter", "capture_time", "build_time",
+                             "instantiate_time", "upload_time", "first_launch_time"})
+      EXPECT_EQ(series_class(host, mode, false), SeriesClass::kHost) << host << " " << mode;
+    EXPECT_EQ(series_class("kernels_per_iter", mode, false), SeriesClass::kInfo) << mode;  // not in the catalogue
+  }
 }
 
 }  // namespace

@@ -127,7 +127,8 @@ TEST(GraphView, HeatMapColoursByTimeAndMarksTheTimedPath) {
   EXPECT_FALSE(v.boxes[1].critical);
   EXPECT_NE(v.boxes[1].fill, v.boxes[57].fill);
   EXPECT_NE(v.boxes[57].label.find("8.00 µs"), std::string::npos) << v.boxes[57].label;
-  EXPECT_NE(v.title.find("colour: traced time (CUPTI) per node, log scale in 7 steps"), std::string::npos) << v.title;
+  EXPECT_NE(v.title.find("colour: traced time (CUPTI) per node and replay, log scale in 7 steps"), std::string::npos)
+      << v.title;
   // Folded, a branch box sums its members' times.
   const GraphView f = build_view(l.model, l.metrics, &t, folded());
   double total = 0;
@@ -156,18 +157,53 @@ TEST(GraphView, HeatMapScaleIsLogFoldedBoxesShowTheirOwnFigureAndTheLegendIsFull
   EXPECT_EQ(box_of(50).fill, "#e31a1c");
   EXPECT_EQ(box_of(0).fill, "#ffffcc");
   EXPECT_EQ(box_of(10).fill, "#fed976") << "step 2 of 0..6 (log10 1e4 is a third of the way)";
-  EXPECT_NE(v.title.find("traced time (CUPTI, 1.37x slower than untraced) per node, log scale"), std::string::npos)
+  EXPECT_NE(v.title.find("traced time (CUPTI, 1.37x slower than untraced) per node and replay, log scale"),
+            std::string::npos)
       << v.title;
-  // "no time" and all 7 steps, the first from the fastest time, the last to the slowest.
-  ASSERT_EQ(v.legend.size(), 8u);
-  EXPECT_EQ(v.legend[1].label.rfind("1.00 µs - ", 0), 0u) << v.legend[1].label;
-  EXPECT_NE(v.legend[7].label.find(" - 1.00 ms"), std::string::npos) << v.legend[7].label;
+  // All 7 steps (no "no time": every node is timed), the first from the fastest time, the last
+  // to the slowest, each with the nodes it colours.
+  ASSERT_EQ(v.legend.size(), 7u);
+  EXPECT_EQ(v.legend[0].label, "1.00 µs - 2.68 µs: 98 nodes");
+  EXPECT_EQ(v.legend[1].label, "2.68 µs - 7.20 µs");
+  EXPECT_EQ(v.legend[2].label, "7.20 µs - 19.3 µs: 1 node");
+  EXPECT_EQ(v.legend[6].label, "373 µs - 1.00 ms: 1 node");
   // Folded into one box of 100 nodes: its colour is its mean per node, not the sum of all.
   const GraphView f = build_view(l.model, l.metrics, &t, folded());
   ASSERT_EQ(f.boxes.size(), 1u);
   EXPECT_DOUBLE_EQ(f.boxes[0].time_ns, 1e6 + 1e4 + 98 * 1e3);
   EXPECT_DOUBLE_EQ(f.boxes[0].node_time_ns, f.boxes[0].time_ns / 100);
   EXPECT_NE(f.title.find("folded boxes: mean per node"), std::string::npos);
+}
+
+TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
+  NodeTimes t;
+  t.origin = "run.json: chain graph";
+  const Loaded plain = load("chain100_graph.dot");
+  for (const auto& n : plain.model.nodes)
+    if (n.index < 60) t.by_node[n.dot_name] = {1030, 0, 0, 1};
+  const Loaded l = load("chain100_graph.dot", &t);
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(l.model, l.metrics, &t, o);
+  ASSERT_EQ(v.legend.size(), 2u);
+  EXPECT_EQ(v.legend[0].label, "no time: 40 nodes");
+  EXPECT_EQ(v.legend[1].label, "1.03 µs: all 60 nodes");
+  EXPECT_NE(v.title.find("per node and replay, one figure for all;"), std::string::npos) << v.title;
+  // One timed node.
+  NodeTimes one;
+  one.origin = t.origin;
+  one.by_node[plain.model.nodes[3].dot_name] = {800, 0, 0, 1};
+  const GraphView w = build_view(l.model, analyze(l.model, &one), &one, o);
+  ASSERT_EQ(w.legend.size(), 2u);
+  EXPECT_EQ(w.legend[1].label, "800 ns: the one timed node");
+  // Times that print alike (1000 and 1001 ns) are one figure too: one colour, "about".
+  NodeTimes narrow;
+  narrow.origin = t.origin;
+  for (const auto& n : plain.model.nodes) narrow.by_node[n.dot_name] = {1000.0 + (n.index % 2), 0, 0, 1};
+  const GraphView x = build_view(l.model, analyze(l.model, &narrow), &narrow, o);
+  ASSERT_EQ(x.legend.size(), 1u);
+  EXPECT_EQ(x.legend[0].label, "about 1.00 µs: all 100 nodes");
+  EXPECT_EQ(x.boxes[0].fill, x.boxes[1].fill);
 }
 
 TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {
@@ -179,7 +215,7 @@ TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {
   for (const auto& n : m.nodes)
     if (n.kind != NodeKind::kHost) t.by_node[n.dot_name] = {2000, 0, 0, 1};
   t.gap_before_ns["graph_148_node_3"] = 5e5;  // after the host node graph_148_node_2
-  EXPECT_EQ(add_host_gap_times(m, t), 1u);
+  EXPECT_EQ(add_gap_times(m, t), 1u);
   ASSERT_TRUE(t.by_node.count("graph_148_node_2"));
   EXPECT_TRUE(t.by_node["graph_148_node_2"].from_gap);
   EXPECT_DOUBLE_EQ(t.by_node["graph_148_node_2"].median_ns, 5e5);

@@ -127,6 +127,57 @@ TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
   EXPECT_NE(table.find("node"), std::string::npos);
 }
 
+// The real H200 run of while and host (graph mode) with its trace sections made again from the
+// run's records by this build (tests/data/trace/): the loop body and the host nodes get times.
+Report while_and_host_report() {
+  const std::string dir = kData + "/trace/";
+  Report r = read_report(dir + "while_host_graph_run.json");
+  for (ModeResult& res : r.results) {
+    std::string stem = dir + res.workload;
+    for (const auto& [k, v] : res.params) stem += "_" + k + "-" + v;
+    stem += "_graph";
+    const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
+    const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
+    TraceSection trace = to_section(summarize_trace(data, NodeJoin::build(data, &dot), &dot));
+    trace.status = "ok";
+    trace.perturbation = res.sections.trace.value().perturbation;
+    res.sections.trace = trace;
+  }
+  return r;
+}
+
+TEST(HtmlReport, TheWhileLoopBodyAndTheHostNodesHaveTheirTimeInTheHeatMap) {
+  HtmlReportOptions o;
+  o.dot_dirs = {kData + "/trace"};
+  const std::string page = render_html_report(while_and_host_report(), o);
+  ASSERT_EQ(count(page, "class=\"gp-graph-svg\""), 2u);
+  const auto host_at = page.find("id=\"graph-host-graph\"");
+  ASSERT_NE(host_at, std::string::npos);
+  const std::string loop = page.substr(0, host_at), host = page.substr(host_at);
+  // The WHILE node says how often its body ran; the body's nodes show their time per replay.
+  EXPECT_NE(loop.find("39 iterations per replay"), std::string::npos);
+  EXPECT_EQ(count(loop, "(39 runs x "), 2u);
+  EXPECT_NE(loop.find("loop bodies: summed over their runs"), std::string::npos);
+  // wh_check (39 runs of ~2.6 µs) is the hot kernel, wh_init (one run, 0.8 µs) the cold one.
+  auto box_of = [&](const std::string& label) {
+    const auto at = loop.find(">" + label + "<");
+    if (at == std::string::npos) return std::string();
+    const auto start = loop.rfind("<g id=", at);
+    return loop.substr(start, at - start);
+  };
+  EXPECT_NE(box_of("#0 wh_init").find("fill=\"#ffffcc\""), std::string::npos);
+  // The hottest is the loop itself: 39 times the GPU's idle gap before the body's first kernel
+  // (7.46 µs traced), more than the body's kernels take.
+  EXPECT_NE(box_of("#1 WHILE").find("fill=\"#e31a1c\""), std::string::npos);
+  EXPECT_NE(loop.find("291 µs per replay"), std::string::npos);
+  EXPECT_NE(loop.find("(GPU idle between iterations)"), std::string::npos);
+  EXPECT_NE(loop.find("WHILE nodes: the GPU&#39;s idle time between iterations"), std::string::npos);
+  EXPECT_NE(loop.find("wh_check takes 70%"), std::string::npos);
+  // Host functions: the GPU's idle gap after each.
+  EXPECT_EQ(count(host, "(GPU idle gap)"), 8u);
+  EXPECT_NE(host.find("host nodes: the GPU&#39;s idle gap after them"), std::string::npos);
+}
+
 TEST(HtmlReport, TextIsEscaped) {
   Report r = read_report(kData + "/h200/chain_run1.json");
   for (auto& res : r.results) res.workload = "<b>&x";

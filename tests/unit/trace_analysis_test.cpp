@@ -126,7 +126,7 @@ TEST(TraceJoin, NodesWithoutACloneCallbackAreCountedNotGuessed) {
 TEST(TraceJoin, WarmUpAndStrayRecordsStayOutOfTheStatistics) {
   TraceData d = chain_graph_trace(3, 4);
   // A warm-up launch before the first window, and a record after it that no window claims
-  // (as CUPTI reports conditional-body kernels, with correlation id 0).
+  // (no correlation id, and no launch of its exec to inherit one from).
   KernelRecord warm = d.kernels.front();
   warm.start_ns -= 10000;
   warm.end_ns -= 10000;
@@ -134,6 +134,7 @@ TEST(TraceJoin, WarmUpAndStrayRecordsStayOutOfTheStatistics) {
   d.kernels.push_back(warm);
   KernelRecord stray = d.kernels.front();
   stray.correlation_id = 0;
+  stray.graph_id = 99;
   stray.start_ns += 50000;
   stray.end_ns += 50000;
   d.kernels.push_back(stray);

@@ -1,7 +1,8 @@
 // The exec-node -> DOT-node join on recorded sessions: every pair tests/data/trace/<stem>.trace.json
 // (from `graphprof run --trace-records`) + <stem>.dot (the dump the same run wrote under --out/dot)
 // must attribute every GPU record of the graph replays to a node that exists in the dump, with
-// the kernel name the dump prints. Fixtures from the H200 drive this; see tests/data/trace/README.md.
+// the kernel name the dump prints, conditional bodies included (while_*). Fixtures from the H200
+// drive this; see tests/data/trace/README.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace_report.hpp"
 
 namespace gp {
 namespace {
@@ -73,18 +75,85 @@ TEST(TraceJoinFixtures, EveryGraphRecordIsAttributedToANodeOfTheDump) {
     EXPECT_GT(s.gpu_records, 0u);
     EXPECT_EQ(s.unattributed, 0u);
     EXPECT_EQ(s.dot_name_mismatches, 0u);
-    EXPECT_EQ(s.nodes.size(), dot.nodes.size());
-    std::set<std::uint32_t> seen;
+    EXPECT_EQ(s.unassigned, 0u);
+    // Every node of the dump that does GPU work (not host, conditional, empty ...), in any of its
+    // graphs (conditional bodies too), has a time; each ran the same number of times per replay.
+    std::set<std::string> working, seen;
+    auto gpu_work = [](const DotNode& n) { return n.kind == "kernel" || n.kind == "memcpy" || n.kind == "memset"; };
+    for (const auto& [i, n] : dot.nodes)
+      if (gpu_work(n)) working.insert(NodeRef{dot.graph_id, i}.dot_name());
+    for (const auto& [g, nodes] : dot.nested)
+      for (const auto& [i, n] : nodes)
+        if (gpu_work(n)) working.insert(NodeRef{g, i}.dot_name());
     for (const NodeStats& n : s.nodes) {
       EXPECT_NE(dot_text.find("\"" + n.node.dot_name() + "\""), std::string::npos) << n.node.dot_name();
-      EXPECT_EQ(n.duration.count, s.iterations) << n.node.dot_name();
+      EXPECT_GE(n.runs_per_replay, 1.0) << n.node.dot_name();
+      EXPECT_EQ(n.duration.count, s.iterations * static_cast<std::size_t>(n.runs_per_replay)) << n.node.dot_name();
+      EXPECT_EQ(n.per_replay.count, s.iterations) << n.node.dot_name();
       EXPECT_GT(n.duration.median, 0.0);
-      seen.insert(n.node.index);
+      seen.insert(n.node.dot_name());
     }
-    EXPECT_EQ(seen.size(), s.nodes.size());
+    EXPECT_EQ(seen, working);
     ASSERT_TRUE(s.graph_span.has_value());
     EXPECT_EQ(s.graph_span->count, s.iterations);
   }
+}
+
+TEST(TraceJoinFixtures, TheBodyOfAWhileNodeGetsItsRunsAndItsTime) {
+  // Real H200 records: a WHILE node whose body (wh_relax -> wh_check) ran 39 times per replay.
+  // CUPTI gave the body's records correlation id 0 and node ids of the parent exec.
+  const std::string stem = std::string(GRAPHPROF_TEST_DATA) + "/trace/while_elements-4096_max_steps-1000_tolerance-0.001_graph";
+  const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem);
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
+  const NodeJoin join = NodeJoin::build(data, &dot);
+  const TraceSummary s = summarize_trace(data, join, &dot);
+  EXPECT_EQ(s.iterations, 10u);
+  EXPECT_EQ(s.gpu_records, 10u * (1 + 2 * 39));
+  EXPECT_EQ(s.unassigned, 0u);
+  EXPECT_EQ(s.unattributed, 0u);
+  ASSERT_EQ(s.nodes.size(), 3u);
+  EXPECT_EQ(s.nodes[0].node.dot_name(), "graph_61_node_0");
+  EXPECT_EQ(s.nodes[0].name, "wh_init");
+  EXPECT_EQ(s.nodes[0].runs_per_replay, 1.0);
+  EXPECT_EQ(s.nodes[1].node.dot_name(), "graph_62_node_0");  // the body, as the dump names it
+  EXPECT_EQ(s.nodes[1].name, "wh_relax");
+  EXPECT_EQ(s.nodes[2].node.dot_name(), "graph_62_node_1");
+  EXPECT_EQ(s.nodes[2].name, "wh_check");
+  for (const NodeStats* n : {&s.nodes[1], &s.nodes[2]}) {
+    EXPECT_EQ(n->runs_per_replay, 39.0) << n->name;
+    EXPECT_EQ(n->duration.count, 390u) << n->name;
+    // A replay's time of the node is its 39 runs, not one.
+    EXPECT_GT(n->per_replay.median, 30 * n->duration.median) << n->name;
+    EXPECT_LT(n->per_replay.median, 50 * n->duration.median) << n->name;
+  }
+  // The replay spans the loop now, not only wh_init.
+  ASSERT_TRUE(s.iteration_span.has_value());
+  EXPECT_GT(s.iteration_span->median, s.nodes[1].per_replay.median + s.nodes[2].per_replay.median);
+  ASSERT_TRUE(s.graph_span.has_value());
+  EXPECT_EQ(s.graph_span->count, 10u);
+  EXPECT_GT(s.graph_span->median, 39 * (s.nodes[1].duration.median + s.nodes[2].duration.median));
+  // The exec node ids the body's records carry: after the parent's two nodes.
+  const auto relax = join.find((std::uint64_t{69} << 32) | 2), check = join.find((std::uint64_t{69} << 32) | 3);
+  ASSERT_TRUE(relax && check);
+  EXPECT_EQ(relax->dot_name(), "graph_62_node_0");
+  EXPECT_EQ(check->dot_name(), "graph_62_node_1");
+
+  // The console's "slowest nodes" ranks them by time per replay and shows the runs.
+  Report r = read_report(std::string(GRAPHPROF_TEST_DATA) + "/trace/while_host_graph_run.json");
+  r.results.resize(1);  // while
+  // The trip count read from the records is the one the workload counted on the device.
+  EXPECT_EQ(r.results[0].sections.workload.at("loop_steps"), s.nodes[1].runs_per_replay);
+  TraceSection t = to_section(s);
+  t.status = "ok";
+  r.results[0].sections.trace = t;
+  const std::string text = format_trace_summary(r);
+  const auto table = text.find("slowest nodes (3 attributed):");
+  ASSERT_NE(table, std::string::npos) << text;
+  const std::string rows = text.substr(table);
+  EXPECT_NE(rows.find("per replay  runs/replay  median"), std::string::npos) << rows;
+  const auto first = rows.find("graph_62_node_1"), second = rows.find("graph_62_node_0"), third = rows.find("graph_61_node_0");
+  EXPECT_TRUE(first < second && second < third) << rows;
+  EXPECT_NE(rows.find("  39  "), std::string::npos) << rows;
 }
 
 }  // namespace
