@@ -132,10 +132,19 @@ struct MetricComparison {
   RatioInterval ci_gate, ci_same;  // gate interval (Bonferroni level) and equivalence interval
   double abs_change = 0;  // base.center * (ratio - 1), in the unit
   std::optional<double> cycle_ratio;  // ratio in SM cycles when clocks are known on both sides
-  std::vector<std::string> notes;     // drift, clocks, dropped data
+  std::vector<std::string> notes;     // drift, clocks, dropped data, device level
+  // Set when both results carry sections.device_probe and their ns_per_kernel differ by more
+  // than kDeviceLevelTolerance: "device level differs: base 508 ns/kernel, ...". A regression or
+  // improvement of such a row is not credited to the code (docs/compare.md, "Device level").
+  std::string device_level;
+  std::vector<std::string> device_switches;  // a side whose probes before/after its result differ
 
   std::string benchmark() const;  // "chain[elements=4096,kernels=100]/graph"
 };
+
+// Relative difference of two device probes (ns per kernel) beyond which they are two different
+// device levels (~508 vs ~685 ns on the H200; docs/findings.md "Parity").
+inline constexpr double kDeviceLevelTolerance = 0.15;
 
 struct EnvDifference {
   std::string key, baseline, candidate;

@@ -261,6 +261,7 @@ void compare_metrics(const Indexed& bi, const Indexed& ci, const Report& base, c
         cs->sm_clock_khz = cclock;
         r.base = std::move(bs);
         r.cand = std::move(cs);
+        check_device_probes(b, c, r);
         for (const auto* side : {&*r.base, &*r.cand}) {
           const char* who = side == &*r.base ? "baseline" : "candidate";
           if (side->dropped_samples > 0)
@@ -440,6 +441,7 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
       r.reason = "changed by " + format_change(r.ratio) + " (the metric has no better direction)";
     }
     check_clock(r, t);
+    apply_device_level(r);
   }
 
   // Different GPUs: the numbers are still shown, but no verdict about the code is drawn.

@@ -1,11 +1,13 @@
 // Whether two reports were measured under conditions that make their numbers comparable: the
 // GPU model (hard), driver, runtime, clocks, host CPU, tool version and measurement settings
-// (soft, reported). Part of `graphprof compare` (see docs/compare.md).
+// (soft, reported); and the device level each result was measured at (sections.device_probe).
+// Part of `graphprof compare` (see docs/compare.md).
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "comparison_internal.hpp"
+#include "graphprof/compare_report.hpp"
 
 namespace gp::compare_detail {
 
@@ -77,6 +79,60 @@ EnvironmentCheck check_environment(const Report& base, const Report& cand, const
 double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
   if (r.environment.gpu && r.environment.gpu->clock_khz > 0) return r.environment.gpu->clock_khz;
   return 0;
+}
+
+// Device level (docs/compare.md, "Device level"): the H200 runs a chain of empty kernels at one of
+// two speeds and a process can switch between them; each result records the speed it saw in
+// sections.device_probe. A report keeps one probe per result (a merged report the first
+// process's), so that value stands for the side.
+std::optional<DeviceProbe> device_probe(const ModeResult& r) {
+  const auto it = r.sections.other.find("device_probe");
+  if (it == r.sections.other.end() || !it->is_object()) return std::nullopt;
+  const auto value = [&](const char* key) {
+    const auto v = it->find(key);
+    return v != it->end() && v->is_number() ? v->get<double>() : std::nan("");
+  };
+  DeviceProbe p{value("ns_per_kernel"), value("ns_per_kernel_after")};
+  if (!(std::isfinite(p.before) && p.before > 0)) return std::nullopt;
+  return p;
+}
+
+namespace {
+
+bool levels_differ(double a, double b) {
+  return std::fabs(a - b) > kDeviceLevelTolerance * std::min(a, b);
+}
+
+}  // namespace
+
+void check_device_probes(const ModeResult& b, const ModeResult& c, MetricComparison& r) {
+  const auto bp = device_probe(b), cp = device_probe(c);
+  for (const auto& [side, p] : {std::make_pair("baseline", bp), std::make_pair("candidate", cp)}) {
+    if (p && std::isfinite(p->after) && p->after > 0 && levels_differ(p->before, p->after))
+      r.device_switches.push_back(std::string("the device switched levels during the ") + side + " result (" +
+                                  strf("%.0f", p->before) + " -> " + strf("%.0f", p->after) + " ns/kernel)");
+  }
+  if (bp && cp && levels_differ(bp->before, cp->before))
+    r.device_level = "device level differs: base " + strf("%.0f", bp->before) + " ns/kernel, candidate " +
+                     strf("%.0f", cp->before) + " ns/kernel; docs/findings.md";
+}
+
+void apply_device_level(MetricComparison& r) {
+  std::string switches;
+  for (const auto& s : r.device_switches) switches += "; " + s;
+  const bool changed = r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement;
+  if (!r.device_level.empty() && changed) {
+    const std::string would = std::string(r.verdict == Verdict::kRegression ? "regression" : "improvement") + " " +
+                              format_change(r.ratio);
+    // A regression cannot be vouched for (exit 5 if it gates); an improvement is left undecided.
+    r.verdict = r.verdict == Verdict::kRegression ? Verdict::kNotComparable : Verdict::kInconclusive;
+    r.likely_regression = false;
+    r.not_enough_runs = false;
+    r.reason = r.device_level + " (would read: " + would + ")" + switches;
+    return;
+  }
+  if (!r.device_level.empty()) r.notes.push_back(r.device_level);
+  for (const auto& s : r.device_switches) r.notes.push_back(s + "; docs/findings.md");
 }
 
 }  // namespace gp::compare_detail

@@ -195,12 +195,13 @@ void decide_exit(Comparison& c) {
     for (const auto& d : c.environment.differences)
       if (d.hard) parts.push_back(d.key + " differs (" + d.baseline + " vs " + d.candidate + ")");
   }
-  std::size_t missing = 0, invalid = 0, notcmp = 0, few = 0;
+  std::size_t missing = 0, invalid = 0, notcmp = 0, few = 0, level = 0;
   for (const auto& r : c.rows) {
     if (r.effect != GateEffect::kUntrusted) continue;
     if (r.verdict == Verdict::kMissing) ++missing;
     else if (r.verdict == Verdict::kInvalid) ++invalid;
     else if (r.verdict == Verdict::kInconclusive) ++few;
+    else if (!r.device_level.empty()) ++level;
     else ++notcmp;
   }
   if (c.environment.comparable) {
@@ -208,6 +209,9 @@ void decide_exit(Comparison& c) {
                                         "missing benchmarks or metrics (--allow-missing to accept)"));
     if (invalid) parts.push_back(plural(invalid, "metric with invalid data", "metrics with invalid data"));
     if (notcmp) parts.push_back(plural(notcmp, "metric not comparable", "metrics not comparable"));
+    if (level)
+      parts.push_back(plural(level, "regression", "regressions") +
+                      " measured at different device levels (docs/findings.md \"Parity\")");
     if (few)
       parts.push_back("not enough runs: " + plural(few, "gating series", "gating series") + " undecided (run at least " +
                       std::to_string(t.min_runs) + " processes per side)");

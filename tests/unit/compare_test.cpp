@@ -599,5 +599,96 @@ TEST(CompareClasses, EveryCatalogueMetricHasItsClassInEveryMode) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Device level (sections.device_probe; docs/compare.md "Device level")
+
+Report with_probe(Report r, double before, double after) {
+  for (auto& res : r.results)
+    res.sections.other["device_probe"] = {{"chain_kernels", 256}, {"ns_per_kernel", before}, {"ns_per_kernel_after", after}};
+  return r;
+}
+
+TEST(CompareDeviceLevel, EqualProbesLeaveTheVerdictAlone) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = report_of("gpu_time_per_iter", metric_of(base));
+  const Report c = report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35)));
+  const Comparison plain = compare(b, c, {});
+  const Comparison probed = compare(with_probe(b, 508, 510), with_probe(c, 512, 509), {});
+  ASSERT_EQ(probed.rows.size(), 1u);
+  EXPECT_EQ(plain.rows[0].verdict, Verdict::kRegression);
+  EXPECT_EQ(probed.rows[0].verdict, Verdict::kRegression) << probed.rows[0].reason;
+  EXPECT_EQ(probed.rows[0].reason, plain.rows[0].reason);
+  EXPECT_TRUE(probed.rows[0].notes.empty());
+  EXPECT_EQ(probed.exit_code, ExitCode::kRegression);
+}
+
+TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 506);
+  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 687);
+  const Comparison cmp = compare(b, c, {});
+  ASSERT_EQ(cmp.rows.size(), 1u);
+  const MetricComparison& r = cmp.rows[0];
+  EXPECT_EQ(r.verdict, Verdict::kNotComparable) << r.reason;
+  EXPECT_EQ(r.effect, GateEffect::kUntrusted);
+  EXPECT_NE(r.reason.find("device level differs: base 508 ns/kernel, candidate 685 ns/kernel; docs/findings.md"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("would read: regression +35"), std::string::npos) << r.reason;
+  EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
+  EXPECT_NE(cmp.exit_reason.find("1 regression measured at different device levels"), std::string::npos)
+      << cmp.exit_reason;
+  // A real regression elsewhere still gives exit 1 (1 wins over 5).
+  Report c2 = c;
+  ModeResult other = c2.results[0];
+  other.workload = "w2";
+  c2.results.push_back(other);
+  Report b2 = b;
+  other = b2.results[0];
+  other.workload = "w2";
+  other.sections.other.erase("device_probe");
+  b2.results.push_back(other);
+  EXPECT_EQ(compare(b2, c2, {}).exit_code, ExitCode::kRegression);
+}
+
+TEST(CompareDeviceLevel, AnImprovementAtAnotherLevelIsUndecidedAndPasses) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 685, 685);
+  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 0.74))), 508, 508);
+  const Comparison cmp = compare(b, c, {});
+  ASSERT_EQ(cmp.rows.size(), 1u);
+  EXPECT_EQ(cmp.rows[0].verdict, Verdict::kInconclusive) << cmp.rows[0].reason;
+  EXPECT_NE(cmp.rows[0].reason.find("device level differs: base 685"), std::string::npos) << cmp.rows[0].reason;
+  EXPECT_EQ(cmp.rows[0].effect, GateEffect::kPass);
+  EXPECT_EQ(cmp.exit_code, ExitCode::kOk) << cmp.exit_reason;
+}
+
+TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
+  const auto base = scaled(kSeven, 1000);
+  const Comparison cmp = compare(with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 508),
+                                 with_probe(report_of("gpu_time_per_iter", metric_of(base)), 685, 508), {});
+  ASSERT_EQ(cmp.rows.size(), 1u);
+  EXPECT_EQ(cmp.rows[0].verdict, Verdict::kSame);
+  EXPECT_EQ(cmp.exit_code, ExitCode::kOk);
+  const auto& n = cmp.rows[0].notes;
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_NE(n[0].find("device level differs"), std::string::npos) << n[0];
+  EXPECT_NE(n[1].find("switched levels during the candidate result (685 -> 508 ns/kernel)"), std::string::npos) << n[1];
+}
+
+TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = report_of("gpu_time_per_iter", metric_of(base));
+  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 685);
+  const Comparison one = compare(b, c, {});
+  EXPECT_EQ(one.rows[0].verdict, Verdict::kRegression);
+  EXPECT_TRUE(one.rows[0].notes.empty());
+  Report failed = b;
+  failed.results[0].sections.other["device_probe"] = {{"chain_kernels", 256}, {"error", "cudaGraphLaunch returned x"}};
+  const Comparison f = compare(failed, c, {});
+  EXPECT_EQ(f.rows[0].verdict, Verdict::kRegression);
+  EXPECT_EQ(f.exit_code, ExitCode::kRegression);
+}
+
 }  // namespace
 }  // namespace gp
