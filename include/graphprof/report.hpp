@@ -61,6 +61,10 @@ struct ModeResult {
   Sections sections;
 };
 
+// The median of metric `key` of `r` / its derived figure `key`; NaN when the result has none.
+double median_or_nan(const ModeResult& r, const std::string& key);
+double derived_or_nan(const ModeResult& r, const std::string& key);
+
 struct GpuInfo {
   int ordinal = 0;
   std::string name;

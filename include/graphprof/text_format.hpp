@@ -1,12 +1,44 @@
-// Text helpers: padding for terminal tables by display width, and markup escaping.
+// Text helpers: printf into a string, padding for terminal tables by display width, and markup
+// escaping.
 // Padding text for terminal tables by display width: UTF-8 code points, not bytes, so a cell
 // holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
-// every table printer uses (run/sweep console, compare console, trace summary, profile, analyze).
+// every table printer uses (TextTable below; compare console, analyze).
 #pragma once
+#include <cstdarg>
 #include <cstddef>
+#include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gp {
+
+// printf into a std::string, whatever its length: the one number formatter of the reporters, the
+// graph texts and compare's reasons (fixed formats, so the same figures always give the same bytes).
+inline std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline std::string strf(const char* format, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, format);
+  va_list again;
+  va_copy(again, ap);
+  const int n = std::vsnprintf(buf, sizeof buf, format, ap);
+  va_end(ap);
+  std::string out;
+  if (n < 0) {
+    va_end(again);
+    return out;
+  }
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    out.assign(buf, static_cast<std::size_t>(n));
+  } else {
+    out.resize(static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(&out[0], out.size(), format, again);
+    out.resize(static_cast<std::size_t>(n));
+  }
+  va_end(again);
+  return out;
+}
 
 // Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes don't count).
 // Wide (CJK) and combining characters are not special-cased; graphprof prints none.
@@ -26,6 +58,49 @@ inline std::string padding(const std::string& s, std::size_t width) {
 // `s` left-aligned / right-aligned in `width` columns.
 inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
 inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }
+
+// A terminal table aligned by display width: two spaces of indent and two between columns.
+// kNumbers: the first column left-aligned, the others right-aligned, a rule under the header (run
+// and sweep console, profile). kText: every column left-aligned, no rule (trace summary).
+class TextTable {
+ public:
+  enum class Layout { kNumbers, kText };
+  explicit TextTable(std::vector<std::string> header, Layout layout = Layout::kNumbers) : layout_(layout) {
+    rows_.push_back(std::move(header));
+  }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  std::string str() const {
+    std::vector<std::size_t> w;
+    for (const auto& r : rows_)
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (w.size() <= i) w.push_back(0);
+        if (display_width(r[i]) > w[i]) w[i] = display_width(r[i]);
+      }
+    std::string out;
+    for (std::size_t k = 0; k < rows_.size(); ++k) {
+      const auto& r = rows_[k];
+      out += "  ";
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (i > 0) out += "  ";
+        if (layout_ == Layout::kNumbers && i > 0) out += pad_left(r[i], w[i]);
+        else if (layout_ == Layout::kText && i + 1 == r.size()) out += r[i];  // no trailing blanks
+        else out += pad_right(r[i], w[i]);
+      }
+      out += "\n";
+      if (k == 0 && layout_ == Layout::kNumbers) {
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
+        out += "  " + std::string(total, '-') + "\n";
+      }
+    }
+    return out;
+  }
+
+ private:
+  Layout layout_;
+  std::vector<std::vector<std::string>> rows_;
+};
 
 // `text` safe inside XML/HTML/SVG text and attribute values (also Graphviz HTML-like labels):
 // & < > " ' as entities. The one escaper of the HTML report and the graph renderer.

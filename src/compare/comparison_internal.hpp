@@ -2,7 +2,6 @@
 // output model in comparison.cpp, run_series.cpp, verdict_rules.cpp, environment_check.cpp,
 // structure_drift.cpp). Not a public header.
 #pragma once
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,15 +9,11 @@
 #include <vector>
 
 #include "graphprof/compare.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp::compare_detail {
 
-inline std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
-inline std::string pct(double fraction) { return fmt("%g%%", 100.0 * fraction); }
+inline std::string pct(double fraction) { return strf("%g%%", 100.0 * fraction); }
 
 using Key = std::tuple<std::string, std::string, std::string>;  // workload, params text, mode
 

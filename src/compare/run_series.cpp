@@ -51,7 +51,7 @@ std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, d
   }
   for (const Summary& k : kept) {
     if (!(k.median > 0)) {
-      why = side + ": a repetition's median is " + fmt("%g", k.median) + "; a ratio needs positive values";
+      why = side + ": a repetition's median is " + strf("%g", k.median) + "; a ratio needs positive values";
       return std::nullopt;
     }
   }

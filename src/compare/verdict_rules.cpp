@@ -91,10 +91,10 @@ void judge(MetricComparison& r, const Thresholds& t) {
   const std::string below_abs = change + " is only " + format_value(std::fabs(r.abs_change), r.unit) +
                                 ", below the absolute floor of " + format_value(r.rule.abs_floor, r.unit);
   const bool own_noise = r.method == "welch-t";
-  const std::string noise = own_noise ? "runs vary by " + fmt("%.1f%%", 100.0 * r.base->spread) + " / " +
-                                            fmt("%.1f%%", 100.0 * r.cand->spread)
+  const std::string noise = own_noise ? "runs vary by " + strf("%.1f%%", 100.0 * r.base->spread) + " / " +
+                                            strf("%.1f%%", 100.0 * r.cand->spread)
                                       : "assumed " + std::string(to_string(r.rule.series_class)) +
-                                            "-class between-run noise " + fmt("%.1f%%", 100.0 * r.rule.class_sd);
+                                            "-class between-run noise " + strf("%.1f%%", 100.0 * r.rule.class_sd);
   const std::string ci = "interval " + format_interval(r.ci_gate);
   const double lo = std::min(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
   const double hi = std::max(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
@@ -141,7 +141,7 @@ void check_clock(MetricComparison& r, const Thresholds& t) {
   const double clock_ratio = ck / bk;
   r.cycle_ratio = r.ratio * clock_ratio;  // time x frequency = cycles
   if (std::fabs(clock_ratio - 1.0) <= t.clock_tolerance) return;
-  const std::string clocks = "SM clock " + fmt("%.0f", bk / 1000) + " -> " + fmt("%.0f", ck / 1000) + " MHz";
+  const std::string clocks = "SM clock " + strf("%.0f", bk / 1000) + " -> " + strf("%.0f", ck / 1000) + " MHz";
   const double T = std::log1p(r.rule.threshold);
   const bool changed = r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement;
   if (changed && std::fabs(std::log(*r.cycle_ratio)) < T) {

@@ -12,13 +12,9 @@ namespace gp {
 // Figures derived from one mode's own metrics: the host-clock cross-check of the event timing,
 // and per-node device time for graph modes.
 void derive_within_mode(ModeResult& res) {
-  auto med = [&](const char* k) {
-    auto it = res.metrics.find(k);
-    return it == res.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
-  };
-  const double gpu = med(metric_key::kGpuTimePerIter);
-  res.derived["crosscheck_host_over_events"] = med(metric_key::kHostTimePerIterBatched) / gpu;
-  const double latched = med(metric_key::kGpuTimePerIterLatched);
+  const double gpu = median_or_nan(res, metric_key::kGpuTimePerIter);
+  res.derived["crosscheck_host_over_events"] = median_or_nan(res, metric_key::kHostTimePerIterBatched) / gpu;
+  const double latched = median_or_nan(res, metric_key::kGpuTimePerIterLatched);
   if (std::isfinite(latched) && res.sections.graph) {
     const double nodes = res.sections.graph->nodes;
     if (nodes > 0) res.derived["gpu_time_per_node_latched_ns"] = latched / nodes;
@@ -37,19 +33,15 @@ void derive_against_eager(std::vector<ModeResult>& results) {
       if (e.mode == Mode::kEager && e.workload == r.workload && e.params == r.params && e.status == Status::kOk) eager = &e;
     if (eager == nullptr) continue;
     r.checksum_matches_eager = (r.checksum == eager->checksum);
-    auto med = [](const ModeResult& x, const char* k) {
-      auto it = x.metrics.find(k);
-      return it == x.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
-    };
-    const double e_gpu = med(*eager, metric_key::kGpuTimePerIter), g_gpu = med(r, metric_key::kGpuTimePerIter);
-    const double e_wall = med(*eager, metric_key::kWallTimePerIter), g_wall = med(r, metric_key::kWallTimePerIter);
-    const double e_sub = med(*eager, metric_key::kLaunchCpuPerIter), g_sub = med(r, metric_key::kLaunchCpuPerIter);
+    const double e_gpu = median_or_nan(*eager, metric_key::kGpuTimePerIter), g_gpu = median_or_nan(r, metric_key::kGpuTimePerIter);
+    const double e_wall = median_or_nan(*eager, metric_key::kWallTimePerIter), g_wall = median_or_nan(r, metric_key::kWallTimePerIter);
+    const double e_sub = median_or_nan(*eager, metric_key::kLaunchCpuPerIter), g_sub = median_or_nan(r, metric_key::kLaunchCpuPerIter);
     r.derived["speedup_gpu_time_vs_eager"] = e_gpu / g_gpu;
     r.derived["speedup_wall_time_vs_eager"] = e_wall / g_wall;
     r.derived["cpu_submit_saving_per_iter_ns"] = e_sub - g_sub;
     double one_off = 0;
     for (const char* k : one_off_setup_keys()) {
-      const double v = med(r, k);
+      const double v = median_or_nan(r, k);
       if (std::isfinite(v)) one_off += v;
     }
     r.derived["one_off_total_ns"] = one_off;

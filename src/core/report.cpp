@@ -400,6 +400,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& path)
 
 Report read_report(const std::string& path) { return report_from_json(read_json_file(path), path); }
 
+double median_or_nan(const ModeResult& r, const std::string& key) {
+  const auto it = r.metrics.find(key);
+  return it == r.metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.summary.median;
+}
+
+double derived_or_nan(const ModeResult& r, const std::string& key) {
+  const auto it = r.derived.find(key);
+  return it == r.derived.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
 std::string report_json_text(const Report& r) { return to_json(r).dump(1) + "\n"; }
 
 void write_report(const Report& r, const std::string& path) { write_file_atomic(path, report_json_text(r)); }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "event_batch.hpp"
 #include "graphprof/cuda/handles.hpp"
 
 namespace gp {
@@ -31,21 +32,12 @@ double measure_device_probe_ns() {
   const GraphExec exec(raw);
   GP_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
   GP_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // the first launch is slower
-  std::vector<Event> events;
-  for (int i = 0; i <= kReplays; ++i) events.push_back(make_event(true));
-  GP_CUDA_CHECK(cudaEventRecord(events[0].get(), stream.get()));
-  for (int i = 0; i < kReplays; ++i) {
-    GP_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
-    GP_CUDA_CHECK(cudaEventRecord(events[static_cast<std::size_t>(i) + 1].get(), stream.get()));
-  }
+  EventBatch events(kReplays);
+  events.enqueue(stream.get(), kReplays, [&] { GP_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get())); });
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   std::vector<double> per_kernel;
-  for (int i = 0; i < kReplays; ++i) {
-    float ms = 0;
-    GP_CUDA_CHECK(cudaEventElapsedTime(&ms, events[static_cast<std::size_t>(i)].get(),
-                                       events[static_cast<std::size_t>(i) + 1].get()));
-    per_kernel.push_back(static_cast<double>(ms) * 1e6 / kDeviceProbeKernels);
-  }
+  events.append_times(per_kernel);
+  for (double& t : per_kernel) t /= kDeviceProbeKernels;
   std::nth_element(per_kernel.begin(), per_kernel.begin() + kReplays / 2, per_kernel.end());
   return per_kernel[kReplays / 2];
 }

@@ -1,21 +1,13 @@
 // Small text helpers shared by the graph units (analysis text, findings, render labels).
 #pragma once
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <string>
+
+#include "graphprof/text_format.hpp"
 
 namespace gp::detail {
 
-inline std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
-inline std::string strf(const char* format, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, format);
-  std::vsnprintf(buf, sizeof buf, format, ap);
-  va_end(ap);
-  return buf;
-}
+using ::gp::strf;  // text_format.hpp
 
 // 4096 -> "4 KiB", 1536 -> "1.5 KiB", 100 -> "100 B".
 inline std::string format_bytes(std::uint64_t b) {

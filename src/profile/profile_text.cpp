@@ -1,7 +1,6 @@
 // Console summary of `graphprof profile`, read from the report's sections.profile only.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "graphprof/profile.hpp"
@@ -14,12 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string num(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 double get(const json& j, const char* key, double fallback = NAN) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -27,30 +20,13 @@ double get(const json& j, const char* key, double fallback = NAN) {
 
 std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); }
 
-std::string pct(double f) { return std::isfinite(f) ? num("%.1f %%", 100.0 * f) : "-"; }
+std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
 // Columns: the first left-aligned, the others right-aligned; a rule under the header.
 std::string columns(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> w;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], display_width(r[i]));
-    }
-  std::string out;
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    std::string line = "  ";
-    for (std::size_t i = 0; i < rows[k].size(); ++i) {
-      line += i == 0 ? pad_right(rows[k][i], w[i]) : "  " + pad_left(rows[k][i], w[i]);
-    }
-    out += line + "\n";
-    if (k == 0) {
-      std::size_t total = 0;
-      for (std::size_t i = 0; i < w.size(); ++i) total += w[i] + (i ? 2 : 0);
-      out += "  " + std::string(total, '-') + "\n";
-    }
-  }
-  return out;
+  TextTable t(rows.front());
+  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
+  return t.str();
 }
 
 // "1 call", "55 calls" for a stats object's count.
@@ -71,7 +47,7 @@ std::string calls_line(const char* what, const json& c) {
   s += "    host cost " + ns(c["unblocked"], "median_ns") + " (median of the " + calls_of(c["unblocked"]) + " not blocked)\n";
   s += "    " + std::to_string(blocked) + " blocked on a full launch queue";
   if (blocked > 0)
-    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" + num("%.0f", get(c, "in_flight_when_blocked", 0)) +
+    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" + strf("%.0f", get(c, "in_flight_when_blocked", 0)) +
          " launches in flight when blocked)";
   s += "\n";
   static const json kNull;
@@ -83,7 +59,7 @@ std::string calls_line(const char* what, const json& c) {
     if (idle.is_object() && queued.is_object()) s += ";";
     if (queued.is_object())
       s += " " + ns(queued, "median_ns") + " after it returns when queued behind earlier work (" + calls_of(queued) +
-           ", up to " + num("%.0f", get(c, "max_in_flight", 0)) + " launches in flight)";
+           ", up to " + strf("%.0f", get(c, "max_in_flight", 0)) + " launches in flight)";
     s += "\n";
   }
   return s;
@@ -130,7 +106,7 @@ void coverage_text(std::ostringstream& out, const json& p) {
   }
   out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
   if (c["eager_launches_per_graph_launch"].is_number())
-    out << " (" << num("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
+    out << " (" << strf("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
   out << "\n";
   out << calls_line("cudaGraphLaunch", p["graph_launch_calls"]);
   if (p["trace_level"] == "node" && c["graph_launches"].get<std::size_t>() > 0)
@@ -224,8 +200,8 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   }
   const double dropped = get(p, "dropped_records", 0), malformed = get(p, "malformed_lines", 0), lost = get(p, "lost_buffers", 0);
   if (dropped + malformed + lost > 0)
-    out << "  warning: " << num("%.0f", dropped) << " records dropped by CUPTI, " << num("%.0f", lost)
-        << " buffers lost, " << num("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
+    out << "  warning: " << strf("%.0f", dropped) << " records dropped by CUPTI, " << strf("%.0f", lost)
+        << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
 }  // namespace
@@ -243,7 +219,7 @@ std::string format_profile_summary(const Report& report) {
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
   if (p["plain_wall_ns"].is_number()) {
     out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
-        << num("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
+        << strf("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
     const json& runs = p["plain_runs_ns"];
     if (runs.is_array() && runs.size() >= 2) {
       out << "; plain runs " << format_ns(runs[0].get<double>());

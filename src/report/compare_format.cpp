@@ -2,20 +2,14 @@
 // only: the same Comparison must always produce the same bytes.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "graphprof/compare_report.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
-
 std::string plural_verdict(Verdict v, std::size_t n) {
   std::string s = to_string(v);
   std::replace(s.begin(), s.end(), '_', ' ');
@@ -30,7 +24,7 @@ std::string format_change(double ratio) {
   // Round first so that -0.04% does not print as "-0.0%".
   const double shown = std::fabs(p) >= 100 ? std::round(p) : std::round(p * 10) / 10;
   if (shown == 0) return "+0.0%";
-  return fmt(std::fabs(p) >= 100 ? "%+.0f%%" : "%+.1f%%", shown);
+  return strf(std::fabs(p) >= 100 ? "%+.0f%%" : "%+.1f%%", shown);
 }
 
 std::string format_interval(const RatioInterval& ci) {
@@ -41,12 +35,12 @@ std::string format_interval(const RatioInterval& ci) {
 std::string format_value(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "n/a";
   if (unit == "ns") return format_ns(v);
-  if (unit == "x") return fmt("%.3gx", v);
-  if (unit.empty()) return fmt("%.4g", v);
-  return fmt("%.4g", v) + " " + unit;
+  if (unit == "x") return strf("%.3gx", v);
+  if (unit.empty()) return strf("%.4g", v);
+  return strf("%.4g", v) + " " + unit;
 }
 
-std::string format_spread(const SideData& s) { return fmt("%.1f%%", 100.0 * s.spread); }
+std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }
 
 std::string params_text(const std::map<std::string, std::string>& params) {
   std::string s;
@@ -81,7 +75,7 @@ std::string verdict_counts(const Comparison& c, bool gating) {
 }
 
 std::string false_alarm_text(const Comparison& c) {
-  return fmt("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
+  return strf("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
 }
 
 std::string headline(const Comparison& c) {

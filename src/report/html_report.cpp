@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -76,25 +76,9 @@ dl.gp-env dt { color:var(--muted); } dl.gp-env dd { margin:0; }
 }
 )css";
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 const Metric* metric(const ModeResult& r, const std::string& key) {
   auto it = r.metrics.find(key);
   return it == r.metrics.end() ? nullptr : &it->second;
-}
-
-double median_of(const ModeResult& r, const std::string& key) {
-  const Metric* m = metric(r, key);
-  return m == nullptr ? NAN : m->summary.median;
-}
-
-double derived(const ModeResult& r, const std::string& key) {
-  auto it = r.derived.find(key);
-  return it == r.derived.end() ? NAN : it->second;
 }
 
 std::string mode_css(Mode mode) { return std::string("gp-mode-") + css_token(to_string(mode)); }
@@ -151,7 +135,7 @@ std::string break_even_text(const ModeResult* r) {
 std::string gpu_cell(const ModeResult* r) {
   if (r == nullptr) return "-";
   if (r->status != Status::kOk) return to_string(r->status);
-  return format_ns(median_of(*r, "gpu_time_per_iter"));
+  return format_ns(median_or_nan(*r, "gpu_time_per_iter"));
 }
 
 std::string outputs_text(const Benchmark& b) {
@@ -183,7 +167,7 @@ std::string mode_bars(const Benchmark& b, const std::string& key, const std::str
     bar.value = s.median;
     bar.low = s.ci_low;
     bar.high = s.ci_high;
-    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : fmt("%g", s.median)) + " " + ci_percent_cell(s);
+    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : strf("%g", s.median)) + " " + ci_percent_cell(s);
     bar.tooltip = std::string(to_string(r->mode)) + ": median " + format_ns(s.median) + ", 95% CI [" + format_ns(s.ci_low) + ", " +
                   format_ns(s.ci_high) + "], p10 " + format_ns(s.p10) + ", p90 " + format_ns(s.p90) +
                   ", n=" + std::to_string(s.n);
@@ -231,13 +215,13 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
          "</td></tr>\n";
     const bool swept = std::count_if(benches.begin(), benches.end(),
                                      [&](const Benchmark& x) { return x.workload == b.workload; }) > 1;
-    if (!swept && c != nullptr && c->status == Status::kOk && std::isfinite(derived(*c, "speedup_gpu_time_vs_eager"))) {
+    if (!swept && c != nullptr && c->status == Status::kOk && std::isfinite(derived_or_nan(*c, "speedup_gpu_time_vs_eager"))) {
       Bar bar;
       bar.label = b.workload;
       bar.css = mode_css(Mode::kCapture);
-      bar.value = derived(*c, "speedup_gpu_time_vs_eager");
+      bar.value = derived_or_nan(*c, "speedup_gpu_time_vs_eager");
       bar.low = 1, bar.high = 0;  // no interval for a ratio of medians
-      bar.value_text = fmt("%.2fx", bar.value);
+      bar.value_text = strf("%.2fx", bar.value);
       bar.tooltip = b.workload + " " + params_label(b.params) + ": " + bar.value_text;
       chart.bars.push_back(std::move(bar));
     }
@@ -264,7 +248,7 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
   for (const ModeResult* r : b.modes)
     for (const auto& [key, m] : r->metrics) {
       const Summary& x = m.summary;
-      auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : fmt("%g", d); };
+      auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : strf("%g", d); };
       s += "<tr><td>" + escape(to_string(r->mode)) + "</td><td class=\"l\" title=\"" + escape(m.description) + "\">" +
            escape(key) + "</td><td>" + escape(v(x.median)) + "</td><td>" + escape(v(x.ci_low)) + " – " +
            escape(v(x.ci_high)) + "</td><td>" + escape(v(x.p10)) + "</td><td>" + escape(v(x.p90)) + "</td><td>" +
@@ -341,13 +325,13 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
           if (m == nullptr) continue;
           p.y = m->summary.median, p.low = m->summary.ci_low, p.high = m->summary.ci_high;
         } else if (f.key == "per_node") {
-          p.y = derived(*r, r->mode == Mode::kEager ? "gpu_time_per_call_latched_ns" : "gpu_time_per_node_latched_ns");
+          p.y = derived_or_nan(*r, r->mode == Mode::kEager ? "gpu_time_per_call_latched_ns" : "gpu_time_per_node_latched_ns");
         } else {
-          p.y = derived(*r, f.key);
+          p.y = derived_or_nan(*r, f.key);
         }
         if (!std::isfinite(p.y)) continue;
         p.tooltip = std::string(to_string(r->mode)) + " " + x_key + "=" + b->params.at(x_key) + ": " +
-                    (chart.y_unit == "ns" ? format_ns(p.y) : fmt("%.0f replays", p.y));
+                    (chart.y_unit == "ns" ? format_ns(p.y) : strf("%.0f replays", p.y));
         std::string name = to_string(r->mode);
         for (const auto& k : others) name += " " + k + "=" + b->params.at(k);
         if (!by_name.count(name)) {
@@ -385,10 +369,10 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
       s += "<td>" +
            (g ? ns_with_interval(g->summary.median, g->summary.ci_low, g->summary.ci_high) : std::string("-")) +
            "</td><td>" +
-           escape(format_ns(derived(*r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns"))) +
-           "</td><td>" + escape(format_ns(median_of(*r, "launch_cpu_per_call"))) + "</td><td>" +
-           escape(format_ns(median_of(*r, "launch_cpu_per_iter"))) + "</td><td>" +
-           escape(graph_mode ? format_ns(median_of(*r, "instantiate_time")) : "-") + "</td><td>" + speedup_text(r) +
+           escape(format_ns(derived_or_nan(*r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns"))) +
+           "</td><td>" + escape(format_ns(median_or_nan(*r, "launch_cpu_per_call"))) + "</td><td>" +
+           escape(format_ns(median_or_nan(*r, "launch_cpu_per_iter"))) + "</td><td>" +
+           escape(graph_mode ? format_ns(median_or_nan(*r, "instantiate_time")) : "-") + "</td><td>" + speedup_text(r) +
            "</td><td>" + break_even_text(r) + "</td></tr>\n";
     }
   return s + "</tbody></table></div>\n";
@@ -448,9 +432,9 @@ std::string trace_section(const Report& report) {
     }
     const TracePerturbation& p = t.perturbation;
     const TraceSpread untraced = p.untraced.value_or(TraceSpread{});
-    std::string ratio_text = std::isfinite(p.ratio) ? fmt("%.2fx", p.ratio) : "-";
+    std::string ratio_text = std::isfinite(p.ratio) ? strf("%.2fx", p.ratio) : "-";
     if (p.ratio_range && std::isfinite(p.ratio_range->first))
-      ratio_text += fmt(" [%.2f, ", p.ratio_range->first) + fmt("%.2f]", p.ratio_range->second);
+      ratio_text += strf(" [%.2f, ", p.ratio_range->first) + strf("%.2f]", p.ratio_range->second);
     rows += "<td class=\"l\">" + escape(t.level.empty() ? "?" : t.level) + "</td><td>" +
             ns_with_interval(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns) + "</td><td>" +
             ns_with_interval(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns) + "</td><td>" +
@@ -480,8 +464,8 @@ std::string environment_section(const Report& report, const HtmlReportOptions& o
   s += "<dt>command line</dt><dd><code>" + escape(cmd) + "</code></dd>";
   if (const auto& g = report.environment.gpu) {
     row("GPU", g->name + " (sm_" + std::to_string(g->cc_major) + std::to_string(g->cc_minor) + ", " +
-                   std::to_string(g->sm_count) + " SMs, " + fmt("%.0f MHz", g->clock_khz / 1000.0) + " SM clock, " +
-                   fmt("%.0f GiB", static_cast<double>(g->global_memory_bytes) / (1024.0 * 1024 * 1024)) + ")");
+                   std::to_string(g->sm_count) + " SMs, " + strf("%.0f MHz", g->clock_khz / 1000.0) + " SM clock, " +
+                   strf("%.0f GiB", static_cast<double>(g->global_memory_bytes) / (1024.0 * 1024 * 1024)) + ")");
     row("driver / runtime / CUPTI", version_text(g->driver_version) + " / " + version_text(g->runtime_version) + " / " +
                                         std::to_string(g->cupti_version));
     row("GPU UUID, PCI", g->uuid + ", " + g->pci_bus_id);

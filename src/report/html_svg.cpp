@@ -20,16 +20,10 @@ std::string num(double v) {
   return buf;
 }
 
-std::string printf_text(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 // A tick label in the chart's unit: durations as "10 µs", other figures as "%g".
 std::string tick_text(double v, const std::string& unit) {
   if (unit == "ns") return format_ns(v);
-  return printf_text("%g", v) + (unit.empty() || unit == "count" || unit == "x" ? "" : " " + unit);
+  return strf("%g", v) + (unit.empty() || unit == "count" || unit == "x" ? "" : " " + unit);
 }
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
@@ -156,7 +150,7 @@ std::string svg_loglog_chart(const LineChart& chart) {
   for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
     const double v = std::pow(10.0, d);
     s += line(x_of(v), top, x_of(v), top + plot_h, "gp-grid");
-    s += text(x_of(v), top + plot_h + 16, printf_text("%g", v), "middle", "gp-tick");
+    s += text(x_of(v), top + plot_h + 16, strf("%g", v), "middle", "gp-tick");
   }
   // Few decades: label 2x and 5x as well, so a flat curve still has a readable scale.
   const bool fine = ly1 - ly0 <= 2;
@@ -215,11 +209,11 @@ std::string svg_change_chart(const ChangeChart& chart) {
        num(x_of(chart.threshold) - x_of(-chart.threshold)) + "\" height=\"" + num(axis_y - top) + "\"/>\n";
   for (double t = -span; t <= span * 1.0001; t += step) {
     s += line(x_of(t), top, x_of(t), axis_y, std::fabs(t) < step / 2 ? "gp-zero" : "gp-grid");
-    s += text(x_of(t), axis_y + 14, std::fabs(t) < step / 2 ? "0%" : printf_text("%+.0f%%", 100 * t), "middle",
+    s += text(x_of(t), axis_y + 14, std::fabs(t) < step / 2 ? "0%" : strf("%+.0f%%", 100 * t), "middle",
               "gp-tick");
   }
   s += text(plot_x + plot_w / 2, axis_y + 34,
-            "change, candidate vs baseline (shaded: ±" + printf_text("%.0f", 100 * chart.threshold) + "% threshold)",
+            "change, candidate vs baseline (shaded: ±" + strf("%.0f", 100 * chart.threshold) + "% threshold)",
             "middle", "gp-axis-label");
   for (std::size_t i = 0; i < chart.rows.size(); ++i) {
     const Change& c = chart.rows[i];
@@ -234,7 +228,7 @@ std::string svg_change_chart(const ChangeChart& chart) {
       s += "<circle cx=\"" + num(x_of(c.change)) + "\" cy=\"" + num(mid) + "\" r=\"4\"/>";
     s += "</g>\n";
     if (std::isfinite(c.change))
-      s += text(plot_x + plot_w + 8, mid + 4, printf_text("%+.1f%%", 100 * c.change), "start", "gp-value");
+      s += text(plot_x + plot_w + 8, mid + 4, strf("%+.1f%%", 100 * c.change), "start", "gp-value");
   }
   return s + "</svg>\n";
 }

@@ -8,16 +8,6 @@ namespace gp {
 
 namespace {
 
-double median_of(const ModeResult& r, const char* key) {
-  auto it = r.metrics.find(key);
-  return it == r.metrics.end() ? NAN : it->second.summary.median;
-}
-
-double derived_of(const ModeResult& r, const char* key) {
-  auto it = r.derived.find(key);
-  return it == r.derived.end() ? NAN : it->second;
-}
-
 std::string ci_text(const ModeResult& r, const char* key) {
   auto it = r.metrics.find(key);
   if (it == r.metrics.end()) return "-";
@@ -54,9 +44,9 @@ void MarkdownReporter::write(const Report& report, std::ostream& out) const {
       const bool g = r.mode != Mode::kEager;
       const std::string speed = speedup_cell(r), be = break_even_cell(r);
       out << "| " << to_string(r.mode) << " | " << ci_text(r, "gpu_time_per_iter") << " | "
-          << format_ns(median_of(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
-          << format_ns(median_of(r, "launch_cpu_per_iter")) << " | "
-          << (g ? format_ns(derived_of(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
+          << format_ns(median_or_nan(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
+          << format_ns(median_or_nan(r, "launch_cpu_per_iter")) << " | "
+          << (g ? format_ns(derived_or_nan(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
           << (r.checksum_matches_eager ? (*r.checksum_matches_eager ? "same" : "**DIFFERENT**") : "?") << " |\n";
     }
   }

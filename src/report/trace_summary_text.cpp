@@ -1,7 +1,6 @@
 // Console text of the trace sections (see trace_report.hpp).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <vector>
@@ -22,37 +21,17 @@ std::string ns_with_ci(double median, double lo, double hi) {
 
 std::string ratio_text(const TracePerturbation& p) {
   if (!std::isfinite(p.ratio)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fx", p.ratio);
-  std::string s = buf;
-  if (p.ratio_range) {
-    std::snprintf(buf, sizeof buf, " [%.2f, %.2f]", p.ratio_range->first, p.ratio_range->second);
-    s += buf;
-  }
+  std::string s = strf("%.2fx", p.ratio);
+  if (p.ratio_range) s += strf(" [%.2f, %.2f]", p.ratio_range->first, p.ratio_range->second);
   return s;
 }
 
-std::string fmt_runs(double runs) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, runs == std::floor(runs) ? "%.0f" : "%.1f", runs);
-  return buf;
-}
+std::string fmt_runs(double runs) { return strf(runs == std::floor(runs) ? "%.0f" : "%.1f", runs); }
 
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], display_width(r[i]));
-    }
-  for (const auto& r : rows) {
-    out << " ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      out << " " << r[i];
-      if (i + 1 < r.size()) out << padding(r[i], width[i]) << ' ';
-    }
-    out << "\n";
-  }
+  TextTable t(rows.front(), TextTable::Layout::kText);
+  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
+  out << t.str();
 }
 
 }  // namespace

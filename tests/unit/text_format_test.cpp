@@ -38,6 +38,15 @@ std::string char_at(const std::string& line, std::size_t col) {
   return "";
 }
 
+TEST(TextFormat, StrfPrintsLikePrintfWhateverTheLength) {
+  EXPECT_EQ(strf("%.2f µs", 4.3149), "4.31 µs");
+  EXPECT_EQ(strf("%+.1f%%", 12.34), "+12.3%");
+  const std::string wide = strf("%.0f", 1e300);  // 301 digits: longer than any fixed buffer it replaced
+  EXPECT_EQ(wide.size(), 301u);
+  EXPECT_EQ(wide.substr(0, 2), "10");
+  EXPECT_EQ(strf("%s|%s", std::string(300, 'a').c_str(), "b"), std::string(300, 'a') + "|b");
+}
+
 TEST(TextFormat, DisplayWidthCountsCodePoints) {
   EXPECT_EQ(display_width(""), 0u);
   EXPECT_EQ(display_width("812 ns"), 6u);
