@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "block_reduce.cuh"
+#include "capture_append.cuh"
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "graphprof/cuda/iteration_ops.hpp"
@@ -152,23 +153,10 @@ class While final : public Workload {
     return node;
   }
 
-  // Stream-capture form: add the WHILE node to the graph being captured, after the stream's
-  // current capture dependencies, then make the node the stream's only dependency.
+  // Stream-capture form: the WHILE node joins the graph being captured (capture_append.cuh).
   void capture_loop(LaunchContext& ctx) {
-    cudaStream_t s = ctx.stream();
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    cudaGraph_t captured = nullptr;
-    const cudaGraphNode_t* deps = nullptr;
-    const cudaGraphEdgeData* edge_data = nullptr;
-    std::size_t ndeps = 0;
-    GP_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &captured, &deps, &edge_data, &ndeps));
-    // `deps` points into the capture's state and may change with the next call: copy it first.
-    std::vector<cudaGraphNode_t> dep_nodes(deps, deps + ndeps);
-    std::vector<cudaGraphEdgeData> dep_edges;
-    if (edge_data != nullptr) dep_edges.assign(edge_data, edge_data + ndeps);
-    cudaGraphNode_t node = add_loop(captured, dep_nodes.empty() ? nullptr : dep_nodes.data(),
-                                    dep_edges.empty() ? nullptr : dep_edges.data(), ndeps);
-    GP_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    append_to_capture(ctx.stream(), [this](cudaGraph_t g, const cudaGraphNode_t* deps, const cudaGraphEdgeData* edges,
+                                           std::size_t n) { return add_loop(g, deps, edges, n); });
   }
 
   int n_ = 0, max_steps_ = 0;

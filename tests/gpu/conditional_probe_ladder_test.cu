@@ -40,6 +40,7 @@
 
 #include "../../src/cuda/latch.hpp"
 #include "../../workloads/block_reduce.cuh"
+#include "../../workloads/capture_append.cuh"
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "graphprof/params.hpp"
@@ -218,18 +219,8 @@ class Ladder {
         init_vector<<<grid(), 256, 0, s>>>(x0_.as<float>(), x_.as<float>(), kElements, counters_.as<int>());
         GP_CUDA_CHECK(cudaGetLastError());
       }
-      cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-      cudaGraph_t g = nullptr;
-      const cudaGraphNode_t* deps = nullptr;
-      const cudaGraphEdgeData* edges = nullptr;
-      std::size_t n = 0;
-      GP_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &g, &deps, &edges, &n));
-      std::vector<cudaGraphNode_t> dep_nodes(deps, deps + n);
-      std::vector<cudaGraphEdgeData> dep_edges;
-      if (edges != nullptr) dep_edges.assign(edges, edges + n);
-      cudaGraphNode_t node = add_loop(g, dep_nodes.empty() ? nullptr : dep_nodes.data(),
-                                      dep_edges.empty() ? nullptr : dep_edges.data(), n);
-      GP_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+      append_to_capture(s, [this](cudaGraph_t g, const cudaGraphNode_t* deps, const cudaGraphEdgeData* edges,
+                                  std::size_t n) { return add_loop(g, deps, edges, n); });
     }
     cudaGraph_t g = nullptr;
     GP_CUDA_CHECK(cudaStreamEndCapture(s, &g));
