@@ -14,8 +14,12 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       "sweep", "Run one workload over a parameter grid (lists a,b,c or ranges FROM:TO[:+STEP|:*FACTOR]); needs a GPU");
   auto o = std::make_shared<RunOptions>();
   add_run_options(sub, *o, "the workload to sweep (exactly one)");
+  sub->add_flag("--isolate", o->isolate,
+                "measure each grid point in its own fresh graphprof process (a process can switch to a slower "
+                "device level mid-run; docs/findings.md 'Parity')");
   sub->callback([o, sub, &exit_code] {
     if (o->workloads.size() != 1) throw usage_error("--workload: sweep takes exactly one workload");
+    if (o->isolate && o->ranks != "1") throw usage_error("--isolate and --ranks cannot be combined");
     std::map<std::string, std::string> specs;
     for (const auto& p : o->params) {
       auto [k, v] = parse_param_assignment(p);
@@ -29,6 +33,9 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {
       report = std::move(*ranks);
+      report.command_line = command_line_of(*sub);
+    } else if (o->isolate) {
+      report = run_isolated_points(*o, req.sweep_points, req.modes);
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "sweep");

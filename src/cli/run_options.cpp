@@ -26,6 +26,8 @@
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/run_outcome.hpp"
+#include "graphprof/sweep_grid.hpp"
+#include "graphprof/compare_report.hpp"
 
 namespace gp::cli {
 
@@ -180,8 +182,11 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 // The child's command line: the same measurement, reporting JSON only.
-std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json) {
-  std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=1", "--json=" + json};
+// `processes` > 1: the child runs that many processes itself (sweep --isolate).
+std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json,
+                                         int processes = 1) {
+  std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=" + std::to_string(processes),
+                             "--json=" + json};
   for (const auto& l : o.load) a.push_back("--load=" + l);
   if (subcommand == "run") a.push_back("--trace=none");
   if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
@@ -270,6 +275,69 @@ Report merge_processes(Report first, std::vector<Report> others) {
     sources.push_back("process " + std::to_string(all.size()));
   }
   return merge_reports(all, sources);
+}
+
+Report run_isolated_points(const RunOptions& o, const std::vector<std::map<std::string, std::string>>& points,
+                           const std::vector<Mode>& modes) {
+  // No GPU: one clear message here (exit 4), not one per point.
+  const int devices = device_count();
+  if (o.device < 0 || o.device >= devices)
+    throw usage_error("--device " + std::to_string(o.device) + ": only " + std::to_string(devices) + " device(s) present");
+  RunOptions shared = o;
+  shared.params.clear();  // each point's process gets its own --param values
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string n = std::to_string(points.size());
+  std::vector<std::optional<Report>> got(points.size());
+  std::vector<int> status(points.size(), 0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string which = "point " + std::to_string(i + 1) + " of " + n + " (" + params_text(points[i]) + ")";
+    if (!o.quiet) std::cerr << "  " << which << "\n";
+    const std::string json =
+        dir + "/graphprof-point-" + std::to_string(::getpid()) + "-" + std::to_string(i + 1) + ".json";
+    std::vector<std::string> args = point_arguments(child_arguments("sweep", shared, json, o.processes), points[i]);
+    if (!o.out_dir.empty()) args.push_back("--out=" + o.out_dir);  // DOT dumps; the report goes to --json
+    const int rc = run_self(args);
+    if (rc == 0) got[i] = read_report(json);
+    std::filesystem::remove(json);
+    if (rc == 0) continue;
+    if (rc == 2 || rc == 4)
+      throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kUsage,
+                  "--isolate: the process of " + which + " exited with status " + std::to_string(rc) +
+                      " (its message is above); the other points were not run");
+    status[i] = rc;
+    if (!o.quiet) std::cerr << "  " << which << " failed: its process exited with status " << rc << "\n";
+  }
+  const auto first = std::find_if(got.begin(), got.end(), [](const std::optional<Report>& r) { return r.has_value(); });
+  if (first == got.end())
+    throw internal_error("--isolate: the process of every point failed (point 1: exit status " +
+                         std::to_string(status.front()) + "; its message is above)");
+  std::vector<Report> reports;
+  std::vector<std::string> sources;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    sources.push_back("point " + std::to_string(i + 1));
+    if (got[i]) {
+      reports.push_back(std::move(*got[i]));
+      continue;
+    }
+    Report failed = **first;  // same GPU and build, so merge_reports takes it
+    failed.results.clear();
+    for (const Mode m : modes) {
+      ModeResult r;
+      r.workload = o.workloads.front();
+      r.mode = m;
+      r.params = points[i];
+      r.status = Status::kFailed;
+      r.reason = "its isolated process exited with status " + std::to_string(status[i]);
+      failed.results.push_back(std::move(r));
+    }
+    reports.push_back(std::move(failed));
+  }
+  Report out = merge_reports(reports, sources);
+  out.settings["processes"] = o.processes;  // per point, not summed over the points
+  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
+    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * o.processes;
+  out.settings["isolate"] = true;
+  return out;
 }
 
 std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {

@@ -1,5 +1,6 @@
 // Options shared by `run` and `sweep`: what to run and how to measure it.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct RunOptions {
   std::string ranks = "1";  // processes of a multi-GPU run, one per GPU: a number or "all"
   int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
+  bool isolate = false;  // sweep: each grid point in its own fresh process
 };
 
 // Adds the measurement options to `sub`; `what` words the --workload help.
@@ -57,6 +59,14 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
 // Merges their repetitions into this process's report (first), so the spread between processes
 // is part of the data that `compare` sees.
 Report merge_processes(Report first, std::vector<Report> others);
+
+// `sweep --isolate`: measures each grid point of `workload` in its own fresh process of this
+// binary, in grid order (with --processes N each point's process runs N-1 more and merges them).
+// A point whose process fails is recorded as failed (its modes, with the exit status) and the
+// others still run; exit status 2 or 4 (usage, no GPU) stops the sweep at once. Returns the
+// points' reports merged (merge_reports) in grid order.
+Report run_isolated_points(const RunOptions& o, const std::vector<std::map<std::string, std::string>>& points,
+                           const std::vector<Mode>& modes);
 
 // `--ranks N`: starts N processes of this binary at once, process i measuring on GPU i as rank i
 // of N (a shared rendezvous folder for NCCL), every pass with the same sample count so their

@@ -35,6 +35,21 @@ if(GRAPHPROF_WITH_CUDA)
            COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
                    ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
   set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+  # sweep --isolate: usage errors before anything starts; without a GPU one clear line and exit 4
+  # (the parent checks for a device before starting a process per point).
+  gp_cli_test(sweep_isolate_ranks 2 "^graphprof: --isolate and --ranks cannot be combined"
+              sweep --workload scaling --param length=10,100 --isolate --ranks 2)
+  gp_cli_test(sweep_isolate_bad_mode 2 "--mode fast" sweep --workload scaling --param length=10,100 --isolate --mode fast)
+  gp_cli_test(sweep_isolate_bad_grid 2 "--param length=" sweep --workload scaling --param length=5:1 --isolate)
+  add_test(NAME cli.sweep_isolate_without_gpu
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found"
+                   -- $<TARGET_FILE:graphprof> sweep --workload scaling --mode capture --param length=10,100,1000 --isolate)
+  # ... and that line once, not once per point.
+  add_test(NAME cli.sweep_isolate_without_gpu_says_it_once
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= bash -c
+                   "n=$($<TARGET_FILE:graphprof> sweep --workload scaling --param length=10,100,1000 --isolate 2>&1 >/dev/null | grep -c 'no usable CUDA device'); test \"$n\" = 1")
+  set_tests_properties(cli.sweep_isolate_without_gpu cli.sweep_isolate_without_gpu_says_it_once PROPERTIES LABELS cpu)
 else()
   # Built without CUDA: the measuring subcommands exist, and answer one line and exit 4 whatever
   # options they are given.
