@@ -110,18 +110,34 @@ struct TraceSection {
   nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
 };
 
+// sections.device_probe: the device's state around a result's timing passes (run, sweep): the
+// median device time per kernel of a graph of `chain_kernels` empty kernels in a chain, before
+// the timing passes and after the last of them (src/cuda/device_probe.hpp; docs/findings.md
+// "Parity": about 508 or 685 ns on the H200). NaN: not taken; `error`: why a probe failed.
+struct DeviceProbeSection {
+  int chain_kernels = 0;
+  double ns_per_kernel = kNoValue;
+  double ns_per_kernel_after = kNoValue;
+  std::string error;
+  nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
+};
+
 struct Sections {
   std::optional<GraphDumpSection> graph;
   std::optional<TraceSection> trace;
+  std::optional<DeviceProbeSection> device_probe;
   std::map<std::string, double> workload;  // sections.workload: the workload's own figures
   std::string latched;                     // sections.latched: why the latched pass was skipped
   nlohmann::json other = nlohmann::json::object();  // sections this graphprof does not know
 
-  bool empty() const { return !graph && !trace && workload.empty() && latched.empty() && other.empty(); }
+  bool empty() const {
+    return !graph && !trace && !device_probe && workload.empty() && latched.empty() && other.empty();
+  }
 };
 
 nlohmann::json to_json(const GraphDumpSection& g);
 nlohmann::json to_json(const TraceSection& t);
+nlohmann::json to_json(const DeviceProbeSection& p);
 nlohmann::json to_json(const Sections& s);
 // `where` names the JSON path in error messages ("FILE: results[3].sections"); throws
 // input_error (kBadInput) naming the field that is wrong.

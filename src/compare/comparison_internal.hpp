@@ -30,8 +30,7 @@ std::map<Key, Indexed> index_results(const Report& r, const std::vector<std::str
 EnvironmentCheck check_environment(const Report& base, const Report& cand, const Thresholds& t);
 double sm_clock_khz(const Report& r, const ModeResult& res);
 
-// sections.device_probe of a result (read from the untyped sections.other; absent, failed or
-// malformed probes give nullopt). `after` is NaN when the after-probe is missing.
+// sections.device_probe of a result (absent or failed probes give nullopt). `after` is NaN when the after-probe is missing.
 struct DeviceProbe {
   double before = 0, after = 0;
 };

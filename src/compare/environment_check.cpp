@@ -86,13 +86,8 @@ double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
 // sections.device_probe. A report keeps one probe per result (a merged report the first
 // process's), so that value stands for the side.
 std::optional<DeviceProbe> device_probe(const ModeResult& r) {
-  const auto it = r.sections.other.find("device_probe");
-  if (it == r.sections.other.end() || !it->is_object()) return std::nullopt;
-  const auto value = [&](const char* key) {
-    const auto v = it->find(key);
-    return v != it->end() && v->is_number() ? v->get<double>() : std::nan("");
-  };
-  DeviceProbe p{value("ns_per_kernel"), value("ns_per_kernel_after")};
+  if (!r.sections.device_probe) return std::nullopt;
+  DeviceProbe p{r.sections.device_probe->ns_per_kernel, r.sections.device_probe->ns_per_kernel_after};
   if (!(std::isfinite(p.before) && p.before > 0)) return std::nullopt;
   return p;
 }

@@ -274,10 +274,21 @@ json to_json(const TraceSection& t) {
   return j;
 }
 
+// Only the fields that were taken, as the runner has always written them.
+json to_json(const DeviceProbeSection& p) {
+  json j = p.extra.is_object() ? p.extra : json::object();
+  j["chain_kernels"] = p.chain_kernels;
+  if (std::isfinite(p.ns_per_kernel)) j["ns_per_kernel"] = p.ns_per_kernel;
+  if (std::isfinite(p.ns_per_kernel_after)) j["ns_per_kernel_after"] = p.ns_per_kernel_after;
+  if (!p.error.empty()) j["error"] = p.error;
+  return j;
+}
+
 json to_json(const Sections& s) {
   json j = s.other.is_object() ? s.other : json::object();
   if (s.graph) j["graph"] = to_json(*s.graph);
   if (s.trace) j["trace"] = to_json(*s.trace);
+  if (s.device_probe) j["device_probe"] = to_json(*s.device_probe);
   if (!s.workload.empty()) {
     json w = json::object();
     for (const auto& [k, v] : s.workload) w[k] = num(v);
@@ -301,6 +312,11 @@ Sections sections_from_json(const json& j, const std::string& where) {
                                  unknown_fields(g.j, {"dot", "dot_verbose", "dot_error", "nodes", "edges"})};
     } else if (key == "trace") {
       s.trace = trace_from(in.object("trace"));
+    } else if (key == "device_probe") {
+      const In p = in.object("device_probe");
+      s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
+                                          p.number("ns_per_kernel_after"), p.str("error"),
+                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error"})};
     } else if (key == "workload") {
       const In w = in.object("workload");
       for (auto f = w.j.begin(); f != w.j.end(); ++f) s.workload[f.key()] = w.number(f.key().c_str());

@@ -141,14 +141,15 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
 // passes ("ns_per_kernel") and after the last of them ("ns_per_kernel_after"; device_probe.hpp), so
 // a reader can tell in which of its states the device ran them, and whether it changed meanwhile.
 // A probe that fails is noted; the measurement goes on.
-void record_device_probe(ModeResult& res, const char* key) {
-  nlohmann::json& probe = res.sections.other["device_probe"];
-  probe["chain_kernels"] = kDeviceProbeKernels;
+void record_device_probe(ModeResult& res, bool after) {
+  if (!res.sections.device_probe) res.sections.device_probe.emplace();
+  DeviceProbeSection& probe = *res.sections.device_probe;
+  probe.chain_kernels = kDeviceProbeKernels;
   try {
-    probe[key] = measure_device_probe_ns();
+    (after ? probe.ns_per_kernel_after : probe.ns_per_kernel) = measure_device_probe_ns();
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
-    probe["error"] = e.api() + " returned " + e.error_name();
+    probe.error = e.api() + " returned " + e.error_name();
     (void)cudaGetLastError();
   }
 }
@@ -236,7 +237,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   // After the warm-up, so the clocks have ramped up as for the passes that follow.
-  if (rep == 0) record_device_probe(res, "ns_per_kernel");
+  if (rep == 0) record_device_probe(res, false);
 
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
@@ -338,7 +339,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
 
   if (rep == 0)
     for (const auto& [k, v] : w->extra_metrics()) res.sections.workload[k] = v;
-  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, "ns_per_kernel_after");
+  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, true);
 }
 
 }  // namespace

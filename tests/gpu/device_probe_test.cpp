@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "graphprof/cuda/suite.hpp"
+#include "graphprof/report_sections.hpp"
 
 namespace gp {
 namespace {
@@ -22,9 +23,10 @@ TEST(DeviceProbe, EveryResultRecordsTheChainProbe) {
   for (const ModeResult& r : rep.results) {
     SCOPED_TRACE(to_string(r.mode));
     ASSERT_EQ(r.status, Status::kOk) << r.reason;
-    ASSERT_TRUE(r.sections.other.contains("device_probe")) << r.sections.other.dump();
-    const nlohmann::json& probe = r.sections.other.at("device_probe");
+    ASSERT_TRUE(r.sections.device_probe.has_value());
+    const nlohmann::json probe = to_json(*r.sections.device_probe);  // the report's JSON form
     EXPECT_EQ(probe.at("chain_kernels").get<int>(), 256);
+    EXPECT_TRUE(r.sections.device_probe->error.empty()) << r.sections.device_probe->error;
     for (const char* key : {"ns_per_kernel", "ns_per_kernel_after"}) {
       ASSERT_TRUE(probe.contains(key)) << key << ": " << probe.dump();
       EXPECT_GT(probe.at(key).get<double>(), 0.0) << key;

@@ -604,7 +604,7 @@ TEST(CompareClasses, EveryCatalogueMetricHasItsClassInEveryMode) {
 
 Report with_probe(Report r, double before, double after) {
   for (auto& res : r.results)
-    res.sections.other["device_probe"] = {{"chain_kernels", 256}, {"ns_per_kernel", before}, {"ns_per_kernel_after", after}};
+    res.sections.device_probe = DeviceProbeSection{256, before, after, "", nlohmann::json::object()};
   return r;
 }
 
@@ -646,7 +646,7 @@ TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
   Report b2 = b;
   other = b2.results[0];
   other.workload = "w2";
-  other.sections.other.erase("device_probe");
+  other.sections.device_probe.reset();
   b2.results.push_back(other);
   EXPECT_EQ(compare(b2, c2, {}).exit_code, ExitCode::kRegression);
 }
@@ -684,7 +684,7 @@ TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   EXPECT_EQ(one.rows[0].verdict, Verdict::kRegression);
   EXPECT_TRUE(one.rows[0].notes.empty());
   Report failed = b;
-  failed.results[0].sections.other["device_probe"] = {{"chain_kernels", 256}, {"error", "cudaGraphLaunch returned x"}};
+  failed.results[0].sections.device_probe = DeviceProbeSection{256, kNoValue, kNoValue, "cudaGraphLaunch returned x", {}};
   const Comparison f = compare(failed, c, {});
   EXPECT_EQ(f.rows[0].verdict, Verdict::kRegression);
   EXPECT_EQ(f.exit_code, ExitCode::kRegression);

@@ -3,6 +3,7 @@
 // trip, and wrong types name their JSON path.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -94,6 +95,33 @@ TEST(ReportSections, UnknownSectionsAreKeptAndWrongTypesNameTheirPath) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kBadInput);
     EXPECT_NE(std::string(e.what()).find("x.json: results[2].sections.graph.nodes: expected a number"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// sections.device_probe (run, sweep) reads into its typed section and writes back the same
+// keys; a report without it (older than 2026-11-30) has none; a failed probe keeps its error.
+TEST(ReportSections, DeviceProbeIsTypedAndRoundTrips) {
+  json j = to_json(read_report((kData / "h200" / "chain_run1.json").string()));
+  EXPECT_FALSE(report_from_json(j, "x.json").results[2].sections.device_probe.has_value());
+  const json probe = {{"chain_kernels", 256}, {"ns_per_kernel", 508.25}, {"ns_per_kernel_after", 685.5}};
+  j["results"][2]["sections"]["device_probe"] = probe;
+  j["results"][1]["sections"]["device_probe"] = {{"chain_kernels", 256}, {"error", "cudaGraphLaunch returned e"}};
+  const Report r = report_from_json(j, "x.json");
+  ASSERT_TRUE(r.results[2].sections.device_probe.has_value());
+  EXPECT_EQ(r.results[2].sections.device_probe->ns_per_kernel, 508.25);
+  EXPECT_EQ(r.results[2].sections.device_probe->ns_per_kernel_after, 685.5);
+  EXPECT_FALSE(r.results[2].sections.other.contains("device_probe"));
+  EXPECT_EQ(to_json(r)["results"][2]["sections"]["device_probe"], probe);
+  EXPECT_TRUE(std::isnan(r.results[1].sections.device_probe->ns_per_kernel));
+  EXPECT_EQ(to_json(r)["results"][1]["sections"]["device_probe"], j["results"][1]["sections"]["device_probe"]);
+  j["results"][2]["sections"]["device_probe"]["ns_per_kernel"] = "fast";
+  try {
+    (void)report_from_json(j, "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results[2].sections.device_probe.ns_per_kernel: expected a number"),
               std::string::npos)
         << e.what();
   }
