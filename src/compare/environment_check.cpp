@@ -113,17 +113,21 @@ void check_device_probes(const ModeResult& b, const ModeResult& c, MetricCompari
 }
 
 void apply_device_level(MetricComparison& r) {
-  std::string switches;
-  for (const auto& s : r.device_switches) switches += "; " + s;
   const bool changed = r.verdict == Verdict::kRegression || r.verdict == Verdict::kImprovement;
-  if (!r.device_level.empty() && changed) {
+  // Levels mixed: the sides ran at different levels, or one side switched during its result (then
+  // part of its timing passes ran at each level; on the H200 a switch lands between passes).
+  if ((!r.device_level.empty() || !r.device_switches.empty()) && changed) {
     const std::string would = std::string(r.verdict == Verdict::kRegression ? "regression" : "improvement") + " " +
                               format_change(r.ratio);
+    std::string why = r.device_level;
+    for (const auto& s : r.device_switches) why += (why.empty() ? "" : "; ") + s;
+    if (r.device_level.empty()) why += "; docs/findings.md";
     // A regression cannot be vouched for (exit 5 if it gates); an improvement is left undecided.
     r.verdict = r.verdict == Verdict::kRegression ? Verdict::kNotComparable : Verdict::kInconclusive;
     r.likely_regression = false;
     r.not_enough_runs = false;
-    r.reason = r.device_level + " (would read: " + would + ")" + switches;
+    r.reason = why + " (would read: " + would + ")";
+    r.device_level = why;  // the exit reason counts it as measured at mixed levels
     return;
   }
   if (!r.device_level.empty()) r.notes.push_back(r.device_level);

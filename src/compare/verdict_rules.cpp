@@ -211,7 +211,7 @@ void decide_exit(Comparison& c) {
     if (notcmp) parts.push_back(plural(notcmp, "metric not comparable", "metrics not comparable"));
     if (level)
       parts.push_back(plural(level, "regression", "regressions") +
-                      " measured at different device levels (docs/findings.md \"Parity\")");
+                      " measured at different device levels, or while the device switched levels (docs/findings.md \"Parity\")");
     if (few)
       parts.push_back("not enough runs: " + plural(few, "gating series", "gating series") + " undecided (run at least " +
                       std::to_string(t.min_runs) + " processes per side)");

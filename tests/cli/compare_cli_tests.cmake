@@ -127,3 +127,14 @@ add_test(NAME cli.interleave_script
            rm -rf $d" _ $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR}/scripts/interleave.sh
            ${GRAPHPROF_TEST_DATA}/gate/fake-graphprof.sh)
 set_tests_properties(cli.interleave_script PROPERTIES LABELS cpu)
+
+# Real H200 reports of 2026-11-30 (tests/data/reports/h200_levels, trimmed by scripts/trim-report.py):
+# the same scaling sweep with --isolate (every device probe ~504 ns/kernel) and in one process, which
+# switched to the slow level during its 100-kernel point. No row may read as a regression; exit 5.
+add_test(NAME cli.compare_device_levels_h200
+         COMMAND bash -c "out=$(\"$1\" compare \"$2/isolated.json\" \"$2/one_process.json\"); rc=$?
+           [ $rc = 5 ] || { echo \"exit $rc, expected 5\"; echo \"$out\"; exit 1; }
+           echo \"$out\" | grep -q '^regression ' && { echo 'a regression row'; echo \"$out\"; exit 1; }
+           echo \"$out\" | grep -q 'while the device switched levels' || { echo \"$out\"; exit 1; }
+           exit 0" _ $<TARGET_FILE:graphprof> ${R}/h200_levels)
+set_tests_properties(cli.compare_device_levels_h200 PROPERTIES LABELS cpu)

@@ -676,6 +676,26 @@ TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
   EXPECT_NE(n[1].find("switched levels during the candidate result (685 -> 508 ns/kernel)"), std::string::npos) << n[1];
 }
 
+// The H200 case of 2026-11-30 (docs/compare.md): both sides start at the fast level, the candidate's
+// process switches during the result (504 -> 681), and its time reads +34 %.
+TEST(CompareDeviceLevel, ARegressionWhileTheDeviceSwitchedIsNotTrusted) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 504, 505);
+  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.34))), 504, 681);
+  const Comparison cmp = compare(b, c, {});
+  ASSERT_EQ(cmp.rows.size(), 1u);
+  const MetricComparison& r = cmp.rows[0];
+  EXPECT_EQ(r.verdict, Verdict::kNotComparable) << r.reason;
+  EXPECT_NE(r.reason.find("the device switched levels during the candidate result (504 -> 681 ns/kernel)"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("would read: regression +34"), std::string::npos) << r.reason;
+  EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
+  EXPECT_NE(cmp.exit_reason.find("while the device switched levels"), std::string::npos) << cmp.exit_reason;
+  // Without the switch the same change is a regression.
+  EXPECT_EQ(compare(b, with_probe(c, 504, 506), {}).rows[0].verdict, Verdict::kRegression);
+}
+
 TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   const auto base = scaled(kSeven, 1000);
   const Report b = report_of("gpu_time_per_iter", metric_of(base));
