@@ -36,4 +36,16 @@ __device__ inline float block_reduce(float v, float* scratch, Op op, float ident
   return w;
 }
 
+// One block: commits y to x and returns the largest |y - x| over the vector (max is exact, so the
+// result does not depend on the order). Every thread gets it. `scratch` needs 32 floats of shared
+// memory. The `while` workload's convergence test.
+__device__ inline float commit_and_max_change(float* x, const float* y, int n, float* scratch) {
+  float change = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    change = fmaxf(change, fabsf(y[i] - x[i]));
+    x[i] = y[i];
+  }
+  return block_reduce(change, scratch, MaxOp{}, 0.0f);
+}
+
 }  // namespace gp

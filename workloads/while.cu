@@ -48,12 +48,7 @@ template <bool kGraph>
 __global__ void wh_check(float* x, const float* y, int n, int* steps, int* flag, float tolerance, int max_steps,
                          cudaGraphConditionalHandle handle) {
   __shared__ float scratch[32];
-  float change = 0.0f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    change = fmaxf(change, fabsf(y[i] - x[i]));
-    x[i] = y[i];
-  }
-  change = block_reduce(change, scratch, MaxOp{}, 0.0f);
+  const float change = commit_and_max_change(x, y, n, scratch);
   if (threadIdx.x == 0) {
     const int done = *steps + 1;
     *steps = done;

@@ -93,12 +93,7 @@ __global__ void relax(const float* x, float* y, int n) {
 __global__ void decide_wide(float* x, const float* y, int n, int* counters, float tolerance, int max_passes,
                             bool self_reset, cudaGraphConditionalHandle handle) {
   __shared__ float scratch[32];
-  float change = 0.0f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    change = fmaxf(change, fabsf(y[i] - x[i]));
-    x[i] = y[i];
-  }
-  change = block_reduce(change, scratch, MaxOp{}, 0.0f);
+  const float change = commit_and_max_change(x, y, n, scratch);
   if (threadIdx.x == 0) {
     const int done = counters[0] + 1;
     counters[1] += 1;
