@@ -48,7 +48,7 @@ std::set<GraphId> cluster_ids(const detail::DotGraph& g, const std::string& sour
   for (const std::string_view name : g.subgraph_names)
     if (name.rfind("cluster_", 0) == 0 && all_digits(name.substr(8)))
       ids.insert(dump_number(name.substr(8), source,
-                             "subgraph " + detail::valid_utf8(std::string(name.substr(0, 60)))));
+                             "subgraph " + detail::valid_utf8(name.substr(0, 60))));
   return ids;
 }
 
@@ -91,12 +91,12 @@ void read_labels(std::vector<GraphNode>& nodes, const std::vector<std::string_vi
                  std::vector<char>& unknown, std::size_t begin, std::size_t end, const std::string& source) {
   const std::size_t stride = kNodeAttrs.size();
   for (std::size_t i = begin; i < end; ++i) {
-    const std::string label = detail::valid_utf8(std::string(values[i * stride]));
+    const std::string label = detail::valid_utf8(values[i * stride]);
     // An undeclared label reads as Graphviz's default "\N" (the node's name).
     try {
       unknown[i] = label.empty() || label == "\\N" ||
-                   !detail::read_node_label(label, detail::valid_utf8(std::string(values[i * stride + 1])),
-                                            detail::valid_utf8(std::string(values[i * stride + 2])), nodes[i]);
+                   !detail::read_node_label(label, detail::valid_utf8(values[i * stride + 1]),
+                                            detail::valid_utf8(values[i * stride + 2]), nodes[i]);
     } catch (const Error& e) {
       throw Error(e.code(), source + ": node " + nodes[i].dot_name + ": " + e.what());
     }

@@ -488,7 +488,7 @@ std::string unescape_label(const std::string& raw) {
   return out;
 }
 
-std::string valid_utf8(const std::string& text) {
+std::string valid_utf8(std::string_view text) {
   std::string out;
   std::size_t i = 0;
   const std::size_t n = text.size();
@@ -515,7 +515,7 @@ std::string valid_utf8(const std::string& text) {
         // Fast path: most labels are ASCII; copy up to the first byte that is not.
         std::size_t j = 0;
         while (j < n && static_cast<unsigned char>(text[j]) < 0x80) ++j;
-        if (j == n) return text;
+        if (j == n) return std::string(text);
         out.assign(text, 0, j);
         i = j;
         continue;

@@ -3,6 +3,7 @@
 // in the node's kind, names, launch configuration, sizes and child-graph links. Host-only.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphprof/graph_model.hpp"
@@ -24,7 +25,7 @@ RecordField parse_record_label(const std::string& raw);
 
 // `text` with every byte sequence that is not UTF-8 replaced by U+FFFD, so that names from a
 // dump written in another encoding (a Latin-1 byte in a label) can go into JSON and pictures.
-std::string valid_utf8(const std::string& text);
+std::string valid_utf8(std::string_view text);
 
 // Undo DOT label escapes (\< \> \{ \} \| \\ \") and turn \n, \l, \r into newlines.
 std::string unescape_label(const std::string& raw);
