@@ -133,7 +133,6 @@ void apply_device_level(MetricComparison& r) {
     r.likely_regression = false;
     r.not_enough_runs = false;
     r.reason = why + " (would read: " + would + ")";
-    r.device_level = why;  // the exit reason counts it as measured at mixed levels
     return;
   }
   if (!r.device_level.empty()) r.notes.push_back(r.device_level);
