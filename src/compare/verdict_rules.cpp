@@ -201,7 +201,7 @@ void decide_exit(Comparison& c) {
     if (r.verdict == Verdict::kMissing) ++missing;
     else if (r.verdict == Verdict::kInvalid) ++invalid;
     else if (r.verdict == Verdict::kInconclusive) ++few;
-    else if (!r.device_level.empty()) ++level;
+    else if (!r.device_level.empty() || !r.device_switches.empty()) ++level;
     else ++notcmp;
   }
   if (c.environment.comparable) {

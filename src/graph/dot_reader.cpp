@@ -249,6 +249,11 @@ class Lexer {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
 
+// Edges beyond one per byte of text: what subgraph edge ends may add ({a b} -> {c d} makes four
+// edges). A file that writes its edges out has fewer edges than bytes; without a bound, a small
+// hostile file ({20000 nodes} -> {20000 nodes}) asks for hundreds of millions of edges.
+constexpr std::size_t kEdgeAllowance = std::size_t{1} << 20;
+
 // Node name -> index, open addressing over the names the DotGraph already holds (a node costs 8
 // to 16 bytes here instead of a hash map entry with its own copy of the name).
 class NameTable {
@@ -313,7 +318,11 @@ class Parser {
  public:
   Parser(std::string_view text, const std::vector<std::string>& node_attrs, const std::vector<std::string>& edge_attrs,
          DotGraph& out)
-      : lex_(text, out.storage), node_attrs_(node_attrs), edge_attrs_(edge_attrs), out_(out) {}
+      : lex_(text, out.storage),
+        node_attrs_(node_attrs),
+        edge_attrs_(edge_attrs),
+        out_(out),
+        max_edges_(std::min<std::size_t>(kNone - 1, text.size() + kEdgeAllowance)) {}
 
   void graph() {
     Token t = take();
@@ -571,7 +580,9 @@ class Parser {
         return;
       }
     }
-    if (out_.edges.size() >= kNone - 1) throw DotSyntaxError(peek().line, "more than 2^32 - 2 edges");
+    if (out_.edges.size() >= max_edges_)
+      throw DotSyntaxError(peek().line, "more than " + std::to_string(max_edges_) +
+                                            " edges (subgraph edge ends multiply beyond what a file of this size writes)");
     const std::size_t row = out_.edges.size();
     out_.edges.push_back(DotEdge{tail, head});
     for (std::size_t k = 0; k < edge_attrs_.size(); ++k) out_.edge_values.push_back(default_of(sg, k, false));
@@ -582,6 +593,7 @@ class Parser {
   const std::vector<std::string>& node_attrs_;
   const std::vector<std::string>& edge_attrs_;
   DotGraph& out_;
+  const std::size_t max_edges_;
   Token peek_;
   bool peeked_ = false;
   std::vector<Subgraph> subgraphs_;

@@ -58,7 +58,8 @@ struct DotGraph {
 // Reads the first graph of `text`; keeps the node attributes named in `node_attrs` and the edge
 // attributes named in `edge_attrs`. Throws DotSyntaxError for text that is not DOT (truncated,
 // unbalanced, a stray character, an edge operator of the wrong kind, text after the graph,
-// nesting beyond kMaxDotNesting, more than 2^32 - 1 nodes or edges).
+// nesting beyond kMaxDotNesting, more than 2^32 - 2 nodes, more edges than bytes of text
+// plus 2^20 (subgraph edge ends multiplying) or 2^32 - 2).
 DotGraph read_dot(std::string_view text, const std::vector<std::string>& node_attrs,
                   const std::vector<std::string>& edge_attrs);
 

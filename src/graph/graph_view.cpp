@@ -496,9 +496,9 @@ std::string pattern_lines(const std::string& pattern) {
 // them, so a body node that a branch skips does not count); 0 when none of them is timed.
 double loop_runs(const GraphModel& m, const GraphNode& n, const NodeTimes& times) {
   double runs = 0;
-  for (const GraphCluster& c : m.clusters)
-    if (std::find(n.child_graphs.begin(), n.child_graphs.end(), c.graph_id) != n.child_graphs.end())
-      for (std::size_t i : c.nodes) {
+  for (const GraphId g : n.child_graphs)
+    if (const GraphCluster* c = m.cluster(g))
+      for (std::size_t i : c->nodes) {
         const auto it = times.by_node.find(m.nodes[i].dot_name);
         if (it != times.by_node.end()) runs = std::max(runs, it->second.runs);
       }

@@ -1,6 +1,5 @@
 // Joining a `graphprof run` report onto a DOT dump: find the result that wrote the dump, then
 // read its per-node times (sections.trace.nodes, written by the trace pass) keyed by dot_name.
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -131,9 +130,9 @@ std::size_t add_gap_times(const GraphModel& model, NodeTimes& times) {
       gap = smallest_gap(succ[i], false);
     } else if (n.kind == NodeKind::kConditional && n.conditional_type == "WHILE") {
       std::vector<std::size_t> body_roots;
-      for (const GraphCluster& c : model.clusters)
-        if (std::find(n.child_graphs.begin(), n.child_graphs.end(), c.graph_id) != n.child_graphs.end())
-          for (std::size_t b : c.nodes)
+      for (const GraphId g : n.child_graphs)
+        if (const GraphCluster* c = model.cluster(g))
+          for (std::size_t b : c->nodes)
             if (!has_pred[b]) body_roots.push_back(b);
       gap = smallest_gap(body_roots, true);
     }
