@@ -308,9 +308,14 @@ Report run_isolated_points(const RunOptions& o, const std::vector<std::map<std::
     if (!o.quiet) std::cerr << "  " << which << " failed: its process exited with status " << rc << "\n";
   }
   const auto first = std::find_if(got.begin(), got.end(), [](const std::optional<Report>& r) { return r.has_value(); });
-  if (first == got.end())
-    throw internal_error("--isolate: the process of every point failed (point 1: exit status " +
-                         std::to_string(status.front()) + "; its message is above)");
+  if (first == got.end()) {
+    // Nothing measured: the sweep exits as its points' processes did (3 bad input, 5, 6 ...); a
+    // process killed by a signal or with another status is not graphprof's verdict: 6.
+    const int rc = status.front();
+    throw Error(rc >= 1 && rc <= 6 ? static_cast<ExitCode>(rc) : ExitCode::kInternal,
+                "--isolate: the process of every point failed (point 1: exit status " + std::to_string(rc) +
+                    "; its message is above)");
+  }
   std::vector<Report> reports;
   std::vector<std::string> sources;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -30,11 +30,6 @@ std::map<Key, Indexed> index_results(const Report& r, const std::vector<std::str
 EnvironmentCheck check_environment(const Report& base, const Report& cand, const Thresholds& t);
 double sm_clock_khz(const Report& r, const ModeResult& res);
 
-// sections.device_probe of a result (absent or failed probes give nullopt). `after` is NaN when the after-probe is missing.
-struct DeviceProbe {
-  double before = 0, after = 0;
-};
-std::optional<DeviceProbe> device_probe(const ModeResult& r);
 // Fills r.device_level / r.device_switches from the two results' probes.
 void check_device_probes(const ModeResult& b, const ModeResult& c, MetricComparison& r);
 // After judge/check_clock: a regression or improvement measured at different device levels is

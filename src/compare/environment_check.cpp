@@ -85,14 +85,20 @@ double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
 // two speeds and a process can switch between them; each result records the speed it saw in
 // sections.device_probe. A report keeps one probe per result (a merged report the first
 // process's), so that value stands for the side.
+namespace {
+
+// sections.device_probe of a result (absent or failed probes give nullopt). `after` is NaN when
+// the after-probe is missing.
+struct DeviceProbe {
+  double before = 0, after = 0;
+};
+
 std::optional<DeviceProbe> device_probe(const ModeResult& r) {
   if (!r.sections.device_probe) return std::nullopt;
   DeviceProbe p{r.sections.device_probe->ns_per_kernel, r.sections.device_probe->ns_per_kernel_after};
   if (!(std::isfinite(p.before) && p.before > 0)) return std::nullopt;
   return p;
 }
-
-namespace {
 
 bool levels_differ(double a, double b) {
   return std::fabs(a - b) > kDeviceLevelTolerance * std::min(a, b);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <initializer_list>
 
 #include "graphprof/error.hpp"
@@ -50,7 +51,9 @@ struct In {
   T count(const char* key) const {
     const double v = number(key);
     if (std::isnan(v)) return T{};
-    if (v < 0) fail(key, "expected a count (>= 0)");
+    // Beyond T's range the cast would be undefined (1e20 into chain_kernels' int): refused as bad input.
+    if (v < 0 || !(v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
+      fail(key, "expected a count (>= 0 and at most " + std::to_string(std::numeric_limits<T>::max()) + ")");
     return static_cast<T>(v);
   }
   In object(const char* key) const {

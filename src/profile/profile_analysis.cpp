@@ -444,7 +444,9 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     DotGraphInfo dot;
     try {
-      if (!g.exec.dot.empty()) dot = dot_graph_info(load_dot(g.exec.dot));
+      // Only a regular file: the path comes from the records (a garbled one may name /dev/zero).
+      std::error_code ec;
+      if (!g.exec.dot.empty() && std::filesystem::is_regular_file(g.exec.dot, ec)) dot = dot_graph_info(load_dot(g.exec.dot));
     } catch (const Error&) {
       // A dump that is missing or unreadable: the join goes without node names.
     }

@@ -115,6 +115,14 @@ void coverage_text(std::ostringstream& out, const json& p) {
   out << calls_line("eager launches", p["eager_launch_calls"]);
 }
 
+// Records that did not reach the analysis: dropped by CUPTI, lost buffers, unreadable lines.
+void lost_records_text(std::ostringstream& out, const json& p) {
+  const double dropped = get(p, "dropped_records", 0), malformed = get(p, "malformed_lines", 0), lost = get(p, "lost_buffers", 0);
+  if (dropped + malformed + lost > 0)
+    out << "  warning: " << strf("%.0f", dropped) << " records dropped by CUPTI, " << strf("%.0f", lost)
+        << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
+}
+
 void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
   if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
@@ -143,6 +151,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
            "  buffers until a flush): only the graphs instantiated until then were recorded\n";
   } else if (no_work && p["graphs"].empty() && p["copies"].empty()) {
     out << "  no kernel ran in this process (it initialised CUDA only)\n";
+    lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
     return;
   }
   if (!(no_work && taken)) coverage_text(out, p);
@@ -198,10 +207,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << columns(rows) << fixes;
   }
-  const double dropped = get(p, "dropped_records", 0), malformed = get(p, "malformed_lines", 0), lost = get(p, "lost_buffers", 0);
-  if (dropped + malformed + lost > 0)
-    out << "  warning: " << strf("%.0f", dropped) << " records dropped by CUPTI, " << strf("%.0f", lost)
-        << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
+  lost_records_text(out, p);
 }
 
 }  // namespace

@@ -57,6 +57,14 @@ TEST(CompareGolden, FailedMode) {
   expect_golden("failed_mode.xml", render_compare_junit(c));
 }
 
+// Real H200 reports whose device level differs (sections.device_probe): the rows that would read
+// as regressions or improvements say why they are not credited to the code.
+TEST(CompareGolden, DeviceLevels) {
+  const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
+  expect_golden("device_levels.txt", console(c));
+  expect_golden("device_levels.md", render_compare_markdown(c));
+}
+
 TEST(CompareGolden, SingleRepetition) {
   const Comparison c = run("r1_base.json", "r1_slow.json");
   expect_golden("r1_slow.txt", console(c, true));

@@ -81,5 +81,30 @@ TEST(OutputGolden, TraceSummary) {
   expect_golden("trace_summary_chain.txt", text);
 }
 
+// A WHILE body's nodes run several times per replay: the summary ranks them by their time per
+// replay and adds the "per replay" and "runs/replay" columns (real H200 records, tests/data/trace).
+TEST(OutputGolden, TraceSummaryWithLoopBody) {
+  const std::string stem = kData + "/trace/while_elements-4096_max_steps-1000_tolerance-0.001_graph";
+  const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
+  const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
+  const TraceSummary s = summarize_trace(data, NodeJoin::build(data, &dot), &dot);
+  ModeResult res;
+  res.workload = "while";
+  res.params = {{"elements", "4096"}, {"max_steps", "1000"}, {"tolerance", "0.001"}};
+  res.mode = Mode::kGraph;
+  res.status = Status::kOk;
+  TraceSection t = to_section(s);
+  add_timing_checks(t, res, s, {});
+  t.perturbation = TracePerturbation{};
+  t.dropped_records = data.dropped_records;
+  t.attempts = 1;
+  res.sections.trace = t;
+  Report rep;
+  rep.results.push_back(res);
+  const std::string text = format_trace_summary(rep);
+  EXPECT_NE(text.find("runs/replay"), std::string::npos);
+  expect_golden("trace_summary_while.txt", text);
+}
+
 }  // namespace
 }  // namespace gp

@@ -355,4 +355,16 @@ TEST(ProfileReport, AProcessThatOnlyInitialisedCudaIsSaidPlainly) {
 }
 
 }  // namespace
+
+TEST(ProfileReport, ARecordFileWithoutWorkStillSaysItsUnreadableLines) {
+  // A truncated or garbled proc-*.jsonl reads as a process without work: the summary must not
+  // hide that lines were lost behind "no kernel ran".
+  std::istringstream in("{\"t\":\"process\",\"pid\":42,\"ts\":1000,\"level\":2}\n{\"t\":\"k\",\"n\":\"kern\",\"s\":2\n\xff\xfe\n");
+  const ProcessRecords r = parse_process_records(in, "proc-42.jsonl");
+  EXPECT_EQ(r.malformed_lines, 2u);
+  const std::string console = format_profile_summary(profile_report(fixture_run(), {analyze_process(r)}));
+  EXPECT_NE(console.find("no kernel ran in this process"), std::string::npos) << console;
+  EXPECT_NE(console.find("2 unreadable lines"), std::string::npos) << console;
+}
+
 }  // namespace gp

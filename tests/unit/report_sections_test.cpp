@@ -125,6 +125,17 @@ TEST(ReportSections, DeviceProbeIsTypedAndRoundTrips) {
               std::string::npos)
         << e.what();
   }
+  // A count beyond its type's range (chain_kernels is an int) is bad input, not an undefined cast.
+  j["results"][2]["sections"]["device_probe"] = {{"chain_kernels", 1e20}, {"ns_per_kernel", 508.25}};
+  try {
+    (void)report_from_json(j, "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("results[2].sections.device_probe.chain_kernels: expected a count"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A trace section made from real H200 records (tests/data/trace) round-trips through JSON.
