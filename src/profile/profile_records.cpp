@@ -20,6 +20,9 @@
 //            record_seen, foreign_buffer} (what the ownership check saw), for diagnosis only
 // Field names are short because a busy application writes millions of lines.
 #include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
 
 #include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
@@ -34,6 +37,18 @@ template <typename T>
 T field(const json& j, const char* key, T fallback = T{}) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Integers only, and only those T holds: a negative count, 1e300 or 2^70 makes the line
+    // unreadable (counted), never a wrapped or undefined value.
+    bool fits = false;
+    if (it->is_number_unsigned()) {
+      fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    } else if (it->is_number_integer()) {  // negative here
+      const std::int64_t v = it->get<std::int64_t>();
+      if constexpr (std::is_signed_v<T>) fits = v >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+    }
+    if (!fits) throw std::out_of_range(std::string(key) + ": not an integer this field can hold");
+  }
   return it->get<T>();
 }
 
@@ -125,10 +140,10 @@ void read_line(const json& j, ProcessRecords& p) {
     p.trace_level = field<int>(j, "level", 2);
     p.command_line = field<std::string>(j, "cmdline");
     d.begin_ns = p.begin_ns;
-  } else if (t == "error") {
-    p.errors.push_back(field<std::string>(j, "what"));
-  } else if (t == "warning") {
-    p.warnings.push_back(field<std::string>(j, "what"));
+  } else if (t == "error" || t == "warning") {
+    std::string what = field<std::string>(j, "what");
+    if (what.empty()) throw std::out_of_range("what: missing");  // nothing to say: an unreadable line
+    (t == "error" ? p.errors : p.warnings).push_back(std::move(what));
   } else if (t == "cupti_notice") {
     const std::string message = field<std::string>(j, "m");
     p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
@@ -163,6 +178,8 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
       }
       read_line(j, p);
     } catch (const json::exception&) {
+      ++p.malformed_lines;
+    } catch (const std::out_of_range&) {
       ++p.malformed_lines;
     }
   }

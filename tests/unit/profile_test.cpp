@@ -5,6 +5,8 @@
 // the ResNet-50 replay demo. The counts asserted are what the H200 recorded.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <sstream>
 
 #include "graphprof/error.hpp"
@@ -54,6 +56,30 @@ TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
   EXPECT_EQ(r.trace.api.size(), 202u) << "only the torn record is lost";
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.graph_launches, 23u);
+}
+
+// Hostile lines: numbers a field cannot hold and empty remarks are unreadable lines, counted,
+// never wrapped into huge counts or printed as empty warnings.
+TEST(ProfileRecords, OutOfRangeNumbersAndEmptyRemarksAreUnreadableLines) {
+  const std::string path = testing::TempDir() + "hostile.jsonl";
+  {
+    std::ofstream out(path);
+    out << R"({"t":"process","pid":7,"ppid":1,"ts":10,"level":2,"cmdline":"x"})" << "\n"
+        << R"({"t":"dropped","n":-1})" << "\n"
+        << R"({"t":"dropped","n":1e300})" << "\n"
+        << R"({"t":"dropped","n":3})" << "\n"
+        << R"({"t":"end","reason":"exit","ts":20,"dropped":18446744073709551616})" << "\n"
+        << R"({"t":"warning","what":null})" << "\n"
+        << R"({"t":"error","what":""})" << "\n"
+        << R"({"t":"warning","what":"kept"})" << "\n";
+  }
+  const ProcessRecords r = read_process_records(path);
+  EXPECT_EQ(r.pid, 7);
+  EXPECT_EQ(r.trace.dropped_records, 3u);
+  EXPECT_EQ(r.malformed_lines, 5u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "kept");
+  EXPECT_TRUE(r.errors.empty());
 }
 
 TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
