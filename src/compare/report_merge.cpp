@@ -9,6 +9,7 @@
 #include "graphprof/derived.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/params.hpp"
 
 namespace gp {
 
