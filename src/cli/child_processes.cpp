@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "graphprof/compare_merge.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/graph_model.hpp"
+#include "graphprof/trace_analysis.hpp"
 
 namespace gp::cli {
 
@@ -138,6 +141,26 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
     out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * processes;
   out.settings["isolate"] = true;
   return out;
+}
+
+void add_isolated_traces(const Report& report, const std::string& records_dir, ChromeTraceBuilder& chrome) {
+  for (const ModeResult& r : report.results) {
+    if (!r.sections.trace || r.sections.trace->status != "ok") continue;
+    const std::string path = (std::filesystem::path(records_dir) / (trace_records_stem(r) + ".trace.json")).string();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    const TraceData data = trace_data_from_json(read_json_file(path), path);
+    DotGraphInfo dot;
+    if (r.sections.graph && !r.sections.graph->dot.empty()) {
+      try {
+        dot = dot_graph_info(load_dot(r.sections.graph->dot));
+      } catch (const Error&) {
+        // Unreadable dump: no node names, as in the child (its trace section says why).
+      }
+    }
+    const NodeJoin join = NodeJoin::build(data, dot.found ? &dot : nullptr);
+    chrome.add(r.workload + " " + to_string(r.mode), data, &join);
+  }
 }
 
 std::string trace_records_stem(const ModeResult& r) {

@@ -59,6 +59,12 @@ std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptio
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,
                       const std::vector<int>& status, const std::vector<Mode>& modes, int processes);
 
+// `run --isolate --trace-out`: adds the trace pass of each result whose trace is "ok" to `chrome`,
+// in report order, from the records its process wrote into `records_dir` (trace_records_stem),
+// each joined to its DOT dump (sections.graph.dot) as in one process. A result whose records are
+// missing is left out.
+void add_isolated_traces(const Report& report, const std::string& records_dir, ChromeTraceBuilder& chrome);
+
 // The file stem of one result's trace records (`run --trace-records`): "chain_kernels-100_capture".
 std::string trace_records_stem(const ModeResult& r);
 

@@ -7,9 +7,7 @@
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
 #include "graphprof/reporters.hpp"
-#include "graphprof/trace_analysis.hpp"
 #include "graphprof/trace_chrome.hpp"
 #include "graphprof/trace_session.hpp"
 #include "child_processes.hpp"
@@ -84,29 +82,6 @@ std::size_t trace_event_cap(const std::string& text) {
   if (text.empty() || *end != '\0' || n <= 0)
     throw usage_error("--trace-events " + text + ": expected a positive number of events or 'all'");
   return static_cast<std::size_t>(n);
-}
-
-// run --isolate --trace-out: the children wrote their trace passes' records into `records_dir`;
-// the Chrome trace is built here from them in report order, each joined to its DOT dump (--out)
-// as its own process would have done.
-void add_isolated_traces(const Report& report, const std::string& records_dir, ChromeTraceBuilder& chrome) {
-  for (const ModeResult& r : report.results) {
-    if (!r.sections.trace || r.sections.trace->status != "ok") continue;
-    const std::string path = (std::filesystem::path(records_dir) / (trace_records_stem(r) + ".trace.json")).string();
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) continue;
-    const TraceData data = trace_data_from_json(read_json_file(path), path);
-    DotGraphInfo dot;
-    if (r.sections.graph && !r.sections.graph->dot.empty()) {
-      try {
-        dot = dot_graph_info(load_dot(r.sections.graph->dot));
-      } catch (const Error&) {
-        // Unreadable dump: no node names, as in the child (its trace section says why).
-      }
-    }
-    const NodeJoin join = NodeJoin::build(data, dot.found ? &dot : nullptr);
-    chrome.add(r.workload + " " + to_string(r.mode), data, &join);
-  }
 }
 
 // `run --isolate`: every planned workload in its own process, the report merged here.

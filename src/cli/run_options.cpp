@@ -305,7 +305,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
     if (rc == 2 || rc == 4)
       throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kUsage,
                   "--isolate: the process of " + c.which + " exited with status " + std::to_string(rc) +
-                      " (its message is above); the others were not run");
+                      " (its message is above); graphprof stopped there, before writing any report");
     status[i] = rc;
     if (!o.quiet) std::cerr << "  " << c.which << " failed: its process exited with status " << rc << "\n";
   }

@@ -263,5 +263,57 @@ TEST(MergeIsolated, EveryChildFailedExitsWithTheFirstChildsStatus) {
   EXPECT_EQ(exit_of({7, 3, 3}), 6);
 }
 
+// run --isolate --trace-out: the parent builds the Chrome trace from its children's records (the
+// committed H200 records of chain, named as `--trace-records` names them).
+TEST(IsolatedTraces, ChromeTraceFromTheChildrensRecordsHasEachTracedModeJoinedToItsDump) {
+  const std::string dir = std::string(GRAPHPROF_TEST_DATA) + "/trace";
+  Report report;
+  for (const Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
+    ModeResult r;
+    r.workload = "chain";
+    r.mode = m;
+    r.params = {{"elements", "4096"}, {"kernels", "10"}, {"sync_inside", "0"}};
+    r.sections.trace = TraceSection{};
+    if (m != Mode::kEager) {
+      r.sections.graph = GraphDumpSection{};
+      r.sections.graph->dot = dir + "/" + trace_records_stem(r) + ".dot";
+    }
+    report.results.push_back(r);
+  }
+  ModeResult untraced = report.results[0];  // no trace section: nothing to add
+  untraced.workload = "fork-join";
+  untraced.sections.trace.reset();
+  report.results.push_back(untraced);
+  ModeResult failed = report.results[0];  // its trace pass failed: no records
+  failed.workload = "host";
+  failed.sections.trace->status = "failed";
+  report.results.push_back(failed);
+
+  ChromeTraceBuilder chrome(0);
+  add_isolated_traces(report, dir, chrome);
+  const nlohmann::json doc = chrome.to_json();
+  EXPECT_TRUE(validate_chrome_trace(doc).empty());
+  std::vector<std::string> passes;
+  std::size_t named_nodes = 0;
+  for (const auto& e : doc.at("traceEvents")) {
+    const std::string name = e.value("name", "");
+    if (name.rfind("trace pass: ", 0) == 0) passes.push_back(name);
+    if (e.contains("args") && e.at("args").is_object() && e.at("args").contains("dot_node")) ++named_nodes;
+  }
+  const std::vector<std::string> want{"trace pass: chain eager", "trace pass: chain capture", "trace pass: chain graph"};
+  EXPECT_EQ(passes, want);
+  EXPECT_GT(named_nodes, 0u);  // graph kernels carry their DOT node's name
+
+  // Without the dumps the same records give the same sessions, no node names.
+  for (auto& r : report.results) r.sections.graph.reset();
+  ChromeTraceBuilder bare(0);
+  add_isolated_traces(report, dir, bare);
+  std::size_t bare_named = 0;
+  for (const auto& e : bare.to_json().at("traceEvents"))
+    if (e.contains("args") && e.at("args").is_object() && e.at("args").contains("dot_node")) ++bare_named;
+  EXPECT_EQ(bare_named, 0u);
+  EXPECT_EQ(bare.to_json().at("traceEvents").size(), doc.at("traceEvents").size());
+}
+
 }  // namespace
 }  // namespace gp::cli
