@@ -125,7 +125,7 @@ class TextTable {
 };
 
 // `text` safe inside XML/HTML/SVG text and attribute values (also Graphviz HTML-like labels):
-// & < > " ' as entities. The one escaper of the HTML report and the graph renderer.
+// & < > " ' as entities. The one escaper of the HTML report, the graph renderer and JUnit XML.
 inline std::string markup_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
