@@ -51,9 +51,11 @@ struct In {
   T count(const char* key) const {
     const double v = number(key);
     if (std::isnan(v)) return T{};
-    // Beyond T's range the cast would be undefined (1e20 into chain_kernels' int): refused as bad input.
-    if (v < 0 || !(v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
-      fail(key, "expected a count (>= 0 and at most " + std::to_string(std::numeric_limits<T>::max()) + ")");
+    // Beyond T's range the cast would be undefined (1e20 into chain_kernels' int), and a fraction
+    // (2.5 records) would be truncated without a word: both are refused as bad input.
+    if (v < 0 || !(v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0) || v != std::floor(v))
+      fail(key, "expected a count (a whole number >= 0 and at most " + std::to_string(std::numeric_limits<T>::max()) +
+                    "), got " + find(key)->dump());
     return static_cast<T>(v);
   }
   In object(const char* key) const {
