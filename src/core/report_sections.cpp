@@ -286,6 +286,15 @@ json to_json(const DeviceProbeSection& p) {
   if (std::isfinite(p.ns_per_kernel)) j["ns_per_kernel"] = p.ns_per_kernel;
   if (std::isfinite(p.ns_per_kernel_after)) j["ns_per_kernel_after"] = p.ns_per_kernel_after;
   if (!p.error.empty()) j["error"] = p.error;
+  if (!p.processes.empty()) {
+    json& all = j["processes"] = json::array();
+    for (const DeviceProbeLevel& l : p.processes) {
+      json& one = all.emplace_back(json::object());
+      one["ns_per_kernel"] = num(l.ns_per_kernel);
+      one["ns_per_kernel_after"] = num(l.ns_per_kernel_after);
+      if (!l.error.empty()) one["error"] = l.error;
+    }
+  }
   return j;
 }
 
@@ -321,7 +330,12 @@ Sections sections_from_json(const json& j, const std::string& where) {
       const In p = in.object("device_probe");
       s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
                                           p.number("ns_per_kernel_after"), p.str("error"),
-                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error"})};
+                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
+                                                               "processes"}),
+                                          {}};
+      p.each("processes", [&](const In& l) {
+        s.device_probe->processes.push_back({l.number("ns_per_kernel"), l.number("ns_per_kernel_after"), l.str("error")});
+      });
     } else if (key == "workload") {
       const In w = in.object("workload");
       for (auto f = w.j.begin(); f != w.j.end(); ++f) s.workload[f.key()] = w.number(f.key().c_str());
