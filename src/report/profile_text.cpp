@@ -22,7 +22,6 @@ std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); 
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
-
 // "1 call", "55 calls" for a stats object's count.
 std::string calls_of(const json& stats) {
   const std::size_t n = stats.is_object() ? stats["count"].get<std::size_t>() : 0;
@@ -84,7 +83,7 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
       rows.add({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
-                 format_ns(n->gap_before_median_ns)});
+                format_ns(n->gap_before_median_ns)});
     out << rows.str();
     return;
   }

@@ -47,9 +47,9 @@ std::string format_trace_summary(const Report& report) {
     const TracePerturbation& p = t.perturbation;
     const TraceSpread untraced = p.untraced.value_or(TraceSpread{});
     rows.add({r.workload, to_string(r.mode), t.level.empty() ? "?" : t.level,
-                    ns_with_ci(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns),
-                    ns_with_ci(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns), ratio_text(p),
-                    std::to_string(t.replays), std::to_string(t.dropped_records), std::to_string(t.unattributed_records)});
+              ns_with_ci(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns),
+              ns_with_ci(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns), ratio_text(p),
+              std::to_string(t.replays), std::to_string(t.dropped_records), std::to_string(t.unattributed_records)});
   }
   if (!any) return {};
   out << "\nTrace pass (CUPTI, after the timing passes): GPU time per iteration untraced vs traced\n";
@@ -98,7 +98,7 @@ std::string format_trace_summary(const Report& report) {
       for (std::size_t i = 0; i < t.kernels.size() && i < 5; ++i) {
         const TraceKernelTime& k = t.kernels[i];
         krows.add({k.name, k.kind, std::to_string(k.count), format_ns(k.median_ns), format_ns(k.p90_ns),
-                         format_ns(k.per_iter_ns)});
+                   format_ns(k.per_iter_ns)});
       }
       out << "  GPU work by name:\n" << krows.str();
     }
