@@ -1,8 +1,6 @@
 // Shared option handling of `run` and `sweep`.
 #include "run_options.hpp"
 
-#include "child_processes.hpp"
-
 #include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +26,7 @@
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/run_outcome.hpp"
+#include "child_processes.hpp"
 
 namespace gp::cli {
 
@@ -177,9 +176,10 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
 namespace {
 
 // Starts this binary with `args` and `extra_env`, its stdout discarded; returns its pid.
-// `traced`: the child does its own trace pass (--isolate) and keeps NVTX_INJECTION64_PATH.
+// `keep_environment`: the child measures as this process would have (--isolate), in the same
+// environment, NVTX_INJECTION64_PATH included.
 pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {},
-                 bool traced = false) {
+                 bool keep_environment = false) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -191,7 +191,7 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
   // up to 50 %. An --isolate child measures as this process would have, in the same environment.
   std::vector<std::string> env_text;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (!traced && std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0) continue;
+    if (!keep_environment && std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0) continue;
     const char* eq = std::strchr(*e, '=');
     const std::string name(*e, eq ? static_cast<std::size_t>(eq - *e) : std::strlen(*e));
     const bool overridden = std::any_of(extra_env.begin(), extra_env.end(),
@@ -221,8 +221,8 @@ int wait_child(pid_t pid, bool block = true) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int run_self(const std::vector<std::string>& args, bool traced = false) {
-  return wait_child(spawn_self(args, {}, traced));
+int run_self(const std::vector<std::string>& args, bool keep_environment = false) {
+  return wait_child(spawn_self(args, {}, keep_environment));
 }
 
 // Where a child writes its report: a file of this process's own in the temporary folder.
@@ -292,7 +292,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
     const std::string json = child_report_path("isolate", i + 1);
     std::vector<std::string> args = c.args;
     args.push_back("--json=" + json);
-    const int rc = run_self(args, true);
+    const int rc = run_self(args, /*keep_environment=*/true);
     std::error_code missing;
     if (rc == 0 || (rc == 4 && std::filesystem::exists(json, missing))) {
       Report r = read_report(json);
