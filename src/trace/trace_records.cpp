@@ -2,6 +2,8 @@
 // committed as fixtures and replayed through the join and the statistics on any CPU.
 #include "graphprof/trace_records.hpp"
 
+#include <tuple>
+
 #include "graphprof/error.hpp"
 
 namespace gp {
@@ -71,43 +73,101 @@ const json& array_field(const json& j, const char* key, const std::string& sourc
   return *it;
 }
 
-template <typename T, typename F>
-std::vector<T> read_array(const json& j, const char* key, const std::string& source, F&& one) {
-  std::vector<T> out;
-  const json& arr = array_field(j, key, source);
-  out.reserve(arr.size());
-  for (std::size_t i = 0; i < arr.size(); ++i)
-    out.push_back(one(Reader(arr[i], source + ": " + key + "[" + std::to_string(i) + "]")));
-  return out;
+// One field of a record's JSON form: its key and its member. A field read with a default may be
+// missing (the member keeps its default). A member of GpuSpan serves every record built on it.
+template <typename R, typename T>
+struct Field {
+  const char* key;
+  T R::*member;
+  bool has_default;
+};
+
+template <typename R, typename T>
+constexpr Field<R, T> field(const char* key, T R::*member) {
+  return {key, member, false};
 }
 
-// The fields of GpuSpan and GpuActivity, written and read in one place.
-json span_json(const GpuSpan& r) {
-  return {{"start", r.start_ns},   {"end", r.end_ns},
-          {"device", r.device_id},  {"context", r.context_id},
-          {"stream", r.stream_id},  {"correlation", r.correlation_id},
-          {"graph_id", r.graph_id}};
+template <typename R, typename T>
+constexpr Field<R, T> field_with_default(const char* key, T R::*member) {
+  return {key, member, true};
 }
 
-json activity_json(const GpuActivity& r) {
-  json j = span_json(r);
-  j["graph_node_id"] = r.graph_node_id;
+// Each record's fields, written and read from these lists only.
+constexpr auto kSpanFields =
+    std::make_tuple(field("start", &GpuSpan::start_ns), field("end", &GpuSpan::end_ns), field("device", &GpuSpan::device_id),
+                    field("context", &GpuSpan::context_id), field("stream", &GpuSpan::stream_id),
+                    field("correlation", &GpuSpan::correlation_id), field("graph_id", &GpuSpan::graph_id));
+constexpr auto kActivityFields =
+    std::tuple_cat(kSpanFields, std::make_tuple(field("graph_node_id", &GpuActivity::graph_node_id)));
+constexpr auto kKernelFields = std::tuple_cat(
+    std::make_tuple(field("name", &KernelRecord::name)), kActivityFields,
+    std::make_tuple(field("grid", &KernelRecord::grid), field("block", &KernelRecord::block),
+                    field("shared_bytes", &KernelRecord::shared_bytes), field("registers", &KernelRecord::registers_per_thread)));
+constexpr auto kMemcpyFields = std::tuple_cat(
+    std::make_tuple(field("copy_kind", &MemcpyRecord::copy_kind), field("bytes", &MemcpyRecord::bytes)), kActivityFields);
+constexpr auto kMemsetFields = std::tuple_cat(
+    std::make_tuple(field("value", &MemsetRecord::value), field("bytes", &MemsetRecord::bytes)), kActivityFields);
+constexpr auto kApiFields = std::make_tuple(
+    field("name", &ApiRecord::name), field("cbid", &ApiRecord::cbid), field("start", &ApiRecord::start_ns),
+    field("end", &ApiRecord::end_ns), field("pid", &ApiRecord::process_id), field("tid", &ApiRecord::thread_id),
+    field("correlation", &ApiRecord::correlation_id), field_with_default("return_value", &ApiRecord::return_value));
+// The marker's kind is an enum, written and read by name beside these.
+constexpr auto kMarkerFields = std::make_tuple(
+    field("timestamp", &MarkerRecord::timestamp_ns), field("id", &MarkerRecord::id),
+    field_with_default("name", &MarkerRecord::name), field_with_default("domain", &MarkerRecord::domain),
+    field("pid", &MarkerRecord::process_id), field("tid", &MarkerRecord::thread_id));
+constexpr auto kNodeMappingFields = std::make_tuple(field("exec_node_id", &NodeMapping::exec_node_id),
+                                                    field("original_node_id", &NodeMapping::original_node_id));
+constexpr auto kNodeCreatedFields = std::make_tuple(field("node_id", &NodeCreated::node_id));
+constexpr auto kExecMappingFields = std::make_tuple(field("exec_id", &ExecMapping::exec_id),
+                                                    field("original_graph_id", &ExecMapping::original_graph_id));
+constexpr auto kWindowFields =
+    std::make_tuple(field("begin", &IterationWindow::begin_ns), field("end", &IterationWindow::end_ns));
+
+template <typename R, typename Fields>
+json write_record(const R& r, const Fields& fields) {
+  json j = json::object();
+  std::apply([&](const auto&... f) { ((j[f.key] = r.*(f.member)), ...); }, fields);
   return j;
 }
 
-void read_span(const Reader& r, GpuSpan& x) {
-  x.start_ns = r.get<std::uint64_t>("start");
-  x.end_ns = r.get<std::uint64_t>("end");
-  x.device_id = r.get<std::uint32_t>("device");
-  x.context_id = r.get<std::uint32_t>("context");
-  x.stream_id = r.get<std::uint32_t>("stream");
-  x.correlation_id = r.get<std::uint32_t>("correlation");
-  x.graph_id = r.get<std::uint32_t>("graph_id");
+template <typename R, typename Fields>
+void write_records(json& j, const char* key, const std::vector<R>& records, const Fields& fields) {
+  json& out = j[key] = json::array();
+  for (const auto& r : records) out.push_back(write_record(r, fields));
 }
 
-void read_activity(const Reader& r, GpuActivity& x) {
-  read_span(r, x);
-  x.graph_node_id = r.get<std::uint64_t>("graph_node_id");
+template <typename R, typename Base, typename T>
+void read_field(const Reader& in, R& r, const Field<Base, T>& f) {
+  T& member = r.*(f.member);
+  member = f.has_default ? in.get_or<T>(f.key, member) : in.get<T>(f.key);
+}
+
+template <typename R, typename Fields>
+R read_record(const Reader& in, const Fields& fields) {
+  R r;
+  std::apply([&](const auto&... f) { (read_field(in, r, f), ...); }, fields);
+  return r;
+}
+
+// The records of array `key` (missing: none); `finish` completes each one (default: nothing).
+template <typename R, typename Fields, typename Finish>
+std::vector<R> read_records(const json& j, const char* key, const std::string& source, const Fields& fields,
+                            Finish&& finish) {
+  std::vector<R> out;
+  const json& arr = array_field(j, key, source);
+  out.reserve(arr.size());
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const Reader in(arr[i], source + ": " + key + "[" + std::to_string(i) + "]");
+    out.push_back(read_record<R>(in, fields));
+    finish(in, out.back());
+  }
+  return out;
+}
+
+template <typename R, typename Fields>
+std::vector<R> read_records(const json& j, const char* key, const std::string& source, const Fields& fields) {
+  return read_records<R>(j, key, source, fields, [](const Reader&, R&) {});
 }
 
 }  // namespace
@@ -123,44 +183,17 @@ json to_json(const TraceData& d) {
   j["other_records"] = d.other_records;
   j["buffers"] = d.buffers;
   j["largest_buffer_bytes"] = d.largest_buffer_bytes;
-  json& k = j["kernels"] = json::array();
-  for (const auto& r : d.kernels) {
-    json x = activity_json(r);
-    x.update({{"name", r.name}, {"grid", r.grid}, {"block", r.block}, {"shared_bytes", r.shared_bytes},
-              {"registers", r.registers_per_thread}});
-    k.push_back(std::move(x));
-  }
-  json& mc = j["memcpys"] = json::array();
-  for (const auto& r : d.memcpys) {
-    json x = activity_json(r);
-    x.update({{"copy_kind", r.copy_kind}, {"bytes", r.bytes}});
-    mc.push_back(std::move(x));
-  }
-  json& ms = j["memsets"] = json::array();
-  for (const auto& r : d.memsets) {
-    json x = activity_json(r);
-    x.update({{"value", r.value}, {"bytes", r.bytes}});
-    ms.push_back(std::move(x));
-  }
-  json& a = j["api"] = json::array();
-  for (const auto& r : d.api)
-    a.push_back({{"name", r.name}, {"cbid", r.cbid}, {"start", r.start_ns}, {"end", r.end_ns},
-                 {"pid", r.process_id}, {"tid", r.thread_id}, {"correlation", r.correlation_id},
-                 {"return_value", r.return_value}});
-  json& m = j["markers"] = json::array();
-  for (const auto& r : d.markers)
-    m.push_back({{"kind", marker_kind_name(r.kind)}, {"timestamp", r.timestamp_ns}, {"id", r.id}, {"name", r.name},
-                 {"domain", r.domain}, {"pid", r.process_id}, {"tid", r.thread_id}});
-  json& g = j["graph_traces"] = json::array();
-  for (const auto& r : d.graph_traces) g.push_back(span_json(r));
-  json& nm = j["node_mappings"] = json::array();
-  for (const auto& r : d.node_mappings) nm.push_back({{"exec_node_id", r.exec_node_id}, {"original_node_id", r.original_node_id}});
-  json& nc = j["nodes_created"] = json::array();
-  for (const auto& r : d.nodes_created) nc.push_back({{"node_id", r.node_id}});
-  json& em = j["exec_mappings"] = json::array();
-  for (const auto& r : d.exec_mappings) em.push_back({{"exec_id", r.exec_id}, {"original_graph_id", r.original_graph_id}});
-  json& w = j["windows"] = json::array();
-  for (const auto& r : d.windows) w.push_back({{"begin", r.begin_ns}, {"end", r.end_ns}});
+  write_records(j, "kernels", d.kernels, kKernelFields);
+  write_records(j, "memcpys", d.memcpys, kMemcpyFields);
+  write_records(j, "memsets", d.memsets, kMemsetFields);
+  write_records(j, "api", d.api, kApiFields);
+  write_records(j, "markers", d.markers, kMarkerFields);
+  for (std::size_t i = 0; i < d.markers.size(); ++i) j["markers"][i]["kind"] = marker_kind_name(d.markers[i].kind);
+  write_records(j, "graph_traces", d.graph_traces, kSpanFields);
+  write_records(j, "node_mappings", d.node_mappings, kNodeMappingFields);
+  write_records(j, "nodes_created", d.nodes_created, kNodeCreatedFields);
+  write_records(j, "exec_mappings", d.exec_mappings, kExecMappingFields);
+  write_records(j, "windows", d.windows, kWindowFields);
   return j;
 }
 
@@ -180,73 +213,22 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
   d.other_records = top.get_or<std::size_t>("other_records", 0);
   d.buffers = top.get_or<std::size_t>("buffers", 0);
   d.largest_buffer_bytes = top.get_or<std::size_t>("largest_buffer_bytes", 0);
-  d.kernels = read_array<KernelRecord>(j, "kernels", source, [](const Reader& r) {
-    KernelRecord k;
-    k.name = r.get<std::string>("name");
-    read_activity(r, k);
-    k.grid = r.get<std::array<int, 3>>("grid");
-    k.block = r.get<std::array<int, 3>>("block");
-    k.shared_bytes = r.get<int>("shared_bytes");
-    k.registers_per_thread = r.get<int>("registers");
-    return k;
-  });
-  d.memcpys = read_array<MemcpyRecord>(j, "memcpys", source, [](const Reader& r) {
-    MemcpyRecord m;
-    m.copy_kind = r.get<std::string>("copy_kind");
-    m.bytes = r.get<std::uint64_t>("bytes");
-    read_activity(r, m);
-    return m;
-  });
-  d.memsets = read_array<MemsetRecord>(j, "memsets", source, [](const Reader& r) {
-    MemsetRecord m;
-    m.value = r.get<std::uint32_t>("value");
-    m.bytes = r.get<std::uint64_t>("bytes");
-    read_activity(r, m);
-    return m;
-  });
-  d.api = read_array<ApiRecord>(j, "api", source, [](const Reader& r) {
-    ApiRecord a;
-    a.name = r.get<std::string>("name");
-    a.cbid = r.get<std::uint32_t>("cbid");
-    a.start_ns = r.get<std::uint64_t>("start");
-    a.end_ns = r.get<std::uint64_t>("end");
-    a.process_id = r.get<std::uint32_t>("pid");
-    a.thread_id = r.get<std::uint32_t>("tid");
-    a.correlation_id = r.get<std::uint32_t>("correlation");
-    a.return_value = r.get_or<std::uint32_t>("return_value", 0);
-    return a;
-  });
-  d.markers = read_array<MarkerRecord>(j, "markers", source, [&source](const Reader& r) {
-    MarkerRecord m;
-    const std::string kind = r.get<std::string>("kind");
+  d.kernels = read_records<KernelRecord>(j, "kernels", source, kKernelFields);
+  d.memcpys = read_records<MemcpyRecord>(j, "memcpys", source, kMemcpyFields);
+  d.memsets = read_records<MemsetRecord>(j, "memsets", source, kMemsetFields);
+  d.api = read_records<ApiRecord>(j, "api", source, kApiFields);
+  d.markers = read_records<MarkerRecord>(j, "markers", source, kMarkerFields, [&source](const Reader& in, MarkerRecord& m) {
+    const std::string kind = in.get<std::string>("kind");
     if (kind == "instant") m.kind = MarkerRecord::Kind::kInstant;
     else if (kind == "start") m.kind = MarkerRecord::Kind::kStart;
     else if (kind == "end") m.kind = MarkerRecord::Kind::kEnd;
     else throw input_error(source + ": marker kind '" + kind + "' is not instant, start or end");
-    m.timestamp_ns = r.get<std::uint64_t>("timestamp");
-    m.id = r.get<std::uint32_t>("id");
-    m.name = r.get_or<std::string>("name", "");
-    m.domain = r.get_or<std::string>("domain", "");
-    m.process_id = r.get<std::uint32_t>("pid");
-    m.thread_id = r.get<std::uint32_t>("tid");
-    return m;
   });
-  d.graph_traces = read_array<GraphTraceRecord>(j, "graph_traces", source, [](const Reader& r) {
-    GraphTraceRecord g;
-    read_span(r, g);
-    return g;
-  });
-  d.node_mappings = read_array<NodeMapping>(j, "node_mappings", source, [](const Reader& r) {
-    return NodeMapping{r.get<std::uint64_t>("exec_node_id"), r.get<std::uint64_t>("original_node_id")};
-  });
-  d.nodes_created = read_array<NodeCreated>(j, "nodes_created", source,
-                                            [](const Reader& r) { return NodeCreated{r.get<std::uint64_t>("node_id")}; });
-  d.exec_mappings = read_array<ExecMapping>(j, "exec_mappings", source, [](const Reader& r) {
-    return ExecMapping{r.get<std::uint32_t>("exec_id"), r.get<std::uint32_t>("original_graph_id")};
-  });
-  d.windows = read_array<IterationWindow>(j, "windows", source, [](const Reader& r) {
-    return IterationWindow{r.get<std::uint64_t>("begin"), r.get<std::uint64_t>("end")};
-  });
+  d.graph_traces = read_records<GraphTraceRecord>(j, "graph_traces", source, kSpanFields);
+  d.node_mappings = read_records<NodeMapping>(j, "node_mappings", source, kNodeMappingFields);
+  d.nodes_created = read_records<NodeCreated>(j, "nodes_created", source, kNodeCreatedFields);
+  d.exec_mappings = read_records<ExecMapping>(j, "exec_mappings", source, kExecMappingFields);
+  d.windows = read_records<IterationWindow>(j, "windows", source, kWindowFields);
   return d;
 }
 
