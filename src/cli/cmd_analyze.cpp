@@ -24,7 +24,9 @@ struct AnalyzeOptions {
 int analyze_command(const AnalyzeOptions& o) {
   if (o.report.empty() && (!o.workload.empty() || !o.mode.empty()))
     throw usage_error("--workload and --mode pick a result of --report; there is no --report");
+  if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
   const GraphModel model = load_dot(o.dot);
+  for (const auto& w : model.warnings) std::cerr << "graphprof: warning: " << o.dot << ": " << w << "\n";
   std::optional<NodeTimes> times;
   if (!o.report.empty()) times = node_times_from_report(read_report(o.report), o.report, o.dot, o.workload, o.mode);
   if (times) add_gap_times(model, *times);
@@ -35,7 +37,6 @@ int analyze_command(const AnalyzeOptions& o) {
     return 0;
   }
   std::cout << analysis_text(metrics);
-  for (const auto& w : model.warnings) std::cerr << "graphprof: warning: " << o.dot << ": " << w << "\n";
   if (!o.json_path.empty()) {
     write_file_atomic(o.json_path, to_json(metrics).dump(2) + "\n");
     std::cout << "\nanalysis written to " << o.json_path << "\n";

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_analysis.hpp"
 #include "graphprof/graph_render.hpp"
@@ -33,7 +34,9 @@ int render_command(const RenderCliOptions& o) {
   if (o.collapse && o.no_collapse) throw usage_error("--collapse and --no-collapse contradict each other");
   RenderOptions ro{o.output, o.format};
   render_format(ro);  // a bad -o name is a usage error before any work
+  check_output_path("-o", o.output);
   const GraphModel model = load_dot(o.dot);
+  for (const auto& w : model.warnings) std::cerr << "graphprof: warning: " << o.dot << ": " << w << "\n";
   std::optional<NodeTimes> times;
   if (!o.report.empty()) times = node_times_from_report(read_report(o.report), o.report, o.dot, o.workload, o.mode);
   if (times) add_gap_times(model, *times);
@@ -44,7 +47,7 @@ int render_command(const RenderCliOptions& o) {
   const GraphView view = build_view(model, metrics, times ? &*times : nullptr, vo);
   const RenderResult r = render_view(view, ro);
   for (const auto& note : r.notes) std::cerr << "graphprof: " << note << "\n";
-  std::cout << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << model.nodes.size()
+  (writes_to_stdout(o.output) ? std::cerr : std::cout) << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << model.nodes.size()
             << " nodes drawn as " << view.boxes.size() << (view.boxes.size() == 1 ? " box" : " boxes")
             << (view.collapsed ? " (folded)" : "")
             << (view.heat_map ? ", coloured by measured time" : "") << "\n";
