@@ -1,6 +1,8 @@
 #!/bin/bash
 # The main job: installs missing packages, builds, and runs the default suite (every workload in
-# every mode), writing out/report.json and the graphs' DOT dumps under out/.
+# every mode), writing out/report.json and the graphs' DOT dumps under out/. Each workload is
+# measured in its own fresh process (run --isolate), so none inherits the slower device level an
+# earlier one may have left the process in (docs/methodology.md, "Repetitions and processes").
 # On a machine without a GPU it says so and shows what the offline commands do instead.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ has_gpu=$?
 set -e
 if [ $has_gpu = 0 ]; then
   "$gp" info
-  exec "$gp" run --out "$out" "$@"
+  exec "$gp" run --isolate --out "$out" "$@"
 fi
 echo "== No usable GPU here: $("$gp" run 2>&1 | sed 's/^graphprof: //')"
 echo "== What works offline:"

@@ -160,11 +160,12 @@ struct GraphModel {
   bool verbose = false;  // record labels seen: the dump was written with the verbose flag
   std::vector<GraphNode> nodes;  // in file order
   std::vector<GraphEdge> edges;  // grouped by tail node, in node order
-  std::vector<GraphCluster> clusters;  // sorted by graph_id
+  std::vector<GraphCluster> clusters;  // sorted by graph_id, distinct (cluster() relies on it)
   std::vector<std::string> warnings;   // tolerated oddities, e.g. a node that has no label
 
   // Index of the node called `dot_name`, if any (linear; build a map for repeated lookups).
   std::optional<std::size_t> find(const std::string& dot_name) const;
+  // The cluster of `graph_id` (binary search), nullptr if the dump has none.
   const GraphCluster* cluster(GraphId graph_id) const;
 };
 

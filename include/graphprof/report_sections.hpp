@@ -114,12 +114,29 @@ struct TraceSection {
 // median device time per kernel of a graph of `chain_kernels` empty kernels in a chain, before
 // the timing passes and after the last of them (src/cuda/device_probe.hpp; docs/findings.md
 // "Parity": about 508 or 685 ns on the H200). NaN: not taken; `error`: why a probe failed.
+// One process's probes of a result in a merged report (sections.device_probe.processes[]).
+struct DeviceProbeLevel {
+  double ns_per_kernel = kNoValue;
+  double ns_per_kernel_after = kNoValue;
+  std::string error;
+};
+
 struct DeviceProbeSection {
   int chain_kernels = 0;
   double ns_per_kernel = kNoValue;
   double ns_per_kernel_after = kNoValue;
   std::string error;
   nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
+  // A merged report (merge, --processes, a pooled folder): the probes of every process in merge
+  // order, the first process's being the fields above (which readers older than schema 1.3 see);
+  // compare judges the device level of the whole side from them. Empty: one process.
+  std::vector<DeviceProbeLevel> processes;
+
+  // The probes of each process behind the result: `processes`, or the fields above.
+  std::vector<DeviceProbeLevel> levels() const {
+    if (!processes.empty()) return processes;
+    return {DeviceProbeLevel{ns_per_kernel, ns_per_kernel_after, error}};
+  }
 };
 
 struct Sections {

@@ -15,8 +15,4 @@ std::vector<std::string> expand_param_values(const std::string& name, const std:
 // Cartesian product of every parameter's values, in a stable order (first parameter outermost).
 std::vector<std::map<std::string, std::string>> expand_grid(const std::map<std::string, std::string>& specs);
 
-// `sweep --isolate`: the command line of the process that measures grid point `point` alone:
-// `base` (the options every point shares, no --param) and then one --param=NAME=VALUE per parameter.
-std::vector<std::string> point_arguments(std::vector<std::string> base, const std::map<std::string, std::string>& point);
-
 }  // namespace gp

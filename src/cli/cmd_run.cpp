@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
@@ -9,22 +10,12 @@
 #include "graphprof/reporters.hpp"
 #include "graphprof/trace_chrome.hpp"
 #include "graphprof/trace_session.hpp"
+#include "child_processes.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
 
 namespace {
-
-// The trace pass options (docs/tracing.md); `run` only, so sweeps stay quick.
-struct TraceCliOptions {
-  std::string level = "node";
-  std::string out;          // Chrome trace-event file
-  std::string records_dir;  // raw plain records per mode (fixtures, offline analysis)
-  int iterations = 200;
-  std::string detach = "each";
-  std::string events = std::to_string(kDefaultTraceEventsPerSession);  // per trace pass in --trace-out, or "all"
-  bool nvtx = false;  // record graphprof's NVTX ranges in the trace (loads CUPTI for the whole run)
-};
 
 void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
   sub->add_option("--trace", t.level, "CUPTI trace pass after the timing passes: none, graph (one span per graph "
@@ -76,9 +67,7 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
   const bool want_chrome = !t.out.empty();
   req.measure.trace.on_trace = [records_dir, want_chrome, &chrome](const ModeResult& r, const TraceData& data,
                                                                     const NodeJoin& join) {
-    std::string stem = r.workload;
-    for (const auto& [k, v] : r.params) stem += "_" + k + "-" + v;
-    stem += std::string("_") + to_string(r.mode);
+    const std::string stem = trace_records_stem(r);
     if (want_chrome) chrome.add(r.workload + " " + to_string(r.mode), data, &join);
     if (!records_dir.empty())
       write_file_atomic((std::filesystem::path(records_dir) / (stem + ".trace.json")).string(), to_json(data).dump());
@@ -95,6 +84,19 @@ std::size_t trace_event_cap(const std::string& text) {
   return static_cast<std::size_t>(n);
 }
 
+// `run --isolate`: every planned workload in its own process, the report merged here.
+Report run_isolated_workloads(const RunOptions& o, const TraceCliOptions& t, const RunRequest& req,
+                              ChromeTraceBuilder& chrome) {
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> plan;
+  for (const auto& [entry, params] : plan_suite(req)) plan.emplace_back(entry->info.name, params.values());
+  TraceCliOptions child_trace = t;
+  std::optional<TemporaryFolder> records;  // --trace-out without --trace-records
+  if (!t.out.empty() && t.records_dir.empty()) child_trace.records_dir = records.emplace("isolate-traces").path();
+  Report report = run_isolated(o, run_children(o, child_trace, plan), req.modes);
+  if (!t.out.empty()) add_isolated_traces(report, child_trace.records_dir, chrome);
+  return report;
+}
+
 // Detaches CUPTI at the end of the run however it ends (CUDA 13.0 can crash at exit otherwise).
 struct TraceShutdown {
   ~TraceShutdown() { trace_shutdown(); }
@@ -108,6 +110,9 @@ void setup_run(CLI::App& app, int& exit_code) {
   add_run_options(sub, *o, "workload(s) to run; default: the whole suite (every bundled workload)");
   auto t = std::make_shared<TraceCliOptions>();
   add_trace_options(sub, *t);
+  sub->add_flag("--isolate", o->isolate,
+                "measure each workload in its own fresh graphprof process, one after the other (a process can "
+                "switch to a slower device level mid-run; docs/methodology.md)");
   sub->callback([o, t, sub, &exit_code] {
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
@@ -118,6 +123,10 @@ void setup_run(CLI::App& app, int& exit_code) {
     if (std::optional<Report> ranks = run_ranks(*o, "run")) {
       // One process per GPU measured everything; this one only started them and merges.
       report = std::move(*ranks);
+      report.command_line = command_line_of(*sub);
+    } else if (o->isolate) {
+      // This process measures nothing: it plans, starts one process per workload and merges.
+      report = run_isolated_workloads(*o, *t, req, chrome);
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "run");

@@ -5,6 +5,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/sweep_grid.hpp"
+#include "child_processes.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
@@ -19,7 +20,6 @@ void setup_sweep(CLI::App& app, int& exit_code) {
                 "device level mid-run; docs/findings.md 'Parity')");
   sub->callback([o, sub, &exit_code] {
     if (o->workloads.size() != 1) throw usage_error("--workload: sweep takes exactly one workload");
-    if (o->isolate && o->ranks != "1") throw usage_error("--isolate and --ranks cannot be combined");
     std::map<std::string, std::string> specs;
     for (const auto& p : o->params) {
       auto [k, v] = parse_param_assignment(p);
@@ -35,7 +35,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       report = std::move(*ranks);
       report.command_line = command_line_of(*sub);
     } else if (o->isolate) {
-      report = run_isolated_points(*o, req.sweep_points, req.modes);
+      report = run_isolated(*o, sweep_children(*o, req.sweep_points), req.modes);
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "sweep");

@@ -26,8 +26,7 @@
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/run_outcome.hpp"
-#include "graphprof/sweep_grid.hpp"
-#include "graphprof/compare_report.hpp"
+#include "child_processes.hpp"
 
 namespace gp::cli {
 
@@ -97,6 +96,7 @@ std::vector<std::string> load_plugins(const std::vector<std::string>& paths) {
 }
 
 RunRequest make_request(const RunOptions& o, std::string& json_path) {
+  if (o.isolate && o.ranks != "1") throw usage_error("--isolate and --ranks cannot be combined");
   RunRequest req;
   // Plugins first, so their workloads and parameters are known when the request is checked.
   // With --load and no --workload, the loaded workloads are what runs (not the bundled suite).
@@ -175,45 +175,23 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
 
 namespace {
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
-
-// The child's command line: the same measurement, reporting JSON only.
-// `processes` > 1: the child runs that many processes itself (sweep --isolate).
-std::vector<std::string> child_arguments(const std::string& subcommand, const RunOptions& o, const std::string& json,
-                                         int processes = 1) {
-  std::vector<std::string> a{"graphprof", subcommand, "--quiet", "--processes=" + std::to_string(processes),
-                             "--json=" + json};
-  for (const auto& l : o.load) a.push_back("--load=" + l);
-  if (subcommand == "run") a.push_back("--trace=none");
-  if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
-  a.push_back("--mode=" + joined(o.modes));
-  for (const auto& p : o.params) a.push_back("--param=" + p);
-  a.push_back("--repetitions=" + std::to_string(o.repetitions));
-  a.push_back("--target-ci=" + std::to_string(o.target_ci));
-  a.push_back("--budget=" + std::to_string(o.budget));
-  a.push_back("--min-time=" + std::to_string(o.min_time));
-  a.push_back("--min-samples=" + std::to_string(o.min_samples));
-  a.push_back("--device=" + std::to_string(o.device));
-  return a;
-}
-
 // Starts this binary with `args` and `extra_env`, its stdout discarded; returns its pid.
-pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) {
+// `keep_environment`: the child measures as this process would have (--isolate), in the same
+// environment, NVTX_INJECTION64_PATH included.
+pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {},
+                 bool keep_environment = false) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  // The children measure without tracing: graphprof's own NVTX_INJECTION64_PATH (set for the
-  // trace pass) would load CUPTI into them, which on the H200 slowed graph replays by up to 50 %.
+  // Children without a trace pass measure without tracing: graphprof's own NVTX_INJECTION64_PATH
+  // (set for the trace pass) would load CUPTI into them, which on the H200 slowed graph replays by
+  // up to 50 %. An --isolate child measures as this process would have, in the same environment.
   std::vector<std::string> env_text;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0) continue;
+    if (!keep_environment && std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) == 0) continue;
     const char* eq = std::strchr(*e, '=');
     const std::string name(*e, eq ? static_cast<std::size_t>(eq - *e) : std::strlen(*e));
     const bool overridden = std::any_of(extra_env.begin(), extra_env.end(),
@@ -243,17 +221,41 @@ int wait_child(pid_t pid, bool block = true) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int run_self(const std::vector<std::string>& args) { return wait_child(spawn_self(args)); }
+int run_self(const std::vector<std::string>& args, bool keep_environment = false) {
+  return wait_child(spawn_self(args, {}, keep_environment));
+}
+
+// Where a child writes its report: a file of this process's own in the temporary folder.
+std::string child_report_path(const std::string& what, std::size_t k) {
+  return (std::filesystem::temp_directory_path() /
+          ("graphprof-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(k) + ".json"))
+      .string();
+}
 
 }  // namespace
 
+TemporaryFolder::TemporaryFolder(const std::string& what)
+    : path_((std::filesystem::temp_directory_path() / ("graphprof-" + what + "-" + std::to_string(::getpid()))).string()) {
+  std::filesystem::create_directories(path_);
+}
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 std::vector<Report> run_other_processes(const RunOptions& o, const std::string& subcommand) {
   std::vector<Report> reports;
-  const std::string dir = std::filesystem::temp_directory_path().string();
+  RunOptions child = o;  // the same measurement, one process each, no DOT dumps, no progress
+  child.processes = 1;
+  child.quiet = true;
+  child.out_dir.clear();
   for (int k = 2; k <= o.processes; ++k) {
     if (!o.quiet) std::cerr << "  process " << k << " of " << o.processes << "\n";
-    const std::string json = dir + "/graphprof-process-" + std::to_string(::getpid()) + "-" + std::to_string(k) + ".json";
-    const int rc = run_self(child_arguments(subcommand, o, json));
+    const std::string json = child_report_path("process", static_cast<std::size_t>(k));
+    std::vector<std::string> args = child_arguments(subcommand, child);
+    args.push_back("--json=" + json);
+    const int rc = run_self(args);
     if (rc != 0) {
       std::filesystem::remove(json);
       throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kInternal,
@@ -277,72 +279,37 @@ Report merge_processes(Report first, std::vector<Report> others) {
   return merge_reports(all, sources);
 }
 
-Report run_isolated_points(const RunOptions& o, const std::vector<std::map<std::string, std::string>>& points,
-                           const std::vector<Mode>& modes) {
-  // No GPU: one clear message here (exit 4), not one per point.
+Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes) {
+  // No GPU: one clear message here (exit 4), not one per child.
   const int devices = device_count();
   if (o.device < 0 || o.device >= devices)
     throw usage_error("--device " + std::to_string(o.device) + ": only " + std::to_string(devices) + " device(s) present");
-  RunOptions shared = o;
-  shared.params.clear();  // each point's process gets its own --param values
-  const std::string dir = std::filesystem::temp_directory_path().string();
-  const std::string n = std::to_string(points.size());
-  std::vector<std::optional<Report>> got(points.size());
-  std::vector<int> status(points.size(), 0);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const std::string which = "point " + std::to_string(i + 1) + " of " + n + " (" + params_text(points[i]) + ")";
-    if (!o.quiet) std::cerr << "  " << which << "\n";
-    const std::string json =
-        dir + "/graphprof-point-" + std::to_string(::getpid()) + "-" + std::to_string(i + 1) + ".json";
-    std::vector<std::string> args = point_arguments(child_arguments("sweep", shared, json, o.processes), points[i]);
-    if (!o.out_dir.empty()) args.push_back("--out=" + o.out_dir);  // DOT dumps; the report goes to --json
-    const int rc = run_self(args);
-    if (rc == 0) got[i] = read_report(json);
-    std::filesystem::remove(json);
-    if (rc == 0) continue;
+  std::vector<std::optional<Report>> got(children.size());
+  std::vector<int> status(children.size(), 0);
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const IsolatedChild& c = children[i];
+    if (!o.quiet) std::cerr << "  " << c.which << "\n";
+    const std::string json = child_report_path("isolate", i + 1);
+    std::vector<std::string> args = c.args;
+    args.push_back("--json=" + json);
+    const int rc = run_self(args, /*keep_environment=*/true);
+    std::error_code missing;
+    if (rc == 0 || (rc == 4 && std::filesystem::exists(json, missing))) {
+      Report r = read_report(json);
+      // Exit 4 after writing its report: a sticky CUDA error ended that process only (the next
+      // child starts with a fresh context); what it measured is kept, the error is reported last.
+      if (rc == 0 || !lost_context_message(r).empty()) got[i] = std::move(r);
+    }
+    std::filesystem::remove(json, missing);
+    if (got[i]) continue;
     if (rc == 2 || rc == 4)
       throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kUsage,
-                  "--isolate: the process of " + which + " exited with status " + std::to_string(rc) +
-                      " (its message is above); the other points were not run");
+                  "--isolate: the process of " + c.which + " exited with status " + std::to_string(rc) +
+                      " (its message is above); graphprof stopped there, before writing any report");
     status[i] = rc;
-    if (!o.quiet) std::cerr << "  " << which << " failed: its process exited with status " << rc << "\n";
+    if (!o.quiet) std::cerr << "  " << c.which << " failed: its process exited with status " << rc << "\n";
   }
-  const auto first = std::find_if(got.begin(), got.end(), [](const std::optional<Report>& r) { return r.has_value(); });
-  if (first == got.end()) {
-    // Nothing measured: the sweep exits as its points' processes did (3 bad input, 5, 6 ...); a
-    // process killed by a signal or with another status is not graphprof's verdict: 6.
-    const int rc = status.front();
-    throw Error(rc >= 1 && rc <= 6 ? static_cast<ExitCode>(rc) : ExitCode::kInternal,
-                "--isolate: the process of every point failed (point 1: exit status " + std::to_string(rc) +
-                    "; its message is above)");
-  }
-  std::vector<Report> reports;
-  std::vector<std::string> sources;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    sources.push_back("point " + std::to_string(i + 1));
-    if (got[i]) {
-      reports.push_back(std::move(*got[i]));
-      continue;
-    }
-    Report failed = **first;  // same GPU and build, so merge_reports takes it
-    failed.results.clear();
-    for (const Mode m : modes) {
-      ModeResult r;
-      r.workload = o.workloads.front();
-      r.mode = m;
-      r.params = points[i];
-      r.status = Status::kFailed;
-      r.reason = "its isolated process exited with status " + std::to_string(status[i]);
-      failed.results.push_back(std::move(r));
-    }
-    reports.push_back(std::move(failed));
-  }
-  Report out = merge_reports(reports, sources);
-  out.settings["processes"] = o.processes;  // per point, not summed over the points
-  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * o.processes;
-  out.settings["isolate"] = true;
-  return out;
+  return merge_isolated(children, std::move(got), status, modes, o.processes);
 }
 
 std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {
@@ -368,7 +335,11 @@ std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {
 
 void stop_if_context_lost(const Report& report) {
   const std::string why = lost_context_message(report);
-  if (!why.empty()) throw environment_error(why);
+  if (why.empty()) return;
+  const bool isolated = report.settings.is_object() && report.settings.value("isolate", false);
+  throw environment_error(why + (isolated ? " (--isolate: that process stopped there; the others ran and their "
+                                            "results are in the report)"
+                                          : ""));
 }
 
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand) {
@@ -388,16 +359,8 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
   }
   if (o.processes != 1) throw usage_error("--ranks and --processes cannot be combined");
   if (n == 1) return std::nullopt;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("graphprof-ranks-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  struct Cleanup {
-    std::filesystem::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  const TemporaryFolder rendezvous("ranks");
+  const std::filesystem::path dir = rendezvous.path();
   // Samples per pass: enough for medians with a CI, the same on every rank.
   const int samples = o.lockstep > 0 ? o.lockstep : std::max(o.min_samples, 100);
   std::vector<pid_t> pids;
@@ -406,13 +369,15 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     jsons.push_back((dir / ("rank" + std::to_string(r) + ".json")).string());
     RunOptions child = o;
     child.device = r;
+    child.quiet = true;
     child.params.push_back("rank=" + std::to_string(r));
     child.params.push_back("nranks=" + std::to_string(n));
     child.params.push_back(std::string(kRendezvousParam) + "=" + dir.string());
-    std::vector<std::string> args = child_arguments(subcommand, child, jsons.back());
-    args.push_back("--lockstep=" + std::to_string(samples));
     if (!o.out_dir.empty())  // each rank's DOT dumps in its own folder
-      args.push_back("--out=" + (std::filesystem::path(o.out_dir) / ("rank" + std::to_string(r))).string());
+      child.out_dir = (std::filesystem::path(o.out_dir) / ("rank" + std::to_string(r))).string();
+    std::vector<std::string> args = child_arguments(subcommand, child);
+    args.push_back("--json=" + jsons.back());
+    args.push_back("--lockstep=" + std::to_string(samples));
     // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
     pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
     if (!o.quiet) std::cerr << "  rank " << r << " of " << n << " started on GPU " << r << "\n";

@@ -31,7 +31,7 @@ struct RunOptions {
   std::string ranks = "1";  // processes of a multi-GPU run, one per GPU: a number or "all"
   int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
-  bool isolate = false;  // sweep: each grid point in its own fresh process
+  bool isolate = false;  // each grid point (sweep) or workload (run) in its own fresh process
 };
 
 // Adds the measurement options to `sub`; `what` words the --workload help.
@@ -60,13 +60,30 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
 // is part of the data that `compare` sees.
 Report merge_processes(Report first, std::vector<Report> others);
 
-// `sweep --isolate`: measures each grid point of `workload` in its own fresh process of this
-// binary, in grid order (with --processes N each point's process runs N-1 more and merges them).
-// A point whose process fails is recorded as failed (its modes, with the exit status) and the
-// others still run; exit status 2 or 4 (usage, no GPU) stops the sweep at once. Returns the
-// points' reports merged (merge_reports) in grid order.
-Report run_isolated_points(const RunOptions& o, const std::vector<std::map<std::string, std::string>>& points,
-                           const std::vector<Mode>& modes);
+// A folder of this process's own in the temporary folder ("graphprof-<what>-<pid>"), removed with
+// everything in it when this goes out of scope.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(const std::string& what);
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  std::string path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct IsolatedChild;  // child_processes.hpp
+
+// `--isolate` (run and sweep): runs each child (a grid point, a workload) in its own fresh process
+// of this binary, one after the other (with --processes N each child runs N-1 more and merges
+// them). A child whose process fails is recorded as failed (its modes, with the exit status) and
+// the others still run; one that broke its CUDA context (exit 4 after writing its report) keeps
+// what it measured. Exit status 2 or 4 otherwise (usage, no GPU) stops at once; every child
+// failed: that of the first. Without a GPU it stops before starting any (one message, exit 4).
+// Returns the children's reports merged (merge_reports) in their order, settings.isolate true.
+Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes);
 
 // `--ranks N`: starts N processes of this binary at once, process i measuring on GPU i as rank i
 // of N (a shared rendezvous folder for NCCL), every pass with the same sample count so their
@@ -79,7 +96,8 @@ ProgressFn progress_printer(bool quiet);
 // Progress lines on stderr for the passes of a mode that has run for a few seconds (empty if quiet).
 std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet);
 // Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
-// (graphprof/run_outcome.hpp); call it after the outputs are written.
+// (graphprof/run_outcome.hpp; with --isolate only that child's process); call it after the
+// outputs are written.
 void stop_if_context_lost(const Report& report);
 
 }  // namespace gp::cli

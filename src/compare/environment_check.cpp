@@ -4,6 +4,7 @@
 // Part of `graphprof compare` (see docs/compare.md).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "comparison_internal.hpp"
@@ -83,39 +84,59 @@ double sm_clock_khz(const Report& r, const ModeResult& /*res*/) {
 
 // Device level (docs/compare.md, "Device level"): the H200 runs a chain of empty kernels at one of
 // two speeds and a process can switch between them; each result records the speed it saw in
-// sections.device_probe. A report keeps one probe per result (a merged report the first
-// process's), so that value stands for the side.
+// sections.device_probe, a merged report every process's (`processes`), so a side is judged by
+// all the processes pooled into it.
 namespace {
 
-// sections.device_probe of a result (absent or failed probes give nullopt). `after` is NaN when
-// the after-probe is missing.
+// One process's sections.device_probe. `after` is NaN when the after-probe is missing.
 struct DeviceProbe {
   double before = 0, after = 0;
 };
 
-std::optional<DeviceProbe> device_probe(const ModeResult& r) {
-  if (!r.sections.device_probe) return std::nullopt;
-  DeviceProbe p{r.sections.device_probe->ns_per_kernel, r.sections.device_probe->ns_per_kernel_after};
-  if (!(std::isfinite(p.before) && p.before > 0)) return std::nullopt;
-  return p;
+// The probes of each process behind a result; absent or failed ones are left out.
+std::vector<DeviceProbe> device_probes(const ModeResult& r) {
+  std::vector<DeviceProbe> out;
+  if (!r.sections.device_probe) return out;
+  for (const DeviceProbeLevel& l : r.sections.device_probe->levels())
+    if (std::isfinite(l.ns_per_kernel) && l.ns_per_kernel > 0) out.push_back({l.ns_per_kernel, l.ns_per_kernel_after});
+  return out;
 }
 
 bool levels_differ(double a, double b) {
   return std::fabs(a - b) > kDeviceLevelTolerance * std::min(a, b);
 }
 
+bool has_after(const DeviceProbe& p) { return std::isfinite(p.after) && p.after > 0; }
+
+// Why one side's pooled samples ran at more than one level, or "" when they did not.
+std::string switch_within(const std::vector<DeviceProbe>& probes, const char* side) {
+  if (probes.size() == 1) {
+    const DeviceProbe& p = probes.front();
+    if (!has_after(p) || !levels_differ(p.before, p.after)) return "";
+    return std::string("the device switched levels during the ") + side + " result (" + strf("%.0f", p.before) +
+           " -> " + strf("%.0f", p.after) + " ns/kernel)";
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const DeviceProbe& p : probes)
+    for (double v : {p.before, has_after(p) ? p.after : p.before}) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (probes.empty() || !levels_differ(lo, hi)) return "";
+  return std::string("the device switched levels among the ") + side + "'s " + std::to_string(probes.size()) +
+         " processes (" + strf("%.0f", lo) + " .. " + strf("%.0f", hi) + " ns/kernel)";
+}
+
 }  // namespace
 
 void check_device_probes(const ModeResult& b, const ModeResult& c, MetricComparison& r) {
-  const auto bp = device_probe(b), cp = device_probe(c);
-  for (const auto& [side, p] : {std::make_pair("baseline", bp), std::make_pair("candidate", cp)}) {
-    if (p && std::isfinite(p->after) && p->after > 0 && levels_differ(p->before, p->after))
-      r.device_switches.push_back(std::string("the device switched levels during the ") + side + " result (" +
-                                  strf("%.0f", p->before) + " -> " + strf("%.0f", p->after) + " ns/kernel)");
+  const auto bp = device_probes(b), cp = device_probes(c);
+  for (const auto& [side, probes] : {std::make_pair("baseline", &bp), std::make_pair("candidate", &cp)}) {
+    std::string why = switch_within(*probes, side);
+    if (!why.empty()) r.device_switches.push_back(std::move(why));
   }
-  if (bp && cp && levels_differ(bp->before, cp->before))
-    r.device_level = "device level differs: base " + strf("%.0f", bp->before) + " ns/kernel, candidate " +
-                     strf("%.0f", cp->before) + " ns/kernel; docs/findings.md";
+  // Across the sides, each side's first process stands for it (one that switched among its
+  // processes is flagged above).
+  if (!bp.empty() && !cp.empty() && levels_differ(bp.front().before, cp.front().before))
+    r.device_level = "device level differs: base " + strf("%.0f", bp.front().before) + " ns/kernel, candidate " +
+                     strf("%.0f", cp.front().before) + " ns/kernel; docs/findings.md";
 }
 
 void apply_device_level(MetricComparison& r) {

@@ -1,9 +1,11 @@
 // Combining reports of separate runs (include/graphprof/compare_merge.hpp has the rules).
 #include "graphprof/compare_merge.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "comparison_internal.hpp"
 #include "graphprof/derived.hpp"
@@ -27,6 +29,28 @@ int processes_of(const Report& r) {
   return 1;
 }
 
+// sections.device_probe of a result pooled from several reports (`probes`: each report's, in
+// merge order; nullptr where it had none): the first process's probe stays where readers of schema
+// 1.2 look, and every process's goes into `processes`, so compare sees a switch in any of them.
+void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSection*>& probes) {
+  const auto first = std::find_if(probes.begin(), probes.end(), [](const DeviceProbeSection* p) { return p != nullptr; });
+  if (probes.size() < 2 || first == probes.end()) return;
+  DeviceProbeSection pooled = probes.front() != nullptr
+                                  ? *probes.front()
+                                  : DeviceProbeSection{(*first)->chain_kernels, kNoValue, kNoValue,
+                                                       "not recorded by the first report", nlohmann::json::object(), {}};
+  pooled.processes.clear();
+  for (const DeviceProbeSection* p : probes) {
+    if (p == nullptr) {
+      pooled.processes.push_back({kNoValue, kNoValue, "not recorded"});
+      continue;
+    }
+    const std::vector<DeviceProbeLevel> levels = p->levels();
+    pooled.processes.insert(pooled.processes.end(), levels.begin(), levels.end());
+  }
+  into.sections.device_probe = std::move(pooled);
+}
+
 }  // namespace
 
 Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
@@ -38,6 +62,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
   out.results.clear();
   int processes = 0;
   std::map<compare_detail::Key, std::size_t> where;  // benchmark -> index in out.results
+  std::vector<std::vector<const DeviceProbeSection*>> probes;  // per out.results: each report's probe
   for (std::size_t f = 0; f < reports.size(); ++f) {
     const Report& r = reports[f];
     if (gpu_text(r) != gpu_text(reports.front()))
@@ -55,6 +80,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
       if (it == where.end()) {
         where.emplace(k, out.results.size());
         out.results.push_back(res);
+        probes.push_back({res.sections.device_probe ? &*res.sections.device_probe : nullptr});
         if (res.status != Status::kOk && f > 0) out.results.back().reason += " (in " + source(f) + ")";
         continue;
       }
@@ -81,8 +107,11 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         mt->second.repetitions.insert(mt->second.repetitions.end(), m.repetitions.begin(), m.repetitions.end());
         mt->second.converged = mt->second.converged && m.converged;
       }
+      probes[it->second].push_back(res.sections.device_probe ? &*res.sections.device_probe : nullptr);
     }
   }
+  for (std::size_t i = 0; i < out.results.size(); ++i)
+    if (out.results[i].status == Status::kOk) pool_device_probes(out.results[i], probes[i]);
   for (auto& res : out.results) {
     for (auto& [k, m] : res.metrics) m.resummarize();
     if (res.status == Status::kOk) derive_within_mode(res);

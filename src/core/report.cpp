@@ -205,7 +205,7 @@ struct Reader {
 void check_settings(const Reader& rd, const json& settings) {
   if (!settings.is_object()) rd.fail("settings", "expected an object");
   for (const char* key : {"min_samples", "max_samples", "warmup_iterations", "verify_iterations", "one_off_samples",
-                          "repetitions", "repetitions_total", "pooled_reports"})
+                          "repetitions", "repetitions_total", "pooled_reports", "processes", "ranks"})
     (void)rd.integer_or(settings, "settings", key, 0);
   for (auto it = settings.begin(); it != settings.end(); ++it)
     if (it->is_number_float() && !std::isfinite(it->get<double>())) rd.fail("settings." + it.key(), "not a finite number");

@@ -51,9 +51,11 @@ struct In {
   T count(const char* key) const {
     const double v = number(key);
     if (std::isnan(v)) return T{};
-    // Beyond T's range the cast would be undefined (1e20 into chain_kernels' int): refused as bad input.
-    if (v < 0 || !(v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0))
-      fail(key, "expected a count (>= 0 and at most " + std::to_string(std::numeric_limits<T>::max()) + ")");
+    // Beyond T's range the cast would be undefined (1e20 into chain_kernels' int), and a fraction
+    // (2.5 records) would be truncated without a word: both are refused as bad input.
+    if (v < 0 || !(v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0) || v != std::floor(v))
+      fail(key, "expected a count (a whole number >= 0 and at most " + std::to_string(std::numeric_limits<T>::max()) +
+                    "), got " + find(key)->dump());
     return static_cast<T>(v);
   }
   In object(const char* key) const {
@@ -284,6 +286,15 @@ json to_json(const DeviceProbeSection& p) {
   if (std::isfinite(p.ns_per_kernel)) j["ns_per_kernel"] = p.ns_per_kernel;
   if (std::isfinite(p.ns_per_kernel_after)) j["ns_per_kernel_after"] = p.ns_per_kernel_after;
   if (!p.error.empty()) j["error"] = p.error;
+  if (!p.processes.empty()) {
+    json& all = j["processes"] = json::array();
+    for (const DeviceProbeLevel& l : p.processes) {
+      json& one = all.emplace_back(json::object());
+      one["ns_per_kernel"] = num(l.ns_per_kernel);
+      one["ns_per_kernel_after"] = num(l.ns_per_kernel_after);
+      if (!l.error.empty()) one["error"] = l.error;
+    }
+  }
   return j;
 }
 
@@ -319,7 +330,12 @@ Sections sections_from_json(const json& j, const std::string& where) {
       const In p = in.object("device_probe");
       s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
                                           p.number("ns_per_kernel_after"), p.str("error"),
-                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error"})};
+                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
+                                                               "processes"}),
+                                          {}};
+      p.each("processes", [&](const In& l) {
+        s.device_probe->processes.push_back({l.number("ns_per_kernel"), l.number("ns_per_kernel_after"), l.str("error")});
+      });
     } else if (key == "workload") {
       const In w = in.object("workload");
       for (auto f = w.j.begin(); f != w.j.end(); ++f) s.workload[f.key()] = w.number(f.key().c_str());

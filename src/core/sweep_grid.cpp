@@ -91,9 +91,4 @@ std::vector<std::map<std::string, std::string>> expand_grid(const std::map<std::
   return grid;
 }
 
-std::vector<std::string> point_arguments(std::vector<std::string> base, const std::map<std::string, std::string>& point) {
-  for (const auto& [name, value] : point) base.push_back("--param=" + name + "=" + value);
-  return base;
-}
-
 }  // namespace gp

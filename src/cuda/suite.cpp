@@ -22,8 +22,7 @@ Report make_report_header(const std::vector<std::string>& command_line) {
   return r;
 }
 
-Report run_suite(const RunRequest& req, const std::vector<std::string>& command_line, const ProgressFn& progress) {
-  // Resolve everything that can be wrong on the command line before touching the GPU.
+std::vector<std::pair<const WorkloadEntry*, Params>> plan_suite(const RunRequest& req) {
   std::vector<std::pair<const WorkloadEntry*, Params>> plan;
   if (req.workloads.empty()) {
     for (const auto& e : registered_workloads()) {
@@ -57,6 +56,12 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
       }
     }
   }
+  return plan;
+}
+
+Report run_suite(const RunRequest& req, const std::vector<std::string>& command_line, const ProgressFn& progress) {
+  // Resolve everything that can be wrong on the command line before touching the GPU.
+  const std::vector<std::pair<const WorkloadEntry*, Params>> plan = plan_suite(req);
 
   Report report = make_report_header(command_line);
   report.environment.gpu = query_gpu(req.device);

@@ -4,6 +4,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -111,9 +112,11 @@ std::optional<std::size_t> GraphModel::find(const std::string& dot_name) const {
 }
 
 const GraphCluster* GraphModel::cluster(GraphId graph_id) const {
-  for (const auto& c : clusters)
-    if (c.graph_id == graph_id) return &c;
-  return nullptr;
+  // Clusters are sorted by graph id (the loader's order): a binary search, no index to keep. The
+  // renderer and the heat map ask once per WHILE or child-graph node, which was quadratic.
+  const auto it = std::lower_bound(clusters.begin(), clusters.end(), graph_id,
+                                   [](const GraphCluster& c, GraphId id) { return c.graph_id < id; });
+  return it != clusters.end() && it->graph_id == graph_id ? &*it : nullptr;
 }
 
 std::string demangle_kernel_name(const std::string& mangled) {

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "graphprof/graph_model.hpp"
 #include "graphprof/metric_catalog.hpp"
@@ -244,16 +246,55 @@ std::unordered_map<std::uint32_t, std::size_t> iteration_of_correlation(const Tr
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-DurationStats duration_stats(const std::vector<double>& values) {
+namespace {
+
+// Order statistics of `v` by selection (std::nth_element), asked for in ascending order of rank:
+// each is found in the part above the previous one, O(n) in all where a sort costs O(n log n).
+// `v` is reordered.
+class OrderStatistics {
+ public:
+  explicit OrderStatistics(std::vector<double>& v) : v_(v) {}
+  // The quantile as quantile_sorted() computes it on the sorted values (0 < q < 1, q not below
+  // the previous call's), to the last bit.
+  double quantile(double q) {
+    const double pos = q * static_cast<double>(v_.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v_.size() - 1);
+    const double frac = pos - static_cast<double>(lo);
+    const double a = at(lo), b = at(hi);
+    return a + (b - a) * frac;
+  }
+
+ private:
+  double at(std::size_t k) {
+    if (k >= placed_) {  // below placed_, only the statistics already asked for are in place
+      std::nth_element(v_.begin() + static_cast<std::ptrdiff_t>(placed_), v_.begin() + static_cast<std::ptrdiff_t>(k),
+                       v_.end());
+      placed_ = k + 1;
+    }
+    return v_[k];
+  }
+  std::vector<double>& v_;
+  std::size_t placed_ = 0;
+};
+
+// median() without its copy and sort; `v` (not empty) is reordered.
+double median_in_place(std::vector<double>& v) { return OrderStatistics(v).quantile(0.5); }
+
+}  // namespace
+
+DurationStats duration_stats(std::vector<double> values) {
   DurationStats s;
   if (values.empty()) return s;
-  const Summary sum = summarize(values);
-  s.count = sum.n;
-  s.median = sum.median;
-  s.p10 = sum.p10;
-  s.p90 = sum.p90;
-  s.mean = sum.mean;
   for (double v : values) s.total += v;
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+  if (values.empty()) return s;
+  s.count = values.size();
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  OrderStatistics order(values);
+  s.p10 = order.quantile(0.10);
+  s.median = order.quantile(0.5);
+  s.p90 = order.quantile(0.90);
   return s;
 }
 
@@ -345,7 +386,7 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
       g_by_iter[it->second].push_back(&g);
       spans.push_back(static_cast<double>(g.end_ns >= g.start_ns ? g.end_ns - g.start_ns : 0));
     }
-    if (!spans.empty()) s.graph_span = duration_stats(spans);
+    if (!spans.empty()) s.graph_span = duration_stats(std::move(spans));
     for (const auto& gs : g_by_iter) {
       if (gs.empty()) continue;
       std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
@@ -355,9 +396,9 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
   } else if (!launch_span.empty()) {
     std::vector<double> spans;
     for (const auto& [corr, se] : launch_span) spans.push_back(static_cast<double>(se.second - se.first));
-    s.graph_span = duration_stats(spans);
+    s.graph_span = duration_stats(std::move(spans));
   }
-  if (!iter_spans.empty()) s.iteration_span = duration_stats(iter_spans);
+  if (!iter_spans.empty()) s.iteration_span = duration_stats(std::move(iter_spans));
 
   for (auto& [ref, acc] : node_acc) {
     NodeStats n;
@@ -365,16 +406,18 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     n.kind = acc.kind;
     n.name = acc.name;
     n.mangled_name = acc.mangled;
-    n.duration = duration_stats(acc.durations);
+    n.duration = duration_stats(std::move(acc.durations));
     n.gap_samples = acc.gaps.size();
-    if (!acc.gaps.empty()) n.gap_before_median_ns = median(acc.gaps);
+    if (!acc.gaps.empty()) n.gap_before_median_ns = median_in_place(acc.gaps);
     std::vector<double> runs, sums;
+    runs.reserve(acc.per_replay.size());
+    sums.reserve(acc.per_replay.size());
     for (const auto& [replay, rs] : acc.per_replay) {
       runs.push_back(static_cast<double>(rs.first));
       sums.push_back(rs.second);
     }
-    if (!runs.empty()) n.runs_per_replay = median(runs);
-    n.per_replay = duration_stats(sums);
+    if (!runs.empty()) n.runs_per_replay = median_in_place(runs);
+    n.per_replay = duration_stats(std::move(sums));
     if (dot != nullptr && dot->found) {
       const auto nested = dot->nested.find(ref.graph_id);
       const auto* graph = ref.graph_id == dot->graph_id ? &dot->nodes
@@ -395,7 +438,7 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     NameStats n;
     n.kind = key.first;
     n.name = key.second;
-    n.duration = duration_stats(durs);
+    n.duration = duration_stats(std::move(durs));
     n.per_iteration_ns = n.duration.total / iters;
     s.kernels.push_back(std::move(n));
   }
@@ -410,12 +453,12 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
       api_acc[a.name].push_back(d);
       all_calls.push_back(d);
     }
-  if (!all_calls.empty()) s.api_per_call = duration_stats(all_calls);
+  if (!all_calls.empty()) s.api_per_call = duration_stats(std::move(all_calls));
   for (auto& [name, durs] : api_acc) {
     ApiStats a;
     a.name = name;
-    a.duration = duration_stats(durs);
     a.calls_per_iteration = static_cast<double>(durs.size()) / iters;
+    a.duration = duration_stats(std::move(durs));
     s.api.push_back(std::move(a));
   }
   return s;

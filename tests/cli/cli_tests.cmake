@@ -54,6 +54,24 @@ if(GRAPHPROF_WITH_CUDA)
            COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= bash -c
                    "n=$($<TARGET_FILE:graphprof> sweep --workload scaling --param length=10,100,1000 --isolate 2>&1 >/dev/null | grep -c 'no usable CUDA device'); test \"$n\" = 1")
   set_tests_properties(cli.sweep_isolate_without_gpu cli.sweep_isolate_without_gpu_says_it_once PROPERTIES LABELS cpu)
+  # run --isolate (one process per workload): the same, and the plan is checked before the GPU.
+  gp_cli_test(run_isolate_ranks 2 "^graphprof: --isolate and --ranks cannot be combined" run --isolate --ranks 2)
+  gp_cli_test(run_isolate_bad_mode 2 "--mode fast" run --isolate --mode fast)
+  gp_cli_test(run_isolate_unknown_workload 2 "--workload nosuch: no such workload" run --isolate --workload chain,nosuch)
+  gp_cli_test(run_isolate_unknown_param 2 "has no parameter 'knl'" run --isolate --workload chain --param knl=3)
+  gp_cli_test(run_isolate_trace_out_needs_trace 2 "--trace-out needs a trace pass"
+              run --isolate --trace none --trace-out ${CMAKE_CURRENT_BINARY_DIR}/isolate_trace.json)
+  gp_cli_test(run_isolate_unwritable_output 2 "--markdown"
+              run --isolate --workload chain --markdown /nonexistent-folder/x.md)
+  add_test(NAME cli.run_isolate_without_gpu
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "^graphprof: no usable CUDA device or driver found"
+                   -- $<TARGET_FILE:graphprof> run --isolate --workload chain,fork-join --mode capture)
+  # The whole default suite: the line once (no process started per workload), no report written.
+  add_test(NAME cli.run_isolate_without_gpu_says_it_once
+           COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= bash -c
+                   "j=$(mktemp -u); e=$($<TARGET_FILE:graphprof> run --isolate --json $j 2>&1 >/dev/null); rc=$?; n=$(grep -c 'no usable CUDA device' <<<\"$e\"); echo \"rc=$rc n=$n\"; test $rc = 4 && test \"$n\" = 1 && test ! -e $j && test $(grep -c . <<<\"$e\") = 1")
+  set_tests_properties(cli.run_isolate_without_gpu cli.run_isolate_without_gpu_says_it_once PROPERTIES LABELS cpu)
 else()
   # Built without CUDA: the measuring subcommands exist, and answer one line and exit 4 whatever
   # options they are given.

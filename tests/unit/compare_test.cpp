@@ -604,7 +604,7 @@ TEST(CompareClasses, EveryCatalogueMetricHasItsClassInEveryMode) {
 
 Report with_probe(Report r, double before, double after) {
   for (auto& res : r.results)
-    res.sections.device_probe = DeviceProbeSection{256, before, after, "", nlohmann::json::object()};
+    res.sections.device_probe = DeviceProbeSection{256, before, after, "", nlohmann::json::object(), {}};
   return r;
 }
 
@@ -696,6 +696,36 @@ TEST(CompareDeviceLevel, ARegressionWhileTheDeviceSwitchedIsNotTrusted) {
   EXPECT_EQ(compare(b, with_probe(c, 504, 506), {}).rows[0].verdict, Verdict::kRegression);
 }
 
+// A side merged from several processes (merge, --processes, a pooled folder) is judged by every
+// process's probe, not only the first one's: here the candidate's second process ran at the slow
+// level, so a third of its samples did, and its +35 % is no code change.
+TEST(CompareDeviceLevel, AMergedSideIsJudgedByEveryProcess) {
+  const auto base = scaled(kSeven, 1000);
+  const Report b1 = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 508);
+  const Report c_fast = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 508, 509);
+  const Report c_slow = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 686);
+  const Report b = merge_reports({b1, b1, b1}, {"b1.json", "b2.json", "b3.json"});
+  const Report c = merge_reports({c_fast, c_slow, c_fast}, {"c1.json", "c2.json", "c3.json"});
+  for (const Report& cand : {c, report_from_json(to_json(c), "c.json")}) {  // also as read back from JSON
+    const Comparison cmp = compare(b, cand, {});
+    ASSERT_EQ(cmp.rows.size(), 1u);
+    const MetricComparison& r = cmp.rows[0];
+    EXPECT_EQ(r.verdict, Verdict::kNotComparable) << r.reason;
+    EXPECT_NE(r.reason.find("the device switched levels among the candidate's 3 processes (508 .. 686 ns/kernel)"),
+              std::string::npos)
+        << r.reason;
+    EXPECT_EQ(r.reason.find("baseline"), std::string::npos) << r.reason;  // all of its processes ran at 508
+    EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
+  }
+  // Every process at one level on each side: the verdict stands.
+  EXPECT_EQ(compare(b, merge_reports({c_fast, c_fast}, {"c1.json", "c3.json"}), {}).rows[0].verdict,
+            Verdict::kRegression);
+  // A merged report of an older graphprof has only the first process's probe: judged by it, as before.
+  Report old = c;
+  old.results[0].sections.device_probe->processes.clear();
+  EXPECT_EQ(compare(b, old, {}).rows[0].verdict, Verdict::kRegression);
+}
+
 TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   const auto base = scaled(kSeven, 1000);
   const Report b = report_of("gpu_time_per_iter", metric_of(base));
@@ -704,7 +734,7 @@ TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   EXPECT_EQ(one.rows[0].verdict, Verdict::kRegression);
   EXPECT_TRUE(one.rows[0].notes.empty());
   Report failed = b;
-  failed.results[0].sections.device_probe = DeviceProbeSection{256, kNoValue, kNoValue, "cudaGraphLaunch returned x", {}};
+  failed.results[0].sections.device_probe = DeviceProbeSection{256, kNoValue, kNoValue, "cudaGraphLaunch returned x", {}, {}};
   const Comparison f = compare(failed, c, {});
   EXPECT_EQ(f.rows[0].verdict, Verdict::kRegression);
   EXPECT_EQ(f.exit_code, ExitCode::kRegression);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "graphprof/atomic_file.hpp"
@@ -397,6 +398,42 @@ TEST(GraphLoader, DeeplyNestedRecordLabelIsBadInputNotACrash) {
   // As deep as allowed still reads.
   const GraphModel m = load_dot_text(one_node("1", std::string(60, '{') + "KERNEL | x" + std::string(60, '}')), "ok.dot");
   EXPECT_EQ(m.nodes[0].kind, NodeKind::kKernel);
+}
+
+// cluster() is a binary search over the clusters the loader sorts by graph id, whatever order the
+// dump lists them in; ids between, below and above them are not found.
+TEST(GraphLoader, ClusterLookupFindsEveryGraphInAnyFileOrder) {
+  std::string text = "digraph dot {\nsubgraph cluster_1 {\nlabel=\"graph_1\";\n";
+  std::vector<GraphId> ids;
+  for (int i = 0; i < 200; ++i) ids.push_back(GraphId{1000} + (i * 7919) % 200 * 3);  // a shuffle of 1000..1597 by 3
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    text += "\"graph_1_node_" + std::to_string(i) + "\"[shape=\"record\" label=\"{CHILD_GRAPH | graph_" +
+            std::to_string(ids[i]) + "}\"];\n";
+  text += "}\n";
+  for (const GraphId id : ids)  // in the same shuffled order
+    text += "subgraph cluster_" + std::to_string(id) + " {\nlabel=\"graph_" + std::to_string(id) + "\";\n\"graph_" +
+            std::to_string(id) + "_node_0\"[shape=\"octagon\" label=\"0\n_Z1kv\n\"];\n}\n";
+  text += "subgraph cluster_5000 {\nlabel=\"graph_5000\";\n}\n}\n";  // declared, empty
+  const GraphModel m = load_dot_text(text, "many.dot");
+  ASSERT_EQ(m.clusters.size(), 202u);
+  for (std::size_t c = 1; c < m.clusters.size(); ++c) EXPECT_LT(m.clusters[c - 1].graph_id, m.clusters[c].graph_id);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const GraphCluster* c = m.cluster(ids[i]);
+    ASSERT_NE(c, nullptr) << ids[i];
+    EXPECT_EQ(c->graph_id, ids[i]);
+    EXPECT_EQ(c->parent_node, std::optional<std::size_t>{i}) << ids[i];
+    ASSERT_EQ(c->nodes.size(), 1u);
+    EXPECT_EQ(m.nodes[c->nodes[0]].graph_id, ids[i]);
+    EXPECT_EQ(m.cluster(ids[i] + 1), nullptr) << ids[i] + 1;  // between two clusters
+  }
+  ASSERT_NE(m.cluster(1), nullptr);
+  EXPECT_EQ(m.cluster(1)->nodes.size(), 200u);
+  ASSERT_NE(m.cluster(5000), nullptr);
+  EXPECT_TRUE(m.cluster(5000)->nodes.empty());
+  for (const GraphId absent : {GraphId{0}, GraphId{-1}, GraphId{999}, GraphId{4999}, GraphId{5001},
+                               std::numeric_limits<GraphId>::max(), std::numeric_limits<GraphId>::min()})
+    EXPECT_EQ(m.cluster(absent), nullptr) << absent;
+  EXPECT_EQ(GraphModel().cluster(1), nullptr);
 }
 
 TEST(GraphLoader, LargeGraphIdsAreReadIn64BitsNeverWrapped) {

@@ -2,6 +2,8 @@
 // and reports that do not belong together are refused with the offending source named.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "graphprof/compare_merge.hpp"
 #include "graphprof/error.hpp"
 
@@ -80,6 +82,50 @@ TEST(Merge, ProcessesAddUpSoCompareCountsRuns) {
   const Report three = merge_reports({two, report(305, 99)}, {"ab", "c"});
   EXPECT_EQ(three.settings.at("processes"), 3);
   EXPECT_EQ(three.settings.at("repetitions_total"), 3);
+}
+
+Report probed(double before, double after) {
+  Report r = report(300, 100);
+  for (auto& res : r.results) res.sections.device_probe = DeviceProbeSection{256, before, after, "", {}, {}};
+  return r;
+}
+
+// sections.device_probe of a merged result: the first process's probe where older readers look,
+// every process's in `processes` (docs/report-schema.md), so compare sees a switch in any of them.
+TEST(Merge, KeepsEveryProcessDeviceProbe) {
+  Report no_probe = report(300, 100);
+  const Report m = merge_reports({probed(508, 509), probed(685, 684), no_probe, probed(507, 690)}, {"a", "b", "c", "d"});
+  const auto& p = m.results[1].sections.device_probe;
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->chain_kernels, 256);
+  EXPECT_EQ(p->ns_per_kernel, 508);
+  EXPECT_EQ(p->ns_per_kernel_after, 509);
+  ASSERT_EQ(p->processes.size(), 4u);
+  EXPECT_EQ(p->processes[1].ns_per_kernel, 685);
+  EXPECT_EQ(p->processes[1].ns_per_kernel_after, 684);
+  EXPECT_TRUE(std::isnan(p->processes[2].ns_per_kernel));
+  EXPECT_EQ(p->processes[2].error, "not recorded");
+  EXPECT_EQ(p->processes[3].ns_per_kernel_after, 690);
+  // Written and read back.
+  const nlohmann::json j = to_json(m);
+  const nlohmann::json& jp = j["results"][1]["sections"]["device_probe"];
+  EXPECT_EQ(jp["ns_per_kernel"], 508);
+  ASSERT_EQ(jp["processes"].size(), 4u);
+  EXPECT_EQ(jp["processes"][1]["ns_per_kernel"], 685);
+  EXPECT_TRUE(jp["processes"][2]["ns_per_kernel"].is_null());
+  const Report back = report_from_json(j, "m.json");
+  ASSERT_EQ(back.results[1].sections.device_probe->processes.size(), 4u);
+  EXPECT_EQ(back.results[1].sections.device_probe->processes[3].ns_per_kernel, 507);
+  // A merged report merged again lists each process once, in order.
+  const Report again = merge_reports({back, probed(600, 600)}, {"m", "e"});
+  const auto& all = again.results[0].sections.device_probe->processes;
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0].ns_per_kernel, 508);
+  EXPECT_EQ(all[4].ns_per_kernel, 600);
+  // One report, or none with a probe: nothing is added (the output of one process is unchanged).
+  EXPECT_TRUE(merge_reports({probed(508, 509)}, {"a"}).results[0].sections.device_probe->processes.empty());
+  EXPECT_FALSE(merge_reports({report(300, 100), report(300, 100)}, {"a", "b"}).results[0].sections.device_probe);
+  EXPECT_FALSE(to_json(probed(508, 509))["results"][0]["sections"]["device_probe"].contains("processes"));
 }
 
 TEST(Merge, RefusesTheSameFileTwice) {

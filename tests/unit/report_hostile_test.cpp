@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
@@ -74,6 +75,55 @@ TEST(HostileReport, IntegerFieldsOutOfRangeNameTheField) {
   EXPECT_NE(bad_input_message(settings).find("settings.repetitions"), std::string::npos);
   const std::string gpu = R"({"schema_version": "1.0.0", "environment": {"gpu": {"global_memory_bytes": 9.3e18}}, "results": []})";
   EXPECT_NE(bad_input_message(gpu).find("environment.gpu.global_memory_bytes"), std::string::npos);
+}
+
+// A fraction in a count field is not truncated into a plausible count (2.5 samples read as 2):
+// it is bad input naming the file, the field's path and the value.
+TEST(HostileReport, FractionalCountsNameTheFieldAndValue) {
+  const std::string result = R"({"schema_version": "1.0.0", "results": [{"workload": "w", "mode": "graph", "params": {},
+      "status": "ok", "metrics": {"m": {"unit": "ns", "direction": "lower_is_better", "repetitions": [[1, 2]],
+      "summary": {"n": N_SUMMARY}}}, "sections": SECTIONS}]})";
+  const auto with = [&](const std::string& n, const std::string& sections) {
+    std::string t = result;
+    t.replace(t.find("N_SUMMARY"), 9, n);
+    t.replace(t.find("SECTIONS"), 8, sections);
+    return t;
+  };
+  struct Case {
+    std::string n, sections, path, value;
+  };
+  const std::string trace_ok = R"("status": "ok", "level": "node", "replays": 3, "gpu_records": 6)";
+  const std::vector<Case> cases = {
+      {"3.7", "{}", "results[0].metrics.m.summary.n", "3.7"},
+      {"2", R"({"graph": {"nodes": 3.5, "edges": 2}})", "results[0].sections.graph.nodes", "3.5"},
+      {"2", R"({"device_probe": {"chain_kernels": 255.5, "ns_per_kernel": 508}})",
+       "results[0].sections.device_probe.chain_kernels", "255.5"},
+      {"2", R"({"trace": {"status": "ok", "level": "node", "replays": 2.5}})", "results[0].sections.trace.replays", "2.5"},
+      {"2", "{\"trace\": {" + trace_ok + R"(, "nodes": [{"dot_name": "graph_1_node_0", "count": 2.5, "median_ns": 1}]}})",
+       "results[0].sections.trace.nodes[0].count", "2.5"},
+      {"2", "{\"trace\": {" + trace_ok + R"(, "kernels": [{"kind": "kernel", "name": "k", "count": 0.5}]}})",
+       "results[0].sections.trace.kernels[0].count", "0.5"},
+      {"2", "{\"trace\": {" + trace_ok + R"(, "perturbation": {"traced_n": 9.25}}})",
+       "results[0].sections.trace.perturbation.traced_n", "9.25"},
+      {"2", "{\"trace\": {" + trace_ok + R"(, "join": {"traced_graph_id": 7.5}}})",
+       "results[0].sections.trace.join.traced_graph_id", "7.5"},
+  };
+  for (const Case& c : cases) {
+    const std::string m = bad_input_message(with(c.n, c.sections));
+    EXPECT_EQ(m.rfind("hostile.json: " + c.path + ": ", 0), 0u) << m;
+    EXPECT_NE(m.find("whole number"), std::string::npos) << m;
+    EXPECT_NE(m.find(c.value), std::string::npos) << m;
+  }
+  // Whole numbers written as floats (2.0) are counts.
+  EXPECT_NO_THROW(report_from_json(parse_json_text(with("2.0", R"({"graph": {"nodes": 3.0, "edges": 2}})"), "ok.json"),
+                                   "ok.json"));
+  // Settings that merge and compare read as counts (processes pools runs, ranks counts GPUs).
+  for (const char* key : {"processes", "ranks", "repetitions"}) {
+    const std::string m = bad_input_message(R"({"schema_version": "1.0.0", "settings": {")" + std::string(key) +
+                                            R"(": 2.5}, "results": []})");
+    EXPECT_EQ(m.rfind(std::string("hostile.json: settings.") + key + ": ", 0), 0u) << m;
+    EXPECT_NE(m.find("2.5"), std::string::npos) << m;
+  }
 }
 
 TEST(HostileReport, HugeVersionNumbersDoNotOverflow) {

@@ -41,21 +41,5 @@ TEST(SweepGrid, GridIsTheCartesianProductInStableOrder) {
   EXPECT_EQ(expand_grid({}).size(), 1u);
 }
 
-// sweep --isolate: each point's process gets the shared options, then that point's values only.
-TEST(SweepGrid, PointArgumentsAppendOneParamPerValueOfThatPointOnly) {
-  const std::vector<std::string> base{"graphprof", "sweep", "--quiet", "--workload=scaling", "--mode=capture"};
-  const auto grid = expand_grid({{"length", "10,100"}, {"width", "1,4"}});
-  ASSERT_EQ(grid.size(), 4u);
-  const auto a = point_arguments(base, grid[1]);
-  const std::vector<std::string> want{"graphprof", "sweep", "--quiet", "--workload=scaling", "--mode=capture",
-                                      "--param=length=10", "--param=width=4"};
-  EXPECT_EQ(a, want);
-  EXPECT_EQ(point_arguments(base, grid[2]).back(), "--param=width=1");
-  EXPECT_EQ(point_arguments(base, grid[2])[5], "--param=length=100");
-  EXPECT_EQ(point_arguments(base, {}), base);  // a grid without --param: one point, no values
-  // A value with '=' or ',' stays one argument (no shell, no splitting).
-  EXPECT_EQ(point_arguments(base, {{"name", "a=b,c"}}).back(), "--param=name=a=b,c");
-}
-
 }  // namespace
 }  // namespace gp

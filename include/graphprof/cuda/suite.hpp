@@ -3,9 +3,12 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graphprof/cuda/runner.hpp"
+#include "graphprof/cuda/workload.hpp"
+#include "graphprof/params.hpp"
 #include "graphprof/report.hpp"
 
 namespace gp {
@@ -23,8 +26,12 @@ struct RunRequest {
 // Called after each (workload, mode) finishes, for progress output.
 using ProgressFn = std::function<void(const ModeResult&)>;
 
-// Validates the request (unknown workload or parameter -> usage error) before any GPU work,
-// then runs it. Failing modes are recorded and the rest still runs.
+// What run_suite measures, in order: each workload with the parameters it runs with (defaults
+// and overrides; one entry per sweep point). Validates the request (unknown workload or
+// parameter -> usage error) and touches no GPU; `run --isolate` starts one process per entry.
+std::vector<std::pair<const WorkloadEntry*, Params>> plan_suite(const RunRequest& request);
+
+// Validates the request (plan_suite) before any GPU work, then runs it. Failing modes are recorded and the rest still runs.
 Report run_suite(const RunRequest& request, const std::vector<std::string>& command_line, const ProgressFn& progress);
 
 // Fill the report's header: tool, revision, time, command line, host.
