@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graphprof/compare.hpp"
+#include "graphprof/params.hpp"  // params_text, used with these
 
 namespace gp {
 
@@ -36,7 +37,6 @@ std::string format_change(double ratio);                 // "+12.3%", "-0.4%", "
 std::string format_interval(const RatioInterval& ci);    // "+10.1% .. +14.6%", or "n/a"
 std::string format_value(double v, const std::string& unit);  // "1.21 µs", "42 count"
 std::string format_spread(const SideData& s);            // "0.4%": sd of the log run values
-std::string params_text(const std::map<std::string, std::string>& params);  // "k=v,k=v"
 // "regression", "regression (info)" for a metric that does not gate, ...
 std::string verdict_label(const MetricComparison& r);
 // "FAIL (exit 1): 2 regressions" - the result every output starts with.

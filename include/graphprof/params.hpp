@@ -34,6 +34,9 @@ class Params {
   std::map<std::string, std::string> values_;
 };
 
+// "k=v,k=v" (in key order); every output that names a parameter set writes it so, with its own separator.
+std::string params_text(const std::map<std::string, std::string>& params, const char* separator = ",");
+
 // Parse "k=v" into (k, v); throws usage_error for text without '='.
 std::pair<std::string, std::string> parse_param_assignment(const std::string& text);
 

@@ -191,7 +191,7 @@ struct ProfileRun {
 // analyze/render --report read them).
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
 
-// The console summary, from the report alone.
+// The console summary, from the report alone (src/report/profile_text.cpp).
 std::string format_profile_summary(const Report& report);
 
 }  // namespace gp

@@ -1,11 +1,12 @@
-// Text helpers: printf into a string, padding for terminal tables by display width, and markup
-// escaping.
+// Text helpers: printf into a string, byte sizes and grouped digits, padding for terminal tables by
+// display width, and markup escaping.
 // Padding text for terminal tables by display width: UTF-8 code points, not bytes, so a cell
 // holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
 // every table printer uses (TextTable below; compare console, analyze).
 #pragma once
 #include <cstdarg>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -38,6 +39,27 @@ inline std::string strf(const char* format, ...) {
   }
   va_end(again);
   return out;
+}
+
+// 4096 -> "4 KiB", 1536 -> "1.5 KiB", 100 -> "100 B".
+inline std::string format_bytes(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  if (u == 0) return strf("%llu B", static_cast<unsigned long long>(b));
+  const bool whole = v == static_cast<double>(static_cast<std::uint64_t>(v));
+  return whole ? strf("%.0f %s", v, units[u]) : strf(v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+}
+
+// 12345 -> "12,345": node counts of big graphs read better grouped.
+inline std::string group_digits(std::uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
 }
 
 // Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes don't count).
@@ -119,7 +141,7 @@ class TextTable {
 };
 
 // `text` safe inside XML/HTML/SVG text and attribute values (also Graphviz HTML-like labels):
-// & < > " ' as entities. The one escaper of the HTML report and the graph renderer.
+// & < > " ' as entities. The one escaper of the HTML report, the graph renderer and JUnit XML.
 inline std::string markup_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -21,39 +21,37 @@ const char* to_string(TraceLevel l);
 // Parses "none" | "graph" | "node"; false for anything else.
 bool trace_level_from_string(const std::string& s, TraceLevel& out);
 
-// One kernel execution (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).
-struct KernelRecord {
-  std::string name;  // as CUPTI reports it: the mangled name for C++ kernels
+// What every record of GPU work carries: when it ran, where, and the API call that started it.
+struct GpuSpan {
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t device_id = 0, context_id = 0, stream_id = 0;
   std::uint32_t correlation_id = 0;  // equals the launching API call's (cudaGraphLaunch for graphs)
   std::uint32_t graph_id = 0;        // the graph EXEC's id; 0 outside graphs
-  std::uint64_t graph_node_id = 0;   // the node id inside the exec: (graph_id << 32) | index
+};
+
+// One kernel, copy or memset: a span that may belong to a graph node.
+struct GpuActivity : GpuSpan {
+  std::uint64_t graph_node_id = 0;  // the node id inside the exec: (graph_id << 32) | index
+};
+
+// One kernel execution (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).
+struct KernelRecord : GpuActivity {
+  std::string name;  // as CUPTI reports it: the mangled name for C++ kernels
   std::array<int, 3> grid{{0, 0, 0}}, block{{0, 0, 0}};
   int shared_bytes = 0;              // static + dynamic
   int registers_per_thread = 0;
 };
 
 // One copy (CUPTI_ACTIVITY_KIND_MEMCPY).
-struct MemcpyRecord {
+struct MemcpyRecord : GpuActivity {
   std::string copy_kind;  // "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", ... ("unknown" when CUPTI says so)
   std::uint64_t bytes = 0;
-  std::uint64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device_id = 0, context_id = 0, stream_id = 0;
-  std::uint32_t correlation_id = 0;
-  std::uint32_t graph_id = 0;
-  std::uint64_t graph_node_id = 0;
 };
 
 // One memset (CUPTI_ACTIVITY_KIND_MEMSET).
-struct MemsetRecord {
+struct MemsetRecord : GpuActivity {
   std::uint32_t value = 0;
   std::uint64_t bytes = 0;
-  std::uint64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device_id = 0, context_id = 0, stream_id = 0;
-  std::uint32_t correlation_id = 0;
-  std::uint32_t graph_id = 0;
-  std::uint64_t graph_node_id = 0;
 };
 
 // One CUDA runtime API call on a host thread (CUPTI_ACTIVITY_KIND_RUNTIME).
@@ -78,13 +76,9 @@ struct MarkerRecord {
   std::uint32_t process_id = 0, thread_id = 0;
 };
 
-// One graph launch seen as a whole (CUPTI_ACTIVITY_KIND_GRAPH_TRACE).
-struct GraphTraceRecord {
-  std::uint32_t correlation_id = 0;
-  std::uint32_t graph_id = 0;  // the exec's id, as in kernel records
-  std::uint64_t start_ns = 0, end_ns = 0;
-  std::uint32_t device_id = 0, context_id = 0, stream_id = 0;  // the launch stream
-};
+// One graph launch seen as a whole (CUPTI_ACTIVITY_KIND_GRAPH_TRACE); graph_id is the exec's id,
+// as in kernel records, and the stream is the launch stream.
+struct GraphTraceRecord : GpuSpan {};
 
 // From the resource callbacks. cudaGraphInstantiate clones every node of the original graph
 // into the exec; kernel records name the clone, the DOT dump names the original.

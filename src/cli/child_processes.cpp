@@ -3,6 +3,7 @@
 #include "child_processes.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 
@@ -138,7 +139,7 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
   Report out = merge_reports(reports, sources);
   out.settings["processes"] = processes;  // per child, not summed over the children
   if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * processes;
+    out.settings["repetitions_total"] = out.settings["repetitions"].get<std::int64_t>() * std::int64_t{processes};
   out.settings["isolate"] = true;
   return out;
 }

@@ -11,6 +11,7 @@
 #include "comparison_internal.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/mode.hpp"
+#include "graphprof/params.hpp"
 #include "graphprof/stats.hpp"
 
 namespace gp {

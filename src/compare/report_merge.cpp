@@ -11,6 +11,7 @@
 #include "graphprof/derived.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/params.hpp"
 
 namespace gp {
 
@@ -60,7 +61,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
   };
   Report out = reports.front();
   out.results.clear();
-  int processes = 0;
+  long long processes = 0;  // summed over the reports: beyond int for hostile ones (2 x 2^31 - 1)
   std::map<compare_detail::Key, std::size_t> where;  // benchmark -> index in out.results
   std::vector<std::vector<const DeviceProbeSection*>> probes;  // per out.results: each report's probe
   for (std::size_t f = 0; f < reports.size(); ++f) {
@@ -120,7 +121,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
   if (!out.settings.is_object()) out.settings = nlohmann::json::object();
   out.settings["processes"] = processes;
   if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<int>() * processes;
+    out.settings["repetitions_total"] = out.settings["repetitions"].get<long long>() * processes;
   return out;
 }
 

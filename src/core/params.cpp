@@ -69,4 +69,10 @@ std::pair<std::string, std::string> parse_param_assignment(const std::string& te
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+std::string params_text(const std::map<std::string, std::string>& params, const char* separator) {
+  std::string s;
+  for (const auto& [k, v] : params) s += (s.empty() ? "" : separator) + k + "=" + v;
+  return s;
+}
+
 }  // namespace gp

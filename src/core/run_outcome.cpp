@@ -1,6 +1,8 @@
 // How a run can end early (see run_outcome.hpp).
 #include "graphprof/run_outcome.hpp"
 
+#include "graphprof/params.hpp"
+
 namespace gp {
 
 bool lost_cuda_context(const ModeResult& r) {
@@ -13,9 +15,7 @@ std::string lost_context_message(const Report& report) {
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     const ModeResult& r = report.results[i];
     if (!lost_cuda_context(r)) continue;
-    std::string params;
-    for (const auto& [k, v] : r.params) params += (params.empty() ? " [" : " ") + k + "=" + v;
-    if (!params.empty()) params += "]";
+    const std::string params = r.params.empty() ? "" : " [" + params_text(r.params, " ") + "]";
     std::string error = r.failure ? r.failure->api + " returned " + r.failure->error : r.reason;
     if (error.empty() && r.sections.trace) error = r.sections.trace->reason;
     return "workload " + r.workload + params + ", mode " + to_string(r.mode) + " broke the CUDA context (" + error +

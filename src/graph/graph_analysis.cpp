@@ -9,16 +9,12 @@
 #include <set>
 #include <unordered_map>
 
-#include "graph_text_util.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
 namespace {
-
-using detail::format_bytes;
-using detail::group_digits;
-using detail::strf;
 
 // Thresholds of the findings. docs/graphs.md explains each one; change both together.
 constexpr std::size_t kChainMin = 8;              // kernels in a row before a chain is worth a finding
@@ -113,6 +109,15 @@ Topology build_topology(const GraphModel& m) {
     }
   }
   return t;
+}
+
+// A finding with its name, weight and headline; the caller adds evidence, advice and nodes.
+Finding finding(const char* id, const char* severity, const char* title) {
+  Finding f;
+  f.id = id;
+  f.severity = severity;
+  f.title = title;
+  return f;
 }
 
 std::vector<std::string> names_of(const GraphModel& m, const std::vector<std::size_t>& idx, std::size_t limit) {
@@ -410,10 +415,7 @@ struct Analyzer {
       return s;
     };
     if (!tiny.empty()) {
-      Finding f;
-      f.id = "tiny_kernel_chain";
-      f.severity = "warning";
-      f.title = "Long chains of tiny kernels";
+      Finding f = finding("tiny_kernel_chain", "warning", "Long chains of tiny kernels");
       f.evidence = strf("%zu chain%s of >= %zu small kernels. ", tiny.size(), tiny.size() == 1 ? "" : "s", kChainMin);
       for (std::size_t k = 0; k < tiny.size() && k < 3; ++k) f.evidence += (k ? "; " : "") + describe(*tiny[k]);
       f.evidence += strf(". Small = under %s threads per launch", group_digits(kTinyThreads).c_str()) +
@@ -426,10 +428,7 @@ struct Analyzer {
       add(std::move(f));
     }
     if (!unknown.empty()) {
-      Finding f;
-      f.id = "long_kernel_chain";
-      f.severity = "info";
-      f.title = "Long chains of kernels (sizes unknown)";
+      Finding f = finding("long_kernel_chain", "info", "Long chains of kernels (sizes unknown)");
       f.evidence = strf("%zu chain%s of >= %zu kernels. ", unknown.size(), unknown.size() == 1 ? "" : "s", kChainMin);
       for (std::size_t k = 0; k < unknown.size() && k < 3; ++k) f.evidence += (k ? "; " : "") + describe(*unknown[k]);
       f.evidence += ". The dump has no launch configurations.";
@@ -467,10 +466,7 @@ struct Analyzer {
       (!t.in[i].empty() && !t.out[i].empty() ? inner : edge).push_back(i);
     }
     if (!inner.empty()) {
-      Finding f;
-      f.id = "host_node_serializes";
-      f.severity = "warning";
-      f.title = "Host nodes stall the GPU in the middle of the graph";
+      Finding f = finding("host_node_serializes", "warning", "Host nodes stall the GPU in the middle of the graph");
       f.evidence = strf("%zu host node%s with GPU work on both sides", inner.size(), inner.size() == 1 ? "" : "s");
       for (std::size_t k = 0; k < inner.size() && k < 3; ++k) {
         const std::size_t i = inner[k];
@@ -487,10 +483,7 @@ struct Analyzer {
       add(std::move(f));
     }
     if (!edge.empty()) {
-      Finding f;
-      f.id = "host_node";
-      f.severity = "info";
-      f.title = "Host nodes at the start or end of the graph";
+      Finding f = finding("host_node", "info", "Host nodes at the start or end of the graph");
       f.evidence = strf("%zu host node%s at a root or leaf: %s", edge.size(), edge.size() == 1 ? "" : "s",
                         m.nodes[edge[0]].dot_name.c_str());
       f.advice = "A host node at the end delays the graph's completion by a CPU round trip; at the start it "
@@ -515,10 +508,7 @@ struct Analyzer {
     }
     if (small.size() < kManySmallCopies) return;
     std::sort(sizes.begin(), sizes.end());
-    Finding f;
-    f.id = "many_small_copies";
-    f.severity = "warning";
-    f.title = "Many small copies";
+    Finding f = finding("many_small_copies", "warning", "Many small copies");
     f.evidence = strf("%zu memcpy nodes under %s each (%s in all, median %s;", small.size(),
                       format_bytes(kSmallCopyBytes).c_str(), format_bytes(total).c_str(),
                       format_bytes(sizes[sizes.size() / 2]).c_str());
@@ -538,10 +528,8 @@ struct Analyzer {
       ratio = *times->instantiate_ns / *times->gpu_time_per_iter_ns;
     const bool slow_measured = ratio && *ratio >= kInstantiateReplays;
     if (n < kLargeGraphInfo && !slow_measured) return;
-    Finding f;
-    f.id = "large_graph_instantiation";
-    f.severity = (n >= kLargeGraphWarn || slow_measured) ? "warning" : "info";
-    f.title = "Large graph: instantiation is expensive";
+    Finding f = finding("large_graph_instantiation", (n >= kLargeGraphWarn || slow_measured) ? "warning" : "info",
+                        "Large graph: instantiation is expensive");
     f.evidence = strf("%s nodes and %s edges", group_digits(n).c_str(), group_digits(m.edges.size()).c_str());
     if (times != nullptr && times->instantiate_ns) {
       f.evidence += "; instantiation took " + format_ns(*times->instantiate_ns);
@@ -565,10 +553,7 @@ struct Analyzer {
       }
     const bool wide_roots = out.roots >= kWideFanout;
     if (!wide_roots && widest < kWideFanout) return;
-    Finding f;
-    f.id = "wide_fanout";
-    f.severity = "warning";
-    f.title = wide_roots ? "Wide fan-out at the root" : "Wide fan-out";
+    Finding f = finding("wide_fanout", "warning", wide_roots ? "Wide fan-out at the root" : "Wide fan-out");
     if (wide_roots) f.evidence = strf("%zu root nodes start at once", out.roots);
     if (widest >= kWideFanout)
       f.evidence += strf("%s%s fans out to %zu nodes", wide_roots ? "; " : "", m.nodes[widest_node].dot_name.c_str(), widest);
@@ -592,10 +577,8 @@ struct Analyzer {
       if (adjacent) next_to_kernel.push_back(i);
     }
     if (next_to_kernel.empty()) return;
-    Finding f;
-    f.id = "memset_next_to_kernel";
-    f.severity = next_to_kernel.size() >= 4 ? "warning" : "info";
-    f.title = "Memsets right next to kernels";
+    Finding f = finding("memset_next_to_kernel", next_to_kernel.size() >= 4 ? "warning" : "info",
+                        "Memsets right next to kernels");
     f.evidence = strf("%zu memset node%s directly before or after a kernel, e.g. %s", next_to_kernel.size(),
                       next_to_kernel.size() == 1 ? "" : "s", m.nodes[next_to_kernel[0]].dot_name.c_str());
     const GraphNode& s = m.nodes[next_to_kernel[0]];
@@ -613,10 +596,7 @@ struct Analyzer {
     for (std::size_t i = 0; i < m.nodes.size(); ++i)
       if (m.nodes[i].kind == NodeKind::kEmpty) empty.push_back(i);
     if (empty.size() < kManyEmpty) return;
-    Finding f;
-    f.id = "many_empty_nodes";
-    f.severity = "info";
-    f.title = "Many empty nodes";
+    Finding f = finding("many_empty_nodes", "info", "Many empty nodes");
     f.evidence = strf("%zu empty nodes (%.0f%% of the graph).", empty.size(),
                       100.0 * static_cast<double>(empty.size()) / static_cast<double>(m.nodes.size()));
     f.advice = "Empty nodes only carry dependencies (stream capture adds them for joins and event waits). Each "
@@ -628,10 +608,7 @@ struct Analyzer {
 
   void straight_line() {
     if (out.max_parallelism != 1 || out.depth < kStraightLineMin) return;
-    Finding f;
-    f.id = "straight_line";
-    f.severity = "info";
-    f.title = "The graph is a single chain";
+    Finding f = finding("straight_line", "info", "The graph is a single chain");
     f.evidence = strf("Every level holds one node; the top-level graph is a chain of %zu nodes.", out.depth);
     f.advice = "Nothing in this graph can overlap, so the graph saves CPU launch overhead only; GPU time is the "
                "sum of the nodes plus one dependency gap per edge. Independent work (another stream's kernels) "
@@ -643,10 +620,7 @@ struct Analyzer {
     if (times == nullptr || !out.timed_critical_path) return;
     const CriticalPath& cp = *out.timed_critical_path;
     if (out.timed_nodes == 0) {
-      Finding f;
-      f.id = "no_node_times";
-      f.severity = "info";
-      f.title = "No per-node times matched this dump";
+      Finding f = finding("no_node_times", "info", "No per-node times matched this dump");
       f.evidence = "None of the " + group_digits(times->by_node.size()) + " timed nodes of " + times->origin +
                    " has a name of this dump.";
       f.advice = "Pick the right result with --workload and --mode, or re-run so that the dump and the trace come "
@@ -662,10 +636,7 @@ struct Analyzer {
         if (k.time_ns > top_k->time_ns) top_k = &k;
       const double share = top_k->time_ns / total;
       if (share >= kDominantShare && out.kernels.size() > 1) {
-        Finding f;
-        f.id = "dominant_kernel";
-        f.severity = "info";
-        f.title = "One kernel dominates";
+        Finding f = finding("dominant_kernel", "info", "One kernel dominates");
         f.evidence = strf("%s takes %.0f%% of the measured kernel time (%s of %s over %zu node%s).",
                           top_k->short_name.c_str(), 100 * share, format_ns(top_k->time_ns).c_str(),
                           format_ns(total).c_str(), top_k->count, top_k->count == 1 ? "" : "s");
@@ -675,10 +646,7 @@ struct Analyzer {
       }
     }
     if (cp.time_ns > 0 && cp.serial_time_ns >= 1.5 * cp.time_ns) {
-      Finding f;
-      f.id = "parallel_work";
-      f.severity = "info";
-      f.title = "Work overlaps along branches";
+      Finding f = finding("parallel_work", "info", "Work overlaps along branches");
       f.evidence = strf("The measured critical path is %s of %s of node time (%.1fx available overlap), %zu nodes long.",
                         format_ns(cp.time_ns).c_str(), format_ns(cp.serial_time_ns).c_str(),
                         cp.serial_time_ns / cp.time_ns, cp.nodes.size());

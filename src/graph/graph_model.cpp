@@ -33,25 +33,34 @@ Pools& pools() {
   return *p;
 }
 
-// Loader threads intern a few distinct texts a million times: each keeps the ones it has seen,
-// so that the pool's lock is taken once per text and thread. Bounded for hostile dumps where
-// every name differs.
+// Loader threads look up a few distinct texts (and launch configurations) a million times: each
+// thread keeps the entries it has seen, keyed by their text, so that the pool's lock is taken once
+// per entry and thread. Bounded for hostile dumps where every name differs. `add` puts the entry
+// into the pool (under the lock) and returns the pooled key text and entry, both never freed.
 constexpr std::size_t kMaxCachedTexts = 4096;
+
+template <typename Entry, typename Add>
+const Entry* pooled(std::string_view key, Add add) {
+  thread_local std::unordered_map<std::string_view, const Entry*> seen;
+  const auto it = seen.find(key);
+  if (it != seen.end()) return it->second;
+  Pools& p = pools();
+  std::pair<std::string_view, const Entry*> entry;
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    entry = add(p);
+  }
+  if (seen.size() >= kMaxCachedTexts) seen.clear();
+  seen.emplace(entry);
+  return entry.second;
+}
 
 const std::string* intern(std::string_view text) {
   if (text.empty()) return nullptr;
-  thread_local std::unordered_map<std::string_view, const std::string*> seen;
-  const auto it = seen.find(text);
-  if (it != seen.end()) return it->second;
-  Pools& p = pools();
-  const std::string* entry = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(p.mutex);
-    entry = &*p.texts.emplace(text).first;
-  }
-  if (seen.size() >= kMaxCachedTexts) seen.clear();
-  seen.emplace(*entry, entry);
-  return entry;
+  return pooled<std::string>(text, [text](Pools& p) {
+    const std::string& s = *p.texts.emplace(text).first;
+    return std::make_pair(std::string_view(s), &s);
+  });
 }
 
 }  // namespace
@@ -69,19 +78,10 @@ std::ostream& operator<<(std::ostream& out, const SharedText& t) { return out <<
 
 SharedLaunch::SharedLaunch(const std::optional<LaunchConfig>& config) {
   if (!config) return;
-  thread_local std::unordered_map<std::string, const LaunchConfig*> seen;
-  const auto it = seen.find(config->text);
-  if (it != seen.end()) {
-    config_ = it->second;
-    return;
-  }
-  Pools& p = pools();
-  {
-    const std::lock_guard<std::mutex> lock(p.mutex);
-    config_ = &p.launches.emplace(config->text, *config).first->second;
-  }
-  if (seen.size() >= kMaxCachedTexts) seen.clear();
-  seen.emplace(config->text, config_);
+  config_ = pooled<LaunchConfig>(config->text, [&config](Pools& p) {
+    const auto& e = *p.launches.emplace(config->text, *config).first;
+    return std::make_pair(std::string_view(e.first), &e.second);
+  });
 }
 
 const char* to_string(NodeKind k) {

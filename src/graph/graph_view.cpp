@@ -17,16 +17,12 @@
 #include <set>
 #include <unordered_map>
 
-#include "graph_text_util.hpp"
 #include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
 namespace {
-
-using detail::format_bytes;
-using detail::group_digits;
-using detail::strf;
 
 // Fill colours by kind: kernels blue, copies green, memsets yellow, host red, events purple,
 // allocations orange, bookkeeping grey. Pale enough for black text.

@@ -5,6 +5,7 @@
 
 #include "graphprof/error.hpp"
 #include "graphprof/graph_analysis.hpp"
+#include "graphprof/params.hpp"
 #include "graphprof/report.hpp"
 
 namespace gp {
@@ -14,9 +15,7 @@ namespace {
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 std::string describe(const ModeResult& r) {
-  std::string s = r.workload;
-  for (const auto& [k, v] : r.params) s += " " + k + "=" + v;
-  return s + " " + to_string(r.mode);
+  return r.workload + (r.params.empty() ? "" : " " + params_text(r.params, " ")) + " " + to_string(r.mode);
 }
 
 bool dumped(const ModeResult& r, const std::string& name) {

@@ -52,8 +52,7 @@ T field(const json& j, const char* key, T fallback = T{}) {
   return it->get<T>();
 }
 
-template <typename Record>
-void read_gpu_fields(const json& j, Record& r) {
+void read_span(const json& j, GpuSpan& r) {
   r.start_ns = field<std::uint64_t>(j, "s");
   r.end_ns = field<std::uint64_t>(j, "e");
   r.device_id = field<std::uint32_t>(j, "d");
@@ -61,6 +60,10 @@ void read_gpu_fields(const json& j, Record& r) {
   r.stream_id = field<std::uint32_t>(j, "st");
   r.correlation_id = field<std::uint32_t>(j, "co");
   r.graph_id = field<std::uint32_t>(j, "g");
+}
+
+void read_activity(const json& j, GpuActivity& r) {
+  read_span(j, r);
   r.graph_node_id = field<std::uint64_t>(j, "gn");
 }
 
@@ -70,7 +73,7 @@ void read_line(const json& j, ProcessRecords& p) {
   if (t == "k") {
     KernelRecord k;
     k.name = field<std::string>(j, "n");
-    read_gpu_fields(j, k);
+    read_activity(j, k);
     k.grid = field<std::array<int, 3>>(j, "gr", k.grid);
     k.block = field<std::array<int, 3>>(j, "bl", k.block);
     k.shared_bytes = field<int>(j, "sh");
@@ -91,23 +94,17 @@ void read_line(const json& j, ProcessRecords& p) {
     MemcpyRecord m;
     m.copy_kind = field<std::string>(j, "k", "unknown");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_gpu_fields(j, m);
+    read_activity(j, m);
     d.memcpys.push_back(std::move(m));
   } else if (t == "ms") {
     MemsetRecord m;
     m.value = field<std::uint32_t>(j, "v");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_gpu_fields(j, m);
+    read_activity(j, m);
     d.memsets.push_back(m);
   } else if (t == "gt") {
     GraphTraceRecord g;
-    g.correlation_id = field<std::uint32_t>(j, "co");
-    g.graph_id = field<std::uint32_t>(j, "g");
-    g.start_ns = field<std::uint64_t>(j, "s");
-    g.end_ns = field<std::uint64_t>(j, "e");
-    g.device_id = field<std::uint32_t>(j, "d");
-    g.context_id = field<std::uint32_t>(j, "c");
-    g.stream_id = field<std::uint32_t>(j, "st");
+    read_span(j, g);
     d.graph_traces.push_back(g);
   } else if (t == "nm") {
     d.node_mappings.push_back(NodeMapping{field<std::uint64_t>(j, "x"), field<std::uint64_t>(j, "o")});

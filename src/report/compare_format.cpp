@@ -42,12 +42,6 @@ std::string format_value(double v, const std::string& unit) {
 
 std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }
 
-std::string params_text(const std::map<std::string, std::string>& params) {
-  std::string s;
-  for (const auto& [k, v] : params) s += (s.empty() ? "" : ",") + k + "=" + v;
-  return s;
-}
-
 std::string verdict_label(const MetricComparison& r) {
   std::string s = to_string(r.verdict);
   std::replace(s.begin(), s.end(), '_', ' ');

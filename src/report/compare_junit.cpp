@@ -8,27 +8,18 @@
 #include <vector>
 
 #include "graphprof/compare_report.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp {
 
 namespace {
 
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters; a report field should not carry them.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
-        else out += ch;
-    }
-  }
-  return out;
+// markup_escape, after blanking the control characters XML 1.0 forbids (a report field should
+// not carry them).
+std::string xml(std::string s) {
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') ch = ' ';
+  return markup_escape(s);
 }
 
 // Jenkins and GitLab split a classname at its last '.' into package and class, so a parameter

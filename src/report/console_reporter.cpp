@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graphprof/metric_catalog.hpp"
+#include "graphprof/params.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 #include "graphprof/trace_report.hpp"
@@ -15,16 +16,10 @@ namespace gp {
 
 namespace {
 
-std::string params_text(const std::map<std::string, std::string>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
-}
-
 std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : strf("%.4g", v); }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
-  out << "\n" << r.workload << " [" << params_text(r.params) << "] mode=" << to_string(r.mode) << ": " << to_string(r.status);
+  out << "\n" << r.workload << " [" << params_text(r.params, " ") << "] mode=" << to_string(r.mode) << ": " << to_string(r.status);
   if (!r.checksum.empty()) out << ", checksum " << r.checksum;
   if (r.checksum_matches_eager) out << (*r.checksum_matches_eager ? " (matches eager)" : " (DIFFERS FROM EAGER)");
   out << "\n";
@@ -139,7 +134,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
     for (const auto* s : seen) dup = dup || (s->workload == r.workload && s->params == r.params);
     if (dup) continue;
     seen.push_back(&r);
-    out << "\nsummary: " << r.workload << " [" << params_text(r.params) << "]\n";
+    out << "\nsummary: " << r.workload << " [" << params_text(r.params, " ") << "]\n";
     TextTable t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
              "break-even", "output"});
     for (const auto& x : report.results) {

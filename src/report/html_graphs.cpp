@@ -12,6 +12,7 @@
 #include "graphprof/graph_analysis.hpp"
 #include "graphprof/graph_render.hpp"
 #include "graphprof/graph_view.hpp"
+#include "graphprof/params.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -95,13 +96,13 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
     if (recorded.empty()) continue;
     const std::string name = r.workload + " " + to_string(r.mode);
     if (param_sets[r.workload].size() > 1 || drawn >= kMaxPictures) {
-      skipped += "<li>" + escape(name + " [" + params_label(r.params) + "]") + ": <code>" + escape(recorded) +
+      skipped += "<li>" + escape(name + " [" + params_text(r.params, " ") + "]") + ": <code>" + escape(recorded) +
                  "</code></li>\n";
       continue;
     }
     const std::string path = locate(recorded, options.dot_dirs);
     body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + to_string(r.mode)) + "\"><h3>" +
-            escape(name) + " <span class=\"gp-note\">" + escape(params_label(r.params)) + "</span></h3>\n";
+            escape(name) + " <span class=\"gp-note\">" + escape(params_text(r.params, " ")) + "</span></h3>\n";
     if (path.empty()) {
       body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded) +
               "</code> is not here (pass its folder with <code>--dot-dir</code>).</p></figure>\n";

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "graphprof/params.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 #include "html_sections.hpp"
@@ -208,7 +209,7 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
   chart.unit = "x";
   for (const Benchmark& b : benches) {
     const ModeResult* c = b.find(Mode::kCapture);
-    s += "<tr><td>" + escape(b.workload) + "</td><td class=\"l\">" + escape(params_label(b.params)) + "</td><td>" +
+    s += "<tr><td>" + escape(b.workload) + "</td><td class=\"l\">" + escape(params_text(b.params, " ")) + "</td><td>" +
          escape(gpu_cell(b.find(Mode::kEager))) + "</td><td>" + escape(gpu_cell(c)) + "</td><td>" +
          escape(gpu_cell(b.find(Mode::kGraph))) + "</td><td>" + speedup_text(c) + "</td><td>" +
          speedup_text(b.find(Mode::kGraph)) + "</td><td>" + break_even_text(c) + "</td><td>" + outputs_text(b) +
@@ -222,7 +223,7 @@ std::string summary_section(const std::vector<Benchmark>& benches) {
       bar.value = derived_or_nan(*c, "speedup_gpu_time_vs_eager");
       bar.low = 1, bar.high = 0;  // no interval for a ratio of medians
       bar.value_text = strf("%.2fx", bar.value);
-      bar.tooltip = b.workload + " " + params_label(b.params) + ": " + bar.value_text;
+      bar.tooltip = b.workload + " " + params_text(b.params, " ") + ": " + bar.value_text;
       chart.bars.push_back(std::move(bar));
     }
   }
@@ -266,7 +267,7 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
     const std::size_t index = seen[b.workload]++;
     const std::string tag = css_token(b.workload) + (index > 0 ? "-" + std::to_string(index) : "");
     s += "<section class=\"gp-workload\" id=\"workload-" + tag + "\"><h3>" + escape(b.workload) +
-         " <span class=\"gp-note\">" + escape(params_label(b.params)) + "</span></h3>\n";
+         " <span class=\"gp-note\">" + escape(params_text(b.params, " ")) + "</span></h3>\n";
     for (const ModeResult* r : b.modes)
       if (r->status != Status::kOk) s += failure_text(*r);
     s += "<div class=\"gp-charts\">";
@@ -424,7 +425,7 @@ std::string trace_section(const Report& report) {
     if (!r.sections.trace) continue;
     const TraceSection& t = *r.sections.trace;
     const std::string& status = t.status;
-    rows += "<tr><td>" + escape(r.workload) + "</td><td class=\"l\">" + escape(params_label(r.params)) +
+    rows += "<tr><td>" + escape(r.workload) + "</td><td class=\"l\">" + escape(params_text(r.params, " ")) +
             "</td><td class=\"l\">" + escape(to_string(r.mode)) + "</td>";
     if (status != "ok") {
       rows += "<td class=\"l gp-warn\" colspan=\"7\">" + escape(status + ": " + t.reason) + "</td></tr>\n";
@@ -496,12 +497,6 @@ std::string default_title(const std::vector<Benchmark>& benches) {
 }
 
 }  // namespace
-
-std::string params_label(const std::map<std::string, std::string>& params) {
-  std::string s;
-  for (const auto& [k, v] : params) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
-}
 
 std::string ns_with_interval(double median, double low, double high) {
   std::string s = escape(format_ns(median));

@@ -16,9 +16,6 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
 // The verdicts of a `compare --json` document, regressions first, and a chart of the changes.
 std::string comparison_section(const nlohmann::json& doc, const std::string& source);
 
-// "k=v k=v": a result's parameters in headings and labels.
-std::string params_label(const std::map<std::string, std::string>& params);
-
 // A table cell's text for a duration with its interval: "100 µs [99.9 µs, 100 µs]".
 std::string ns_with_interval(double median, double low, double high);
 

@@ -2,6 +2,7 @@
 // job summaries and notes.
 #include <cmath>
 
+#include "graphprof/params.hpp"
 #include "graphprof/reporters.hpp"
 
 namespace gp {
@@ -30,8 +31,7 @@ void MarkdownReporter::write(const Report& report, std::ostream& out) const {
   }
   for (const auto* h : heads) {
     out << "\n### " << h->workload;
-    std::string ps;
-    for (const auto& [k, v] : h->params) ps += (ps.empty() ? "" : ", ") + k + "=" + v;
+    const std::string ps = params_text(h->params, ", ");
     if (!ps.empty()) out << " (" << ps << ")";
     out << "\n\n| mode | GPU time / iter | latched / iter | launch call CPU | CPU submit / iter | one-off | "
            "speedup | break-even | output |\n|---|---|---|---|---|---|---|---|---|\n";

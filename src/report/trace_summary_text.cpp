@@ -28,38 +28,32 @@ std::string ratio_text(const TracePerturbation& p) {
 
 std::string fmt_runs(double runs) { return strf(runs == std::floor(runs) ? "%.0f" : "%.1f", runs); }
 
-void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  TextTable t(rows.front(), TextTable::Layout::kText);
-  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
-  out << t.str();
-}
-
 }  // namespace
 
 std::string format_trace_summary(const Report& report) {
   std::ostringstream out;
-  std::vector<std::vector<std::string>> rows{{"workload", "mode", "trace", "untraced GPU/iter [95% CI]",
-                                              "traced GPU/iter [95% CI]", "traced/untraced", "replays", "dropped",
-                                              "unattributed"}};
+  TextTable rows({"workload", "mode", "trace", "untraced GPU/iter [95% CI]", "traced GPU/iter [95% CI]",
+                  "traced/untraced", "replays", "dropped", "unattributed"},
+                 TextTable::Layout::kText);
   bool any = false;
   for (const auto& r : report.results) {
     if (!r.sections.trace) continue;
     any = true;
     const TraceSection& t = *r.sections.trace;
     if (t.status != "ok") {
-      rows.push_back({r.workload, to_string(r.mode), t.status + ": " + t.reason, "", "", "", "", "", ""});
+      rows.add({r.workload, to_string(r.mode), t.status + ": " + t.reason, "", "", "", "", "", ""});
       continue;
     }
     const TracePerturbation& p = t.perturbation;
     const TraceSpread untraced = p.untraced.value_or(TraceSpread{});
-    rows.push_back({r.workload, to_string(r.mode), t.level.empty() ? "?" : t.level,
-                    ns_with_ci(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns),
-                    ns_with_ci(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns), ratio_text(p),
-                    std::to_string(t.replays), std::to_string(t.dropped_records), std::to_string(t.unattributed_records)});
+    rows.add({r.workload, to_string(r.mode), t.level.empty() ? "?" : t.level,
+              ns_with_ci(untraced.median_ns, untraced.ci_low_ns, untraced.ci_high_ns),
+              ns_with_ci(p.traced.median_ns, p.traced.ci_low_ns, p.traced.ci_high_ns), ratio_text(p),
+              std::to_string(t.replays), std::to_string(t.dropped_records), std::to_string(t.unattributed_records)});
   }
   if (!any) return {};
   out << "\nTrace pass (CUPTI, after the timing passes): GPU time per iteration untraced vs traced\n";
-  print_table(out, rows);
+  out << rows.str();
 
   for (const auto& r : report.results) {
     if (!r.sections.trace || r.sections.trace->status != "ok") continue;
@@ -88,25 +82,25 @@ std::string format_trace_summary(const Report& report) {
       for (const auto& n : t.nodes) sorted.push_back(&n);
       std::stable_sort(sorted.begin(), sorted.end(),  // ties keep node order: the same text everywhere
                        [&](const TraceNodeTime* a, const TraceNodeTime* b) { return per_replay(*a) > per_replay(*b); });
-      std::vector<std::vector<std::string>> nrows{{"node", "kind", "name", "median", "p10", "p90", "gap before"}};
-      if (loops) nrows[0].insert(nrows[0].begin() + 3, {"per replay", "runs/replay"});
+      std::vector<std::string> header{"node", "kind", "name", "median", "p10", "p90", "gap before"};
+      if (loops) header.insert(header.begin() + 3, {"per replay", "runs/replay"});
+      TextTable nrows(std::move(header), TextTable::Layout::kText);
       for (std::size_t i = 0; i < sorted.size() && i < 5; ++i) {
         const TraceNodeTime& n = *sorted[i];
-        nrows.push_back({n.dot_name, n.kind, n.name, format_ns(n.median_ns), format_ns(n.p10_ns), format_ns(n.p90_ns),
-                         format_ns(n.gap_before_median_ns)});
-        if (loops) nrows.back().insert(nrows.back().begin() + 3, {format_ns(per_replay(n)), fmt_runs(runs(n))});
+        std::vector<std::string> row{n.dot_name, n.kind, n.name, format_ns(n.median_ns), format_ns(n.p10_ns),
+                                     format_ns(n.p90_ns), format_ns(n.gap_before_median_ns)};
+        if (loops) row.insert(row.begin() + 3, {format_ns(per_replay(n)), fmt_runs(runs(n))});
+        nrows.add(std::move(row));
       }
-      out << "  slowest nodes (" << t.nodes.size() << " attributed):\n";
-      print_table(out, nrows);
+      out << "  slowest nodes (" << t.nodes.size() << " attributed):\n" << nrows.str();
     } else if (!t.kernels.empty()) {
-      std::vector<std::vector<std::string>> krows{{"name", "kind", "count", "median", "p90", "per iteration"}};
+      TextTable krows({"name", "kind", "count", "median", "p90", "per iteration"}, TextTable::Layout::kText);
       for (std::size_t i = 0; i < t.kernels.size() && i < 5; ++i) {
         const TraceKernelTime& k = t.kernels[i];
-        krows.push_back({k.name, k.kind, std::to_string(k.count), format_ns(k.median_ns), format_ns(k.p90_ns),
-                         format_ns(k.per_iter_ns)});
+        krows.add({k.name, k.kind, std::to_string(k.count), format_ns(k.median_ns), format_ns(k.p90_ns),
+                   format_ns(k.per_iter_ns)});
       }
-      out << "  GPU work by name:\n";
-      print_table(out, krows);
+      out << "  GPU work by name:\n" << krows.str();
     }
   }
   out << "\n(Traced figures include CUPTI's own cost; the timing tables above were measured without it.)\n";

@@ -147,10 +147,11 @@ static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND
                   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
               "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
 
-// The fields kernel, memcpy and memset activity records share. (For memcpy, runtimeCorrelationId
-// was always 0 on CUDA 13.0; correlationId matches the API record.)
-template <typename Cupti, typename Plain>
-void copy_gpu_fields(const Cupti& c, Plain& x) {
+// The fields of GpuSpan (kernel, memcpy, memset and graph trace records) and GpuActivity (not graph
+// traces). (For memcpy, runtimeCorrelationId was always 0 on CUDA 13.0; correlationId matches the
+// API record.)
+template <typename Cupti>
+void copy_span(const Cupti& c, GpuSpan& x) {
   x.start_ns = c.start;
   x.end_ns = c.end;
   x.device_id = c.deviceId;
@@ -158,6 +159,11 @@ void copy_gpu_fields(const Cupti& c, Plain& x) {
   x.stream_id = c.streamId;
   x.correlation_id = c.correlationId;
   x.graph_id = c.graphId;
+}
+
+template <typename Cupti>
+void copy_activity(const Cupti& c, GpuActivity& x) {
+  copy_span(c, x);
   x.graph_node_id = c.graphNodeId;
 }
 
@@ -171,7 +177,7 @@ class Converter {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
         KernelRecord x;
         x.name = k->name ? k->name : "(unnamed kernel)";
-        copy_gpu_fields(*k, x);
+        copy_activity(*k, x);
         x.grid = {{k->gridX, k->gridY, k->gridZ}};
         x.block = {{k->blockX, k->blockY, k->blockZ}};
         x.shared_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
@@ -184,7 +190,7 @@ class Converter {
         MemcpyRecord x;
         x.copy_kind = copy_kind_name(m->copyKind);
         x.bytes = m->bytes;
-        copy_gpu_fields(*m, x);
+        copy_activity(*m, x);
         out.memcpys.push_back(std::move(x));
         return;
       }
@@ -193,7 +199,7 @@ class Converter {
         MemsetRecord x;
         x.value = m->value;
         x.bytes = m->bytes;
-        copy_gpu_fields(*m, x);
+        copy_activity(*m, x);
         out.memsets.push_back(x);
         return;
       }
@@ -234,13 +240,7 @@ class Converter {
       case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
         const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
         GraphTraceRecord x;
-        x.correlation_id = g->correlationId;
-        x.graph_id = g->graphId;
-        x.start_ns = g->start;
-        x.end_ns = g->end;
-        x.device_id = g->deviceId;
-        x.context_id = g->contextId;
-        x.stream_id = g->streamId;
+        copy_span(*g, x);
         out.graph_traces.push_back(x);
         return;
       }
@@ -553,9 +553,9 @@ void trace_shutdown() noexcept {
 }
 
 namespace {
-// The test seam's mirror of copy_gpu_fields: the shared fields of a synthetic GPU record.
+// The test seam's mirror of copy_span / copy_activity: the shared fields of a synthetic GPU record.
 template <typename Cupti>
-void fill_gpu_fields(const SyntheticCuptiRecord& r, Cupti& c) {
+void fill_span(const SyntheticCuptiRecord& r, Cupti& c) {
   c.start = r.start;
   c.end = r.end;
   c.deviceId = r.device;
@@ -563,6 +563,11 @@ void fill_gpu_fields(const SyntheticCuptiRecord& r, Cupti& c) {
   c.streamId = r.stream;
   c.correlationId = r.correlation;
   c.graphId = r.graph_id;
+}
+
+template <typename Cupti>
+void fill_activity(const SyntheticCuptiRecord& r, Cupti& c) {
+  fill_span(r, c);
   c.graphNodeId = r.graph_node_id;
 }
 }  // namespace
@@ -579,7 +584,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof raw, "buffer too small");
         auto* k = new (raw) CUpti_ActivityKernel10{};
         k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        fill_gpu_fields(r, *k);
+        fill_activity(r, *k);
         k->name = r.name;
         k->gridX = r.grid[0], k->gridY = r.grid[1], k->gridZ = r.grid[2];
         k->blockX = r.block[0], k->blockY = r.block[1], k->blockZ = r.block[2];
@@ -594,7 +599,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
         m->copyKind = r.copy_kind;
         m->bytes = r.bytes;
-        fill_gpu_fields(r, *m);
+        fill_activity(r, *m);
         conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
@@ -603,7 +608,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
         m->value = r.value;
         m->bytes = r.bytes;
-        fill_gpu_fields(r, *m);
+        fill_activity(r, *m);
         conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
@@ -636,13 +641,7 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
       case SyntheticCuptiRecord::Kind::kGraphTrace: {
         auto* g = new (raw) CUpti_ActivityGraphTrace2{};
         g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-        g->correlationId = r.correlation;
-        g->start = r.start;
-        g->end = r.end;
-        g->deviceId = r.device;
-        g->graphId = r.graph_id;
-        g->contextId = r.context;
-        g->streamId = r.stream;
+        fill_span(r, *g);
         conv.convert(reinterpret_cast<const CUpti_Activity*>(g), out);
         break;
       }

@@ -81,21 +81,35 @@ std::vector<T> read_array(const json& j, const char* key, const std::string& sou
   return out;
 }
 
-}  // namespace
-
-namespace {
-// The fields every GPU activity record (kernel, memcpy, memset) carries, read in one place.
-template <typename Record, typename Reader>
-void read_gpu_fields(const Reader& r, Record& x) {
-  x.start_ns = r.template get<std::uint64_t>("start");
-  x.end_ns = r.template get<std::uint64_t>("end");
-  x.device_id = r.template get<std::uint32_t>("device");
-  x.context_id = r.template get<std::uint32_t>("context");
-  x.stream_id = r.template get<std::uint32_t>("stream");
-  x.correlation_id = r.template get<std::uint32_t>("correlation");
-  x.graph_id = r.template get<std::uint32_t>("graph_id");
-  x.graph_node_id = r.template get<std::uint64_t>("graph_node_id");
+// The fields of GpuSpan and GpuActivity, written and read in one place.
+json span_json(const GpuSpan& r) {
+  return {{"start", r.start_ns},   {"end", r.end_ns},
+          {"device", r.device_id},  {"context", r.context_id},
+          {"stream", r.stream_id},  {"correlation", r.correlation_id},
+          {"graph_id", r.graph_id}};
 }
+
+json activity_json(const GpuActivity& r) {
+  json j = span_json(r);
+  j["graph_node_id"] = r.graph_node_id;
+  return j;
+}
+
+void read_span(const Reader& r, GpuSpan& x) {
+  x.start_ns = r.get<std::uint64_t>("start");
+  x.end_ns = r.get<std::uint64_t>("end");
+  x.device_id = r.get<std::uint32_t>("device");
+  x.context_id = r.get<std::uint32_t>("context");
+  x.stream_id = r.get<std::uint32_t>("stream");
+  x.correlation_id = r.get<std::uint32_t>("correlation");
+  x.graph_id = r.get<std::uint32_t>("graph_id");
+}
+
+void read_activity(const Reader& r, GpuActivity& x) {
+  read_span(r, x);
+  x.graph_node_id = r.get<std::uint64_t>("graph_node_id");
+}
+
 }  // namespace
 
 json to_json(const TraceData& d) {
@@ -110,21 +124,24 @@ json to_json(const TraceData& d) {
   j["buffers"] = d.buffers;
   j["largest_buffer_bytes"] = d.largest_buffer_bytes;
   json& k = j["kernels"] = json::array();
-  for (const auto& r : d.kernels)
-    k.push_back({{"name", r.name}, {"start", r.start_ns}, {"end", r.end_ns}, {"device", r.device_id},
-                 {"context", r.context_id}, {"stream", r.stream_id}, {"correlation", r.correlation_id},
-                 {"graph_id", r.graph_id}, {"graph_node_id", r.graph_node_id}, {"grid", r.grid},
-                 {"block", r.block}, {"shared_bytes", r.shared_bytes}, {"registers", r.registers_per_thread}});
+  for (const auto& r : d.kernels) {
+    json x = activity_json(r);
+    x.update({{"name", r.name}, {"grid", r.grid}, {"block", r.block}, {"shared_bytes", r.shared_bytes},
+              {"registers", r.registers_per_thread}});
+    k.push_back(std::move(x));
+  }
   json& mc = j["memcpys"] = json::array();
-  for (const auto& r : d.memcpys)
-    mc.push_back({{"copy_kind", r.copy_kind}, {"bytes", r.bytes}, {"start", r.start_ns}, {"end", r.end_ns},
-                  {"device", r.device_id}, {"context", r.context_id}, {"stream", r.stream_id},
-                  {"correlation", r.correlation_id}, {"graph_id", r.graph_id}, {"graph_node_id", r.graph_node_id}});
+  for (const auto& r : d.memcpys) {
+    json x = activity_json(r);
+    x.update({{"copy_kind", r.copy_kind}, {"bytes", r.bytes}});
+    mc.push_back(std::move(x));
+  }
   json& ms = j["memsets"] = json::array();
-  for (const auto& r : d.memsets)
-    ms.push_back({{"value", r.value}, {"bytes", r.bytes}, {"start", r.start_ns}, {"end", r.end_ns},
-                  {"device", r.device_id}, {"context", r.context_id}, {"stream", r.stream_id},
-                  {"correlation", r.correlation_id}, {"graph_id", r.graph_id}, {"graph_node_id", r.graph_node_id}});
+  for (const auto& r : d.memsets) {
+    json x = activity_json(r);
+    x.update({{"value", r.value}, {"bytes", r.bytes}});
+    ms.push_back(std::move(x));
+  }
   json& a = j["api"] = json::array();
   for (const auto& r : d.api)
     a.push_back({{"name", r.name}, {"cbid", r.cbid}, {"start", r.start_ns}, {"end", r.end_ns},
@@ -135,9 +152,7 @@ json to_json(const TraceData& d) {
     m.push_back({{"kind", marker_kind_name(r.kind)}, {"timestamp", r.timestamp_ns}, {"id", r.id}, {"name", r.name},
                  {"domain", r.domain}, {"pid", r.process_id}, {"tid", r.thread_id}});
   json& g = j["graph_traces"] = json::array();
-  for (const auto& r : d.graph_traces)
-    g.push_back({{"correlation", r.correlation_id}, {"graph_id", r.graph_id}, {"start", r.start_ns}, {"end", r.end_ns},
-                 {"device", r.device_id}, {"context", r.context_id}, {"stream", r.stream_id}});
+  for (const auto& r : d.graph_traces) g.push_back(span_json(r));
   json& nm = j["node_mappings"] = json::array();
   for (const auto& r : d.node_mappings) nm.push_back({{"exec_node_id", r.exec_node_id}, {"original_node_id", r.original_node_id}});
   json& nc = j["nodes_created"] = json::array();
@@ -168,7 +183,7 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
   d.kernels = read_array<KernelRecord>(j, "kernels", source, [](const Reader& r) {
     KernelRecord k;
     k.name = r.get<std::string>("name");
-    read_gpu_fields(r, k);
+    read_activity(r, k);
     k.grid = r.get<std::array<int, 3>>("grid");
     k.block = r.get<std::array<int, 3>>("block");
     k.shared_bytes = r.get<int>("shared_bytes");
@@ -179,14 +194,14 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
     MemcpyRecord m;
     m.copy_kind = r.get<std::string>("copy_kind");
     m.bytes = r.get<std::uint64_t>("bytes");
-    read_gpu_fields(r, m);
+    read_activity(r, m);
     return m;
   });
   d.memsets = read_array<MemsetRecord>(j, "memsets", source, [](const Reader& r) {
     MemsetRecord m;
     m.value = r.get<std::uint32_t>("value");
     m.bytes = r.get<std::uint64_t>("bytes");
-    read_gpu_fields(r, m);
+    read_activity(r, m);
     return m;
   });
   d.api = read_array<ApiRecord>(j, "api", source, [](const Reader& r) {
@@ -218,13 +233,7 @@ TraceData trace_data_from_json(const json& j, const std::string& source) {
   });
   d.graph_traces = read_array<GraphTraceRecord>(j, "graph_traces", source, [](const Reader& r) {
     GraphTraceRecord g;
-    g.correlation_id = r.get<std::uint32_t>("correlation");
-    g.graph_id = r.get<std::uint32_t>("graph_id");
-    g.start_ns = r.get<std::uint64_t>("start");
-    g.end_ns = r.get<std::uint64_t>("end");
-    g.device_id = r.get<std::uint32_t>("device");
-    g.context_id = r.get<std::uint32_t>("context");
-    g.stream_id = r.get<std::uint32_t>("stream");
+    read_span(r, g);
     return g;
   });
   d.node_mappings = read_array<NodeMapping>(j, "node_mappings", source, [](const Reader& r) {

@@ -6,7 +6,11 @@ gp=$1 out=$2
 rm -rf "$out"
 GRAPHPROF_PROFILE_NO_GPU_CHECK=1 "$gp" profile --out "$out" -- sleep 30 > "$out.log" 2>&1 &
 pid=$!
-for _ in $(seq 50); do pgrep -P "$pid" sleep > /dev/null && break; sleep 0.1; done
+# Wait for the application to exist (up to 60 s: a loaded CI machine can take seconds to start it);
+# a signal sent before graphprof has started it would test nothing.
+started=0
+for _ in $(seq 600); do pgrep -P "$pid" sleep > /dev/null && { started=1; break; }; sleep 0.1; done
+[ "$started" = 1 ] || { kill -KILL "$pid"; echo "FAIL: graphprof did not start the application within 60 s"; exit 1; }
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

@@ -128,6 +128,24 @@ TEST(Merge, KeepsEveryProcessDeviceProbe) {
   EXPECT_FALSE(to_json(probed(508, 509))["results"][0]["sections"]["device_probe"].contains("processes"));
 }
 
+// The largest counts a report may hold add up without overflow (UBSan runs this test); reading the
+// merged report back then refuses its out-of-range count with its path.
+TEST(Merge, LargestCountsAddUpWithoutOverflow) {
+  Report big = report(300, 100);
+  big.settings["processes"] = 2147483647;
+  big.settings["repetitions"] = 2147483647;
+  const Report m = merge_reports({big, big}, {"a", "b"});
+  EXPECT_EQ(m.settings["processes"].get<long long>(), 2LL * 2147483647);
+  EXPECT_EQ(m.settings["repetitions_total"].get<long long>(), 2LL * 2147483647 * 2147483647);
+  try {
+    report_from_json(to_json(m), "m.json");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("m.json: settings.repetitions_total"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Merge, RefusesTheSameFileTwice) {
   const std::string dir = ::testing::TempDir();
   Report r = report(300, 100);

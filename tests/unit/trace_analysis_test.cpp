@@ -207,8 +207,8 @@ TEST(TraceStats, GraphLevelUsesOneSpanPerLaunch) {
   d.level = TraceLevel::kGraph;
   d.kernels.clear();
   for (std::size_t r = 0; r < d.windows.size(); ++r)
-    d.graph_traces.push_back(GraphTraceRecord{static_cast<std::uint32_t>(100 + r), 16, d.windows[r].begin_ns + 5000,
-                                              d.windows[r].begin_ns + 5000 + 1234, 0, 1, 13});
+    d.graph_traces.push_back(GraphTraceRecord{{d.windows[r].begin_ns + 5000, d.windows[r].begin_ns + 5000 + 1234, 0, 1, 13,
+                                               static_cast<std::uint32_t>(100 + r), 16}});
   const TraceSummary s = summarize_trace(d, NodeJoin::build(d, nullptr), nullptr);
   EXPECT_TRUE(s.nodes.empty());
   ASSERT_TRUE(s.graph_span.has_value());
@@ -220,11 +220,11 @@ TEST(TraceStats, GraphLevelUsesOneSpanPerLaunch) {
 
 TEST(TraceRecordsJson, RoundTripsEveryField) {
   TraceData d = chain_graph_trace(3, 2);
-  d.memcpys.push_back(MemcpyRecord{"DtoH", 4096, 10, 20, 0, 1, 17, 55, 16, (std::uint64_t{16} << 32) | 3});
-  d.memsets.push_back(MemsetRecord{7, 4096, 30, 40, 0, 1, 17, 55, 16, (std::uint64_t{16} << 32) | 4});
+  d.memcpys.push_back(MemcpyRecord{{{10, 20, 0, 1, 17, 55, 16}, (std::uint64_t{16} << 32) | 3}, "DtoH", 4096});
+  d.memsets.push_back(MemsetRecord{{{30, 40, 0, 1, 17, 55, 16}, (std::uint64_t{16} << 32) | 4}, 7, 4096});
   d.markers.push_back(MarkerRecord{MarkerRecord::Kind::kStart, 5, 9, "launch loop", "graphprof", 1, 2});
   d.markers.push_back(MarkerRecord{MarkerRecord::Kind::kEnd, 6, 9, "", "", 1, 2});
-  d.graph_traces.push_back(GraphTraceRecord{100, 16, 1, 2, 0, 1, 13});
+  d.graph_traces.push_back(GraphTraceRecord{{1, 2, 0, 1, 13, 100, 16}});
   d.dropped_records = 3;
   d.other_records = 2;
   const nlohmann::json j = to_json(d);

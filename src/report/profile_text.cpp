@@ -22,13 +22,6 @@ std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); 
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
-// Columns: the first left-aligned, the others right-aligned; a rule under the header.
-std::string columns(const std::vector<std::vector<std::string>>& rows) {
-  TextTable t(rows.front());
-  for (std::size_t k = 1; k < rows.size(); ++k) t.add(rows[k]);
-  return t.str();
-}
-
 // "1 call", "55 calls" for a stats object's count.
 std::string calls_of(const json& stats) {
   const std::size_t n = stats.is_object() ? stats["count"].get<std::size_t>() : 0;
@@ -87,11 +80,11 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
         << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
         << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
-    std::vector<std::vector<std::string>> rows{{"node", "kind", "name", "median", "p90", "gap before"}};
+    TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
-      rows.push_back({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
-                      format_ns(n->gap_before_median_ns)});
-    out << columns(rows);
+      rows.add({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
+                format_ns(n->gap_before_median_ns)});
+    out << rows.str();
     return;
   }
 }
@@ -159,37 +152,38 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const json& graphs = p["graphs"];
   if (!graphs.empty()) {
     out << "\n  graphs (" << graphs.size() << " instantiated)\n";
-    std::vector<std::vector<std::string>> rows{{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload",
-                                                "launches", "call median", "blocked", "GPU/launch", "kernel time"}};
+    TextTable rows({"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
+                    "blocked", "GPU/launch", "kernel time"});
     std::size_t shown = 0;
     for (const auto& g : graphs) {
       if (++shown > 40) break;
       const json& calls = g["launch_calls"];
-      rows.push_back({"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
-                      g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
-                      std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
-                      std::to_string(g["launches"].get<std::size_t>()),
-                      calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
-                      std::to_string(calls["blocked"].get<std::size_t>()),
-                      g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
-                      p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"});
+      rows.add({"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
+                g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
+                std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
+                std::to_string(g["launches"].get<std::size_t>()),
+                calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
+                std::to_string(calls["blocked"].get<std::size_t>()),
+                g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
+                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"});
     }
-    out << columns(rows);
+    out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
     slowest_nodes(out, report, p);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
     if (list.empty()) return;
     out << "\n  " << title << "\n";
-    std::vector<std::vector<std::string>> rows{{"name", "count", host ? "host total" : "GPU total", "median"}};
-    if (bytes) rows[0].push_back("bytes");
+    std::vector<std::string> header{"name", "count", host ? "host total" : "GPU total", "median"};
+    if (bytes) header.push_back("bytes");
+    TextTable rows(std::move(header));
     for (const auto& n : list) {
       std::vector<std::string> r{n["name"].get<std::string>(), std::to_string(n["count"].get<std::size_t>()),
                                  ns(n, "total_ns"), ns(n, "median_ns")};
       if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
-      rows.push_back(std::move(r));
+      rows.add(std::move(r));
     }
-    out << columns(rows);
+    out << rows.str();
   };
   named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
   named("copies and memsets outside graphs", p["copies"], true, false);
@@ -197,15 +191,16 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const json& trouble = p["capture_trouble"];
   if (!trouble.empty()) {
     out << "\n  capture trouble\n";
-    std::vector<std::vector<std::string>> rows{{"#", "stream", "offending call", "error", "cudaStreamEndCapture"}};
+    TextTable rows({"#", "stream", "offending call", "error", "cudaStreamEndCapture"});
     std::string fixes;
+    std::size_t number = 0;
     for (const auto& t : trouble) {
-      const std::string n = std::to_string(rows.size());
-      rows.push_back({n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
-                      t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()});
+      const std::string n = std::to_string(++number);
+      rows.add({n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
+                t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()});
       if (!t["hint"].get<std::string>().empty()) fixes += "  fix " + n + ": " + t["hint"].get<std::string>() + "\n";
     }
-    out << columns(rows) << fixes;
+    out << rows.str() << fixes;
   }
   lost_records_text(out, p);
 }

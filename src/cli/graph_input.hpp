@@ -1,0 +1,38 @@
+// What `analyze` and `render` both read: a DOT dump and, optionally, a report of `graphprof run`
+// whose per-node times time the graph. One set of options, one way to load them.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "graphprof/graph_analysis.hpp"
+
+namespace gp::cli {
+
+struct GraphInputOptions {
+  std::string dot;
+  std::string report;
+  std::string workload;
+  std::string mode;
+};
+
+// Adds the DOT argument / --report, --workload and --mode (`report_help` says what the times add).
+// Two calls, so that each command's own options can stand between them in its --help.
+void add_dot_argument(CLI::App& sub, GraphInputOptions& o);
+void add_report_options(CLI::App& sub, GraphInputOptions& o, const char* report_help);
+
+// A usage error for --workload or --mode without --report.
+void check_graph_input(const GraphInputOptions& o);
+
+struct GraphInput {
+  GraphModel model;
+  std::optional<NodeTimes> times;  // with --report
+  GraphMetrics metrics;
+  const NodeTimes* times_or_null() const { return times ? &*times : nullptr; }
+};
+
+// Loads the dump, the report's times for it (gaps added) and analyzes them.
+GraphInput load_graph_input(const GraphInputOptions& o);
+
+}  // namespace gp::cli
