@@ -13,6 +13,10 @@ namespace gp {
 // file before the process dies.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Whether write_file_atomic(path, ...) writes to this process's stdout ("-", /dev/stdout, /dev/fd/1):
+// a command's own messages then go to stderr, so the output stays clean for a pipe.
+bool writes_to_stdout(const std::string& path);
+
 // Checks, without creating anything, that `path` can be written by write_file_atomic: "-", an
 // existing writable non-regular file, or a (new or existing) regular file in a writable folder.
 // Throws gp::Error(kUsage) "OPTION PATH: why" otherwise. Call it before doing expensive work.

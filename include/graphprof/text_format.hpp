@@ -77,6 +77,22 @@ inline std::string padding(const std::string& s, std::size_t width) {
   return std::string(w < width ? width - w : 0, ' ');
 }
 
+// `s` cut to at most `max` columns, ending in `mark` when cut. Cuts between code points: a cut
+// inside a UTF-8 sequence leaves invalid UTF-8 (garbage on a terminal; Graphviz then reads a whole
+// picture's labels as Latin-1).
+inline std::string clip_columns(const std::string& s, std::size_t max, const std::string& mark = "...") {
+  if (display_width(s) <= max) return s;
+  const std::size_t mark_width = display_width(mark);
+  const std::size_t keep = max > mark_width ? max - mark_width : 0;
+  std::string out;
+  std::size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80 && ++n > keep) break;
+    out += static_cast<char>(c);
+  }
+  return out + mark;
+}
+
 // `s` left-aligned / right-aligned in `width` columns.
 inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
 inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }

@@ -17,6 +17,7 @@ struct AnalyzeOptions {
 
 int analyze_command(const AnalyzeOptions& o) {
   check_graph_input(o.input);
+  if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
   const GraphInput in = load_graph_input(o.input);
   const GraphMetrics& metrics = in.metrics;
 
@@ -25,7 +26,6 @@ int analyze_command(const AnalyzeOptions& o) {
     return 0;
   }
   std::cout << analysis_text(metrics);
-  for (const auto& w : in.model.warnings) std::cerr << "graphprof: warning: " << o.input.dot << ": " << w << "\n";
   if (!o.json_path.empty()) {
     write_file_atomic(o.json_path, to_json(metrics).dump(2) + "\n");
     std::cout << "\nanalysis written to " << o.json_path << "\n";

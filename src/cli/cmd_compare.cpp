@@ -105,6 +105,11 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   t.strict = o.strict;
   t.fail_on_drift = o.fail_on_drift;
 
+  // Output paths are checked before anything is read or written (exit 2, naming the option).
+  if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
+  if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
+  if (!o.junit_path.empty()) check_output_path("--junit", o.junit_path);
+
   // Both sides are read before anything is written: a bad candidate must not leave a stale
   // Markdown from a previous run looking like today's result.
   const Report base = read_side(o.baseline);
@@ -114,20 +119,23 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
 
   // Every requested output is written before the exit code is returned, so a failing gate
   // still leaves its explanation behind.
-  // `--json -` writes to stdout (as `analyze --json -` does); the console table then goes to stderr.
+  // `--json -` writes to stdout (as `analyze --json -` does); the console table then goes to stderr,
+  // as it does when --markdown or --junit writes to stdout.
   const bool json_stdout = o.json_path == "-";
   if (json_stdout) std::cout << render_compare_json(c) << std::flush;
   else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c));
+  const bool output_on_stdout = json_stdout || writes_to_stdout(o.json_path) || writes_to_stdout(o.markdown_path) ||
+                                writes_to_stdout(o.junit_path);
   if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, o.max_markdown_bytes));
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
 
-  std::ostream& console = json_stdout ? std::cerr : std::cout;
+  std::ostream& console = output_on_stdout ? std::cerr : std::cout;
   if (o.quiet) {
     console << headline(c) << "\n";
   } else {
     CompareConsoleOptions co;
     const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and non-empty
-    const int fd = json_stdout ? STDERR_FILENO : STDOUT_FILENO;
+    const int fd = output_on_stdout ? STDERR_FILENO : STDOUT_FILENO;
     co.color = !o.no_color && ::isatty(fd) == 1 && !(no_color != nullptr && no_color[0] != '\0');
     co.show_all = o.show_all;
     co.verbose = o.verbose;

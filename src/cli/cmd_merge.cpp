@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
 #include "graphprof/compare_merge.hpp"
 #include "graphprof/error.hpp"
 
@@ -18,9 +19,10 @@ void setup_merge(CLI::App& app, int& exit_code) {
       ->expected(2, 1000);
   sub->add_option("--output,-o", *output, "merged report")->required();
   sub->callback([inputs, output, &exit_code] {
+    check_output_path("-o", *output);
     const Report merged = merge_reports(read_distinct_reports(*inputs), *inputs);
     write_report(merged, *output);
-    std::cout << "merged " << inputs->size() << " reports (" << merged.results.size() << " results) into " << *output
+    (writes_to_stdout(*output) ? std::cerr : std::cout) << "merged " << inputs->size() << " reports (" << merged.results.size() << " results) into " << *output
               << "\n";
     exit_code = 0;
   });

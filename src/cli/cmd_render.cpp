@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
+#include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_render.hpp"
 #include "graphprof/graph_view.hpp"
@@ -27,6 +28,7 @@ int render_command(const RenderCliOptions& o) {
   if (o.collapse && o.no_collapse) throw usage_error("--collapse and --no-collapse contradict each other");
   RenderOptions ro{o.output, o.format};
   render_format(ro);  // a bad -o name is a usage error before any work
+  check_output_path("-o", o.output);
   const GraphInput in = load_graph_input(o.input);
   ViewOptions vo;
   vo.collapse = o.collapse ? CollapseMode::kOn : (o.no_collapse ? CollapseMode::kOff : CollapseMode::kAuto);
@@ -34,7 +36,7 @@ int render_command(const RenderCliOptions& o) {
   const GraphView view = build_view(in.model, in.metrics, in.times_or_null(), vo);
   const RenderResult r = render_view(view, ro);
   for (const auto& note : r.notes) std::cerr << "graphprof: " << note << "\n";
-  std::cout << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << in.model.nodes.size()
+  (writes_to_stdout(o.output) ? std::cerr : std::cout) << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << in.model.nodes.size()
             << " nodes drawn as " << view.boxes.size() << (view.boxes.size() == 1 ? " box" : " boxes")
             << (view.collapsed ? " (folded)" : "")
             << (view.heat_map ? ", coloured by measured time" : "") << "\n";

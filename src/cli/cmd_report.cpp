@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/html_report.hpp"
 #include "graphprof/reporters.hpp"
@@ -23,6 +24,9 @@ struct ReportCliOptions {
 
 int report_command(const ReportCliOptions& o) {
   if (o.output.empty() && o.csv.empty()) throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE");
+  // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
+  if (!o.output.empty()) check_output_path("-o", o.output);
+  if (!o.csv.empty()) check_output_path("--csv", o.csv);
   const Report report = read_report(o.report);
   HtmlReportOptions html;
   html.title = o.title;
@@ -36,13 +40,15 @@ int report_command(const ReportCliOptions& o) {
       throw input_error(o.compare + ": not a comparison written by `graphprof compare --json` (schema is not "
                         "\"graphprof-compare\")");
   }
+  // With an output on stdout ("-"), the messages go to stderr and keep it clean for a pipe.
+  std::ostream& says = writes_to_stdout(o.output) || writes_to_stdout(o.csv) ? std::cerr : std::cout;
   if (!o.output.empty()) {
     write_report_file(HtmlReporter(html), report, o.output);
-    std::cout << "HTML report written to " << o.output << "\n";
+    says << "HTML report written to " << o.output << "\n";
   }
   if (!o.csv.empty()) {
     write_report_file(CsvReporter(), report, o.csv);
-    std::cout << "CSV written to " << o.csv << "\n";
+    says << "CSV written to " << o.csv << "\n";
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 // The input `analyze` and `render` share (see graph_input.hpp).
 #include "graph_input.hpp"
 
+#include <iostream>
+
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
 
@@ -24,6 +26,8 @@ void check_graph_input(const GraphInputOptions& o) {
 GraphInput load_graph_input(const GraphInputOptions& o) {
   GraphInput in;
   in.model = load_dot(o.dot);
+  // Before anything else is printed, and whatever the command writes (analyze --json - too).
+  for (const auto& w : in.model.warnings) std::cerr << "graphprof: warning: " << o.dot << ": " << w << "\n";
   if (!o.report.empty()) in.times = node_times_from_report(read_report(o.report), o.report, o.dot, o.workload, o.mode);
   if (in.times) add_gap_times(in.model, *in.times);
   in.metrics = analyze(in.model, in.times_or_null());

@@ -217,6 +217,8 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   if (renamed != 0) fail("rename failed", rename_errno);
 }
 
+bool writes_to_stdout(const std::string& path) { return inherited_fd(path) == STDOUT_FILENO; }
+
 void check_output_path(const std::string& option, const std::string& path) {
   auto bad = [&](const std::string& why) { throw usage_error(option + " " + path + ": " + why); };
   if (path.empty()) throw usage_error(option + ": the path is empty");
@@ -250,6 +252,8 @@ void check_output_folder(const std::string& option, const std::string& path) {
 }
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;  // a folder opens as a stream that reads nothing: "file is empty" would mislead
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream ss;

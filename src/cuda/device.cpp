@@ -16,10 +16,24 @@ std::string no_gpu_message(const std::string& cuda_error_name, const std::string
          "); commands that work without a GPU: list, analyze, render, compare, merge, report, --help, --version";
 }
 
+namespace {
+
+// The CUDA error behind a failed cudaGetDeviceCount, as the message's reason. Without any driver
+// the runtime answers cudaErrorInsufficientDriver, "CUDA driver version is insufficient", which
+// sends people looking for a driver update on a machine that has no driver at all.
+std::string no_gpu_error_text(cudaError_t e) {
+  int driver = -1;
+  if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+    return no_gpu_message(cudaGetErrorName(e), "no NVIDIA driver is installed (libcuda.so.1 cannot be loaded)");
+  return no_gpu_message(cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+}  // namespace
+
 void require_gpu(int ordinal) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) throw environment_error(no_gpu_message(cudaGetErrorName(e), cudaGetErrorString(e)));
+  if (e != cudaSuccess) throw environment_error(no_gpu_error_text(e));
   if (count == 0) throw environment_error(no_gpu_message("cudaErrorNoDevice", "no CUDA-capable device is detected"));
   if (ordinal < 0 || ordinal >= count)
     throw usage_error("--device " + std::to_string(ordinal) + ": only " + std::to_string(count) + " device(s) present");
@@ -29,7 +43,7 @@ void require_gpu(int ordinal) {
 int device_count() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) throw environment_error(no_gpu_message(cudaGetErrorName(e), cudaGetErrorString(e)));
+  if (e != cudaSuccess) throw environment_error(no_gpu_error_text(e));
   if (count == 0) throw environment_error(no_gpu_message("cudaErrorNoDevice", "no CUDA-capable device is detected"));
   return count;
 }

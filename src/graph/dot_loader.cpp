@@ -84,6 +84,16 @@ std::string find_cycle(const GraphModel& m) {
   return {};
 }
 
+// An edge whose ends lie in two graphs, as "TAIL -> HEAD", or empty. The driver links a child
+// graph or a conditional body through its node's label, never by an edge; the analysis works
+// graph by graph and would drop such an edge without a word.
+std::string find_edge_across_graphs(const GraphModel& m) {
+  for (const auto& e : m.edges)
+    if (m.nodes[e.from].graph_id != m.nodes[e.to].graph_id)
+      return m.nodes[e.from].dot_name + " -> " + m.nodes[e.to].dot_name;
+  return {};
+}
+
 // Reads the labels of nodes [begin, end); `unknown[i]` marks labels that said nothing usable.
 // Bytes that are not UTF-8 (a label written in Latin-1) become U+FFFD, so every name can go
 // into JSON.
@@ -242,6 +252,10 @@ GraphModel load_dot_owned(std::string text, const std::string& source) {
   const std::string on_cycle = find_cycle(m);
   if (!on_cycle.empty())
     throw input_error(source + ": not a CUDA graph dump: the edges form a cycle through " + on_cycle);
+  const std::string across = find_edge_across_graphs(m);
+  if (!across.empty())
+    throw input_error(source + ": not a CUDA graph dump: the edge " + across +
+                      " joins two graphs (dumps link a child graph through its node's label, never by an edge)");
   build_clusters(m, declared);
   for (const auto& n : m.nodes) {
     const bool record_kind = n.kind == NodeKind::kKernel || n.kind == NodeKind::kMemcpy ||

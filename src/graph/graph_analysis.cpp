@@ -637,9 +637,9 @@ struct Analyzer {
       const double share = top_k->time_ns / total;
       if (share >= kDominantShare && out.kernels.size() > 1) {
         Finding f = finding("dominant_kernel", "info", "One kernel dominates");
-        f.evidence = strf("%s takes %.0f%% of the measured kernel time (%s of %s over %zu nodes).",
+        f.evidence = strf("%s takes %.0f%% of the measured kernel time (%s of %s over %zu node%s).",
                           top_k->short_name.c_str(), 100 * share, format_ns(top_k->time_ns).c_str(),
-                          format_ns(total).c_str(), top_k->count);
+                          format_ns(total).c_str(), top_k->count, top_k->count == 1 ? "" : "s");
         f.advice = "Graph-level changes (fewer nodes, more overlap) cannot win more than the other kernels' share; "
                    "tune this kernel first.";
         add(std::move(f));

@@ -57,9 +57,7 @@ constexpr int kMaxRounds = 12;
 constexpr std::size_t kMaxPeriod = 8;
 constexpr std::size_t kMaxBands = 32;
 
-std::string clip(const std::string& s, std::size_t n) {
-  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
-}
+std::string clip(const std::string& s, std::size_t n) { return clip_columns(s, n); }
 
 // The name a node shows: kernel short name, "memcpy HtoD", "host", ...
 std::string display_name(const GraphNode& n) {

@@ -2,6 +2,8 @@
 // compare, one table row per verdict worth reading, and the result line.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,7 @@ struct Row {
 };
 
 // Table rows never exceed kMaxConsoleColumns (the last column is cut to fit); with `details`,
-// each row's full text follows it.
+// each row's full text (when not empty) follows it.
 void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
                  std::size_t right_from, std::size_t right_to, const std::vector<std::string>* details) {
   std::vector<std::size_t> w(header.size(), 0);
@@ -68,7 +70,7 @@ void print_table(std::ostream& out, const std::vector<std::string>& header, std:
   out << std::string(std::min<std::size_t>(total, kMaxConsoleColumns), '-') << "\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i].cells, rows[i].colour);
-    if (details) out << "    " << (*details)[i] << "\n";
+    if (details && !(*details)[i].empty()) out << "    " << (*details)[i] << "\n";
   }
 }
 
@@ -87,16 +89,7 @@ std::string side_line(const InputInfo& i) {
 }
 
 // Keeps a cell to `max` display columns, cutting in the middle of long parameter lists.
-std::string clip(const std::string& s, std::size_t max) {
-  if (display_width(s) <= max) return s;
-  std::string out;
-  std::size_t n = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80 && ++n > max - 1) break;
-    out += static_cast<char>(c);
-  }
-  return out + "~";
-}
+std::string clip(const std::string& s, std::size_t max) { return clip_columns(s, max, "~"); }
 
 // A benchmark name cut in the middle of its parameters, so that the mode stays readable:
 // "chain[elements=4096,kern~]/capture".
@@ -105,6 +98,41 @@ std::string clip_benchmark(const std::string& s, std::size_t max) {
   if (display_width(s) <= max || slash == std::string::npos || s.size() - slash + 8 > max) return clip(s, max);
   const std::string tail = s.substr(slash);
   return clip(s.substr(0, slash), max - tail.size()) + tail;
+}
+
+// Per workload, the parameters whose values differ between the listed rows: they tell the rows
+// apart, so a name too long for its column keeps them and drops the ones all rows share.
+std::map<std::string, std::set<std::string>> telling_params(const std::vector<const MetricComparison*>& rows) {
+  std::map<std::string, std::size_t> rows_of;
+  std::map<std::string, std::map<std::string, std::pair<std::size_t, std::set<std::string>>>> seen;
+  for (const MetricComparison* r : rows) {
+    ++rows_of[r->workload];
+    for (const auto& [k, v] : r->params) {
+      auto& s = seen[r->workload][k];
+      ++s.first;
+      s.second.insert(v);
+    }
+  }
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& [workload, keys] : seen)
+    for (const auto& [k, s] : keys)
+      if (s.second.size() > 1 || s.first < rows_of[workload]) out[workload].insert(k);
+  return out;
+}
+
+// The benchmark cell: the whole name when it fits; otherwise the parameters that tell the listed
+// rows apart and "~" for the rest ("scaling[length=100,~]/capture"), then cut as clip_benchmark.
+std::string benchmark_cell(const MetricComparison& r, const std::set<std::string>* telling, std::size_t max) {
+  const std::string full = r.benchmark();
+  if (display_width(full) <= max || telling == nullptr) return clip_benchmark(full, max);
+  std::string kept;
+  bool dropped = false;
+  for (const auto& [k, v] : r.params) {
+    if (telling->count(k) > 0) kept += (kept.empty() ? "" : ",") + k + "=" + v;
+    else dropped = true;
+  }
+  if (dropped) kept += kept.empty() ? "~" : ",~";
+  return clip_benchmark(r.workload + "[" + kept + "]/" + r.mode, max);
 }
 
 // The short "note" column: what to do about a row (the full reason is under --verbose and in JSON).
@@ -153,19 +181,22 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     if (r.rule.gating) return true;
     return r.verdict != Verdict::kInconclusive && r.verdict != Verdict::kMinor;
   };
-  std::vector<Row> rows;
-  std::vector<std::string> details;
+  std::vector<const MetricComparison*> listed;
   std::size_t hidden_same = 0, hidden_info = 0;
   for (const MetricComparison* r : rows_by_severity(c)) {
-    if (!o.show_all && !worth_showing(*r)) {
-      ++(r->verdict == Verdict::kSame ? hidden_same : hidden_info);
-      continue;
-    }
+    if (!o.show_all && !worth_showing(*r)) ++(r->verdict == Verdict::kSame ? hidden_same : hidden_info);
+    else listed.push_back(r);
+  }
+  const auto telling = telling_params(listed);
+  std::vector<Row> rows;
+  std::vector<std::string> details;
+  for (const MetricComparison* r : listed) {
+    const auto t = telling.find(r->workload);
     Row row;
     row.colour = colour_of(r->verdict);
     const bool stats = r->base && r->cand;
     row.cells = {verdict_label(*r),
-                 clip_benchmark(r->benchmark(), 40),
+                 benchmark_cell(*r, t == telling.end() ? nullptr : &t->second, 40),
                  clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
@@ -176,12 +207,13 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     rows.push_back(std::move(row));
     std::string why = r->reason;
     for (const auto& n : r->notes) why += "; " + n;
-    details.push_back(why);
+    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not.
+    details.push_back(o.verbose || r->verdict == Verdict::kFailed ? why : "");
   }
   out << "\n";
   if (!rows.empty()) {
     print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "runs", "note"},
-                rows, o.color, 3, 7, o.verbose ? &details : nullptr);
+                rows, o.color, 3, 7, &details);
   }
   if (hidden_same + hidden_info > 0) {
     out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";

@@ -63,7 +63,7 @@ std::string analysis_text(const GraphMetrics& m) {
   o << m.source << ": " << plural(m.node_count, "node", "nodes") << ", " << plural(m.edge_count, "edge", "edges")
     << (m.verbose ? " (verbose dump)" : " (default dump: no launch configurations)") << "\n";
   auto kv_line = [&](const char* title, const std::map<std::string, std::size_t>& kv) {
-    o << strf("  %-18s", title);
+    o << strf("  %-18s", title) << (kv.empty() ? "none" : "");
     bool first = true;
     for (const auto& [k, v] : kv) {
       o << (first ? "" : ", ") << k << " " << group_digits(v);
@@ -84,8 +84,8 @@ std::string analysis_text(const GraphMetrics& m) {
     const CriticalPath& p = *m.timed_critical_path;
     o << strf("  %-18s", "timed crit. path") << format_ns(p.time_ns) << " of " << format_ns(p.serial_time_ns)
       << " node time, " << plural(p.nodes.size(), "node", "nodes") << ": " << path_text(p.names) << "\n";
-    o << strf("  %-18s", "times from") << m.times_origin << " (" << group_digits(m.timed_nodes) << " nodes timed, "
-      << group_digits(m.untimed_gpu_nodes) << " GPU nodes without a time)\n";
+    o << strf("  %-18s", "times from") << m.times_origin << " (" << plural(m.timed_nodes, "node", "nodes")
+      << " timed, " << plural(m.untimed_gpu_nodes, "GPU node", "GPU nodes") << " without a time)\n";
   }
   if (m.graphs.size() > 1) {
     o << "\ngraphs in the dump\n" << strf("  %-10s %-22s %8s %8s %6s %6s\n", "graph", "run by", "nodes", "edges", "depth", "width");
@@ -113,8 +113,7 @@ std::string analysis_text(const GraphMetrics& m) {
         }
         cfgs += (cfgs.empty() ? "" : ", ") + (cfg == "unknown" ? cfg : "<<<" + cfg + ">>>") + strf(" x%zu", n);
       }
-      const std::string name = k.short_name.size() > 40 ? k.short_name.substr(0, 37) + "..." : k.short_name;
-      o << strf("  %8zu  %-40s ", k.count, name.c_str());
+      o << strf("  %8zu  ", k.count) << pad_right(clip_columns(k.short_name, 40), 40) << ' ';
       if (timed) o << pad_right(k.timed ? format_ns(k.time_ns) : "-", 22) << ' ';  // "µs": pad by columns
       o << cfgs << "\n";
     }

@@ -35,6 +35,10 @@ if(GRAPHPROF_WITH_CUDA)
            COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
                    ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
   set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+  # Without any driver installed the message says so (skips where libcuda.so.1 is installed).
+  add_test(NAME cli.no_driver_message
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/no_driver_message.sh $<TARGET_FILE:graphprof>)
+  set_tests_properties(cli.no_driver_message PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
   # sweep --isolate: usage errors before anything starts; without a GPU one clear line and exit 4
   # (the parent checks for a device before starting a process per point).
   gp_cli_test(sweep_isolate_ranks 2 "^graphprof: --isolate and --ranks cannot be combined"

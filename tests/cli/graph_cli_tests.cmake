@@ -60,3 +60,10 @@ add_test(NAME cli.render_dense_says_what_it_simplified
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE} dense)
 set_tests_properties(cli.graph_hostile_dumps cli.render_dense_says_what_it_simplified
                      PROPERTIES LABELS cpu)
+
+# What a new user brings (non-ASCII kernel names, dangling edges, unwritable outputs, one timed
+# node): tests/cli/offline_edge_cases.sh.
+add_test(NAME cli.offline_edge_cases
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/offline_edge_cases.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA} ${GP_GRAPH_CLI}/edge_cases)
+set_tests_properties(cli.offline_edge_cases PROPERTIES LABELS cpu)
