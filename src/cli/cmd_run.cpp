@@ -136,15 +136,16 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
-    RunConsoleReporter().write(report, std::cout);
+    std::ostream& console = console_of(*o, json_path);
+    RunConsoleReporter().write(report, console);
     write_outputs(report, *o, json_path);
     if (!t->out.empty()) {
       chrome.write(t->out);
-      std::cout << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)";
+      console << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)";
       if (chrome.truncated_sessions() > 0)
-        std::cout << "; " << chrome.truncated_sessions() << " trace pass(es) cut to their first " << t->events
-                  << " events (--trace-events all keeps every event)";
-      std::cout << "\n";
+        console << "; " << chrome.truncated_sessions() << " trace pass(es) cut to their first " << t->events
+                << " events (--trace-events all keeps every event)";
+      console << "\n";
     }
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;

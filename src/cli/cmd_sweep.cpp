@@ -41,7 +41,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       std::vector<Report> others = run_other_processes(*o, "sweep");
       report = merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
     }
-    SweepConsoleReporter().write(report, std::cout);
+    SweepConsoleReporter().write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;

@@ -1,5 +1,6 @@
 // Options shared by `run` and `sweep`: what to run and how to measure it.
 #pragma once
+#include <ostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ RunRequest make_request(const RunOptions& o, std::string& json_path);
 
 // CLI11 keeps no argv; rebuild a faithful command line from what was parsed.
 std::vector<std::string> command_line_of(const CLI::App& sub);
+
+// Where run and sweep print their tables and "written to" lines: stderr when one of the outputs
+// below goes to stdout (`--json -`), so that it stays clean for a pipe; stdout otherwise.
+std::ostream& console_of(const RunOptions& o, const std::string& json_path);
 
 // Writes the report to json_path (if set), a Markdown summary to --markdown, the HTML report to
 // --html and the CSV to --csv (each if set).

@@ -234,13 +234,18 @@ class Builder {
 }  // namespace
 
 std::string render_format(const RenderOptions& options) {
-  std::string f = options.format;
-  if (f.empty()) {
-    f = std::filesystem::path(options.output).extension().string();
-    if (!f.empty() && f[0] == '.') f.erase(0, 1);
-    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  }
-  if (f != "png" && f != "svg" && f != "pdf")
+  auto lower = [](std::string t) {
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return t;
+  };
+  auto known = [](const std::string& t) { return t == "png" || t == "svg" || t == "pdf"; };
+  std::string ext = lower(std::filesystem::path(options.output).extension().string());
+  if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+  const std::string f = options.format.empty() ? ext : lower(options.format);
+  // A PDF written into x.svg is a file that no viewer opens as what its name says.
+  if (known(f) && known(ext) && f != ext)
+    throw usage_error("--format " + options.format + " disagrees with -o " + options.output + "; drop one of them");
+  if (!known(f))
     throw usage_error("-o " + options.output + ": cannot tell the format from the name; use .png, .svg or .pdf" +
                       (options.format.empty() ? std::string() : " (--format " + options.format + ")"));
   return f;

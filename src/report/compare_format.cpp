@@ -24,6 +24,7 @@ std::string format_change(double ratio) {
   // Round first so that -0.04% does not print as "-0.0%".
   const double shown = std::fabs(p) >= 100 ? std::round(p) : std::round(p * 10) / 10;
   if (shown == 0) return "+0.0%";
+  if (std::fabs(p) >= 1e6) return strf("%+.3g%%", p);  // a corrupt report's 1e308: not 300 digits
   return strf(std::fabs(p) >= 100 ? "%+.0f%%" : "%+.1f%%", shown);
 }
 

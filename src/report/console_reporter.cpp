@@ -73,7 +73,7 @@ std::string format_ns(double ns) {
   if (a < 1e3) return strf("%.0f ns", ns);
   if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
   if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return strf("%.2f s", ns / 1e9);
+  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
 }
 
 std::string speedup_cell(const ModeResult& r) {

@@ -35,6 +35,11 @@ if(GRAPHPROF_WITH_CUDA)
            COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
                    ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 4 "no usable CUDA device" -- $<TARGET_FILE:graphprof> info)
   set_tests_properties(cli.run_without_gpu cli.info_without_gpu PROPERTIES LABELS cpu)
+  # `run --json -` / `sweep --json -` keep stdout for the JSON alone (GPU; skips without one).
+  add_test(NAME cli.run_json_stdout
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_json_stdout.sh $<TARGET_FILE:graphprof>
+                   ${CMAKE_CURRENT_BINARY_DIR}/run_json_stdout)
+  set_tests_properties(cli.run_json_stdout PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   # Without any driver installed the message says so (skips where libcuda.so.1 is installed).
   add_test(NAME cli.no_driver_message
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/no_driver_message.sh $<TARGET_FILE:graphprof>)

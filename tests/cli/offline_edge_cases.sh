@@ -98,6 +98,10 @@ for args in "report $dir/folder.json -o $dir/f.html" "analyze $dir/single.dot --
     bad "graphprof $args -> exit $rc, '$out' (want 3 and 'is a folder, not a file')"
 done
 
+# A --format that disagrees with the name (was a PDF silently written into x.svg); upper case is fine.
+expect_usage "^graphprof: --format pdf disagrees with -o $dir/x.svg" -- render "$dir/single.dot" -o "$dir/x.svg" --format pdf
+"$bin" render "$dir/single.dot" -o "$dir/X.SVG" --format SVG >/dev/null 2>&1 || bad "render -o X.SVG --format SVG failed"
+
 # One timed node: "1 node timed", "over 1 node" (were "1 nodes").
 traced=$data/h200
 out=$("$bin" analyze "$traced/traced_dot/while_elements-4096_max_steps-1000_tolerance-0.001_graph.dot" \

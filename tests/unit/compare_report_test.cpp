@@ -160,6 +160,29 @@ TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
   EXPECT_LT(table, md.find("Baseline `"));  // the short table comes before the details
 }
 
+// A corrupt candidate (every sample 1e308 ns, as a damaged file may hold): the cells print
+// "1e+299 s" and "+9.89e+304%", not numbers 300 digits long that break the 160-column rows.
+TEST(CompareOutputs, ConsoleStaysNarrowWithAbsurdValues) {
+  const Report base = read_report(data("base.json"));
+  Report cand = base;
+  for (auto& r : cand.results)
+    if (r.mode == Mode::kCapture)
+      for (auto& rep : r.metrics.at("gpu_time_per_iter").repetitions) rep.assign(rep.size(), 1e308);
+  for (auto& r : cand.results)
+    for (auto& [key, m] : r.metrics) m.resummarize();
+  const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "absurd.json"});
+  std::ostringstream out;
+  print_compare_console(c, out, CompareConsoleOptions{false, true, false});
+  std::istringstream lines(out.str());
+  std::string line;
+  bool seen = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("regression ", 0) == 0 && line.find("1e+299 s") != std::string::npos) seen = true;
+    EXPECT_LE(line.size(), 200u) << line;  // bytes: "µs" cells make a line a few bytes longer than its columns
+  }
+  EXPECT_TRUE(seen) << out.str();
+}
+
 TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
   Comparison c = run("base.json", "regression.json");
   for (auto& r : c.rows) r.params["tolerance"] = "0.001";

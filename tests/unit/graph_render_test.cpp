@@ -346,7 +346,7 @@ TEST(GraphRender, WritesPngAndSvg) {
   EXPECT_NE(text.find("fj_join"), std::string::npos);
   EXPECT_NE(text.find("&lt;&lt;&lt;16,256,0&gt;&gt;&gt;"), std::string::npos);
   EXPECT_NE(text.find("#1d4ed8"), std::string::npos) << "critical path colour";
-  // --format wins over the extension.
+  // --format says the format of a name that does not.
   render_view(v, {(dir / "picture.out").string(), "svg"});
   EXPECT_NE(read_file((dir / "picture.out").string()).find("<svg"), std::string::npos);
   fs::remove_all(dir);
@@ -361,6 +361,16 @@ TEST(GraphRender, FormatComesFromTheNameOrIsAUsageError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("out.jpeg"), std::string::npos);
+  }
+  EXPECT_EQ(render_format({"picture.out", "svg"}), "svg");
+  EXPECT_EQ(render_format({"X.SVG", "SVG"}), "svg");
+  // A name and a --format that disagree: a PDF would land in a file named .svg.
+  try {
+    render_format({"x.svg", "pdf"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("--format pdf disagrees with -o x.svg"), std::string::npos) << e.what();
   }
 }
 

@@ -16,6 +16,8 @@ TEST(Reporters, FormatNsPicksReadableUnits) {
   EXPECT_EQ(format_ns(321000), "321 µs");
   EXPECT_EQ(format_ns(1.2e6), "1.20 ms");
   EXPECT_EQ(format_ns(2.5e9), "2.50 s");
+  EXPECT_EQ(format_ns(999e9), "999.00 s");
+  EXPECT_EQ(format_ns(1e308), "1e+299 s");  // a corrupt report's value: not 300 digits in a table cell
   EXPECT_EQ(format_ns(std::numeric_limits<double>::quiet_NaN()), "-");
 }
 
