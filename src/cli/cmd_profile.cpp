@@ -92,11 +92,25 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   const SignalForwarding forwarding;
+  // SIGINT/SIGTERM are held from before the spawn until the child's pid is known: one that arrived
+  // after the application started but before g_child was set would otherwise be dropped (seen on
+  // a loaded machine: the application ran to its end). The child starts with the caller's mask.
+  sigset_t held, caller_mask;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &caller_mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0) g_child = pid;
+  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);  // a held signal is delivered (forwarded) here
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
-  g_child = pid;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));

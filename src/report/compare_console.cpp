@@ -191,12 +191,12 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   std::vector<Row> rows;
   std::vector<std::string> details;
   for (const MetricComparison* r : listed) {
-    const auto t = telling.find(r->workload);
+    const auto tell = telling.find(r->workload);
     Row row;
     row.colour = colour_of(r->verdict);
     const bool stats = r->base && r->cand;
     row.cells = {verdict_label(*r),
-                 benchmark_cell(*r, t == telling.end() ? nullptr : &t->second, 40),
+                 benchmark_cell(*r, tell == telling.end() ? nullptr : &tell->second, 40),
                  clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
