@@ -8,9 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
-#include <cerrno>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -181,6 +183,61 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
 
 namespace {
 
+// ---- SIGINT/SIGTERM reach the children --------------------------------------------------------
+// A child left running when graphprof is killed (a CI job's timeout, `kill`) would go on holding
+// the GPU, and a lone rank would wait for its peers forever. While children run, SIGINT/SIGTERM
+// sent to graphprof go on to every live child, then end graphprof as they would have (the previous
+// disposition, the default one: killed by that signal). A Ctrl-C at the terminal reaches the
+// children by itself (same process group); sending it again does no harm.
+constexpr int kChildSlots = 4096;  // --ranks allows up to 4096 processes
+std::atomic<pid_t> g_live_children[kChildSlots];
+struct sigaction g_before_int, g_before_term;
+
+extern "C" void graphprof_forward_to_children(int sig) {
+  for (auto& slot : g_live_children) {
+    const pid_t pid = slot.load();
+    if (pid > 0) ::kill(pid, sig);
+  }
+  const struct sigaction& prev = sig == SIGINT ? g_before_int : g_before_term;
+  if ((prev.sa_flags & SA_SIGINFO) == 0 && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+    return;
+  }
+  ::sigaction(sig, &prev, nullptr);
+  ::raise(sig);  // delivered when this handler returns
+}
+
+void forward_signals_to_children_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction& prev = sig == SIGINT ? g_before_int : g_before_term;
+      if (::sigaction(sig, nullptr, &prev) != 0) continue;
+      // An ignored signal stays ignored (a background job); a siginfo handler is not ours to wrap.
+      if (prev.sa_handler == SIG_IGN || (prev.sa_flags & SA_SIGINFO) != 0) continue;
+      struct sigaction sa {};
+      sa.sa_handler = graphprof_forward_to_children;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESTART;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+void remember_child(pid_t pid) {
+  for (auto& slot : g_live_children) {
+    pid_t free_slot = 0;
+    if (slot.compare_exchange_strong(free_slot, pid)) return;
+  }
+}
+
+void forget_child(pid_t pid) {
+  for (auto& slot : g_live_children) {
+    pid_t mine = pid;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
 // Starts this binary with `args` and `extra_env`, its stdout discarded; returns its pid.
 // `keep_environment`: the child measures as this process would have (--isolate), in the same
 // environment, NVTX_INJECTION64_PATH included.
@@ -208,9 +265,24 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
   std::vector<char*> envp;
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
+  forward_signals_to_children_once();
+  // SIGINT/SIGTERM held until the child is remembered (one in between would miss it); the child
+  // starts with the caller's mask.
+  sigset_t held, caller_mask;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &caller_mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
+  if (rc == 0) remember_child(pid);
+  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
   if (rc != 0) throw internal_error(std::string("cannot start another graphprof process: ") + std::strerror(rc));
   return pid;
 }
@@ -220,7 +292,10 @@ int wait_child(pid_t pid, bool block = true) {
   int status = 0;
   for (;;) {
     const pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
-    if (r == pid) break;
+    if (r == pid) {
+      forget_child(pid);
+      break;
+    }
     if (r == 0) return -1;
     if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
   }
