@@ -38,10 +38,25 @@ struct Row {
   const char* colour = "";  // applied to the first cell after padding, so widths stay right
 };
 
+// A cell on one line: control characters (a newline in a hostile report's workload name) are
+// shown as escapes, so that they cannot break the table into pieces.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += strf("\\x%02x", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
 // Table rows never exceed kMaxConsoleColumns (the last column is cut to fit); with `details`,
 // each row's full text (when not empty) follows it.
 void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
                  std::size_t right_from, std::size_t right_to, const std::vector<std::string>* details) {
+  for (auto& r : rows)
+    for (auto& cell : r.cells) cell = one_line(cell);
   std::vector<std::size_t> w(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) w[i] = display_width(header[i]);
   for (const auto& r : rows)
@@ -70,7 +85,7 @@ void print_table(std::ostream& out, const std::vector<std::string>& header, std:
   out << std::string(std::min<std::size_t>(total, kMaxConsoleColumns), '-') << "\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i].cells, rows[i].colour);
-    if (details && !(*details)[i].empty()) out << "    " << (*details)[i] << "\n";
+    if (details && !(*details)[i].empty()) out << "    " << one_line((*details)[i]) << "\n";
   }
 }
 
@@ -171,7 +186,7 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   for (const auto& b : c.banners) out << "note: " << b << "\n";
   if (!c.drift.empty()) {
     out << "structure drift" << (t.fail_on_drift ? " (fails with --fail-on-drift)" : "") << ":\n";
-    for (const auto& d : c.drift) out << "  " << d.benchmark << ": " << d.what << "\n";
+    for (const auto& d : c.drift) out << "  " << one_line(d.benchmark + ": " + d.what) << "\n";
   }
 
   // Without --all: every gating row that is not "same", and the informational rows that

@@ -183,6 +183,23 @@ TEST(CompareOutputs, ConsoleStaysNarrowWithAbsurdValues) {
   EXPECT_TRUE(seen) << out.str();
 }
 
+// A hostile report's workload name with a newline and a terminal escape: each table row stays on
+// one line and no escape reaches the terminal.
+TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
+  const Report base = read_report(data("base.json"));
+  Report cand = base;
+  cand.results[0].workload = "evil\nname\x1b[31m";
+  const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "evil.json"});
+  std::ostringstream out;
+  print_compare_console(c, out, CompareConsoleOptions{false, true, true});
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  const std::size_t row = text.find("\nadded ");
+  ASSERT_NE(row, std::string::npos) << text;
+  const std::string line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find("evil\\nname\\x1b[31m[elements=4096"), std::string::npos) << line;
+}
+
 TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
   Comparison c = run("base.json", "regression.json");
   for (auto& r : c.rows) r.params["tolerance"] = "0.001";
