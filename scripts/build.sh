@@ -15,4 +15,6 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 elif [ $# -gt 0 ]; then
   cmake -S "$root" -B "$build" "$@"
 fi
-cmake --build "$build" -j"$(nproc)"
+# GRAPHPROF_BUILD_TARGET: build only that target (scripts/run.sh builds just the graphprof binary and
+# what it loads, not the tests).
+cmake --build "$build" -j"$(nproc)" ${GRAPHPROF_BUILD_TARGET:+--target "$GRAPHPROF_BUILD_TARGET"}

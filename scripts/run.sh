@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh" >/dev/null
+GRAPHPROF_BUILD_TARGET=graphprof "$root/scripts/build.sh" >/dev/null  # the binary, not the tests
 gp="${GRAPHPROF_BUILD_DIR:-$root/build}/graphprof"
 out=${GRAPHPROF_OUT:-$root/out}
 set +e
