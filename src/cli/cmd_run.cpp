@@ -136,9 +136,9 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
-    std::ostream& console = console_of(*o, json_path);
+    std::ostream& console = console_of(*o, json_path, t->out);
     RunConsoleReporter().write(report, console);
-    write_outputs(report, *o, json_path);
+    write_outputs(report, *o, json_path, t->out);
     if (!t->out.empty()) {
       chrome.write(t->out);
       console << "trace written to " << t->out << " (open it in ui.perfetto.dev or chrome://tracing)";

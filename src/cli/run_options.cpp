@@ -153,13 +153,14 @@ std::vector<std::string> command_line_of(const CLI::App& sub) {
   return v;
 }
 
-std::ostream& console_of(const RunOptions& o, const std::string& json_path) {
-  for (const std::string* path : {&json_path, &o.markdown_path, &o.csv_path, &o.html_path})
+std::ostream& console_of(const RunOptions& o, const std::string& json_path, const std::string& trace_out) {
+  for (const std::string* path : {&json_path, &o.markdown_path, &o.csv_path, &o.html_path, &trace_out})
     if (writes_to_stdout(*path)) return std::cerr;
   return std::cout;
 }
 
-void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path) {
+void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path,
+                   const std::string& trace_out) {
   HtmlReportOptions html;
   html.source = json_path;
   const JsonReporter json_reporter;
@@ -177,7 +178,7 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
   for (const auto& output : outputs) {
     if (output.path.empty()) continue;
     write_report_file(output.reporter, report, output.path);
-    console_of(o, json_path) << output.written << output.path << "\n";
+    console_of(o, json_path, trace_out) << output.written << output.path << "\n";
   }
 }
 

@@ -51,12 +51,15 @@ RunRequest make_request(const RunOptions& o, std::string& json_path);
 std::vector<std::string> command_line_of(const CLI::App& sub);
 
 // Where run and sweep print their tables and "written to" lines: stderr when one of the outputs
-// below goes to stdout (`--json -`), so that it stays clean for a pipe; stdout otherwise.
-std::ostream& console_of(const RunOptions& o, const std::string& json_path);
+// below goes to stdout (`--json -`, also `run --trace-out -`: `trace_out`), so that it stays clean
+// for a pipe; stdout otherwise.
+std::ostream& console_of(const RunOptions& o, const std::string& json_path, const std::string& trace_out = {});
 
 // Writes the report to json_path (if set), a Markdown summary to --markdown, the HTML report to
-// --html and the CSV to --csv (each if set).
-void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path);
+// --html and the CSV to --csv (each if set); their "written to" lines go to console_of(o,
+// json_path, trace_out).
+void write_outputs(const Report& report, const RunOptions& o, const std::string& json_path,
+                   const std::string& trace_out = {});
 
 // `--processes N`: runs the same measurement in N-1 fresh processes of this binary (no trace
 // pass, no DOT dumps, no NVTX injection into CUPTI). Called before this process measures.
