@@ -314,6 +314,16 @@ std::string child_report_path(const std::string& what, std::size_t k) {
       .string();
 }
 
+// A child's report file, removed however the parent goes on (read_report can throw: the file
+// must not stay behind in the temporary folder).
+struct RemovedAtEnd {
+  std::string path;
+  ~RemovedAtEnd() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
 }  // namespace
 
 TemporaryFolder::TemporaryFolder(const std::string& what)
@@ -337,15 +347,13 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
     const std::string json = child_report_path("process", static_cast<std::size_t>(k));
     std::vector<std::string> args = child_arguments(subcommand, child);
     args.push_back("--json=" + json);
+    const RemovedAtEnd report_file{json};
     const int rc = run_self(args);
-    if (rc != 0) {
-      std::filesystem::remove(json);
+    if (rc != 0)
       throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kInternal,
                   "--processes: process " + std::to_string(k) + " of " + std::to_string(o.processes) +
                       " exited with status " + std::to_string(rc));
-    }
     reports.push_back(read_report(json));
-    std::filesystem::remove(json);
   }
   return reports;
 }
@@ -374,6 +382,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
     const std::string json = child_report_path("isolate", i + 1);
     std::vector<std::string> args = c.args;
     args.push_back("--json=" + json);
+    const RemovedAtEnd report_file{json};
     const int rc = run_self(args, /*keep_environment=*/true);
     std::error_code missing;
     if (rc == 0 || (rc == 4 && std::filesystem::exists(json, missing))) {
@@ -382,7 +391,6 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
       // child starts with a fresh context); what it measured is kept, the error is reported last.
       if (rc == 0 || !lost_context_message(r).empty()) got[i] = std::move(r);
     }
-    std::filesystem::remove(json, missing);
     if (got[i]) continue;
     if (rc == 2 || rc == 4)
       throw Error(rc == 4 ? ExitCode::kEnvironment : ExitCode::kUsage,
