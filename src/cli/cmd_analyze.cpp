@@ -17,11 +17,11 @@ struct AnalyzeOptions {
 
 int analyze_command(const AnalyzeOptions& o) {
   check_graph_input(o.input);
-  if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
+  if (!o.json_path.empty()) check_output_path("--json", o.json_path);
   const GraphInput in = load_graph_input(o.input);
   const GraphMetrics& metrics = in.metrics;
 
-  if (o.json_path == "-") {
+  if (writes_to_stdout(o.json_path)) {  // '-', /dev/stdout, /dev/fd/1: the JSON alone
     std::cout << to_json(metrics).dump(2) << "\n";
     return 0;
   }

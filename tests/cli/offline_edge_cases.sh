@@ -108,4 +108,12 @@ out=$("$bin" analyze "$traced/traced_dot/while_elements-4096_max_steps-1000_tole
   --report "$traced/traced_run.json" 2>&1)
 grep -q "(1 node timed, 2 GPU nodes without a time)" <<<"$out" || bad "no '(1 node timed, 2 GPU nodes ...)': $(grep -a 'times from' <<<"$out")"
 grep -q "over 1 node)" <<<"$out" || bad "dominant_kernel does not say 'over 1 node)'"
+
+# --json /dev/stdout (or /dev/fd/1) is stdout like '-': the JSON alone, no table before it and no
+# "analysis written to" line after it (only '-' was recognized: the three were mixed on stdout).
+for out_arg in /dev/stdout /dev/fd/1; do
+  "$bin" analyze "$dir/single.dot" --json "$out_arg" > "$dir/stdout_json.txt" 2>/dev/null || bad "analyze --json $out_arg: exit $?"
+  [ "$(head -c 1 "$dir/stdout_json.txt")" = "{" ] && [ "$(tail -n 1 "$dir/stdout_json.txt")" = "}" ] &&
+    grep -q '"critical_path"' "$dir/stdout_json.txt" || bad "analyze --json $out_arg: stdout is not the JSON alone: $(head -c 200 "$dir/stdout_json.txt")"
+done
 exit $fail
