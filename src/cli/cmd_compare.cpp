@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/compare.hpp"
 #include "graphprof/compare_merge.hpp"
@@ -157,10 +158,12 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->required();
   sub->add_option("candidate", o->candidate, "candidate report, or a folder of reports to pool")->required();
   sub->add_option("--threshold", o->threshold_pct, "practical threshold in percent: smaller changes never fail")
+      ->check(finite_number())
       ->check(CLI::Range(0.01, 1000.0))
       ->capture_default_str();
   sub->add_option("--noise-floor", o->noise_floor_pct,
                   "percent the 99% confidence interval must clear before a change counts as real")
+      ->check(finite_number())
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   sub->add_option("--metric-threshold", o->metric_thresholds,

@@ -1,5 +1,6 @@
 // graphprof report REPORT.json [--compare COMPARE.json] -o report.html: the self-contained HTML
 // report of a run or sweep (and of a comparison), without a GPU. --csv writes the metrics as CSV.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
@@ -27,6 +28,12 @@ int report_command(const ReportCliOptions& o) {
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
   if (!o.output.empty()) check_output_path("-o", o.output);
   if (!o.csv.empty()) check_output_path("--csv", o.csv);
+  // A folder that is not there is a typo, not a place without dumps (the graphs would just be missing).
+  for (const auto& d : o.dot_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(d, ec))
+      throw input_error("--dot-dir " + d + ": " + (std::filesystem::exists(d, ec) ? "not a folder" : "no such folder"));
+  }
   const Report report = read_report(o.report);
   HtmlReportOptions html;
   html.title = o.title;
@@ -66,7 +73,8 @@ void setup_report(CLI::App& app, int& exit_code) {
                                             "are not here (repeatable)");
   sub->add_option("--title", o->title, "page title (default: the workloads)");
   sub->add_flag("--no-graphs", o->no_graphs, "leave out the graphs' pictures");
-  sub->footer("Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison.");
+  sub->footer("Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison, or a --dot-dir "
+              "that is not a folder.");
   sub->callback([o, &exit_code] { exit_code = report_command(*o); });
 }
 

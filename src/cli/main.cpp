@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/version.hpp"
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   gp::cli::setup_merge(app, exit_code);
   gp::cli::setup_profile(app, exit_code);
   gp::cli::setup_report(app, exit_code);
+  gp::cli::reject_empty_values(app);  // after every option is declared
 
   try {
     app.parse(argc, argv);

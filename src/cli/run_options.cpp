@@ -29,6 +29,7 @@
 #include "graphprof/reporters.hpp"
 #include "graphprof/run_outcome.hpp"
 #include "child_processes.hpp"
+#include "option_checks.hpp"
 
 namespace gp::cli {
 
@@ -59,12 +60,15 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub->add_option("--target-ci", o.target_ci, "stop sampling when the median's relative 95% CI half-width is below this")
+      ->check(finite_number())
       ->check(CLI::Range(0.0001, 1.0))
       ->capture_default_str();
   sub->add_option("--budget", o.budget, "seconds per timing pass before sampling stops anyway")
+      ->check(finite_number())
       ->check(CLI::Range(0.01, 600.0))
       ->capture_default_str();
   sub->add_option("--min-time", o.min_time, "seconds each timing pass samples at least (capped by --budget)")
+      ->check(finite_number())
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
   sub->add_option("--min-samples", o.min_samples, "minimum samples per timing pass")

@@ -23,6 +23,20 @@ std::string cell(std::string s) {
   return out;
 }
 
+// An inline code span of `s` (a table cell too): its backtick fence is longer than any run of
+// backticks inside, and a space pads a backtick at either end (CommonMark strips one each side),
+// so a name with a backtick stays one span.
+std::string code(const std::string& s) {
+  std::size_t longest = 0, run = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const std::string pad = !s.empty() && (s.front() == '`' || s.back() == '`') ? " " : "";
+  return fence + pad + cell(s) + pad + fence;
+}
+
 std::string icon(Verdict v) {
   switch (v) {
     case Verdict::kRegression: return "🔴";
@@ -43,7 +57,7 @@ std::string row_line(const MetricComparison& r) {
   const bool stats = r.base && r.cand;
   std::string why = r.reason;
   for (const auto& n : r.notes) why += "; " + n;
-  return "| " + icon(r.verdict) + " " + verdict_label(r) + " | `" + cell(r.benchmark()) + "` | " + cell(r.metric) +
+  return "| " + icon(r.verdict) + " " + verdict_label(r) + " | " + code(r.benchmark()) + " | " + cell(r.metric) +
          " | " + (stats ? format_value(r.base->center, r.unit) : "-") + " | " +
          (stats ? format_value(r.cand->center, r.unit) : "-") + " | " + (r.has_estimate ? format_change(r.ratio) : "-") +
          " | " + (r.has_estimate ? format_interval(r.ci_gate) : "-") + " | " +
@@ -68,7 +82,7 @@ std::string short_table(const Comparison& c) {
       ++more;
       continue;
     }
-    out += "| " + icon(r->verdict) + " " + verdict_label(*r) + " | `" + cell(r->benchmark()) + "` | " + cell(r->metric) +
+    out += "| " + icon(r->verdict) + " " + verdict_label(*r) + " | " + code(r->benchmark()) + " | " + cell(r->metric) +
            " | " + (r->has_estimate ? format_change(r->ratio) : "-") + " |\n";
     ++n;
   }
@@ -85,9 +99,9 @@ struct Section {
 };
 
 std::string side_text(const InputInfo& i) {
-  std::string s = "`" + cell(i.label) + "`";
+  std::string s = code(i.label);
   std::string d;
-  if (!i.git_revision.empty()) d += "rev `" + cell(i.git_revision) + "`";
+  if (!i.git_revision.empty()) d += "rev " + code(i.git_revision);
   if (i.gpu) d += (d.empty() ? "" : ", ") + cell(i.gpu->name);
   d += (d.empty() ? "" : ", ") + std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs");
   return s + " (" + d + ")";
@@ -109,7 +123,7 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
           cell(false_alarm_text(c)) + ")";
   if (!t.gate_patterns.empty()) {
     head += "; also gating:";
-    for (const auto& g : t.gate_patterns) head += " `" + cell(g) + "`";
+    for (const auto& g : t.gate_patterns) head += " " + code(g);
   }
   head += "\n";
   std::string geo;
@@ -127,7 +141,7 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
     // A bounded list: a graph rewrite can touch every benchmark, and the rows matter more.
     const std::size_t listed = std::min<std::size_t>(c.drift.size(), 20);
     for (std::size_t i = 0; i < listed; ++i)
-      head += "- `" + cell(c.drift[i].benchmark) + "`: " + cell(c.drift[i].what) + "\n";
+      head += "- " + code(c.drift[i].benchmark) + ": " + cell(c.drift[i].what) + "\n";
     if (listed < c.drift.size()) head += "- ... and " + std::to_string(c.drift.size() - listed) + " more\n";
   }
 
@@ -157,8 +171,8 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
     }
   }
 
-  std::string foot = "\n<sub>Reproduce with `" + cell(c.command.empty() ? "graphprof compare BASELINE CANDIDATE" : c.command) +
-                     "`; `--json` writes every number behind every verdict.</sub>\n";
+  std::string foot = "\n<sub>Reproduce with " + code(c.command.empty() ? "graphprof compare BASELINE CANDIDATE" : c.command) +
+                     "; `--json` writes every number behind every verdict.</sub>\n";
   std::string body;
   std::size_t total_rows = 0, shown = 0;
   for (const auto& s : sections) total_rows += s.rows.size();

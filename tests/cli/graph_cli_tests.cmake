@@ -67,3 +67,10 @@ add_test(NAME cli.offline_edge_cases
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/offline_edge_cases.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA} ${GP_GRAPH_CLI}/edge_cases)
 set_tests_properties(cli.offline_edge_cases PROPERTIES LABELS cpu)
+
+# Empty option values, nan/inf numbers and a --dot-dir that is not there: exit 2 or 3 naming the
+# option (tests/cli/empty_and_nonfinite_options.sh).
+add_test(NAME cli.empty_and_nonfinite_options
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/empty_and_nonfinite_options.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA} ${GP_GRAPH_CLI}/empty_options)
+set_tests_properties(cli.empty_and_nonfinite_options PROPERTIES LABELS cpu)

@@ -200,6 +200,23 @@ TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
   EXPECT_NE(line.find("evil\\nname\\x1b[31m[elements=4096"), std::string::npos) << line;
 }
 
+// A backtick in a workload name or parameter value would end its code span early (the rest of the
+// name, and the table's next cell, rendered as Markdown): the fence is longer than any backtick run.
+TEST(CompareOutputs, MarkdownCodeSpansSurviveBackticks) {
+  const Report base = read_report(data("base.json"));
+  Report cand = base;
+  cand.results[0].workload = "a`b";
+  cand.results[1].params["note"] = "``x";
+  cand.results[2].workload = "`c";
+  const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "tick`s.json"});
+  const std::string md = render_compare_markdown(c, 10000000);
+  EXPECT_NE(md.find("| ``a`b["), std::string::npos) << md;
+  EXPECT_NE(md.find("| ```chain[elements=4096,kernels=100,note=``x,"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `` `c["), std::string::npos) << md;  // starts with a backtick: padded
+  EXPECT_NE(md.find("``tick`s.json``"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| `a`b"), std::string::npos) << md;
+}
+
 TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
   Comparison c = run("base.json", "regression.json");
   for (auto& r : c.rows) r.params["tolerance"] = "0.001";
