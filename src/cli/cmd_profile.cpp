@@ -91,15 +91,16 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   argv.push_back(nullptr);
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const SignalForwarding forwarding;
-  // SIGINT/SIGTERM are held from before the spawn until the child's pid is known: one that arrived
-  // after the application started but before g_child was set would otherwise be dropped (seen on
-  // a loaded machine: the application ran to its end). The child starts with the caller's mask.
+  // SIGINT/SIGTERM are held from before the forwarding handler is installed until the child's pid
+  // is known: one that arrived before g_child was set would otherwise be dropped by the handler
+  // (seen on a loaded machine: the application ran to its end), graphprof and the application both
+  // going on. The child starts with the caller's mask.
   sigset_t held, caller_mask;
   sigemptyset(&held);
   sigaddset(&held, SIGINT);
   sigaddset(&held, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  const SignalForwarding forwarding;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &caller_mask);
