@@ -194,11 +194,21 @@ namespace {
 // sent to graphprof go on to every live child, then end graphprof as they would have (the previous
 // disposition, the default one: killed by that signal). A Ctrl-C at the terminal reaches the
 // children by itself (same process group); sending it again does no harm.
+// spawn_self holds the signals in its own thread only: in a process with other threads (the CUDA
+// driver's, a plugin's) the kernel hands one to another thread, which must not end graphprof while
+// a child is being started and not yet remembered. It leaves the signal pending instead, and
+// spawn_self forwards it and ends graphprof once the child is remembered.
 constexpr int kChildSlots = 4096;  // --ranks allows up to 4096 processes
 std::atomic<pid_t> g_live_children[kChildSlots];
+std::atomic<bool> g_spawning{false};
+std::atomic<int> g_pending_signal{0};
 struct sigaction g_before_int, g_before_term;
+static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<bool>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free,
+              "the signal handler touches these atomics: they must be lock-free");
 
-extern "C" void graphprof_forward_to_children(int sig) {
+// Forwards `sig` to every live child, then ends graphprof as the previous disposition would.
+void forward_and_end(int sig) {
   for (auto& slot : g_live_children) {
     const pid_t pid = slot.load();
     if (pid > 0) ::kill(pid, sig);
@@ -209,7 +219,13 @@ extern "C" void graphprof_forward_to_children(int sig) {
     return;
   }
   ::sigaction(sig, &prev, nullptr);
-  ::raise(sig);  // delivered when this handler returns
+  ::raise(sig);  // delivered when the handler returns (at once when called outside one)
+}
+
+extern "C" void graphprof_forward_to_children(int sig) {
+  g_pending_signal.store(sig);
+  if (g_spawning.load()) return;  // another thread is starting a child: it finishes the job
+  forward_and_end(sig);
 }
 
 void forward_signals_to_children_once() {
@@ -278,6 +294,7 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
   sigaddset(&held, SIGINT);
   sigaddset(&held, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  g_spawning.store(true);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &caller_mask);
@@ -287,7 +304,10 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (rc == 0) remember_child(pid);
-  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
+  g_spawning.store(false);
+  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);  // one held in this thread is handled here
+  // One that another thread's handler left pending while the child was not yet remembered.
+  if (const int sig = g_pending_signal.exchange(0); sig != 0) forward_and_end(sig);
   if (rc != 0) throw internal_error(std::string("cannot start another graphprof process: ") + std::strerror(rc));
   return pid;
 }
