@@ -184,6 +184,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
+  // Before the application runs: a typo in an output must not cost the profile.
+  if (!o.json.empty()) check_output_path("--json", o.json);
+  if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
 
   ProfileRun run;
   run.program = program_name(o.command);
@@ -251,13 +254,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (gpu_checked) report.environment.gpu = query_gpu(0);
   write_report(report, json_path);
 
-  std::cout << format_profile_summary(report);
-  std::cout << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
+  // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
+  // application's own stdout still passes through).
+  std::ostream& console = writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) ? std::cerr : std::cout;
+  console << format_profile_summary(report);
+  console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
     chrome.write(o.trace_out);
-    std::cout << "trace written to " << o.trace_out << " (open it in ui.perfetto.dev)\n";
+    console << "trace written to " << o.trace_out << " (open it in ui.perfetto.dev)\n";
   }
   // The report is written whatever the application did; its exit status is in the report.
   exit_code = 0;

@@ -42,3 +42,8 @@ foreach(stream IN ITEMS stderr stdout)
                    -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_injection_set_${stream} -- true)
   set_tests_properties(cli.profile_injection_already_set_${stream} PROPERTIES LABELS cpu)
 endforeach()
+# `profile --json -` / `--trace-out -`: that output alone on stdout; an unwritable --json refused
+# before the application runs.
+add_test(NAME cli.profile_stdout
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_stdout.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_stdout)
+set_tests_properties(cli.profile_stdout PROPERTIES LABELS cpu)
