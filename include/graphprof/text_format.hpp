@@ -93,6 +93,19 @@ inline std::string clip_columns(const std::string& s, std::size_t max, const std
   return out + mark;
 }
 
+// `s` on one line and without terminal escapes: control characters (a newline or an ESC in a
+// hostile report's workload or GPU name) are shown as \n, \t, \xNN. For what a terminal prints.
+inline std::string one_line(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += strf("\\x%02x", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
 // `s` left-aligned / right-aligned in `width` columns.
 inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
 inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }

@@ -17,6 +17,7 @@
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/report.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp::cli {
 
@@ -132,7 +133,7 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
 
   std::ostream& console = output_on_stdout ? std::cerr : std::cout;
   if (o.quiet) {
-    console << headline(c) << "\n";
+    console << one_line(headline(c)) << "\n";
   } else {
     CompareConsoleOptions co;
     const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and non-empty

@@ -38,19 +38,6 @@ struct Row {
   const char* colour = "";  // applied to the first cell after padding, so widths stay right
 };
 
-// A cell on one line: control characters (a newline in a hostile report's workload name) are
-// shown as escapes, so that they cannot break the table into pieces.
-std::string one_line(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out += strf("\\x%02x", c);
-    else out += static_cast<char>(c);
-  }
-  return out;
-}
-
 // Table rows never exceed kMaxConsoleColumns (the last column is cut to fit); with `details`,
 // each row's full text (when not empty) follows it.
 void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
@@ -163,7 +150,7 @@ std::string short_note(const MetricComparison& r) {
 }  // namespace
 
 void print_compare_console(const Comparison& c, std::ostream& out, const CompareConsoleOptions& o) {
-  const std::string head = result_line(c);
+  const std::string head = one_line(result_line(c));
   const char* head_colour =
       c.exit_code == ExitCode::kOk ? "\033[1;32m" : (c.exit_code == ExitCode::kRegression ? "\033[1;31m" : "\033[1;33m");
   auto print_result = [&]() {
@@ -171,8 +158,8 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     else out << head << "\n";
   };
   print_result();
-  out << "baseline:  " << side_line(c.baseline) << "\n";
-  out << "candidate: " << side_line(c.candidate) << "\n";
+  out << "baseline:  " << one_line(side_line(c.baseline)) << "\n";
+  out << "candidate: " << one_line(side_line(c.candidate)) << "\n";
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
@@ -182,8 +169,8 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   out << "           "
       << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
       << "\n";
-  for (const auto& w : c.environment.warnings) out << "warning: " << w << "\n";
-  for (const auto& b : c.banners) out << "note: " << b << "\n";
+  for (const auto& w : c.environment.warnings) out << "warning: " << one_line(w) << "\n";
+  for (const auto& b : c.banners) out << "note: " << one_line(b) << "\n";
   if (!c.drift.empty()) {
     out << "structure drift" << (t.fail_on_drift ? " (fails with --fail-on-drift)" : "") << ":\n";
     for (const auto& d : c.drift) out << "  " << one_line(d.benchmark + ": " + d.what) << "\n";
@@ -239,7 +226,7 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   std::string geo;
   for (const auto& g : c.geomeans)
     if (g.gating) geo += (geo.empty() ? "" : ", ") + g.metric + " " + format_change(g.ratio) + " (n=" + std::to_string(g.n) + ")";
-  if (!geo.empty()) out << clip("geomean:       " + geo, kMaxConsoleColumns) << "\n";
+  if (!geo.empty()) out << clip(one_line("geomean:       " + geo), kMaxConsoleColumns) << "\n";
   out << clip("gating:        " + verdict_counts(c, true), kMaxConsoleColumns) << "\n";
   out << clip("informational: " + verdict_counts(c, false), kMaxConsoleColumns) << "\n";
   print_result();

@@ -200,6 +200,25 @@ TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
   EXPECT_NE(line.find("evil\\nname\\x1b[31m[elements=4096"), std::string::npos) << line;
 }
 
+// The lines above the table carry a report's own strings too (its revision, its GPU's name in the
+// side lines and in the warning that the GPUs differ): no escape of a hostile report reaches the
+// terminal from them either.
+TEST(CompareOutputs, ConsoleHeaderLinesShowControlCharactersAsEscapes) {
+  const Report base = read_report(data("base.json"));
+  Report cand = base;
+  cand.git_revision = "abc\x1b]0;title\x07";
+  ASSERT_TRUE(cand.environment.gpu.has_value());
+  cand.environment.gpu->name = "H200\x1b[2J\nfake line";
+  const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "evil.json"});
+  std::ostringstream out;
+  print_compare_console(c, out, CompareConsoleOptions{false, true, true});
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nfake line"), std::string::npos) << text;
+  EXPECT_NE(text.find("rev abc\\x1b]0;title\\x07"), std::string::npos) << text;
+}
+
 // A backtick in a workload name or parameter value would end its code span early (the rest of the
 // name, and the table's next cell, rendered as Markdown): the fence is longer than any backtick run.
 TEST(CompareOutputs, MarkdownCodeSpansSurviveBackticks) {
