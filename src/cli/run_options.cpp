@@ -493,7 +493,14 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     args.push_back("--json=" + jsons.back());
     args.push_back("--lockstep=" + std::to_string(samples));
     // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
-    pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
+    try {
+      pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
+    } catch (const Error&) {
+      // The ranks already started would wait for this one forever: stopped and reaped first.
+      for (const pid_t p : pids) ::kill(p, SIGTERM);
+      for (const pid_t p : pids) wait_child(p);
+      throw;
+    }
     if (!o.quiet) std::cerr << "  rank " << r << " of " << n << " started on GPU " << r << "\n";
   }
   // Wait for all; the first failure stops the others (a rank left alone would wait forever).
