@@ -314,16 +314,19 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
 
 // Exit status of a child (128 + signal when killed); `block` false returns -1 while it runs.
 int wait_child(pid_t pid, bool block = true) {
-  int status = 0;
+  // Seen ended first, without reaping it (WNOWAIT): until waitpid below reaps it, its pid cannot be
+  // reused, so the signal handler never sends to a pid that is no longer our child.
+  siginfo_t ended{};
   for (;;) {
-    const pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
-    if (r == pid) {
-      forget_child(pid);
-      break;
-    }
-    if (r == 0) return -1;
-    if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+    ended.si_pid = 0;
+    if (waitid(P_PID, static_cast<id_t>(pid), &ended, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) == 0) break;
+    if (errno != EINTR) throw internal_error(std::string("waitid failed: ") + std::strerror(errno));
   }
+  if (ended.si_pid == 0) return -1;  // still running (not `block`)
+  forget_child(pid);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
