@@ -21,6 +21,8 @@ bool writes_to_stdout(const std::string& path);
 // existing writable non-regular file, or a (new or existing) regular file in a writable folder.
 // Throws gp::Error(kUsage) "OPTION PATH: why" otherwise. Call it before doing expensive work.
 void check_output_path(const std::string& option, const std::string& path);
+// True when `path` is this process's standard output ("-", /dev/stdout, /dev/fd/1, /proc/self/fd/1).
+bool names_stdout(const std::string& path);
 // Creates `path` (and its parents) if needed and checks it is a writable folder; same errors.
 void check_output_folder(const std::string& option, const std::string& path);
 

@@ -108,6 +108,7 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   t.fail_on_drift = o.fail_on_drift;
 
   // Output paths are checked before anything is read or written (exit 2, naming the option).
+  one_output_on_stdout({{"--json", o.json_path}, {"--markdown", o.markdown_path}, {"--junit", o.junit_path}});
   if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
   if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
   if (!o.junit_path.empty()) check_output_path("--junit", o.junit_path);

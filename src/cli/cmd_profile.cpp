@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "option_checks.hpp"
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
@@ -185,6 +186,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
   // Before the application runs: a typo in an output must not cost the profile.
+  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}});
   if (!o.json.empty()) check_output_path("--json", o.json);
   if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "option_checks.hpp"
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
@@ -26,6 +27,7 @@ struct ReportCliOptions {
 int report_command(const ReportCliOptions& o) {
   if (o.output.empty() && o.csv.empty()) throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE");
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
+  one_output_on_stdout({{"-o", o.output}, {"--csv", o.csv}});
   if (!o.output.empty()) check_output_path("-o", o.output);
   if (!o.csv.empty()) check_output_path("--csv", o.csv);
   // A folder that is not there is a typo, not a place without dumps (the graphs would just be missing).

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "option_checks.hpp"
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/error.hpp"
@@ -118,6 +119,8 @@ void setup_run(CLI::App& app, int& exit_code) {
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));
     configure_trace(*t, req, chrome);
+    one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
+                          {"--csv", o->csv_path}, {"--trace-out", t->out}});
     // The other processes run first, before this one loads CUPTI for its trace pass.
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "run")) {

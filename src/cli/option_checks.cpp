@@ -4,6 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/error.hpp"
 
 namespace gp::cli {
 
@@ -36,6 +41,16 @@ void reject_empty_values(CLI::App& app) {
     opt->check(non_empty);
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) reject_empty_values(*sub);
+}
+
+void one_output_on_stdout(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const std::string* first = nullptr;
+  for (const auto& [option, path] : outputs) {
+    if (!names_stdout(path)) continue;
+    if (first != nullptr)
+      throw usage_error(option + " " + path + ": " + *first + " already writes to standard output; give one of them a file");
+    first = &option;
+  }
 }
 
 }  // namespace gp::cli

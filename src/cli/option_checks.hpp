@@ -3,6 +3,10 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace gp::cli {
 
 // A number that is neither nan nor inf, put before CLI::Range on a floating option: Range lets
@@ -13,5 +17,10 @@ CLI::Validator finite_number();
 // (`--json ''`, `compare '' B`): exit 2 with "--json: empty value" instead of an empty string that
 // reads as "not given" and is silently ignored. Call once, after every subcommand is declared.
 void reject_empty_values(CLI::App& app);
+
+// At most one of a command's outputs may be standard output ("-", /dev/stdout): two would be
+// concatenated into one stream that no reader can split. Exit 2 naming both options. Pairs of
+// (option, path); empty paths are outputs not asked for.
+void one_output_on_stdout(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 }  // namespace gp::cli

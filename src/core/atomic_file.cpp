@@ -219,6 +219,8 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 
 bool writes_to_stdout(const std::string& path) { return inherited_fd(path) == STDOUT_FILENO; }
 
+bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == STDOUT_FILENO; }
+
 void check_output_path(const std::string& option, const std::string& path) {
   auto bad = [&](const std::string& why) { throw usage_error(option + " " + path + ": " + why); };
   if (path.empty()) throw usage_error(option + ": the path is empty");

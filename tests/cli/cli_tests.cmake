@@ -61,6 +61,11 @@ if(GRAPHPROF_WITH_CUDA)
   set_tests_properties(cli.sweep_isolate_without_gpu cli.sweep_isolate_without_gpu_says_it_once PROPERTIES LABELS cpu)
   # run --isolate (one process per workload): the same, and the plan is checked before the GPU.
   gp_cli_test(run_isolate_ranks 2 "^graphprof: --isolate and --ranks cannot be combined" run --isolate --ranks 2)
+  # Two outputs on standard output: exit 2 naming both, before anything is measured (no GPU needed).
+  gp_cli_test(run_two_outputs_on_stdout 2 "^graphprof: --trace-out -: --json already writes to standard output"
+              run -w chain --json - --trace-out -)
+  gp_cli_test(sweep_two_outputs_on_stdout 2 "^graphprof: --csv -: --json already writes to standard output"
+              sweep -w chain -p kernels=1,2 --json - --csv -)
   gp_cli_test(run_isolate_bad_mode 2 "--mode fast" run --isolate --mode fast)
   gp_cli_test(run_isolate_unknown_workload 2 "--workload nosuch: no such workload" run --isolate --workload chain,nosuch)
   gp_cli_test(run_isolate_unknown_param 2 "has no parameter 'knl'" run --isolate --workload chain --param knl=3)

@@ -138,3 +138,8 @@ add_test(NAME cli.compare_device_levels_h200
            echo \"$out\" | grep -q 'while the device switched levels' || { echo \"$out\"; exit 1; }
            exit 0" _ $<TARGET_FILE:graphprof> ${R}/h200_levels)
 set_tests_properties(cli.compare_device_levels_h200 PROPERTIES LABELS cpu)
+# Two outputs on standard output would be one stream no reader can split: exit 2 naming both.
+gp_cli_test(compare_two_outputs_on_stdout 2 "^graphprof: --markdown -: --json already writes to standard output"
+            compare ${R}/base.json ${R}/regression.json --json - --markdown -)
+gp_cli_test(report_two_outputs_on_stdout 2 "^graphprof: --csv /dev/stdout: -o already writes to standard output"
+            report ${R}/base.json -o - --csv /dev/stdout)
