@@ -103,6 +103,9 @@ std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptio
 
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,
                       const std::vector<int>& status, const std::vector<Mode>& modes, int processes) {
+  if (children.empty() || status.size() != children.size() || got.size() != children.size())
+    throw internal_error("--isolate: " + std::to_string(children.size()) + " processes planned, " +
+                         std::to_string(got.size()) + " reports and " + std::to_string(status.size()) + " statuses");
   const auto first = std::find_if(got.begin(), got.end(), [](const std::optional<Report>& r) { return r.has_value(); });
   if (first == got.end()) {
     // Nothing measured: graphprof exits as its children did (3 bad input, 5, 6 ...); a process

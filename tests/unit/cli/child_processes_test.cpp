@@ -246,6 +246,21 @@ TEST(MergeIsolated, FailedChildIsRecordedAsFailedInEveryModeAndTheOthersAreKeptI
   EXPECT_EQ(out.settings.at("repetitions_total"), 2);
 }
 
+TEST(MergeIsolated, NoChildrenOrMismatchedListsAreAnInternalErrorNotUndefinedBehaviour) {
+  const std::vector<Mode> modes{Mode::kCapture};
+  const auto code_of = [&](const std::vector<IsolatedChild>& children, std::size_t reports, std::vector<int> status) {
+    try {
+      merge_isolated(children, std::vector<std::optional<Report>>(reports), status, modes, 1);
+    } catch (const Error& e) {
+      return static_cast<int>(e.code());
+    }
+    return -1;
+  };
+  EXPECT_EQ(code_of({}, 0, {}), 6);
+  EXPECT_EQ(code_of(three_children(), 3, {0, 0}), 6);
+  EXPECT_EQ(code_of(three_children(), 2, {1, 1, 1}), 6);
+}
+
 TEST(MergeIsolated, EveryChildFailedExitsWithTheFirstChildsStatus) {
   const std::vector<Mode> modes{Mode::kCapture};
   const auto exit_of = [&](std::vector<int> status) {
