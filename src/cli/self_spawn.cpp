@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "graphprof/error.hpp"
+#include "graphprof/signal_chain.hpp"
 
 extern char** environ;
 
@@ -36,7 +37,7 @@ constexpr int kChildSlots = 4096;  // --ranks allows up to 4096 processes
 std::atomic<pid_t> g_live_children[kChildSlots];
 std::atomic<bool> g_spawning{false};
 std::atomic<int> g_pending_signal{0};
-struct sigaction g_before_int, g_before_term;
+ChainedSignals g_before_forwarding;  // what SIGINT/SIGTERM did before
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<bool>::is_always_lock_free &&
                   std::atomic<int>::is_always_lock_free,
               "the signal handler touches these atomics: they must be lock-free");
@@ -47,13 +48,7 @@ void forward_and_end(int sig) {
     const pid_t pid = slot.load();
     if (pid > 0) ::kill(pid, sig);
   }
-  const struct sigaction& prev = sig == SIGINT ? g_before_int : g_before_term;
-  if ((prev.sa_flags & SA_SIGINFO) == 0 && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
-    prev.sa_handler(sig);
-    return;
-  }
-  ::sigaction(sig, &prev, nullptr);
-  ::raise(sig);  // delivered when the handler returns (at once when called outside one)
+  pass_signal_on(sig, g_before_forwarding);  // delivered when the handler returns (at once outside one)
 }
 
 extern "C" void graphprof_forward_to_children(int sig) {
@@ -64,19 +59,7 @@ extern "C" void graphprof_forward_to_children(int sig) {
 
 void forward_signals_to_children_once() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM}) {
-      struct sigaction& prev = sig == SIGINT ? g_before_int : g_before_term;
-      if (::sigaction(sig, nullptr, &prev) != 0) continue;
-      // An ignored signal stays ignored (a background job); a siginfo handler is not ours to wrap.
-      if (prev.sa_handler == SIG_IGN || (prev.sa_flags & SA_SIGINFO) != 0) continue;
-      struct sigaction sa {};
-      sa.sa_handler = graphprof_forward_to_children;
-      sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESTART;
-      ::sigaction(sig, &sa, nullptr);
-    }
-  });
+  std::call_once(once, [] { chain_signal_handler(graphprof_forward_to_children, g_before_forwarding); });
 }
 
 void remember_child(pid_t pid) {

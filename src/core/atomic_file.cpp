@@ -1,6 +1,7 @@
 // Atomic file output (temporary file + fsync + rename, or write-through for non-regular files),
 // output path checks, the temporary-file cleanup on fatal signals, and whole-file reads.
 #include "graphprof/atomic_file.hpp"
+#include "graphprof/signal_chain.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,7 +29,7 @@ namespace {
 constexpr std::size_t kMaxTempPath = 4096;
 char g_temp_paths[TempFileGuard::kSlots][kMaxTempPath];
 std::atomic<int> g_temp_state[TempFileGuard::kSlots];  // 0 free, 1 being filled, 2 registered
-struct sigaction g_previous_int, g_previous_term;
+ChainedSignals g_before_cleanup;  // what SIGINT/SIGTERM did before
 
 void unlink_registered_temp_files() noexcept {
   for (int i = 0; i < TempFileGuard::kSlots; ++i)
@@ -37,33 +38,14 @@ void unlink_registered_temp_files() noexcept {
 
 extern "C" void graphprof_cleanup_on_signal(int sig) {
   unlink_registered_temp_files();
-  // Hand the signal to whoever had it before (the default disposition ends the process with
-  // this signal, so the parent sees "killed by SIGINT/SIGTERM" as it would have without us).
-  const struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
-  if ((prev.sa_flags & SA_SIGINFO) == 0 && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
-    prev.sa_handler(sig);
-    return;
-  }
-  ::sigaction(sig, &prev, nullptr);
-  ::raise(sig);
+  // The default disposition ends the process with this signal, so the parent sees "killed by
+  // SIGINT/SIGTERM" as it would have without us.
+  pass_signal_on(sig, g_before_cleanup);
 }
 
 void install_cleanup_handler_once() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM}) {
-      struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
-      if (::sigaction(sig, nullptr, &prev) != 0) continue;
-      // An ignored signal does not end the process, and a handler with siginfo belongs to a
-      // host program we should not step in front of.
-      if (prev.sa_handler == SIG_IGN || (prev.sa_flags & SA_SIGINFO) != 0) continue;
-      struct sigaction sa {};
-      sa.sa_handler = graphprof_cleanup_on_signal;
-      sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESTART;
-      ::sigaction(sig, &sa, nullptr);
-    }
-  });
+  std::call_once(once, [] { chain_signal_handler(graphprof_cleanup_on_signal, g_before_cleanup); });
 }
 
 // ---- where a path really leads ----------------------------------------------------------------
