@@ -40,7 +40,7 @@ TEST(SelfSpawn, WaitReturnsTheChildsExitStatus) {
 }
 
 TEST(SelfSpawn, ANonBlockingWaitSaysRunningUntilTheChildEnds) {
-  const pid_t pid = spawn_self(child_args(), {"GRAPHPROF_SPAWN_TEST_CHILD=sleep:1"});
+  const pid_t pid = spawn_self(child_args(), {"GRAPHPROF_SPAWN_TEST_CHILD=sleep:5"});
   EXPECT_EQ(wait_child(pid, false), -1);
   int status = -1;
   for (int i = 0; i < 600 && status < 0; ++i) {  // up to 60 s on a loaded machine
