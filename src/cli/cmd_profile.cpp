@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "option_checks.hpp"
+#include "self_spawn.hpp"
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
@@ -96,35 +97,22 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   // is known: one that arrived before g_child was set would otherwise be dropped by the handler
   // (seen on a loaded machine: the application ran to its end), graphprof and the application both
   // going on. The child starts with the caller's mask.
-  sigset_t held, caller_mask;
-  sigemptyset(&held);
-  sigaddset(&held, SIGINT);
-  sigaddset(&held, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  SignalsHeld held;
   const SignalForwarding forwarding;
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &caller_mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
+  const int rc = spawn_with_mask(pid, argv[0], true, nullptr, argv.data(), envp.data(), held.caller_mask());
   if (rc == 0) g_child = pid;
-  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);  // a held signal is delivered (forwarded) here
+  held.release();  // a held signal is delivered (forwarded) here
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
   ChildResult r;
   r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-  if (WIFEXITED(status)) {
-    r.status = WEXITSTATUS(status);
-    r.description = "exited with status " + std::to_string(r.status);
-  } else if (WIFSIGNALED(status)) {
-    r.status = 128 + WTERMSIG(status);
-    r.description = "was killed by " + signal_name(WTERMSIG(status));
-  }
+  r.status = exit_status_of(status);
+  r.description = WIFSIGNALED(status) ? "was killed by " + signal_name(WTERMSIG(status))
+                                      : "exited with status " + std::to_string(r.status);
   return r;
 }
 

@@ -78,6 +78,36 @@ void forget_child(pid_t pid) {
 
 }  // namespace
 
+SignalsHeld::SignalsHeld() {
+  sigset_t held;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &held, &caller_mask_);
+}
+
+void SignalsHeld::release() {
+  if (!held_) return;
+  held_ = false;
+  pthread_sigmask(SIG_SETMASK, &caller_mask_, nullptr);
+}
+
+int spawn_with_mask(pid_t& pid, const char* file, bool search_path, const posix_spawn_file_actions_t* actions,
+                    char* const argv[], char* const envp[], const sigset_t& mask) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  const int rc = search_path ? posix_spawnp(&pid, file, actions, &attr, argv, envp)
+                             : posix_spawn(&pid, file, actions, &attr, argv, envp);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+int exit_status_of(int wait_status) {
+  return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
+}
+
 // Starts this binary with `args` and `extra_env`, its stdout discarded; returns its pid.
 // `keep_environment`: the child measures as this process would have (--isolate), in the same
 // environment, NVTX_INJECTION64_PATH included.
@@ -106,25 +136,15 @@ pid_t spawn_self(const std::vector<std::string>& args, const std::vector<std::st
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
   forward_signals_to_children_once();
-  // SIGINT/SIGTERM held until the child is remembered (one in between would miss it); the child
-  // starts with the caller's mask.
-  sigset_t held, caller_mask;
-  sigemptyset(&held);
-  sigaddset(&held, SIGINT);
-  sigaddset(&held, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &held, &caller_mask);
+  // SIGINT/SIGTERM held until the child is remembered (one in between would miss it).
+  SignalsHeld held;
   g_spawning.store(true);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &caller_mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
+  const int rc = spawn_with_mask(pid, "/proc/self/exe", false, &actions, argv.data(), envp.data(), held.caller_mask());
   posix_spawn_file_actions_destroy(&actions);
   if (rc == 0) remember_child(pid);
   g_spawning.store(false);
-  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);  // one held in this thread is handled here
+  held.release();  // one held in this thread is handled here
   // One that another thread's handler left pending while the child was not yet remembered.
   if (const int sig = g_pending_signal.exchange(0); sig != 0) forward_and_end(sig);
   if (rc != 0) throw internal_error(std::string("cannot start another graphprof process: ") + std::strerror(rc));
@@ -146,7 +166,7 @@ int wait_child(pid_t pid, bool block) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_status_of(status);
 }
 
 }  // namespace gp::cli
