@@ -608,6 +608,12 @@ Report with_probe(Report r, double before, double after) {
   return r;
 }
 
+// A gpu_time_per_iter report of kSeven x 1000 microseconds, times `factor`, whose results ran at
+// the device level `before` -> `after` (ns per kernel of the probe).
+Report at_level(double factor, double before, double after) {
+  return with_probe(report_of("gpu_time_per_iter", metric_of(scaled(scaled(kSeven, 1000), factor))), before, after);
+}
+
 TEST(CompareDeviceLevel, EqualProbesLeaveTheVerdictAlone) {
   const auto base = scaled(kSeven, 1000);
   const Report b = report_of("gpu_time_per_iter", metric_of(base));
@@ -623,9 +629,8 @@ TEST(CompareDeviceLevel, EqualProbesLeaveTheVerdictAlone) {
 }
 
 TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
-  const auto base = scaled(kSeven, 1000);
-  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 506);
-  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 687);
+  const Report b = at_level(1, 508, 506);
+  const Report c = at_level(1.35, 685, 687);
   const Comparison cmp = compare(b, c, {});
   ASSERT_EQ(cmp.rows.size(), 1u);
   const MetricComparison& r = cmp.rows[0];
@@ -652,9 +657,8 @@ TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
 }
 
 TEST(CompareDeviceLevel, AnImprovementAtAnotherLevelIsUndecidedAndPasses) {
-  const auto base = scaled(kSeven, 1000);
-  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 685, 685);
-  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 0.74))), 508, 508);
+  const Report b = at_level(1, 685, 685);
+  const Report c = at_level(0.74, 508, 508);
   const Comparison cmp = compare(b, c, {});
   ASSERT_EQ(cmp.rows.size(), 1u);
   EXPECT_EQ(cmp.rows[0].verdict, Verdict::kInconclusive) << cmp.rows[0].reason;
@@ -664,9 +668,8 @@ TEST(CompareDeviceLevel, AnImprovementAtAnotherLevelIsUndecidedAndPasses) {
 }
 
 TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
-  const auto base = scaled(kSeven, 1000);
-  const Comparison cmp = compare(with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 508),
-                                 with_probe(report_of("gpu_time_per_iter", metric_of(base)), 685, 508), {});
+  const Comparison cmp = compare(at_level(1, 508, 508),
+                                 at_level(1, 685, 508), {});
   ASSERT_EQ(cmp.rows.size(), 1u);
   EXPECT_EQ(cmp.rows[0].verdict, Verdict::kSame);
   EXPECT_EQ(cmp.exit_code, ExitCode::kOk);
@@ -679,9 +682,8 @@ TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
 // The H200 case of 2026-11-30 (docs/compare.md): both sides start at the fast level, the candidate's
 // process switches during the result (504 -> 681), and its time reads +34 %.
 TEST(CompareDeviceLevel, ARegressionWhileTheDeviceSwitchedIsNotTrusted) {
-  const auto base = scaled(kSeven, 1000);
-  const Report b = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 504, 505);
-  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.34))), 504, 681);
+  const Report b = at_level(1, 504, 505);
+  const Report c = at_level(1.34, 504, 681);
   const Comparison cmp = compare(b, c, {});
   ASSERT_EQ(cmp.rows.size(), 1u);
   const MetricComparison& r = cmp.rows[0];
@@ -700,10 +702,9 @@ TEST(CompareDeviceLevel, ARegressionWhileTheDeviceSwitchedIsNotTrusted) {
 // process's probe, not only the first one's: here the candidate's second process ran at the slow
 // level, so a third of its samples did, and its +35 % is no code change.
 TEST(CompareDeviceLevel, AMergedSideIsJudgedByEveryProcess) {
-  const auto base = scaled(kSeven, 1000);
-  const Report b1 = with_probe(report_of("gpu_time_per_iter", metric_of(base)), 508, 508);
-  const Report c_fast = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 508, 509);
-  const Report c_slow = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 686);
+  const Report b1 = at_level(1, 508, 508);
+  const Report c_fast = at_level(1.35, 508, 509);
+  const Report c_slow = at_level(1.35, 685, 686);
   const Report b = merge_reports({b1, b1, b1}, {"b1.json", "b2.json", "b3.json"});
   const Report c = merge_reports({c_fast, c_slow, c_fast}, {"c1.json", "c2.json", "c3.json"});
   for (const Report& cand : {c, report_from_json(to_json(c), "c.json")}) {  // also as read back from JSON
@@ -729,7 +730,7 @@ TEST(CompareDeviceLevel, AMergedSideIsJudgedByEveryProcess) {
 TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   const auto base = scaled(kSeven, 1000);
   const Report b = report_of("gpu_time_per_iter", metric_of(base));
-  const Report c = with_probe(report_of("gpu_time_per_iter", metric_of(scaled(base, 1.35))), 685, 685);
+  const Report c = at_level(1.35, 685, 685);
   const Comparison one = compare(b, c, {});
   EXPECT_EQ(one.rows[0].verdict, Verdict::kRegression);
   EXPECT_TRUE(one.rows[0].notes.empty());
