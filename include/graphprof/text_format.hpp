@@ -107,6 +107,13 @@ inline std::string one_line(const std::string& s) {
 }
 
 // `s` left-aligned / right-aligned in `width` columns.
+// The items with `separator` between them: join({"a", "b"}, ", ") is "a, b".
+inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string s;
+  for (std::size_t i = 0; i < items.size(); ++i) s += (i == 0 ? "" : separator) + items[i];
+  return s;
+}
+
 inline std::string pad_right(const std::string& s, std::size_t width) { return s + padding(s, width); }
 inline std::string pad_left(const std::string& s, std::size_t width) { return padding(s, width) + s; }
 

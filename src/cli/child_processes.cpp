@@ -11,17 +11,12 @@
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_model.hpp"
+#include "graphprof/text_format.hpp"
 #include "graphprof/trace_analysis.hpp"
 
 namespace gp::cli {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
 
 // Every digit the parent parsed (std::to_string would turn --min-time 1e-7 into 0).
 std::string number(double x) {
@@ -53,8 +48,8 @@ std::vector<std::string> child_arguments(const std::string& subcommand, const Ru
   std::vector<std::string> a{"graphprof", subcommand, "--processes=" + std::to_string(o.processes)};
   if (o.quiet) a.push_back("--quiet");
   for (const auto& l : o.load) a.push_back("--load=" + l);
-  if (!o.workloads.empty()) a.push_back("--workload=" + joined(o.workloads));
-  a.push_back("--mode=" + joined(o.modes));
+  if (!o.workloads.empty()) a.push_back("--workload=" + join(o.workloads, ","));
+  a.push_back("--mode=" + join(o.modes, ","));
   for (const auto& p : o.params) a.push_back("--param=" + p);
   a.push_back("--repetitions=" + std::to_string(o.repetitions));
   a.push_back("--target-ci=" + number(o.target_ci));

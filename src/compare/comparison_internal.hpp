@@ -46,7 +46,6 @@ std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, d
 
 // verdict_rules.cpp
 std::string plural(std::size_t n, const char* one, const char* many);  // "3 regressions"
-std::string join(const std::vector<std::string>& parts);               // "a, b, c"
 void estimate(MetricComparison& r, const Thresholds& t, std::size_t gating_series);
 void judge(MetricComparison& r, const Thresholds& t);
 void check_clock(MetricComparison& r, const Thresholds& t);

@@ -8,6 +8,7 @@
 #include "comparison_internal.hpp"
 #include "graphprof/compare_report.hpp"
 #include "graphprof/compare_stats.hpp"
+#include "graphprof/text_format.hpp"
 
 namespace gp::compare_detail {
 
@@ -38,12 +39,6 @@ std::string runs_needed_text(const MetricComparison& r) {
 
 std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string s;
-  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
-  return s;
 }
 
 // Each series is judged by its own between-run noise: the spread of its run values on both
@@ -187,7 +182,7 @@ void decide_exit(Comparison& c) {
     if (likely) parts.push_back(plural(likely, "likely regression (--strict)", "likely regressions (--strict)"));
     if (drift_fails) parts.push_back(plural(c.drift.size(), "structure change (--fail-on-drift)", "structure changes (--fail-on-drift)"));
     c.exit_code = ExitCode::kRegression;
-    c.exit_reason = join(parts);
+    c.exit_reason = join(parts, ", ");
     return;
   }
   std::vector<std::string> parts;
@@ -219,7 +214,7 @@ void decide_exit(Comparison& c) {
   if (c.compared == 0 && parts.empty()) parts.push_back("nothing was compared: no metric has data on both sides");
   if (!parts.empty()) {
     c.exit_code = ExitCode::kUntrusted;
-    c.exit_reason = join(parts);
+    c.exit_reason = join(parts, ", ");
     return;
   }
   c.exit_code = ExitCode::kOk;

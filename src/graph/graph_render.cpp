@@ -72,11 +72,8 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "none" : s;
-}
+// "a, b" or "none".
+std::string listed(const std::vector<std::string>& v) { return v.empty() ? "none" : join(v, ", "); }
 
 // Plain Graphviz labels take "\n" escapes; a backslash in a name must be doubled.
 std::string label_escape(const std::string& text) {
@@ -261,12 +258,12 @@ std::string render_bytes(const GraphView& view, const std::string& format, std::
   GVC_t* const context = graphviz.context;
   const std::vector<std::string>& layouts = graphviz.layouts;
   if (!contains(layouts, "dot"))
-    throw environment_error("Graphviz has no 'dot' layout plugin (found: " + join(layouts) +
+    throw environment_error("Graphviz has no 'dot' layout plugin (found: " + listed(layouts) +
                             "); its plugin registry (config6a) is missing or stale: run `dot -c` as root, "
                             "or unset GVBINDIR");
   const std::vector<std::string>& devices = graphviz.devices;
   if (!contains(devices, format))
-    throw environment_error("Graphviz cannot write " + format + " here (found: " + join(devices) + ")" +
+    throw environment_error("Graphviz cannot write " + format + " here (found: " + listed(devices) + ")" +
                             (format == "svg" ? std::string()
                                                     : "; install the cairo/pango plugin (Debian: libgvc6) and run "
                                                       "`dot -c` as root"));
