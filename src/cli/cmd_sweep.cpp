@@ -1,6 +1,7 @@
 // graphprof sweep: one workload over a parameter grid, e.g. --param kernels=1:10000:*10.
 #include <iostream>
 
+#include "option_checks.hpp"
 #include "commands.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/reporters.hpp"
@@ -29,6 +30,8 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     RunOptions fixed = *o;
     fixed.params.clear();  // the grid carries every --param
     RunRequest req = make_request(fixed, json_path);
+    one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
+                          {"--csv", o->csv_path}});
     req.sweep_points = expand_grid(specs);
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {

@@ -133,8 +133,6 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   }
   json_path = o.json_path;
   // Every output is checked before anything is measured: a typo must not cost the measurement.
-  one_output_on_stdout({{"--json", o.json_path}, {"--markdown", o.markdown_path}, {"--html", o.html_path},
-                        {"--csv", o.csv_path}});
   if (!o.json_path.empty()) check_output_path("--json", o.json_path);
   if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
   if (!o.html_path.empty()) check_output_path("--html", o.html_path);
