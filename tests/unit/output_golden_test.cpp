@@ -1,5 +1,6 @@
-// Golden outputs of the run and trace reporters, made from the committed real H200 reports
-// (tests/data/h200) and trace records (tests/data/trace); the golden files are in tests/data/golden.
+// Golden outputs of the run, trace, analyze and profile text, made from the committed real H200
+// reports (tests/data/h200), trace records (tests/data/trace), DOT dumps (tests/data/dot) and
+// profile records (tests/data/profile/h200); the golden files are in tests/data/golden.
 // They depend on the input files only (no clock, no host, no environment), so they are the same
 // on every machine. Regenerate after an intended change with
 //   GRAPHPROF_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden   (then review the diff)
@@ -9,6 +10,10 @@
 #include <string>
 
 #include "golden.hpp"
+#include "graphprof/atomic_file.hpp"
+#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph_model.hpp"
+#include "graphprof/profile.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/trace_analysis.hpp"
@@ -104,6 +109,28 @@ TEST(OutputGolden, TraceSummaryWithLoopBody) {
   const std::string text = format_trace_summary(rep);
   EXPECT_NE(text.find("runs/replay"), std::string::npos);
   expect_golden("trace_summary_while.txt", text);
+}
+
+// `graphprof analyze` text of a real captured fork-join dump (the verbose form: kernel names,
+// launch configurations, findings).
+TEST(OutputGolden, AnalyzeText) {
+  expect_golden("analyze_fork-join_capture_verbose.txt",
+                analysis_text(analyze(load_dot_text(read_file(kData + "/dot/fork-join_capture_verbose.dot"),
+                                                    "fork-join_capture_verbose.dot"),
+                                      nullptr)));
+}
+
+// `graphprof profile`'s console summary of the H200 test application's records (graphs, launches,
+// eager work, capture trouble), with a fixed run description: no clock, no host.
+TEST(OutputGolden, ProfileSummary) {
+  ProfileRun run;
+  run.program = "graphprof_graph_app";
+  run.command = {"graphprof_graph_app", "--launches", "20", "--eager", "5", "--bad-capture"};
+  run.exit_status = 0;
+  run.exit_description = "exited with status 0";
+  run.wall_ns = 2.0e9;
+  const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
+  expect_golden("profile_summary_graph_app.txt", format_profile_summary(profile_report(run, {p})));
 }
 
 }  // namespace
