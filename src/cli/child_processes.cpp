@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 
 #include "graphprof/compare_merge.hpp"
@@ -19,11 +18,7 @@ namespace gp::cli {
 namespace {
 
 // Every digit the parent parsed (std::to_string would turn --min-time 1e-7 into 0).
-std::string number(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string number(double x) { return strf("%.17g", x); }
 
 std::vector<std::string> param_arguments(const std::map<std::string, std::string>& values) {
   std::vector<std::string> v;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "graphprof/reporters.hpp"
@@ -14,11 +13,7 @@ namespace gp::html {
 
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string num(double v) { return strf("%.1f", v); }
 
 // A tick label in the chart's unit: durations as "10 µs", other figures as "%g".
 std::string tick_text(double v, const std::string& unit) {
