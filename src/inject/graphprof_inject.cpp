@@ -42,6 +42,7 @@
 
 #include "graphprof/copy_kind.hpp"
 #include "dev_switches.hpp"
+#include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -55,6 +56,7 @@ constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 int g_level = 2;
 bool g_dump_dot = true;
 gp::inject::DevSwitches g_on;  // developer switches (GRAPHPROF_INJECT_OFF): all on for users
+bool g_api_selected = false;   // only the calls of recorded_apis.hpp are recorded (outside captures)
 std::string g_dir;
 
 // The output file. A timed mutex: the signal handler and CUPTI's worker thread must never wait
@@ -338,6 +340,8 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
   if (!begin && !end) return;
   const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
+  if (g_api_selected && begin && ret == 0) gp::inject::capture_opened();
+  if (g_api_selected && end) gp::inject::capture_closed();
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
@@ -714,8 +718,10 @@ std::string start_cupti() {
   // CONCURRENT_KERNEL, never KERNEL: the latter serialises every kernel on the GPU.
   CUpti_ActivityKind kinds[6];
   int n = 0;
-  if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
-  if (g_on.driver) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
+  // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
+  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis();
+  if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
   if (g_level == 1 && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
   if (g_level >= 2 && g_on.gpu) {
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
