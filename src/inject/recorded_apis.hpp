@@ -14,6 +14,8 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdint>
+#include <vector>
 
 namespace gp::inject {
 
@@ -50,10 +52,12 @@ constexpr CUpti_CallbackId kRecordedDriverApis[] = {
 // already loaded (PyTorch's wheel brings its own) may be older than the headers.
 using EnableApiFn = CUptiResult (*)(CUpti_CallbackId, uint8_t);
 inline EnableApiFn g_enable_runtime_api = nullptr;
+inline std::vector<std::uint32_t> g_runtime_extra;  // enable_recorded_apis' extra runtime calls
 
-// Enables the records of the calls above; false when this CUPTI cannot select calls (then the
-// caller records every call, as with the RUNTIME and DRIVER kinds).
-inline bool enable_recorded_apis() {
+// Enables the records of the calls above, and of the calls whose call sites are taken (call_site.hpp:
+// copies, memsets, host functions); false when this CUPTI cannot select calls (then the caller
+// records every call, as with the RUNTIME and DRIVER kinds).
+inline bool enable_recorded_apis(const std::vector<std::uint32_t>& runtime_extra, const std::vector<std::uint32_t>& driver_extra) {
   g_enable_runtime_api = reinterpret_cast<EnableApiFn>(dlsym(RTLD_DEFAULT, "cuptiActivityEnableRuntimeApi"));
   const auto enable_driver_api = reinterpret_cast<EnableApiFn>(dlsym(RTLD_DEFAULT, "cuptiActivityEnableDriverApi"));
   if (g_enable_runtime_api == nullptr || enable_driver_api == nullptr) return false;
@@ -61,6 +65,11 @@ inline bool enable_recorded_apis() {
     if (g_enable_runtime_api(cb, 1) != CUPTI_SUCCESS) return false;
   for (CUpti_CallbackId cb : kRecordedDriverApis)
     if (enable_driver_api(cb, 1) != CUPTI_SUCCESS) return false;
+  for (std::uint32_t cb : runtime_extra)
+    if (g_enable_runtime_api(cb, 1) != CUPTI_SUCCESS) return false;
+  for (std::uint32_t cb : driver_extra)
+    if (enable_driver_api(cb, 1) != CUPTI_SUCCESS) return false;
+  g_runtime_extra = runtime_extra;
   return true;
 }
 
@@ -81,6 +90,7 @@ inline void capture_closed() {
   (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
   // The kind's switch overrides the per-call selection made before it: make it again.
   for (CUpti_CallbackId cb : kRecordedRuntimeApis) (void)g_enable_runtime_api(cb, 1);
+  for (std::uint32_t cb : g_runtime_extra) (void)g_enable_runtime_api(cb, 1);
 }
 
 }  // namespace gp::inject
