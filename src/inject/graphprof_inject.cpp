@@ -45,6 +45,7 @@
 #include "dev_switches.hpp"
 #include "inject_output.hpp"
 #include "ledger_samples.hpp"
+#include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -60,6 +61,7 @@ constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 int g_level = 2;
 bool g_dump_dot = true;
 gp::inject::DevSwitches g_on;  // developer switches (GRAPHPROF_INJECT_OFF): all on for users
+bool g_api_selected = false;   // only the calls of recorded_apis.hpp are recorded (outside captures)
 std::string g_dir;
 
 std::atomic<bool> g_end_written{false};
@@ -301,6 +303,8 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
   if (!begin && !end) return;
   const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
+  if (g_api_selected && begin && ret == 0) gp::inject::capture_opened();
+  if (g_api_selected && end) gp::inject::capture_closed();
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
@@ -677,9 +681,11 @@ std::string start_cupti() {
   // CONCURRENT_KERNEL, never KERNEL: the latter serialises every kernel on the GPU.
   CUpti_ActivityKind kinds[7];
   int n = 0;
-  if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+  // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
+  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(site_callback_ids(false), site_callback_ids(true));
+  if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
-  if (g_on.driver) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
+  if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
   if (g_level == 1 && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
   if (g_level >= 2 && g_on.gpu) {
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
