@@ -162,7 +162,8 @@ struct SiteProfile {
   std::optional<double> start_to_first_replay_ns;  // process start -> first graph launch call
   std::optional<double> cuda_to_first_replay_ns;   // CUDA initialisation -> first graph launch call
   std::uint64_t process_start_resolution_ns = 0;
-  bool sites_recorded = false;  // the records have call sites (the library took them)
+  bool sites_recorded = false;    // the records have call sites (the library took them)
+  bool ledgers_recorded = false;  // ... and memory samples or the process start (a library that takes them)
 };
 
 }  // namespace gp

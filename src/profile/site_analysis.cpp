@@ -161,6 +161,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   SiteProfile& sp = out.sites;
   const SiteRecords& r = p.sites;
   sp.sites_recorded = !r.sites.empty();
+  sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
   sp.process_start_resolution_ns = r.process_start_resolution_ns;
 
   // The step: one launch of the most-launched graph.

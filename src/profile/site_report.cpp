@@ -41,6 +41,7 @@ void add_graph_ledger_json(json& g, const GraphLedger& l) {
 void add_sites_json(json& j, const ProcessProfile& p) {
   const SiteProfile& s = p.sites;
   j["call_sites_recorded"] = s.sites_recorded;
+  j["ledgers_recorded"] = s.ledgers_recorded;
   j["step"] = s.step.steps == 0 ? json(nullptr)
                                 : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
                                        {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
