@@ -91,9 +91,11 @@ struct KernelCount {
   std::size_t count = 0;
 };
 
-// Work outside graphs from one call site.
+// Work outside graphs from one call site: the stacks whose `where` (innermost application frame)
+// and kind are the same are one site (two launches in one function or one Python line).
 struct EagerSite {
-  SiteSummary site;
+  SiteSummary site;  // of the first of its stacks
+  std::size_t stacks = 1;
   std::string kind;  // "kernel launch", "copy", "memset", "sync", "host function"
   std::string api;   // the API called there (first seen)
   std::size_t calls = 0;

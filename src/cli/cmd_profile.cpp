@@ -37,6 +37,7 @@ struct ProfileOptions {
   std::string trace = "node";
   bool overhead = false;
   bool dot = true;
+  std::string call_sites = "on";
   std::vector<std::string> command;
 };
 
@@ -204,11 +205,12 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::cerr << "graphprof profile: run 3 of 4 (--overhead): profiled\n";
   }
   std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
-                                                      "GRAPHPROF_PROFILE_DOT"});
+                                                      "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SITES"});
   env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
   env.push_back("GRAPHPROF_PROFILE_DIR=" + data.string());
   env.push_back("GRAPHPROF_PROFILE_LEVEL=" + o.trace);
   env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
+  env.push_back(std::string("GRAPHPROF_PROFILE_SITES=") + (o.call_sites == "on" ? "1" : "0"));
   std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
             << data.string() << ")\n";
   const ChildResult child = run_child(o.command, env);
@@ -277,6 +279,11 @@ void setup_profile(CLI::App& app, int& exit_code) {
                "run the application 4 times: a warm-up and a plain run without the injection, the profiled run, "
                "another plain run; report the profiled wall time against the mean of the two plain runs");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
+  sub->add_option("--call-sites", o->call_sites,
+                  "on: take the native and Python stack at each launch, copy, memset, sync, capture and instantiation "
+                  "(where the application made them); off: leave that cost out")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"

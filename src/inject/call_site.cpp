@@ -201,7 +201,7 @@ void take_site(const ApiEvent& e) {
   PyFrameKey py[kPythonMax];
   const std::size_t npy = python_stack(py, kPythonMax);
   std::uintptr_t pcs[kNativeMax];
-  const std::size_t n = native_stack(pcs, npy > 0 ? kNativeWithPython : kNativeMax);
+  const std::size_t n = cached_native_stack(pcs, npy > 0 ? kNativeWithPython : kNativeMax);
   std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
   for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
   for (std::size_t i = 0; i < npy; ++i) h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(py[i].line));

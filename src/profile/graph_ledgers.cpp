@@ -74,7 +74,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       signatures[k.graph_id].insert(k.name + "@" + std::to_string(k.grid[0]) + "," + std::to_string(k.grid[1]) + "," +
                                     std::to_string(k.grid[2]));
 
-  bool earlier_allocated = false;
+  bool earlier_allocated = false;  // an earlier capture allocated memory a later one can reuse
   sp.graphs.clear();
   for (const auto& g : out.graphs) {
     GraphLedger l;
@@ -125,7 +125,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
         }
     const bool own = l.capture_alloc_bytes + l.capture_vmm_bytes + l.memory_node_bytes > 0;
     l.reuses_memory = g.made_by == "stream capture" && !own && g.exec.nodes > 0 && earlier_allocated;
-    earlier_allocated = earlier_allocated || own;
+    earlier_allocated = earlier_allocated || l.capture_alloc_bytes + l.capture_vmm_bytes > 0;  // a pool's segments
     if (sp.step.steps > 0 && g.exec.created_ns > sp.step.first_ns) {
       l.created_after_first_step_ns = g.exec.created_ns - sp.step.first_ns;
       sp.late_graphs.push_back(g.exec.graph_id);

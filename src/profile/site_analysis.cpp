@@ -35,8 +35,9 @@ bool runtime_frame(const NativeFrameRecord& f) {
   for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
     if (starts_with(b, lib)) return true;
   const std::string& fn = f.function;
+  // libcudart_static_<hash>: the static runtime's internal functions (nvcc links it by default).
   if (starts_with(fn, "cuda") || starts_with(fn, "__cuda") || starts_with(fn, "cudart::") || starts_with(fn, "__device_stub") ||
-      starts_with(fn, "void __device_stub"))
+      starts_with(fn, "void __device_stub") || starts_with(fn, "libcudart_static"))
     return true;
   return fn.size() > 2 && fn[0] == 'c' && fn[1] == 'u' && std::isupper(static_cast<unsigned char>(fn[2]));  // cuLaunchKernel
 }
@@ -228,13 +229,27 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       for (const auto& k : w->second.kernels) ++a.kernels[k];
     }
   }
+  // Stacks with the same innermost application frame and kind are one site.
+  std::map<std::pair<std::string, std::string>, Acc> merged;
   for (auto& [id, a] : by_site) {
+    std::vector<std::string> names;
+    for (const auto& [name, n] : a.kernels) names.push_back(name);
+    a.s.site = summarize_site(*site_by_id[id], names);
+    auto [it, fresh] = merged.try_emplace({a.s.site.where, a.s.kind}, a);
+    if (fresh) continue;
+    Acc& m = it->second;
+    ++m.s.stacks;
+    m.s.calls += a.s.calls;
+    m.s.calls_in_steps += a.s.calls_in_steps;
+    m.s.gpu_ns += a.s.gpu_ns;
+    m.s.host_ns += a.s.host_ns;
+    m.first_ns = std::min(m.first_ns, a.first_ns);
+    for (const auto& [name, n] : a.kernels) m.kernels[name] += n;
+  }
+  for (auto& [key, a] : merged) {
     for (const auto& [name, n] : a.kernels) a.s.kernels.push_back(KernelCount{name, n});
     std::sort(a.s.kernels.begin(), a.s.kernels.end(),
               [](const KernelCount& x, const KernelCount& y) { return x.count != y.count ? x.count > y.count : x.name < y.name; });
-    std::vector<std::string> names;
-    for (const auto& k : a.s.kernels) names.push_back(k.name);
-    a.s.site = summarize_site(*site_by_id[id], names);
     if (sp.step.steps > 0) a.s.per_step = static_cast<double>(a.s.calls_in_steps) / static_cast<double>(sp.step.steps);
     a.s.hint = hint_for(a.s, sp.step, a.first_ns);
     sp.eager_sites.push_back(std::move(a.s));

@@ -50,6 +50,7 @@ void add_sites_json(json& j, const ProcessProfile& p) {
     json kernels = json::array();
     for (const auto& k : e.kernels) kernels.push_back({{"name", k.name}, {"count", k.count}});
     eager.push_back({{"site", site_json(e.site)},
+                     {"stacks", e.stacks},
                      {"kind", e.kind},
                      {"api", e.api},
                      {"calls", e.calls},
