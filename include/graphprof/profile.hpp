@@ -56,6 +56,7 @@ struct ProcessRecords {
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   int trace_level = 2;         // 0 none, 1 graph, 2 node
+  std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
   std::vector<std::string> cupti_notices;  // what CUPTI reported to graphprof's subscriber ("warning CUPTI_ERROR_...: text")
@@ -104,6 +105,15 @@ struct LaunchCalls {
   std::optional<DurationStats> queued_latency;  // calls made while earlier work was pending: queueing
 };
 
+// Node sampling (node_sampling.hpp): which launches of a graph were traced node by node, and how
+// much that tracing stretched them (GRAPH_TRACE spans of traced vs untraced launches).
+struct NodeSamplingFigures {
+  std::vector<std::size_t> traced_ordinals;       // launch ordinals (0 = first) with kernel records
+  std::vector<double> span_traced_ns;             // GRAPH_TRACE span of each traced launch
+  std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
+  std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
+};
+
 struct GraphProfile {
   ProfiledExec exec;
   std::string made_by = "explicit API";  // or "stream capture"
@@ -116,6 +126,7 @@ struct GraphProfile {
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  NodeSamplingFigures sampling;
 };
 
 struct NamedCount {
@@ -144,10 +155,13 @@ struct ProcessProfile {
   std::vector<std::string> cupti_notices;
   std::string cupti_at_end;  // as in ProcessRecords
   int trace_level = 2;
+  std::string node_sampling;  // as in ProcessRecords
   double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
   double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
   std::vector<GraphProfile> graphs;
-  // Coverage (node level): kernels and kernel time inside graphs vs outside.
+  // Coverage (node level): kernels and kernel time inside graphs vs outside. With node sampling the
+  // graph side is estimated from the traced launches (coverage_estimated).
+  bool coverage_estimated = false;
   std::size_t graph_kernels = 0, eager_kernels = 0;
   double graph_kernel_ns = 0, eager_kernel_ns = 0;
   std::size_t graph_launches = 0;  // cudaGraphLaunch calls

@@ -1,5 +1,6 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
-//   process  {pid, ppid, ts, cupti, level, cmdline}       first line of every file
+//   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
+//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/node_sampling.hpp)
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -135,6 +136,7 @@ void read_line(const json& j, ProcessRecords& p) {
     p.ppid = field<int>(j, "ppid");
     p.begin_ns = field<std::uint64_t>(j, "ts");
     p.trace_level = field<int>(j, "level", 2);
+    p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
     d.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {

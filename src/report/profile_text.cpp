@@ -77,8 +77,10 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     std::sort(nodes.begin(), nodes.end(),
               [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
     if (nodes.size() > 8) nodes.resize(8);
+    const json& sampled = top->contains("node_sampling") ? (*top)["node_sampling"] : json();
+    const std::size_t timed = sampled.is_object() ? sampled["traced_launches"].get<std::size_t>() : (*top)["launches"].get<std::size_t>();
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
-        << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
+        << all.size() << " nodes timed over " << timed << (sampled.is_object() ? " node-traced" : "")
         << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
@@ -89,13 +91,49 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
   }
 }
 
+// "1-20, 40, 60" from [[1, 20], [40, 40], [60, 60]]; at most `keep` runs, then "...".
+std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
+  std::string s;
+  std::size_t shown = 0;
+  for (const auto& r : runs) {
+    if (shown++ == keep) return s + ", ...";
+    if (!s.empty()) s += ", ";
+    const auto a = r[0].get<std::size_t>() + 1, b = r[1].get<std::size_t>() + 1;  // 1-based for people
+    s += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  return s;
+}
+
+// Node sampling: which launches of each graph were traced node by node, and how much longer those
+// ran on the GPU than the launches that were not (GRAPH_TRACE spans of both).
+void sampling_text(std::ostringstream& out, const json& p) {
+  bool header = false;
+  for (const auto& g : p["graphs"]) {
+    if (!g.contains("node_sampling") || !g["node_sampling"].is_object()) continue;
+    const json& s = g["node_sampling"];
+    if (!header) {
+      const bool rule = p.contains("node_sampling") && p["node_sampling"].is_string();
+      out << "\n  node sampling (" << (rule ? p["node_sampling"].get<std::string>() + " = warm-up, first, 1 in" : std::string("rule not recorded"))
+          << "; --node-sample all traces every launch): node times come from the launches\n"
+             "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
+             "  ran on the GPU than an untraced one (median GRAPH_TRACE spans)\n";
+      header = true;
+    }
+    out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
+        << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
+        << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
+        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-")) << "\n";
+  }
+}
+
 // Graph coverage, launch counts and what the launch calls cost.
 void coverage_text(std::ostringstream& out, const json& p) {
   const json& c = p["coverage"];
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
         << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
-        << c["eager_kernels"] << " eager)\n";
+        << c["eager_kernels"] << " eager)" << (c.value("estimated", false) ? "; graph kernels estimated from the node-traced launches" : "")
+        << "\n";
   }
   out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
   if (c["eager_launches_per_graph_launch"].is_number())
@@ -169,6 +207,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
+    sampling_text(out, p);
     slowest_nodes(out, report, p);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {

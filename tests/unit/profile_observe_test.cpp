@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "graphprof/node_sampling.hpp"
 #include "graphprof/profile.hpp"
 
 namespace gp {
@@ -47,6 +48,46 @@ TEST(ProfileCaptureWindow, AFailedCaptureWithoutAnEndRecordIsStillNamed) {
   EXPECT_EQ(p.capture_trouble[0].api, "cudaStreamSynchronize");
   EXPECT_EQ(p.capture_trouble[0].end_error, "cudaErrorStreamCaptureInvalidated");
   EXPECT_EQ(p.eager_launches, 1u);
+}
+
+}  // namespace
+}  // namespace gp
+
+namespace gp {
+namespace {
+
+TEST(NodeSampling, TracesTheFirstLaunchesAfterTheWarmUpThenOneInEvery) {
+  NodeSampling s;
+  s.warmup = 1;
+  s.first = 3;
+  s.every = 4;
+  std::string got;
+  for (std::uint64_t i = 0; i < 16; ++i) got += s.traced(i) ? 'x' : '.';
+  EXPECT_EQ(got, ".xxx...x...x...x");
+  for (std::uint64_t n = 0; n <= 16; ++n) {
+    std::uint64_t count = 0;
+    for (std::uint64_t i = 0; i < n; ++i) count += s.traced(i) ? 1 : 0;
+    EXPECT_EQ(s.traced_among(n), count) << n;
+  }
+}
+
+TEST(NodeSampling, AllTracesEveryLaunchAndTheTextRoundTrips) {
+  NodeSampling s;
+  ASSERT_TRUE(NodeSampling::parse("all", s));
+  EXPECT_TRUE(s.traced(0));
+  EXPECT_EQ(s.traced_among(7), 7u);
+  ASSERT_TRUE(NodeSampling::parse("2,10,50", s));
+  EXPECT_FALSE(s.all);
+  EXPECT_EQ(s.text(), "2,10,50");
+  EXPECT_FALSE(s.traced(1));
+  EXPECT_TRUE(s.traced(2));
+  EXPECT_TRUE(s.traced(11));
+  EXPECT_FALSE(s.traced(12));
+  EXPECT_TRUE(s.traced(61));
+  NodeSampling untouched;
+  for (const char* bad : {"", "1,2", "1,2,0", "1,2,3,4", "a,b,c", "1,,3", "-1,2,3", "1,2,3x"})
+    EXPECT_FALSE(NodeSampling::parse(bad, untouched)) << bad;
+  EXPECT_EQ(untouched.text(), "1,20,20");
 }
 
 }  // namespace
