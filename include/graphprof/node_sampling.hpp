@@ -5,8 +5,10 @@
 //   i < warmup                      not traced (the first launch pays one-off costs)
 //   warmup <= i < warmup + first    traced
 //   later                           traced when (i - warmup - first) % every == every - 1
-// `all` traces every launch. Host-only: the injection library and the analysis share it, and the
-// CPU tests check it.
+// Besides, the node records are on for window_ms of every period_ms (the first window from the
+// start): eager kernels and copies get their sample there (coverage), and graph launches in a
+// window are traced too. `all` traces every launch and every kernel. Host-only: the injection
+// library and the analysis share it, and the CPU tests check it.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +19,7 @@ namespace gp {
 struct NodeSampling {
   bool all = false;
   std::uint64_t warmup = 1, first = 20, every = 20;
+  std::uint64_t window_ms = 10, period_ms = 200;
 
   bool traced(std::uint64_t ordinal) const {
     if (all) return true;
@@ -34,13 +37,16 @@ struct NodeSampling {
     return first + (every > 0 ? (after - first) / every : 0);
   }
 
-  // "all", or "W,K,M" (warm-up, first, every); the text of GRAPHPROF_PROFILE_SAMPLE and of the
-  // records' process line.
+  // "all", or "W,K,M,A/B" (warm-up, first, every, window ms / period ms); the text of
+  // GRAPHPROF_PROFILE_SAMPLE, of the records' process line and of --node-sample.
   std::string text() const {
-    return all ? "all" : std::to_string(warmup) + "," + std::to_string(first) + "," + std::to_string(every);
+    return all ? "all"
+               : std::to_string(warmup) + "," + std::to_string(first) + "," + std::to_string(every) + "," +
+                     std::to_string(window_ms) + "/" + std::to_string(period_ms);
   }
 
-  // Parses text(); false (and `out` untouched) when it is neither "all" nor three numbers with every >= 1.
+  // Parses text() ("W,K,M" alone keeps the default windows); false (and `out` untouched) unless it
+  // is "all" or those numbers with every >= 1 and window <= period, period >= 1.
   static bool parse(const std::string& s, NodeSampling& out) {
     if (s == "all") {
       out = NodeSampling{};
@@ -59,11 +65,25 @@ struct NodeSampling {
         ++p;
       }
     }
-    if (*p != '\0' || v[2] == 0) return false;
-    out = NodeSampling{};
-    out.warmup = v[0];
-    out.first = v[1];
-    out.every = v[2];
+    NodeSampling r;
+    if (*p == ',') {
+      std::uint64_t w[2];
+      for (int i = 0; i < 2; ++i) {
+        ++p;
+        if (*p < '0' || *p > '9') return false;
+        char* end = nullptr;
+        w[i] = std::strtoull(p, &end, 10);
+        p = end;
+        if (i == 0 && *p != '/') return false;
+      }
+      r.window_ms = w[0];
+      r.period_ms = w[1];
+    }
+    if (*p != '\0' || v[2] == 0 || r.period_ms == 0 || r.window_ms > r.period_ms) return false;
+    r.warmup = v[0];
+    r.first = v[1];
+    r.every = v[2];
+    out = r;
     return true;
   }
 };

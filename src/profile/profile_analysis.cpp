@@ -318,6 +318,9 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.errors = p.errors;
   out.warnings = p.warnings;
   out.cupti_notices = p.cupti_notices;
+  out.refused_subscribes = p.refused_subscribes;
+  out.refused_result = p.refused_result;
+  out.refused_caller = p.refused_caller;
   out.cupti_at_end = p.cupti_at_end;
   out.trace_level = p.trace_level;
   out.node_sampling = p.node_sampling;
@@ -385,7 +388,10 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   std::vector<const ApiRecord*> graph_launches, eager_launches, all_launches;
   std::map<std::uint32_t, std::vector<const ApiRecord*>> launches_of_exec;
   std::unordered_map<std::uint32_t, const ApiRecord*> api_by_correlation;
-  const bool node_level = p.trace_level >= 2;
+  // With node sampling the kernels of most eager launches are not recorded: launches count by
+  // their calls, as at the other levels, and the eager kernels are estimated from the sample.
+  const bool sampled = p.trace_level >= 2 && !p.node_sampling.empty() && p.node_sampling != "all";
+  const bool node_level = p.trace_level >= 2 && !sampled;
   for (const auto& a : d.api) {
     if (a.correlation_id != 0) api_by_correlation[a.correlation_id] = &a;
     if (is_sync(a)) sync_acc[a.name].push_back(duration(a.start_ns, a.end_ns));
@@ -403,6 +409,16 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.syncs = named_counts(sync_acc, {}, 50);
   out.graph_launches = graph_launches.size();
   out.eager_launches = eager_launches.size();
+  if (sampled && out.eager_kernels > 0) {
+    std::size_t with_records = 0;
+    for (const ApiRecord* a : eager_launches) with_records += eager_correlations.count(a->correlation_id);
+    if (with_records > 0 && with_records < eager_launches.size()) {
+      const double scale = static_cast<double>(eager_launches.size()) / static_cast<double>(with_records);
+      out.eager_kernel_ns *= scale;
+      out.eager_kernels = static_cast<std::size_t>(static_cast<double>(out.eager_kernels) * scale + 0.5);
+      out.coverage_estimated = true;
+    }
+  }
   const QueueView queue(all_launches, extent);
   out.graph_calls = analyze_calls(graph_launches, queue, extent);
   out.eager_calls = analyze_calls(eager_launches, queue, extent);

@@ -103,6 +103,9 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["errors"] = p.errors;
   j["warnings"] = p.warnings;
   j["cupti_notices"] = p.cupti_notices;
+  j["cupti_refused"] = p.refused_subscribes == 0 ? json(nullptr)
+                                                 : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
+                                                        {"caller", p.refused_caller}};
   j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
@@ -204,6 +207,20 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["plain_runs_ns"] = run.plain_runs_ns;
   profile["warmup_wall_ns"] = opt(run.warmup_wall_ns);
   profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
+  json runs = json::array();
+  for (const auto& r : run.overhead_runs)
+    runs.push_back({{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns}, {"window_ns", opt(r.window_ns)},
+                    {"steps", r.steps}, {"exec", r.exec},
+                    {"host_per_step_ns", r.window_ns && r.steps > 0 ? json(*r.window_ns / static_cast<double>(r.steps)) : json(nullptr)}});
+  profile["overhead_runs"] = std::move(runs);
+  json changes = json::array();
+  for (const auto& c : run.overhead_changes) {
+    changes.push_back({{"metric", c.metric}, {"pairs", c.pairs}, {"change", c.change}, {"low", c.low}, {"high", c.high},
+                       {"level", 0.95}, {"wider_than_effect", c.wider_than_effect}, {"plain_median_ns", c.plain_median_ns},
+                       {"profiled_median_ns", c.profiled_median_ns}});
+    if (c.metric == "wall_time") profile["overhead"] = c.change;
+  }
+  profile["overhead_changes"] = std::move(changes);
   profile["trace_level"] = run.trace_level;
   profile["notes"] = run.notes;
   json procs = json::array();

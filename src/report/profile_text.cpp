@@ -160,6 +160,14 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const auto warnings = p.find("warnings");  // reports older than this field have none
   if (warnings != p.end())
     for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  const auto refused = p.find("cupti_refused");
+  if (refused != p.end() && refused->is_object())
+    out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
+        << " cuptiSubscribe call(s) from " << (*refused)["caller"].get<std::string>() << " returned "
+        << (*refused)["result"].get<std::string>()
+        << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
+           "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
+           "    application's profiler, or run its profiler without graphprof)\n";
   const auto notices = p.find("cupti_notices");
   if (notices != p.end())
     for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
@@ -244,6 +252,40 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   lost_records_text(out, p);
 }
 
+// --overhead N: the change of what the application's loop experiences, with its interval.
+void overhead_text(std::ostringstream& out, const json& p) {
+  const auto changes = p.find("overhead_changes");
+  if (changes == p.end() || !changes->is_array() || changes->empty()) return;
+  const auto& runs = p["overhead_runs"];
+  std::size_t steps = 0;
+  unsigned exec = 0;
+  for (const auto& r : runs)
+    if (r["profiled"].get<bool>() && r["steps"].is_number()) {
+      steps = r["steps"].get<std::size_t>();
+      exec = r["exec"].get<unsigned>();
+    }
+  out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
+  if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
+  out << " not counted; 95 % intervals over the pairs):\n";
+  TextTable rows({"figure", "plain", "profiled", "change", "95 % interval"});
+  bool wide = false;
+  for (const auto& c : *changes) {
+    const std::string m = c["metric"].get<std::string>();
+    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
+                             : m == "host_per_step" ? "host time per step"
+                                                    : "process wall time";
+    rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
+              strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
+                  (c["wider_than_effect"].get<bool>() ? " (wider than the effect)" : "")});
+    wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
+  }
+  out << rows.str();
+  out << "  (window: first to last launch call of the most-launched graph; plain runs carry graphprof's graph-launch\n"
+         "   callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  if (wide)
+    out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
+}
+
 }  // namespace
 
 std::string format_profile_summary(const Report& report) {
@@ -257,18 +299,7 @@ std::string format_profile_summary(const Report& report) {
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
-  if (p["plain_wall_ns"].is_number()) {
-    out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
-        << strf("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
-    const json& runs = p["plain_runs_ns"];
-    if (runs.is_array() && runs.size() >= 2) {
-      out << "; plain runs " << format_ns(runs[0].get<double>());
-      for (std::size_t i = 1; i < runs.size(); ++i) out << (i + 1 == runs.size() ? " and " : ", ") << format_ns(runs[i].get<double>());
-      out << " (before and after the profiled run, mean used)";
-    }
-    if (p["warmup_wall_ns"].is_number()) out << ", after a warm-up run of " << ns(p, "warmup_wall_ns") << " (not counted)";
-    out << "\n  (wall time includes start-up; compare the application's own timing lines for its steady state)\n";
-  }
+  overhead_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);

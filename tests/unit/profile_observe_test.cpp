@@ -78,16 +78,22 @@ TEST(NodeSampling, AllTracesEveryLaunchAndTheTextRoundTrips) {
   EXPECT_EQ(s.traced_among(7), 7u);
   ASSERT_TRUE(NodeSampling::parse("2,10,50", s));
   EXPECT_FALSE(s.all);
-  EXPECT_EQ(s.text(), "2,10,50");
+  EXPECT_EQ(s.text(), "2,10,50,10/200") << "the default windows";
+  NodeSampling w;
+  ASSERT_TRUE(NodeSampling::parse("0,5,7,0/100", w));
+  EXPECT_EQ(w.window_ms, 0u);
+  EXPECT_EQ(w.period_ms, 100u);
+  EXPECT_EQ(w.text(), "0,5,7,0/100");
   EXPECT_FALSE(s.traced(1));
   EXPECT_TRUE(s.traced(2));
   EXPECT_TRUE(s.traced(11));
   EXPECT_FALSE(s.traced(12));
   EXPECT_TRUE(s.traced(61));
   NodeSampling untouched;
-  for (const char* bad : {"", "1,2", "1,2,0", "1,2,3,4", "a,b,c", "1,,3", "-1,2,3", "1,2,3x"})
+  for (const char* bad : {"", "1,2", "1,2,0", "1,2,3,4", "a,b,c", "1,,3", "-1,2,3", "1,2,3x", "1,2,3,5/0", "1,2,3,9/5",
+                          "1,2,3,5/", "1,2,3,/5", "1,2,3,5/9x"})
     EXPECT_FALSE(NodeSampling::parse(bad, untouched)) << bad;
-  EXPECT_EQ(untouched.text(), "1,20,20");
+  EXPECT_EQ(untouched.text(), "1,20,20,10/200");
 }
 
 }  // namespace
