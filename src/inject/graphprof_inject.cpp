@@ -308,8 +308,6 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
   if (!begin && !end) return;
   const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
-  if (g_api_selected && begin && ret == 0) gp::inject::capture_opened();
-  if (g_api_selected && end) gp::inject::capture_closed();
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
@@ -700,7 +698,7 @@ std::string start_cupti() {
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
   if ((g_level == 1 || sampling) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-  if (g_level >= 2 && g_on.gpu && !sampling) {
+  if (g_level >= 2 && g_on.gpu) {  // with sampling, GRAPH_TRACE decides which graph launches get them
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;

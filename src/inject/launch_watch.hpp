@@ -2,9 +2,12 @@
 // callers of the driver API): each exec's launches are counted and the first and last timed (the
 // `clock` lines: the steady-state window of `profile --overhead`, the same in its plain runs, which
 // run with this part alone, and its profiled runs), and at --trace node with node sampling
-// (include/graphprof/node_sampling.hpp) the node records (CONCURRENT_KERNEL, MEMCPY, MEMSET) are on
-// only while a reason holds: a launch the rule picks is in its call, or a sampling window is open
-// (windows also give the eager kernels and copies their sample). GRAPH_TRACE stays on throughout.
+// (include/graphprof/node_sampling.hpp) GRAPH_TRACE is switched off while a reason holds: a launch
+// the rule picks is in its call, or a sampling window is open. Seen on the H200: with GRAPH_TRACE
+// on, a graph launch gets its one span and no kernel records even though CONCURRENT_KERNEL is on;
+// with it off, the kernel records. CONCURRENT_KERNEL itself stays on (eager kernels are always
+// recorded): switched off at the return of a launch call, the records of that launch's kernels
+// came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200.
 // Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
 //
 // Lines written (format at the top of src/profile/profile_records.cpp):
@@ -35,21 +38,19 @@ inline std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphE
 inline bool g_sampling = false;                                   // node sampling active
 inline NodeSampling g_rule;
 
-// Reasons for the node records to be on; switched under g_toggle_mu, never after stop_sampling().
+// Reasons for GRAPH_TRACE to be off (node records for graph launches); switched under g_toggle_mu,
+// never after stop_sampling().
 inline std::mutex g_toggle_mu;
 inline int g_node_reasons = 0;
 inline std::atomic<bool> g_sampling_stopped{false};
 inline thread_local bool t_traced_launch = false;   // this thread's launch call holds a reason
 inline thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch (its cuGraphLaunch is not another)
 
-constexpr CUpti_ActivityKind kNodeKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                             CUPTI_ACTIVITY_KIND_MEMSET};
-
 inline void node_records(bool add_reason) {
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped) return;
   if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
-  for (CUpti_ActivityKind k : kNodeKinds) (void)(add_reason ? cuptiActivityEnable(k) : cuptiActivityDisable(k));
+  (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
 }
 
 inline std::uint64_t watch_now_ns() {
@@ -122,8 +123,9 @@ inline void* sampling_windows(void*) {
   return nullptr;
 }
 
-// At --trace node with a rule other than "all": the node records start on (the first window) and
-// the window thread runs. False when the thread cannot start (then every launch is traced).
+// At --trace node with a rule other than "all", after GRAPH_TRACE and the node kinds were enabled:
+// the first window opens (GRAPH_TRACE off) and the window thread runs. False when the thread
+// cannot start (then GRAPH_TRACE stays off: every launch is traced).
 inline bool start_sampling(const NodeSampling& rule) {
   g_rule = rule;
   g_sampling = true;

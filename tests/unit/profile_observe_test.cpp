@@ -15,9 +15,9 @@ ProcessProfile analyze_lines(const std::string& lines) {
   return analyze_process(parse_process_records(in, "mem"));
 }
 
-// The capture's own EndCapture call may leave no API record (the library switches the record-every-
-// call mode off in that call's callback): the callbacks' capture_end still ends the capture, so
-// the launches after it count.
+// The capture's own EndCapture call may leave no API record (a record lost, or a CUPTI that does not
+// deliver the selected calls' records): the callbacks' capture_end still ends the capture, so the
+// launches after it count.
 TEST(ProfileCaptureWindow, ACaptureEndsAtItsCallbackWhenTheEndCaptureCallHasNoRecord) {
   const std::string lines =
       R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":0,"cmdline":"app"}
