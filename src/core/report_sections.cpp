@@ -338,12 +338,14 @@ Sections sections_from_json(const json& j, const std::string& where) {
       s.trace = trace_from(in.object("trace"));
     } else if (key == "device_probe") {
       const In p = in.object("device_probe");
-      s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
-                                          p.number("ns_per_kernel_after"), p.str("error"),
-                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
-                                                               "processes", "latched_ns_per_kernel",
-                                                               "latched_ns_per_kernel_after", "points"}),
-                                          {}};
+      s.device_probe.emplace();
+      s.device_probe->chain_kernels = p.count<int>("chain_kernels");
+      s.device_probe->ns_per_kernel = p.number("ns_per_kernel");
+      s.device_probe->ns_per_kernel_after = p.number("ns_per_kernel_after");
+      s.device_probe->error = p.str("error");
+      s.device_probe->extra = unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
+                                                   "processes", "latched_ns_per_kernel", "latched_ns_per_kernel_after",
+                                                   "points"});
       s.device_probe->latched_ns_per_kernel = p.number("latched_ns_per_kernel");
       s.device_probe->latched_ns_per_kernel_after = p.number("latched_ns_per_kernel_after");
       p.each("points", [&](const In& pt) {
