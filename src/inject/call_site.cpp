@@ -11,6 +11,8 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -36,6 +38,9 @@ constexpr std::size_t kPythonMax = 48;
 constexpr std::size_t kFlushAt = 1u << 15;  // pending correlation ids before a batch is written
 
 bool g_enabled = true;
+// Set in a child made by fork() (without exec): it inherits this state and the parent's open
+// line file, and must write nothing into it (its CUDA calls fail anyway).
+volatile bool g_forked_child = false;
 
 enum class Kind { kNone, kSite, kSiteAndLedger, kLedger };
 
@@ -234,6 +239,7 @@ void take_site(const ApiEvent& e) {
 void init_call_sites() {
   if (const char* v = std::getenv("GRAPHPROF_PROFILE_SITES")) g_enabled = std::strcmp(v, "0") != 0;
   look_up_python();
+  (void)pthread_atfork(nullptr, nullptr, [] { g_forked_child = true; });
 }
 
 bool call_sites_enabled() { return g_enabled; }
@@ -271,6 +277,7 @@ std::vector<std::uint32_t> ledger_recorded_ids(bool driver) {
 bool is_site_driver_callback(std::uint32_t cbid) { return kind_of(true, cbid) != Kind::kNone; }
 
 void on_api_event(const ApiEvent& e) {
+  if (g_forked_child) return;
   const Kind k = kind_of(e.driver, e.cbid);
   if (k == Kind::kNone) return;
   if (e.driver && e.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
@@ -282,6 +289,7 @@ void on_api_event(const ApiEvent& e) {
 }
 
 void flush_call_sites(bool may_wait) {
+  if (g_forked_child) return;
   std::string batch;
   {
     std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
