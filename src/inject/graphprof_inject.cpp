@@ -41,6 +41,7 @@
 #include <unordered_set>
 
 #include "graphprof/copy_kind.hpp"
+#include "process_identity.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -307,6 +308,43 @@ void dump_graph(CUgraph graph, std::uint32_t graph_id, std::uint32_t exec_id) {
   write_lines(line, true);
 }
 
+// Which rank of a multi-process job this is, on which host (process_identity.hpp): written once,
+// after the process line. graphprof reads the variables by its rules (src/profile/rank_identity.cpp).
+void write_identity() {
+  std::string from, line = "{\"t\":\"rank\",\"host\":";
+  const std::string host = gp::inject::host_name(from);
+  append_json_string(line, host.c_str());
+  line += ",\"host_from\":";
+  append_json_string(line, from.c_str());
+  line += ",\"env\":{";
+  bool first = true;
+  for (const auto& [name, value] : gp::inject::rank_environment()) {
+    if (!first) line += ',';
+    first = false;
+    append_json_string(line, name.c_str());
+    line += ':';
+    append_json_string(line, value.c_str());
+  }
+  line += "}}\n";
+  write_lines(line, true);
+}
+
+// A context was created: the GPU this process uses, once per device ordinal.
+std::atomic<unsigned long long> g_devices_written{0};
+void write_device(CUcontext context) {
+  uint32_t ordinal = 0;
+  if (context == nullptr || cuptiGetDeviceId(context, &ordinal) != CUPTI_SUCCESS) return;
+  if (ordinal < 64 && (g_devices_written.fetch_or(1ull << ordinal) & (1ull << ordinal)) != 0) return;
+  const gp::inject::DeviceIds ids = gp::inject::device_ids(static_cast<int>(ordinal));
+  std::string line;
+  appendf(line, "{\"t\":\"device\",\"ord\":%u,\"pci\":", ordinal);
+  append_json_string(line, ids.pci_bus_id.c_str());
+  line += ",\"uuid\":";
+  append_json_string(line, ids.uuid.c_str());
+  line += "}\n";
+  write_lines(line, true);
+}
+
 void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   if (cd->callbackSite == CUPTI_API_ENTER) {
     t_correlation = cd->correlationId;
@@ -397,6 +435,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    write_device(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
   if (cbid != CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
   const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
@@ -686,7 +728,8 @@ std::string start_cupti() {
              "already owns this process; graphprof cannot profile it at the same time";
     return why;
   }
-  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+                              CUPTI_CBID_RESOURCE_CONTEXT_CREATED}) {
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
@@ -760,6 +803,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);
+  write_identity();
   const std::string why = start_cupti();
   if (!why.empty()) {
     write_error(why);

@@ -14,6 +14,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
+#include "rank_inputs.hpp"
 
 namespace gp {
 
@@ -452,8 +453,10 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
+    describe_graph_for_ranks(g, t, dot.found ? &dot : nullptr, p.captures);
     out.graphs.push_back(std::move(g));
   }
+  describe_process_for_ranks(out, p);
   return out;
 }
 

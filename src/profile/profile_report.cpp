@@ -6,6 +6,7 @@
 
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
+#include "rank_json.hpp"
 
 namespace gp {
 
@@ -113,6 +114,7 @@ json process_json(const ProcessProfile& p, std::size_t index) {
                       {"kernel_time_ns", g.kernel_time_ns},
                       {"dot", g.exec.dot},
                       {"dot_verbose", g.exec.dot_verbose}});
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) add_graph_rank_fields(graphs[i], p.graphs[i]);
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
   j["copies"] = named_json(p.copies);
@@ -124,6 +126,7 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["dropped_records"] = p.dropped_records;
   j["malformed_lines"] = p.malformed_lines;
   j["lost_buffers"] = p.lost_buffers;
+  add_process_rank_fields(j, p);
   return j;
 }
 
@@ -179,6 +182,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["notes"] = run.notes;
   json procs = json::array();
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json(processes[i], i + 1));
+  profile["cross_rank"] = cross_rank_view(procs);
   profile["processes"] = std::move(procs);
   app.sections.other["profile"] = std::move(profile);
   report.results.push_back(std::move(app));
