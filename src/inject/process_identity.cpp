@@ -4,19 +4,17 @@
 #include <cuda.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "graphprof/rank_env.hpp"
+#include "inject_output.hpp"
 
 namespace gp::inject {
 
-std::vector<std::pair<std::string, std::string>> rank_environment() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const char* name : kRankEnvNames)
-    if (const char* value = std::getenv(name)) out.emplace_back(name, value);
-  return out;
-}
+namespace {
 
 std::string host_name(std::string& from) {
   if (const char* node = std::getenv("SLURMD_NODENAME"); node != nullptr && *node != '\0') {
@@ -29,21 +27,54 @@ std::string host_name(std::string& from) {
   return buf;
 }
 
-DeviceIds device_ids(int ordinal) {
-  DeviceIds ids;
-  CUdevice dev = 0;
-  if (cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return ids;
-  char bus[32] = {};
-  if (cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS) ids.pci_bus_id = bus;
-  CUuuid u{};
-  if (cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
-    const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
-    char text[48];
-    std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    ids.uuid = text;
+std::atomic<unsigned long long> g_devices_written{0};  // bit per ordinal below 64
+
+}  // namespace
+
+void write_rank_line() {
+  std::string from, line = "{\"t\":\"rank\",\"host\":";
+  const std::string host = host_name(from);
+  append_json_string(line, host.c_str());
+  line += ",\"host_from\":";
+  append_json_string(line, from.c_str());
+  line += ",\"env\":{";
+  bool first = true;
+  for (const char* name : kRankEnvNames) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    if (!first) line += ',';
+    first = false;
+    append_json_string(line, name);
+    line += ':';
+    append_json_string(line, value);
   }
-  return ids;
+  line += "}}\n";
+  write_lines(line, true);
+}
+
+void write_device_line(std::uint32_t ordinal) {
+  if (ordinal < 64 && (g_devices_written.fetch_or(1ull << ordinal) & (1ull << ordinal)) != 0) return;
+  std::string pci, uuid;
+  CUdevice dev = 0;
+  if (cuDeviceGet(&dev, static_cast<int>(ordinal)) == CUDA_SUCCESS) {
+    char bus[32] = {};
+    if (cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS) pci = bus;
+    CUuuid u{};
+    if (cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+      const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
+      char text[48];
+      std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                    b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+      uuid = text;
+    }
+  }
+  std::string line;
+  appendf(line, "{\"t\":\"device\",\"ord\":%u,\"pci\":", ordinal);
+  append_json_string(line, pci.c_str());
+  line += ",\"uuid\":";
+  append_json_string(line, uuid.c_str());
+  line += "}\n";
+  write_lines(line, true);
 }
 
 }  // namespace gp::inject
