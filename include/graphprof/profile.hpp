@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/profile_sites.hpp"
 #include "graphprof/profile_ranks.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/trace_analysis.hpp"
@@ -72,6 +73,7 @@ struct ProcessRecords {
   std::vector<ExecCall> launches;
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
+  SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
   // Who the process is in a multi-process job (the "rank" and "device" lines).
   std::map<std::string, std::string> rank_env;  // the launcher's variables that were set (graphprof/rank_env.hpp)
   std::string host, host_from;                  // host name; "gethostname" or "SLURMD_NODENAME"
@@ -147,6 +149,8 @@ struct CaptureTrouble {
   std::string error;      // e.g. "cudaErrorStreamCaptureUnsupported"
   std::string end_error;  // what cudaStreamEndCapture returned ("" if it was never called)
   std::string hint;
+  std::uint32_t begin_correlation = 0;  // of its cudaStreamBeginCapture call
+  std::optional<SiteSummary> site;      // where that call was made
 };
 
 struct ProcessProfile {
@@ -173,6 +177,7 @@ struct ProcessProfile {
   std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+  SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
   // Its place in a multi-process job (graphprof/profile_ranks.hpp).
   RankIdentity rank;
   std::map<std::string, std::string> rank_env;

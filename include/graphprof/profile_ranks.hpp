@@ -75,7 +75,7 @@ struct CollectiveUse {
 //                pids:[..], gpus:[{ordinal, pci_bus_id, uuid}], graph_launches, graph_gpu_ns,
 //                collective_ns, collective_wait_ns}],
 //     "world_size" (declared, or null when ranks disagree), "hosts": [..], "missing_ranks": [..],
-//     "graphs": [{id, matched_by: "call site"|"shape", call_site, nodes, kernels_per_launch, signature,
+//     "graphs": [{id, matched_by: "call site"|"shape", call_site (capture_site.where, else instantiate_site.where), nodes, kernels_per_launch, signature,
 //                 ranks: [{rank, process, exec, graph, launches, gpu_per_launch_ns,
 //                          collective_per_launch_ns, outside_collectives_per_launch_ns, wait_per_launch_ns}],
 //                 missing_on: [ranks], slowest_rank, fastest_rank, skew_ns, skew,

@@ -14,6 +14,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
+#include "site_analysis.hpp"
 #include "rank_inputs.hpp"
 
 namespace gp {
@@ -224,6 +225,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         if (!capturing) {
           CaptureTrouble t;
           t.stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          t.begin_correlation = a->correlation_id;
           t.api = a->name;
           t.error = cuda_error_name_of(static_cast<int>(a->return_value));
           t.hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
@@ -231,6 +233,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         } else {
           trouble = CaptureTrouble{};
           trouble->stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          trouble->begin_correlation = a->correlation_id;
         }
         continue;
       }
@@ -478,6 +481,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     describe_graph_for_ranks(g, t, dot.found ? &dot : nullptr, p.captures);
     out.graphs.push_back(std::move(g));
   }
+  analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
   describe_process_for_ranks(out, p);
   return out;
 }

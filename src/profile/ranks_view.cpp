@@ -69,10 +69,20 @@ struct Rank {
   std::vector<const json*> eager_collectives, capture_trouble;
 };
 
+// Where the application made the graph: its capture's call site, else its instantiation's
+// ("serve.py:57 in step"; the same line on every rank of one program). "" when not recorded.
+std::string call_site_of(const json& g) {
+  for (const char* key : {"capture_site", "instantiate_site"}) {
+    const std::string where = str(member(g, key), "where");
+    if (!where.empty()) return where;
+  }
+  return {};
+}
+
 // How a graph is matched across ranks: by its call site when the report has one, and its shape
 // (node count and the signature of its kernels).
 std::string match_key(const json& g) {
-  return str(g, "call_site") + "|" + std::to_string(static_cast<long long>(num(g, "nodes", 0))) + "|" + str(g, "signature");
+  return call_site_of(g) + "|" + std::to_string(static_cast<long long>(num(g, "nodes", 0))) + "|" + str(g, "signature");
 }
 
 std::multiset<std::string> collective_kinds(const json& g) {
@@ -128,8 +138,9 @@ json group_json(const std::string& id, const std::vector<std::pair<int, RankGrap
   const json& first = *members.front().second.graph;
   json g;
   g["id"] = id;
-  g["matched_by"] = str(first, "call_site").empty() ? "shape" : "call site";
-  g["call_site"] = str(first, "call_site").empty() ? json(nullptr) : json(str(first, "call_site"));
+  const std::string site = call_site_of(first);
+  g["matched_by"] = site.empty() ? "shape" : "call site";
+  g["call_site"] = site.empty() ? json(nullptr) : json(site);
   g["nodes"] = num(first, "nodes", 0);
   g["kernels_per_launch"] = num(first, "kernels_per_launch", 0);
   g["signature"] = str(first, "signature");

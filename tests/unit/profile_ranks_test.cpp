@@ -263,6 +263,25 @@ TEST(CrossRankView, BusiestRankIsTheOneWithMostWorkOutsideCollectives) {
   EXPECT_EQ(v["ranks"][0]["collective_wait_ns"], 300e3);
 }
 
+TEST(CrossRankView, MatchedByCallSiteAndShape) {
+  auto proc = [](int rank, const std::string& signature) {
+    auto graph = [&](const char* where, const std::string& sig) {
+      return json{{"graph", 1}, {"nodes", 3}, {"signature", sig}, {"launches", 5},
+                  {"capture_site", {{"where", where}, {"from", "python"}}}};
+    };
+    return json{{"process", rank + 1},
+                {"rank", {{"rank", rank}, {"world_size", 2}}},
+                {"graphs", json::array({graph("serve.py:57 in step", "s"), graph("serve.py:90 in tail", signature)})}};
+  };
+  const json v = cross_rank_view(json::array({proc(0, "t"), proc(1, "u")}));
+  ASSERT_EQ(v["graphs"].size(), 3u) << "step matched; tail has another shape on rank 1";
+  EXPECT_EQ(v["graphs"][0]["matched_by"], "call site");
+  EXPECT_EQ(v["graphs"][0]["call_site"], "serve.py:57 in step");
+  EXPECT_TRUE(v["graphs"][0]["missing_on"].empty());
+  ASSERT_EQ(v["trouble"].size(), 1u);
+  EXPECT_EQ(v["trouble"][0]["kind"], "graph_differs");
+}
+
 TEST(CrossRankView, CollectiveCapturedOnOneRankOnly) {
   ProcessRecords r0 = as_rank(0, "h"), r1 = as_rank(1, "h");
   for (auto& k : r0.trace.kernels)
