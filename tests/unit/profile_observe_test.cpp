@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "graphprof/node_sampling.hpp"
 #include "graphprof/profile.hpp"
 
 namespace gp {
@@ -14,9 +15,9 @@ ProcessProfile analyze_lines(const std::string& lines) {
   return analyze_process(parse_process_records(in, "mem"));
 }
 
-// The capture's own EndCapture call may leave no API record (the library switches the record-every-
-// call mode off in that call's callback): the callbacks' capture_end still ends the capture, so
-// the launches after it count.
+// The capture's own EndCapture call may leave no API record (a record lost, or a CUPTI that does not
+// deliver the selected calls' records): the callbacks' capture_end still ends the capture, so the
+// launches after it count.
 TEST(ProfileCaptureWindow, ACaptureEndsAtItsCallbackWhenTheEndCaptureCallHasNoRecord) {
   const std::string lines =
       R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":0,"cmdline":"app"}
@@ -47,6 +48,52 @@ TEST(ProfileCaptureWindow, AFailedCaptureWithoutAnEndRecordIsStillNamed) {
   EXPECT_EQ(p.capture_trouble[0].api, "cudaStreamSynchronize");
   EXPECT_EQ(p.capture_trouble[0].end_error, "cudaErrorStreamCaptureInvalidated");
   EXPECT_EQ(p.eager_launches, 1u);
+}
+
+}  // namespace
+}  // namespace gp
+
+namespace gp {
+namespace {
+
+TEST(NodeSampling, TracesTheFirstLaunchesAfterTheWarmUpThenOneInEvery) {
+  NodeSampling s;
+  s.warmup = 1;
+  s.first = 3;
+  s.every = 4;
+  std::string got;
+  for (std::uint64_t i = 0; i < 16; ++i) got += s.traced(i) ? 'x' : '.';
+  EXPECT_EQ(got, ".xxx...x...x...x");
+  for (std::uint64_t n = 0; n <= 16; ++n) {
+    std::uint64_t count = 0;
+    for (std::uint64_t i = 0; i < n; ++i) count += s.traced(i) ? 1 : 0;
+    EXPECT_EQ(s.traced_among(n), count) << n;
+  }
+}
+
+TEST(NodeSampling, AllTracesEveryLaunchAndTheTextRoundTrips) {
+  NodeSampling s;
+  ASSERT_TRUE(NodeSampling::parse("all", s));
+  EXPECT_TRUE(s.traced(0));
+  EXPECT_EQ(s.traced_among(7), 7u);
+  ASSERT_TRUE(NodeSampling::parse("2,10,50", s));
+  EXPECT_FALSE(s.all);
+  EXPECT_EQ(s.text(), "2,10,50,10/200") << "the default windows";
+  NodeSampling w;
+  ASSERT_TRUE(NodeSampling::parse("0,5,7,0/100", w));
+  EXPECT_EQ(w.window_ms, 0u);
+  EXPECT_EQ(w.period_ms, 100u);
+  EXPECT_EQ(w.text(), "0,5,7,0/100");
+  EXPECT_FALSE(s.traced(1));
+  EXPECT_TRUE(s.traced(2));
+  EXPECT_TRUE(s.traced(11));
+  EXPECT_FALSE(s.traced(12));
+  EXPECT_TRUE(s.traced(61));
+  NodeSampling untouched;
+  for (const char* bad : {"", "1,2", "1,2,0", "1,2,3,4", "a,b,c", "1,,3", "-1,2,3", "1,2,3x", "1,2,3,5/0", "1,2,3,9/5",
+                          "1,2,3,5/", "1,2,3,/5", "1,2,3,5/9x"})
+    EXPECT_FALSE(NodeSampling::parse(bad, untouched)) << bad;
+  EXPECT_EQ(untouched.text(), "1,20,20,10/200");
 }
 
 }  // namespace
