@@ -41,6 +41,7 @@
 #include <unordered_set>
 
 #include "graphprof/copy_kind.hpp"
+#include "api_callbacks.hpp"
 #include "call_site.hpp"
 #include "cupti_clients.hpp"
 #include "dev_switches.hpp"
@@ -356,6 +357,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {  // call sites, ledger samples
     const auto* cd = static_cast<const CUpti_CallbackData*>(data);
     const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    gp::inject::on_api_call(driver, cbid, cd);  // api_callbacks.hpp (GRAPHPROF_PROFILE_API=callbacks)
     on_api_event(ApiEvent{driver, cbid, cd->callbackSite == CUPTI_API_ENTER, cd->correlationId, cd->functionName, cd->functionParams});
     if (driver && is_site_driver_callback(cbid)) return;
     if (gp::inject::on_launch_callback(driver, cbid, cd) && (driver || g_level != 0)) return;  // launch_watch.hpp
@@ -701,7 +703,13 @@ std::string start_cupti() {
   CUpti_ActivityKind kinds[7];
   int n = 0;
   // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
-  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
+  const char* api_mode = std::getenv("GRAPHPROF_PROFILE_API");
+  if (g_on.api_filter && g_on.runtime && g_on.driver && api_mode != nullptr && std::strcmp(api_mode, "callbacks") == 0) {
+    gp::inject::enable_api_callbacks(g_subscriber, ledger_recorded_ids(false), ledger_recorded_ids(true));
+    g_api_selected = true;  // no RUNTIME or DRIVER kind
+  } else if (g_on.api_filter && g_on.runtime && g_on.driver) {
+    g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
+  }
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
