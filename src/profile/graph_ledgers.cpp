@@ -153,7 +153,10 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     for (std::size_t i : graphs) {
       rc.graph_ids.push_back(out.graphs[i].exec.graph_id);
       rc.nodes.push_back(out.graphs[i].exec.nodes);
-      shapes.insert(signatures[out.graphs[i].exec.exec_id]);
+      const std::set<std::string>& sig = signatures[out.graphs[i].exec.exec_id];
+      if (sig.empty()) continue;
+      ++rc.traced;
+      shapes.insert(sig);
     }
     rc.shapes = shapes.size();
     sp.recaptures.push_back(std::move(rc));

@@ -42,7 +42,7 @@ Profiled profile(const std::string& name, const std::string& extra) {
 std::string where(const json& site) { return site.is_object() ? site["where"].get<std::string>() : "(none)"; }
 
 TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
-  const Profiled run = profile("graphs", "");
+  const Profiled run = profile("graphs", "--node-sample all");  // every launch's kernels: the shapes of all three
   const json& proc = run.process();
   ASSERT_EQ(proc["graphs"].size(), 5u) << console(run.out);  // 3 buckets, the memory-node graph, the late one
   EXPECT_TRUE(proc["call_sites_recorded"].get<bool>());
@@ -68,6 +68,7 @@ TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
   EXPECT_EQ(where(proc["recaptures"][0]["site"]), "capture_bucket " + kApp);
   EXPECT_EQ(proc["recaptures"][0]["graphs"].size(), 3u);
   EXPECT_EQ(proc["recaptures"][0]["shapes"], 3u);
+  EXPECT_EQ(proc["recaptures"][0]["traced"], 3u);
   // The step is the 1024 bucket, launched once per step; the late graph came after it began.
   ASSERT_TRUE(proc["step"].is_object());
   EXPECT_EQ(proc["step"]["steps"], kSteps);
@@ -91,7 +92,9 @@ TEST(CallSiteApp, EagerWorkIsGroupedByCallSiteWithCallsPerStep) {
   EXPECT_EQ(scale["kind"], "kernel launch");
   EXPECT_EQ(scale["calls"], 2 * kSteps);
   EXPECT_EQ(scale["stacks"], 2u);  // two launch statements in one function
-  EXPECT_DOUBLE_EQ(scale["per_step"].get<double>(), 2.0);
+  // From the first step's launch to the end of the last step's launch: the last step's own calls
+  // come after it (78 of 80).
+  EXPECT_EQ(scale["calls_in_steps"], 2 * kSteps - 2);
   ASSERT_EQ(scale["kernels"].size(), 1u);
   EXPECT_EQ(scale["kernels"][0]["name"], "k_scale");
   EXPECT_EQ(scale["kernels"][0]["count"], 2 * kSteps);
@@ -103,7 +106,7 @@ TEST(CallSiteApp, EagerWorkIsGroupedByCallSiteWithCallsPerStep) {
   const json& sync = *by_where["step_sync " + kApp];
   EXPECT_EQ(sync["kind"], "sync");
   EXPECT_EQ(sync["calls"], kSteps);
-  EXPECT_DOUBLE_EQ(sync["per_step"].get<double>(), 1.0);
+  EXPECT_EQ(sync["calls_in_steps"], kSteps - 1);
   EXPECT_NE(sync["hint"].get<std::string>().find("host waits"), std::string::npos);
   // The console's table names them.
   const std::string text = console(run.out);

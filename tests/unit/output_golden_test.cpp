@@ -133,5 +133,23 @@ TEST(OutputGolden, ProfileSummary) {
   expect_golden("profile_summary_graph_app.txt", format_profile_summary(profile_report(run, {p})));
 }
 
+// The console summary with call sites and ledgers: the H200 records of tests/apps/call_site_app.cu
+// (known sites, a memory node, one site captured for three shapes) and of
+// tests/apps/python/serving_buckets.py (three buckets in one shared pool).
+TEST(OutputGolden, ProfileSummaryWithCallSites) {
+  ProfileRun run;
+  run.exit_status = 0;
+  run.exit_description = "exited with status 0";
+  run.wall_ns = 2.0e9;
+  run.program = "graphprof_call_site_app";
+  run.command = {"graphprof_call_site_app", "--steps", "40"};
+  const ProcessProfile app = analyze_process(read_process_records(kData + "/profile/h200/call_site_app/proc-4180.jsonl"));
+  expect_golden("profile_summary_call_site_app.txt", format_profile_summary(profile_report(run, {app})));
+  run.program = "serving_buckets.py";
+  run.command = {"python3", "serving_buckets.py", "--steps", "24", "--buckets", "1,4,16", "--hidden", "1024"};
+  const ProcessProfile serve = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets/proc-4276.jsonl"));
+  expect_golden("profile_summary_serving_buckets.txt", format_profile_summary(profile_report(run, {serve})));
+}
+
 }  // namespace
 }  // namespace gp
