@@ -107,7 +107,8 @@ std::string format_cross_rank_summary(const json& view, bool verbose) {
       const double skew = num(g, "skew");
       rows.add({text(g, "id"), text(g, "matched_by"), integer(g, "nodes"),
                 std::to_string(on) + "/" + std::to_string(ranks.size()), at_rank(g, "fastest_rank"), at_rank(g, "slowest_rank"),
-                time_or_dash(num(g, "skew_ns")) + (std::isfinite(skew) ? strf(" (%+.1f %%)", 100.0 * skew) : ""),
+                std::isfinite(num(g, "skew_ns")) ? format_ns(num(g, "skew_ns")) + (std::isfinite(skew) ? strf(" (%+.1f %%)", 100.0 * skew) : "")
+                                                 : "- (" + std::to_string(on) + " rank" + (on == 1 ? ")" : "s)"),
                 collectives_text(g), std::isfinite(num(g, "collective_share")) ? strf("%.1f %%", 100.0 * num(g, "collective_share")) : "-"});
     }
     out << rows.str();

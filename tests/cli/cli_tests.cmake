@@ -96,3 +96,11 @@ endif()
 gp_cli_test(merge_twice 3 "chain_run1.json: given twice" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/merged_twice.json)
 gp_cli_test(merge_missing_file 3 "nosuch.json" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json nosuch.json -o x.json)
+# merge of the profile reports of two "hosts" (tests/data/profile/ranks/README.md): joined by rank,
+# the cross-rank view on stdout; a rank in two reports is refused naming both files.
+gp_cli_test(merge_profiles_by_rank 0 "cross-rank view: 2 ranks of world size 2 on 2 hosts" --stdout merge
+            ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-a.json ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-b.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_ranks.json)
+gp_cli_test(merge_profiles_duplicate_rank 3 "node-b.json: global rank 1 .host 'node-b'. is also in .*one_gpu_two_ranks.json" merge
+            ${GRAPHPROF_TEST_DATA}/profile/ranks/one_gpu_two_ranks.json ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-b.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_dup.json)
