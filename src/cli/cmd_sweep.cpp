@@ -44,8 +44,9 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       std::vector<Report> others = run_other_processes(*o, "sweep");
       report = merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
     }
-    SweepConsoleReporter().write(report, console_of(*o, json_path));
+    SweepConsoleReporter(o->verbose).write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
+    print_more_hint(*o, json_path, false);
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });
