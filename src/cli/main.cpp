@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "graphprof/error.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/name_match.hpp"
 #include "graphprof/version.hpp"
 
 namespace {

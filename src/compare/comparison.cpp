@@ -13,6 +13,7 @@
 #include "graphprof/mode.hpp"
 #include "graphprof/params.hpp"
 #include "graphprof/stats.hpp"
+#include "graphprof/name_match.hpp"
 #include "graphprof/text_format.hpp"
 
 namespace gp {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "graphprof/reporters.hpp"
+#include "graphprof/name_match.hpp"
 #include "graphprof/text_format.hpp"
 
 namespace gp {

@@ -17,7 +17,7 @@ gp_cli_test(help 0 "run" --stdout --help)
 gp_cli_test(no_subcommand 2 "^graphprof: a command is required" )
 # CLI11's own messages in graphprof's words: a mistyped command gets a suggestion, every parse error
 # the prefix and the subcommand whose --help lists the options.
-gp_cli_test(mistyped_command 2 "^graphprof: 'compre' is not a graphprof command; did you mean compare\\?" compre a.json b.json)
+gp_cli_test(mistyped_command 2 "^graphprof: 'compre' is not a graphprof command. did you mean compare\\?" compre a.json b.json)
 gp_cli_test(parse_error_prefix 2 "^graphprof compare: .*--threshold.*\\(graphprof compare --help lists the options\\)"
             compare a.json b.json --threshold fast)
 
