@@ -36,6 +36,7 @@ struct RunOptions {
   bool quiet = false;
   bool verbose = false;  // every metric table and the trace detail on the console
   bool isolate = false;  // each grid point (sweep) or workload (run) in its own fresh process
+  bool isolate_modes = false;  // --isolate-modes: each mode of those in its own fresh process too
 };
 
 // Adds the measurement options to `sub`; `what` words the --workload help.

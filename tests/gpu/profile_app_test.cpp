@@ -3,7 +3,8 @@
 // 4 edges) launched 3 times, K eager kernels, one HtoD and one DtoH copy. Also: a broken capture,
 // the application's failing exit status, SIGTERM forwarded to the application, render/analyze
 // --report on a profiled graph, and applications that use CUPTI themselves (graphprof's own
-// `run --trace`, tests/apps/cupti_activity_app.cpp). Exit 77 without a GPU.
+// `run --trace`, tests/apps/cupti_activity_app.cpp), and two ranks' processes on one GPU
+// (tests/apps/rank_app.cu). Exit 77 without a GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -73,7 +74,9 @@ const ModeResult* graph_result(const Report& r, std::size_t nodes) {
 
 TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
   const fs::path out = fresh_dir("counts");
-  ASSERT_EQ(shell(profile_cmd(out, "", "--launches " + std::to_string(kLaunches) + " --eager " + std::to_string(kEager))), 0)
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample all", "--launches " + std::to_string(kLaunches) + " --eager " +
+                                                       std::to_string(kEager))),
+            0)
       << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& p = profile_of(r);
@@ -262,6 +265,57 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
   EXPECT_GE(calls, 100u) << text;
 }
 
+// Node sampling (include/graphprof/node_sampling.hpp) without windows: graph A's launches 2-6, then
+// 1 in 10, are traced node by node, every launch has its GRAPH_TRACE span and is counted, and the
+// node statistics come from the traced launches alone.
+TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
+  const fs::path out = fresh_dir("sampling");
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000", "--launches 200 --eager 20")), 0) << console(out);
+  const Report r = read_report((out / "report.json").string());
+  const json& proc = profile_of(r)["processes"][0];
+  EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000");
+  const json& ga = proc["graphs"][0];
+  EXPECT_EQ(ga["launches"], 200);
+  EXPECT_EQ(ga["gpu_span"]["count"], 200) << "a GRAPH_TRACE span for every launch";
+  ASSERT_TRUE(ga["node_sampling"].is_object()) << ga.dump();
+  const std::size_t traced = ga["node_sampling"]["traced_launches"].get<std::size_t>();
+  EXPECT_GE(traced, 24u) << "launches 2-6 and 16, 26, ..., 196";
+  EXPECT_LE(traced, 30u) << "only a few more, if the start window caught them";
+  EXPECT_EQ(ga["node_sampling"]["span_untraced"]["count"].get<std::size_t>(), 200 - traced);
+  EXPECT_EQ(ga["kernels"].get<std::size_t>(), 4 * traced);
+  EXPECT_EQ(proc["coverage"]["graph_launches"], 203);
+  EXPECT_EQ(proc["coverage"]["eager_launches"], 20) << "counted by their calls, traced or not";
+  const ModeResult* a = graph_result(r, 5);
+  ASSERT_NE(a, nullptr);
+  const json trace = to_json(a->sections.trace.value());
+  ASSERT_EQ(trace["nodes"].size(), 5u);
+  for (const auto& n : trace["nodes"]) EXPECT_EQ(n["count"].get<std::size_t>(), traced) << n.dump();
+  EXPECT_NE(console(out).find("node sampling"), std::string::npos) << console(out);
+}
+
+// An application whose own CUPTI client (a profiler inside it) subscribes after CUDA started: CUPTI
+// refuses it (graphprof holds the one subscription), the application runs to its end with its own
+// output and status, and graphprof's summary and report say that the application's profiler could
+// not attach (seen by the preloaded libgraphprof_cupti_watch.so).
+TEST(ProfileApp, AnApplicationWhoseOwnProfilerCannotAttachIsSaidSo) {
+  const fs::path out = fresh_dir("cupti-refused");
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
+                          " subscribe > " + (out / "console.txt").string() + " 2>&1";
+  ASSERT_EQ(shell(cmd), 0) << console(out);
+  const std::string text = console(out);
+  EXPECT_NE(text.find("cupti_activity_app: cuptiSubscribe -> 39"), std::string::npos)
+      << "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, and the application's own output; " << text;
+  EXPECT_NE(text.find("the application's own CUPTI client could not attach"), std::string::npos) << text;
+  const Report report = read_report((out / "report.json").string());
+  const json& p = profile_of(report);
+  EXPECT_EQ(p["exit_status"], 0) << text;
+  const json& refused = p["processes"][0]["cupti_refused"];
+  ASSERT_TRUE(refused.is_object()) << text;
+  EXPECT_EQ(refused["subscribe_calls"], 1);
+  EXPECT_EQ(refused["result"], "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+  EXPECT_NE(refused["caller"].get<std::string>().find("cupti_activity_app"), std::string::npos) << refused.dump();
+}
+
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   const fs::path out = fresh_dir("sigterm");
   std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,
@@ -296,6 +350,43 @@ TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   EXPECT_EQ(proc["end_reason"], "SIGTERM");
   EXPECT_EQ(proc["cupti_at_end"], "graphprof");
   EXPECT_EQ(proc["graphs"][0]["launches"], 20);
+}
+
+// Two ranks on one GPU (NCCL would refuse this: no collective): a bash launcher sets torchrun's
+// variables for two copies of tests/apps/rank_app.cu, one after the other; rank 1 does twice the
+// work per kernel and captures one more kernel in its tail graph.
+TEST(ProfileApp, TwoRanksOnOneGpuGetACrossRankView) {
+  const fs::path out = fresh_dir("ranks");
+  const std::string app = GRAPHPROF_RANK_APP;
+  const std::string launcher = "bash -c 'RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 " + app + " --launches 20 --iters 64 && RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 " +
+                               app + " --launches 20 --iters 128 --extra'";
+  ASSERT_EQ(shell(kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + launcher + " > " +
+                  (out / "console.txt").string() + " 2>&1"),
+            0)
+      << console(out);
+  const Report report = read_report((out / "report.json").string());
+  const json& p = profile_of(report);
+  ASSERT_EQ(p["processes"].size(), 2u) << console(out);
+  for (int r = 0; r < 2; ++r) {
+    const json& proc = p["processes"][r];
+    EXPECT_EQ(proc["rank"]["rank"], r) << proc["rank"].dump();
+    EXPECT_EQ(proc["rank"]["from"], "RANK");
+    ASSERT_EQ(proc["gpus"].size(), 1u) << "one context, one device line";
+    EXPECT_FALSE(proc["gpus"][0]["pci_bus_id"].get<std::string>().empty());
+    EXPECT_EQ(proc["gpus"][0]["uuid"].get<std::string>().rfind("GPU-", 0), 0u) << proc["gpus"].dump();
+    EXPECT_EQ(proc["graphs"][0]["capture_mode"], "thread-local");
+  }
+  const json& v = p["cross_rank"];
+  ASSERT_EQ(v["ranks"].size(), 2u) << v.dump();
+  ASSERT_EQ(v["graphs"].size(), 3u) << "step on both ranks; tail apart (k_extra on rank 1)";
+  const json& step = v["graphs"][0];
+  EXPECT_TRUE(step["missing_on"].empty());
+  EXPECT_EQ(step["kernels_per_launch"], 4);
+  EXPECT_EQ(step["slowest_rank"], 1) << "twice the work per kernel";
+  ASSERT_EQ(v["trouble"].size(), 1u) << v["trouble"].dump();
+  EXPECT_EQ(v["trouble"][0]["kind"], "graph_differs");
+  EXPECT_NE(v["trouble"][0]["detail"].get<std::string>().find("k_extra"), std::string::npos);
+  EXPECT_NE(console(out).find("cross-rank view: 2 ranks of world size 2 on 1 host"), std::string::npos) << console(out);
 }
 
 }  // namespace
