@@ -277,7 +277,11 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
 bool are_rank_profiles(const std::vector<Report>& reports);
 Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector<std::string>& sources);
 
-// The console summary, from the report alone (src/report/profile_text.cpp).
-std::string format_profile_summary(const Report& report);
+// The console summary, from the report alone (src/report/profile_text.cpp). Not verbose (what
+// `profile` prints by default): coverage, graph launch cost, the graphs (10 rows), capture
+// trouble, warnings, and one line for the work outside graphs. Verbose (`profile --verbose`, and
+// the default here): also when work starts after a launch call, the eager launch calls, 40 graph
+// rows, the slowest nodes and the eager kernels, copies and synchronising calls by name.
+std::string format_profile_summary(const Report& report, bool verbose = true);
 
 }  // namespace gp
