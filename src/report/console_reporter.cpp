@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "graphprof/device_level.hpp"
 #include "graphprof/metric_catalog.hpp"
 #include "graphprof/params.hpp"
 #include "graphprof/reporters.hpp"
@@ -107,6 +108,29 @@ std::string ci_percent_cell(const Summary& s) {
   return "+" + up + "/−" + down + "%";
 }
 
+namespace {
+bool any_device_probe(const Report& report) {
+  for (const auto& r : report.results)
+    if (r.sections.device_probe) return true;
+  return false;
+}
+
+// Under a table: one line per result whose two device methods disagree, saying why
+// (device_methods_note), and what the level column means when one was printed.
+void device_method_notes(const Report& report, std::ostream& out) {
+  const bool any_probe = any_device_probe(report);
+  for (const auto& r : report.results) {
+    const std::string note = device_methods_note(r);
+    if (note.empty()) continue;
+    out << "  " << r.workload << " [" << params_text(r.params, " ") << "] " << to_string(r.mode) << ": " << note << "\n";
+  }
+  if (any_probe)
+    out << "  level: the device probe, ns per kernel of a 256-kernel chain, back to back/latched, before the passes"
+           " (→ the highest reading after, when it moved >10 %); GPU/iter = CUDA events between iterations queued back"
+           " to back, latched = queued behind a latch kernel\n";
+}
+}  // namespace
+
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
   if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
@@ -135,24 +159,34 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
     if (dup) continue;
     seen.push_back(&r);
     out << "\nsummary: " << r.workload << " [" << params_text(r.params, " ") << "]\n";
-    TextTable t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
-             "break-even", "output"});
+    // Reports with the device probe get the latched figure and the level beside the GPU figure.
+    const bool levels = any_device_probe(report);
+    std::vector<std::string> head{"mode", "GPU/iter"};
+    if (levels) head.insert(head.end(), {"latched/iter", "level"});
+    head.insert(head.end(), {"wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off", "break-even", "output"});
+    TextTable t(head);
     for (const auto& x : report.results) {
       if (x.workload != r.workload || x.params != r.params) continue;
       if (x.status != Status::kOk) {
-        t.add({to_string(x.mode), to_string(x.status), "", "", "", "", "", "", ""});
+        std::vector<std::string> row{to_string(x.mode), to_string(x.status)};
+        row.resize(head.size());
+        t.add(row);
         continue;
       }
       const bool graph_mode = x.mode != Mode::kEager;
       const std::string be = break_even_cell(x);
-      t.add({to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter")), format_ns(median_or_nan(x, "wall_time_per_iter")),
+      std::vector<std::string> row{to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter"))};
+      if (levels) row.insert(row.end(), {format_ns(median_or_nan(x, "gpu_time_per_iter_latched")), device_level_cell(x)});
+      row.insert(row.end(), {format_ns(median_or_nan(x, "wall_time_per_iter")),
              format_ns(median_or_nan(x, "launch_cpu_per_call")), format_ns(median_or_nan(x, "launch_cpu_per_iter")),
              speedup_cell(x), graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
              be == "-" || be == "never" ? be : be + " replays",
              x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
+      t.add(row);
     }
     out << t.str();
   }
+  device_method_notes(report, out);
   if (seen.size() > 1) {
     out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
     TextTable t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
@@ -199,16 +233,17 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
 void SweepConsoleReporter::write(const Report& report, std::ostream& out) const {
   const std::vector<std::string> keys = varying_params(report);
   std::vector<std::string> header = keys;
-  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",
-                        "instantiate", "speedup", "break-even", "status"})
-    header.emplace_back(h);
+  const bool levels = any_device_probe(report);
+  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "level", "launch/call",
+                        "CPU submit/iter", "instantiate", "speedup", "break-even", "status"})
+    if (levels || std::string(h) != "level") header.emplace_back(h);
   TextTable t(header);
   for (const auto& r : report.results) {
     std::vector<std::string> row;
     for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
     row.push_back(to_string(r.mode));
     if (r.status != Status::kOk) {
-      for (int i = 0; i < 8; ++i) row.emplace_back("");
+      for (int i = 0; i < (levels ? 9 : 8); ++i) row.emplace_back("");
       row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
       t.add(row);
       continue;
@@ -218,6 +253,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
     row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
     row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
     row.push_back(format_ns(per));
+    if (levels) row.push_back(device_level_cell(r));
     row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
     row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
     row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
@@ -228,6 +264,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
   }
   out << "sweep: " << (report.results.empty() ? std::string("(nothing ran)") : report.results.front().workload) << "\n";
   out << t.str();
+  device_method_notes(report, out);
 }
 
 }  // namespace gp

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "graphprof/params.hpp"
+#include "graphprof/device_level.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 #include "html_sections.hpp"
@@ -258,6 +259,21 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
   return s + "</tbody></table></div></details>\n";
 }
 
+// The device level each mode's device figures were measured at, and the method of each figure;
+// a line per mode whose two device methods disagree, saying why (device_methods_note).
+std::string device_level_text(const Benchmark& b) {
+  std::string s;
+  for (const ModeResult* r : b.modes) {
+    if (r->status != Status::kOk || !r->sections.device_probe) continue;
+    const std::string note = device_methods_note(*r);
+    s += "<p class=\"gp-note\">" + escape(to_string(r->mode)) + ": device level " + escape(device_level_cell(*r)) +
+         " ns per kernel (probe, back to back/latched); GPU time/iteration: CUDA events between iterations queued "
+         "back to back; per node: queued behind a latch kernel" +
+         (note.empty() ? std::string() : "<br><span class=\"gp-warn\">" + escape(note) + "</span>") + "</p>\n";
+  }
+  return s;
+}
+
 std::string workload_section(const std::vector<Benchmark>& benches) {
   std::string s = "<section id=\"workloads\"><h2>Workloads</h2>\n"
                   "<p class=\"gp-note\">Bars are medians; whiskers the 95% confidence interval of the median "
@@ -270,6 +286,7 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
          " <span class=\"gp-note\">" + escape(params_text(b.params, " ")) + "</span></h3>\n";
     for (const ModeResult* r : b.modes)
       if (r->status != Status::kOk) s += failure_text(*r);
+    s += device_level_text(b);
     s += "<div class=\"gp-charts\">";
     s += mode_bars(b, "gpu_time_per_iter", "chart-gpu-" + tag, "GPU time / iteration");
     s += mode_bars(b, "launch_cpu_per_iter", "chart-submit-" + tag, "CPU submit time / iteration");
@@ -353,15 +370,23 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
                         const std::string& tag) {
   std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-sweep-" + tag + "\" class=\"gp-table\"><thead><tr>";
   for (const auto& k : keys) s += "<th>" + escape(k) + "</th>";
-  s += "<th class=\"l\">mode</th><th>GPU/iter [95% CI]</th><th>per node</th><th>launch/call</th>"
-       "<th>CPU submit/iter</th><th>instantiate</th><th>speedup</th><th>break-even</th></tr></thead><tbody>\n";
+  // Reports with the device probe get the level beside the device figures.
+  bool levels = false;
+  for (const Benchmark* b : group)
+    for (const ModeResult* r : b->modes) levels = levels || r->sections.device_probe.has_value();
+  s += "<th class=\"l\">mode</th><th>GPU/iter [95% CI]</th><th>per node</th>";
+  if (levels)
+    s += "<th title=\"device probe, ns per kernel, back to back/latched, before the passes (and after, when it "
+         "moved)\">level</th>";
+  s += "<th>launch/call</th><th>CPU submit/iter</th><th>instantiate</th><th>speedup</th><th>break-even</th></tr></thead>"
+       "<tbody>\n";
   for (const Benchmark* b : group)
     for (const ModeResult* r : b->modes) {
       s += "<tr>";
       for (const auto& k : keys) s += "<td>" + escape(b->params.count(k) ? b->params.at(k) : "-") + "</td>";
       s += "<td class=\"l\">" + escape(to_string(r->mode)) + "</td>";
       if (r->status != Status::kOk) {
-        s += "<td class=\"l gp-bad\" colspan=\"7\">" + escape(std::string(to_string(r->status)) + ": " + r->reason) +
+        s += std::string("<td class=\"l gp-bad\" colspan=\"") + (levels ? "8" : "7") + "\">" + escape(std::string(to_string(r->status)) + ": " + r->reason) +
              "</td></tr>\n";
         continue;
       }
@@ -371,7 +396,8 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
            (g ? ns_with_interval(g->summary.median, g->summary.ci_low, g->summary.ci_high) : std::string("-")) +
            "</td><td>" +
            escape(format_ns(derived_or_nan(*r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns"))) +
-           "</td><td>" + escape(format_ns(median_or_nan(*r, "launch_cpu_per_call"))) + "</td><td>" +
+           "</td><td>" + (levels ? escape(device_level_cell(*r)) + "</td><td>" : std::string()) +
+           escape(format_ns(median_or_nan(*r, "launch_cpu_per_call"))) + "</td><td>" +
            escape(format_ns(median_or_nan(*r, "launch_cpu_per_iter"))) + "</td><td>" +
            escape(graph_mode ? format_ns(median_or_nan(*r, "instantiate_time")) : "-") + "</td><td>" + speedup_text(r) +
            "</td><td>" + break_even_text(r) + "</td></tr>\n";
