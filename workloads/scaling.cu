@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"

@@ -1,12 +1,12 @@
 // graphprof merge: combine reports of the same build and GPU made by separate runs (processes,
 // CI jobs) into one whose metrics hold all their repetitions. Needs no GPU. The rules are the
-// ones `compare` uses to pool a folder (graphprof/compare_merge.hpp).
+// ones `compare` uses to pool a folder (graphprof/compare/report_merge.hpp).
 #include <iostream>
 
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp::cli {
 

@@ -17,12 +17,13 @@
 #include "option_checks.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/core/version.hpp"
 
 namespace gp::cli {
 

@@ -6,8 +6,8 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"graphprof: measure what CUDA Graphs do for your GPU work"};

@@ -104,7 +104,7 @@ ProgressFn progress_printer(bool quiet);
 // Progress lines on stderr for the passes of a mode that has run for a few seconds (empty if quiet).
 std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet);
 // Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
-// (graphprof/run_outcome.hpp; with --isolate only that child's process); call it after the
+// (graphprof/core/run_outcome.hpp; with --isolate only that child's process); call it after the
 // outputs are written.
 void stop_if_context_lost(const Report& report);
 

@@ -1,7 +1,7 @@
 // `graphprof compare`: the output model (verdict names, counts, rules per metric), matching
 // the results of two reports, suite summaries, and the order in which the jobs of the other
-// compare units run (see include/graphprof/compare.hpp and docs/compare.md for the rules).
-#include "graphprof/compare.hpp"
+// compare units run (see include/graphprof/compare/comparison.hpp and docs/compare.md for the rules).
+#include "graphprof/compare/comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,10 @@
 #include <tuple>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 

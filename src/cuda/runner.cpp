@@ -16,10 +16,10 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/run_outcome.hpp"
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "device_probe.hpp"
 #include "event_batch.hpp"
 #include "latch.hpp"
@@ -397,7 +397,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     const cudaError_t after = cudaDeviceSynchronize();
     (void)cudaGetLastError();
     // A sticky error (an illegal address in a kernel, ...) leaves the context unusable: every
-    // later call fails with it. The suite stops after this result (graphprof/run_outcome.hpp).
+    // later call fails with it. The suite stops after this result (graphprof/core/run_outcome.hpp).
     if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) {
       res.sections.other[kContextLostSection] = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "

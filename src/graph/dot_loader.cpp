@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "dot_reader.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
 #include "node_label.hpp"
 
 namespace gp {

@@ -1,6 +1,6 @@
 // Structural analysis of a GraphModel. Linear in nodes + edges so that a 100 000-node dump is
 // analysed well inside a second; every finding carries the numbers and node names behind it.
-#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -1,6 +1,6 @@
 // Graph model helpers that need no Graphviz: the shared texts and launch configurations, kind
 // names, kernel name forms, launch configs.
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 #include <cxxabi.h>
 

@@ -6,7 +6,7 @@
 // and only while more than max_boxes remain: any branches between the same nodes, then any
 // linear run of mixed nodes, and as a last resort bands of whole levels (irregular graphs).
 // Every box keeps its member nodes, so times and the critical path carry over.
-#include "graphprof/graph_view.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,8 +17,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -24,8 +24,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 

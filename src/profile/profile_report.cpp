@@ -4,8 +4,8 @@
 // docs/report-schema.md documents sections.profile.
 #include <algorithm>
 
-#include "graphprof/profile.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 

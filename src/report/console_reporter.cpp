@@ -6,11 +6,11 @@
 #include <sstream>
 #include <vector>
 
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 
@@ -66,15 +66,6 @@ std::vector<std::string> varying_params(const Report& rep) {
 }
 
 }  // namespace
-
-std::string format_ns(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  const double a = std::fabs(ns);
-  if (a < 1e3) return strf("%.0f ns", ns);
-  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
-  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
-}
 
 std::string speedup_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager) return "1.00x";

@@ -1,16 +1,16 @@
 // The HTML report's page: style sheet, header, suite summary, one section per workload (bars per
 // mode with their intervals), sweep curves, graphs, trace perturbation, comparison, environment.
 // See html_report.hpp; the charts are drawn in html_svg.cpp.
-#include "graphprof/html_report.hpp"
+#include "graphprof/report/html_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -124,7 +124,7 @@ std::vector<std::string> varying_params(const std::vector<const Benchmark*>& gro
   return keys;
 }
 
-// The console's rules (reporters.hpp), for a mode that may be missing or failed.
+// The console's rules (reporter.hpp), for a mode that may be missing or failed.
 std::string speedup_text(const ModeResult* r) {
   return r == nullptr || r->status != Status::kOk ? "-" : speedup_cell(*r);
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::html {
 

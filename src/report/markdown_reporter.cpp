@@ -2,8 +2,8 @@
 // job summaries and notes.
 #include <cmath>
 
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 

@@ -25,10 +25,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphprof/copy_kind.hpp"
-#include "graphprof/cuda/cupti_info.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/copy_kind.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
 
@@ -145,7 +144,7 @@ std::string strip_version_suffix(std::string name) {
 
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
                   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
-              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/core/copy_kind.hpp");
 
 // The fields of GpuSpan (kernel, memcpy, memset and graph trace records) and GpuActivity (not graph
 // traces). (For memcpy, runtimeCorrelationId was always 0 on CUDA 13.0; correlationId matches the

@@ -23,6 +23,6 @@ set_tests_properties(cli.starts_without_cuda_libraries PROPERTIES LABELS cpu)
 if(GRAPHPROF_WITH_CUDA)
   # CUPTI loading needs graphprof_cuda but no GPU (it never gets as far as a CUDA call).
   add_executable(cuda_host_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/cuda/cuda_host_test.cpp)
-  target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_core GTest::gtest_main)
+  target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_host GTest::gtest_main)
   gtest_discover_tests(cuda_host_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)
 endif()

@@ -14,8 +14,8 @@ add_test(NAME cli.trace_run_without_gpu
                  -- $<TARGET_FILE:graphprof> run --workload chain --trace=node --trace-out /tmp/gp-trace-cli.json)
 set_tests_properties(cli.trace_run_without_gpu PROPERTIES LABELS cpu)
 
-# The CUPTI conversion test builds CUPTI's own record structs inside graphprof_cuda (the one
+# The CUPTI conversion test builds CUPTI's own record structs inside graphprof_trace_cupti (the one
 # cupti.h translation unit), so it links that library; it still needs no GPU.
 if(TARGET trace_cupti_conversion_test)
-  target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_cuda)
+  target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_trace_cupti)
 endif()

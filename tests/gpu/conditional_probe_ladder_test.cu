@@ -43,7 +43,7 @@
 #include "../../workloads/capture_append.cuh"
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/params.hpp"
 
 namespace gp {
 namespace {

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 namespace {

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/report_sections.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/report_sections.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 

@@ -4,6 +4,7 @@
 // holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
 // every table printer uses (TextTable below; compare console, analyze).
 #pragma once
+#include <cmath>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +40,16 @@ inline std::string strf(const char* format, ...) {
   }
   va_end(again);
   return out;
+}
+
+// Human-friendly duration: "812 ns", "4.31 µs", "1.20 ms", "2.5 s"; "-" when not finite.
+inline std::string format_ns(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  const double a = std::fabs(ns);
+  if (a < 1e3) return strf("%.0f ns", ns);
+  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
+  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
+  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
 }
 
 // 4096 -> "4 KiB", 1536 -> "1.5 KiB", 100 -> "100 B".

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "graphprof/compare_report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/trace_records.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 
@@ -88,5 +88,8 @@ struct SyntheticCuptiRecord {
   std::uint32_t pid = 0, tid = 0;
 };
 TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records);
+
+// cuptiGetVersion(); 0 when CUPTI cannot be queried.
+int cupti_version() noexcept;
 
 }  // namespace gp

@@ -1,10 +1,10 @@
 // Figures derived from measured metrics: within one mode (cross-checks, per-node time) and of
 // the graph modes against eager (speedups, break-even). Host-only, so a merged report can be
-// re-derived without a GPU (merging itself: graphprof/compare_merge.hpp).
+// re-derived without a GPU (merging itself: graphprof/compare/report_merge.hpp).
 #pragma once
 #include <vector>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

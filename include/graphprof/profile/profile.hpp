@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/report.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_records.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 
@@ -163,10 +163,6 @@ struct ProcessProfile {
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
 
-// The usual fix for a capture error (cudaError_t value), shared with `run`'s failure diagnosis.
-std::string capture_error_hint(int cuda_error, const std::string& api);
-// "cudaErrorStreamCaptureUnsupported" for 900, ...; "cudaError <n>" for codes it does not know.
-std::string cuda_error_name_of(int cuda_error);
 
 // ---------------------------------------------------------------------------------------------
 // The report
@@ -190,8 +186,5 @@ struct ProfileRun {
 // (params process/graph/exec; sections.graph and sections.trace as `run` writes them, so
 // analyze/render --report read them).
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
-
-// The console summary, from the report alone (src/report/profile_text.cpp).
-std::string format_profile_summary(const Report& report);
 
 }  // namespace gp

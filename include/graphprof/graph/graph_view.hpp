@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 

@@ -11,9 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphprof/graph_model.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/trace_records.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 
@@ -33,9 +32,7 @@ struct DotGraphInfo {
   std::map<std::uint32_t, std::map<std::uint32_t, DotNode>> nested;
 };
 
-// The dumped graph's nodes from a dump read by the graph loader (load_dot in graph_model.hpp, the
-// one DOT reader), default or verbose form.
-DotGraphInfo dot_graph_info(const GraphModel& dump);
+// dot_graph_info() of graph/dot_graph_info.hpp fills it from a dump read by the graph loader.
 
 // ---------------------------------------------------------------------------------------------
 // The join: exec node id (kernel records) -> original node (DOT dump)

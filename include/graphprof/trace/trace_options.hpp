@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <functional>
 
-#include "graphprof/report.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_records.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_records.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 

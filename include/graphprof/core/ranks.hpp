@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

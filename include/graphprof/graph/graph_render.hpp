@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/graph_view.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 namespace gp {
 

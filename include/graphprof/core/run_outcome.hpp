@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 
@@ -138,7 +138,5 @@ GraphMetrics analyze(const GraphModel& model, const NodeTimes* times = nullptr);
 // docs/graphs.md documents every field.
 inline constexpr const char* kGraphAnalysisSchema = "graphprof.graph-analysis/1";
 nlohmann::json to_json(const GraphMetrics& m);
-// Text for people: the same facts, with the findings last (src/report/graph_analysis_text.cpp).
-std::string analysis_text(const GraphMetrics& m);
 
 }  // namespace gp

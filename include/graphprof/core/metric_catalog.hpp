@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graphprof/mode.hpp"
+#include "graphprof/core/mode.hpp"
 
 namespace gp {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "graphprof/html_report.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 
@@ -26,7 +26,7 @@ class Reporter {
 void write_report_file(const Reporter& reporter, const Report& report, const std::string& path);
 
 // `graphprof run` on the terminal: per (workload, mode) a table of every metric, one summary table
-// per workload comparing the modes, then the trace passes' text (trace_report.hpp), if any.
+// per workload comparing the modes, then the trace passes' text (trace_summary_text.hpp), if any.
 class RunConsoleReporter final : public Reporter {
  public:
   void write(const Report& report, std::ostream& out) const override;
@@ -68,9 +68,6 @@ class JsonReporter final : public Reporter {
  public:
   void write(const Report& report, std::ostream& out) const override;
 };
-
-// Human-friendly duration: "812 ns", "4.31 us", "1.20 ms", "2.5 s".
-std::string format_ns(double ns);
 
 // Table cells for the figures against eager, "-" wherever there is no eager baseline (no eager
 // mode ran, or it failed): speedup "1.23x" ("1.00x" for eager itself); break-even replays "42"

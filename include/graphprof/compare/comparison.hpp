@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/compare_classes.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/compare/compare_classes.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 
