@@ -41,6 +41,7 @@
 #include <unordered_set>
 
 #include "graphprof/core/copy_kind.hpp"
+#include "dev_switches.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -53,6 +54,7 @@ constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 // 1 graph (plus one span per graph launch), 2 node (plus every kernel, copy and memset).
 int g_level = 2;
 bool g_dump_dot = true;
+gp::inject::DevSwitches g_on;  // developer switches (GRAPHPROF_INJECT_OFF): all on for users
 std::string g_dir;
 
 // The output file. A timed mutex: the signal handler and CUPTI's worker thread must never wait
@@ -255,7 +257,7 @@ void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_re
 }
 
 void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
-  if (buffer != nullptr) {
+  if (buffer != nullptr && g_on.write) {
     std::string lines;
     lines.reserve(valid + valid / 2);
     CUpti_Activity* record = nullptr;
@@ -687,22 +689,24 @@ std::string start_cupti() {
     return why;
   }
   for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+    if (!g_on.resource_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
   for (CUpti_CallbackId cb : kRuntimeCallbacks) {
+    if (!g_on.runtime_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(runtime " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
   // The ownership probe of the exit path (subscription_alive). Without it, the exit path assumes
   // the session is still graphprof's, as it is unless the application uses CUPTI itself.
-  g_probe_enabled = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) ==
-                    CUPTI_SUCCESS;
+  g_probe_enabled = g_on.probe && cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                                      CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) == CUPTI_SUCCESS;
   // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
-  (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
+  if (g_on.state_cb) (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
   // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
   // call a little host time, so only at --trace none.
-  if (g_level == 0)
+  if (g_level == 0 && g_on.launch_cb)
     for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
       (void)cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
@@ -710,10 +714,10 @@ std::string start_cupti() {
   // CONCURRENT_KERNEL, never KERNEL: the latter serialises every kernel on the GPU.
   CUpti_ActivityKind kinds[6];
   int n = 0;
-  kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
-  kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
-  if (g_level == 1) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-  if (g_level >= 2) {
+  if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (g_on.driver) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
+  if (g_level == 1 && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  if (g_level >= 2 && g_on.gpu) {
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
@@ -745,6 +749,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
     else g_level = 2;
   }
   if (const char* dot = std::getenv("GRAPHPROF_PROFILE_DOT")) g_dump_dot = std::strcmp(dot, "0") != 0;
+  g_on = gp::inject::DevSwitches::parse(std::getenv("GRAPHPROF_INJECT_OFF"));
   const std::string path = g_dir + "/proc-" + std::to_string(::getpid()) + ".jsonl";
   g_out = std::fopen(path.c_str(), "w");
   if (g_out == nullptr) {
@@ -760,6 +765,11 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);
+  if (g_on.any_off() || !g_on.unknown.empty())
+    warn(std::string("developer switches GRAPHPROF_INJECT_OFF=") + std::getenv("GRAPHPROF_INJECT_OFF") +
+         " left pieces of the injection out (for measuring their cost): this profile is incomplete" +
+         (g_on.unknown.empty() ? "" : "; unknown names ignored: " + g_on.unknown));
+  if (!g_on.cupti) return 1;
   const std::string why = start_cupti();
   if (!why.empty()) {
     write_error(why);
