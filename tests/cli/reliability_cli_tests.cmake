@@ -1,4 +1,4 @@
-# Issue 11: outputs checked before measuring (exit 2 naming option and path), hostile report
+# Reliability: outputs checked before measuring (exit 2 naming option and path), hostile report
 # files (exit 3 naming the file), and an offline binary that starts without CUPTI.
 if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(run_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/r.json: folder /nonexistent-gp does not exist"

@@ -1,4 +1,4 @@
-# Tracing (issue 4): the trace options of `graphprof run`, checked before any GPU work, so these
+# Tracing: the trace options of `graphprof run`, checked before any GPU work, so these
 # run on CPU-only machines too. Included from tests/CMakeLists.txt.
 gp_cli_test(trace_in_run_help 0 "--trace-out" --stdout run --help)
 gp_cli_test(trace_bad_level 2 "--trace" run --trace=kernel)

@@ -1,7 +1,7 @@
 // Gating classes of `graphprof compare`: which series may decide the exit code by default,
 // and how much a series of each class moves between runs (processes) when nothing changed.
 // docs/compare.md has the same table; the numbers come from real H200 runs
-// (/work/shared/reference/gate-noise-h200.md and the fixtures in tests/data/gate).
+// (the fixtures in tests/data/gate).
 #pragma once
 #include <string>
 

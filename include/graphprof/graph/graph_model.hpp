@@ -2,7 +2,7 @@
 // loader (analysis, collapsing, rendering, JSON) works on these structs and never sees Graphviz.
 // The loader (src/graph/dot_loader.cpp) reads DOT with graphprof's own reader (dot_reader.cpp).
 //
-// Compact on purpose (issue 11: a 1,000,000-node dump must load in a few times its size): texts
+// Compact on purpose (a 1,000,000-node dump must load in a few times its size): texts
 // that a big graph repeats (kernel names, node types, shapes) and launch configurations are
 // shared between the nodes that carry them, and an edge holds its two ends as 32-bit indices.
 #pragma once
