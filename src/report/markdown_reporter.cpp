@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "graphprof/core/params.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/report/reporter.hpp"
 
 namespace gp {

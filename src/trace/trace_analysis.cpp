@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "graphprof/core/kernel_names.hpp"
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/core/stats.hpp"
 

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/report/reporter.hpp"
 
 namespace gp {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "graphprof/core/kernel_names.hpp"
+
 namespace gp {
 
 // An immutable text shared by every node that carries it: 8 bytes per node for a kernel name a
@@ -176,15 +178,6 @@ struct GraphModel {
 GraphModel load_dot(const std::string& path);
 // The same for DOT text in memory; `source` names it in messages.
 GraphModel load_dot_text(const std::string& text, const std::string& source);
-
-// Kernel names. demangle_kernel_name returns the input unchanged when it is not a mangled C++
-// name (extern "C" kernels, cuBLAS's sm90_xmma_...). kernel_base_name drops the return type,
-// namespaces, template arguments and the parameter list: "void ns::k<4>(float*)" -> "k".
-std::string demangle_kernel_name(const std::string& mangled);
-std::string kernel_base_name(const std::string& demangled);
-// The short name of a recorded (mangled) name: kernel_base_name(demangle_kernel_name(name)). The
-// loader, the trace join, the Chrome trace and `profile` name kernels by this one rule.
-std::string short_kernel_name(const std::string& recorded_name);
 
 // Parses "4,256,0", "(4,2,1),(256,1,1),0" or CUDA 13's "{16,16},{16,16},0" (text: with parentheses);
 // nullopt when the text has another shape.
