@@ -1,5 +1,5 @@
 // CUPTI records -> plain records, on the CPU: synthetic records are built in CUPTI's own structs
-// (inside the one cupti.h translation unit) and converted by the code that converts live buffers.
+// (inside the trace layer's CUPTI files) and converted by the code that converts live buffers.
 // Linked against graphprof_trace_cupti (see tests/cli/trace_cli_tests.cmake); needs no GPU.
 #include <gtest/gtest.h>
 

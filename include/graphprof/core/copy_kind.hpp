@@ -1,6 +1,7 @@
 // Names of CUPTI's memcpy kinds (CUpti_ActivityMemcpyKind) for records and reports, without
-// cupti.h: the values are CUPTI's stable ABI, and the two TUs that include cupti.h (the trace
-// session and the injection library) static_assert that they still match.
+// cupti.h: the values are CUPTI's stable ABI, and the two places that convert CUPTI records (the
+// trace layer's src/trace/cupti_records.hpp and the injection library) static_assert that they
+// still match.
 #pragma once
 #include <cstdint>
 

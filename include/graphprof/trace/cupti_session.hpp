@@ -1,8 +1,8 @@
 // CUPTI tracing behind a plain interface. A TraceSession records, while it lives, CUDA runtime API
 // calls, NVTX ranges, graph-node creation and cloning, and either every kernel/copy/memset
 // (TraceLevel::kNode) or one span per graph launch (kGraph). collect() hands back plain records
-// (trace_records.hpp); no CUPTI type crosses this header. The implementation is the one
-// translation unit that includes cupti.h (src/trace/cupti_session.cpp).
+// (trace_records.hpp); no CUPTI type crosses this header. The implementation is in
+// src/trace/cupti_*.cpp, the trace layer's only files that include cupti.h.
 //
 // CUPTI allows one subscriber per process, so only one session may be active at a time, and it
 // fails (ok() == false, with a reason) under another CUPTI tool such as Nsight Systems. A failed

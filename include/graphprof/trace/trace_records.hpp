@@ -1,4 +1,4 @@
-// Plain, vendor-neutral trace records. The one CUPTI translation unit (src/trace/cupti_session.cpp)
+// Plain, vendor-neutral trace records. The CUPTI session (src/trace/cupti_session.cpp, cupti_records.hpp)
 // converts CUPTI's activity records and resource callbacks into these structs; everything above
 // it (the node join, statistics, the Chrome trace writer) reads only these, so the CPU tests can
 // drive it with synthetic records. All timestamps are CUPTI's clock in nanoseconds (on Linux
