@@ -12,6 +12,8 @@
 //   driver       the DRIVER activity kind
 //   gpu          the level's GPU activity kinds (GRAPH_TRACE, CONCURRENT_KERNEL, MEMCPY, MEMSET)
 //   write        activity buffers are returned to CUPTI without being formatted or written
+//   api_filter   every API call is recorded (the whole RUNTIME and DRIVER kinds), not only the
+//                calls the analysis uses (src/inject/recorded_apis.hpp)
 // Host-only, no CUDA: parsed once at InitializeInjection.
 #pragma once
 #include <cstring>
@@ -21,11 +23,12 @@ namespace gp::inject {
 
 struct DevSwitches {
   bool cupti = true, resource_cb = true, runtime_cb = true, launch_cb = true, state_cb = true, probe = true;
-  bool runtime = true, driver = true, gpu = true, write = true;
+  bool runtime = true, driver = true, gpu = true, write = true, api_filter = true;
   std::string unknown;  // names it did not know, comma-separated (said in the records)
 
   bool any_off() const {
-    return !(cupti && resource_cb && runtime_cb && launch_cb && state_cb && probe && runtime && driver && gpu && write);
+    return !(cupti && resource_cb && runtime_cb && launch_cb && state_cb && probe && runtime && driver && gpu && write &&
+             api_filter);
   }
 
   static DevSwitches parse(const char* list) {
@@ -49,6 +52,7 @@ struct DevSwitches {
                    : name == "driver"      ? &s.driver
                    : name == "gpu"         ? &s.gpu
                    : name == "write"       ? &s.write
+                   : name == "api_filter"  ? &s.api_filter
                                            : nullptr;
       if (flag != nullptr) {
         *flag = false;
