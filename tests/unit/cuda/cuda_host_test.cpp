@@ -4,7 +4,6 @@
 
 #include "graphprof/cuda/cuda_check.hpp"
 #include "graphprof/trace/cupti_session.hpp"
-#include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
 namespace {
