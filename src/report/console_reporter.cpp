@@ -100,7 +100,7 @@ std::string ci_percent_cell(const Summary& s) {
 
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
-  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, metric_key::kGpuTimePerIter));
   else s += " (" + r.reason + ")";
   return s;
 }
@@ -136,8 +136,8 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
       }
       const bool graph_mode = x.mode != Mode::kEager;
       const std::string be = break_even_cell(x);
-      t.add({to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter")), format_ns(median_or_nan(x, "wall_time_per_iter")),
-             format_ns(median_or_nan(x, "launch_cpu_per_call")), format_ns(median_or_nan(x, "launch_cpu_per_iter")),
+      t.add({to_string(x.mode), format_ns(median_or_nan(x, metric_key::kGpuTimePerIter)), format_ns(median_or_nan(x, metric_key::kWallTimePerIter)),
+             format_ns(median_or_nan(x, metric_key::kLaunchCpuPerCall)), format_ns(median_or_nan(x, metric_key::kLaunchCpuPerIter)),
              speedup_cell(x), graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
              be == "-" || be == "never" ? be : be + " replays",
              x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
@@ -167,7 +167,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
       auto cell = [](const ModeResult* x) {
         if (x == nullptr) return std::string("-");
         if (x->status != Status::kOk) return std::string(to_string(x->status));
-        return format_ns(median_or_nan(*x, "gpu_time_per_iter"));
+        return format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter));
       };
       auto speed = [](const ModeResult* x) {
         return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
@@ -206,12 +206,12 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
     }
     const bool graph_mode = r.mode != Mode::kEager;
     const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIter)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIterLatched)));
     row.push_back(format_ns(per));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
-    row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerCall)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerIter)));
+    row.push_back(graph_mode ? format_ns(median_or_nan(r, metric_key::kInstantiateTime)) : "-");
     row.push_back(speedup_cell(r));
     row.push_back(break_even_cell(r));
     row.push_back("ok");
