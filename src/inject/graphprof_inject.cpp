@@ -682,7 +682,7 @@ std::string start_cupti() {
   CUpti_ActivityKind kinds[7];
   int n = 0;
   // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
-  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(site_callback_ids(false), site_callback_ids(true));
+  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches

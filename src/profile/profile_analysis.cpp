@@ -16,6 +16,7 @@
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
 #include "graphprof/core/stats.hpp"
+#include "site_analysis.hpp"
 
 namespace gp {
 
@@ -225,6 +226,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         if (!capturing) {
           CaptureTrouble t;
           t.stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          t.begin_correlation = a->correlation_id;
           t.api = a->name;
           t.error = cuda_error_name_of(static_cast<int>(a->return_value));
           t.hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
@@ -232,6 +234,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         } else {
           trouble = CaptureTrouble{};
           trouble->stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          trouble->begin_correlation = a->correlation_id;
         }
         continue;
       }
@@ -432,6 +435,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     out.graphs.push_back(std::move(g));
   }
+  analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
   return out;
 }
 

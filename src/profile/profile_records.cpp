@@ -18,6 +18,16 @@
 //            "activity_taken" (activity records went to another client), "teardown_timeout"; also
 //            exit_ms (the final flush) and probe {enabled, callback_proven, fired, record_proven,
 //            record_seen, foreign_buffer} (what the ownership check saw), for diagnosis only
+//   site     {s, api, n: [[module, offset "0x..", function, function offset]...], ni, py: [[file, line, function]...]}
+//            a distinct call stack (innermost first; ni frames that led into the callback left out)
+//   sc       {s, co: [...]}                              correlation ids of calls made from site s
+//   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool
+//            (used/reserved, current/high) at capture_begin, capture_end, instantiate_begin/_end,
+//            upload_begin/_end (co: that call) and end
+//   mem_nodes {exec, graph, allocs, bytes, frees}        memory nodes of an instantiated graph
+//   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
+//   vmm      {co, ts, b}                                 cuMemCreate of b bytes
+//   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 // Field names are short because a busy application writes millions of lines.
 #include <fstream>
 #include <limits>
@@ -26,6 +36,8 @@
 
 #include "graphprof/core/error.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "record_fields.hpp"
+#include "site_records.hpp"
 
 namespace gp {
 
@@ -33,24 +45,7 @@ using nlohmann::json;
 
 namespace {
 
-template <typename T>
-T field(const json& j, const char* key, T fallback = T{}) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Integers only, and only those T holds: a negative count, 1e300 or 2^70 makes the line
-    // unreadable (counted), never a wrapped or undefined value.
-    bool fits = false;
-    if (it->is_number_unsigned()) {
-      fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-    } else if (it->is_number_integer()) {  // negative here
-      const std::int64_t v = it->get<std::int64_t>();
-      if constexpr (std::is_signed_v<T>) fits = v >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
-    }
-    if (!fits) throw std::out_of_range(std::string(key) + ": not an integer this field can hold");
-  }
-  return it->get<T>();
-}
+using records::field;
 
 void read_span(const json& j, GpuSpan& r) {
   r.start_ns = field<std::uint64_t>(j, "s");
@@ -154,7 +149,7 @@ void read_line(const json& j, ProcessRecords& p) {
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
     p.cupti_at_end = field<std::string>(j, "cupti");
-  } else {
+  } else if (!read_site_line(t, j, p.sites)) {
     ++d.other_records;
   }
 }

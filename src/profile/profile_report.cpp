@@ -7,6 +7,7 @@
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/stats.hpp"
+#include "site_report.hpp"
 
 namespace gp {
 
@@ -98,7 +99,8 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["graph_launch_calls"] = calls_json(p.graph_calls);
   j["eager_launch_calls"] = calls_json(p.eager_calls);
   json graphs = json::array();
-  for (const auto& g : p.graphs)
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) {
+    const GraphProfile& g = p.graphs[i];
     graphs.push_back({{"exec", g.exec.exec_id},
                       {"graph", g.exec.graph_id},
                       {"nodes", g.exec.nodes},
@@ -114,17 +116,21 @@ json process_json(const ProcessProfile& p, std::size_t index) {
                       {"kernel_time_ns", g.kernel_time_ns},
                       {"dot", g.exec.dot},
                       {"dot_verbose", g.exec.dot_verbose}});
+    if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
+  }
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
   j["copies"] = named_json(p.copies);
   j["syncs"] = named_json(p.syncs);
   json trouble = json::array();
   for (const auto& t : p.capture_trouble)
-    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint}});
+    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint},
+                       {"site", site_json(t.site)}});
   j["capture_trouble"] = std::move(trouble);
   j["dropped_records"] = p.dropped_records;
   j["malformed_lines"] = p.malformed_lines;
   j["lost_buffers"] = p.lost_buffers;
+  add_sites_json(j, p);
   return j;
 }
 

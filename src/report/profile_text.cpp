@@ -7,6 +7,7 @@
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "profile_sites_text.hpp"
 
 namespace gp {
 
@@ -153,20 +154,32 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const json& graphs = p["graphs"];
   if (!graphs.empty()) {
     out << "\n  graphs (" << graphs.size() << " instantiated)\n";
-    TextTable rows({"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
-                    "blocked", "GPU/launch", "kernel time"});
+    // Where each graph was made (reports before call sites have none): left-aligned in the last column.
+    std::vector<std::string> made_at;
+    std::size_t made_at_width = 0;
+    const bool sites = p.value("call_sites_recorded", false);
+    for (const auto& g : graphs) {
+      made_at.push_back(graph_made_at(g));
+      made_at_width = std::max(made_at_width, display_width(made_at.back()));
+    }
+    std::vector<std::string> header{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
+                                    "blocked", "GPU/launch", "kernel time"};
+    if (sites) header.push_back(pad_right("made at", made_at_width));
+    TextTable rows(std::move(header));
     std::size_t shown = 0;
     for (const auto& g : graphs) {
       if (++shown > 40) break;
       const json& calls = g["launch_calls"];
-      rows.add({"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
+      std::vector<std::string> row{"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
                 g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
                 std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
                 std::to_string(g["launches"].get<std::size_t>()),
                 calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
                 std::to_string(calls["blocked"].get<std::size_t>()),
                 g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
-                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"});
+                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"};
+      if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
+      rows.add(std::move(row));
     }
     out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
@@ -186,19 +199,33 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << rows.str();
   };
-  named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  const auto eager_sites = p.find("eager_sites");
+  const bool by_site = eager_sites != p.end() && eager_sites->is_array() && !eager_sites->empty();
+  if (by_site) {
+    eager_sites_text(out, p);
+  } else {
+    named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  }
+  ledgers_text(out, p);
+  instability_text(out, p);
   named("copies and memsets outside graphs", p["copies"], true, false);
-  named("synchronising calls", p["syncs"], false, true);
+  if (!by_site) named("synchronising calls", p["syncs"], false, true);
   const json& trouble = p["capture_trouble"];
   if (!trouble.empty()) {
     out << "\n  capture trouble\n";
-    TextTable rows({"#", "stream", "offending call", "error", "cudaStreamEndCapture"});
+    bool sited = false;
+    for (const auto& t : trouble) sited = sited || (t.contains("site") && t["site"].is_object());
+    std::vector<std::string> header{"#", "stream", "offending call", "error", "cudaStreamEndCapture"};
+    if (sited) header.push_back("capture began at");
+    TextTable rows(std::move(header), sited ? TextTable::Layout::kText : TextTable::Layout::kNumbers);
     std::string fixes;
     std::size_t number = 0;
     for (const auto& t : trouble) {
       const std::string n = std::to_string(++number);
-      rows.add({n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
-                t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()});
+      std::vector<std::string> row{n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
+                                   t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()};
+      if (sited) row.push_back(t.contains("site") ? site_where(t["site"], 60) : "-");
+      rows.add(std::move(row));
       if (!t["hint"].get<std::string>().empty()) fixes += "  fix " + n + ": " + t["hint"].get<std::string>() + "\n";
     }
     out << rows.str() << fixes;

@@ -17,6 +17,7 @@
 #include "graphprof/core/report.hpp"
 #include "graphprof/trace/trace_analysis.hpp"
 #include "graphprof/trace/trace_records.hpp"
+#include "graphprof/profile/profile_sites.hpp"
 
 namespace gp {
 
@@ -69,6 +70,7 @@ struct ProcessRecords {
   std::vector<ExecCall> launches;
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
+  SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
 };
 
 // Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
@@ -133,6 +135,8 @@ struct CaptureTrouble {
   std::string error;      // e.g. "cudaErrorStreamCaptureUnsupported"
   std::string end_error;  // what cudaStreamEndCapture returned ("" if it was never called)
   std::string hint;
+  std::uint32_t begin_correlation = 0;  // of its cudaStreamBeginCapture call
+  std::optional<SiteSummary> site;      // where that call was made
 };
 
 struct ProcessProfile {
@@ -159,6 +163,7 @@ struct ProcessProfile {
   std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+  SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
 };
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
