@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "option_checks.hpp"
+#include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
 #include "graphprof/core/atomic_file.hpp"
@@ -24,6 +25,7 @@
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/chrome_trace.hpp"
 #include "graphprof/core/version.hpp"
+#include "graphprof/core/node_sampling.hpp"
 
 namespace gp::cli {
 
@@ -36,7 +38,8 @@ struct ProfileOptions {
   std::string json;
   std::string trace_out;
   std::string trace = "node";
-  bool overhead = false;
+  std::string node_sample = NodeSampling{}.text();
+  int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
   std::vector<std::string> command;
 };
@@ -68,11 +71,6 @@ struct SignalForwarding {
   }
 };
 
-struct ChildResult {
-  int status = 0;  // exit status, or 128 + signal
-  std::string description;
-  double wall_ns = 0;
-};
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -86,6 +84,8 @@ std::string signal_name(int sig) {
     default: return "signal " + std::to_string(sig);
   }
 }
+
+}  // namespace
 
 // Runs `command` with `env` (stdin/stdout/stderr inherited: the application's output passes through).
 ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env) {
@@ -116,6 +116,8 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
                                       : "exited with status " + std::to_string(r.status);
   return r;
 }
+
+namespace {
 
 // The application's name in the report: the program, or the script/module a Python runs.
 std::string program_name(const std::vector<std::string>& cmd) {
@@ -148,6 +150,9 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
 
 void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
+    throw usage_error("--node-sample " + o.node_sample +
+                      ": expected 'all' or W,K,M[,A/B] (warm-up launches, first traced, then 1 in M; window A ms of every B ms)");
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
@@ -189,40 +194,42 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::cerr << "graphprof profile: " << run.notes.back() << "\n";
   }
 
-  // --overhead: a warm-up run fills the caches the first run of a program pays for (Python's
-  // bytecode, torch.compile's and the CUDA driver's caches, the page cache), then the plain runs
-  // bracket the profiled one so drift between runs cancels in their mean.
-  const std::vector<std::string> plain_env = environment_without({"CUDA_INJECTION64_PATH"});
-  auto plain_run = [&](const char* what) {
-    std::cerr << "graphprof profile: " << what << "\n";
-    const ChildResult plain = run_child(o.command, plain_env);
-    if (plain.status != 0) run.notes.push_back("without the injection, the application " + plain.description);
-    return plain.wall_ns;
+  // The application's environment with the injection: records into `dir`, at `level`.
+  auto injected_env = [&](const fs::path& dir, const std::string& level) {
+    std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
+                                                        "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE"});
+    env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
+    env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
+    env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
+    env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
+    env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
+    // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
+    // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
+    const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
+    if (fs::is_regular_file(watch)) {
+      std::string preload = "LD_PRELOAD=" + fs::absolute(watch).string();
+      for (auto it = env.begin(); it != env.end(); ++it)
+        if (it->rfind("LD_PRELOAD=", 0) == 0) {
+          preload += " " + it->substr(11);
+          env.erase(it);
+          break;
+        }
+      env.push_back(preload);
+    }
+    return env;
   };
-  if (o.overhead) {
-    run.warmup_wall_ns = plain_run("run 1 of 4 (--overhead): warm-up without the injection, not counted");
-    run.plain_runs_ns.push_back(plain_run("run 2 of 4 (--overhead): without the injection"));
-    std::cerr << "graphprof profile: run 3 of 4 (--overhead): profiled\n";
+  const std::vector<std::string> env = injected_env(data, o.trace);
+  ChildResult child;
+  if (o.overhead > 0) {
+    child = run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data, o.trace, run);
+  } else {
+    std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
+              << data.string() << ")\n";
+    child = run_child(o.command, env);
   }
-  std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
-                                                      "GRAPHPROF_PROFILE_DOT"});
-  env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
-  env.push_back("GRAPHPROF_PROFILE_DIR=" + data.string());
-  env.push_back("GRAPHPROF_PROFILE_LEVEL=" + o.trace);
-  env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
-  std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
-            << data.string() << ")\n";
-  const ChildResult child = run_child(o.command, env);
   run.exit_status = child.status;
   run.exit_description = child.description;
   run.wall_ns = child.wall_ns;
-  if (o.overhead) {
-    // Not after a profiled run that was interrupted or killed: the user wants it to stop.
-    if (child.status < 128) run.plain_runs_ns.push_back(plain_run("run 4 of 4 (--overhead): without the injection"));
-    double sum = 0;
-    for (double w : run.plain_runs_ns) sum += w;
-    run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
-  }
 
   std::vector<ProcessRecords> records;
   for (const auto& entry : fs::directory_iterator(data, ec)) {
@@ -274,9 +281,17 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "kernel, copy and memset)")
       ->check(CLI::IsMember({"none", "graph", "node"}))
       ->capture_default_str();
-  sub->add_flag("--overhead", o->overhead,
-               "run the application 4 times: a warm-up and a plain run without the injection, the profiled run, "
-               "another plain run; report the profiled wall time against the mean of the two plain runs");
+  sub->add_option("--overhead", o->overhead,
+                  "run the application N times plain and N times profiled (default 5), alternating, after a warm-up; "
+                  "report the change of its steady-state window, host time per step and wall time with 95 % intervals")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--node-sample", o->node_sample,
+                  "at --trace node, which launches of each graph are traced node by node: W,K,M[,A/B] = after W warm-up "
+                  "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "
+                  "'all' traces every launch and kernel")
+      ->capture_default_str();
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(

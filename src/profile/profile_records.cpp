@@ -1,5 +1,6 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
-//   process  {pid, ppid, ts, cupti, level, cmdline}       first line of every file
+//   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
+//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/core/node_sampling.hpp)
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -10,9 +11,13 @@
 //   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
 //   upload   {exec, co}; launch {exec, co} (--trace none only)
+//   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
+//            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
 //   dropped  {n}
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
+//   cupti_refused {n, r, caller}                         the application's cuptiSubscribe calls CUPTI refused
+//            (its own profiler could not attach; seen by the preloaded libgraphprof_cupti_watch.so)
 //   end      {reason, ts, dropped, lost_buffers, cupti}         last line when the process flushed; cupti:
 //            "graphprof" (its session to the end), "finalized_elsewhere" (another client finalized CUPTI),
 //            "activity_taken" (activity records went to another client), "teardown_timeout"; also
@@ -29,6 +34,7 @@
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 // Field names are short because a busy application writes millions of lines.
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -130,6 +136,7 @@ void read_line(const json& j, ProcessRecords& p) {
     p.ppid = field<int>(j, "ppid");
     p.begin_ns = field<std::uint64_t>(j, "ts");
     p.trace_level = field<int>(j, "level", 2);
+    p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
     d.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {
@@ -140,6 +147,10 @@ void read_line(const json& j, ProcessRecords& p) {
     const std::string message = field<std::string>(j, "m");
     p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
                               (message.empty() ? "" : ": " + message));
+  } else if (t == "cupti_refused") {
+    p.refused_subscribes += field<std::size_t>(j, "n");
+    p.refused_result = field<std::string>(j, "r");
+    p.refused_caller = field<std::string>(j, "caller");
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {
@@ -177,6 +188,31 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   }
   p.trace.level = p.trace_level == 0 ? TraceLevel::kNone : p.trace_level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
   return p;
+}
+
+std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::optional<SteadyWindow> best;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("\"t\":\"clock\"") == std::string::npos) continue;  // only these lines: a node-level file is large
+      try {
+        const json j = json::parse(line);
+        SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
+                       field<std::uint64_t>(j, "last")};
+        if (w.last_ns < w.first_ns) continue;
+        if (!best || w.launches > best->launches) best = w;
+      } catch (const json::exception&) {
+      } catch (const std::out_of_range&) {
+      }
+    }
+  }
+  return best;
 }
 
 ProcessRecords read_process_records(const std::string& path) {

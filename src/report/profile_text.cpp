@@ -79,8 +79,10 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     std::sort(nodes.begin(), nodes.end(),
               [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
     if (nodes.size() > 8) nodes.resize(8);
+    const json& sampled = top->contains("node_sampling") ? (*top)["node_sampling"] : json();
+    const std::size_t timed = sampled.is_object() ? sampled["traced_launches"].get<std::size_t>() : (*top)["launches"].get<std::size_t>();
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
-        << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
+        << all.size() << " nodes timed over " << timed << (sampled.is_object() ? " node-traced" : "")
         << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
@@ -91,13 +93,49 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
   }
 }
 
+// "1-20, 40, 60" from [[1, 20], [40, 40], [60, 60]]; at most `keep` runs, then "...".
+std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
+  std::string s;
+  std::size_t shown = 0;
+  for (const auto& r : runs) {
+    if (shown++ == keep) return s + ", ...";
+    if (!s.empty()) s += ", ";
+    const auto a = r[0].get<std::size_t>() + 1, b = r[1].get<std::size_t>() + 1;  // 1-based for people
+    s += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  return s;
+}
+
+// Node sampling: which launches of each graph were traced node by node, and how much longer those
+// ran on the GPU than the launches that were not (GRAPH_TRACE spans of both).
+void sampling_text(std::ostringstream& out, const json& p) {
+  bool header = false;
+  for (const auto& g : p["graphs"]) {
+    if (!g.contains("node_sampling") || !g["node_sampling"].is_object()) continue;
+    const json& s = g["node_sampling"];
+    if (!header) {
+      const bool rule = p.contains("node_sampling") && p["node_sampling"].is_string();
+      out << "\n  node sampling (" << (rule ? p["node_sampling"].get<std::string>() + " = warm-up, first, 1 in" : std::string("rule not recorded"))
+          << "; --node-sample all traces every launch): node times come from the launches\n"
+             "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
+             "  ran on the GPU than an untraced one (median GRAPH_TRACE spans)\n";
+      header = true;
+    }
+    out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
+        << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
+        << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
+        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-")) << "\n";
+  }
+}
+
 // Graph coverage, launch counts and what the launch calls cost.
 void coverage_text(std::ostringstream& out, const json& p) {
   const json& c = p["coverage"];
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
         << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
-        << c["eager_kernels"] << " eager)\n";
+        << c["eager_kernels"] << " eager)" << (c.value("estimated", false) ? "; graph kernels estimated from the node-traced launches" : "")
+        << "\n";
   }
   out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
   if (c["eager_launches_per_graph_launch"].is_number())
@@ -124,6 +162,14 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const auto warnings = p.find("warnings");  // reports older than this field have none
   if (warnings != p.end())
     for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  const auto refused = p.find("cupti_refused");
+  if (refused != p.end() && refused->is_object())
+    out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
+        << " cuptiSubscribe call(s) from " << (*refused)["caller"].get<std::string>() << " returned "
+        << (*refused)["result"].get<std::string>()
+        << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
+           "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
+           "    application's profiler, or run its profiler without graphprof)\n";
   const auto notices = p.find("cupti_notices");
   if (notices != p.end())
     for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
@@ -183,6 +229,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
+    sampling_text(out, p);
     slowest_nodes(out, report, p);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
@@ -233,6 +280,40 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   lost_records_text(out, p);
 }
 
+// --overhead N: the change of what the application's loop experiences, with its interval.
+void overhead_text(std::ostringstream& out, const json& p) {
+  const auto changes = p.find("overhead_changes");
+  if (changes == p.end() || !changes->is_array() || changes->empty()) return;
+  const auto& runs = p["overhead_runs"];
+  std::size_t steps = 0;
+  unsigned exec = 0;
+  for (const auto& r : runs)
+    if (r["profiled"].get<bool>() && r["steps"].is_number()) {
+      steps = r["steps"].get<std::size_t>();
+      exec = r["exec"].get<unsigned>();
+    }
+  out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
+  if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
+  out << " not counted; 95 % intervals over the pairs):\n";
+  TextTable rows({"figure", "plain", "profiled", "change", "95 % interval"});
+  bool wide = false;
+  for (const auto& c : *changes) {
+    const std::string m = c["metric"].get<std::string>();
+    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
+                             : m == "host_per_step" ? "host time per step"
+                                                    : "process wall time";
+    rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
+              strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
+                  (c["wider_than_effect"].get<bool>() ? " (wider than the effect)" : "")});
+    wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
+  }
+  out << rows.str();
+  out << "  (window: first to last launch call of the most-launched graph; plain runs carry graphprof's graph-launch\n"
+         "   callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  if (wide)
+    out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
+}
+
 }  // namespace
 
 std::string format_profile_summary(const Report& report) {
@@ -246,18 +327,7 @@ std::string format_profile_summary(const Report& report) {
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
-  if (p["plain_wall_ns"].is_number()) {
-    out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
-        << strf("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
-    const json& runs = p["plain_runs_ns"];
-    if (runs.is_array() && runs.size() >= 2) {
-      out << "; plain runs " << format_ns(runs[0].get<double>());
-      for (std::size_t i = 1; i < runs.size(); ++i) out << (i + 1 == runs.size() ? " and " : ", ") << format_ns(runs[i].get<double>());
-      out << " (before and after the profiled run, mean used)";
-    }
-    if (p["warmup_wall_ns"].is_number()) out << ", after a warm-up run of " << ns(p, "warmup_wall_ns") << " (not counted)";
-    out << "\n  (wall time includes start-up; compare the application's own timing lines for its steady state)\n";
-  }
+  overhead_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);

@@ -57,9 +57,14 @@ struct ProcessRecords {
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   int trace_level = 2;         // 0 none, 1 graph, 2 node
+  std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
   std::vector<std::string> cupti_notices;  // what CUPTI reported to graphprof's subscriber ("warning CUPTI_ERROR_...: text")
+  // The application's own cuptiSubscribe calls CUPTI refused while graphprof held it (its profiler
+  // could not attach): how many, the first one's result and calling module (cupti_refused line).
+  std::size_t refused_subscribes = 0;
+  std::string refused_result, refused_caller;
   // What became of graphprof's CUPTI session at the end (the end line's "cupti"): "graphprof",
   // "finalized_elsewhere", "activity_taken", "teardown_timeout"; empty: not said (no end line).
   std::string cupti_at_end;
@@ -106,6 +111,15 @@ struct LaunchCalls {
   std::optional<DurationStats> queued_latency;  // calls made while earlier work was pending: queueing
 };
 
+// Node sampling (node_sampling.hpp): which launches of a graph were traced node by node, and how
+// much that tracing stretched them (GRAPH_TRACE spans of traced vs untraced launches).
+struct NodeSamplingFigures {
+  std::vector<std::size_t> traced_ordinals;       // launch ordinals (0 = first) with kernel records
+  std::vector<double> span_traced_ns;             // GRAPH_TRACE span of each traced launch
+  std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
+  std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
+};
+
 struct GraphProfile {
   ProfiledExec exec;
   std::string made_by = "explicit API";  // or "stream capture"
@@ -118,6 +132,7 @@ struct GraphProfile {
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  NodeSamplingFigures sampling;
 };
 
 struct NamedCount {
@@ -146,12 +161,17 @@ struct ProcessProfile {
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
   std::vector<std::string> cupti_notices;
+  std::size_t refused_subscribes = 0;         // as in ProcessRecords
+  std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
   int trace_level = 2;
+  std::string node_sampling;  // as in ProcessRecords
   double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
   double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
   std::vector<GraphProfile> graphs;
-  // Coverage (node level): kernels and kernel time inside graphs vs outside.
+  // Coverage (node level): kernels and kernel time inside graphs vs outside. With node sampling the
+  // graph side is estimated from the traced launches (coverage_estimated).
+  bool coverage_estimated = false;
   std::size_t graph_kernels = 0, eager_kernels = 0;
   double graph_kernel_ns = 0, eager_kernel_ns = 0;
   std::size_t graph_launches = 0;  // cudaGraphLaunch calls
@@ -172,19 +192,50 @@ ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_ke
 // ---------------------------------------------------------------------------------------------
 // The report
 
+// One run of `profile --overhead N` (plain runs carry the injection's graph-launch callbacks alone:
+// GRAPHPROF_PROFILE_LEVEL=clock). The steady-state window is the first to the last launch call of
+// the most-launched graph (the `clock` lines), `steps` its launches minus one.
+struct OverheadRun {
+  bool profiled = false;
+  int status = 0;
+  double wall_ns = 0;
+  std::optional<double> window_ns;
+  std::uint64_t steps = 0;
+  std::uint32_t exec = 0;  // the exec the window is of
+};
+
+// The change of one figure over the pairs (compare's paired_change), for the report.
+struct OverheadChange {
+  std::string metric;  // "steady_window", "host_per_step", "wall_time"
+  std::size_t pairs = 0;
+  double change = 0, low = 0, high = 0;  // profiled / plain - 1, 95 % interval
+  bool wider_than_effect = false;
+  double plain_median_ns = 0, profiled_median_ns = 0;
+};
+
+// The steady-state window of one run's records (the `clock` lines of every proc-*.jsonl in `dir`):
+// the exec launched most often in any process. Empty without clock lines.
+struct SteadyWindow {
+  std::uint32_t exec = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+};
+std::optional<SteadyWindow> read_steady_window(const std::string& dir);
+
 struct ProfileRun {
   std::string program;                    // workload name in the report
   std::vector<std::string> command;       // CMD ARGS...
   int exit_status = 0;                    // the application's (128 + signal when killed)
   std::string exit_description;           // "exited with status 1", "killed by SIGINT"
   double wall_ns = 0;                     // as graphprof saw it: start to end of the child
-  // --overhead: the same command without the injection. A warm-up run (not counted) fills the
-  // caches first; then plain, profiled, plain: plain_wall_ns is the mean of the two plain runs.
+  // --overhead N: a warm-up run without the injection (not counted) fills the caches first; then
+  // N plain and N profiled runs alternate; plain_wall_ns is the mean of the plain runs.
   std::optional<double> plain_wall_ns;
   std::vector<double> plain_runs_ns;
   std::optional<double> warmup_wall_ns;
   std::string trace_level = "node";
   std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
+  std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
+  std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
 };
 
 // One result for the application (mode "app", sections.profile) and one per graph exec
