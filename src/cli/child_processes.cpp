@@ -92,6 +92,20 @@ std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptio
   return children;
 }
 
+std::vector<IsolatedChild> split_by_mode(const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes) {
+  std::vector<IsolatedChild> out;
+  for (const IsolatedChild& c : children)
+    for (const Mode m : modes) {
+      IsolatedChild one = c;
+      one.which += std::string(", mode ") + to_string(m);
+      one.modes = {m};
+      for (std::string& a : one.args)
+        if (a.rfind("--mode=", 0) == 0) a = std::string("--mode=") + to_string(m);
+      out.push_back(std::move(one));
+    }
+  return out;
+}
+
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,
                       const std::vector<int>& status, const std::vector<Mode>& modes, int processes) {
   if (children.empty() || status.size() != children.size() || got.size() != children.size())
@@ -119,7 +133,7 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
       continue;
     }
     Report failed = header;
-    for (const Mode m : modes) {
+    for (const Mode m : children[i].modes.empty() ? modes : children[i].modes) {
       ModeResult r;
       r.workload = children[i].workload;
       r.mode = m;

@@ -39,7 +39,13 @@ struct IsolatedChild {
   std::string workload;
   std::map<std::string, std::string> params;  // recorded with its modes when the process fails
   std::vector<std::string> args;              // child_arguments: no --json yet
+  std::vector<Mode> modes;                    // --isolate-modes: the one mode it measures; empty: the run's
 };
+
+// `--isolate-modes`: each child split into one child per mode of `modes`, in that order, each
+// measuring that mode alone (its --mode argument replaced), so no mode inherits the device state
+// an earlier mode left (docs/methodology.md, "Device level").
+std::vector<IsolatedChild> split_by_mode(const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes);
 
 // `sweep --isolate`: one process per grid point of o's one workload, each with the shared
 // options and that point's --param values only.

@@ -85,7 +85,9 @@ Report run_isolated_workloads(const RunOptions& o, const TraceCliOptions& t, con
   TraceCliOptions child_trace = t;
   std::optional<TemporaryFolder> records;  // --trace-out without --trace-records
   if (!t.out.empty() && t.records_dir.empty()) child_trace.records_dir = records.emplace("isolate-traces").path();
-  Report report = run_isolated(o, run_children(o, child_trace, plan), req.modes);
+  std::vector<IsolatedChild> children = run_children(o, child_trace, plan);
+  if (o.isolate_modes) children = split_by_mode(children, req.modes);
+  Report report = run_isolated(o, children, req.modes);
   if (!t.out.empty()) add_isolated_traces(report, child_trace.records_dir, chrome);
   return report;
 }
@@ -106,7 +108,11 @@ void setup_run(CLI::App& app, int& exit_code) {
   sub->add_flag("--isolate", o->isolate,
                 "measure each workload in its own fresh graphprof process, one after the other (a process can "
                 "switch to a slower device level mid-run; docs/methodology.md)");
+  sub->add_flag("--isolate-modes", o->isolate_modes,
+                "with --isolate (implied): each mode of each workload in its own fresh process too, so no mode is "
+                "measured in the device level an earlier mode left (docs/methodology.md)");
   sub->callback([o, t, sub, &exit_code] {
+    if (o->isolate_modes) o->isolate = true;
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));

@@ -35,6 +35,7 @@ struct RunOptions {
   int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
   bool isolate = false;  // each grid point (sweep) or workload (run) in its own fresh process
+  bool isolate_modes = false;  // --isolate-modes: each mode of those in its own fresh process too
 };
 
 // Adds the measurement options to `sub`; `what` words the --workload help.

@@ -36,10 +36,13 @@ int processes_of(const Report& r) {
 void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSection*>& probes) {
   const auto first = std::find_if(probes.begin(), probes.end(), [](const DeviceProbeSection* p) { return p != nullptr; });
   if (probes.size() < 2 || first == probes.end()) return;
-  DeviceProbeSection pooled = probes.front() != nullptr
-                                  ? *probes.front()
-                                  : DeviceProbeSection{(*first)->chain_kernels, kNoValue, kNoValue,
-                                                       "not recorded by the first report", nlohmann::json::object(), {}};
+  DeviceProbeSection pooled;
+  if (probes.front() != nullptr) {
+    pooled = *probes.front();
+  } else {
+    pooled.chain_kernels = (*first)->chain_kernels;
+    pooled.error = "not recorded by the first report";
+  }
   pooled.processes.clear();
   for (const DeviceProbeSection* p : probes) {
     if (p == nullptr) {

@@ -285,13 +285,23 @@ json to_json(const DeviceProbeSection& p) {
   j["chain_kernels"] = p.chain_kernels;
   if (std::isfinite(p.ns_per_kernel)) j["ns_per_kernel"] = p.ns_per_kernel;
   if (std::isfinite(p.ns_per_kernel_after)) j["ns_per_kernel_after"] = p.ns_per_kernel_after;
+  if (std::isfinite(p.latched_ns_per_kernel)) j["latched_ns_per_kernel"] = p.latched_ns_per_kernel;
+  if (std::isfinite(p.latched_ns_per_kernel_after)) j["latched_ns_per_kernel_after"] = p.latched_ns_per_kernel_after;
   if (!p.error.empty()) j["error"] = p.error;
+  if (!p.points.empty()) {
+    json& all = j["points"] = json::array();
+    for (const DeviceProbePoint& pt : p.points)
+      all.push_back({{"at", pt.at}, {"back_to_back_ns", num(pt.reading.back_to_back_ns)},
+                     {"latched_ns", num(pt.reading.latched_ns)}});
+  }
   if (!p.processes.empty()) {
     json& all = j["processes"] = json::array();
     for (const DeviceProbeLevel& l : p.processes) {
       json& one = all.emplace_back(json::object());
       one["ns_per_kernel"] = num(l.ns_per_kernel);
       one["ns_per_kernel_after"] = num(l.ns_per_kernel_after);
+      if (std::isfinite(l.latched_ns_per_kernel)) one["latched_ns_per_kernel"] = l.latched_ns_per_kernel;
+      if (std::isfinite(l.latched_ns_per_kernel_after)) one["latched_ns_per_kernel_after"] = l.latched_ns_per_kernel_after;
       if (!l.error.empty()) one["error"] = l.error;
     }
   }
@@ -328,13 +338,22 @@ Sections sections_from_json(const json& j, const std::string& where) {
       s.trace = trace_from(in.object("trace"));
     } else if (key == "device_probe") {
       const In p = in.object("device_probe");
-      s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
-                                          p.number("ns_per_kernel_after"), p.str("error"),
-                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
-                                                               "processes"}),
-                                          {}};
+      s.device_probe.emplace();
+      s.device_probe->chain_kernels = p.count<int>("chain_kernels");
+      s.device_probe->ns_per_kernel = p.number("ns_per_kernel");
+      s.device_probe->ns_per_kernel_after = p.number("ns_per_kernel_after");
+      s.device_probe->error = p.str("error");
+      s.device_probe->extra = unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
+                                                   "processes", "latched_ns_per_kernel", "latched_ns_per_kernel_after",
+                                                   "points"});
+      s.device_probe->latched_ns_per_kernel = p.number("latched_ns_per_kernel");
+      s.device_probe->latched_ns_per_kernel_after = p.number("latched_ns_per_kernel_after");
+      p.each("points", [&](const In& pt) {
+        s.device_probe->points.push_back({pt.str("at"), {pt.number("back_to_back_ns"), pt.number("latched_ns")}});
+      });
       p.each("processes", [&](const In& l) {
-        s.device_probe->processes.push_back({l.number("ns_per_kernel"), l.number("ns_per_kernel_after"), l.str("error")});
+        s.device_probe->processes.push_back({l.number("ns_per_kernel"), l.number("ns_per_kernel_after"), l.str("error"),
+                                             l.number("latched_ns_per_kernel"), l.number("latched_ns_per_kernel_after")});
       });
     } else if (key == "workload") {
       const In w = in.object("workload");

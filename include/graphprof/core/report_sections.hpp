@@ -111,31 +111,50 @@ struct TraceSection {
 };
 
 // sections.device_probe: the device's state around a result's timing passes (run, sweep): the
-// median device time per kernel of a graph of `chain_kernels` empty kernels in a chain, before
-// the timing passes and after the last of them (src/cuda/device_probe.hpp; docs/findings.md
-// "Parity": about 508 or 685 ns on the H200). NaN: not taken; `error`: why a probe failed.
+// median device time per kernel of a graph of `chain_kernels` empty kernels in a chain, by each
+// device method of the timing passes (back to back, as the GPU pass; behind a latch, as the latched
+// pass), before the timing passes and after the last of them, and at `points` around the two
+// device passes (src/cuda/device_probe.hpp; docs/findings.md "Parity": about 508 or 685 ns on the
+// H200). NaN: not taken; `error`: why a probe failed.
+struct DeviceProbeReading {
+  double back_to_back_ns = kNoValue;
+  double latched_ns = kNoValue;
+};
+
+// A reading at a named point of the passes: "before GPU pass", "before latched pass", "after latched pass".
+struct DeviceProbePoint {
+  std::string at;
+  DeviceProbeReading reading;
+};
+
 // One process's probes of a result in a merged report (sections.device_probe.processes[]).
 struct DeviceProbeLevel {
   double ns_per_kernel = kNoValue;
   double ns_per_kernel_after = kNoValue;
   std::string error;
+  double latched_ns_per_kernel = kNoValue;
+  double latched_ns_per_kernel_after = kNoValue;
 };
 
 struct DeviceProbeSection {
   int chain_kernels = 0;
-  double ns_per_kernel = kNoValue;
-  double ns_per_kernel_after = kNoValue;
+  double ns_per_kernel = kNoValue;        // back to back, before the timing passes
+  double ns_per_kernel_after = kNoValue;  // back to back, after the last pass
   std::string error;
   nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
   // A merged report (merge, --processes, a pooled folder): the probes of every process in merge
   // order, the first process's being the fields above (which readers older than schema 1.3 see);
   // compare judges the device level of the whole side from them. Empty: one process.
   std::vector<DeviceProbeLevel> processes;
+  double latched_ns_per_kernel = kNoValue;        // behind a latch, before the timing passes
+  double latched_ns_per_kernel_after = kNoValue;  // behind a latch, after the last pass
+  std::vector<DeviceProbePoint> points;           // around the GPU and latched passes (first repetition)
 
   // The probes of each process behind the result: `processes`, or the fields above.
   std::vector<DeviceProbeLevel> levels() const {
     if (!processes.empty()) return processes;
-    return {DeviceProbeLevel{ns_per_kernel, ns_per_kernel_after, error}};
+    return {DeviceProbeLevel{ns_per_kernel, ns_per_kernel_after, error, latched_ns_per_kernel,
+                             latched_ns_per_kernel_after}};
   }
 };
 

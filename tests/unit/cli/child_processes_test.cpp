@@ -164,6 +164,33 @@ TEST(ChildArguments, SweepChildGetsThatPointsValuesOnly) {
   EXPECT_EQ(count_prefix(children[2].args, "--param="), 1u);
 }
 
+// --isolate-modes: each point's child becomes one child per mode, in mode order within the point,
+// each asked for that mode alone and with everything else of the point's command line.
+TEST(ChildArguments, IsolateModesSplitsEachChildIntoOnePerMode) {
+  RunOptions o = with_every_output();
+  o.workloads = {"scaling"};
+  o.modes = {"capture", "graph"};
+  const auto points = sweep_children(o, {{{"length", "10"}}, {{"length", "100"}}});
+  const auto children = split_by_mode(points, {Mode::kCapture, Mode::kGraph});
+  ASSERT_EQ(children.size(), 4u);
+  EXPECT_EQ(children[0].which, "point 1 of 2 (length=10), mode capture");
+  EXPECT_EQ(children[1].which, "point 1 of 2 (length=10), mode graph");
+  EXPECT_EQ(children[3].which, "point 2 of 2 (length=100), mode graph");
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const Mode m = i % 2 == 0 ? Mode::kCapture : Mode::kGraph;
+    EXPECT_EQ(children[i].modes, std::vector<Mode>{m});
+    EXPECT_EQ(count_prefix(children[i].args, "--mode="), 1u);
+    EXPECT_TRUE(has(children[i].args, std::string("--mode=") + to_string(m)));
+    // The rest of the command line is the point's.
+    std::vector<std::string> rest = children[i].args, point = points[i / 2].args;
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [](const std::string& a) { return a.rfind("--mode=", 0) == 0; }),
+               rest.end());
+    point.erase(std::remove_if(point.begin(), point.end(), [](const std::string& a) { return a.rfind("--mode=", 0) == 0; }),
+                point.end());
+    EXPECT_EQ(rest, point);
+  }
+}
+
 TEST(ChildArguments, TraceRecordsStemNamesWorkloadParametersAndMode) {
   ModeResult r;
   r.workload = "chain";
@@ -244,6 +271,25 @@ TEST(MergeIsolated, FailedChildIsRecordedAsFailedInEveryModeAndTheOthersAreKeptI
   EXPECT_EQ(out.settings.at("isolate"), true);
   EXPECT_EQ(out.settings.at("processes"), 2);  // per child, not summed
   EXPECT_EQ(out.settings.at("repetitions_total"), 2);
+}
+
+// A failed child of --isolate-modes is recorded as failed in its own mode only.
+TEST(MergeIsolated, FailedPerModeChildIsFailedInItsModeOnly) {
+  const Report chain = read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_run1.json");
+  std::vector<IsolatedChild> c(2);
+  c[0].workload = c[1].workload = "chain";
+  c[0].which = "workload 1 of 1 (chain), mode eager";
+  c[1].which = "workload 1 of 1 (chain), mode graph";
+  c[0].modes = {Mode::kEager};
+  c[1].modes = {Mode::kGraph};
+  Report eager_only = chain;
+  eager_only.results.resize(1);
+  ASSERT_EQ(eager_only.results[0].mode, Mode::kEager);
+  const Report out = merge_isolated(c, {eager_only, std::nullopt}, {0, 139},
+                                    {Mode::kEager, Mode::kCapture, Mode::kGraph}, 1);
+  ASSERT_EQ(out.results.size(), 2u);
+  EXPECT_EQ(out.results[1].mode, Mode::kGraph);
+  EXPECT_EQ(out.results[1].status, Status::kFailed);
 }
 
 TEST(MergeIsolated, NoChildrenOrMismatchedListsAreAnInternalErrorNotUndefinedBehaviour) {
