@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
 #include "graphprof/core/node_sampling.hpp"
 
 namespace gp {
