@@ -358,8 +358,13 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     args.push_back("--json=" + jsons.back());
     args.push_back("--lockstep=" + std::to_string(samples));
     // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
+    // The rank variables torchrun sets: `graphprof profile -- graphprof run --ranks N` then shows
+    // the ranks in its cross-rank view, as it shows a torchrun job's.
+    const std::string nranks = std::to_string(n), rank = std::to_string(r);
     try {
-      pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
+      pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0"),
+                                       "RANK=" + rank, "LOCAL_RANK=" + rank, "WORLD_SIZE=" + nranks,
+                                       "LOCAL_WORLD_SIZE=" + nranks}));
     } catch (const Error&) {
       // The ranks already started would wait for this one forever: stopped and reaped first.
       for (const pid_t p : pids) ::kill(p, SIGTERM);

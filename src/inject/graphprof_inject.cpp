@@ -48,6 +48,7 @@
 #include "inject_output.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
+#include "process_identity.hpp"
 #include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
@@ -378,6 +379,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {  // the GPU this process uses
+    uint32_t ordinal = 0;
+    const CUcontext context = static_cast<const CUpti_ResourceData*>(data)->context;
+    if (context != nullptr && cuptiGetDeviceId(context, &ordinal) == CUPTI_SUCCESS) gp::inject::write_device_line(ordinal);
+    return;
+  }
   if (cbid != CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
   const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
@@ -666,7 +673,8 @@ std::string start_cupti() {
     gp::inject::enable_launch_callbacks(g_subscriber);
     return {};
   }
-  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+                              CUPTI_CBID_RESOURCE_CONTEXT_CREATED}) {
     if (!g_on.resource_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
@@ -756,6 +764,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);
+  gp::inject::write_rank_line();
   init_call_sites();
   write_lines(process_start_line(), true);
   if (g_on.any_off() || !g_on.unknown.empty())

@@ -17,6 +17,7 @@
 #include "graphprof/core/cuda_error_text.hpp"
 #include "graphprof/core/stats.hpp"
 #include "site_analysis.hpp"
+#include "rank_inputs.hpp"
 
 namespace gp {
 
@@ -474,9 +475,11 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       out.graph_kernels += static_cast<std::size_t>(static_cast<double>(g.kernels) * (scale - 1.0) + 0.5);
       out.coverage_estimated = true;
     }
+    describe_graph_for_ranks(g, t, dot.found ? &dot : nullptr, p.captures);
     out.graphs.push_back(std::move(g));
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
+  describe_process_for_ranks(out, p);
   return out;
 }
 

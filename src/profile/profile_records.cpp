@@ -14,6 +14,8 @@
 //   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
 //            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
 //   dropped  {n}
+//   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
+//   device   {ord, pci, uuid}                            a GPU the process created a context on
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
 //   cupti_refused {n, r, caller}                         the application's cuptiSubscribe calls CUPTI refused
@@ -128,6 +130,7 @@ void read_line(const json& j, ProcessRecords& p) {
     c.graph_id = field<std::uint32_t>(j, "graph");
     c.correlation_id = field<std::uint32_t>(j, "co");
     c.return_value = field<int>(j, "r");
+    c.mode = field<int>(j, "mode", -1);
     p.captures.push_back(c);
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
@@ -147,6 +150,15 @@ void read_line(const json& j, ProcessRecords& p) {
     const std::string message = field<std::string>(j, "m");
     p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
                               (message.empty() ? "" : ": " + message));
+  } else if (t == "rank") {
+    // All fields read before any is kept: an unreadable line changes nothing.
+    auto env = field<std::map<std::string, std::string>>(j, "env");
+    auto host = field<std::string>(j, "host");
+    p.host_from = field<std::string>(j, "host_from");
+    p.host = std::move(host);
+    p.rank_env = std::move(env);
+  } else if (t == "device") {
+    p.gpus.push_back(GpuIdentity{field<std::uint32_t>(j, "ord"), field<std::string>(j, "pci"), field<std::string>(j, "uuid")});
   } else if (t == "cupti_refused") {
     p.refused_subscribes += field<std::size_t>(j, "n");
     p.refused_result = field<std::string>(j, "r");

@@ -8,6 +8,7 @@
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/stats.hpp"
 #include "site_report.hpp"
+#include "rank_json.hpp"
 
 namespace gp {
 
@@ -149,6 +150,7 @@ json process_json(const ProcessProfile& p, std::size_t index) {
                       {"dot", g.exec.dot},
                       {"dot_verbose", g.exec.dot_verbose}});
     if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
+    add_graph_rank_fields(graphs.back(), g);
   }
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
@@ -163,6 +165,7 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["malformed_lines"] = p.malformed_lines;
   j["lost_buffers"] = p.lost_buffers;
   add_sites_json(j, p);
+  add_process_rank_fields(j, p);
   return j;
 }
 
@@ -232,6 +235,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["notes"] = run.notes;
   json procs = json::array();
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json(processes[i], i + 1));
+  profile["cross_rank"] = cross_rank_view(procs);
   profile["processes"] = std::move(procs);
   app.sections.other["profile"] = std::move(profile);
   report.results.push_back(std::move(app));

@@ -7,6 +7,7 @@
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 #include "profile_sites_text.hpp"
 
 namespace gp {
@@ -157,7 +158,11 @@ void lost_records_text(std::ostringstream& out, const json& p) {
 }
 
 void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
-  if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
+  if (several) {
+    const std::string rank = rank_label(p);
+    out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
+        << "): " << p["command_line"].get<std::string>() << "\n";
+  }
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
   const auto warnings = p.find("warnings");  // reports older than this field have none
   if (warnings != p.end())
@@ -330,6 +335,7 @@ std::string format_profile_summary(const Report& report) {
   overhead_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
+  if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);
   return out.str();
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "graphprof/trace/trace_analysis.hpp"
 #include "graphprof/trace/trace_records.hpp"
 #include "graphprof/profile/profile_sites.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 
@@ -41,6 +43,7 @@ struct CaptureCall {
   std::uint32_t graph_id = 0;  // end only: the graph made (0 when the capture failed)
   std::uint32_t correlation_id = 0;
   int return_value = 0;  // cudaError_t
+  int mode = -1;         // begin only: cudaStreamCaptureMode (0 global, 1 thread-local, 2 relaxed; -1 not recorded)
 };
 
 // A call that names a graph exec: cudaGraphUpload, and cudaGraphLaunch at --trace none (the
@@ -76,6 +79,10 @@ struct ProcessRecords {
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
   SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
+  // Who the process is in a multi-process job (the "rank" and "device" lines).
+  std::map<std::string, std::string> rank_env;  // the launcher's variables that were set (graphprof/core/rank_env.hpp)
+  std::string host, host_from;                  // host name; "gethostname" or "SLURMD_NODENAME"
+  std::vector<GpuIdentity> gpus;                // devices it created a context on
 };
 
 // Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
@@ -132,6 +139,13 @@ struct GraphProfile {
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  // For matching the graph across ranks and naming its collectives (src/profile/rank_inputs.cpp).
+  std::string capture_mode;              // "global", "thread-local", "relaxed" ("" not captured or not recorded)
+  std::string signature;                 // hash of the kernel names of one launch (sorted), "" without kernels
+  std::size_t kernels_per_launch = 0;
+  std::vector<std::pair<std::string, std::size_t>> kernel_counts;  // short name -> kernels per launch
+  std::vector<CollectiveUse> collectives;                          // its NCCL kernels
+  std::vector<double> collective_ns_per_launch;                    // NCCL kernel time of each launch
   NodeSamplingFigures sampling;
 };
 
@@ -184,6 +198,13 @@ struct ProcessProfile {
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
   SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
+  // Its place in a multi-process job (graphprof/profile/profile_ranks.hpp).
+  RankIdentity rank;
+  std::map<std::string, std::string> rank_env;
+  std::string host, host_from;
+  std::vector<GpuIdentity> gpus;
+  std::vector<std::uint32_t> devices_used;     // device ids of its GPU records
+  std::vector<CollectiveUse> eager_collectives;  // NCCL kernels outside graphs
 };
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
@@ -242,5 +263,14 @@ struct ProfileRun {
 // (params process/graph/exec; sections.graph and sections.trace as `run` writes them, so
 // analyze/render --report read them).
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
+
+// `graphprof merge` of the profile reports of a job's nodes (src/profile/profile_rank_merge.cpp).
+// are_rank_profiles: two or more profile reports whose processes carry ranks, not the same ranks
+// on the same hosts in all (those are repeated profiles of one job: the ordinary merge pools them).
+// merge_rank_profiles joins them by global rank: every process (renumbered, with "report"), the
+// per-graph results, and the cross-rank view over all of them. A global rank in two reports is
+// bad input (Error kBadInput naming both); reports of different builds are kUntrusted.
+bool are_rank_profiles(const std::vector<Report>& reports);
+Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector<std::string>& sources);
 
 }  // namespace gp
