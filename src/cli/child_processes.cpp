@@ -30,6 +30,7 @@ std::vector<std::string> param_arguments(const std::map<std::string, std::string
 IsolatedChild isolated_child(const std::string& subcommand, RunOptions child, const TraceCliOptions* trace,
                              std::string which, const std::map<std::string, std::string>& params) {
   child.params = param_arguments(params);
+  if (!child.verbose) child.quiet = true;  // one progress line per child (the parent's), not one per mode
   IsolatedChild c;
   c.which = std::move(which);
   c.workload = child.workloads.front();

@@ -41,6 +41,7 @@ struct ProfileOptions {
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
+  bool verbose = false;
   std::vector<std::string> command;
 };
 
@@ -255,8 +256,11 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
   // application's own stdout still passes through).
   std::ostream& console = writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) ? std::cerr : std::cout;
-  console << format_profile_summary(report);
+  console << format_profile_summary(report, o.verbose);
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
+  if (!o.verbose)
+    console << "more: the same command with --verbose (launch latency, slowest nodes, eager kernels, copies, syncs); "
+               "graphprof report " << json_path << " -o profile.html\n";
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
@@ -292,6 +296,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "
                   "'all' traces every launch and kernel")
       ->capture_default_str();
+  sub->add_flag("--verbose,-v", o->verbose,
+                "also print when work starts after each launch call, the eager launch calls, up to 40 graphs, the "
+                "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(

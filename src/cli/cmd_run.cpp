@@ -139,7 +139,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       report = merge_processes(std::move(report), std::move(others));
     }
     std::ostream& console = console_of(*o, json_path, t->out);
-    RunConsoleReporter().write(report, console);
+    RunConsoleReporter(o->verbose).write(report, console);
     write_outputs(report, *o, json_path, t->out);
     if (!t->out.empty()) {
       chrome.write(t->out);
@@ -149,6 +149,7 @@ void setup_run(CLI::App& app, int& exit_code) {
                 << " events (--trace-events all keeps every event)";
       console << "\n";
     }
+    print_more_hint(*o, json_path, t->level != "none", t->out);
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });

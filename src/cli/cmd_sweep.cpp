@@ -51,8 +51,9 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       CliObserver observer(o->quiet);
       report = merge_processes(run_suite(req, command_line_of(*sub), &observer), std::move(others));
     }
-    SweepConsoleReporter().write(report, console_of(*o, json_path));
+    SweepConsoleReporter(o->verbose).write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
+    print_more_hint(*o, json_path, false);
     stop_if_context_lost(report);  // after everything measured before it was written
     exit_code = 0;
   });

@@ -88,6 +88,9 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--lockstep", o.lockstep, "internal: fixed sample count per pass (set for the ranks of --ranks)")
       ->group("");
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
+  sub->add_flag("--verbose,-v", o.verbose,
+                "print every metric of every mode (median, percentiles, CI, samples) and the trace detail, not only "
+                "the summary and the answer (the JSON and HTML reports always hold everything)");
 }
 
 void add_load_option(CLI::App* sub, std::vector<std::string>& paths) {
@@ -184,6 +187,14 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
     write_report_file(output.reporter, report, output.path);
     console_of(o, json_path, trace_out) << output.written << output.path << "\n";
   }
+}
+
+void print_more_hint(const RunOptions& o, const std::string& json_path, bool traced, const std::string& trace_out) {
+  if (o.verbose) return;
+  std::ostream& out = console_of(o, json_path, trace_out);
+  out << "more: the same command with --verbose (every metric with its CI" << (traced ? ", the trace pass's detail)" : ")");
+  if (!json_path.empty() && !writes_to_stdout(json_path)) out << "; graphprof report " << json_path << " -o report.html (charts)";
+  out << "\n";
 }
 
 namespace {

@@ -34,6 +34,7 @@ struct RunOptions {
   std::string ranks = "1";  // processes of a multi-GPU run, one per GPU: a number or "all"
   int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
+  bool verbose = false;  // every metric table and the trace detail on the console
   bool isolate = false;  // each grid point (sweep) or workload (run) in its own fresh process
   bool isolate_modes = false;  // --isolate-modes: each mode of those in its own fresh process too
 };
@@ -101,6 +102,11 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
 // collectives line up; returns their reports merged (merge_ranks). If one fails, the others are
 // stopped. Returns nothing when --ranks is 1.
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand);
+
+// After the outputs: the commands that show more than the console did (--verbose, the HTML report
+// of `json_path`), one line on console_of(o, json_path, trace_out); `traced`: a trace pass ran.
+// Nothing with --verbose.
+void print_more_hint(const RunOptions& o, const std::string& json_path, bool traced, const std::string& trace_out = {});
 
 // What `run` and `sweep` show and keep while they measure: progress lines on stderr (one per
 // finished result, and each pass of a mode once it has run a few seconds), none with --quiet;

@@ -36,8 +36,9 @@ std::string format_value(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "n/a";
   if (unit == "ns") return format_ns(v);
   if (unit == "x") return strf("%.3gx", v);
-  if (unit.empty()) return strf("%.4g", v);
-  return strf("%.4g", v) + " " + unit;
+  // Whole numbers (counts, bytes) as they are: 30000, not 3e+04.
+  const std::string n = v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);
+  return unit.empty() ? n : n + " " + unit;
 }
 
 std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }

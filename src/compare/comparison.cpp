@@ -14,6 +14,8 @@
 #include "graphprof/core/mode.hpp"
 #include "graphprof/core/params.hpp"
 #include "graphprof/core/stats.hpp"
+#include "graphprof/core/name_match.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 
@@ -90,6 +92,52 @@ bool pattern_matches(const std::string& pattern, const std::string& workload, co
 }
 
 }  // namespace
+
+std::vector<std::string> unmatched_options(const Report& base, const Report& cand, const Thresholds& t) {
+  std::set<std::string> metrics, params;
+  auto matches_any = [&](const std::string& pattern) {
+    for (const Report* rep : {&base, &cand})
+      for (const auto& r : rep->results)
+        for (const auto& [key, m] : r.metrics)
+          if (pattern_matches(pattern, r.workload, to_string(r.mode), key)) return true;
+    return false;
+  };
+  for (const Report* rep : {&base, &cand})
+    for (const auto& r : rep->results) {
+      for (const auto& [key, m] : r.metrics) metrics.insert(key);
+      for (const auto& [k, v] : r.params) params.insert(k);
+    }
+  auto some = [](const std::set<std::string>& names) {
+    std::string s;
+    std::size_t n = 0;
+    for (const auto& x : names) {
+      if (++n > 8) return s + ", ...";
+      s += (s.empty() ? "" : ", ") + x;
+    }
+    return s.empty() ? std::string("none") : s;
+  };
+  std::vector<std::string> out;
+  const std::vector<std::string> metric_list(metrics.begin(), metrics.end()), param_list(params.begin(), params.end());
+  auto suggestion = [](const std::string& word, const std::vector<std::string>& names) {
+    const std::string near = closest_name(word, names, 3);
+    return near.empty() ? std::string() : "did you mean " + near + "? ";
+  };
+  auto check = [&](const char* option, const std::string& pattern, const std::string& shown) {
+    if (matches_any(pattern)) return;
+    const bool plain = pattern.find_first_of("*?/") == std::string::npos;
+    out.push_back(std::string(option) + " " + shown + ": '" + pattern + "' matches no metric in either report (" +
+                  (plain ? suggestion(pattern, metric_list) : "") +
+                  (pattern.find('/') != std::string::npos ? "WORKLOAD/MODE/METRIC; " : "") + "metrics: " + some(metrics) + ")");
+  };
+  for (const auto& g : t.gate_patterns) check("--gate", g, g);
+  for (const auto& pv : t.metric_thresholds) check("--metric-threshold", pv.pattern, pv.pattern + "=" + strf("%g", 100 * pv.value));
+  for (const auto& pv : t.abs_floors) check("--abs-floor", pv.pattern, pv.pattern + "=" + strf("%g", pv.value));
+  for (const auto& p : t.ignore_params)
+    if (!params.count(p))
+      out.push_back("--ignore-param " + p + ": no result in either report has a parameter '" + p + "' (" +
+                    suggestion(p, param_list) + "parameters: " + some(params) + ")");
+  return out;
+}
 
 AppliedRule rule_for(const Thresholds& t, const std::string& workload, const std::string& mode,
                      const std::string& metric, const std::string& unit, bool waits_for_host) {

@@ -295,6 +295,17 @@ ModeResult result_from_json(const Reader& rd, const json& j, const std::string& 
 Report report_from_json(const json& j, const std::string& source) {
   Reader rd{source};
   if (!j.is_object()) rd.fail("(document)", "expected a JSON object (is this a graphprof report?)");
+  // graphprof's other JSON files, named for what they are instead of a version complaint.
+  const std::string schema = j.contains("schema") && j.at("schema").is_string() ? j.at("schema").get<std::string>() : "";
+  if (schema == "graphprof-compare")
+    rd.fail("(document)", "this is a comparison (graphprof compare --json), not a report of run, sweep or profile; "
+                          "give the reports that were compared (graphprof report --compare takes a comparison)");
+  if (schema.rfind("graphprof.graph-analysis", 0) == 0)
+    rd.fail("(document)", "this is a graph analysis (graphprof analyze --json), not a report of run, sweep or profile");
+  if (j.contains("traceEvents"))
+    rd.fail("(document)", "this is a Chrome trace-event file (--trace-out), not a report of run, sweep or profile");
+  if (!j.contains("schema_version") && j.contains("kernels") && j.contains("api"))
+    rd.fail("(document)", "these are a trace pass's raw records (--trace-records), not a report of run, sweep or profile");
   Report r;
   r.schema_version = rd.str(j, "(document)", "schema_version");
   const int major = leading_int(r.schema_version);

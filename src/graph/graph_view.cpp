@@ -19,6 +19,7 @@
 
 #include "graphprof/core/text_format.hpp"
 #include "view_folding.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp {
 
@@ -65,7 +66,8 @@ std::string clip(const std::string& s, std::size_t n) { return clip_columns(s, n
 // The name a node shows: kernel short name, "memcpy HtoD", "host", ...
 std::string view_detail::display_name(const GraphNode& n) {
   switch (n.kind) {
-    case NodeKind::kKernel: return clip(n.short_name.empty() ? "kernel" : n.short_name, kMaxNameChars);
+    // Cut in the middle: kernels of one model differ at their ends (per-layer suffixes, tile shapes).
+    case NodeKind::kKernel: return clip_middle(n.short_name.empty() ? "kernel" : n.short_name, kMaxNameChars);
     case NodeKind::kMemcpy: return "memcpy " + (n.copy_direction.empty() ? std::string("?") : n.copy_direction);
     case NodeKind::kMemset: return "memset";
     case NodeKind::kHost: return "host function";

@@ -333,7 +333,7 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
         }
         if (!std::isfinite(p.y)) continue;
         p.tooltip = std::string(to_string(r->mode)) + " " + x_key + "=" + b->params.at(x_key) + ": " +
-                    (chart.y_unit == "ns" ? format_ns(p.y) : strf("%.0f replays", p.y));
+                    (chart.y_unit == "ns" ? format_ns(p.y) : (p.y == 1 ? std::string("1 replay") : strf("%.0f replays", p.y)));
         std::string name = to_string(r->mode);
         for (const auto& k : others) name += " " + k + "=" + b->params.at(k);
         if (!by_name.count(name)) {

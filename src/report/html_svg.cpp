@@ -8,6 +8,7 @@
 
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp::html {
 
@@ -213,11 +214,9 @@ std::string svg_change_chart(const ChangeChart& chart) {
   for (std::size_t i = 0; i < chart.rows.size(); ++i) {
     const Change& c = chart.rows[i];
     const double mid = top + row_h * static_cast<double>(i) + row_h / 2;
-    // Long names are cut at the front; the tooltip has them whole.
-    const std::size_t max_chars = 68;
-    std::size_t from = c.label.size() > max_chars ? c.label.size() - max_chars : 0;
-    while (from > 0 && (static_cast<unsigned char>(c.label[from]) & 0xC0) == 0x80) --from;  // whole code points
-    const std::string label = from > 0 ? "…" + c.label.substr(from) : c.label;
+    // Long names are cut in the middle (the workload at the front and the mode and metric at the
+    // end stay); the tooltip has them whole.
+    const std::string label = clip_middle(c.label, 68);
     s += text(label_w, mid + 4, label, "end", "gp-bar-label");
     s += "<g class=\"gp-change " + c.css + "\">" + title(c.tooltip);
     if (has_interval(c.low, c.high)) s += whisker(x_of(c.low), x_of(c.high), mid, true, "gp-whisker");

@@ -37,7 +37,7 @@ gp_cli_test(render_no_collapse 0 "100 nodes drawn as 100 boxes" --stdout
 gp_cli_test(render_bad_format 2 "out.jpeg: cannot tell the format" render ${GP_DOT}/while_graph.dot -o out.jpeg)
 gp_cli_test(render_both_collapse 2 "contradict" render ${GP_DOT}/while_graph.dot -o x.png --collapse --no-collapse)
 gp_cli_test(render_bad_input 3 "empty.dot: file is empty" render ${GP_GRAPH_CLI}/empty.dot -o ${GP_GRAPH_CLI}/e.png)
-gp_cli_test(render_needs_output 2 "output is required" render ${GP_DOT}/while_graph.dot)
+gp_cli_test(render_needs_output 2 "^graphprof: render: -o/--output is required: the picture to write" render ${GP_DOT}/while_graph.dot)
 
 # Graphviz without its plugin registry: a clear environment error (exit 4), no picture.
 add_test(NAME cli.render_without_graphviz_plugins

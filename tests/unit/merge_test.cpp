@@ -159,5 +159,48 @@ TEST(Merge, RefusesTheSameFileTwice) {
   }
 }
 
+
+// Byte-identical files are copies of one run: pooling them would count it twice.
+TEST(Merge, RefusesCopiesOfOneRun) {
+  const std::string dir = ::testing::TempDir();
+  write_report(report(300, 100), dir + "/merge_copy_a.json");
+  write_report(report(300, 100), dir + "/merge_copy_b.json");
+  try {
+    read_distinct_reports({dir + "/merge_copy_a.json", dir + "/merge_copy_b.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("merge_copy_b.json: the same bytes as"), std::string::npos) << e.what();
+  }
+}
+
+// A profile is not a run of the suite, and profiles of two programs are not runs of one.
+TEST(Merge, RefusesReportsOfAnotherKind) {
+  auto profile_of = [](const std::string& program) {
+    Report r = report(300, 100);
+    ModeResult app;
+    app.workload = program;
+    app.mode = Mode::kApp;
+    app.sections.other = nlohmann::json{{"profile", {{"program", program}}}};
+    r.results = {app};
+    return r;
+  };
+  EXPECT_EQ(report_kind(profile_of("train.py")), "a profile of train.py (graphprof profile)");
+  EXPECT_EQ(report_kind(report(300, 100)), "a run report (graphprof run)");
+  for (const auto& [a, b] : {std::pair{profile_of("train.py"), report(300, 100)},
+                             std::pair{profile_of("train.py"), profile_of("serve.py")}}) {
+    EXPECT_FALSE(same_kind(a, b));
+    try {
+      merge_reports({a, b}, {"a.json", "b.json"});
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find("b.json is a "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a.json is a profile of train.py"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(same_kind(profile_of("train.py"), profile_of("train.py")));
+}
+
 }  // namespace
 }  // namespace gp

@@ -127,5 +127,25 @@ TEST(Report, SemanticErrorsNameTheField) {
   EXPECT_THROW(report_from_json(nlohmann::json::array(), "x.json"), Error);
 }
 
+
+// graphprof's other JSON files are named for what they are, not refused for their version.
+TEST(Report, OtherGraphprofFilesAreNamed) {
+  const std::pair<nlohmann::json, const char*> cases[] = {
+      {{{"schema", "graphprof-compare"}, {"schema_version", "2.0.0"}}, "this is a comparison (graphprof compare --json)"},
+      {{{"schema", "graphprof.graph-analysis/1"}}, "this is a graph analysis (graphprof analyze --json)"},
+      {{{"traceEvents", nlohmann::json::array()}}, "this is a Chrome trace-event file"},
+      {{{"kernels", nlohmann::json::array()}, {"api", nlohmann::json::array()}}, "a trace pass's raw records"}};
+  for (const auto& [j, want] : cases) {
+    try {
+      report_from_json(j, "x.json");
+      FAIL() << want;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("not readable by this graphprof"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gp

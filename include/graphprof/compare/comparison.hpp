@@ -49,6 +49,11 @@ struct PatternValue {
   double value = 0;
 };
 
+// Runs (processes) per side that graphprof advises everywhere: on the H200, 5 against 5 decided
+// device-time changes of 7 % and more in every draw, and device time in capture/graph needs 5 for
+// 80 % power at 5 % (docs/compare.md, "How many runs").
+inline constexpr int kRunsPerSide = 5;
+
 struct Thresholds {
   double threshold = 0.05;    // practical significance: smaller changes never fail the gate
   double noise_floor = 0.01;  // the one-sided bound must clear this before a change counts as real
@@ -210,6 +215,11 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& thr
 
 // Glob match with * and ?; used for metric patterns.
 bool glob_match(const std::string& pattern, const std::string& text);
+
+// The user's patterns and parameter names that match nothing in either report (--gate,
+// --metric-threshold, --abs-floor patterns; --ignore-param names), each as "OPTION VALUE: why",
+// so that a typo is an error (exit 2) instead of a gate that silently does without it.
+std::vector<std::string> unmatched_options(const Report& base, const Report& cand, const Thresholds& t);
 
 // The rule a metric gets from the thresholds.
 // `waits_for_host`: the result's iteration waits for the host (its latched pass was skipped),

@@ -7,6 +7,10 @@
 
 namespace gp {
 
-std::string format_profile_summary(const Report& report);
+// Not verbose (what `profile` prints by default): coverage, graph launch cost, the graphs (10 rows),
+// capture trouble, warnings, and one line for the work outside graphs. Verbose (`profile
+// --verbose`, and the default here): also when work starts after a launch call, the eager launch
+// calls, 40 graph rows, the slowest nodes and the eager kernels, copies and synchronising calls.
+std::string format_profile_summary(const Report& report, bool verbose = true);
 
 }  // namespace gp

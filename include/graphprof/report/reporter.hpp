@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/core/report.hpp"
@@ -25,18 +26,45 @@ class Reporter {
 // naming the path when it cannot).
 void write_report_file(const Reporter& reporter, const Report& report, const std::string& path);
 
-// `graphprof run` on the terminal: per (workload, mode) a table of every metric, one summary table
-// per workload comparing the modes, then the trace passes' text (trace_summary_text.hpp), if any.
+// `graphprof run` on the terminal. By default the answer: the GPU, the suite summary (one row per
+// workload; one workload: its modes), failed modes' reasons, one line on the trace pass and the
+// answer line (run_answer). Verbose (--verbose): first per (workload, mode) a table of every metric,
+// the trace passes' text (trace_summary_text.hpp) and one summary table per workload, then the same end.
 class RunConsoleReporter final : public Reporter {
  public:
+  explicit RunConsoleReporter(bool verbose = false) : verbose_(verbose) {}
   void write(const Report& report, std::ostream& out) const override;
+
+ private:
+  bool verbose_;
 };
 
-// `graphprof sweep` on the terminal: per mode, one row per grid point with per-node costs.
+// `graphprof sweep` on the terminal. By default one row per grid point (each mode's GPU time, the
+// best speedup and its break-even) and the answer line; verbose: one row per point and mode with
+// per-node costs, then the answer line.
 class SweepConsoleReporter final : public Reporter {
  public:
+  explicit SweepConsoleReporter(bool verbose = false) : verbose_(verbose) {}
   void write(const Report& report, std::ostream& out) const override;
+
+ private:
+  bool verbose_;
 };
+
+// Graphs "pay off" for a workload when its faster graph mode is at least this many times faster on
+// the GPU than eager and pays its one-off cost back (a finite break-even).
+inline constexpr double kPaysOffSpeedup = 1.10;
+
+// The one-line answer ("answer: graphs pay off ... in 7 of 9 workloads; host never breaks even; ...;
+// fork-join gains most, 13.95x"), one sentence for a single workload; empty when nothing ran.
+// Failed modes and outputs that differ from eager's are named in it (src/report/run_answer.cpp).
+std::string run_answer(const Report& report);
+// The same over a sweep's grid points, each named by the parameters in `keys` (the ones that vary).
+std::string sweep_answer(const Report& report, const std::vector<std::string>& keys);
+// Each (workload, parameters) once, in report order, with its label: the workload, plus the
+// parameters that tell its parameter sets apart; with `keys`, those parameters alone.
+std::vector<std::pair<std::string, const ModeResult*>> result_groups(const Report& report,
+                                                                      const std::vector<std::string>& keys);
 
 // Markdown summary of a run (one table per workload and parameter set).
 class MarkdownReporter final : public Reporter {
