@@ -175,7 +175,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 1000.0))
       ->capture_default_str();
   sub->add_option("--noise-floor", o->noise_floor_pct,
-                  "percent the 99% confidence interval must clear before a change counts as real")
+                  "percent the gate interval (the 1 % suite-wide false-alarm rate split over the gating series, "
+                  "docs/compare.md) must clear before a change counts as real; below --threshold")
       ->check(finite_number())
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
