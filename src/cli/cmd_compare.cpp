@@ -11,13 +11,13 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::cli {
 

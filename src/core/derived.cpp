@@ -1,11 +1,11 @@
-// Derived figures (see include/graphprof/derived.hpp).
-#include "graphprof/derived.hpp"
+// Derived figures (see include/graphprof/core/derived.hpp).
+#include "graphprof/core/derived.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "graphprof/error.hpp"
-#include "graphprof/metric_catalog.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/metric_catalog.hpp"
 
 namespace gp {
 

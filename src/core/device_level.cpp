@@ -1,10 +1,10 @@
 // The device level and the two device methods' agreement (graphprof/device_level.hpp).
-#include "graphprof/device_level.hpp"
+#include "graphprof/core/device_level.hpp"
 
 #include <cmath>
 
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -6,12 +6,12 @@
 #include <sstream>
 #include <vector>
 
-#include "graphprof/device_level.hpp"
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/core/device_level.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 
@@ -110,13 +110,13 @@ void print_sweep_rows(const Report& report, const std::vector<std::string>& keys
     }
     const bool graph_mode = r.mode != Mode::kEager;
     const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIter)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIterLatched)));
     row.push_back(format_ns(per));
     if (levels) row.push_back(device_level_cell(r));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
-    row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerCall)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerIter)));
+    row.push_back(graph_mode ? format_ns(median_or_nan(r, metric_key::kInstantiateTime)) : "-");
     row.push_back(speedup_cell(r));
     row.push_back(break_even_cell(r));
     row.push_back("ok");
@@ -126,15 +126,6 @@ void print_sweep_rows(const Report& report, const std::vector<std::string>& keys
 }
 
 }  // namespace
-
-std::string format_ns(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  const double a = std::fabs(ns);
-  if (a < 1e3) return strf("%.0f ns", ns);
-  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
-  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
-}
 
 std::string speedup_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager) return "1.00x";
@@ -169,7 +160,7 @@ std::string ci_percent_cell(const Summary& s) {
 
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
-  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, metric_key::kGpuTimePerIter));
   else s += " (" + r.reason + ")";
   return s;
 }
@@ -195,10 +186,12 @@ void print_workload_summary(const Report& report, const ModeResult& r, std::ostr
     }
     const bool graph_mode = x.mode != Mode::kEager;
     const std::string be = break_even_cell(x);
-    std::vector<std::string> row{to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter"))};
-    if (levels) row.insert(row.end(), {format_ns(median_or_nan(x, "gpu_time_per_iter_latched")), device_level_cell(x)});
-    row.insert(row.end(), {format_ns(median_or_nan(x, "wall_time_per_iter")), format_ns(median_or_nan(x, "launch_cpu_per_call")),
-                           format_ns(median_or_nan(x, "launch_cpu_per_iter")), speedup_cell(x),
+    std::vector<std::string> row{to_string(x.mode), format_ns(median_or_nan(x, metric_key::kGpuTimePerIter))};
+    if (levels)
+      row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kGpuTimePerIterLatched)), device_level_cell(x)});
+    row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kWallTimePerIter)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerCall)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerIter)), speedup_cell(x),
                            graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
                            be == "-" || be == "never" ? be : be + (be == "1" ? " replay" : " replays"),
                            x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
@@ -220,7 +213,7 @@ void print_suite_summary(const Report& report, const std::vector<std::pair<std::
     auto cell = [](const ModeResult* x) {
       if (x == nullptr) return std::string("-");
       if (x->status != Status::kOk) return std::string(to_string(x->status));
-      return format_ns(median_or_nan(*x, "gpu_time_per_iter"));
+      return format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter));
     };
     auto speed = [](const ModeResult* x) {
       return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
@@ -307,7 +300,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
       for (const Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
         const ModeResult* x = find_mode(report, *r, m);
         row.push_back(x == nullptr ? "-" : x->status != Status::kOk ? std::string(to_string(x->status))
-                                                                    : format_ns(median_or_nan(*x, "gpu_time_per_iter")));
+                                                                    : format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter)));
         if (x == nullptr || x->status != Status::kOk || m == Mode::kEager) continue;
         if (x->checksum_matches_eager) {
           any = true;

@@ -1,17 +1,18 @@
 // The HTML report's page: style sheet, header, suite summary, one section per workload (bars per
 // mode with their intervals), sweep curves, graphs, trace perturbation, comparison, environment.
 // See html_report.hpp; the charts are drawn in html_svg.cpp.
-#include "graphprof/html_report.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/report/html_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "graphprof/params.hpp"
-#include "graphprof/device_level.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/device_level.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -125,7 +126,7 @@ std::vector<std::string> varying_params(const std::vector<const Benchmark*>& gro
   return keys;
 }
 
-// The console's rules (reporters.hpp), for a mode that may be missing or failed.
+// The console's rules (reporter.hpp), for a mode that may be missing or failed.
 std::string speedup_text(const ModeResult* r) {
   return r == nullptr || r->status != Status::kOk ? "-" : speedup_cell(*r);
 }
@@ -137,7 +138,7 @@ std::string break_even_text(const ModeResult* r) {
 std::string gpu_cell(const ModeResult* r) {
   if (r == nullptr) return "-";
   if (r->status != Status::kOk) return to_string(r->status);
-  return format_ns(median_or_nan(*r, "gpu_time_per_iter"));
+  return format_ns(median_or_nan(*r, metric_key::kGpuTimePerIter));
 }
 
 std::string outputs_text(const Benchmark& b) {
@@ -288,9 +289,9 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
       if (r->status != Status::kOk) s += failure_text(*r);
     s += device_level_text(b);
     s += "<div class=\"gp-charts\">";
-    s += mode_bars(b, "gpu_time_per_iter", "chart-gpu-" + tag, "GPU time / iteration");
-    s += mode_bars(b, "launch_cpu_per_iter", "chart-submit-" + tag, "CPU submit time / iteration");
-    s += mode_bars(b, "launch_cpu_per_call", "chart-launch-" + tag, "launch call CPU time (per call)");
+    s += mode_bars(b, metric_key::kGpuTimePerIter, "chart-gpu-" + tag, "GPU time / iteration");
+    s += mode_bars(b, metric_key::kLaunchCpuPerIter, "chart-submit-" + tag, "CPU submit time / iteration");
+    s += mode_bars(b, metric_key::kLaunchCpuPerCall, "chart-launch-" + tag, "launch call CPU time (per call)");
     s += "</div>\n";
     s += metrics_table(b, "table-metrics-" + tag);
     s += "</section>\n";
@@ -316,8 +317,8 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
     bool graph_only;
   };
   const std::vector<Figure> figures{
-      {"gpu", "GPU time / iteration", "GPU time / iteration", "gpu_time_per_iter", false, false},
-      {"submit", "CPU submit time / iteration", "CPU time / iteration", "launch_cpu_per_iter", false, false},
+      {"gpu", "GPU time / iteration", "GPU time / iteration", metric_key::kGpuTimePerIter, false, false},
+      {"submit", "CPU submit time / iteration", "CPU time / iteration", metric_key::kLaunchCpuPerIter, false, false},
       {"per-node", "GPU time per node (graphs) / per kernel launch (eager), behind a latch", "time per node",
        "per_node", true, false},
       {"break-even", "Break-even: replays until the one-off costs are paid back", "replays", "break_even_replays",
@@ -390,16 +391,16 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
              "</td></tr>\n";
         continue;
       }
-      const Metric* g = metric(*r, "gpu_time_per_iter");
+      const Metric* g = metric(*r, metric_key::kGpuTimePerIter);
       const bool graph_mode = r->mode != Mode::kEager;
       s += "<td>" +
            (g ? ns_with_interval(g->summary.median, g->summary.ci_low, g->summary.ci_high) : std::string("-")) +
            "</td><td>" +
            escape(format_ns(derived_or_nan(*r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns"))) +
            "</td><td>" + (levels ? escape(device_level_cell(*r)) + "</td><td>" : std::string()) +
-           escape(format_ns(median_or_nan(*r, "launch_cpu_per_call"))) + "</td><td>" +
-           escape(format_ns(median_or_nan(*r, "launch_cpu_per_iter"))) + "</td><td>" +
-           escape(graph_mode ? format_ns(median_or_nan(*r, "instantiate_time")) : "-") + "</td><td>" + speedup_text(r) +
+           escape(format_ns(median_or_nan(*r, metric_key::kLaunchCpuPerCall))) + "</td><td>" +
+           escape(format_ns(median_or_nan(*r, metric_key::kLaunchCpuPerIter))) + "</td><td>" +
+           escape(graph_mode ? format_ns(median_or_nan(*r, metric_key::kInstantiateTime)) : "-") + "</td><td>" + speedup_text(r) +
            "</td><td>" + break_even_text(r) + "</td></tr>\n";
     }
   return s + "</tbody></table></div>\n";

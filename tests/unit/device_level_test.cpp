@@ -4,7 +4,7 @@
 // docs/findings.md ("Parity").
 #include <gtest/gtest.h>
 
-#include "graphprof/device_level.hpp"
+#include "graphprof/core/device_level.hpp"
 
 namespace gp {
 namespace {
