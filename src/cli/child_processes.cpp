@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
 
 namespace gp::cli {
 

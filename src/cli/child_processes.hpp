@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {

@@ -11,13 +11,13 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::cli {
 
@@ -175,7 +175,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 1000.0))
       ->capture_default_str();
   sub->add_option("--noise-floor", o->noise_floor_pct,
-                  "percent the 99% confidence interval must clear before a change counts as real")
+                  "percent the gate interval (the 1 % suite-wide false-alarm rate split over the gating series, "
+                  "docs/compare.md) must clear before a change counts as real; below --threshold")
       ->check(finite_number())
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();

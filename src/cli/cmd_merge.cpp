@@ -1,14 +1,15 @@
 // graphprof merge: combine reports of the same build and GPU made by separate runs (processes,
 // CI jobs) into one whose metrics hold all their repetitions. Needs no GPU. The rules are the
-// ones `compare` uses to pool a folder (graphprof/compare_merge.hpp). Profile reports of a
-// multi-node job's nodes (different ranks) are joined by global rank instead (graphprof/profile.hpp).
+// ones `compare` uses to pool a folder (graphprof/compare/report_merge.hpp). Profile reports of a
+// multi-node job's nodes (different ranks) are joined by global rank instead (graphprof/profile/profile.hpp).
 #include <iostream>
 
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
 
 namespace gp::cli {
 

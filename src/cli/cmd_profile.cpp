@@ -18,13 +18,14 @@
 #include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/node_sampling.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/core/version.hpp"
+#include "graphprof/core/node_sampling.hpp"
 
 namespace gp::cli {
 

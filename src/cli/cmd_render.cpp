@@ -5,10 +5,10 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 namespace gp::cli {
 

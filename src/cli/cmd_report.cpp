@@ -5,10 +5,10 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp::cli {
 

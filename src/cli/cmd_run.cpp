@@ -6,11 +6,11 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 

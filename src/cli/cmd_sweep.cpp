@@ -3,9 +3,9 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/sweep_grid.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/sweep_grid.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 

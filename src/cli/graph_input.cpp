@@ -3,8 +3,8 @@
 
 #include <iostream>
 
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp::cli {
 

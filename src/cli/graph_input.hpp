@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
 
 namespace gp::cli {
 

@@ -8,9 +8,9 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/name_match.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/version.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp::cli {
 

@@ -17,17 +17,17 @@
 #include <cstring>
 #include <iostream>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare_merge.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/report_merge.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/plugin_loader.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/ranks.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/ranks.hpp"
 
-#include "graphprof/error.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/run_outcome.hpp"
 #include "child_processes.hpp"
 #include "option_checks.hpp"
 #include "self_spawn.hpp"

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 
 namespace gp::cli {
 
@@ -131,7 +131,7 @@ class CliObserver final : public MeasureObserver {
   std::string records_dir_;
 };
 // Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
-// (graphprof/run_outcome.hpp; with --isolate only that child's process); call it after the
+// (graphprof/core/run_outcome.hpp; with --isolate only that child's process); call it after the
 // outputs are written.
 void stop_if_context_lost(const Report& report);
 

@@ -1,7 +1,7 @@
 // `graphprof compare`: the output model (verdict names, counts, rules per metric), matching
 // the results of two reports, suite summaries, and the order in which the jobs of the other
-// compare units run (see include/graphprof/compare.hpp and docs/compare.md for the rules).
-#include "graphprof/compare.hpp"
+// compare units run (see include/graphprof/compare/comparison.hpp and docs/compare.md for the rules).
+#include "graphprof/compare/comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +9,13 @@
 #include <tuple>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/stats.hpp"
-#include "graphprof/name_match.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/stats.hpp"
+#include "graphprof/core/name_match.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 
@@ -170,25 +171,9 @@ int mode_rank(const std::string& mode) {
   return m ? static_cast<int>(*m) : 100;
 }
 
-// Per-iteration figures first (the ones that gate by default), then one-off costs.
-int metric_rank(const std::string& key) {
-  static const char* const order[] = {"*",
-                                      "gpu_time_per_iter",
-                                      "gpu_time_per_iter_latched",
-                                      "host_time_per_iter_batched",
-                                      "wall_time_per_iter",
-                                      "launch_cpu_per_call",
-                                      "launch_cpu_isolated",
-                                      "launch_cpu_per_iter",
-                                      "capture_time",
-                                      "build_time",
-                                      "instantiate_time",
-                                      "upload_time",
-                                      "first_launch_time"};
-  for (std::size_t i = 0; i < std::size(order); ++i)
-    if (key == order[i]) return static_cast<int>(i);
-  return 100;
-}
+// The catalogue's display order: per-iteration figures first (the ones that gate by default),
+// then one-off costs; a row about a whole result ("*") before them, unknown keys after.
+int metric_rank(const std::string& key) { return key == "*" ? -1 : metric_order(key); }
 
 }  // namespace
 

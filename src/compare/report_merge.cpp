@@ -1,5 +1,5 @@
-// Combining reports of separate runs (include/graphprof/compare_merge.hpp has the rules).
-#include "graphprof/compare_merge.hpp"
+// Combining reports of separate runs (include/graphprof/compare/report_merge.hpp has the rules).
+#include "graphprof/compare/report_merge.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "comparison_internal.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/atomic_file.hpp"
 
 namespace gp {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/compare_stats.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/compare/compare_stats.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::compare_detail {
 

@@ -1,7 +1,7 @@
 // Atomic file output (temporary file + fsync + rename, or write-through for non-regular files),
 // output path checks, the temporary-file cleanup on fatal signals, and whole-file reads.
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/signal_chain.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/signal_chain.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

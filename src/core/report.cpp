@@ -1,5 +1,5 @@
 // Report <-> JSON, with validation that names the file and the field that is wrong.
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <limits>
 #include <thread>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

@@ -1,14 +1,14 @@
 // Report sections <-> JSON (see report_sections.hpp and docs/report-schema.md). Reading is
 // strict about types (a wrong type names its JSON path) and lenient about absence (old reports
 // lack newer fields); unknown keys of results[].sections are kept as they are.
-#include "graphprof/report_sections.hpp"
+#include "graphprof/core/report_sections.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <initializer_list>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

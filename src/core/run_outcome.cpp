@@ -1,7 +1,7 @@
 // How a run can end early (see run_outcome.hpp).
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
-#include "graphprof/params.hpp"
+#include "graphprof/core/params.hpp"
 
 namespace gp {
 

@@ -5,10 +5,10 @@
 
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/host_probe.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/run_outcome.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/core/version.hpp"
 
 namespace gp {
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <mutex>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "graphviz_messages.hpp"
 
 namespace gp {

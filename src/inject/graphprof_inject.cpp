@@ -40,7 +40,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "graphprof/copy_kind.hpp"
+#include "graphprof/core/copy_kind.hpp"
 #include "api_callbacks.hpp"
 #include "call_site.hpp"
 #include "cupti_clients.hpp"
@@ -113,7 +113,7 @@ void write_error(const std::string& what) {
 
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
                   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
-              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/core/copy_kind.hpp");
 
 // The GPU fields kernel, memcpy and memset records share, in the line format's short keys.
 template <typename R>

@@ -1,6 +1,6 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
 //   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
-//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/node_sampling.hpp)
+//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/core/node_sampling.hpp)
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -14,7 +14,7 @@
 //   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
 //            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
 //   dropped  {n}
-//   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/rank_env.hpp)
+//   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
@@ -42,8 +42,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
 #include "record_fields.hpp"
 #include "site_records.hpp"
 

@@ -1,4 +1,4 @@
-// The cross-rank view of a profile (graphprof/profile_ranks.hpp): built from the report's
+// The cross-rank view of a profile (graphprof/profile/profile_ranks.hpp): built from the report's
 // processes, so one `graphprof profile` of a whole node and `graphprof merge` of the reports of
 // several nodes give the same view.
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 

@@ -6,11 +6,12 @@
 #include <sstream>
 #include <vector>
 
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/core/device_level.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 
@@ -68,31 +69,54 @@ std::vector<std::string> varying_params(const Report& rep) {
   return keys;
 }
 
+bool any_device_probe(const Report& report) {
+  for (const auto& r : report.results)
+    if (r.sections.device_probe) return true;
+  return false;
+}
+
+// Under the tables: one line per result whose two device methods disagree, saying why
+// (device_methods_note); with `legend`, what the level column and the two device figures mean.
+void device_method_notes(const Report& report, std::ostream& out, bool legend) {
+  for (const auto& r : report.results) {
+    const std::string note = device_methods_note(r);
+    if (note.empty()) continue;
+    out << "  " << r.workload << " [" << params_text(r.params, " ") << "] " << to_string(r.mode) << ": " << note << "\n";
+  }
+  if (legend && any_device_probe(report))
+    out << "  level: the device probe, ns per kernel of a 256-kernel chain, back to back/latched, before the passes"
+           " (→ the highest reading after, when it moved >10 %); GPU/iter = CUDA events between iterations queued back"
+           " to back, latched = queued behind a latch kernel\n";
+}
+
 // The verbose sweep table: one row per grid point and mode.
 void print_sweep_rows(const Report& report, const std::vector<std::string>& keys, std::ostream& out) {
   std::vector<std::string> header = keys;
-  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",
-                        "instantiate", "speedup", "break-even", "status"})
-    header.emplace_back(h);
+  // Reports with the device probe get the level beside the device figures.
+  const bool levels = any_device_probe(report);
+  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "level", "launch/call",
+                        "CPU submit/iter", "instantiate", "speedup", "break-even", "status"})
+    if (levels || std::string(h) != "level") header.emplace_back(h);
   TextTable t(header);
   for (const auto& r : report.results) {
     std::vector<std::string> row;
     for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
     row.push_back(to_string(r.mode));
     if (r.status != Status::kOk) {
-      for (int i = 0; i < 8; ++i) row.emplace_back("");
+      for (int i = 0; i < (levels ? 9 : 8); ++i) row.emplace_back("");
       row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
       t.add(row);
       continue;
     }
     const bool graph_mode = r.mode != Mode::kEager;
     const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIter)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIterLatched)));
     row.push_back(format_ns(per));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
-    row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
+    if (levels) row.push_back(device_level_cell(r));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerCall)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerIter)));
+    row.push_back(graph_mode ? format_ns(median_or_nan(r, metric_key::kInstantiateTime)) : "-");
     row.push_back(speedup_cell(r));
     row.push_back(break_even_cell(r));
     row.push_back("ok");
@@ -102,15 +126,6 @@ void print_sweep_rows(const Report& report, const std::vector<std::string>& keys
 }
 
 }  // namespace
-
-std::string format_ns(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  const double a = std::fabs(ns);
-  if (a < 1e3) return strf("%.0f ns", ns);
-  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
-  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
-}
 
 std::string speedup_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager) return "1.00x";
@@ -145,7 +160,7 @@ std::string ci_percent_cell(const Summary& s) {
 
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
-  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, metric_key::kGpuTimePerIter));
   else s += " (" + r.reason + ")";
   return s;
 }
@@ -155,21 +170,32 @@ namespace {
 // One summary table per (workload, params): its modes side by side.
 void print_workload_summary(const Report& report, const ModeResult& r, std::ostream& out) {
   out << "\nsummary: " << r.workload << " [" << params_text(r.params, " ") << "]\n";
-  TextTable t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
-               "break-even", "output"});
+  // Reports with the device probe get the latched figure and the level beside the GPU figure.
+  const bool levels = any_device_probe(report);
+  std::vector<std::string> head{"mode", "GPU/iter"};
+  if (levels) head.insert(head.end(), {"latched/iter", "level"});
+  head.insert(head.end(), {"wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off", "break-even", "output"});
+  TextTable t(head);
   for (const auto& x : report.results) {
     if (x.workload != r.workload || x.params != r.params) continue;
     if (x.status != Status::kOk) {
-      t.add({to_string(x.mode), to_string(x.status), "", "", "", "", "", "", ""});
+      std::vector<std::string> row{to_string(x.mode), to_string(x.status)};
+      row.resize(head.size());
+      t.add(row);
       continue;
     }
     const bool graph_mode = x.mode != Mode::kEager;
     const std::string be = break_even_cell(x);
-    t.add({to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter")), format_ns(median_or_nan(x, "wall_time_per_iter")),
-           format_ns(median_or_nan(x, "launch_cpu_per_call")), format_ns(median_or_nan(x, "launch_cpu_per_iter")),
-           speedup_cell(x), graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
-           be == "-" || be == "never" ? be : be + (be == "1" ? " replay" : " replays"),
-           x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
+    std::vector<std::string> row{to_string(x.mode), format_ns(median_or_nan(x, metric_key::kGpuTimePerIter))};
+    if (levels)
+      row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kGpuTimePerIterLatched)), device_level_cell(x)});
+    row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kWallTimePerIter)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerCall)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerIter)), speedup_cell(x),
+                           graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
+                           be == "-" || be == "never" ? be : be + (be == "1" ? " replay" : " replays"),
+                           x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
+    t.add(row);
   }
   out << t.str();
 }
@@ -187,7 +213,7 @@ void print_suite_summary(const Report& report, const std::vector<std::pair<std::
     auto cell = [](const ModeResult* x) {
       if (x == nullptr) return std::string("-");
       if (x->status != Status::kOk) return std::string(to_string(x->status));
-      return format_ns(median_or_nan(*x, "gpu_time_per_iter"));
+      return format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter));
     };
     auto speed = [](const ModeResult* x) {
       return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
@@ -250,6 +276,7 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
     print_workload_summary(report, *groups.front().second, out);
   }
   if (groups.size() > 1) print_suite_summary(report, groups, out);
+  device_method_notes(report, out, verbose_ || groups.size() == 1);
   if (!verbose_) print_brief_notes(report, out);
   const std::string answer = run_answer(report);
   if (!answer.empty()) out << "\n" << answer;
@@ -273,7 +300,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
       for (const Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
         const ModeResult* x = find_mode(report, *r, m);
         row.push_back(x == nullptr ? "-" : x->status != Status::kOk ? std::string(to_string(x->status))
-                                                                    : format_ns(median_or_nan(*x, "gpu_time_per_iter")));
+                                                                    : format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter)));
         if (x == nullptr || x->status != Status::kOk || m == Mode::kEager) continue;
         if (x->checksum_matches_eager) {
           any = true;
@@ -292,6 +319,7 @@ void SweepConsoleReporter::write(const Report& report, std::ostream& out) const 
       if (r.status != Status::kOk)
         out << params_text(r.params, " ") << " " << to_string(r.mode) << ": " << to_string(r.status) << ": " << r.reason << "\n";
   }
+  device_method_notes(report, out, verbose_);
   const std::string answer = sweep_answer(report, keys);
   if (!answer.empty()) out << "\n" << answer;
 }

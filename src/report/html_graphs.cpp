@@ -7,12 +7,12 @@
 #include <random>
 #include <set>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
+#include "graphprof/core/params.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 

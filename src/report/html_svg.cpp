@@ -6,9 +6,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/name_match.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp::html {
 

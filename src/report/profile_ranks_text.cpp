@@ -1,13 +1,13 @@
 // Console text of a multi-rank profile: the ranks, the same graph on every rank with its slowest
 // rank and skew, collectives and the estimated wait, and trouble seen across ranks. Read from
-// sections.profile.cross_rank only (graphprof/profile_ranks.hpp describes it).
+// sections.profile.cross_rank only (graphprof/profile/profile_ranks.hpp describes it).
 #include <cmath>
 #include <map>
 #include <sstream>
 
-#include "graphprof/profile_ranks.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

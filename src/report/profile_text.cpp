@@ -3,10 +3,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphprof/profile.hpp"
-#include "graphprof/profile_ranks.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 #include "profile_sites_text.hpp"
 
 namespace gp {

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -1,13 +1,13 @@
-// Console text of the trace sections (see trace_report.hpp).
+// Console text of the trace sections (see trace_summary_text.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <vector>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 

@@ -155,7 +155,7 @@ add_test(NAME cli.interleave_script
            ${GRAPHPROF_TEST_DATA}/gate/fake-graphprof.sh)
 set_tests_properties(cli.interleave_script PROPERTIES LABELS cpu)
 
-# Real H200 reports of 2026-11-30 (tests/data/reports/h200_levels, trimmed by scripts/trim-report.py):
+# Real H200 reports of 2026-11-30 (tests/data/reports/h200_levels, trimmed by tools/trim-report.py):
 # the same scaling sweep with --isolate (every device probe ~504 ns/kernel) and in one process, which
 # switched to the slow level during its 100-kernel point. No row may read as a regression; exit 5.
 add_test(NAME cli.compare_device_levels_h200

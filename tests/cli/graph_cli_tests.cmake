@@ -1,4 +1,4 @@
-# graphprof analyze / render on the H200 dumps and on bad input (issue 5).
+# graphprof analyze / render on the H200 dumps and on bad input.
 set(GP_DOT ${GRAPHPROF_TEST_DATA}/dot)
 set(GP_GRAPH_CLI ${CMAKE_CURRENT_BINARY_DIR}/graph_cli)
 file(MAKE_DIRECTORY ${GP_GRAPH_CLI})
@@ -50,12 +50,12 @@ add_test(NAME cli.analyze_json_file
                  $<TARGET_FILE:graphprof> ${GP_GRAPH_CLI}/fj.json ${GP_DOT}/fork-join_graph.dot)
 set_tests_properties(cli.render_without_graphviz_plugins cli.analyze_json_file PROPERTIES LABELS cpu)
 
-# Hostile dumps (issue 11): exit 3 with the file and what is wrong, never 6 or a signal; made by
+# Hostile dumps: exit 3 with the file and what is wrong, never 6 or a signal; made by
 # tests/cli/hostile_dots.sh in the build folder.
 set(GP_HOSTILE ${GP_GRAPH_CLI}/hostile)
 add_test(NAME cli.graph_hostile_dumps
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE})
-# A dense dump (issue 11's shape, small): links implied by longer paths are left out, and said.
+# A dense dump (the bench shape, small): links implied by longer paths are left out, and said.
 add_test(NAME cli.render_dense_says_what_it_simplified
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE} dense)
 set_tests_properties(cli.graph_hostile_dumps cli.render_dense_says_what_it_simplified

@@ -6,10 +6,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -13,8 +13,8 @@
 #include <functional>
 #include <thread>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 namespace {

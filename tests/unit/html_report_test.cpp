@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <regex>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
 
 namespace gp {
 namespace {

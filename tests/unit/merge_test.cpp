@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 namespace {

@@ -10,15 +10,18 @@
 #include <string>
 
 #include "golden.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_records.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 namespace {

@@ -9,10 +9,12 @@
 
 #include <sstream>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 
 namespace gp {
 namespace {

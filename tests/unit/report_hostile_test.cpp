@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp {
 namespace {

@@ -3,7 +3,8 @@
 
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/name_match.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp {
 namespace {

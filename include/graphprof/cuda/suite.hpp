@@ -7,8 +7,8 @@
 
 #include "graphprof/cuda/runner.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

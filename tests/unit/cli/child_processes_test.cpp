@@ -12,8 +12,8 @@
 
 #include "child_processes.hpp"
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp::cli {
 namespace {
