@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 namespace {
