@@ -10,6 +10,7 @@
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/graph_model.hpp"
+#include "graphprof/run_outcome.hpp"
 #include "graphprof/text_format.hpp"
 #include "graphprof/trace_analysis.hpp"
 
@@ -134,6 +135,10 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
     }
     Report failed = header;
     for (const Mode m : children[i].modes.empty() ? modes : children[i].modes) {
+      if (status[i] == kCutByTimeLimit) {
+        failed.results.push_back(cut_by_time_limit(children[i].workload, m, children[i].params));
+        continue;
+      }
       ModeResult r;
       r.workload = children[i].workload;
       r.mode = m;
