@@ -13,6 +13,8 @@
 #include "graphprof/graph/graph_model.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp::cli {
 
@@ -135,6 +137,10 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
     }
     Report failed = header;
     for (const Mode m : children[i].modes.empty() ? modes : children[i].modes) {
+      if (status[i] == kCutByTimeLimit) {
+        failed.results.push_back(cut_by_time_limit(children[i].workload, m, children[i].params));
+        continue;
+      }
       ModeResult r;
       r.workload = children[i].workload;
       r.mode = m;

@@ -116,7 +116,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));
-    CliObserver observer(o->quiet);
+    CliObserver observer(*o, planned_results(req));
     configure_trace(*t, req, chrome, observer);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}, {"--trace-out", t->out}});
@@ -138,6 +138,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
+    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
     std::ostream& console = console_of(*o, json_path, t->out);
     RunConsoleReporter(o->verbose).write(report, console);
     write_outputs(report, *o, json_path, t->out);
@@ -151,6 +152,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     }
     print_more_hint(*o, json_path, t->level != "none", t->out);
     stop_if_context_lost(report);  // after everything measured before it was written
+    stop_if_time_limit_cut(report, *o);
     exit_code = 0;
   });
 }

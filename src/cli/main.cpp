@@ -1,6 +1,9 @@
 // graphprof's entry point: the only place that maps errors to process exit codes.
 //   0 ok · 1 regression found · 2 usage · 3 bad input file · 4 environment (no GPU/driver)
 //   5 comparison not trustworthy · 6 internal error
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -65,6 +68,17 @@ int main(int argc, char** argv) {
   gp::cli::setup_report(app, exit_code);
   gp::cli::reject_empty_values(app);  // after every option is declared
 
+  // Every byte of stdout must arrive: a full disk or a closed pipe behind stdout is exit 4, not a
+  // success with an empty artifact (a CI gate would take that for a pass).
+  const auto stdout_failed = [] {
+    errno = 0;
+    std::cout.flush();
+    const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (failed)
+      std::cerr << "graphprof: standard output: write failed" << (errno != 0 ? std::string(": ") + std::strerror(errno) : "")
+                << " (the output is incomplete)\n";
+    return failed;
+  };
   if (argc > 1) {
     const std::string unknown = unknown_command(app, argv[1]);
     if (!unknown.empty()) {
@@ -86,5 +100,6 @@ int main(int argc, char** argv) {
     std::cerr << "graphprof: internal error: " << e.what() << "\n";
     return static_cast<int>(gp::ExitCode::kInternal);
   }
+  if (stdout_failed()) return static_cast<int>(gp::ExitCode::kEnvironment);
   return exit_code;
 }

@@ -190,6 +190,16 @@ std::vector<Report> read_distinct_reports(const std::vector<std::string>& paths)
     }
     reports.push_back(read_report(paths[i]));
   }
+  // A copy under another name (or the same report written again with other spacing) is the same
+  // run: pooled twice it would halve the noise. Compared by content, as the report reads.
+  std::vector<std::string> texts;
+  for (const Report& r : reports) texts.push_back(report_json_text(r));
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (texts[i] == texts[j])
+        throw input_error(paths[i] + ": the same report as " + paths[j] +
+                          " (identical content under another name); each run may be counted once, or its noise "
+                          "would look smaller than it is");
   return reports;
 }
 

@@ -15,6 +15,7 @@
 
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
+#include "report_limits.hpp"
 
 namespace gp {
 
@@ -173,7 +174,12 @@ struct Reader {
   double num(const json& v, const std::string& where) const {
     if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
     if (!v.is_number()) fail(where, "expected a number");
-    return v.get<double>();
+    const double d = v.get<double>();
+    // Finite but absurd (1e300 s): refused at read time, so no chart or table works in
+    // proportion to a figure.
+    if (!(std::fabs(d) <= detail::kMaxReportMagnitude))
+      fail(where, "value " + v.dump() + " is out of range (figures in a report are at most 1e18 in magnitude)");
+    return d;
   }
   // An integer field: absent or not a number -> dflt; a number that is not a whole number within
   // [lo, hi] is an error (converting 1e30 to int is undefined behaviour, not a value).

@@ -20,6 +20,8 @@
 #include "graphprof/core/text_format.hpp"
 #include "view_folding.hpp"
 #include "graphprof/core/name_match.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "view_bounds.hpp"
 
 namespace gp {
 
@@ -58,6 +60,7 @@ constexpr int kHeatSteps = 7;
 constexpr const char* kUntimedFill = "#f2f2f2";
 constexpr std::size_t kMaxNameChars = 38;
 constexpr std::size_t kMaxBodyLinks = 4;
+constexpr std::size_t kMaxTooltipChars = 400;
 
 std::string clip(const std::string& s, std::size_t n) { return clip_columns(s, n); }
 
@@ -77,7 +80,7 @@ std::string view_detail::display_name(const GraphNode& n) {
     case NodeKind::kMemFree: return "mem free";
     case NodeKind::kEmpty: return "empty";
     case NodeKind::kChildGraph: return "child graph";
-    case NodeKind::kConditional: return n.conditional_type.empty() ? "conditional" : n.conditional_type;
+    case NodeKind::kConditional: return n.conditional_type.empty() ? "conditional" : clip(n.conditional_type, kMaxNameChars);
     case NodeKind::kExtSemSignal: return "ext semaphore signal";
     case NodeKind::kExtSemWait: return "ext semaphore wait";
     case NodeKind::kBatchMemOp: return "batch mem op";
@@ -240,7 +243,8 @@ std::string box_tooltip(const GraphModel& m, const Work& b) {
   std::string s;
   for (std::size_t k = 0; k < b.members.size() && k < 6; ++k) {
     const GraphNode& n = m.nodes[b.members[k]];
-    s += (k ? "\n" : "") + n.dot_name + ": " + (n.demangled.empty() ? n.type_text : n.demangled);
+    // Names of templates reach kilobytes (10 kB CUTLASS kernels): a tooltip line stays readable.
+    s += (k ? "\n" : "") + clip(n.dot_name + ": " + (n.demangled.empty() ? n.type_text : n.demangled), kMaxTooltipChars);
   }
   if (b.members.size() > 6) s += strf("\n... %zu more", b.members.size() - 6);
   return s;
@@ -332,6 +336,7 @@ std::vector<ViewEdge> links_within_budget(std::size_t boxes, const std::vector<V
 GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times,
                      const ViewOptions& options) {
   GraphView v;
+  v.source = model.source;
   Folder f{model, {}};
   f.init();
   // Automatic folding for pictures that would be too big to read: many nodes, a tall chain or
@@ -467,6 +472,9 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     }
     v.clusters.push_back(std::move(vc));
   }
+
+  // Whatever the dump: bounded boxes, frames and links for the layout (view_bounds.hpp).
+  detail::bound_drawing(v, model, {options.max_drawn_boxes, options.max_drawn_clusters, kMaxBodyLinks});
 
   // Title and legend.
   const std::string file = std::filesystem::path(model.source).filename().string();

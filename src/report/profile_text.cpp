@@ -16,6 +16,11 @@ using nlohmann::json;
 
 namespace {
 
+// A name in a table cell: one line, at most kNameColumns columns (CUTLASS and Triton kernel names
+// reach 10 kB; a hostile one 200 MB). The report keeps the whole name.
+constexpr std::size_t kNameColumns = 60;
+std::string name_cell(const std::string& s) { return clip_columns(one_line(s.substr(0, 4 * kNameColumns + 4)), kNameColumns); }
+
 double get(const json& j, const char* key, double fallback = NAN) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -89,7 +94,7 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
         << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
-      rows.add({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
+      rows.add({name_cell(n->dot_name), name_cell(n->kind), name_cell(n->name), format_ns(n->median_ns), format_ns(n->p90_ns),
                 format_ns(n->gap_before_median_ns)});
     out << rows.str();
     return;
@@ -267,7 +272,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     if (bytes) header.push_back("bytes");
     TextTable rows(std::move(header));
     for (const auto& n : list) {
-      std::vector<std::string> r{n["name"].get<std::string>(), std::to_string(n["count"].get<std::size_t>()),
+      std::vector<std::string> r{name_cell(n["name"].get<std::string>()), std::to_string(n["count"].get<std::size_t>()),
                                  ns(n, "total_ns"), ns(n, "median_ns")};
       if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
       rows.add(std::move(r));

@@ -120,16 +120,22 @@ gp_cli_test(compare_h200_spin10 1 "^FAIL \\(exit 1\\): 4 regressions" --stdout c
 gp_cli_test(compare_h200_single_runs 5 "not enough runs" --stdout compare -q --ignore-param spin_cycles ${G}/A/run1.json ${G}/B/run1.json)
 
 # A side may be a folder of reports from separate runs, pooled; an empty folder is bad input.
+# A folder of runs is pooled; a copy of one of them under another name is refused (by content).
 add_test(NAME cli.compare_pooled_folders
          COMMAND bash -c "d=$(mktemp -d); r=\"$2\"; mkdir $d/base $d/cand $d/empty
-           cp $r/r1_base.json $d/base/1.json; cp $r/r1_base.json $d/base/2.json; echo >> $d/base/2.json
-           cp $r/r1_slow.json $d/cand/1.json; cp $r/r1_slow.json $d/cand/2.json; echo >> $d/cand/2.json
+           cp $r/r1_base.json $d/base/1.json; cp $r/r1_slow.json $d/cand/1.json
+           sed 's/08:00:00Z/09:00:00Z/' $r/r1_base.json > $d/base/2.json
+           sed 's/08:00:00Z/09:00:00Z/' $r/r1_slow.json > $d/cand/2.json
            out=$(\"$1\" compare $d/base $d/cand); rc=$?
            [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; echo \"$out\"; exit 1; }
            grep -q '2 runs, 2 repetitions' <<<\"$out\" || { echo 'no pooling line'; echo \"$out\"; exit 1; }
            cp $r/r1_same.json $d/base/3.json
            \"$1\" compare $d/base $d/cand 2>$d/err; rc=$?
            [ $rc = 5 ] && grep -q 'made by revision r1-rerun' $d/err || { echo \"two builds in one folder: exit $rc\"; cat $d/err; exit 1; }
+           rm $d/base/3.json
+           cp $r/r1_base.json $d/base/3.json
+           \"$1\" compare $d/base $d/cand 2>$d/err; rc=$?
+           [ $rc = 3 ] && grep -Eq 'base/3.json: the same (report|bytes) as .*base/1.json' $d/err || { echo \"a copy pooled: exit $rc\"; cat $d/err; exit 1; }
            rm $d/base/3.json
            \"$1\" compare $d/base $d/empty 2>$d/err; rc=$?
            [ $rc = 3 ] && grep -q 'holds no \\*.json report' $d/err || { echo \"empty folder: exit $rc\"; cat $d/err; exit 1; }

@@ -74,3 +74,9 @@ add_test(NAME cli.empty_and_nonfinite_options
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/empty_and_nonfinite_options.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA} ${GP_GRAPH_CLI}/empty_options)
 set_tests_properties(cli.empty_and_nonfinite_options PROPERTIES LABELS cpu)
+# Dumps that folding alone does not shrink (many graphs, nested child graphs) render bounded, their
+# warnings summarised; a failed layout is exit 3 naming the dump.
+add_test(NAME cli.render_bounds
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/render_bounds.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/dot/fork-join_graph_verbose.dot)
+set_tests_properties(cli.render_bounds PROPERTIES LABELS cpu TIMEOUT 1500)

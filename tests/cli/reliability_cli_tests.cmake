@@ -26,3 +26,9 @@ if(GRAPHPROF_WITH_CUDA)
   target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_host GTest::gtest_main)
   gtest_discover_tests(cuda_host_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)
 endif()
+
+# Inputs that are not regular files (exit 3 at once), '-' as standard input, stdout on /dev/full (exit 4).
+add_test(NAME cli.hostile_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_files.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
+set_tests_properties(cli.hostile_files PROPERTIES LABELS cpu)

@@ -6,6 +6,8 @@
 
 #include "graphprof/compare/report_merge.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/atomic_file.hpp"
 
 namespace gp {
 namespace {
@@ -159,6 +161,24 @@ TEST(Merge, RefusesTheSameFileTwice) {
   }
 }
 
+// A copy under another name, or the same report rewritten with other spacing, is the same run:
+// pooled twice it halved the noise. Told apart by content, not by path.
+TEST(Merge, RefusesACopyOfAReportUnderAnotherName) {
+  const std::string dir = ::testing::TempDir();
+  const Report r = report(300, 100);
+  write_report(r, dir + "/merge_a.json");
+  write_file_atomic(dir + "/merge_copy.json", to_json(r).dump());  // same content, other spacing
+  write_report(report(310, 100), dir + "/merge_b.json");
+  try {
+    read_distinct_reports({dir + "/merge_a.json", dir + "/merge_b.json", dir + "/merge_copy.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("merge_copy.json: the same report as " + dir + "/merge_a.json"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read_distinct_reports({dir + "/merge_a.json", dir + "/merge_b.json"}).size(), 2u);
+}
 
 // Byte-identical files are copies of one run: pooling them would count it twice.
 TEST(Merge, RefusesCopiesOfOneRun) {

@@ -21,7 +21,8 @@ namespace gp {
 Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources);
 
 // Reads the reports at `paths` (in that order) and refuses a file named twice, under any
-// spelling of its path, and two files with the same bytes (copies of one run; Error kBadInput).
+// spelling of its path, two files with the same bytes, and the same report under two names
+// (the same content written with other spacing): copies of one run (Error kBadInput).
 std::vector<Report> read_distinct_reports(const std::vector<std::string>& paths);
 
 // The report files of one side of `compare` or one input of `merge`: a file as it is, a folder's

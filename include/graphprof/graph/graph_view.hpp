@@ -59,6 +59,7 @@ struct GraphView {
   // sentence each. Also in the title; `render` repeats them on stderr.
   std::vector<std::string> simplified;
   std::size_t links_in_dump = 0;  // links between boxes before any was left out
+  std::string source;             // the dump, for messages (a failed layout names it)
 };
 
 enum class CollapseMode { kAuto, kOn, kOff };
@@ -77,6 +78,10 @@ struct ViewOptions {
   // left out (transitive reduction), then the rest beyond the budget (each box keeps one link in).
   std::size_t max_drawn_boxes = 1500;
   std::size_t max_drawn_edges = 3000;
+  // Cluster frames (child graphs, conditional bodies) handed to the layout; the rest are drawn
+  // unframed. Boxes beyond max_drawn_boxes after folding (many graphs, unconnected nodes) fold
+  // per graph, then all child graphs into one box; a view still too big is an input_error.
+  std::size_t max_drawn_clusters = 64;
 };
 
 // Build the picture's content. With `times`, colours show measured time (a heat map) and the
