@@ -245,10 +245,8 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     out << rows.str();
     if (graphs.size() > cap)
       out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
-    if (verbose) {
-      sampling_text(out, p);
-      slowest_nodes(out, report, p);
-    }
+    sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
+    if (verbose) slowest_nodes(out, report, p);
   }
   if (!verbose) {
     // What the verbose text lists, in one line: work left outside graphs.
