@@ -10,6 +10,7 @@
 
 #include "graphprof/core/error.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
