@@ -5,6 +5,7 @@
 # failed write to stdout (/dev/full) is exit 4, not a success with nothing written.
 set -u
 gp=$1; good=$2; dot=$3
+good2=$(dirname "$good")/r1_same.json  # compare needs two different reports of one kind
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 status=0
 mkfifo "$dir/fifo.json"
@@ -31,7 +32,7 @@ done
 out=$("$gp" analyze - < "$dot" 2>&1); rc=$?
 if [ $rc = 0 ] && grep -q "nodes" <<<"$out"; then ok "analyze - < dump"; else bad "analyze -: exit $rc: ${out:0:300}"; fi
 # stdout on a full device: exit 4 naming standard output.
-for args in "analyze $dot" "analyze $dot --json -" "compare $good $good" "compare $good $good --json -"; do
+for args in "analyze $dot" "analyze $dot --json -" "compare $good $good2" "compare $good $good2 --json -"; do
   # shellcheck disable=SC2086
   err=$("$gp" $args 2>&1 >/dev/full); rc=$?
   if [ $rc = 4 ] && grep -Eq "standard output: write failed|^graphprof: -: write failed" <<<"$err"; then ok "$args > /dev/full: ${err:0:120}"
