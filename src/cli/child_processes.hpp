@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
@@ -57,9 +57,12 @@ std::vector<IsolatedChild> sweep_children(const RunOptions& o, const std::vector
 std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptions& trace,
                                         const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& plan);
 
+// A child that --time-limit left unstarted (merge_isolated records its modes as cut).
+inline constexpr int kCutByTimeLimit = -1;
+
 // The report of --isolate from what each child gave: `got[i]` its report, or nothing when its
 // process failed with exit status `status[i]`: then each of `modes` is recorded as failed for its
-// workload and parameters. Merged in the children's order (merge_reports); settings.processes is
+// workload and parameters (as cut, run_outcome.hpp, when the status is kCutByTimeLimit). Merged in the children's order (merge_reports); settings.processes is
 // `processes` (per child), settings.isolate true. Every child failed: Error with the first one's
 // status (1-6; else 6, internal).
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,

@@ -6,11 +6,11 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 
@@ -116,7 +116,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));
-    CliObserver observer(o->quiet);
+    CliObserver observer(*o, planned_results(req));
     configure_trace(*t, req, chrome, observer);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}, {"--trace-out", t->out}});
@@ -138,8 +138,9 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
+    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
     std::ostream& console = console_of(*o, json_path, t->out);
-    RunConsoleReporter().write(report, console);
+    RunConsoleReporter(o->verbose).write(report, console);
     write_outputs(report, *o, json_path, t->out);
     if (!t->out.empty()) {
       chrome.write(t->out);
@@ -149,7 +150,9 @@ void setup_run(CLI::App& app, int& exit_code) {
                 << " events (--trace-events all keeps every event)";
       console << "\n";
     }
+    print_more_hint(*o, json_path, t->level != "none", t->out);
     stop_if_context_lost(report);  // after everything measured before it was written
+    stop_if_time_limit_cut(report, *o);
     exit_code = 0;
   });
 }

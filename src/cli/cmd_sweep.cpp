@@ -3,9 +3,9 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/sweep_grid.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/sweep_grid.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 
@@ -48,12 +48,15 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "sweep");
-      CliObserver observer(o->quiet);
+      CliObserver observer(*o, planned_results(req));
       report = merge_processes(run_suite(req, command_line_of(*sub), &observer), std::move(others));
     }
-    SweepConsoleReporter().write(report, console_of(*o, json_path));
+    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
+    SweepConsoleReporter(o->verbose).write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
+    print_more_hint(*o, json_path, false);
     stop_if_context_lost(report);  // after everything measured before it was written
+    stop_if_time_limit_cut(report, *o);
     exit_code = 0;
   });
 }

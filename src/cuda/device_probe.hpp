@@ -2,7 +2,7 @@
 // by each of the two device methods of the timing passes.
 #pragma once
 
-#include "graphprof/report_sections.hpp"
+#include "graphprof/core/report_sections.hpp"
 
 namespace gp {
 

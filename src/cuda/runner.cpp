@@ -16,10 +16,10 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/run_outcome.hpp"
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "device_probe.hpp"
 #include "event_batch.hpp"
 #include "latch.hpp"
@@ -409,7 +409,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     res.reason = e.api() + " returned " + e.error_name();
     // A failed mode must not poison the next one. A sticky error (an illegal address in a kernel,
     // ...) leaves the context unusable: every later call fails with it. The suite stops after this
-    // result (graphprof/run_outcome.hpp).
+    // result (graphprof/core/run_outcome.hpp).
     if (recover_from_cuda_error(e)) {
       res.sections.other[kContextLostSection] = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "graphprof/copy_kind.hpp"
+#include "graphprof/core/copy_kind.hpp"
 #include "inject_state.hpp"
 
 namespace gp::inject {

@@ -40,7 +40,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "graphprof/copy_kind.hpp"
+#include "graphprof/core/copy_kind.hpp"
 #include "api_callbacks.hpp"
 #include "call_site.hpp"
 #include "cupti_clients.hpp"

@@ -12,7 +12,7 @@
 
 #include "dev_switches.hpp"
 #include "inject_output.hpp"
-#include "graphprof/node_sampling.hpp"
+#include "graphprof/core/node_sampling.hpp"
 
 namespace gp::inject {
 
@@ -72,6 +72,6 @@ inline void write_error(const std::string& what) {
 
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
                   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
-              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/core/copy_kind.hpp");
 
 }  // namespace gp::inject

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "graphprof/rank_env.hpp"
+#include "graphprof/core/rank_env.hpp"
 #include "inject_output.hpp"
 
 namespace gp::inject {

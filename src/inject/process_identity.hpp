@@ -1,5 +1,5 @@
 // Who a profiled process is, for the injection library: the rank variables of its launcher
-// (graphprof/rank_env.hpp), its host name and the ids of the GPUs it opens, written into the
+// (graphprof/core/rank_env.hpp), its host name and the ids of the GPUs it opens, written into the
 // process's records as "rank" and "device" lines (format: src/profile/profile_records.cpp). No
 // CUPTI here: graphprof_inject.cpp (the library's cupti.h TU) calls these.
 #pragma once

@@ -1,4 +1,4 @@
-// NCCL kernels named as collectives (graphprof/profile_ranks.hpp). NCCL names each device kernel
+// NCCL kernels named as collectives (graphprof/profile/profile_ranks.hpp). NCCL names each device kernel
 // after what it runs: ncclDevKernel_<Collective>_<Op>_<type>_<ALGORITHM>_<PROTOCOL> since 2.19
 // (ncclDevKernel_AllReduce_Sum_f32_RING_LL, as recorded on two H200s with NCCL 2.28:
 // tests/data/dot/allreduce_2ranks_graph_verbose.dot), ncclKernel_<Collective>_<ALGO>_<PROTO>_<Op>_<type>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/graph_model.hpp"
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 

@@ -1,12 +1,12 @@
 // `graphprof merge` of the profile reports of one job's nodes: joined by global rank into one
 // report with every rank's processes and the cross-rank view over all of them
-// (graphprof/profile_ranks.hpp, docs/profile.md "Several nodes").
+// (graphprof/profile/profile_ranks.hpp, docs/profile.md "Several nodes").
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 

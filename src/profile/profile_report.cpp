@@ -4,8 +4,9 @@
 // docs/report-schema.md documents sections.profile.
 #include <algorithm>
 
-#include "graphprof/profile.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/stats.hpp"
 #include "site_report.hpp"
 #include "rank_json.hpp"
 
@@ -246,14 +247,14 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       r.mode = Mode::kApp;
       r.params = {{"process", std::to_string(i + 1)}, {"graph", std::to_string(g.exec.graph_id)}, {"exec", std::to_string(g.exec.exec_id)}};
       if (!g.launch_call_ns.empty())
-        r.metrics["launch_cpu_per_call"] =
+        r.metrics[metric_key::kLaunchCpuPerCall] =
             metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
       if (!g.gpu_span_ns.empty())
-        r.metrics["gpu_time_per_iter"] =
+        r.metrics[metric_key::kGpuTimePerIter] =
             metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
       if (g.instantiate_ns)
-        r.metrics["instantiate_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
-      if (g.upload_ns) r.metrics["upload_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
+        r.metrics[metric_key::kInstantiateTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
+      if (g.upload_ns) r.metrics[metric_key::kUploadTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
       GraphDumpSection& dump = r.sections.graph.emplace();
       dump.dot = g.exec.dot;
       dump.dot_verbose = g.exec.dot_verbose;

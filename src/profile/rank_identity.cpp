@@ -1,7 +1,7 @@
-// A profiled process's rank, from the variables its launcher set (graphprof/rank_env.hpp).
+// A profiled process's rank, from the variables its launcher set (graphprof/core/rank_env.hpp).
 #include <string>
 
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 

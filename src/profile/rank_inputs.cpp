@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 

@@ -2,7 +2,7 @@
 // each graph's kernel signature, capture mode and NCCL collectives, and the process's identity
 // and eager collectives.
 #pragma once
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 

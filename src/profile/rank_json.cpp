@@ -1,7 +1,7 @@
 // Rank identity, GPUs, signatures and collectives into the report (rank_json.hpp).
 #include "rank_json.hpp"
 
-#include "graphprof/stats.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 

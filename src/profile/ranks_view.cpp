@@ -1,4 +1,4 @@
-// The cross-rank view of a profile (graphprof/profile_ranks.hpp): built from the report's
+// The cross-rank view of a profile (graphprof/profile/profile_ranks.hpp): built from the report's
 // processes, so one `graphprof profile` of a whole node and `graphprof merge` of the reports of
 // several nodes give the same view.
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 
@@ -180,10 +180,12 @@ json group_json(const std::string& id, const std::vector<std::pair<int, RankGrap
     kernel_total += num(x, "kernel_time_ns", 0);
   }
   g["ranks"] = std::move(per);
-  g["slowest_rank"] = slowest >= 0 ? json(slowest) : json(nullptr);
-  g["fastest_rank"] = fastest >= 0 ? json(fastest) : json(nullptr);
-  g["skew_ns"] = slowest >= 0 ? json(hi - lo) : json(nullptr);
-  g["skew"] = slowest >= 0 && lo > 0 ? json(hi / lo - 1.0) : json(nullptr);
+  // Slowest, fastest and skew need two ranks to compare.
+  const bool compared = slowest >= 0 && members.size() > 1;
+  g["slowest_rank"] = compared ? json(slowest) : json(nullptr);
+  g["fastest_rank"] = compared ? json(fastest) : json(nullptr);
+  g["skew_ns"] = compared ? json(hi - lo) : json(nullptr);
+  g["skew"] = compared && lo > 0 ? json(hi / lo - 1.0) : json(nullptr);
   g["busiest_rank"] = busiest >= 0 ? json(busiest) : json(nullptr);
   g["collective_share"] = kernel_total > 0 && !arr(first, "collectives").empty() ? json(coll_total / kernel_total) : json(nullptr);
   json colls = json::array();
@@ -404,8 +406,9 @@ json cross_rank_view(const json& processes) {
                          {"gpus", rank.gpus},
                          {"graph_launches", launches},
                          {"graph_gpu_ns", gpu},
-                         {"collective_ns", totals[r].first},
-                         {"collective_wait_ns", totals[r].second}});
+                         // null without any collective in the job: nothing was measured, not 0 ns
+                         {"collective_ns", nccl ? json(totals[r].first) : json(nullptr)},
+                         {"collective_wait_ns", nccl ? json(totals[r].second) : json(nullptr)}});
   }
   view["ranks"] = std::move(rank_rows);
   view["trouble"] = std::move(trouble);

@@ -1,13 +1,13 @@
 // Console text of a multi-rank profile: the ranks, the same graph on every rank with its slowest
 // rank and skew, collectives and the estimated wait, and trouble seen across ranks. Read from
-// sections.profile.cross_rank only (graphprof/profile_ranks.hpp describes it).
+// sections.profile.cross_rank only (graphprof/profile/profile_ranks.hpp describes it).
 #include <cmath>
 #include <map>
 #include <sstream>
 
-#include "graphprof/profile_ranks.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 
@@ -107,7 +107,8 @@ std::string format_cross_rank_summary(const json& view, bool verbose) {
       const double skew = num(g, "skew");
       rows.add({text(g, "id"), text(g, "matched_by"), integer(g, "nodes"),
                 std::to_string(on) + "/" + std::to_string(ranks.size()), at_rank(g, "fastest_rank"), at_rank(g, "slowest_rank"),
-                time_or_dash(num(g, "skew_ns")) + (std::isfinite(skew) ? strf(" (%+.1f %%)", 100.0 * skew) : ""),
+                std::isfinite(num(g, "skew_ns")) ? format_ns(num(g, "skew_ns")) + (std::isfinite(skew) ? strf(" (%+.1f %%)", 100.0 * skew) : "")
+                                                 : "- (" + std::to_string(on) + " rank" + (on == 1 ? ")" : "s)"),
                 collectives_text(g), std::isfinite(num(g, "collective_share")) ? strf("%.1f %%", 100.0 * num(g, "collective_share")) : "-"});
     }
     out << rows.str();

@@ -56,3 +56,14 @@ endforeach()
 add_test(NAME cli.profile_stdout
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_stdout.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_stdout)
 set_tests_properties(cli.profile_stdout PROPERTIES LABELS cpu)
+# --time-limit: profile stops the application (SIGTERM, then SIGKILL), writes the report, exits 4;
+# run/sweep refuse --ranks/--processes with a limit.
+add_test(NAME cli.time_limit
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/time_limit.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/time_limit)
+set_tests_properties(cli.time_limit PROPERTIES LABELS cpu)
+# Record files that cannot be read (dangling link, FIFO, device): the report is still written with
+# each one's error; nothing blocks.
+add_test(NAME cli.profile_record_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_record_files.sh $<TARGET_FILE:graphprof>
+                 ${CMAKE_CURRENT_BINARY_DIR}/profile_record_files ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
+set_tests_properties(cli.profile_record_files PROPERTIES LABELS cpu)

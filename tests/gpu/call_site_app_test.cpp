@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
 namespace gp {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/report_sections.hpp"
+#include "graphprof/core/report_sections.hpp"
 
 namespace gp {
 namespace {

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
 namespace gp {
@@ -235,7 +235,7 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
   EXPECT_GE(calls, 100u) << text;
 }
 
-// Node sampling (include/graphprof/node_sampling.hpp) without windows: graph A's launches 2-6, then
+// Node sampling (include/graphprof/core/node_sampling.hpp) without windows: graph A's launches 2-6, then
 // 1 in 10, are traced node by node, every launch has its GRAPH_TRACE span and is counted, and the
 // node statistics come from the traced launches alone.
 TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {

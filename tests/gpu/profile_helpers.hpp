@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp::profile_test {
 

@@ -1,4 +1,4 @@
-// Multi-rank profiles (graphprof/profile_ranks.hpp): rank identity from launcher variables, NCCL
+// Multi-rank profiles (graphprof/profile/profile_ranks.hpp): rank identity from launcher variables, NCCL
 // kernel names as collectives, the "rank"/"device" record lines, the cross-rank view (matching,
 // slowest rank, skew, collectives and wait, trouble across ranks) and `merge` by global rank.
 // The process records are the H200 test application's (tests/data/profile/README.md); cases that
@@ -10,9 +10,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/profile_ranks.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
 namespace {

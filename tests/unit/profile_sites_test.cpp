@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 #include "../../src/profile/site_analysis.hpp"
 
 namespace gp {
