@@ -116,6 +116,21 @@ struct GraphProfile {
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  // When it was made and first launched, from the process's CUDA initialisation (CUPTI clock).
+  double created_at_ns = 0;
+  std::optional<double> first_launch_at_ns;
+  // Its kernels in node order (short names), from the GPU records joined to the dump: with the
+  // node count, what matches one graph across runs and reports (compare's graph-health view).
+  std::vector<std::string> kernel_sequence;
+};
+
+// The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
+// reader sees its phases: warm-up, captures, steady state, re-captures. Per bin: kernel time inside
+// and outside graphs (node level), graph and eager launch calls, graphs instantiated.
+struct ProcessTimeline {
+  double bin_ns = 0;
+  std::vector<double> graph_kernel_ns, eager_kernel_ns;
+  std::vector<std::size_t> graph_launches, eager_launches, graphs_made;
 };
 
 struct NamedCount {
@@ -159,6 +174,7 @@ struct ProcessProfile {
   std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+  ProcessTimeline timeline;
 };
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
@@ -191,7 +207,29 @@ struct ProfileRun {
 // analyze/render --report read them).
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
 
-// The console summary, from the report alone (src/report/profile_text.cpp).
-std::string format_profile_summary(const Report& report);
+// `profile --repeat N`: one run of the application.
+struct ProfileRepetition {
+  int exit_status = 0;
+  std::string exit_description;
+  double wall_ns = 0;
+  std::vector<ProcessProfile> processes;
+};
+
+// The report of N runs of one application (docs/profile.md, "--repeat"): the first run as
+// profile_report writes it, every run in sections.profile.runs, settings.processes = N and each
+// metric with one repetition per run (the app's, and a graph's when the same graph, by process,
+// node count, kernel sequence and rank among its equals, is in that run), so `compare` counts
+// the runs as independent.
+Report profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
+
+// JSON of one process as sections.profile.processes[] holds it (`index` from 1).
+nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);
+
+// The key that matches one graph across runs and reports: "<nodes>:<kernel sequence>".
+std::string graph_signature(std::size_t nodes, const std::vector<std::string>& kernel_sequence);
+
+// The console summary, from the report alone (src/report/profile_text.cpp). `report_path`: where
+// the report is, for the commands it suggests (empty: a placeholder).
+std::string format_profile_summary(const Report& report, const std::string& report_path = {});
 
 }  // namespace gp

@@ -20,7 +20,9 @@
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/error.hpp"
+#include "graphprof/html_report.hpp"
 #include "graphprof/profile.hpp"
+#include "graphprof/reporters.hpp"
 #include "graphprof/trace_chrome.hpp"
 #include "graphprof/version.hpp"
 
@@ -37,6 +39,8 @@ struct ProfileOptions {
   std::string trace = "node";
   bool overhead = false;
   bool dot = true;
+  int repeat = 1;
+  std::string html;
   std::vector<std::string> command;
 };
 
@@ -147,6 +151,7 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
 
 void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  if (o.repeat > 1 && o.overhead) throw usage_error("--repeat and --overhead: give one of them (--overhead brackets a single profiled run)");
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
@@ -174,8 +179,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
   // Before the application runs: a typo in an output must not cost the profile.
-  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}});
+  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
   if (!o.json.empty()) check_output_path("--json", o.json);
+  if (!o.html.empty()) check_output_path("--html", o.html);
   if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
 
   ProfileRun run;
@@ -206,39 +212,64 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                       "GRAPHPROF_PROFILE_DOT"});
   env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
-  env.push_back("GRAPHPROF_PROFILE_DIR=" + data.string());
   env.push_back("GRAPHPROF_PROFILE_LEVEL=" + o.trace);
   env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
-  std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
-            << data.string() << ")\n";
-  const ChildResult child = run_child(o.command, env);
-  run.exit_status = child.status;
-  run.exit_description = child.description;
-  run.wall_ns = child.wall_ns;
+  // --repeat N: each run writes its records and dumps into a folder of its own (run-<k>/), so no
+  // run's files are read as another's processes.
+  std::vector<ProfileRepetition> repetitions;
+  std::vector<ProcessRecords> records;  // of the last run, for --trace-out
+  for (int k = 1; k <= o.repeat; ++k) {
+    const fs::path dir = o.repeat > 1 ? data / ("run-" + std::to_string(k)) : data;
+    if (o.repeat > 1) {
+      fs::create_directories(dir, ec);
+      if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
+      for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+          fs::remove(entry.path(), ec);
+      }
+    }
+    std::vector<std::string> run_env = env;
+    run_env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
+    std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
+              << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
+    const ChildResult child = run_child(o.command, run_env);
+    ProfileRepetition rep;
+    rep.exit_status = child.status;
+    rep.exit_description = child.description;
+    rep.wall_ns = child.wall_ns;
+    records.clear();
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") records.push_back(read_process_records(entry.path().string()));
+    }
+    std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
+      return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
+    });
+    for (const auto& r : records) rep.processes.push_back(analyze_process(r));
+    repetitions.push_back(std::move(rep));
+    // An interrupted or killed run ends the set: the user or a CI timeout wants it to stop.
+    if (child.status >= 128) break;
+  }
+  const ProfileRepetition& first = repetitions.front();
+  run.exit_status = first.exit_status;
+  run.exit_description = first.exit_description;
+  run.wall_ns = first.wall_ns;
   if (o.overhead) {
     // Not after a profiled run that was interrupted or killed: the user wants it to stop.
-    if (child.status < 128) run.plain_runs_ns.push_back(plain_run("run 4 of 4 (--overhead): without the injection"));
+    if (first.exit_status < 128) run.plain_runs_ns.push_back(plain_run("run 4 of 4 (--overhead): without the injection"));
     double sum = 0;
     for (double w : run.plain_runs_ns) sum += w;
     run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
   }
 
-  std::vector<ProcessRecords> records;
-  for (const auto& entry : fs::directory_iterator(data, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") records.push_back(read_process_records(entry.path().string()));
-  }
-  std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
-    return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
-  });
-  std::vector<ProcessProfile> processes;
-  for (const auto& r : records) processes.push_back(analyze_process(r));
-
-  Report report = profile_report(run, processes);
+  Report report = o.repeat > 1 ? profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
-  report.command_line = {"graphprof", "profile", "--trace=" + o.trace, "--"};
+  report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+  if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
+  report.command_line.push_back("--");
   report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
   report.environment.host = collect_host_info();
   if (gpu_checked) report.environment.gpu = query_gpu(0);
@@ -246,9 +277,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
 
   // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
   // application's own stdout still passes through).
-  std::ostream& console = writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) ? std::cerr : std::cout;
-  console << format_profile_summary(report);
+  std::ostream& console =
+      writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) || writes_to_stdout(o.html) ? std::cerr : std::cout;
+  console << format_profile_summary(report, json_path);
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
+  if (!o.html.empty()) {
+    HtmlReportOptions html;
+    html.source = json_path;
+    write_report_file(HtmlReporter(html), report, o.html);
+    console << "HTML page written to " << o.html << "\n";
+  }
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
@@ -277,6 +315,12 @@ void setup_profile(CLI::App& app, int& exit_code) {
                "run the application 4 times: a warm-up and a plain run without the injection, the profiled run, "
                "another plain run; report the profiled wall time against the mean of the two plain runs");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
+  sub->add_option("--repeat", o->repeat,
+                  "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
+                  "so `compare` has independent runs to judge")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  sub->add_option("--html", o->html, "also write the profile page (self-contained HTML) here");
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"

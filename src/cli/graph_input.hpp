@@ -15,14 +15,15 @@ struct GraphInputOptions {
   std::string report;
   std::string workload;
   std::string mode;
+  std::string exec;
 };
 
-// Adds the DOT argument / --report, --workload and --mode (`report_help` says what the times add).
+// Adds the DOT argument / --report, --workload, --mode and --exec (`report_help` says what the times add).
 // Two calls, so that each command's own options can stand between them in its --help.
 void add_dot_argument(CLI::App& sub, GraphInputOptions& o);
 void add_report_options(CLI::App& sub, GraphInputOptions& o, const char* report_help);
 
-// A usage error for --workload or --mode without --report.
+// A usage error for --workload, --mode or --exec without --report.
 void check_graph_input(const GraphInputOptions& o);
 
 struct GraphInput {

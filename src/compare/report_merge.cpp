@@ -52,6 +52,24 @@ void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSec
   into.sections.device_probe = std::move(pooled);
 }
 
+// The runs of a `graphprof profile` report: its runs[] (--repeat), or the one run it describes.
+nlohmann::json profile_runs(const nlohmann::json& p) {
+  if (p.contains("runs") && p["runs"].is_array()) return p["runs"];
+  nlohmann::json run{{"run", 1}, {"exit_status", p.value("exit_status", 0)}, {"exit", p.value("exit", std::string())},
+                     {"wall_ns", p.value("wall_ns", 0.0)}, {"processes", p.contains("processes") ? p["processes"] : nlohmann::json::array()}};
+  return nlohmann::json::array({std::move(run)});
+}
+
+// Profiles pool their runs: `compare`'s graph-health view reads every run from runs[].
+void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
+  if (!into.is_object() || !from.is_object()) return;
+  nlohmann::json all = profile_runs(into);
+  for (const auto& r : profile_runs(from)) all.push_back(r);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].is_object()) all[i]["run"] = i + 1;
+  into["runs"] = std::move(all);
+}
+
 }  // namespace
 
 Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
@@ -86,6 +104,8 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         continue;
       }
       ModeResult& into = out.results[it->second];
+      if (into.sections.other.contains("profile") && res.sections.other.contains("profile"))
+        pool_profile_runs(into.sections.other["profile"], res.sections.other.at("profile"));
       if (into.status != Status::kOk) continue;  // the first failure stays
       if (res.status != Status::kOk) {
         // A mode that failed in any run failed: the gate must see it, not a pool without it.

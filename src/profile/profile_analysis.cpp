@@ -14,6 +14,7 @@
 #include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
+#include "profile_timeline.hpp"
 
 namespace gp {
 
@@ -430,6 +431,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     g.launches = calls.size();
     g.calls = analyze_calls(calls, queue, extent);
+    g.created_at_ns = duration(p.begin_ns, e.created_ns);
+    if (!calls.empty()) g.first_launch_at_ns = duration(p.begin_ns, calls.front()->start_ns);
     TraceData& t = per_exec[e.exec_id];
     for (const ApiRecord* a : calls) {
       g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));
@@ -452,8 +455,10 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
+    for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);
     out.graphs.push_back(std::move(g));
   }
+  out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Console summary of `graphprof profile`, read from the report's sections.profile only.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "graphprof/profile.hpp"
@@ -19,6 +21,17 @@ double get(const json& j, const char* key, double fallback = NAN) {
 }
 
 std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); }
+
+// A path as one word of a shell command: quoted when it holds anything but safe characters.
+std::string shell_word(const std::string& s) {
+  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./-=:,+@%", c) != nullptr;
+  });
+  if (safe) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
@@ -59,7 +72,7 @@ std::string calls_line(const char* what, const json& c) {
 }
 
 // The slowest nodes of the graph with the most kernel time, from its own result's sections.trace.
-void slowest_nodes(std::ostringstream& out, const Report& report, const json& p) {
+void slowest_nodes(std::ostringstream& out, const Report& report, const json& p, const std::string& report_path) {
   const json* top = nullptr;
   for (const auto& g : p["graphs"])
     if (top == nullptr || get(g, "kernel_time_ns", 0) > get(*top, "kernel_time_ns", 0)) top = &g;
@@ -79,7 +92,10 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     if (nodes.size() > 8) nodes.resize(8);
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
         << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
-        << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
+        << " launches; all in the report)\n";
+    const std::string dot = top->value("dot", std::string());
+    out << "  heat map: graphprof render " << (dot.empty() ? std::string("DOT") : shell_word(dot)) << " --report "
+        << (report_path.empty() ? std::string("REPORT") : shell_word(report_path)) << " -o graph.svg\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
       rows.add({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
@@ -116,7 +132,7 @@ void lost_records_text(std::ostringstream& out, const json& p) {
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
-void process_text(std::ostringstream& out, const Report& report, const json& p, bool several) {
+void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, const std::string& report_path) {
   if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
   const auto warnings = p.find("warnings");  // reports older than this field have none
@@ -169,7 +185,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
-    slowest_nodes(out, report, p);
+    slowest_nodes(out, report, p, report_path);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
     if (list.empty()) return;
@@ -205,9 +221,32 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   lost_records_text(out, p);
 }
 
+// --repeat: one line per run (exit, wall, coverage, launches); the details below are the first run's.
+void repeat_text(std::ostringstream& out, const json& p) {
+  const auto runs = p.find("runs");
+  if (runs == p.end() || !runs->is_array() || runs->size() < 2) return;
+  out << "  " << runs->size() << " runs (--repeat); the details below are run 1's\n";
+  TextTable rows({"run", "exit", "wall", "coverage (time)", "graph launches", "eager launches", "graphs"});
+  for (const auto& r : *runs) {
+    double graph_ns = 0, eager_ns = 0, graph_launches = 0, eager_launches = 0, graphs = 0;
+    for (const auto& proc : r["processes"]) {
+      const json& c = proc["coverage"];
+      graph_ns += get(c, "graph_kernel_ns", 0);
+      eager_ns += get(c, "eager_kernel_ns", 0);
+      graph_launches += get(c, "graph_launches", 0);
+      eager_launches += get(c, "eager_launches", 0);
+      graphs += static_cast<double>(proc["graphs"].size());
+    }
+    rows.add({std::to_string(r["run"].get<std::size_t>()), std::to_string(r["exit_status"].get<int>()), ns(r, "wall_ns"),
+              graph_ns + eager_ns > 0 ? pct(graph_ns / (graph_ns + eager_ns)) : "-", strf("%.0f", graph_launches),
+              strf("%.0f", eager_launches), strf("%.0f", graphs)});
+  }
+  out << rows.str();
+}
+
 }  // namespace
 
-std::string format_profile_summary(const Report& report) {
+std::string format_profile_summary(const Report& report, const std::string& report_path) {
   const ModeResult* app = nullptr;
   for (const auto& r : report.results)
     if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
@@ -232,7 +271,8 @@ std::string format_profile_summary(const Report& report) {
   }
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
-  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1);
+  repeat_text(out, p);
+  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, report_path);
   return out.str();
 }
 
