@@ -41,10 +41,17 @@
 #include <unordered_set>
 
 #include "graphprof/copy_kind.hpp"
+#include "call_site.hpp"
+#include "dev_switches.hpp"
+#include "inject_output.hpp"
+#include "ledger_samples.hpp"
+#include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
 namespace {
+
+using namespace gp::inject;
 
 constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
 constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
@@ -53,12 +60,10 @@ constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 // 1 graph (plus one span per graph launch), 2 node (plus every kernel, copy and memset).
 int g_level = 2;
 bool g_dump_dot = true;
+gp::inject::DevSwitches g_on;  // developer switches (GRAPHPROF_INJECT_OFF): all on for users
+bool g_api_selected = false;   // only the calls of recorded_apis.hpp are recorded (outside captures)
 std::string g_dir;
 
-// The output file. A timed mutex: the signal handler and CUPTI's worker thread must never wait
-// forever for a writer that was interrupted.
-std::timed_mutex g_mu;
-FILE* g_out = nullptr;
 std::atomic<bool> g_end_written{false};
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<unsigned long long> g_lost_buffers{0};
@@ -77,54 +82,6 @@ std::atomic<std::uint32_t> g_probe_correlation{0};
 std::atomic<bool> g_probe_record_seen{false};
 std::atomic<bool> g_callback_proven{false};  // the application's cuDeviceGetCount reached the callback
 std::atomic<bool> g_record_proven{false};    // ... and its DRIVER record reached this library
-
-// Appends printf-formatted text to a std::string.
-void appendf(std::string& s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& s, const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (static_cast<std::size_t>(n) < sizeof buf) {
-    s.append(buf, static_cast<std::size_t>(n));
-    return;
-  }
-  std::string big(static_cast<std::size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(big.data(), big.size(), fmt, ap);
-  va_end(ap);
-  big.resize(static_cast<std::size_t>(n));
-  s += big;
-}
-
-// A JSON string literal.
-void append_json_string(std::string& s, const char* text) {
-  s += '"';
-  for (const char* p = text ? text : ""; *p; ++p) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += static_cast<char>(c);
-    } else if (c < 0x20) {
-      appendf(s, "\\u%04x", c);
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  s += '"';
-}
-
-// Writes finished lines; `flush` pushes them to the file so a killed process leaves them behind.
-bool write_lines(const std::string& lines, bool flush, std::chrono::milliseconds wait = std::chrono::seconds(5)) {
-  std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
-  if (!lock.try_lock_for(wait)) return false;
-  if (g_out == nullptr) return false;
-  std::fwrite(lines.data(), 1, lines.size(), g_out);
-  if (flush) std::fflush(g_out);
-  return true;
-}
 
 std::uint64_t now_ns() {
   uint64_t t = 0;
@@ -231,6 +188,15 @@ void append_record(std::string& s, const CUpti_Activity* r) {
               g->contextId, g->streamId);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {  // allocations and frees, cudaMallocAsync pools included (the memory ledger)
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(r);
+      appendf(s, "{\"t\":\"mem_op\",\"op\":%d,\"mk\":%d,\"b\":%llu,\"a\":%llu,\"ts\":%llu,\"co\":%u,\"st\":%u,\"async\":%u,\"pt\":%d,\"pa\":%llu}\n",
+              static_cast<int>(m->memoryOperationType), static_cast<int>(m->memoryKind), static_cast<unsigned long long>(m->bytes),
+              static_cast<unsigned long long>(m->address), static_cast<unsigned long long>(m->timestamp), m->correlationId,
+              m->streamId, m->isAsync, static_cast<int>(m->memoryPoolConfig.memoryPoolType),
+              static_cast<unsigned long long>(m->memoryPoolConfig.address));
+      return;
+    }
     default:
       return;
   }
@@ -255,7 +221,7 @@ void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_re
 }
 
 void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
-  if (buffer != nullptr) {
+  if (buffer != nullptr && g_on.write) {
     std::string lines;
     lines.reserve(valid + valid / 2);
     CUpti_Activity* record = nullptr;
@@ -304,6 +270,7 @@ void dump_graph(CUgraph graph, std::uint32_t graph_id, std::uint32_t exec_id) {
   line += ",\"dot_verbose\":";
   append_json_string(line, dotv.c_str());
   line += "}\n";
+  line += memory_nodes_line(graph, graph_id, exec_id);
   write_lines(line, true);
 }
 
@@ -336,6 +303,8 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
   if (!begin && !end) return;
   const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
+  if (g_api_selected && begin && ret == 0) gp::inject::capture_opened();
+  if (g_api_selected && end) gp::inject::capture_closed();
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
@@ -380,6 +349,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     on_state_callback(cbid, static_cast<const CUpti_StateData*>(data));
     return;
   }
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {  // call sites, ledger samples
+    const auto* cd = static_cast<const CUpti_CallbackData*>(data);
+    const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    on_api_event(ApiEvent{driver, cbid, cd->callbackSite == CUPTI_API_ENTER, cd->correlationId, cd->functionName, cd->functionParams});
+    if (driver && is_site_driver_callback(cbid)) return;
+  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     // Only cuDeviceGetCount is enabled in this domain: the ownership probe. The application's own
     // calls (rare: CUDA initialisation) pass through.
@@ -418,9 +393,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   dump_graph(gd->graph, graph, exec);
 }
 
-// The process that initialised the library. A child made by fork() without exec inherits the
-// exit handler and the open file; it must not write into its parent's records.
-pid_t g_pid = 0;
 
 // What became of graphprof's CUPTI session by the end of the process: the end line's "cupti".
 enum class CuptiAtEnd { kOurs, kFinalizedElsewhere, kActivityTaken, kTeardownTimedOut };
@@ -435,11 +407,6 @@ const char* cupti_at_end_id(CuptiAtEnd c) {
   return "graphprof";
 }
 
-std::uint64_t realtime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux (shared reference §3.4)
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // A remark of graphprof's about this process: in the records (the report's "warnings") and on
 // stderr, marked as graphprof's.
@@ -525,6 +492,9 @@ CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
 void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double exit_ms) {
   bool expected = false;
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
+  const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
+  flush_call_sites(exiting);
+  if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);
   std::string line;
   appendf(line,
           "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\",\"exit_ms\":%.1f,"
@@ -532,11 +502,7 @@ void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double
           reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
           g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
           g_probe_record_seen.load() ? 1 : 0, g_foreign_buffer_seen.load() ? 1 : 0);
-  std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
-  if (lock.try_lock_for(std::chrono::seconds(2)) && g_out != nullptr) {
-    std::fwrite(line.data(), 1, line.size(), g_out);
-    std::fflush(g_out);
-  }
+  write_lines(line, true, std::chrono::seconds(2));
 }
 
 // The exit work runs on a thread of its own, so that a CUPTI call that never returns (another
@@ -561,7 +527,7 @@ void* teardown_main(void*) {
 
 // Registered with on_exit, which passes the status the application gave exit().
 void at_exit(int status, void*) {
-  if (::getpid() != g_pid) return;
+  if (!in_profiled_process()) return;  // a fork() child inherits the exit handler
   pthread_attr_t attr;
   pthread_t thread;
   bool started = pthread_attr_init(&attr) == 0;
@@ -621,7 +587,7 @@ void on_stuck_flush(int) {
 // SIGINT itself, like Python, ends through its own path and our exit handler). Not strictly
 // async-signal-safe; the timed locks and the alarm bound the damage to losing the last records.
 void on_signal(int sig) {
-  if (::getpid() != g_pid) {  // a fork() child: its parent's records are not its to write
+  if (!in_profiled_process()) {  // a fork() child: its parent's records are not its to write
     signal(sig, SIG_DFL);
     raise(sig);
     return;
@@ -687,33 +653,41 @@ std::string start_cupti() {
     return why;
   }
   for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+    if (!g_on.resource_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
   for (CUpti_CallbackId cb : kRuntimeCallbacks) {
+    if (!g_on.runtime_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(runtime " + std::to_string(cb) + ") returned " + cupti_error(r);
   }
   // The ownership probe of the exit path (subscription_alive). Without it, the exit path assumes
   // the session is still graphprof's, as it is unless the application uses CUPTI itself.
-  g_probe_enabled = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) ==
-                    CUPTI_SUCCESS;
+  g_probe_enabled = g_on.probe && cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                                      CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) == CUPTI_SUCCESS;
   // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
-  (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
+  if (g_on.state_cb) (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
   // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
   // call a little host time, so only at --trace none.
-  if (g_level == 0)
+  if (g_level == 0 && g_on.launch_cb)
     for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
       (void)cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+  for (const bool driver : {false, true})  // call sites and ledger samples (call_site.hpp)
+    for (const std::uint32_t cb : g_on.runtime_cb ? site_callback_ids(driver) : std::vector<std::uint32_t>{})
+      (void)cuptiEnableCallback(1, g_subscriber, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
   if (r != CUPTI_SUCCESS) return "cuptiActivityRegisterCallbacks returned " + cupti_error(r);
   // CONCURRENT_KERNEL, never KERNEL: the latter serialises every kernel on the GPU.
-  CUpti_ActivityKind kinds[6];
+  CUpti_ActivityKind kinds[7];
   int n = 0;
-  kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
-  kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
-  if (g_level == 1) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-  if (g_level >= 2) {
+  // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
+  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(site_callback_ids(false), site_callback_ids(true));
+  if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
+  if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
+  if (g_level == 1 && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  if (g_level >= 2 && g_on.gpu) {
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
@@ -738,16 +712,16 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   const char* dir = std::getenv("GRAPHPROF_PROFILE_DIR");
   if (dir == nullptr || *dir == '\0') return 1;
   g_dir = dir;
-  g_pid = ::getpid();
+  set_profiled_pid(::getpid());
   if (const char* level = std::getenv("GRAPHPROF_PROFILE_LEVEL")) {
     if (std::strcmp(level, "none") == 0) g_level = 0;
     else if (std::strcmp(level, "graph") == 0) g_level = 1;
     else g_level = 2;
   }
   if (const char* dot = std::getenv("GRAPHPROF_PROFILE_DOT")) g_dump_dot = std::strcmp(dot, "0") != 0;
+  g_on = gp::inject::DevSwitches::parse(std::getenv("GRAPHPROF_INJECT_OFF"));
   const std::string path = g_dir + "/proc-" + std::to_string(::getpid()) + ".jsonl";
-  g_out = std::fopen(path.c_str(), "w");
-  if (g_out == nullptr) {
+  if (!open_output(path)) {
     std::fprintf(stderr, "graphprof profile: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
     return 1;
   }
@@ -760,6 +734,13 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);
+  init_call_sites();
+  write_lines(process_start_line(), true);
+  if (g_on.any_off() || !g_on.unknown.empty())
+    warn(std::string("developer switches GRAPHPROF_INJECT_OFF=") + std::getenv("GRAPHPROF_INJECT_OFF") +
+         " left pieces of the injection out (for measuring their cost): this profile is incomplete" +
+         (g_on.unknown.empty() ? "" : "; unknown names ignored: " + g_on.unknown));
+  if (!g_on.cupti) return 1;
   const std::string why = start_cupti();
   if (!why.empty()) {
     write_error(why);

@@ -188,16 +188,38 @@ std::string find_dump(const std::string& recorded, const std::string& records_fi
 std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::set<std::uint32_t>& captured_calls) {
   std::map<std::uint32_t, std::uint32_t> stream_of;  // correlation of a capture call -> stream
   for (const auto& c : p.captures) stream_of[c.correlation_id] = c.stream_id;
+  // The end of each capture as the callbacks saw it (the first EndCapture on the same stream after
+  // the begin), for when the EndCapture call has no API record of its own.
+  std::map<std::uint32_t, const CaptureCall*> end_of;  // begin's correlation -> its end
+  for (const auto& b : p.captures) {
+    if (!b.begin || b.return_value != 0) continue;
+    for (const auto& e : p.captures)
+      if (!e.begin && e.stream_id == b.stream_id && e.correlation_id > b.correlation_id &&
+          (end_of.count(b.correlation_id) == 0 || e.correlation_id < end_of[b.correlation_id]->correlation_id))
+        end_of[b.correlation_id] = &e;
+  }
   std::map<std::uint32_t, std::vector<const ApiRecord*>> by_thread;
   for (const auto& a : p.trace.api) by_thread[a.thread_id].push_back(&a);
   std::vector<CaptureTrouble> out;
   for (auto& [tid, calls] : by_thread) {
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     bool capturing = false;
+    const CaptureCall* end = nullptr;
     std::optional<CaptureTrouble> trouble;
     for (const ApiRecord* a : calls) {
+      if (capturing && end != nullptr && a->correlation_id > end->correlation_id) {
+        // The capture ended before this call, though its EndCapture has no record.
+        capturing = false;
+        if (trouble && !trouble->api.empty()) {
+          trouble->end_error = cuda_error_name_of(end->return_value);
+          out.push_back(*trouble);
+        }
+        trouble.reset();
+      }
       if (starts_with(a->name, "cudaStreamBeginCapture")) {
         capturing = a->return_value == 0;
+        const auto e = end_of.find(a->correlation_id);
+        end = e != end_of.end() ? e->second : nullptr;
         trouble.reset();
         if (!capturing) {
           CaptureTrouble t;

@@ -1,0 +1,275 @@
+// Call sites of the tracked CUDA calls (call_site.hpp).
+//
+// Per call: the native return addresses (native_stack.hpp) and, on a thread that holds the GIL,
+// the Python frames as (code object, line) pairs (python_frames.hpp) are hashed together; a table
+// maps each distinct hash to a site id. Only a site seen for the first time is named (modules,
+// ELF symbols, Python file and function names) and written as a `site` line; every call appends
+// its correlation id to its site's list, written as `sc` lines in batches. The analysis joins
+// correlation ids to the API and GPU records (src/profile/call_sites.cpp).
+#include "call_site.hpp"
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "inject_output.hpp"
+#include "ledger_samples.hpp"
+#include "native_stack.hpp"
+#include "python_frames.hpp"
+
+namespace gp::inject {
+
+namespace {
+
+// How deep stacks are taken. With Python frames the native part only tells apart the library
+// code paths of one Python line (which operator launched), so fewer native frames are kept.
+constexpr std::size_t kNativeMax = 48;
+constexpr std::size_t kNativeWithPython = 24;
+constexpr std::size_t kPythonMax = 48;
+constexpr std::size_t kFlushAt = 1u << 15;  // pending correlation ids before a batch is written
+
+bool g_enabled = true;
+
+enum class Kind { kNone, kSite, kSiteAndLedger, kLedger };
+
+constexpr std::uint32_t kRuntimeSites[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+};
+
+// Calls whose site names a graph (capture, instantiation) and around which the ledger samples
+// memory. graphprof_inject.cpp enables these callbacks itself; they are listed for classification.
+constexpr std::uint32_t kRuntimeGraphSites[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000,
+};
+
+constexpr std::uint32_t kRuntimeLedgerOnly[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000,
+};
+
+constexpr std::uint32_t kDriverSites[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+
+template <std::size_t N>
+bool in(const std::uint32_t (&list)[N], std::uint32_t cbid) {
+  return std::find(std::begin(list), std::end(list), cbid) != std::end(list);
+}
+
+Kind kind_of(bool driver, std::uint32_t cbid) {
+  if (driver) {
+    if (in(kDriverSites, cbid)) return Kind::kSite;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) return Kind::kLedger;
+    return Kind::kNone;
+  }
+  if (in(kRuntimeSites, cbid)) return Kind::kSite;
+  if (in(kRuntimeGraphSites, cbid)) return Kind::kSiteAndLedger;
+  if (in(kRuntimeLedgerOnly, cbid)) return Kind::kLedger;
+  return Kind::kNone;
+}
+
+Sample sample_of(bool enter, std::uint32_t cbid) {
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000:
+      return enter ? Sample::kCaptureBegin : Sample::kNone;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000:
+      return enter ? Sample::kNone : Sample::kCaptureEnd;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000:
+      return enter ? Sample::kUploadBegin : Sample::kUploadEnd;
+    default:
+      return enter ? Sample::kInstantiateBegin : Sample::kInstantiateEnd;
+  }
+}
+
+// The site table: hash of the stack -> site id, and the correlation ids not yet written.
+std::timed_mutex g_mu;
+std::unordered_map<std::uint64_t, std::uint32_t> g_site_of;
+std::vector<std::vector<std::uint32_t>> g_pending;  // by site id
+std::size_t g_pending_count = 0;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+std::string pending_lines_locked() {
+  std::string out;
+  for (std::size_t s = 0; s < g_pending.size(); ++s) {
+    std::vector<std::uint32_t>& co = g_pending[s];
+    if (co.empty()) continue;
+    appendf(out, "{\"t\":\"sc\",\"s\":%zu,\"co\":[", s);
+    for (std::size_t i = 0; i < co.size(); ++i) appendf(out, i ? ",%u" : "%u", co[i]);
+    out += "]}\n";
+    co.clear();
+  }
+  g_pending_count = 0;
+  return out;
+}
+
+// The `site` line of a stack seen for the first time.
+std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* pcs, std::size_t n, bool python) {
+  std::string line;
+  appendf(line, "{\"t\":\"site\",\"s\":%u,\"api\":", id);
+  std::string name = api != nullptr ? api : "";
+  append_json_string(line, name.c_str());
+  line += ",\"n\":[";
+  std::size_t internal = 0;
+  bool first = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const NativeFrame f = describe_frame(pcs[i]);
+    if (f.internal && first) {  // the way into this callback (CUPTI, the driver, this library)
+      ++internal;
+      continue;
+    }
+    line += first ? "[" : ",[";
+    first = false;
+    append_json_string(line, f.module.c_str());
+    appendf(line, ",\"0x%llx\",", static_cast<unsigned long long>(f.offset));
+    append_json_string(line, f.function.c_str());
+    appendf(line, ",%llu]", static_cast<unsigned long long>(f.function_offset));
+  }
+  appendf(line, "],\"ni\":%zu", internal);
+  if (python) {
+    line += ",\"py\":[";
+    const std::vector<PyFrameInfo> frames = python_stack_named(kPythonMax);
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      line += i ? ",[" : "[";
+      append_json_string(line, frames[i].file.c_str());
+      appendf(line, ",%d,", frames[i].line);
+      append_json_string(line, frames[i].function.c_str());
+      line += "]";
+    }
+    line += "]";
+  }
+  line += "}\n";
+  return line;
+}
+
+void take_site(const ApiEvent& e) {
+  PyFrameKey py[kPythonMax];
+  const std::size_t npy = python_stack(py, kPythonMax);
+  std::uintptr_t pcs[kNativeMax];
+  const std::size_t n = native_stack(pcs, npy > 0 ? kNativeWithPython : kNativeMax);
+  std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
+  for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
+  for (std::size_t i = 0; i < npy; ++i) h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(py[i].line));
+  std::uint32_t id = 0;
+  bool fresh = false;
+  std::string batch;
+  {
+    std::lock_guard<std::timed_mutex> lock(g_mu);
+    auto it = g_site_of.find(h);
+    if (it == g_site_of.end()) {
+      id = static_cast<std::uint32_t>(g_pending.size());
+      g_site_of.emplace(h, id);
+      g_pending.emplace_back();
+      fresh = true;
+    } else {
+      id = it->second;
+    }
+    g_pending[id].push_back(e.correlation);
+    if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+  }
+  if (fresh) {
+    if (npy == 0) look_up_python();  // an interpreter loaded after CUDA started
+    write_lines(site_line(id, e.function, pcs, n, npy > 0), false);
+  }
+  if (!batch.empty()) write_lines(batch, false);
+}
+
+}  // namespace
+
+void init_call_sites() {
+  if (const char* v = std::getenv("GRAPHPROF_PROFILE_SITES")) g_enabled = std::strcmp(v, "0") != 0;
+  look_up_python();
+}
+
+bool call_sites_enabled() { return g_enabled; }
+
+std::vector<std::uint32_t> site_callback_ids(bool driver) {
+  std::vector<std::uint32_t> out;
+  if (driver) {
+    if (g_enabled) out.assign(std::begin(kDriverSites), std::end(kDriverSites));
+    out.push_back(CUPTI_DRIVER_TRACE_CBID_cuMemCreate);
+    return out;
+  }
+  if (g_enabled) out.assign(std::begin(kRuntimeSites), std::end(kRuntimeSites));
+  return out;  // capture, instantiate and upload callbacks are enabled by graphprof_inject.cpp
+}
+
+bool is_site_driver_callback(std::uint32_t cbid) { return kind_of(true, cbid) != Kind::kNone; }
+
+void on_api_event(const ApiEvent& e) {
+  const Kind k = kind_of(e.driver, e.cbid);
+  if (k == Kind::kNone) return;
+  if (e.driver && e.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
+    if (!e.enter) note_mem_create(e.correlation, e.params);
+    return;
+  }
+  if (k == Kind::kSiteAndLedger || k == Kind::kLedger) take_sample(sample_of(e.enter, e.cbid), e.correlation);
+  if (g_enabled && e.enter && (k == Kind::kSite || k == Kind::kSiteAndLedger)) take_site(e);
+}
+
+void flush_call_sites(bool may_wait) {
+  std::string batch;
+  {
+    std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
+    if (may_wait ? !lock.try_lock_for(std::chrono::seconds(2)) : !lock.try_lock()) return;
+    batch = pending_lines_locked();
+  }
+  if (!batch.empty()) write_lines(batch, true, std::chrono::seconds(2));
+}
+
+}  // namespace gp::inject

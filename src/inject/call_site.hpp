@@ -1,0 +1,46 @@
+// Call sites and ledger samples of the injection library: where in the application each tracked
+// CUDA call was made (native stack, and the Python stack when CPython runs the thread), deduplicated
+// by the chain of return addresses (and Python code/line pairs) so each distinct site is named
+// once; and, around captures, instantiations and uploads, samples of the device's free memory and
+// of the graph-memory pool (ledger_samples.hpp). graphprof_inject.cpp calls these from its CUPTI
+// callback with the few facts they need (no CUPTI types cross this interface).
+//
+// Lines written (format at the top of src/profile/profile_records.cpp):
+//   site {s, api, n: [[module, offset, function, function offset], ...], ni, py: [[file, line, function], ...]}
+//   sc   {s, co: [correlation ids of the calls made from site s]}
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace gp::inject {
+
+// One runtime- or driver-API callback, as graphprof_inject.cpp's CUPTI callback saw it.
+struct ApiEvent {
+  bool driver = false;          // CUPTI_CB_DOMAIN_DRIVER_API (else RUNTIME_API)
+  std::uint32_t cbid = 0;
+  bool enter = true;            // CUPTI_API_ENTER (else EXIT)
+  std::uint32_t correlation = 0;
+  const char* function = nullptr;  // the API's name as CUPTI gives it
+  const void* params = nullptr;    // the call's parameter struct
+};
+
+// Reads GRAPHPROF_PROFILE_SITES ("0": call sites off) and looks for the Python API.
+void init_call_sites();
+bool call_sites_enabled();
+
+// The callback ids this part needs enabled, per domain (runtime: launches, copies, memsets,
+// syncs, host functions, capture, instantiate, upload; driver: cuLaunchKernel*, cuMemCreate).
+std::vector<std::uint32_t> site_callback_ids(bool driver);
+
+// Whether a driver-API callback id is one of this part's (the library's other driver callback is
+// its ownership probe).
+bool is_site_driver_callback(std::uint32_t cbid);
+
+// Takes the call site (at ENTER of the tracked calls) and the ledger samples; never throws.
+void on_api_event(const ApiEvent& e);
+
+// Writes the pending correlation lists (before the end line; also when they grow large).
+// `may_wait`: false in a signal handler (locks are only tried).
+void flush_call_sites(bool may_wait);
+
+}  // namespace gp::inject

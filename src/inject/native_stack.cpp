@@ -1,0 +1,211 @@
+// Unwinding and naming native frames (native_stack.hpp).
+//
+// Unwinding uses _Unwind_Backtrace (the tables in .eh_frame that C++ exceptions use; GCC and Clang
+// emit them by default on x86-64 and AArch64), so it works without frame pointers. Naming a frame:
+// dladdr1 gives the module and its load bias; the module's file is read once and its .symtab (or,
+// in a stripped file, .dynsym) sorted, so static functions of an executable are named too (dladdr
+// alone sees exported symbols only); names are demangled with the C++ ABI's demangler.
+#include "native_stack.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace gp::inject {
+
+namespace {
+
+struct Walk {
+  std::uintptr_t* pcs;
+  std::size_t n, max;
+  int skip;
+};
+
+_Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
+  auto* w = static_cast<Walk*>(arg);
+  const std::uintptr_t pc = _Unwind_GetIP(ctx);
+  if (pc == 0) return _URC_END_OF_STACK;
+  if (w->skip > 0) {
+    --w->skip;
+    return _URC_NO_REASON;
+  }
+  w->pcs[w->n++] = pc;
+  return w->n >= w->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+struct Symbol {
+  std::uintptr_t value, size;
+  std::uint32_t name;  // offset in SymbolTable::strings
+};
+
+// One module's function symbols, sorted by address (relative to the load bias).
+struct SymbolTable {
+  std::vector<Symbol> symbols;
+  std::string strings;
+};
+
+// Maps a file read-only for the duration of one parse.
+struct Mapping {
+  const char* data = nullptr;
+  std::size_t size = 0;
+  explicit Mapping(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* map = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (map != MAP_FAILED) {
+        data = static_cast<const char*>(map);
+        size = static_cast<std::size_t>(st.st_size);
+      }
+    }
+    ::close(fd);
+  }
+  ~Mapping() {
+    if (data != nullptr) munmap(const_cast<char*>(data), size);
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+};
+
+// Reads the function symbols of an ELF64 file: .symtab when present, else .dynsym. Only the
+// symbols and their names are kept; a file that is not a readable ELF64 gives an empty table.
+std::unique_ptr<SymbolTable> load_symbols(const std::string& path) {
+  auto table = std::make_unique<SymbolTable>();
+  const Mapping file(path);
+  if (file.data == nullptr || file.size < sizeof(Elf64_Ehdr)) return table;
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(file.data);
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) return table;
+  if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+      eh->e_shoff + std::uint64_t{eh->e_shnum} * sizeof(Elf64_Shdr) > file.size)
+    return table;
+  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(file.data + eh->e_shoff);
+  const Elf64_Shdr* chosen = nullptr;
+  for (unsigned want : {unsigned{SHT_SYMTAB}, unsigned{SHT_DYNSYM}}) {
+    for (unsigned i = 0; i < eh->e_shnum && chosen == nullptr; ++i)
+      if (sh[i].sh_type == want && sh[i].sh_link < eh->e_shnum) chosen = &sh[i];
+    if (chosen != nullptr) break;
+  }
+  if (chosen == nullptr || chosen->sh_entsize != sizeof(Elf64_Sym)) return table;
+  const Elf64_Shdr& str = sh[chosen->sh_link];
+  if (chosen->sh_offset + chosen->sh_size > file.size || str.sh_offset + str.sh_size > file.size) return table;
+  const char* strings = file.data + str.sh_offset;
+  const auto* syms = reinterpret_cast<const Elf64_Sym*>(file.data + chosen->sh_offset);
+  const std::size_t count = chosen->sh_size / sizeof(Elf64_Sym);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int type = ELF64_ST_TYPE(syms[i].st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_value == 0 || syms[i].st_shndx == SHN_UNDEF) continue;
+    if (syms[i].st_name >= str.sh_size) continue;
+    const char* name = strings + syms[i].st_name;
+    const std::size_t len = strnlen(name, str.sh_size - syms[i].st_name);
+    table->symbols.push_back(Symbol{syms[i].st_value, syms[i].st_size, static_cast<std::uint32_t>(table->strings.size())});
+    table->strings.append(name, len);
+    table->strings += '\0';
+  }
+  std::sort(table->symbols.begin(), table->symbols.end(),
+            [](const Symbol& a, const Symbol& b) { return a.value != b.value ? a.value < b.value : a.size > b.size; });
+  return table;
+}
+
+std::mutex g_tables_mu;
+std::map<std::string, std::unique_ptr<SymbolTable>> g_tables;
+
+const SymbolTable& symbols_of(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_tables_mu);
+  auto& t = g_tables[path];
+  if (!t) t = load_symbols(path);
+  return *t;
+}
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string s = out;
+  std::free(out);
+  return s;
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Frames of graphprof's own library, of CUPTI and of the CUDA driver are how the callback was
+// reached, not where the application called.
+bool internal_module(const std::string& path) {
+  // This code's own module when it is a shared library (the injection library); compiled into an
+  // executable (a test), that executable is the application.
+  static const std::string self = [] {
+    Dl_info info{};
+    link_map* lm = nullptr;
+    if (dladdr1(reinterpret_cast<void*>(&native_stack), &info, reinterpret_cast<void**>(&lm), RTLD_DL_LINKMAP) == 0 ||
+        lm == nullptr || lm->l_name == nullptr || lm->l_name[0] == '\0')
+      return std::string();
+    return std::string(lm->l_name);
+  }();
+  if (!self.empty() && path == self) return true;
+  const std::string b = base_name(path);
+  return b.rfind("libcupti.so", 0) == 0 || b.rfind("libcuda.so", 0) == 0;
+}
+
+}  // namespace
+
+std::size_t native_stack(std::uintptr_t* pcs, std::size_t max) {
+  if (max == 0) return 0;
+  Walk w{pcs, 0, max, 1};
+  _Unwind_Backtrace(on_frame, &w);
+  return w.n;
+}
+
+NativeFrame describe_frame(std::uintptr_t pc) {
+  NativeFrame f;
+  f.offset = pc;
+  Dl_info info{};
+  link_map* lm = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(pc - 1), &info, reinterpret_cast<void**>(&lm), RTLD_DL_LINKMAP) == 0 || lm == nullptr)
+    return f;  // no module: JIT-compiled code, or a mapping the loader does not know
+  f.module = lm->l_name != nullptr && lm->l_name[0] != '\0' ? lm->l_name : "/proc/self/exe";
+  if (f.module == "/proc/self/exe") {
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) f.module.assign(exe, static_cast<std::size_t>(n));
+  }
+  f.offset = pc - lm->l_addr;
+  f.internal = internal_module(f.module);
+  if (f.internal) return f;  // not named: nobody reads them
+  const SymbolTable& t = symbols_of(f.module);
+  const std::uintptr_t at = f.offset - 1;
+  auto it = std::upper_bound(t.symbols.begin(), t.symbols.end(), at,
+                             [](std::uintptr_t a, const Symbol& s) { return a < s.value; });
+  // The nearest symbol at or below; it must cover the address when its size is known.
+  while (it != t.symbols.begin()) {
+    --it;
+    if (it->size == 0 || at < it->value + it->size) {
+      f.function = demangle(t.strings.c_str() + it->name);
+      f.function_offset = f.offset - it->value;
+      return f;
+    }
+    if (at - it->value > (std::uintptr_t{1} << 20)) break;
+  }
+  if (info.dli_sname != nullptr && info.dli_saddr != nullptr) {  // what the dynamic symbols say
+    f.function = demangle(info.dli_sname);
+    f.function_offset = pc - reinterpret_cast<std::uintptr_t>(info.dli_saddr);
+  }
+  return f;
+}
+
+}  // namespace gp::inject

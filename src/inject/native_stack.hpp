@@ -1,0 +1,30 @@
+// Native call stacks inside the injection library: taking one (the return addresses, unwound with
+// the unwinder's tables, so frame pointers are not needed) and naming its frames once (module,
+// offset in the module, the enclosing function from the module's ELF symbol table, demangled).
+// Used by call_site.cpp; no CUDA or CUPTI here.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gp::inject {
+
+// Fills `pcs` with up to `max` return addresses of the calling thread, innermost first, skipping
+// the frames of this function itself. Returns how many. Never throws; stops at the first frame the
+// unwinder has no table for (JIT code, a library built without unwind tables).
+std::size_t native_stack(std::uintptr_t* pcs, std::size_t max);
+
+struct NativeFrame {
+  std::string module;        // path of the shared object or executable; "" when no module maps it (JIT code)
+  std::uintptr_t offset = 0; // pc - the module's load bias (what addr2line takes), or the absolute pc without a module
+  std::string function;      // demangled name of the enclosing function; "" when no symbol covers it
+  std::uintptr_t function_offset = 0;
+  bool internal = false;     // in this library, CUPTI or the CUDA driver: not the application's
+};
+
+// Names one return address (looked up at pc - 1, inside the call). Reads a module's symbol table
+// once and keeps it; safe to call from several threads.
+NativeFrame describe_frame(std::uintptr_t pc);
+
+}  // namespace gp::inject
