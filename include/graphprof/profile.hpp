@@ -220,7 +220,7 @@ struct ProfileRepetition {
 // metric with one repetition per run (the app's, and a graph's when the same graph, by process,
 // node count, kernel sequence and rank among its equals, is in that run), so `compare` counts
 // the runs as independent.
-Report profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
+Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
 
 // JSON of one process as sections.profile.processes[] holds it (`index` from 1).
 nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);

@@ -263,7 +263,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
   }
 
-  Report report = o.repeat > 1 ? profile_report(run, repetitions) : profile_report(run, first.processes);
+  Report report = o.repeat > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();

@@ -18,6 +18,7 @@
 #include <map>
 
 #include "comparison_internal.hpp"
+#include "graphprof/profile_fields.hpp"
 #include "graphprof/stats.hpp"
 
 namespace gp::compare_detail {
@@ -26,38 +27,10 @@ namespace {
 
 using nlohmann::json;
 
-double num(const json& j, const char* key, double fallback = NAN) {
-  if (!j.is_object()) return fallback;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& list(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
-
-const json* profile_of(const Report& r) {
-  for (const ModeResult& m : r.results)
-    if (m.mode == Mode::kApp && m.params.empty() && m.sections.other.contains("profile")) return &m.sections.other.at("profile");
-  return nullptr;
-}
-
-// Every run of a side: the processes of each (sections.profile.runs, else the one run).
-std::vector<const json*> runs_of_profile(const json& p) {
-  std::vector<const json*> out;
-  for (const auto& r : list(p, "runs")) out.push_back(&r);
-  if (out.empty()) out.push_back(&p);
-  return out;
-}
+double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
+std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
+const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
+const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
 
 // A graph as the health view sees it.
 struct GraphView {
@@ -67,6 +40,7 @@ struct GraphView {
   std::string kernels;       // kernel sequence, comma-joined (empty at --trace graph/none)
   std::string first, last;   // first and last kernel, for the label
   std::size_t rank = 0;      // creation order in its process, from 1
+  std::size_t site_rank = 0, site_graphs = 0;  // order among the graphs made at its site, and how many
   const json* entry = nullptr;
   std::string key() const { return std::to_string(process) + "|" + site + "|" + std::to_string(nodes) + "|" + kernels; }
 };
@@ -93,11 +67,11 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
     for (const auto& g : list(p, "graphs")) {
       GraphView v;
       v.process = process;
-      v.site = str(g, "call_site");
+      v.site = profile_fields::graph_site(g);
       v.nodes = static_cast<std::size_t>(num(g, "nodes", 0));
       std::vector<std::string> seq;
-      if (g.contains("kernel_sequence") && g["kernel_sequence"].is_array()) {
-        for (const auto& k : g["kernel_sequence"])
+      if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
+        for (const auto& k : field(g, "kernel_sequence"))
           if (k.is_string()) seq.push_back(k.get<std::string>());
       } else if (first_run) {
         seq = sequence_from_result(report, process, g);
@@ -109,6 +83,15 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
       out.push_back(std::move(v));
     }
   }
+  // A site that made several graphs (one per batch size, say): they are told apart by their order.
+  for (auto& v : out) {
+    if (v.site.empty()) continue;
+    for (const auto& w : out)
+      if (w.process == v.process && w.site == v.site) {
+        ++v.site_graphs;
+        if (w.rank <= v.rank) ++v.site_rank;
+      }
+  }
   return out;
 }
 
@@ -116,7 +99,9 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
 // and its first and last kernel.
 std::string label_of(const GraphView& g, bool several_processes) {
   std::string s = several_processes ? "p" + std::to_string(g.process) + " " : "";
-  if (!g.site.empty()) return s + g.site;
+  if (!g.site.empty())
+    return s + g.site + (g.site_graphs > 1 ? " #" + std::to_string(g.site_rank) + " of " + std::to_string(g.site_graphs) : "") + " (" +
+           std::to_string(g.nodes) + " nodes)";
   s += "#" + std::to_string(g.rank) + " " + std::to_string(g.nodes) + " nodes";
   if (!g.first.empty()) s += " " + g.first + (g.last != g.first ? "…" + g.last : "");
   return s;
@@ -124,37 +109,7 @@ std::string label_of(const GraphView& g, bool several_processes) {
 
 // --- per-run figures -----------------------------------------------------------------------
 
-struct RunFigures {
-  double graph_ns = 0, eager_ns = 0, graph_kernels = 0, eager_kernels = 0;
-  double eager_launches = 0, syncs = 0, steps = 0, graphs = 0, failures = 0, late = 0;
-  bool kernels = false;
-};
-
-RunFigures figures_of(const json& run) {
-  RunFigures f;
-  for (const auto& p : list(run, "processes")) {
-    const json& c = p["coverage"];
-    f.graph_ns += num(c, "graph_kernel_ns", 0);
-    f.eager_ns += num(c, "eager_kernel_ns", 0);
-    f.graph_kernels += num(c, "graph_kernels", 0);
-    f.eager_kernels += num(c, "eager_kernels", 0);
-    f.kernels = f.kernels || c["kernel_time_in_graphs"].is_number();
-    f.eager_launches += num(c, "eager_launches", 0);
-    for (const auto& s : list(p, "syncs")) f.syncs += num(s, "count", 0);
-    // A step is one launch of the most-launched graph, unless the report counts steps itself.
-    double most = 0, first_replay = INFINITY;
-    for (const auto& g : list(p, "graphs")) {
-      most = std::max(most, num(g, "launches", 0));
-      first_replay = std::min(first_replay, num(g, "first_launch_at_ns", INFINITY));
-    }
-    f.steps += std::isfinite(num(p, "steps")) ? num(p, "steps") : most;
-    f.graphs += static_cast<double>(list(p, "graphs").size());
-    f.failures += static_cast<double>(list(p, "capture_trouble").size());
-    for (const auto& g : list(p, "graphs"))
-      if (num(g, "created_at_ns", -1) > first_replay) ++f.late;
-  }
-  return f;
-}
+using RunFigures = profile_fields::RunTotals;
 
 // --- the rule ------------------------------------------------------------------------------
 
@@ -290,9 +245,9 @@ std::vector<double> graph_values(const std::vector<const json*>& entries, double
   return v;
 }
 
-double gpu_per_launch(const json& g) { return num(g["gpu_span"], "median_ns"); }
-double call_cost(const json& g) { return num(g["launch_calls"]["unblocked"], "median_ns"); }
-double memory_of(const json& g) { return num(g, "memory_bytes"); }
+double gpu_per_launch(const json& g) { return num(field(g, "gpu_span"), "median_ns"); }
+double call_cost(const json& g) { return num(field(field(g, "launch_calls"), "unblocked"), "median_ns"); }
+double memory_of(const json& g) { return profile_fields::graph_memory_bytes(g); }
 double launches_of(const json& g) { return num(g, "launches"); }
 double nodes_of(const json& g) { return num(g, "nodes"); }
 
@@ -354,16 +309,16 @@ std::vector<const json*> entries_across_runs(const GraphView& g, const std::vect
 
 }  // namespace
 
-bool is_profile_report(const Report& r) { return profile_of(r) != nullptr; }
+bool is_profile_report(const Report& r) { return profile_fields::section(r) != nullptr; }
 
 void compare_profiles(const Report& base, const Report& cand, const Thresholds& t, Comparison& out) {
-  const json& bp = *profile_of(base);
-  const json& cp = *profile_of(cand);
+  const json& bp = *profile_fields::section(base);
+  const json& cp = *profile_fields::section(cand);
   const std::string program = str(cp, "program").empty() ? str(bp, "program") : str(cp, "program");
-  const std::vector<const json*> bruns = runs_of_profile(bp), cruns = runs_of_profile(cp);
+  const std::vector<const json*> bruns = profile_fields::runs(bp), cruns = profile_fields::runs(cp);
   std::vector<RunFigures> bf, cf;
-  for (const json* r : bruns) bf.push_back(figures_of(*r));
-  for (const json* r : cruns) cf.push_back(figures_of(*r));
+  for (const json* r : bruns) bf.push_back(profile_fields::run_totals(*r));
+  for (const json* r : cruns) cf.push_back(profile_fields::run_totals(*r));
 
   auto add = [&](MetricComparison r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule) {
     decide(r, b, c, rule, t);
@@ -380,10 +335,10 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   const SeriesRule host_time{Kind::kTime, t.default_abs_floor_ns, false, false, 0.40};
 
   auto share = [](double a, double b) { return a + b > 0 ? 100.0 * a / (a + b) : NAN; };
-  if (!bf.empty() && bf.front().kernels && !cf.empty() && cf.front().kernels) {
+  if (!bf.empty() && bf.front().kernel_records && !cf.empty() && cf.front().kernel_records) {
     add(row(program, "", "coverage_kernel_time", "%", Direction::kHigherIsBetter),
-        per_run(bf, [&](const RunFigures& f) { return share(f.graph_ns, f.eager_ns); }),
-        per_run(cf, [&](const RunFigures& f) { return share(f.graph_ns, f.eager_ns); }), coverage);
+        per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }),
+        per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }), coverage);
     add(row(program, "", "coverage_kernels", "%", Direction::kHigherIsBetter),
         per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }),
         per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }), coverage);
@@ -398,10 +353,10 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   add(row(program, "", "graphs", "count", Direction::kNone), per_run(bf, [](const RunFigures& f) { return f.graphs; }),
       per_run(cf, [](const RunFigures& f) { return f.graphs; }), count);
   add(row(program, "", "capture_failures", "count", Direction::kLowerIsBetter),
-      per_run(bf, [](const RunFigures& f) { return f.failures; }), per_run(cf, [](const RunFigures& f) { return f.failures; }),
+      per_run(bf, [](const RunFigures& f) { return f.capture_failures; }), per_run(cf, [](const RunFigures& f) { return f.capture_failures; }),
       failures);
   add(row(program, "", "graphs_made_after_first_replay", "count", Direction::kLowerIsBetter),
-      per_run(bf, [](const RunFigures& f) { return f.late; }), per_run(cf, [](const RunFigures& f) { return f.late; }), count);
+      per_run(bf, [](const RunFigures& f) { return f.late_graphs; }), per_run(cf, [](const RunFigures& f) { return f.late_graphs; }), count);
   std::vector<double> bw, cw;
   for (const json* r : bruns) bw.push_back(num(*r, "wall_ns"));
   for (const json* r : cruns) cw.push_back(num(*r, "wall_ns"));
@@ -463,7 +418,7 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   }
   // A failed application is not a profile of the program's graphs.
   for (const auto& [side, p] : {std::pair<const char*, const json*>{"baseline", &bp}, {"candidate", &cp}})
-    for (const json* r : runs_of_profile(*p))
+    for (const json* r : profile_fields::runs(*p))
       if (num(*r, "exit_status", 0) != 0) {
         MetricComparison f = row(program, "", "*", "", Direction::kLowerIsBetter);
         f.rule.gating = true;

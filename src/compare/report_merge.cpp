@@ -12,6 +12,7 @@
 #include "graphprof/compare_report.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/params.hpp"
+#include "graphprof/profile_fields.hpp"
 
 namespace gp {
 
@@ -52,21 +53,18 @@ void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSec
   into.sections.device_probe = std::move(pooled);
 }
 
-// The runs of a `graphprof profile` report: its runs[] (--repeat), or the one run it describes.
-nlohmann::json profile_runs(const nlohmann::json& p) {
-  if (p.contains("runs") && p["runs"].is_array()) return p["runs"];
-  nlohmann::json run{{"run", 1}, {"exit_status", p.value("exit_status", 0)}, {"exit", p.value("exit", std::string())},
-                     {"wall_ns", p.value("wall_ns", 0.0)}, {"processes", p.contains("processes") ? p["processes"] : nlohmann::json::array()}};
-  return nlohmann::json::array({std::move(run)});
-}
-
 // Profiles pool their runs: `compare`'s graph-health view reads every run from runs[].
 void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
   if (!into.is_object() || !from.is_object()) return;
-  nlohmann::json all = profile_runs(into);
-  for (const auto& r : profile_runs(from)) all.push_back(r);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i].is_object()) all[i]["run"] = i + 1;
+  // A report without runs[] is one run: the section itself (its processes, exit, wall time).
+  nlohmann::json all = nlohmann::json::array();
+  for (const nlohmann::json* p : {static_cast<const nlohmann::json*>(&into), &from})
+    for (const nlohmann::json* r : profile_fields::runs(*p)) {
+      nlohmann::json run = *r;
+      run.erase("runs");
+      all.push_back(std::move(run));
+    }
+  for (std::size_t i = 0; i < all.size(); ++i) all[i]["run"] = i + 1;
   into["runs"] = std::move(all);
 }
 

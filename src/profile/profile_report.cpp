@@ -267,7 +267,7 @@ std::string graph_key(std::size_t process, const GraphProfile& g) {
 
 }  // namespace
 
-Report profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs) {
+Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs) {
   if (runs.empty()) return profile_report(run, std::vector<ProcessProfile>{});
   ProfileRun first = run;
   first.exit_status = runs.front().exit_status;

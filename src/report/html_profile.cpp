@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "graphprof/profile_fields.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 #include "html_sections.hpp"
@@ -23,24 +24,13 @@ using nlohmann::json;
 constexpr std::size_t kDrawnGraphs = 3;
 constexpr std::size_t kTableGraphs = 60;
 
-double num(const json& j, const char* key, double fallback = NAN) {
-  if (!j.is_object()) return fallback;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
+double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
+std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
+const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
+const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
 
-std::string str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& list(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
+std::string line_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+double as_number(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 std::string count(double v) { return std::isfinite(v) ? strf("%.0f", v) : "-"; }
@@ -55,7 +45,7 @@ std::string bytes_text(double b) {
 // What a reader recognises a graph by: its capture site when the report has one, else its dump
 // name, exec and node count.
 std::string graph_label(const json& g) {
-  const std::string site = str(g, "call_site");
+  const std::string site = profile_fields::graph_site(g);
   const std::string name = "graph_" + count(num(g, "graph"));
   return site.empty() ? name : site + " (" + name + ")";
 }
@@ -64,30 +54,8 @@ std::string graph_label(const json& g) {
 double gpu_total(const json& g) {
   const double k = num(g, "kernel_time_ns", 0);
   if (k > 0) return k;
-  const double span = num(g["gpu_span"], "median_ns", 0);
+  const double span = num(field(g, "gpu_span"), "median_ns", 0);
   return span * num(g, "launches", 0);
-}
-
-// A step is one launch of the most-launched graph (the report's own figure when it has one).
-struct Steps {
-  double count = 0;
-  std::string what;
-};
-
-Steps steps_of(const json& p) {
-  Steps s;
-  if (std::isfinite(num(p, "steps"))) {
-    s.count = num(p, "steps");
-    s.what = str(p, "step_definition");
-    return s;
-  }
-  const json* top = nullptr;
-  for (const auto& g : list(p, "graphs"))
-    if (top == nullptr || num(g, "launches", 0) > num(*top, "launches", 0)) top = &g;
-  if (top == nullptr || num(*top, "launches", 0) <= 0) return s;
-  s.count = num(*top, "launches", 0);
-  s.what = "one launch of " + graph_label(*top);
-  return s;
 }
 
 std::string stat(const std::string& id, const std::string& title, const std::string& value, const std::string& sub) {
@@ -96,24 +64,25 @@ std::string stat(const std::string& id, const std::string& title, const std::str
 }
 
 std::string headline_strip(const json& p, const std::string& tag) {
-  const json& c = p["coverage"];
+  const json& c = field(p, "coverage");
   const json& graphs = list(p, "graphs");
-  const Steps steps = steps_of(p);
+  const profile_fields::Steps steps = profile_fields::steps(p);
   double made_ns = 0, memory = 0;
   bool has_memory = false, has_capture = false;
-  std::size_t launched = 0, late = 0;
-  double first_replay = INFINITY;
-  for (const auto& g : graphs) first_replay = std::min(first_replay, num(g, "first_launch_at_ns", INFINITY));
+  std::size_t launched = 0;
+  const std::size_t late = profile_fields::late_graphs(p);
   for (const auto& g : graphs) {
-    made_ns += num(g, "instantiate_ns", 0) + num(g, "upload_ns", 0) + num(g, "capture_ns", 0);
-    has_capture = has_capture || std::isfinite(num(g, "capture_ns"));
-    if (std::isfinite(num(g, "memory_bytes"))) {
-      memory += num(g, "memory_bytes");
+    made_ns += profile_fields::graph_making_ns(g);
+    has_capture = has_capture || (g.contains("startup") && std::isfinite(num(field(g, "startup"), "capture_ns")));
+    const double bytes = profile_fields::graph_memory_bytes(g);
+    if (std::isfinite(bytes)) {
+      memory += bytes;
       has_memory = true;
     }
     if (num(g, "launches", 0) > 0) ++launched;
-    if (num(g, "created_at_ns", -1) > first_replay) ++late;
   }
+  const double making_total = p.contains("startup") ? num(field(p, "startup"), "graph_making_ns") : NAN;
+  if (std::isfinite(making_total)) made_ns = making_total;
   std::string s = "<div class=\"gp-strip\" id=\"strip-" + tag + "\">";
   const double time_share = num(c, "kernel_time_in_graphs");
   s += stat("stat-coverage-" + tag, "graph coverage (kernel time)", pct(time_share),
@@ -125,7 +94,7 @@ std::string headline_strip(const json& p, const std::string& tag) {
             count(num(c, "eager_launches")) + " eager kernel launches");
   s += stat("stat-eager-" + tag, "eager launches per step",
             steps.count > 0 ? strf("%.2f", num(c, "eager_launches", 0) / steps.count) : "-",
-            steps.count > 0 ? count(steps.count) + " steps; a step is " + steps.what : "no graph was launched");
+            steps.count > 0 ? count(steps.count) + " steps; a step is " + steps.from : "no graph was launched");
   s += stat("stat-making-" + tag, "time making graphs", format_ns(made_ns),
             has_capture ? "capture + instantiate + upload" : "instantiate + upload");
   s += stat("stat-memory-" + tag, "memory held by graphs", has_memory ? bytes_text(memory) : "-",
@@ -143,29 +112,36 @@ std::string timeline_section(const json& p, const std::string& tag) {
   const json& gk = list(t, "graph_kernel_ns");
   const json& ek = list(t, "eager_kernel_ns");
   double kernel_sum = 0;
-  for (const auto& v : gk) kernel_sum += v.get<double>();
-  for (const auto& v : ek) kernel_sum += v.get<double>();
+  for (const auto& v : gk) kernel_sum += as_number(v);
+  for (const auto& v : ek) kernel_sum += as_number(v);
+  // Scaled to the busiest bin, so that a program that keeps the GPU mostly idle still shows its
+  // phases; each bin's tooltip has its share.
   if (kernel_sum > 0 && chart.bin_ns > 0) {
-    for (const auto& v : gk) chart.lower.push_back(v.get<double>() / chart.bin_ns);
-    for (const auto& v : ek) chart.upper.push_back(v.get<double>() / chart.bin_ns);
+    double most = 0;
+    for (std::size_t i = 0; i < gk.size() && i < ek.size(); ++i) most = std::max(most, as_number(gk[i]) + as_number(ek[i]));
+    for (std::size_t i = 0; i < gk.size() && i < ek.size(); ++i) {
+      chart.lower.push_back(as_number(gk[i]) / most);
+      chart.upper.push_back(as_number(ek[i]) / most);
+    }
     chart.lower_name = "kernels in graph replays";
     chart.upper_name = "eager kernels";
-    chart.y_label = "share of each bin the GPU ran kernels";
+    chart.y_label = "kernel time per bin (busiest bin = 100%; it kept the GPU " +
+                    strf("%.0f%%", 100 * std::min(1.0, most / chart.bin_ns)) + " busy)";
   } else {
     // Without kernel records (--trace graph/none): launch calls per bin, scaled to the busiest bin.
     const json& gl = list(t, "graph_launches");
     const json& el = list(t, "eager_launches");
     double most = 0;
-    for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) most = std::max(most, gl[i].get<double>() + el[i].get<double>());
+    for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) most = std::max(most, as_number(gl[i]) + as_number(el[i]));
     for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) {
-      chart.lower.push_back(most > 0 ? gl[i].get<double>() / most : 0);
-      chart.upper.push_back(most > 0 ? el[i].get<double>() / most : 0);
+      chart.lower.push_back(most > 0 ? as_number(gl[i]) / most : 0);
+      chart.upper.push_back(most > 0 ? as_number(el[i]) / most : 0);
     }
     chart.lower_name = "graph launches";
     chart.upper_name = "eager launches";
     chart.y_label = "launch calls per bin (busiest bin = 100%)";
   }
-  for (const auto& v : list(t, "graphs_made")) chart.marks.push_back(v.get<std::size_t>());
+  for (const auto& v : list(t, "graphs_made")) chart.marks.push_back(static_cast<std::size_t>(std::max(0.0, as_number(v))));
   chart.marks_name = "graphs made";
   return "<figure><h4>Timeline: graph replays vs eager work, CUDA initialisation to the last record (" +
          std::to_string(chart.lower.size()) + " bins of " + escape(format_ns(chart.bin_ns)) + ")</h4>" + svg_timeline(chart) +
@@ -191,21 +167,30 @@ std::string graphs_table(const json& p, const std::vector<const json*>& order, c
   const bool node_level = str(p, "trace_level") == "node";
   for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
     const json& g = *order[i];
-    const json& calls = g["launch_calls"];
+    const json& calls = field(g, "launch_calls");
     s += "<tr><td class=\"l\">" + escape(graph_label(g)) + " <span class=\"gp-note\">exec " + count(num(g, "exec")) +
          "</span></td><td class=\"l\">" + escape(str(g, "made_by")) + "</td><td>" + count(num(g, "nodes")) + "</td><td>" +
          count(num(g, "edges")) + "</td><td>" + count(num(g, "launches")) + "</td><td>" +
-         escape(format_ns(num(g["gpu_span"], "median_ns"))) + "</td><td>" +
-         escape(node_level || g["gpu_span"].is_object() ? format_ns(gpu_total(g)) : "-") + "</td><td>" +
-         escape(format_ns(num(calls["unblocked"], "median_ns"))) + "</td><td>" + count(num(calls, "blocked")) + "</td><td>" +
+         escape(format_ns(num(field(g, "gpu_span"), "median_ns"))) + "</td><td>" +
+         escape(node_level || field(g, "gpu_span").is_object() ? format_ns(gpu_total(g)) : "-") + "</td><td>" +
+         escape(format_ns(num(field(calls, "unblocked"), "median_ns"))) + "</td><td>" + count(num(calls, "blocked")) + "</td><td>" +
          escape(format_ns(num(g, "instantiate_ns"))) + "</td><td>" + escape(format_ns(num(g, "upload_ns"))) + "</td><td>" +
-         escape(bytes_text(num(g, "memory_bytes"))) + "</td></tr>\n";
+         escape(bytes_text(profile_fields::graph_memory_bytes(g))) + "</td></tr>\n";
   }
   s += "</tbody></table></div>\n";
   if (order.size() > kTableGraphs)
     s += "<p class=\"gp-note\">" + std::to_string(order.size() - kTableGraphs) + " more graphs in the report.</p>\n";
   return s + "<p class=\"gp-note\">Ordered by GPU time. GPU / launch: first node start to last node end (median). Call cost: "
              "host time of a cudaGraphLaunch call that did not wait for a full launch queue (median); blocked calls did.</p>\n";
+}
+
+// An eager call site's name: its "where", and the kind of work (kernel launches, copies, syncs).
+std::string site_of(const json& r) {
+  const auto it = r.find("site");
+  std::string where = it == r.end() ? std::string() : it->is_string() ? it->get<std::string>() : str(*it, "where");
+  if (where.empty()) where = "(unknown site)";
+  const std::string kind = str(r, "kind");
+  return kind.empty() || kind == "kernel" ? where : where + " [" + kind + "]";
 }
 
 // Eager work left: by call site when the report has sites, else by kernel name.
@@ -222,15 +207,15 @@ std::string eager_section(const json& p, const std::string& tag) {
   for (std::size_t i = 0; i < rows.size() && i < 12; ++i) {
     const json& r = rows[i];
     Bar b;
-    std::string label = by_site ? str(r, "site") : str(r, "name");
-    if (label.size() > 38) label = label.substr(0, 37) + "…";
-    b.label = label;
+    const std::string full = by_site ? site_of(r) : str(r, "name");
+    b.label = full.size() > 38 ? full.substr(0, 37) + "…" : full;
     b.css = "gp-mode-eager";
-    b.value = num(r, "total_ns", 0);
+    b.value = num(r, by_site ? "gpu_ns" : "total_ns", 0);
     b.low = 1, b.high = 0;
-    const double n = num(r, by_site ? "launches" : "count", 0);
-    b.value_text = format_ns(b.value) + " · " + count(n) + (n == 1 ? " launch" : " launches");
-    b.tooltip = (by_site ? str(r, "site") : str(r, "name")) + ": " + b.value_text + ", median " + format_ns(num(r, "median_ns"));
+    const double n = num(r, by_site ? "calls" : "count", 0);
+    b.value_text = format_ns(b.value) + " · " + count(n) + (n == 1 ? " call" : " calls");
+    if (by_site && std::isfinite(num(r, "per_step"))) b.value_text += strf(" (%.2f per step)", num(r, "per_step"));
+    b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : ", median " + format_ns(num(r, "median_ns")));
     chart.bars.push_back(std::move(b));
   }
   return "<figure><h4>" + escape(chart.axis_label) + "</h4>" + svg_bar_chart(chart) + "</figure>\n";
@@ -268,11 +253,11 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
   std::string s = "<section class=\"gp-process\" id=\"process-" + tag + "\"><h2>" +
                   (several ? "Process " + count(num(p, "process")) + " <span class=\"gp-note\">pid " + count(num(p, "pid")) + ": " +
                                  escape(str(p, "command_line")) + "</span>"
-                           : std::string("The application")) +
+                           : std::string("The profile")) +
                   "</h2>\n";
-  for (const auto& e : list(p, "errors")) s += "<p class=\"gp-bad\">NOT PROFILED: " + escape(e.get<std::string>()) + "</p>\n";
-  for (const auto& w : list(p, "warnings")) s += "<p class=\"gp-warn\">graphprof warning: " + escape(w.get<std::string>()) + "</p>\n";
-  for (const auto& n : list(p, "cupti_notices")) s += "<p class=\"gp-warn\">CUPTI reported: " + escape(n.get<std::string>()) + "</p>\n";
+  for (const auto& e : list(p, "errors")) s += "<p class=\"gp-bad\">NOT PROFILED: " + escape(line_of(e)) + "</p>\n";
+  for (const auto& w : list(p, "warnings")) s += "<p class=\"gp-warn\">graphprof warning: " + escape(line_of(w)) + "</p>\n";
+  for (const auto& n : list(p, "cupti_notices")) s += "<p class=\"gp-warn\">CUPTI reported: " + escape(line_of(n)) + "</p>\n";
   if (num(p, "dropped_records", 0) + num(p, "lost_buffers", 0) + num(p, "malformed_lines", 0) > 0)
     s += "<p class=\"gp-warn\">" + count(num(p, "dropped_records", 0)) + " records dropped by CUPTI, " + count(num(p, "lost_buffers", 0)) +
          " buffers lost, " + count(num(p, "malformed_lines", 0)) + " unreadable lines: the counts are lower bounds.</p>\n";
@@ -292,11 +277,11 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
       if (drawn >= kDrawnGraphs || gpu_total(*g) <= 0) break;
       const ModeResult* r = graph_result(report, p, *g);
       if (r == nullptr || !r->sections.graph || r->sections.graph->dot.empty()) continue;
-      const double share = num(p["coverage"], "graph_kernel_ns", 0) > 0 ? gpu_total(*g) / num(p["coverage"], "graph_kernel_ns", 0) : NAN;
+      const double share = num(field(p, "coverage"), "graph_kernel_ns", 0) > 0 ? gpu_total(*g) / num(field(p, "coverage"), "graph_kernel_ns", 0) : NAN;
       const GraphFigure f = graph_figure(*r, options, picture, "graph-" + tag + "-exec" + count(num(*g, "exec")),
                                          "Hot graph: " + graph_label(*g),
                                          count(num(*g, "nodes")) + " nodes, " + count(num(*g, "launches")) + " launches, " +
-                                             format_ns(num((*g)["gpu_span"], "median_ns")) + " GPU per launch" +
+                                             format_ns(num(field((*g), "gpu_span"), "median_ns")) + " GPU per launch" +
                                              (std::isfinite(share) ? ", " + pct(share) + " of the kernel time in graphs" : ""));
       s += f.html;
       ++picture;
@@ -319,24 +304,17 @@ std::string runs_section(const json& profile) {
                   "<th class=\"l\">exit</th><th>wall</th><th>coverage (kernel time)</th><th>graph launches</th><th>eager launches</th>"
                   "<th>graphs</th></tr></thead><tbody>\n";
   for (const auto& r : runs) {
-    double graph_ns = 0, eager_ns = 0, gl = 0, el = 0, graphs = 0;
-    for (const auto& p : list(r, "processes")) {
-      graph_ns += num(p["coverage"], "graph_kernel_ns", 0);
-      eager_ns += num(p["coverage"], "eager_kernel_ns", 0);
-      gl += num(p["coverage"], "graph_launches", 0);
-      el += num(p["coverage"], "eager_launches", 0);
-      graphs += static_cast<double>(list(p, "graphs").size());
-    }
+    const profile_fields::RunTotals t = profile_fields::run_totals(r);
     s += "<tr><td>" + count(num(r, "run")) + "</td><td class=\"l\">" + escape(str(r, "exit")) + "</td><td>" +
-         escape(format_ns(num(r, "wall_ns"))) + "</td><td>" + (graph_ns + eager_ns > 0 ? pct(graph_ns / (graph_ns + eager_ns)) : "-") +
-         "</td><td>" + count(gl) + "</td><td>" + count(el) + "</td><td>" + count(graphs) + "</td></tr>\n";
+         escape(format_ns(num(r, "wall_ns"))) + "</td><td>" + pct(t.coverage()) + "</td><td>" + count(t.graph_launches) +
+         "</td><td>" + count(t.eager_launches) + "</td><td>" + count(t.graphs) + "</td></tr>\n";
   }
   return s + "</tbody></table></div></section>\n";
 }
 
 std::string application_section(const json& profile) {
   std::string cmd;
-  for (const auto& a : list(profile, "command")) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+  for (const auto& a : list(profile, "command")) cmd += (cmd.empty() ? "" : " ") + line_of(a);
   std::string s = "<section id=\"application\"><h2>The application</h2>\n<dl class=\"gp-env\"><dt>command</dt><dd><code>" +
                   escape(cmd) + "</code></dd><dt>exit</dt><dd>" + escape(str(profile, "exit")) + "</dd><dt>wall time</dt><dd>" +
                   escape(format_ns(num(profile, "wall_ns"))) + "</dd><dt>trace level</dt><dd>" + escape(str(profile, "trace_level")) +
@@ -348,7 +326,7 @@ std::string application_section(const json& profile) {
     s += "<dt>process " + count(num(p, "process")) + "</dt><dd>pid " + count(num(p, "pid")) + ": <code>" + escape(str(p, "command_line")) +
          "</code></dd>";
   s += "</dl>\n";
-  for (const auto& n : list(profile, "notes")) s += "<p class=\"gp-note\">note: " + escape(n.get<std::string>()) + "</p>\n";
+  for (const auto& n : list(profile, "notes")) s += "<p class=\"gp-note\">note: " + escape(line_of(n)) + "</p>\n";
   return s + "</section>\n";
 }
 

@@ -254,7 +254,7 @@ std::string svg_timeline(const TimelineChart& chart) {
     const double x = plot_x + bw * static_cast<double>(i);
     const std::string tip = format_ns(chart.bin_ns * static_cast<double>(i)) + "–" + format_ns(chart.bin_ns * static_cast<double>(i + 1)) +
                             ": " + chart.lower_name + " " + strf("%.0f%%", 100 * lo) + ", " + chart.upper_name + " " +
-                            strf("%.0f%%", 100 * up) +
+                            strf("%.0f%%", 100 * up) + " of the busiest bin" +
                             (i < chart.marks.size() && chart.marks[i] ? ", " + chart.marks_name + " " + std::to_string(chart.marks[i]) : "");
     s += "<g>" + title(tip);
     if (lo > 0)

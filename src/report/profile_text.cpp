@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "graphprof/profile.hpp"
+#include "graphprof/profile_fields.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
 
@@ -223,23 +224,15 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
 
 // --repeat: one line per run (exit, wall, coverage, launches); the details below are the first run's.
 void repeat_text(std::ostringstream& out, const json& p) {
-  const auto runs = p.find("runs");
-  if (runs == p.end() || !runs->is_array() || runs->size() < 2) return;
-  out << "  " << runs->size() << " runs (--repeat); the details below are run 1's\n";
+  namespace f = profile_fields;
+  const std::vector<const json*> runs = f::runs(p);
+  if (runs.size() < 2) return;
+  out << "  " << runs.size() << " runs (--repeat); the details below are run 1's\n";
   TextTable rows({"run", "exit", "wall", "coverage (time)", "graph launches", "eager launches", "graphs"});
-  for (const auto& r : *runs) {
-    double graph_ns = 0, eager_ns = 0, graph_launches = 0, eager_launches = 0, graphs = 0;
-    for (const auto& proc : r["processes"]) {
-      const json& c = proc["coverage"];
-      graph_ns += get(c, "graph_kernel_ns", 0);
-      eager_ns += get(c, "eager_kernel_ns", 0);
-      graph_launches += get(c, "graph_launches", 0);
-      eager_launches += get(c, "eager_launches", 0);
-      graphs += static_cast<double>(proc["graphs"].size());
-    }
-    rows.add({std::to_string(r["run"].get<std::size_t>()), std::to_string(r["exit_status"].get<int>()), ns(r, "wall_ns"),
-              graph_ns + eager_ns > 0 ? pct(graph_ns / (graph_ns + eager_ns)) : "-", strf("%.0f", graph_launches),
-              strf("%.0f", eager_launches), strf("%.0f", graphs)});
+  for (const json* r : runs) {
+    const f::RunTotals t = f::run_totals(*r);
+    rows.add({strf("%.0f", f::number(*r, "run", 0)), strf("%.0f", f::number(*r, "exit_status", 0)), ns(*r, "wall_ns"),
+              pct(t.coverage()), strf("%.0f", t.graph_launches), strf("%.0f", t.eager_launches), strf("%.0f", t.graphs)});
   }
   out << rows.str();
 }

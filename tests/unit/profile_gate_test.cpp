@@ -46,7 +46,7 @@ Report side(std::size_t n, Edit edit) {
     r.processes.push_back(std::move(p));
     runs.push_back(std::move(r));
   }
-  return report_from_json(to_json(profile_report(app_run(), runs)), "mem");
+  return report_from_json(to_json(repeated_profile_report(app_run(), runs)), "mem");
 }
 
 Report side(std::size_t n) {
