@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/profile_sites.hpp"
 #include "graphprof/report.hpp"
 #include "graphprof/trace_analysis.hpp"
 #include "graphprof/trace_records.hpp"
@@ -56,9 +57,14 @@ struct ProcessRecords {
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   int trace_level = 2;         // 0 none, 1 graph, 2 node
+  std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
   std::vector<std::string> cupti_notices;  // what CUPTI reported to graphprof's subscriber ("warning CUPTI_ERROR_...: text")
+  // The application's own cuptiSubscribe calls CUPTI refused while graphprof held it (its profiler
+  // could not attach): how many, the first one's result and calling module (cupti_refused line).
+  std::size_t refused_subscribes = 0;
+  std::string refused_result, refused_caller;
   // What became of graphprof's CUPTI session at the end (the end line's "cupti"): "graphprof",
   // "finalized_elsewhere", "activity_taken", "teardown_timeout"; empty: not said (no end line).
   std::string cupti_at_end;
@@ -69,6 +75,7 @@ struct ProcessRecords {
   std::vector<ExecCall> launches;
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
+  SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
 };
 
 // Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
@@ -104,6 +111,15 @@ struct LaunchCalls {
   std::optional<DurationStats> queued_latency;  // calls made while earlier work was pending: queueing
 };
 
+// Node sampling (node_sampling.hpp): which launches of a graph were traced node by node, and how
+// much that tracing stretched them (GRAPH_TRACE spans of traced vs untraced launches).
+struct NodeSamplingFigures {
+  std::vector<std::size_t> traced_ordinals;       // launch ordinals (0 = first) with kernel records
+  std::vector<double> span_traced_ns;             // GRAPH_TRACE span of each traced launch
+  std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
+  std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
+};
+
 struct GraphProfile {
   ProfiledExec exec;
   std::string made_by = "explicit API";  // or "stream capture"
@@ -122,6 +138,7 @@ struct GraphProfile {
   // Its kernels in node order (short names), from the GPU records joined to the dump: with the
   // node count, what matches one graph across runs and reports (compare's graph-health view).
   std::vector<std::string> kernel_sequence;
+  NodeSamplingFigures sampling;
 };
 
 // The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
@@ -148,6 +165,8 @@ struct CaptureTrouble {
   std::string error;      // e.g. "cudaErrorStreamCaptureUnsupported"
   std::string end_error;  // what cudaStreamEndCapture returned ("" if it was never called)
   std::string hint;
+  std::uint32_t begin_correlation = 0;  // of its cudaStreamBeginCapture call
+  std::optional<SiteSummary> site;      // where that call was made
 };
 
 struct ProcessProfile {
@@ -157,12 +176,17 @@ struct ProcessProfile {
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
   std::vector<std::string> cupti_notices;
+  std::size_t refused_subscribes = 0;         // as in ProcessRecords
+  std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
   int trace_level = 2;
+  std::string node_sampling;  // as in ProcessRecords
   double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
   double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
   std::vector<GraphProfile> graphs;
-  // Coverage (node level): kernels and kernel time inside graphs vs outside.
+  // Coverage (node level): kernels and kernel time inside graphs vs outside. With node sampling the
+  // graph side is estimated from the traced launches (coverage_estimated).
+  bool coverage_estimated = false;
   std::size_t graph_kernels = 0, eager_kernels = 0;
   double graph_kernel_ns = 0, eager_kernel_ns = 0;
   std::size_t graph_launches = 0;  // cudaGraphLaunch calls
@@ -175,6 +199,7 @@ struct ProcessProfile {
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
   ProcessTimeline timeline;
+  SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
 };
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
@@ -187,19 +212,50 @@ std::string cuda_error_name_of(int cuda_error);
 // ---------------------------------------------------------------------------------------------
 // The report
 
+// One run of `profile --overhead N` (plain runs carry the injection's graph-launch callbacks alone:
+// GRAPHPROF_PROFILE_LEVEL=clock). The steady-state window is the first to the last launch call of
+// the most-launched graph (the `clock` lines), `steps` its launches minus one.
+struct OverheadRun {
+  bool profiled = false;
+  int status = 0;
+  double wall_ns = 0;
+  std::optional<double> window_ns;
+  std::uint64_t steps = 0;
+  std::uint32_t exec = 0;  // the exec the window is of
+};
+
+// The change of one figure over the pairs (compare's paired_change), for the report.
+struct OverheadChange {
+  std::string metric;  // "steady_window", "host_per_step", "wall_time"
+  std::size_t pairs = 0;
+  double change = 0, low = 0, high = 0;  // profiled / plain - 1, 95 % interval
+  bool wider_than_effect = false;
+  double plain_median_ns = 0, profiled_median_ns = 0;
+};
+
+// The steady-state window of one run's records (the `clock` lines of every proc-*.jsonl in `dir`):
+// the exec launched most often in any process. Empty without clock lines.
+struct SteadyWindow {
+  std::uint32_t exec = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+};
+std::optional<SteadyWindow> read_steady_window(const std::string& dir);
+
 struct ProfileRun {
   std::string program;                    // workload name in the report
   std::vector<std::string> command;       // CMD ARGS...
   int exit_status = 0;                    // the application's (128 + signal when killed)
   std::string exit_description;           // "exited with status 1", "killed by SIGINT"
   double wall_ns = 0;                     // as graphprof saw it: start to end of the child
-  // --overhead: the same command without the injection. A warm-up run (not counted) fills the
-  // caches first; then plain, profiled, plain: plain_wall_ns is the mean of the two plain runs.
+  // --overhead N: a warm-up run without the injection (not counted) fills the caches first; then
+  // N plain and N profiled runs alternate; plain_wall_ns is the mean of the plain runs.
   std::optional<double> plain_wall_ns;
   std::vector<double> plain_runs_ns;
   std::optional<double> warmup_wall_ns;
   std::string trace_level = "node";
   std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
+  std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
+  std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
 };
 
 // One result for the application (mode "app", sections.profile) and one per graph exec

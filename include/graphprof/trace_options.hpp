@@ -2,10 +2,7 @@
 // the CLI and MeasureOptions can carry it without CUPTI or CUDA headers.
 #pragma once
 #include <cstddef>
-#include <functional>
 
-#include "graphprof/report.hpp"
-#include "graphprof/trace_analysis.hpp"
 #include "graphprof/trace_records.hpp"
 
 namespace gp {
@@ -17,9 +14,8 @@ struct TraceOptions {
   // true: cuptiFinalize after each trace pass, so the next mode's timing passes run without CUPTI.
   // false: CUPTI stays loaded but idle until the end of the run (the path PyTorch's profiler takes).
   bool detach_after_each_pass = true;
-  // Called after each successful trace pass with its records and node join (Chrome trace,
-  // --trace-records). May throw gp::Error; that error ends the run.
-  std::function<void(const ModeResult&, const TraceData&, const NodeJoin&)> on_trace;
+  // Each successful trace pass's records and node join go to MeasureOptions::observer
+  // (graphprof/cuda/measure_observer.hpp).
 };
 
 }  // namespace gp

@@ -15,12 +15,14 @@
 #include <iostream>
 
 #include "option_checks.hpp"
+#include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
 #include "graphprof/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/error.hpp"
 #include "graphprof/html_report.hpp"
+#include "graphprof/node_sampling.hpp"
 #include "graphprof/profile.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/trace_chrome.hpp"
@@ -37,7 +39,8 @@ struct ProfileOptions {
   std::string json;
   std::string trace_out;
   std::string trace = "node";
-  bool overhead = false;
+  std::string node_sample = NodeSampling{}.text();
+  int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
   int repeat = 1;
   std::string html;
@@ -71,11 +74,6 @@ struct SignalForwarding {
   }
 };
 
-struct ChildResult {
-  int status = 0;  // exit status, or 128 + signal
-  std::string description;
-  double wall_ns = 0;
-};
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -89,6 +87,8 @@ std::string signal_name(int sig) {
     default: return "signal " + std::to_string(sig);
   }
 }
+
+}  // namespace
 
 // Runs `command` with `env` (stdin/stdout/stderr inherited: the application's output passes through).
 ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env) {
@@ -119,6 +119,8 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
                                       : "exited with status " + std::to_string(r.status);
   return r;
 }
+
+namespace {
 
 // The application's name in the report: the program, or the script/module a Python runs.
 std::string program_name(const std::vector<std::string>& cmd) {
@@ -151,7 +153,11 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
 
 void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
-  if (o.repeat > 1 && o.overhead) throw usage_error("--repeat and --overhead: give one of them (--overhead brackets a single profiled run)");
+  if (o.repeat > 1 && o.overhead > 0)
+    throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
+  if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
+    throw usage_error("--node-sample " + o.node_sample +
+                      ": expected 'all' or W,K,M[,A/B] (warm-up launches, first traced, then 1 in M; window A ms of every B ms)");
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
@@ -194,46 +200,34 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::cerr << "graphprof profile: " << run.notes.back() << "\n";
   }
 
-  // --overhead: a warm-up run fills the caches the first run of a program pays for (Python's
-  // bytecode, torch.compile's and the CUDA driver's caches, the page cache), then the plain runs
-  // bracket the profiled one so drift between runs cancels in their mean.
-  const std::vector<std::string> plain_env = environment_without({"CUDA_INJECTION64_PATH"});
-  auto plain_run = [&](const char* what) {
-    std::cerr << "graphprof profile: " << what << "\n";
-    const ChildResult plain = run_child(o.command, plain_env);
-    if (plain.status != 0) run.notes.push_back("without the injection, the application " + plain.description);
-    return plain.wall_ns;
+  // The application's environment with the injection: records into `dir`, at `level`.
+  auto injected_env = [&](const fs::path& dir, const std::string& level) {
+    std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
+                                                        "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE"});
+    env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
+    env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
+    env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
+    env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
+    env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
+    // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
+    // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
+    const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
+    if (fs::is_regular_file(watch)) {
+      std::string preload = "LD_PRELOAD=" + fs::absolute(watch).string();
+      for (auto it = env.begin(); it != env.end(); ++it)
+        if (it->rfind("LD_PRELOAD=", 0) == 0) {
+          preload += " " + it->substr(11);
+          env.erase(it);
+          break;
+        }
+      env.push_back(preload);
+    }
+    return env;
   };
-  if (o.overhead) {
-    run.warmup_wall_ns = plain_run("run 1 of 4 (--overhead): warm-up without the injection, not counted");
-    run.plain_runs_ns.push_back(plain_run("run 2 of 4 (--overhead): without the injection"));
-    std::cerr << "graphprof profile: run 3 of 4 (--overhead): profiled\n";
-  }
-  std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
-                                                      "GRAPHPROF_PROFILE_DOT"});
-  env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
-  env.push_back("GRAPHPROF_PROFILE_LEVEL=" + o.trace);
-  env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
-  // --repeat N: each run writes its records and dumps into a folder of its own (run-<k>/), so no
-  // run's files are read as another's processes.
+  // What one run left in `dir`: its processes' records, analysed, in the order they started CUDA.
   std::vector<ProfileRepetition> repetitions;
   std::vector<ProcessRecords> records;  // of the last run, for --trace-out
-  for (int k = 1; k <= o.repeat; ++k) {
-    const fs::path dir = o.repeat > 1 ? data / ("run-" + std::to_string(k)) : data;
-    if (o.repeat > 1) {
-      fs::create_directories(dir, ec);
-      if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
-      for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
-          fs::remove(entry.path(), ec);
-      }
-    }
-    std::vector<std::string> run_env = env;
-    run_env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
-    std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
-              << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
-    const ChildResult child = run_child(o.command, run_env);
+  auto collect = [&](const fs::path& dir, const ChildResult& child) {
     ProfileRepetition rep;
     rep.exit_status = child.status;
     rep.exit_description = child.description;
@@ -248,20 +242,36 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     });
     for (const auto& r : records) rep.processes.push_back(analyze_process(r));
     repetitions.push_back(std::move(rep));
-    // An interrupted or killed run ends the set: the user or a CI timeout wants it to stop.
-    if (child.status >= 128) break;
+  };
+  if (o.overhead > 0) {
+    collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,
+                                      o.trace, run));
+  } else {
+    // --repeat N: each run writes its records and dumps into a folder of its own (run-<k>/), so no
+    // run's files are read as another's processes.
+    for (int k = 1; k <= o.repeat; ++k) {
+      const fs::path dir = o.repeat > 1 ? data / ("run-" + std::to_string(k)) : data;
+      if (o.repeat > 1) {
+        fs::create_directories(dir, ec);
+        if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
+        for (const auto& entry : fs::directory_iterator(dir, ec)) {
+          const std::string name = entry.path().filename().string();
+          if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+            fs::remove(entry.path(), ec);
+        }
+      }
+      std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
+                << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
+      const ChildResult child = run_child(o.command, injected_env(dir, o.trace));
+      collect(dir, child);
+      // An interrupted or killed run ends the set: the user or a CI timeout wants it to stop.
+      if (child.status >= 128) break;
+    }
   }
   const ProfileRepetition& first = repetitions.front();
   run.exit_status = first.exit_status;
   run.exit_description = first.exit_description;
   run.wall_ns = first.wall_ns;
-  if (o.overhead) {
-    // Not after a profiled run that was interrupted or killed: the user wants it to stop.
-    if (first.exit_status < 128) run.plain_runs_ns.push_back(plain_run("run 4 of 4 (--overhead): without the injection"));
-    double sum = 0;
-    for (double w : run.plain_runs_ns) sum += w;
-    run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
-  }
 
   Report report = o.repeat > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
@@ -311,9 +321,17 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "kernel, copy and memset)")
       ->check(CLI::IsMember({"none", "graph", "node"}))
       ->capture_default_str();
-  sub->add_flag("--overhead", o->overhead,
-               "run the application 4 times: a warm-up and a plain run without the injection, the profiled run, "
-               "another plain run; report the profiled wall time against the mean of the two plain runs");
+  sub->add_option("--overhead", o->overhead,
+                  "run the application N times plain and N times profiled (default 5), alternating, after a warm-up; "
+                  "report the change of its steady-state window, host time per step and wall time with 95 % intervals")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--node-sample", o->node_sample,
+                  "at --trace node, which launches of each graph are traced node by node: W,K,M[,A/B] = after W warm-up "
+                  "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "
+                  "'all' traces every launch and kernel")
+      ->capture_default_str();
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "

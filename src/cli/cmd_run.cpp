@@ -41,7 +41,7 @@ void add_trace_options(CLI::App* sub, TraceCliOptions& t) {
 }
 
 // Wires the trace options into the request. The Chrome trace collects every pass's events.
-void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuilder& chrome) {
+void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuilder& chrome, CliObserver& observer) {
   TraceLevel level = TraceLevel::kNone;
   if (!trace_level_from_string(t.level, level)) throw usage_error("--trace " + t.level + ": expected none, graph or node");
   if (level == TraceLevel::kNone && (!t.out.empty() || !t.records_dir.empty()))
@@ -64,15 +64,7 @@ void configure_trace(const TraceCliOptions& t, RunRequest& req, ChromeTraceBuild
     const std::string cupti = nvtx_injection_library();
     if (!cupti.empty()) setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 0);
   }
-  const std::string records_dir = t.records_dir;
-  const bool want_chrome = !t.out.empty();
-  req.measure.trace.on_trace = [records_dir, want_chrome, &chrome](const ModeResult& r, const TraceData& data,
-                                                                    const NodeJoin& join) {
-    const std::string stem = trace_records_stem(r);
-    if (want_chrome) chrome.add(r.workload + " " + to_string(r.mode), data, &join);
-    if (!records_dir.empty())
-      write_file_atomic((std::filesystem::path(records_dir) / (stem + ".trace.json")).string(), to_json(data).dump());
-  };
+  observer.keep_traces(t.out.empty() ? nullptr : &chrome, t.records_dir);
 }
 
 // --trace-events: a positive count or "all" (0: no cap).
@@ -118,7 +110,8 @@ void setup_run(CLI::App& app, int& exit_code) {
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));
-    configure_trace(*t, req, chrome);
+    CliObserver observer(o->quiet);
+    configure_trace(*t, req, chrome, observer);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}, {"--trace-out", t->out}});
     // The other processes run first, before this one loads CUPTI for its trace pass.
@@ -135,7 +128,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       std::vector<Report> others = run_other_processes(*o, "run");
       {
         const TraceShutdown detach_cupti;
-        report = run_suite(req, command_line_of(*sub), progress_printer(o->quiet));
+        report = run_suite(req, command_line_of(*sub), &observer);
       }
       report = merge_processes(std::move(report), std::move(others));
     }

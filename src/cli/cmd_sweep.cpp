@@ -42,7 +42,8 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "sweep");
-      report = merge_processes(run_suite(req, command_line_of(*sub), progress_printer(o->quiet)), std::move(others));
+      CliObserver observer(o->quiet);
+      report = merge_processes(run_suite(req, command_line_of(*sub), &observer), std::move(others));
     }
     SweepConsoleReporter().write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);

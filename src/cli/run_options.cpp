@@ -120,7 +120,6 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   req.measure.rule.min_seconds = std::min(o.min_time, o.budget);
   req.measure.rule.min_samples = static_cast<std::size_t>(o.min_samples);
   req.device = o.device;
-  req.measure.on_phase = phase_printer(o.quiet);
   if (o.lockstep > 0) {
     // Ranks exchange data inside their iterations, so every rank must run exactly as many
     // iterations in every pass: a fixed count, no time-based stopping, no timed warm-up.
@@ -288,25 +287,29 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
   return merge_isolated(children, std::move(got), status, modes, o.processes);
 }
 
-std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet) {
-  if (quiet) return {};
+void CliObserver::pass_started(const ModeResult& r, const char* pass) {
+  if (quiet_) return;
   // Quiet for quick modes; once a mode has run a few seconds, each pass it starts is announced.
-  struct State {
-    std::string mode;
-    std::chrono::steady_clock::time_point started;
-  };
-  auto st = std::make_shared<State>();
-  return [st](const ModeResult& r, const char* pass) {
-    std::string key = r.workload + " " + to_string(r.mode);
-    for (const auto& [k, v] : r.params) key += " " + k + "=" + v;
-    const auto now = std::chrono::steady_clock::now();
-    if (key != st->mode) {
-      st->mode = key;
-      st->started = now;
-    }
-    const double s = std::chrono::duration<double>(now - st->started).count();
-    if (s >= 2.0) std::cerr << "  ... " << key << ": " << pass << " (" << static_cast<int>(s) << " s into this mode)\n";
-  };
+  std::string key = r.workload + " " + to_string(r.mode);
+  for (const auto& [k, v] : r.params) key += " " + k + "=" + v;
+  const auto now = std::chrono::steady_clock::now();
+  if (key != mode_) {
+    mode_ = key;
+    mode_started_ = now;
+  }
+  const double s = std::chrono::duration<double>(now - mode_started_).count();
+  if (s >= 2.0) std::cerr << "  ... " << key << ": " << pass << " (" << static_cast<int>(s) << " s into this mode)\n";
+}
+
+void CliObserver::trace_recorded(const ModeResult& r, const TraceData& data, const NodeJoin& join) {
+  if (chrome_ != nullptr) chrome_->add(r.workload + " " + to_string(r.mode), data, &join);
+  if (!records_dir_.empty())
+    write_file_atomic((std::filesystem::path(records_dir_) / (trace_records_stem(r) + ".trace.json")).string(),
+                      to_json(data).dump());
+}
+
+void CliObserver::result_finished(const ModeResult& r) {
+  if (!quiet_) std::cerr << "  " << progress_line(r) << "\n";
 }
 
 void stop_if_context_lost(const Report& report) {
@@ -392,12 +395,6 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
   std::vector<Report> reports;
   for (const auto& j : jsons) reports.push_back(read_report(j));
   return merge_ranks(reports);
-}
-
-ProgressFn progress_printer(bool quiet) {
-  return [quiet](const ModeResult& r) {
-    if (!quiet) std::cerr << "  " << progress_line(r) << "\n";
-  };
 }
 
 }  // namespace gp::cli

@@ -1,5 +1,6 @@
 // Options shared by `run` and `sweep`: what to run and how to measure it.
 #pragma once
+#include <chrono>
 #include <ostream>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "graphprof/cuda/suite.hpp"
+#include "graphprof/trace_chrome.hpp"
 
 namespace gp::cli {
 
@@ -99,10 +101,28 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
 // stopped. Returns nothing when --ranks is 1.
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand);
 
-// Progress printer for run_suite (stderr; silent with --quiet).
-ProgressFn progress_printer(bool quiet);
-// Progress lines on stderr for the passes of a mode that has run for a few seconds (empty if quiet).
-std::function<void(const ModeResult&, const char*)> phase_printer(bool quiet);
+// What `run` and `sweep` show and keep while they measure: progress lines on stderr (one per
+// finished result, and each pass of a mode once it has run a few seconds), none with --quiet;
+// and each trace pass's records, into the Chrome trace and/or a --trace-records folder.
+class CliObserver final : public MeasureObserver {
+ public:
+  explicit CliObserver(bool quiet) : quiet_(quiet) {}
+  // Trace passes' records go into `chrome` (null: no Chrome trace) and into `records_dir` (empty: none).
+  void keep_traces(ChromeTraceBuilder* chrome, std::string records_dir) {
+    chrome_ = chrome;
+    records_dir_ = std::move(records_dir);
+  }
+  void pass_started(const ModeResult& res, const char* pass) override;
+  void trace_recorded(const ModeResult& res, const TraceData& data, const NodeJoin& join) override;
+  void result_finished(const ModeResult& res) override;
+
+ private:
+  bool quiet_;
+  std::string mode_;  // the (workload, mode, params) whose passes are being announced
+  std::chrono::steady_clock::time_point mode_started_;
+  ChromeTraceBuilder* chrome_ = nullptr;
+  std::string records_dir_;
+};
 // Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
 // (graphprof/run_outcome.hpp; with --isolate only that child's process); call it after the
 // outputs are written.

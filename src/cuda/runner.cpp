@@ -24,6 +24,7 @@
 #include "event_batch.hpp"
 #include "latch.hpp"
 #include "mode_runner.hpp"
+#include "pass_context.hpp"
 
 namespace gp {
 
@@ -157,71 +158,58 @@ void record_device_probe(ModeResult& res, bool after) {
 // One full repetition. Throws CudaError on failure; run_mode() records it.
 void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
                     int rep, ModeResult& res) {
-  std::unique_ptr<Workload> w = entry.create();
-  w->setup(params);
-  Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
+  PassContext pc(entry, mode, params);
   std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
   const auto note = [&](const char* what) {
     phase.emplace(what);
-    if (opt.on_phase) opt.on_phase(res, what);
+    if (opt.observer != nullptr) opt.observer->pass_started(res, what);
   };
   note("prepare");
   OneOffSamples costs;
   if (mode == Mode::kEager) {
-    runner->prepare(*w, stream.get(), 0, costs);
+    pc.prepare(0, costs);
   } else {
     // One sequence at a time, so the budget bounds the one-off pass too (at least one is needed).
     const auto t0 = Clock::now();
     const int wanted = std::max(1, opt.one_off_samples);
     int done = 0;
     do {
-      runner->prepare(*w, stream.get(), 1, costs);
+      pc.prepare(1, costs);
     } while (++done < wanted && seconds_since(t0) < opt.rule.budget_seconds);
     if (done < wanted) mark_cut_short(res, "one-off");
   }
   for (auto& [name, samples] : costs)
     add_repetition(res, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
                    PassResult{std::move(samples), true});
-  if (rep == 0 && runner->graph() != nullptr) {
-    record_graph_shape(runner->graph(), res);
-    if (!opt.dot_dir.empty()) dump_graph(runner->graph(), opt.dot_dir, res);
+  if (rep == 0 && pc.runner().graph() != nullptr) {
+    record_graph_shape(pc.runner().graph(), res);
+    if (!opt.dot_dir.empty()) dump_graph(pc.runner().graph(), opt.dot_dir, res);
   }
 
-  LaunchContext ctx(stream.get());
-  std::uint64_t iteration = 0;
-  auto one_iteration = [&] {
-    ctx.set_iteration(iteration++);
-    runner->launch(*w, ctx);
-  };
+  LaunchContext& ctx = pc.launch_context();
+  cudaStream_t stream = pc.stream();
+  auto one_iteration = [&] { pc.iteration(); };
 
   note("verify");
   // Verify: same input state, same number of iterations in every mode.
-  w->reset(stream.get());
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  pc.reset();
   for (int i = 0; i < opt.verify_iterations; ++i) one_iteration();
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const std::string checksum = w->checksum(stream.get());
+  pc.synchronize();
+  const std::string checksum = pc.workload().checksum(stream);
   if (rep == 0) res.checksum = checksum;
   else if (checksum != res.checksum)
     throw Error(ExitCode::kInternal, "checksum differs between repetitions (" + res.checksum + " vs " + checksum +
                                          "): the workload is not deterministic");
 
-  // How many launch calls an iteration makes decides the batch sizes (about 1000 calls a batch,
-  // well inside the launch queue, so a batch never blocks on a full queue).
-  ctx.reset_call_count();
-  const auto probe0 = Clock::now();
-  one_iteration();
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const double iteration_seconds = seconds_since(probe0);
-  const std::size_t calls_per_iter = std::max<std::size_t>(1, ctx.calls());
+  // How many launch calls an iteration makes, and how long one takes, decide the batch sizes
+  // (pass_context.hpp), so a batch never blocks on a full launch queue and the passes below can
+  // stop on time.
+  const IterationShape shape = pc.time_one_iteration();
+  const double iteration_seconds = shape.seconds;
+  const std::size_t calls_per_iter = shape.calls_per_iter;
   res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
-  // A batch stays well inside the budget whatever an iteration costs (a quarter of it), so the
-  // passes below can stop on time.
-  const auto fits_in_budget = static_cast<std::size_t>(
-      std::max(1.0, std::min(1e6, opt.rule.budget_seconds / 4 / std::max(iteration_seconds, 1e-9))));
-  const int batch = static_cast<int>(std::clamp<std::size_t>(std::min(1000 / calls_per_iter, fits_in_budget), 1, 64));
+  const int batch = batch_size(shape, opt.rule.budget_seconds);
   if (rep == 0) res.sections.other["budget"]["iteration_seconds"] = iteration_seconds;
 
   note("warm-up");
@@ -233,9 +221,9 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
       break;
     }
     one_iteration();
-    if (i % batch == batch - 1) GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    if (i % batch == batch - 1) pc.synchronize();
   }
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  pc.synchronize();
   // After the warm-up, so the clocks have ramped up as for the passes that follow.
   if (rep == 0) record_device_probe(res, false);
 
@@ -246,7 +234,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   std::vector<double> host_per_iter;
   PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
     const auto t0 = Clock::now();
-    events.enqueue(stream.get(), batch, one_iteration);
+    events.enqueue(stream, batch, one_iteration);
     events.wait();
     host_per_iter.push_back(ns_between(t0, Clock::now()) / batch);
     events.append_times(out);
@@ -264,13 +252,13 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   // host never blocks while the GPU is held.
   {
     Latch latch;
-    const int lbatch = std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
+    const int lbatch = latched_batch_size(batch, calls_per_iter);
     bool abandoned = false;
     PassResult latched = sample_until_stable(
         opt.rule,
         [&](std::vector<double>& out) {
-          latch.hold(stream.get(), 0.25);
-          events.enqueue(stream.get(), lbatch, one_iteration);
+          latch.hold(stream, 0.25);
+          events.enqueue(stream, lbatch, one_iteration);
           latch.release();
           events.wait();
           // A timeout means the iteration waits for the host (a synchronize, a host-driven loop) or
@@ -305,7 +293,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
       for (std::size_t k = before; k < out.size(); ++k) sum += out[k];
       per_iter_submit.push_back(sum);
     }
-    GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    pc.synchronize();
   });
   add_repetition(res, "launch_cpu_per_call", "ns",
                  "host time of one launch API call (cudaLaunchKernel etc. in eager, cudaGraphLaunch in graph modes), "
@@ -324,7 +312,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
       ctx.record_calls_into(&call_sink);
       const auto t0 = Clock::now();
       one_iteration();
-      GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      pc.synchronize();
       const auto t1 = Clock::now();
       ctx.record_calls_into(nullptr);
       out.push_back(ns_between(t0, t1));
@@ -338,7 +326,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  PassResult{std::move(isolated), true});
 
   if (rep == 0)
-    for (const auto& [k, v] : w->extra_metrics()) res.sections.workload[k] = v;
+    for (const auto& [k, v] : pc.workload().extra_metrics()) res.sections.workload[k] = v;
   if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, true);
 }
 
@@ -392,13 +380,10 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     res.metrics.clear();
     res.failure = Failure{e.api(), e.error_name(), e.what(), hint_for(e.cuda_code(), e.api())};
     res.reason = e.api() + " returned " + e.error_name();
-    // A failed mode must not poison the next one: clear the error state if it is not sticky.
-    (void)cudaGetLastError();
-    const cudaError_t after = cudaDeviceSynchronize();
-    (void)cudaGetLastError();
-    // A sticky error (an illegal address in a kernel, ...) leaves the context unusable: every
-    // later call fails with it. The suite stops after this result (graphprof/run_outcome.hpp).
-    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) {
+    // A failed mode must not poison the next one. A sticky error (an illegal address in a kernel,
+    // ...) leaves the context unusable: every later call fails with it. The suite stops after this
+    // result (graphprof/run_outcome.hpp).
+    if (recover_from_cuda_error(e)) {
       res.sections.other[kContextLostSection] = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "
                           "workload and mode alone under compute-sanitizer to find the faulting access";

@@ -59,7 +59,7 @@ std::vector<std::pair<const WorkloadEntry*, Params>> plan_suite(const RunRequest
   return plan;
 }
 
-Report run_suite(const RunRequest& req, const std::vector<std::string>& command_line, const ProgressFn& progress) {
+Report run_suite(const RunRequest& req, const std::vector<std::string>& command_line, MeasureObserver* observer) {
   // Resolve everything that can be wrong on the command line before touching the GPU.
   const std::vector<std::pair<const WorkloadEntry*, Params>> plan = plan_suite(req);
 
@@ -73,11 +73,13 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
                      {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
                      {"repetitions", m.repetitions}};
 
+  MeasureOptions measure = req.measure;
+  measure.observer = observer;
   report.environment.probes = measure_host_probes("_start");
   for (const auto& [entry, params] : plan) {
     for (Mode mode : req.modes) {
-      report.results.push_back(run_mode(*entry, mode, params, req.measure));
-      if (progress) progress(report.results.back());
+      report.results.push_back(run_mode(*entry, mode, params, measure));
+      if (observer != nullptr) observer->result_finished(report.results.back());
       // Nothing more can run in this process; the caller keeps what was measured and says why.
       if (lost_cuda_context(report.results.back())) {
         derive_against_eager(report.results);

@@ -1,7 +1,8 @@
 // The trace pass of one (workload, mode): a fresh workload, stream and graph, built while CUPTI
 // records (so the graph-node callbacks see the graph being made and instantiated), a short
 // warm-up, then `iterations` replays queued back to back with a CUDA event between iterations,
-// exactly like the untraced GPU pass, so the two per-iteration figures compare directly.
+// in batches of the timing passes' size (pass_context.hpp), exactly like the untraced GPU pass, so
+// the two per-iteration figures compare directly.
 #include "graphprof/cuda/trace_pass.hpp"
 #include "graphprof/run_outcome.hpp"
 
@@ -17,7 +18,7 @@
 #include "graphprof/trace_nvtx.hpp"
 #include "graphprof/trace_session.hpp"
 #include "event_batch.hpp"
-#include "mode_runner.hpp"
+#include "pass_context.hpp"
 
 namespace gp {
 
@@ -33,10 +34,7 @@ struct PassOutput {
 PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
                       std::size_t buffer_bytes, double iteration_seconds) {
   PassOutput out;
-  std::unique_ptr<Workload> w = entry.create();
-  w->setup(params);
-  Stream stream = make_stream();
-  std::unique_ptr<ModeRunner> runner = make_mode_runner(mode);
+  PassContext pc(entry, mode, params);
 
   TraceSession session(opt.trace.level, buffer_bytes, opt.trace.detach_after_each_pass);
   if (!session.ok()) {
@@ -47,29 +45,22 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   {
     NvtxRange r("prepare (traced)");
     OneOffSamples ignored;
-    runner->prepare(*w, stream.get(), mode == Mode::kEager ? 0 : 1, ignored);
+    pc.prepare(mode == Mode::kEager ? 0 : 1, ignored);
   }
-  w->reset(stream.get());
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  pc.reset();
 
-  LaunchContext ctx(stream.get());
-  std::uint64_t iteration = 0;
-  auto one_iteration = [&] {
-    ctx.set_iteration(iteration++);
-    runner->launch(*w, ctx);
-  };
-  // Same batch size rule as the timing pass, so the queue looks the same to the GPU.
-  ctx.reset_call_count();
-  one_iteration();
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  const std::size_t calls_per_iter = std::max<std::size_t>(1, ctx.calls());
-  const int batch = static_cast<int>(std::clamp<std::size_t>(1000 / calls_per_iter, 1, 64));
+  auto one_iteration = [&] { pc.iteration(); };
+  // The timing passes' batch rule (pass_context.hpp), so the queue looks the same to the GPU; the
+  // untraced iteration time, when known, stands for this iteration's.
+  IterationShape shape = pc.time_one_iteration();
+  shape.seconds = iteration_seconds;
+  const int batch = batch_size(shape, opt.rule.budget_seconds);
   {
     NvtxRange r("warm-up (traced)");
     int warm = std::max(batch, 5);
     if (iteration_seconds > 0) warm = std::min(warm, static_cast<int>(std::max(1.0, opt.rule.budget_seconds / iteration_seconds)));
     for (int i = 0; i < warm; ++i) one_iteration();
-    GP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    pc.synchronize();
   }
 
   EventBatch events(batch);
@@ -84,7 +75,7 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
     while (windows.size() < wanted) {
       // The last batch is cut short so exactly `wanted` replays are recorded.
       const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), wanted - windows.size()));
-      events.enqueue(stream.get(), n, [&] {
+      events.enqueue(pc.stream(), n, [&] {
         const std::uint64_t t0 = TraceSession::now_ns();
         one_iteration();
         const std::uint64_t t1 = TraceSession::now_ns();
@@ -162,12 +153,10 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     if (is_environment_error(e.cuda_code())) throw;
     sec.status = "failed";
     sec.reason = e.api() + " returned " + e.error_name() + " during the trace pass";
-    // Clear the error state if it is not sticky, as run_mode does for a failed mode.
-    (void)cudaGetLastError();
-    const cudaError_t after = cudaDeviceSynchronize();
-    (void)cudaGetLastError();
+    // The same recovery as a failed mode's (pass_context.hpp).
+    const bool lost = recover_from_cuda_error(e);
     res.sections.trace = sec;
-    if (is_sticky_error(e.cuda_code()) || is_sticky_error(after)) res.sections.other[kContextLostSection] = true;
+    if (lost) res.sections.other[kContextLostSection] = true;
     return;
   } catch (const Error& e) {
     if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;
@@ -177,7 +166,7 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     return;
   }
   res.sections.trace = sec;
-  if (opt.trace.on_trace) opt.trace.on_trace(res, out.data, *join);
+  if (opt.observer != nullptr) opt.observer->trace_recorded(res, out.data, *join);
 }
 
 }  // namespace gp

@@ -249,6 +249,25 @@ std::vector<std::uint32_t> site_callback_ids(bool driver) {
   return out;  // capture, instantiate and upload callbacks are enabled by graphprof_inject.cpp
 }
 
+std::vector<std::uint32_t> ledger_recorded_ids(bool driver) {
+  std::vector<std::uint32_t> out = site_callback_ids(driver);
+  if (driver) {
+    for (std::uint32_t cb : {CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate, CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
+                             CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams, CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2,
+                             CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2})
+      out.push_back(cb);
+    return out;
+  }
+  for (std::uint32_t cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecUpdate_v10020, CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecKernelNodeSetParams_v10010,
+                           CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020, CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParams_v10020,
+                           CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemsetNodeSetParams_v10020, CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020,
+                           CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+                           CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020, CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020,
+                           CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000})
+    out.push_back(cb);
+  return out;
+}
+
 bool is_site_driver_callback(std::uint32_t cbid) { return kind_of(true, cbid) != Kind::kNone; }
 
 void on_api_event(const ApiEvent& e) {

@@ -32,6 +32,12 @@ bool call_sites_enabled();
 // syncs, host functions, capture, instantiate, upload; driver: cuLaunchKernel*, cuMemCreate).
 std::vector<std::uint32_t> site_callback_ids(bool driver);
 
+// The API calls whose activity records the call-site and ledger analysis needs, besides those
+// graphprof_inject.cpp records for itself: the calls whose sites are taken, cudaGraphExecUpdate
+// and the exec SetParams calls (counts and failures), the allocation calls (which thread made an
+// allocation seen during a capture), cuMemCreate.
+std::vector<std::uint32_t> ledger_recorded_ids(bool driver);
+
 // Whether a driver-API callback id is one of this part's (the library's other driver callback is
 // its ownership probe).
 bool is_site_driver_callback(std::uint32_t cbid);

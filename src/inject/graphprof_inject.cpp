@@ -42,8 +42,10 @@
 
 #include "graphprof/copy_kind.hpp"
 #include "call_site.hpp"
+#include "cupti_clients.hpp"
 #include "dev_switches.hpp"
 #include "inject_output.hpp"
+#include "launch_watch.hpp"
 #include "ledger_samples.hpp"
 #include "recorded_apis.hpp"
 
@@ -57,8 +59,11 @@ constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
 constexpr int kDotVerbose = 1;  // CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 
 // What graphprof asked for (GRAPHPROF_PROFILE_LEVEL): 0 none (graphs and API calls only),
-// 1 graph (plus one span per graph launch), 2 node (plus every kernel, copy and memset).
+// 1 graph (plus one span per graph launch), 2 node (plus kernels, copies and memsets: on a sample
+// of the launches, GRAPHPROF_PROFILE_SAMPLE, or all); -1 clock (graph launches counted and timed
+// only: the plain runs of --overhead).
 int g_level = 2;
+gp::NodeSampling g_sample_rule;  // GRAPHPROF_PROFILE_SAMPLE
 bool g_dump_dot = true;
 gp::inject::DevSwitches g_on;  // developer switches (GRAPHPROF_INJECT_OFF): all on for users
 bool g_api_selected = false;   // only the calls of recorded_apis.hpp are recorded (outside captures)
@@ -303,8 +308,6 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000;
   if (!begin && !end) return;
   const int ret = cd->functionReturnValue ? static_cast<int>(*static_cast<const cudaError_t*>(cd->functionReturnValue)) : 0;
-  if (g_api_selected && begin && ret == 0) gp::inject::capture_opened();
-  if (g_api_selected && end) gp::inject::capture_closed();
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
@@ -354,6 +357,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
     on_api_event(ApiEvent{driver, cbid, cd->callbackSite == CUPTI_API_ENTER, cd->correlationId, cd->functionName, cd->functionParams});
     if (driver && is_site_driver_callback(cbid)) return;
+    if (gp::inject::on_launch_callback(driver, cbid, cd) && (driver || g_level != 0)) return;  // launch_watch.hpp
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     // Only cuDeviceGetCount is enabled in this domain: the ownership probe. The application's own
@@ -494,6 +498,8 @@ void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
   const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
   flush_call_sites(exiting);
+  write_lines(gp::inject::clock_lines(exiting) + gp::inject::refused_subscribers_line(), true,
+              std::chrono::seconds(2));
   if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);
   std::string line;
   appendf(line,
@@ -528,6 +534,7 @@ void* teardown_main(void*) {
 // Registered with on_exit, which passes the status the application gave exit().
 void at_exit(int status, void*) {
   if (!in_profiled_process()) return;  // a fork() child inherits the exit handler
+  gp::inject::stop_sampling(true);
   pthread_attr_t attr;
   pthread_t thread;
   bool started = pthread_attr_init(&attr) == 0;
@@ -598,6 +605,7 @@ void on_signal(int sig) {
   sigemptyset(&stuck.sa_mask);
   sigaction(SIGALRM, &stuck, nullptr);
   alarm(3);
+  gp::inject::stop_sampling(false);
   std::size_t dropped = 0;
   const CuptiAtEnd cupti = flush_records(false, dropped);
   warn_about(cupti);
@@ -652,6 +660,10 @@ std::string start_cupti() {
              "already owns this process; graphprof cannot profile it at the same time";
     return why;
   }
+  if (g_level < 0) {  // clock: the launch callbacks alone
+    gp::inject::enable_launch_callbacks(g_subscriber);
+    return {};
+  }
   for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
     if (!g_on.resource_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
@@ -668,11 +680,10 @@ std::string start_cupti() {
                                                       CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) == CUPTI_SUCCESS;
   // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
   if (g_on.state_cb) (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
-  // Without GPU records nothing else tells which exec a launch ran; the callback costs each launch
-  // call a little host time, so only at --trace none.
-  if (g_level == 0 && g_on.launch_cb)
-    for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
-      (void)cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+  // Graph launches counted and timed per exec (launch_watch.hpp; at --trace none also which exec
+  // a launch ran, which nothing else tells), and node sampling's switch.
+  if (g_on.launch_cb) gp::inject::enable_launch_callbacks(g_subscriber);
+  const bool sampling = g_level >= 2 && g_on.gpu && !g_sample_rule.all && g_on.launch_cb;
   for (const bool driver : {false, true})  // call sites and ledger samples (call_site.hpp)
     for (const std::uint32_t cb : g_on.runtime_cb ? site_callback_ids(driver) : std::vector<std::uint32_t>{})
       (void)cuptiEnableCallback(1, g_subscriber, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb);
@@ -682,12 +693,12 @@ std::string start_cupti() {
   CUpti_ActivityKind kinds[7];
   int n = 0;
   // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
-  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(site_callback_ids(false), site_callback_ids(true));
+  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
-  if (g_level == 1 && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-  if (g_level >= 2 && g_on.gpu) {
+  if ((g_level == 1 || sampling) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  if (g_level >= 2 && g_on.gpu) {  // with sampling, GRAPH_TRACE decides which graph launches get them
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMSET;
@@ -696,6 +707,7 @@ std::string start_cupti() {
     r = cuptiActivityEnable(kinds[i]);
     if (r != CUPTI_SUCCESS) return "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kinds[i])) + ") returned " + cupti_error(r);
   }
+  if (sampling && !gp::inject::start_sampling(g_sample_rule)) warn("node sampling's window thread did not start: every launch is traced");
   // Hand over full buffers every half second (CUPTI's periodic flush returns only full ones), so
   // a busy process that is killed leaves all but its last buffer.
   (void)cuptiActivityFlushPeriod(500);
@@ -716,10 +728,12 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   if (const char* level = std::getenv("GRAPHPROF_PROFILE_LEVEL")) {
     if (std::strcmp(level, "none") == 0) g_level = 0;
     else if (std::strcmp(level, "graph") == 0) g_level = 1;
+    else if (std::strcmp(level, "clock") == 0) g_level = -1;
     else g_level = 2;
   }
   if (const char* dot = std::getenv("GRAPHPROF_PROFILE_DOT")) g_dump_dot = std::strcmp(dot, "0") != 0;
   g_on = gp::inject::DevSwitches::parse(std::getenv("GRAPHPROF_INJECT_OFF"));
+  if (const char* sample = std::getenv("GRAPHPROF_PROFILE_SAMPLE")) (void)gp::NodeSampling::parse(sample, g_sample_rule);
   const std::string path = g_dir + "/proc-" + std::to_string(::getpid()) + ".jsonl";
   if (!open_output(path)) {
     std::fprintf(stderr, "graphprof profile: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
@@ -728,9 +742,9 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   uint32_t version = 0;
   (void)cuptiGetVersion(&version);
   std::string line;
-  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"cmdline\":",
+  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"sample\":\"%s\",\"cmdline\":",
           static_cast<int>(::getpid()), static_cast<int>(::getppid()), static_cast<unsigned long long>(now_ns()), version,
-          g_level);
+          g_level, g_level >= 2 ? g_sample_rule.text().c_str() : "");
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);

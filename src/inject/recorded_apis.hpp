@@ -2,13 +2,16 @@
 // graphprof_inject.cpp (the library's one cupti.h translation unit).
 //
 // The analysis needs the host time of a few kinds of call only: launches (graph and kernel, runtime
-// and driver: Triton calls cuLaunchKernel), the calls that wait for the GPU, graph instantiation and
-// upload, capture begin/end, and the ownership probe's cuDeviceGetCount. An application makes many
+// and driver: Triton calls cuLaunchKernel), the calls that wait for the GPU, graph instantiation,
+// upload, update and exec parameter changes, capture begin/end, and the ownership probe's
+// cuDeviceGetCount (plus the calls whose call sites are taken, call_site.hpp). An application makes many
 // more (PyTorch checks cudaGetLastError after every kernel launch, asks for the device, the stream's
 // capture state...): recording all of them (the RUNTIME and DRIVER activity kinds) cost each of
 // those calls the record. cuptiActivityEnableRuntimeApi/DriverApi select the calls one by one.
-// Inside a stream capture every call is recorded (the RUNTIME kind, from the capture's begin to its
-// end), so a capture that failed still shows the first call that broke it.
+// The calls that break a stream capture most often (synchronising, allocating, querying) are among
+// them, so a failed capture still shows the call that broke it. (Switching the RUNTIME kind on for
+// the length of each capture overrides the selection: on the H200 the selected calls' records
+// stopped after the first capture that did so.)
 #pragma once
 #include <cupti.h>
 #include <dlfcn.h>
@@ -31,6 +34,10 @@ constexpr CUpti_CallbackId kRecordedRuntimeApis[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    // calls not allowed inside a capture (what breaks one)
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020,
     // graphs
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040,
@@ -38,7 +45,20 @@ constexpr CUpti_CallbackId kRecordedRuntimeApis[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000};
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+    // exec updates and parameter changes (counted per process)
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecChildGraphNodeSetParams_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecExternalSemaphoresSignalNodeSetParams_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecExternalSemaphoresWaitNodeSetParams_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecKernelNodeSetParams_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParams1D_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParamsFromSymbol_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParamsToSymbol_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParams_v10020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemsetNodeSetParams_v10020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecUpdate_v10020};
 
 constexpr CUpti_CallbackId kRecordedDriverApis[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -46,13 +66,24 @@ constexpr CUpti_CallbackId kRecordedDriverApis[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount /* the ownership probe */};
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount /* the ownership probe */,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecBatchMemOpNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresSignalNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresWaitNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2};
 
 // cuptiActivityEnableRuntimeApi/DriverApi, looked up at run time: the libcupti.so.13 the process
 // already loaded (PyTorch's wheel brings its own) may be older than the headers.
 using EnableApiFn = CUptiResult (*)(CUpti_CallbackId, uint8_t);
-inline EnableApiFn g_enable_runtime_api = nullptr;
-inline std::vector<std::uint32_t> g_runtime_extra;  // enable_recorded_apis' extra runtime calls
+inline EnableApiFn g_enable_runtime_api = nullptr;  // set by enable_recorded_apis
 
 // Enables the records of the calls above, and of the calls whose call sites are taken (call_site.hpp:
 // copies, memsets, host functions); false when this CUPTI cannot select calls (then the caller
@@ -69,28 +100,7 @@ inline bool enable_recorded_apis(const std::vector<std::uint32_t>& runtime_extra
     if (g_enable_runtime_api(cb, 1) != CUPTI_SUCCESS) return false;
   for (std::uint32_t cb : driver_extra)
     if (enable_driver_api(cb, 1) != CUPTI_SUCCESS) return false;
-  g_runtime_extra = runtime_extra;
   return true;
-}
-
-// Stream captures open in the process (the RUNTIME kind is on while any is).
-inline std::atomic<int> g_open_captures{0};
-
-// At the return of a successful cudaStreamBeginCapture: record every runtime call from now on.
-inline void capture_opened() {
-  if (g_open_captures.fetch_add(1) == 0) (void)cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-}
-
-// At the return of cudaStreamEndCapture (whatever it returned: the capture is over either way).
-inline void capture_closed() {
-  int open = g_open_captures.load();
-  while (open > 0 && !g_open_captures.compare_exchange_weak(open, open - 1)) {
-  }
-  if (open != 1) return;  // others still open (or none was: a BeginCapture that failed)
-  (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-  // The kind's switch overrides the per-call selection made before it: make it again.
-  for (CUpti_CallbackId cb : kRecordedRuntimeApis) (void)g_enable_runtime_api(cb, 1);
-  for (std::uint32_t cb : g_runtime_extra) (void)g_enable_runtime_api(cb, 1);
 }
 
 }  // namespace gp::inject

@@ -15,6 +15,7 @@
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
 #include "profile_timeline.hpp"
+#include "site_analysis.hpp"
 
 namespace gp {
 
@@ -224,6 +225,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         if (!capturing) {
           CaptureTrouble t;
           t.stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          t.begin_correlation = a->correlation_id;
           t.api = a->name;
           t.error = cuda_error_name_of(static_cast<int>(a->return_value));
           t.hint = capture_error_hint(static_cast<int>(a->return_value), a->name);
@@ -231,6 +233,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         } else {
           trouble = CaptureTrouble{};
           trouble->stream_id = stream_of.count(a->correlation_id) ? stream_of[a->correlation_id] : 0;
+          trouble->begin_correlation = a->correlation_id;
         }
         continue;
       }
@@ -319,8 +322,12 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.errors = p.errors;
   out.warnings = p.warnings;
   out.cupti_notices = p.cupti_notices;
+  out.refused_subscribes = p.refused_subscribes;
+  out.refused_result = p.refused_result;
+  out.refused_caller = p.refused_caller;
   out.cupti_at_end = p.cupti_at_end;
   out.trace_level = p.trace_level;
+  out.node_sampling = p.node_sampling;
   out.dropped_records = p.trace.dropped_records;
   out.malformed_lines = p.malformed_lines;
   out.lost_buffers = p.lost_buffers;
@@ -338,7 +345,9 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     if (op.graph_id != 0 && op.correlation_id != 0) exec_of[op.correlation_id] = op.graph_id;
     last_record_ns = std::max(last_record_ns, op.end_ns);
   }
+  std::unordered_map<std::uint32_t, double> graph_trace_span;  // correlation -> GRAPH_TRACE span
   for (const auto& g : d.graph_traces) {
+    graph_trace_span[g.correlation_id] = duration(g.start_ns, g.end_ns);
     extent[g.correlation_id].add(g.start_ns, g.end_ns);
     exec_of[g.correlation_id] = g.graph_id;
     last_record_ns = std::max(last_record_ns, g.end_ns);
@@ -383,7 +392,10 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   std::vector<const ApiRecord*> graph_launches, eager_launches, all_launches;
   std::map<std::uint32_t, std::vector<const ApiRecord*>> launches_of_exec;
   std::unordered_map<std::uint32_t, const ApiRecord*> api_by_correlation;
-  const bool node_level = p.trace_level >= 2;
+  // With node sampling the kernels of most eager launches are not recorded: launches count by
+  // their calls, as at the other levels, and the eager kernels are estimated from the sample.
+  const bool sampled = p.trace_level >= 2 && !p.node_sampling.empty() && p.node_sampling != "all";
+  const bool node_level = p.trace_level >= 2 && !sampled;
   for (const auto& a : d.api) {
     if (a.correlation_id != 0) api_by_correlation[a.correlation_id] = &a;
     if (is_sync(a)) sync_acc[a.name].push_back(duration(a.start_ns, a.end_ns));
@@ -401,6 +413,16 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.syncs = named_counts(sync_acc, {}, 50);
   out.graph_launches = graph_launches.size();
   out.eager_launches = eager_launches.size();
+  if (sampled && out.eager_kernels > 0) {
+    std::size_t with_records = 0;
+    for (const ApiRecord* a : eager_launches) with_records += eager_correlations.count(a->correlation_id);
+    if (with_records > 0 && with_records < eager_launches.size()) {
+      const double scale = static_cast<double>(eager_launches.size()) / static_cast<double>(with_records);
+      out.eager_kernel_ns *= scale;
+      out.eager_kernels = static_cast<std::size_t>(static_cast<double>(out.eager_kernels) * scale + 0.5);
+      out.coverage_estimated = true;
+    }
+  }
   const QueueView queue(all_launches, extent);
   out.graph_calls = analyze_calls(graph_launches, queue, extent);
   out.eager_calls = analyze_calls(eager_launches, queue, extent);
@@ -456,10 +478,22 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     g.created_at_ns = duration(p.begin_ns, e.created_ns);
     if (!calls.empty()) g.first_launch_at_ns = duration(p.begin_ns, calls.front()->start_ns);
     TraceData& t = per_exec[e.exec_id];
-    for (const ApiRecord* a : calls) {
+    // Launches traced node by node (node sampling: a sample of them has kernel records); the node
+    // statistics take those launches only.
+    std::set<std::uint32_t> traced;
+    for (const auto& k : t.kernels) traced.insert(k.correlation_id);
+    for (const auto& m : t.memcpys) traced.insert(m.correlation_id);
+    for (const auto& m : t.memsets) traced.insert(m.correlation_id);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const ApiRecord* a = calls[i];
       g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));
       auto x = extent.find(a->correlation_id);
       if (x != extent.end()) g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
+      const bool node_traced = traced.count(a->correlation_id) > 0;
+      if (auto gt = graph_trace_span.find(a->correlation_id); gt != graph_trace_span.end())
+        (node_traced ? g.sampling.span_traced_ns : g.sampling.span_untraced_ns).push_back(gt->second);
+      if (node_traced) g.sampling.traced_ordinals.push_back(i);
+      if (!traced.empty() && !node_traced) continue;
       t.api.push_back(*a);
       t.windows.push_back(IterationWindow{a->start_ns, a->end_ns});
     }
@@ -478,8 +512,19 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);
+    // Node sampling: the kernels of the launches not traced node by node are estimated from those
+    // that were (the same graph runs the same kernels each launch) for the coverage figures.
+    const std::size_t n_traced = g.sampling.traced_ordinals.size();
+    if (n_traced > 0 && n_traced < g.launches) {
+      const double scale = static_cast<double>(g.launches) / static_cast<double>(n_traced);
+      g.sampling.kernel_time_estimate_ns = g.kernel_time_ns * scale;
+      out.graph_kernel_ns += g.kernel_time_ns * (scale - 1.0);
+      out.graph_kernels += static_cast<std::size_t>(static_cast<double>(g.kernels) * (scale - 1.0) + 0.5);
+      out.coverage_estimated = true;
+    }
     out.graphs.push_back(std::move(g));
   }
+  analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
   out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
   return out;
 }

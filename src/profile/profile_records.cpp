@@ -1,5 +1,6 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
-//   process  {pid, ppid, ts, cupti, level, cmdline}       first line of every file
+//   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
+//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/node_sampling.hpp)
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -10,15 +11,30 @@
 //   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
 //   upload   {exec, co}; launch {exec, co} (--trace none only)
+//   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
+//            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
 //   dropped  {n}
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
+//   cupti_refused {n, r, caller}                         the application's cuptiSubscribe calls CUPTI refused
+//            (its own profiler could not attach; seen by the preloaded libgraphprof_cupti_watch.so)
 //   end      {reason, ts, dropped, lost_buffers, cupti}         last line when the process flushed; cupti:
 //            "graphprof" (its session to the end), "finalized_elsewhere" (another client finalized CUPTI),
 //            "activity_taken" (activity records went to another client), "teardown_timeout"; also
 //            exit_ms (the final flush) and probe {enabled, callback_proven, fired, record_proven,
 //            record_seen, foreign_buffer} (what the ownership check saw), for diagnosis only
+//   site     {s, api, n: [[module, offset "0x..", function, function offset]...], ni, py: [[file, line, function]...]}
+//            a distinct call stack (innermost first; ni frames that led into the callback left out)
+//   sc       {s, co: [...]}                              correlation ids of calls made from site s
+//   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool
+//            (used/reserved, current/high) at capture_begin, capture_end, instantiate_begin/_end,
+//            upload_begin/_end (co: that call) and end
+//   mem_nodes {exec, graph, allocs, bytes, frees}        memory nodes of an instantiated graph
+//   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
+//   vmm      {co, ts, b}                                 cuMemCreate of b bytes
+//   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 // Field names are short because a busy application writes millions of lines.
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -26,6 +42,8 @@
 
 #include "graphprof/error.hpp"
 #include "graphprof/profile.hpp"
+#include "record_fields.hpp"
+#include "site_records.hpp"
 
 namespace gp {
 
@@ -33,24 +51,7 @@ using nlohmann::json;
 
 namespace {
 
-template <typename T>
-T field(const json& j, const char* key, T fallback = T{}) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Integers only, and only those T holds: a negative count, 1e300 or 2^70 makes the line
-    // unreadable (counted), never a wrapped or undefined value.
-    bool fits = false;
-    if (it->is_number_unsigned()) {
-      fits = it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-    } else if (it->is_number_integer()) {  // negative here
-      const std::int64_t v = it->get<std::int64_t>();
-      if constexpr (std::is_signed_v<T>) fits = v >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
-    }
-    if (!fits) throw std::out_of_range(std::string(key) + ": not an integer this field can hold");
-  }
-  return it->get<T>();
-}
+using records::field;
 
 void read_span(const json& j, GpuSpan& r) {
   r.start_ns = field<std::uint64_t>(j, "s");
@@ -135,6 +136,7 @@ void read_line(const json& j, ProcessRecords& p) {
     p.ppid = field<int>(j, "ppid");
     p.begin_ns = field<std::uint64_t>(j, "ts");
     p.trace_level = field<int>(j, "level", 2);
+    p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
     d.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {
@@ -145,6 +147,10 @@ void read_line(const json& j, ProcessRecords& p) {
     const std::string message = field<std::string>(j, "m");
     p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
                               (message.empty() ? "" : ": " + message));
+  } else if (t == "cupti_refused") {
+    p.refused_subscribes += field<std::size_t>(j, "n");
+    p.refused_result = field<std::string>(j, "r");
+    p.refused_caller = field<std::string>(j, "caller");
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {
@@ -154,7 +160,7 @@ void read_line(const json& j, ProcessRecords& p) {
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
     p.cupti_at_end = field<std::string>(j, "cupti");
-  } else {
+  } else if (!read_site_line(t, j, p.sites)) {
     ++d.other_records;
   }
 }
@@ -182,6 +188,31 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   }
   p.trace.level = p.trace_level == 0 ? TraceLevel::kNone : p.trace_level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
   return p;
+}
+
+std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::optional<SteadyWindow> best;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("\"t\":\"clock\"") == std::string::npos) continue;  // only these lines: a node-level file is large
+      try {
+        const json j = json::parse(line);
+        SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
+                       field<std::uint64_t>(j, "last")};
+        if (w.last_ns < w.first_ns) continue;
+        if (!best || w.launches > best->launches) best = w;
+      } catch (const json::exception&) {
+      } catch (const std::out_of_range&) {
+      }
+    }
+  }
+  return best;
 }
 
 ProcessRecords read_process_records(const std::string& path) {

@@ -8,6 +8,7 @@
 
 #include "graphprof/profile.hpp"
 #include "graphprof/stats.hpp"
+#include "site_report.hpp"
 
 namespace gp {
 
@@ -78,6 +79,32 @@ json timeline_json(const ProcessTimeline& t) {
 
 double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
+// Launch ordinals as [first, last] runs: [[1, 20], [40, 40], ...].
+json ordinal_runs(const std::vector<std::size_t>& v) {
+  json a = json::array();
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    a.push_back(json::array({v[i], v[j]}));
+    i = j + 1;
+  }
+  return a;
+}
+
+// Null unless some launches had node records and some GRAPH_TRACE spans without them.
+json sampling_json(const GraphProfile& g) {
+  const NodeSamplingFigures& s = g.sampling;
+  if (s.traced_ordinals.empty() || s.span_untraced_ns.empty()) return nullptr;
+  const double traced = s.span_traced_ns.empty() ? 0.0 : median(s.span_traced_ns);
+  const double untraced = median(s.span_untraced_ns);
+  return json{{"traced_launches", s.traced_ordinals.size()},
+              {"traced_ordinals", ordinal_runs(s.traced_ordinals)},
+              {"span_traced", stats(duration_stats(s.span_traced_ns))},
+              {"span_untraced", stats(duration_stats(s.span_untraced_ns))},
+              {"perturbation", traced > 0 && untraced > 0 ? json(traced / untraced - 1.0) : json(nullptr)},
+              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)}};
+}
+
 json process_json_of(const ProcessProfile& p, std::size_t index) {
   json j;
   j["process"] = index;
@@ -88,13 +115,18 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["errors"] = p.errors;
   j["warnings"] = p.warnings;
   j["cupti_notices"] = p.cupti_notices;
+  j["cupti_refused"] = p.refused_subscribes == 0 ? json(nullptr)
+                                                 : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
+                                                        {"caller", p.refused_caller}};
   j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
+  j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);
   j["cuda_wall_ns"] = p.cuda_wall_ns;
   const double graph_launches = static_cast<double>(p.graph_launches);
   const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;
   j["coverage"] = {
+      {"estimated", p.coverage_estimated},
       {"graph_kernels", p.graph_kernels},
       {"eager_kernels", p.eager_kernels},
       {"graph_kernel_ns", p.graph_kernel_ns},
@@ -108,7 +140,8 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["graph_launch_calls"] = calls_json(p.graph_calls);
   j["eager_launch_calls"] = calls_json(p.eager_calls);
   json graphs = json::array();
-  for (const auto& g : p.graphs)
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) {
+    const GraphProfile& g = p.graphs[i];
     graphs.push_back({{"exec", g.exec.exec_id},
                       {"graph", g.exec.graph_id},
                       {"nodes", g.exec.nodes},
@@ -122,22 +155,27 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                       {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
                       {"kernels", g.kernels},
                       {"kernel_time_ns", g.kernel_time_ns},
+                      {"node_sampling", sampling_json(g)},
                       {"dot", g.exec.dot},
                       {"dot_verbose", g.exec.dot_verbose},
                       {"created_at_ns", g.created_at_ns},
                       {"first_launch_at_ns", opt(g.first_launch_at_ns)},
                       {"kernel_sequence", g.kernel_sequence}});
+    if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
+  }
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
   j["copies"] = named_json(p.copies);
   j["syncs"] = named_json(p.syncs);
   json trouble = json::array();
   for (const auto& t : p.capture_trouble)
-    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint}});
+    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint},
+                       {"site", site_json(t.site)}});
   j["capture_trouble"] = std::move(trouble);
   j["dropped_records"] = p.dropped_records;
   j["malformed_lines"] = p.malformed_lines;
   j["lost_buffers"] = p.lost_buffers;
+  add_sites_json(j, p);
   j["timeline"] = timeline_json(p.timeline);
   return j;
 }
@@ -213,6 +251,20 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["plain_runs_ns"] = run.plain_runs_ns;
   profile["warmup_wall_ns"] = opt(run.warmup_wall_ns);
   profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
+  json runs = json::array();
+  for (const auto& r : run.overhead_runs)
+    runs.push_back({{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns}, {"window_ns", opt(r.window_ns)},
+                    {"steps", r.steps}, {"exec", r.exec},
+                    {"host_per_step_ns", r.window_ns && r.steps > 0 ? json(*r.window_ns / static_cast<double>(r.steps)) : json(nullptr)}});
+  profile["overhead_runs"] = std::move(runs);
+  json changes = json::array();
+  for (const auto& c : run.overhead_changes) {
+    changes.push_back({{"metric", c.metric}, {"pairs", c.pairs}, {"change", c.change}, {"low", c.low}, {"high", c.high},
+                       {"level", 0.95}, {"wider_than_effect", c.wider_than_effect}, {"plain_median_ns", c.plain_median_ns},
+                       {"profiled_median_ns", c.profiled_median_ns}});
+    if (c.metric == "wall_time") profile["overhead"] = c.change;
+  }
+  profile["overhead_changes"] = std::move(changes);
   profile["trace_level"] = run.trace_level;
   profile["notes"] = run.notes;
   json procs = json::array();

@@ -242,7 +242,7 @@ std::string trouble_section(const json& p, const std::string& tag) {
   for (const auto& t : trouble)
     s += "<tr><td class=\"l gp-bad\">" + escape(str(t, "api")) + "</td><td class=\"l\">" + escape(str(t, "error")) +
          "</td><td class=\"l\">" + escape(str(t, "end_error").empty() ? "-" : str(t, "end_error")) + "</td><td>" +
-         count(num(t, "stream")) + "</td><td class=\"l\">" + escape(str(t, "call_site").empty() ? "-" : str(t, "call_site")) +
+         count(num(t, "stream")) + "</td><td class=\"l\">" + escape(str(field(t, "site"), "where").empty() ? "-" : str(field(t, "site"), "where")) +
          "</td><td class=\"l\">" + escape(str(t, "hint")) + "</td></tr>\n";
   return s + "</tbody></table></div>\n";
 }

@@ -9,6 +9,7 @@
 #include "graphprof/profile_fields.hpp"
 #include "graphprof/reporters.hpp"
 #include "graphprof/text_format.hpp"
+#include "profile_sites_text.hpp"
 
 namespace gp {
 
@@ -91,8 +92,10 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
     std::sort(nodes.begin(), nodes.end(),
               [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
     if (nodes.size() > 8) nodes.resize(8);
+    const json& sampled = top->contains("node_sampling") ? (*top)["node_sampling"] : json();
+    const std::size_t timed = sampled.is_object() ? sampled["traced_launches"].get<std::size_t>() : (*top)["launches"].get<std::size_t>();
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
-        << all.size() << " nodes timed over " << (*top)["launches"].get<std::size_t>()
+        << all.size() << " nodes timed over " << timed << (sampled.is_object() ? " node-traced" : "")
         << " launches; all in the report)\n";
     const std::string dot = top->value("dot", std::string());
     out << "  heat map: graphprof render " << (dot.empty() ? std::string("DOT") : shell_word(dot)) << " --report "
@@ -106,13 +109,49 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
   }
 }
 
+// "1-20, 40, 60" from [[1, 20], [40, 40], [60, 60]]; at most `keep` runs, then "...".
+std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
+  std::string s;
+  std::size_t shown = 0;
+  for (const auto& r : runs) {
+    if (shown++ == keep) return s + ", ...";
+    if (!s.empty()) s += ", ";
+    const auto a = r[0].get<std::size_t>() + 1, b = r[1].get<std::size_t>() + 1;  // 1-based for people
+    s += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  return s;
+}
+
+// Node sampling: which launches of each graph were traced node by node, and how much longer those
+// ran on the GPU than the launches that were not (GRAPH_TRACE spans of both).
+void sampling_text(std::ostringstream& out, const json& p) {
+  bool header = false;
+  for (const auto& g : p["graphs"]) {
+    if (!g.contains("node_sampling") || !g["node_sampling"].is_object()) continue;
+    const json& s = g["node_sampling"];
+    if (!header) {
+      const bool rule = p.contains("node_sampling") && p["node_sampling"].is_string();
+      out << "\n  node sampling (" << (rule ? p["node_sampling"].get<std::string>() + " = warm-up, first, 1 in" : std::string("rule not recorded"))
+          << "; --node-sample all traces every launch): node times come from the launches\n"
+             "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
+             "  ran on the GPU than an untraced one (median GRAPH_TRACE spans)\n";
+      header = true;
+    }
+    out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
+        << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
+        << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
+        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-")) << "\n";
+  }
+}
+
 // Graph coverage, launch counts and what the launch calls cost.
 void coverage_text(std::ostringstream& out, const json& p) {
   const json& c = p["coverage"];
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
         << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
-        << c["eager_kernels"] << " eager)\n";
+        << c["eager_kernels"] << " eager)" << (c.value("estimated", false) ? "; graph kernels estimated from the node-traced launches" : "")
+        << "\n";
   }
   out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
   if (c["eager_launches_per_graph_launch"].is_number())
@@ -139,6 +178,14 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const auto warnings = p.find("warnings");  // reports older than this field have none
   if (warnings != p.end())
     for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  const auto refused = p.find("cupti_refused");
+  if (refused != p.end() && refused->is_object())
+    out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
+        << " cuptiSubscribe call(s) from " << (*refused)["caller"].get<std::string>() << " returned "
+        << (*refused)["result"].get<std::string>()
+        << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
+           "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
+           "    application's profiler, or run its profiler without graphprof)\n";
   const auto notices = p.find("cupti_notices");
   if (notices != p.end())
     for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
@@ -169,23 +216,36 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   const json& graphs = p["graphs"];
   if (!graphs.empty()) {
     out << "\n  graphs (" << graphs.size() << " instantiated)\n";
-    TextTable rows({"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
-                    "blocked", "GPU/launch", "kernel time"});
+    // Where each graph was made (reports before call sites have none): left-aligned in the last column.
+    std::vector<std::string> made_at;
+    std::size_t made_at_width = 0;
+    const bool sites = p.value("call_sites_recorded", false);
+    for (const auto& g : graphs) {
+      made_at.push_back(graph_made_at(g));
+      made_at_width = std::max(made_at_width, display_width(made_at.back()));
+    }
+    std::vector<std::string> header{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
+                                    "blocked", "GPU/launch", "kernel time"};
+    if (sites) header.push_back(pad_right("made at", made_at_width));
+    TextTable rows(std::move(header));
     std::size_t shown = 0;
     for (const auto& g : graphs) {
       if (++shown > 40) break;
       const json& calls = g["launch_calls"];
-      rows.add({"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
+      std::vector<std::string> row{"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
                 g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
                 std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
                 std::to_string(g["launches"].get<std::size_t>()),
                 calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
                 std::to_string(calls["blocked"].get<std::size_t>()),
                 g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
-                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"});
+                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"};
+      if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
+      rows.add(std::move(row));
     }
     out << rows.str();
     if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
+    sampling_text(out, p);
     slowest_nodes(out, report, p, report_path);
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
@@ -202,19 +262,33 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     out << rows.str();
   };
-  named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  const auto eager_sites = p.find("eager_sites");
+  const bool by_site = eager_sites != p.end() && eager_sites->is_array() && !eager_sites->empty();
+  if (by_site) {
+    eager_sites_text(out, p);
+  } else {
+    named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  }
+  ledgers_text(out, p);
+  instability_text(out, p);
   named("copies and memsets outside graphs", p["copies"], true, false);
-  named("synchronising calls", p["syncs"], false, true);
+  if (!by_site) named("synchronising calls", p["syncs"], false, true);
   const json& trouble = p["capture_trouble"];
   if (!trouble.empty()) {
     out << "\n  capture trouble\n";
-    TextTable rows({"#", "stream", "offending call", "error", "cudaStreamEndCapture"});
+    bool sited = false;
+    for (const auto& t : trouble) sited = sited || (t.contains("site") && t["site"].is_object());
+    std::vector<std::string> header{"#", "stream", "offending call", "error", "cudaStreamEndCapture"};
+    if (sited) header.push_back("capture began at");
+    TextTable rows(std::move(header), sited ? TextTable::Layout::kText : TextTable::Layout::kNumbers);
     std::string fixes;
     std::size_t number = 0;
     for (const auto& t : trouble) {
       const std::string n = std::to_string(++number);
-      rows.add({n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
-                t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()});
+      std::vector<std::string> row{n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
+                                   t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()};
+      if (sited) row.push_back(t.contains("site") ? site_where(t["site"], 60) : "-");
+      rows.add(std::move(row));
       if (!t["hint"].get<std::string>().empty()) fixes += "  fix " + n + ": " + t["hint"].get<std::string>() + "\n";
     }
     out << rows.str() << fixes;
@@ -237,6 +311,40 @@ void repeat_text(std::ostringstream& out, const json& p) {
   out << rows.str();
 }
 
+// --overhead N: the change of what the application's loop experiences, with its interval.
+void overhead_text(std::ostringstream& out, const json& p) {
+  const auto changes = p.find("overhead_changes");
+  if (changes == p.end() || !changes->is_array() || changes->empty()) return;
+  const auto& runs = p["overhead_runs"];
+  std::size_t steps = 0;
+  unsigned exec = 0;
+  for (const auto& r : runs)
+    if (r["profiled"].get<bool>() && r["steps"].is_number()) {
+      steps = r["steps"].get<std::size_t>();
+      exec = r["exec"].get<unsigned>();
+    }
+  out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
+  if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
+  out << " not counted; 95 % intervals over the pairs):\n";
+  TextTable rows({"figure", "plain", "profiled", "change", "95 % interval"});
+  bool wide = false;
+  for (const auto& c : *changes) {
+    const std::string m = c["metric"].get<std::string>();
+    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
+                             : m == "host_per_step" ? "host time per step"
+                                                    : "process wall time";
+    rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
+              strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
+                  (c["wider_than_effect"].get<bool>() ? " (wider than the effect)" : "")});
+    wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
+  }
+  out << rows.str();
+  out << "  (window: first to last launch call of the most-launched graph; plain runs carry graphprof's graph-launch\n"
+         "   callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  if (wide)
+    out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
+}
+
 }  // namespace
 
 std::string format_profile_summary(const Report& report, const std::string& report_path) {
@@ -250,18 +358,7 @@ std::string format_profile_summary(const Report& report, const std::string& repo
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
-  if (p["plain_wall_ns"].is_number()) {
-    out << "  overhead: " << ns(p, "wall_ns") << " profiled vs " << ns(p, "plain_wall_ns") << " without graphprof ("
-        << strf("%+.1f %%", 100.0 * get(p, "overhead")) << " wall time)";
-    const json& runs = p["plain_runs_ns"];
-    if (runs.is_array() && runs.size() >= 2) {
-      out << "; plain runs " << format_ns(runs[0].get<double>());
-      for (std::size_t i = 1; i < runs.size(); ++i) out << (i + 1 == runs.size() ? " and " : ", ") << format_ns(runs[i].get<double>());
-      out << " (before and after the profiled run, mean used)";
-    }
-    if (p["warmup_wall_ns"].is_number()) out << ", after a warm-up run of " << ns(p, "warmup_wall_ns") << " (not counted)";
-    out << "\n  (wall time includes start-up; compare the application's own timing lines for its steady state)\n";
-  }
+  overhead_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);

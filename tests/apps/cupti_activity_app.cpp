@@ -6,6 +6,8 @@
 // kinds it records are the ones already enabled. With "disable" it also turns the DRIVER kind off
 // before exiting; with "finalize" it ends with cuptiFinalize, which ends every CUPTI session of the
 // process (what a careless tool does). It prints how many buffers of its own it got and exits 0.
+// With "subscribe" it only tries to become a CUPTI subscriber itself, as a profiler inside the
+// application (Kineto) does, prints what cuptiSubscribe returned and exits 0.
 #include <cuda.h>
 #include <cupti.h>
 
@@ -42,6 +44,14 @@ int main(int argc, char** argv) {
       cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS || cuCtxSetCurrent(context) != CUDA_SUCCESS) {
     std::printf("cupti_activity_app: no CUDA device\n");
     return 4;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "subscribe") == 0) {
+    CUpti_SubscriberHandle subscriber = nullptr;
+    const CUptiResult r = cuptiSubscribe(&subscriber, [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}, nullptr);
+    std::printf("cupti_activity_app: cuptiSubscribe -> %d\n", static_cast<int>(r));
+    if (r == CUPTI_SUCCESS) cuptiUnsubscribe(subscriber);
+    std::fflush(stdout);
+    return 0;
   }
   usleep(700 * 1000);  // a profiler's CUPTI deliveries (every 500 ms) see this process first
   std::printf("cupti_activity_app: cuptiActivityRegisterCallbacks -> %d\n",

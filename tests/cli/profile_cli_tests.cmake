@@ -23,11 +23,20 @@ endforeach()
 add_test(NAME cli.profile_sigterm_forwarded
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_signal.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_sigterm)
 set_tests_properties(cli.profile_without_gpu cli.profile_command_not_found cli.profile_sigterm_forwarded PROPERTIES LABELS cpu)
-# --overhead: a warm-up run, then plain, profiled, plain; the overhead is against the plain runs' mean.
+# --overhead N: a warm-up run, then N plain and N profiled runs alternating; the change over the pairs.
 add_test(NAME cli.profile_overhead_runs
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "overhead: .* profiled vs .* without graphprof \\([-+][0-9.]+ % wall time\\); plain runs .* and .* \\(before and after the profiled run, mean used\\), after a warm-up run of .* \\(not counted\\)" --stdout
-                 -- $<TARGET_FILE:graphprof> profile --overhead --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead -- true)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "process wall time .*[-+][0-9.]+ % \\.\\. [-+][0-9.]+ %" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --overhead 2 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead -- true)
+add_test(NAME cli.profile_overhead_bad_count
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--overhead"
+                 -- $<TARGET_FILE:graphprof> profile --overhead 0 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_bad -- true)
+add_test(NAME cli.profile_node_sample_bad
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--node-sample 5,5: expected 'all' or W,K,M"
+                 -- $<TARGET_FILE:graphprof> profile --node-sample 5,5 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sample_bad -- true)
+set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad PROPERTIES LABELS cpu)
 set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.

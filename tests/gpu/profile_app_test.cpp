@@ -73,7 +73,9 @@ const ModeResult* graph_result(const Report& r, std::size_t nodes) {
 
 TEST(ProfileApp, CountsGraphsLaunchesAndEagerWorkExactly) {
   const fs::path out = fresh_dir("counts");
-  ASSERT_EQ(shell(profile_cmd(out, "", "--launches " + std::to_string(kLaunches) + " --eager " + std::to_string(kEager))), 0)
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample all", "--launches " + std::to_string(kLaunches) + " --eager " +
+                                                       std::to_string(kEager))),
+            0)
       << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& p = profile_of(r);
@@ -260,6 +262,57 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
     while (std::getline(in, line)) calls += line.find("\"n\":\"cuDeviceGetCount\"") != std::string::npos;
   }
   EXPECT_GE(calls, 100u) << text;
+}
+
+// Node sampling (include/graphprof/node_sampling.hpp) without windows: graph A's launches 2-6, then
+// 1 in 10, are traced node by node, every launch has its GRAPH_TRACE span and is counted, and the
+// node statistics come from the traced launches alone.
+TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
+  const fs::path out = fresh_dir("sampling");
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000", "--launches 200 --eager 20")), 0) << console(out);
+  const Report r = read_report((out / "report.json").string());
+  const json& proc = profile_of(r)["processes"][0];
+  EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000");
+  const json& ga = proc["graphs"][0];
+  EXPECT_EQ(ga["launches"], 200);
+  EXPECT_EQ(ga["gpu_span"]["count"], 200) << "a GRAPH_TRACE span for every launch";
+  ASSERT_TRUE(ga["node_sampling"].is_object()) << ga.dump();
+  const std::size_t traced = ga["node_sampling"]["traced_launches"].get<std::size_t>();
+  EXPECT_GE(traced, 24u) << "launches 2-6 and 16, 26, ..., 196";
+  EXPECT_LE(traced, 30u) << "only a few more, if the start window caught them";
+  EXPECT_EQ(ga["node_sampling"]["span_untraced"]["count"].get<std::size_t>(), 200 - traced);
+  EXPECT_EQ(ga["kernels"].get<std::size_t>(), 4 * traced);
+  EXPECT_EQ(proc["coverage"]["graph_launches"], 203);
+  EXPECT_EQ(proc["coverage"]["eager_launches"], 20) << "counted by their calls, traced or not";
+  const ModeResult* a = graph_result(r, 5);
+  ASSERT_NE(a, nullptr);
+  const json trace = to_json(a->sections.trace.value());
+  ASSERT_EQ(trace["nodes"].size(), 5u);
+  for (const auto& n : trace["nodes"]) EXPECT_EQ(n["count"].get<std::size_t>(), traced) << n.dump();
+  EXPECT_NE(console(out).find("node sampling"), std::string::npos) << console(out);
+}
+
+// An application whose own CUPTI client (a profiler inside it) subscribes after CUDA started: CUPTI
+// refuses it (graphprof holds the one subscription), the application runs to its end with its own
+// output and status, and graphprof's summary and report say that the application's profiler could
+// not attach (seen by the preloaded libgraphprof_cupti_watch.so).
+TEST(ProfileApp, AnApplicationWhoseOwnProfilerCannotAttachIsSaidSo) {
+  const fs::path out = fresh_dir("cupti-refused");
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
+                          " subscribe > " + (out / "console.txt").string() + " 2>&1";
+  ASSERT_EQ(shell(cmd), 0) << console(out);
+  const std::string text = console(out);
+  EXPECT_NE(text.find("cupti_activity_app: cuptiSubscribe -> 39"), std::string::npos)
+      << "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, and the application's own output; " << text;
+  EXPECT_NE(text.find("the application's own CUPTI client could not attach"), std::string::npos) << text;
+  const Report report = read_report((out / "report.json").string());
+  const json& p = profile_of(report);
+  EXPECT_EQ(p["exit_status"], 0) << text;
+  const json& refused = p["processes"][0]["cupti_refused"];
+  ASSERT_TRUE(refused.is_object()) << text;
+  EXPECT_EQ(refused["subscribe_calls"], 1);
+  EXPECT_EQ(refused["result"], "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+  EXPECT_NE(refused["caller"].get<std::string>().find("cupti_activity_app"), std::string::npos) << refused.dump();
 }
 
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {

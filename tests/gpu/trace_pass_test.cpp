@@ -50,13 +50,18 @@ Traced run_traced(const std::string& workload, const std::map<std::string, std::
   req.measure.trace.level = level;
   req.measure.trace.iterations = kReplays;
   req.measure.trace.detach_after_each_pass = detach_each;
-  auto chrome = std::make_shared<ChromeTraceBuilder>();
-  req.measure.trace.on_trace = [&t, chrome](const ModeResult& r, const TraceData& d, const NodeJoin& j) {
-    t.records.emplace_back(r.workload + " " + to_string(r.mode), d);
-    chrome->add(r.workload + " " + to_string(r.mode), d, &j);
-  };
-  t.report = run_suite(req, {"test"}, nullptr);
-  t.chrome = chrome->to_json();
+  // Keeps each trace pass's records and builds the Chrome trace, as graphprof run does.
+  struct Keep final : MeasureObserver {
+    Traced& t;
+    ChromeTraceBuilder chrome;
+    explicit Keep(Traced& into) : t(into) {}
+    void trace_recorded(const ModeResult& r, const TraceData& d, const NodeJoin& j) override {
+      t.records.emplace_back(r.workload + " " + to_string(r.mode), d);
+      chrome.add(r.workload + " " + to_string(r.mode), d, &j);
+    }
+  } keep(t);
+  t.report = run_suite(req, {"test"}, &keep);
+  t.chrome = keep.chrome.to_json();
   return t;
 }
 

@@ -2,8 +2,12 @@
 // library writes when it records only the API calls it needs (src/inject/recorded_apis.hpp).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <unistd.h>
 
+#include "graphprof/node_sampling.hpp"
 #include "graphprof/profile.hpp"
 
 namespace gp {
@@ -14,9 +18,9 @@ ProcessProfile analyze_lines(const std::string& lines) {
   return analyze_process(parse_process_records(in, "mem"));
 }
 
-// The capture's own EndCapture call may leave no API record (the library switches the record-every-
-// call mode off in that call's callback): the callbacks' capture_end still ends the capture, so
-// the launches after it count.
+// The capture's own EndCapture call may leave no API record (a record lost, or a CUPTI that does not
+// deliver the selected calls' records): the callbacks' capture_end still ends the capture, so the
+// launches after it count.
 TEST(ProfileCaptureWindow, ACaptureEndsAtItsCallbackWhenTheEndCaptureCallHasNoRecord) {
   const std::string lines =
       R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":0,"cmdline":"app"}
@@ -47,6 +51,160 @@ TEST(ProfileCaptureWindow, AFailedCaptureWithoutAnEndRecordIsStillNamed) {
   EXPECT_EQ(p.capture_trouble[0].api, "cudaStreamSynchronize");
   EXPECT_EQ(p.capture_trouble[0].end_error, "cudaErrorStreamCaptureInvalidated");
   EXPECT_EQ(p.eager_launches, 1u);
+}
+
+}  // namespace
+}  // namespace gp
+
+namespace gp {
+namespace {
+
+TEST(NodeSampling, TracesTheFirstLaunchesAfterTheWarmUpThenOneInEvery) {
+  NodeSampling s;
+  s.warmup = 1;
+  s.first = 3;
+  s.every = 4;
+  std::string got;
+  for (std::uint64_t i = 0; i < 16; ++i) got += s.traced(i) ? 'x' : '.';
+  EXPECT_EQ(got, ".xxx...x...x...x");
+  for (std::uint64_t n = 0; n <= 16; ++n) {
+    std::uint64_t count = 0;
+    for (std::uint64_t i = 0; i < n; ++i) count += s.traced(i) ? 1 : 0;
+    EXPECT_EQ(s.traced_among(n), count) << n;
+  }
+}
+
+TEST(NodeSampling, AllTracesEveryLaunchAndTheTextRoundTrips) {
+  NodeSampling s;
+  ASSERT_TRUE(NodeSampling::parse("all", s));
+  EXPECT_TRUE(s.traced(0));
+  EXPECT_EQ(s.traced_among(7), 7u);
+  ASSERT_TRUE(NodeSampling::parse("2,10,50", s));
+  EXPECT_FALSE(s.all);
+  EXPECT_EQ(s.text(), "2,10,50,10/200") << "the default windows";
+  NodeSampling w;
+  ASSERT_TRUE(NodeSampling::parse("0,5,7,0/100", w));
+  EXPECT_EQ(w.window_ms, 0u);
+  EXPECT_EQ(w.period_ms, 100u);
+  EXPECT_EQ(w.text(), "0,5,7,0/100");
+  EXPECT_FALSE(s.traced(1));
+  EXPECT_TRUE(s.traced(2));
+  EXPECT_TRUE(s.traced(11));
+  EXPECT_FALSE(s.traced(12));
+  EXPECT_TRUE(s.traced(61));
+  NodeSampling untouched;
+  for (const char* bad : {"", "1,2", "1,2,0", "1,2,3,4", "a,b,c", "1,,3", "-1,2,3", "1,2,3x", "1,2,3,5/0", "1,2,3,9/5",
+                          "1,2,3,5/", "1,2,3,/5", "1,2,3,5/9x"})
+    EXPECT_FALSE(NodeSampling::parse(bad, untouched)) << bad;
+  EXPECT_EQ(untouched.text(), "1,20,20,10/200");
+}
+
+}  // namespace
+}  // namespace gp
+
+namespace gp {
+namespace {
+
+// Records as the injection writes them with node sampling: exec 7 (graph 3, two kernel nodes)
+// launched 6 times; launches 2 and 5 were traced node by node (kernel records, no GRAPH_TRACE
+// span), the others have spans only. The eager kernel is recorded.
+std::string sampled_lines() {
+  std::string s =
+      R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":2,"sample":"1,1,3,0/1000","cmdline":"app"}
+{"t":"exec","exec":7,"graph":3,"nodes":2,"edges":1,"co":0,"ts":1500,"dot":"","dot_verbose":""}
+{"t":"nm","x":30064771072,"o":12884901888}
+{"t":"nm","x":30064771073,"o":12884901889}
+)";
+  for (int i = 0; i < 6; ++i) {
+    const unsigned co = 100 + i;
+    const unsigned long long t = 10000 + 1000ull * i;
+    s += "{\"t\":\"a\",\"n\":\"cudaGraphLaunch\",\"cb\":311,\"dr\":0,\"s\":" + std::to_string(t) + ",\"e\":" + std::to_string(t + 50) +
+         ",\"p\":1,\"th\":7,\"co\":" + std::to_string(co) + ",\"r\":0}\n";
+    const bool traced = i == 1 || i == 4;
+    if (traced) {
+      // Two kernels of 100 and 200 ns; the traced launch's span is 330 ns.
+      s += "{\"t\":\"k\",\"n\":\"k_a\",\"s\":" + std::to_string(t + 100) + ",\"e\":" + std::to_string(t + 200) +
+           ",\"d\":0,\"c\":1,\"st\":13,\"co\":" + std::to_string(co) + ",\"g\":7,\"gn\":30064771072,\"gr\":[1,1,1],\"bl\":[32,1,1],\"sh\":0,\"rg\":8}\n";
+      s += "{\"t\":\"k\",\"n\":\"k_b\",\"s\":" + std::to_string(t + 230) + ",\"e\":" + std::to_string(t + 430) +
+           ",\"d\":0,\"c\":1,\"st\":13,\"co\":" + std::to_string(co) + ",\"g\":7,\"gn\":30064771073,\"gr\":[1,1,1],\"bl\":[32,1,1],\"sh\":0,\"rg\":8}\n";
+    } else {
+      s += "{\"t\":\"gt\",\"co\":" + std::to_string(co) + ",\"g\":7,\"s\":" + std::to_string(t + 100) + ",\"e\":" + std::to_string(t + 400) +
+           ",\"d\":0,\"c\":1,\"st\":13}\n";
+    }
+  }
+  s += R"({"t":"a","n":"cudaLaunchKernel","cb":211,"dr":0,"s":20000,"e":20010,"p":1,"th":7,"co":200,"r":0}
+{"t":"k","n":"k_eager","s":20100,"e":20400,"d":0,"c":1,"st":13,"co":200,"g":0,"gn":0,"gr":[1,1,1],"bl":[32,1,1],"sh":0,"rg":8}
+{"t":"clock","exec":7,"n":6,"first":10000,"last":15000}
+)";
+  return s;
+}
+
+TEST(ProfileNodeSampling, NodeTimesComeFromTheTracedLaunchesAndSpansFromAll) {
+  const ProcessProfile p = analyze_lines(sampled_lines());
+  EXPECT_EQ(p.node_sampling, "1,1,3,0/1000");
+  ASSERT_EQ(p.graphs.size(), 1u);
+  const GraphProfile& g = p.graphs[0];
+  EXPECT_EQ(g.launches, 6u);
+  EXPECT_EQ(g.gpu_span_ns.size(), 6u) << "a span for every launch: GRAPH_TRACE or the kernels'";
+  EXPECT_EQ(g.sampling.traced_ordinals, (std::vector<std::size_t>{1, 4}));
+  EXPECT_EQ(g.sampling.span_untraced_ns.size(), 4u);
+  EXPECT_TRUE(g.sampling.span_traced_ns.empty()) << "a traced launch has no GRAPH_TRACE span";
+  // Node statistics over the two traced launches only.
+  ASSERT_EQ(g.trace.nodes.size(), 2u);
+  for (const auto& n : g.trace.nodes) EXPECT_EQ(n.duration.count, 2u) << n.name;
+  EXPECT_DOUBLE_EQ(g.trace.nodes[0].duration.median + g.trace.nodes[1].duration.median, 300.0) << "100 and 200 ns";
+  // Coverage: the graph's 600 ns of kernels in 2 launches stand for 6 launches' 1800 ns.
+  EXPECT_TRUE(p.coverage_estimated);
+  EXPECT_DOUBLE_EQ(p.graph_kernel_ns, 1800.0);
+  EXPECT_EQ(p.graph_kernels, 12u);
+  EXPECT_DOUBLE_EQ(p.eager_kernel_ns, 300.0) << "eager kernels are all recorded: not scaled";
+  EXPECT_EQ(p.eager_launches, 1u);
+  ASSERT_TRUE(g.sampling.kernel_time_estimate_ns.has_value());
+  EXPECT_DOUBLE_EQ(*g.sampling.kernel_time_estimate_ns, 1800.0);
+}
+
+TEST(ProfileNodeSampling, TheReportAndConsoleSayWhichLaunchesWereTraced) {
+  ProfileRun run;
+  run.program = "app";
+  run.exit_description = "exited with status 0";
+  const Report r = profile_report(run, {analyze_lines(sampled_lines())});
+  const auto& proc = r.results.front().sections.other.at("profile")["processes"][0];
+  EXPECT_EQ(proc["node_sampling"], "1,1,3,0/1000");
+  EXPECT_EQ(proc["coverage"]["estimated"], true);
+  const auto& s = proc["graphs"][0]["node_sampling"];
+  ASSERT_TRUE(s.is_object()) << proc["graphs"][0].dump();
+  EXPECT_EQ(s["traced_launches"], 2);
+  EXPECT_EQ(s["traced_ordinals"].dump(), "[[1,1],[4,4]]");
+  EXPECT_EQ(s["span_untraced"]["count"], 4);
+  const std::string text = format_profile_summary(r);
+  for (const char* want : {"node sampling (1,1,3,0/1000", "graph_3: 2 of 6 launches traced (launch 2, 5)",
+                           "graph kernels estimated from the node-traced launches", "nodes timed over 2 node-traced launches"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+}
+
+TEST(ProfileOverhead, TheSteadyWindowIsTheMostLaunchedExecsClockLine) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("steady-window-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  EXPECT_FALSE(read_steady_window(dir.string()).has_value()) << "no records";
+  {
+    std::ofstream a(dir / "proc-1.jsonl");
+    a << R"({"t":"process","pid":1,"level":-1})" << "\n"
+      << R"({"t":"clock","exec":2,"n":10,"first":100,"last":900})" << "\n"
+      << R"({"t":"clock","exec":3,"n":400,"first":1000,"last":41000})" << "\n"
+      << R"({"t":"clock","exec":4,"n":900,"first":50,"last":10})" << "\n";  // last before first: unreadable
+    std::ofstream b(dir / "proc-2.jsonl");
+    b << R"({"t":"clock","exec":5,"n":300,"first":0,"last":5})" << "\n{\"t\":\"clock\",\"exec\":" << "\n";
+    std::ofstream c(dir / "notes.txt");
+    c << R"({"t":"clock","exec":9,"n":100000,"first":0,"last":1})" << "\n";
+  }
+  const auto w = read_steady_window(dir.string());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->exec, 3u);
+  EXPECT_EQ(w->launches, 400u);
+  EXPECT_EQ(w->last_ns - w->first_ns, 40000u);
+  fs::remove_all(dir);
 }
 
 }  // namespace

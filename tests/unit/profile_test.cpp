@@ -225,6 +225,10 @@ ProfileRun fixture_run() {
   run.warmup_wall_ns = 3.0e9;
   run.plain_runs_ns = {1.5e9, 1.7e9};
   run.plain_wall_ns = 1.6e9;
+  run.overhead_runs = {OverheadRun{false, 0, 1.5e9, 1.0e9, 999, 3}, OverheadRun{true, 3, 2.0e9, 1.1e9, 999, 3},
+                       OverheadRun{true, 3, 2.0e9, 1.2e9, 999, 3}, OverheadRun{false, 0, 1.7e9, 1.0e9, 999, 3}};
+  run.overhead_changes = {OverheadChange{"steady_window", 2, 0.15, -0.2, 0.6, true, 1.0e9, 1.15e9},
+                          OverheadChange{"wall_time", 2, 0.25, 0.10, 0.40, false, 1.6e9, 2.0e9}};
   return run;
 }
 
@@ -269,8 +273,10 @@ TEST(ProfileReport, RenderAndAnalyzeFindThePerNodeTimesOfAGraphByItsDump) {
 
 TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {
   const std::string text = format_profile_summary(profile_report(fixture_run(), {fixture_profile()}));
-  for (const char* want : {"profile: graphprof_graph_app (1 CUDA process", "exited with status 3", "overhead:", "+25.0 % wall time",
-                           "plain runs 1.50 s and 1.70 s", "warm-up run of 3.00 s (not counted)",
+  for (const char* want : {"profile: graphprof_graph_app (1 CUDA process", "exited with status 3", "overhead (--overhead: 2 plain and profiled runs",
+                           "warm-up run of 3.00 s not counted", "steady-state window (exec 3, 999 steps)", "+15.0 %",
+                           "-20.0 % .. +60.0 % (wider than the effect)", "process wall time", "+10.0 % .. +40.0 %",
+                           "the interval is wider than the effect",
                            "graph coverage: 95.2 % of GPU kernel time", "23 graph launches, 5 eager kernel launches",
                            "cudaGraphLaunch: 23 calls", "0 blocked on a full launch queue", "after the call returns to an idle GPU (1 call)",
                            "at --trace node CUPTI adds work", "stream capture", "explicit API", "top eager kernels", "k_scale",
@@ -283,11 +289,13 @@ TEST(ProfileReport, ConsoleSummaryShowsCoverageGraphsAndTrouble) {
 TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
   ProfileRun run = fixture_run();
   run.plain_wall_ns.reset();
+  run.overhead_runs.clear();
+  run.overhead_changes.clear();
   const std::string text = format_profile_summary(profile_report(run, {analyze_process(read_process_records(kResnet))}));
   for (const char* want : {"146 blocked on a full launch queue", "(35 launches in flight when blocked)", "host cost 246 µs (median of the 55 calls not blocked)",
                            "after the call returns to an idle GPU (2 calls)", "35.9 ms after it returns when queued behind earlier work (199 calls, up to 35 launches in flight)"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
-  EXPECT_EQ(text.find("overhead:"), std::string::npos);
+  EXPECT_EQ(text.find("overhead"), std::string::npos);
 }
 
 // A process whose application took CUPTI away from graphprof: `graphprof run --trace node` under

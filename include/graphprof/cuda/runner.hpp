@@ -1,9 +1,9 @@
 // Measuring one (workload, mode): the passes, their order and what each records.
 // See docs/methodology.md for why each figure is measured the way it is.
 #pragma once
-#include <functional>
 #include <string>
 
+#include "graphprof/cuda/measure_observer.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "graphprof/mode.hpp"
 #include "graphprof/report.hpp"
@@ -21,9 +21,9 @@ struct MeasureOptions {
   int repetitions = 1;            // independent repetitions (fresh workload, stream and graph)
   std::string dot_dir;            // where graph modes dump DOT files; empty = no dump
   TraceOptions trace;             // the CUPTI trace pass after the timing passes (docs/tracing.md)
-  // Called when a pass of a mode starts ("prepare", "warm-up", "launch loop: GPU pass", ...), for
-  // progress lines on long runs. `res` names the workload and mode. May be empty.
-  std::function<void(const ModeResult& res, const char* pass)> on_phase;
+  // Told when each pass starts, of each trace pass's records and of each finished result (progress
+  // lines, trace files); not owned, may be null.
+  MeasureObserver* observer = nullptr;
 };
 
 // Runs every pass of one mode and returns its result. Expected failures (capture errors, an

@@ -1,6 +1,5 @@
 // Running a selection of workloads and modes into one Report.
 #pragma once
-#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -23,16 +22,15 @@ struct RunRequest {
   int device = 0;
 };
 
-// Called after each (workload, mode) finishes, for progress output.
-using ProgressFn = std::function<void(const ModeResult&)>;
-
 // What run_suite measures, in order: each workload with the parameters it runs with (defaults
 // and overrides; one entry per sweep point). Validates the request (unknown workload or
 // parameter -> usage error) and touches no GPU; `run --isolate` starts one process per entry.
 std::vector<std::pair<const WorkloadEntry*, Params>> plan_suite(const RunRequest& request);
 
 // Validates the request (plan_suite) before any GPU work, then runs it. Failing modes are recorded and the rest still runs.
-Report run_suite(const RunRequest& request, const std::vector<std::string>& command_line, const ProgressFn& progress);
+// `observer` (may be null) is told of every pass, trace and finished result; it replaces
+// request.measure.observer.
+Report run_suite(const RunRequest& request, const std::vector<std::string>& command_line, MeasureObserver* observer);
 
 // Fill the report's header: tool, revision, time, command line, host.
 Report make_report_header(const std::vector<std::string>& command_line);

@@ -9,7 +9,7 @@ namespace gp {
 // Runs the trace pass and writes res.sections["trace"] (status ok | unavailable | failed, with a
 // reason). CUPTI problems and CUDA errors inside the pass are recorded there, never thrown, so the
 // timing results stand; environment errors (device lost, no driver) and errors thrown by
-// opt.trace.on_trace propagate. Does nothing when opt.trace.level is kNone.
+// the observer's trace_recorded propagate. Does nothing when opt.trace.level is kNone.
 void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
                     ModeResult& res);
 

@@ -1,0 +1,169 @@
+// What `graphprof profile` says about where the application made its CUDA calls and what its
+// graphs cost it: call sites (native and Python stacks recorded by the injection library,
+// src/inject/call_site.cpp), eager work grouped by call site, the memory and start-up ledgers of
+// each graph, re-captures and instability. The records part is filled by parse_process_records
+// (profile.hpp); the analysis by analyze_process. Host-only; docs/profile.md defines the figures.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gp {
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+struct NativeFrameRecord {
+  std::string module;             // path of the shared object or executable; "" for code no module maps (JIT)
+  std::uint64_t offset = 0;       // in the module (pc - load bias), or the absolute pc without a module
+  std::string function;           // demangled; "" when no symbol covers the address
+  std::uint64_t function_offset = 0;
+};
+
+struct PythonFrameRecord {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
+// One distinct stack (`site` line): innermost frame first.
+struct CallSiteRecord {
+  std::uint32_t id = 0;
+  std::string api;                        // the API called there, as CUPTI names it
+  std::vector<NativeFrameRecord> native;  // after the frames that led into the callback
+  std::size_t internal_frames = 0;        // those frames (CUPTI, the driver, graphprof's library)
+  std::vector<PythonFrameRecord> python;  // empty: no interpreter, or this thread did not hold the GIL
+};
+
+// A `mem` line: free device memory and the graph-memory pool at one moment.
+struct MemorySample {
+  std::string at;  // capture_begin, capture_end, instantiate_begin, instantiate_end, upload_begin, upload_end, end
+  std::uint32_t correlation_id = 0;
+  std::uint64_t ts = 0, free = 0, total = 0;
+  std::uint64_t graph_used = 0, graph_used_high = 0, graph_reserved = 0, graph_reserved_high = 0;
+};
+
+struct MemoryNodesRecord {  // `mem_nodes`: memory nodes of an instantiated graph
+  std::uint32_t exec_id = 0, graph_id = 0;
+  std::size_t allocs = 0, frees = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct MemoryOpRecord {  // `mem_op`: CUPTI's MEMORY2 record of an allocation (op 1) or free (op 2)
+  int op = 0, memory_kind = 0, pool_type = 0;
+  std::uint64_t bytes = 0, address = 0, ts = 0, pool_address = 0;
+  std::uint32_t correlation_id = 0;
+  bool async = false;
+};
+
+struct VmmCreateRecord {  // `vmm`: cuMemCreate of `bytes` physical memory
+  std::uint32_t correlation_id = 0;
+  std::uint64_t ts = 0, bytes = 0;
+};
+
+struct SiteRecords {
+  std::vector<CallSiteRecord> sites;
+  std::unordered_map<std::uint32_t, std::uint32_t> site_of_call;  // correlation id -> site id
+  std::vector<MemorySample> memory_samples;
+  std::vector<MemoryNodesRecord> memory_nodes;
+  std::vector<MemoryOpRecord> memory_ops;
+  std::vector<VmmCreateRecord> vmm_creates;
+  std::uint64_t process_start_ns = 0;             // 0: not recorded
+  std::uint64_t process_start_resolution_ns = 0;  // one clock tick of /proc/self/stat
+};
+
+// ---------------------------------------------------------------------------------------------
+// Analysis
+
+// A call site as the report names it.
+struct SiteSummary {
+  std::uint32_t id = 0;
+  std::string where;               // one line: "serve.py:57 in step", "eager_scale(CUstream_st*) in app", "libx.so+0x1a2b"
+  std::string from;                // "python", "native", "module+offset" or "unknown": what `where` could name
+  std::vector<std::string> stack;  // Python frames (innermost first), then native frames
+};
+
+struct KernelCount {
+  std::string name;
+  std::size_t count = 0;
+};
+
+// Work outside graphs from one call site.
+struct EagerSite {
+  SiteSummary site;
+  std::string kind;  // "kernel launch", "copy", "memset", "sync", "host function"
+  std::string api;   // the API called there (first seen)
+  std::size_t calls = 0;
+  std::size_t calls_in_steps = 0;        // between the first and the last step
+  std::optional<double> per_step;        // calls_in_steps / steps
+  double gpu_ns = 0;                     // its kernels', copies' or memsets' GPU time
+  double host_ns = 0;                    // host time of its calls (what a sync waits)
+  std::vector<KernelCount> kernels;      // short names, most launched first
+  std::string hint;
+};
+
+// The step the per-step figures use.
+struct StepDefinition {
+  std::string from;  // "most-launched graph" | "" (no graph launched: no step)
+  std::uint32_t exec_id = 0, graph_id = 0;
+  std::size_t steps = 0;
+  std::uint64_t first_ns = 0, last_ns = 0;  // start of the first step's launch, end of the last's
+};
+
+// What one graph holds and what making it cost (per graph of ProcessProfile::graphs).
+struct GraphLedger {
+  std::optional<SiteSummary> capture_site;      // stream capture: where cudaStreamBeginCapture was called
+  std::optional<SiteSummary> instantiate_site;  // where cudaGraphInstantiate* was called
+  // Memory
+  std::uint64_t capture_alloc_bytes = 0;  // device allocations (cudaMalloc*, pool growth) made during its capture
+  std::size_t capture_allocs = 0;
+  std::uint64_t capture_vmm_bytes = 0;    // cuMemCreate during its capture
+  std::uint64_t memory_node_bytes = 0;    // its graph memory nodes (cudaMallocAsync inside the capture, AddMemAllocNode)
+  std::size_t memory_nodes = 0;
+  std::optional<double> capture_free_delta;      // free device memory before BeginCapture minus after EndCapture
+  std::optional<double> instantiate_free_delta;  // the same around cudaGraphInstantiate*
+  std::optional<double> upload_free_delta;       // around its cudaGraphUpload calls
+  std::optional<std::uint64_t> graph_pool_reserved_after;  // graph-memory pool reserved after instantiate/upload
+  bool reuses_memory = false;  // captured, kernels, no allocation of its own: it reuses memory (a shared pool)
+  // Start-up
+  std::optional<double> capture_ns;      // BeginCapture start -> EndCapture end
+  std::optional<double> first_launch_ns; // host time of its first launch call
+  std::uint64_t created_after_first_step_ns = 0;  // instantiated this long after the first step began (0: before)
+  std::size_t kernel_shapes = 0;         // distinct (kernel, grid) combinations its kernels ran with
+};
+
+// Graphs captured from the same site.
+struct Recapture {
+  SiteSummary site;
+  std::vector<std::uint32_t> graph_ids;  // in capture order
+  std::vector<std::size_t> nodes;
+  std::size_t shapes = 0;  // distinct kernel signatures among them (kernel names and grids)
+};
+
+struct UpdateCounts {
+  std::size_t calls = 0, failures = 0;
+};
+
+struct SiteProfile {
+  StepDefinition step;
+  std::vector<EagerSite> eager_sites;  // by GPU time, then host time
+  std::vector<GraphLedger> graphs;     // parallel to ProcessProfile::graphs
+  std::vector<Recapture> recaptures;
+  std::vector<std::uint32_t> late_graphs;  // graph ids instantiated after the first step began
+  UpdateCounts exec_updates, set_params;
+  // Process totals
+  std::uint64_t capture_alloc_bytes = 0, memory_node_bytes = 0, capture_vmm_bytes = 0;
+  std::optional<std::uint64_t> graph_pool_reserved_high;  // the driver's high-water mark of graph memory
+  double graph_making_ns = 0;                // all captures + instantiations + uploads
+  std::optional<double> wall_ns;             // process start (or CUDA start) to its last flush
+  std::optional<double> start_to_first_replay_ns;  // process start -> first graph launch call
+  std::optional<double> cuda_to_first_replay_ns;   // CUDA initialisation -> first graph launch call
+  std::uint64_t process_start_resolution_ns = 0;
+  bool sites_recorded = false;    // the records have call sites (the library took them)
+  bool ledgers_recorded = false;  // ... and memory samples or the process start (a library that takes them)
+};
+
+}  // namespace gp

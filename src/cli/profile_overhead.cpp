@@ -1,0 +1,115 @@
+// profile --overhead N: the alternating series and its paired changes (profile_overhead.hpp).
+#include "profile_overhead.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "graphprof/paired_change.hpp"
+#include "graphprof/stats.hpp"
+
+namespace gp::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void add_window(OverheadRun& r, const fs::path& dir) {
+  const auto w = read_steady_window(dir.string());
+  if (!w || w->launches < 2) return;
+  r.window_ns = static_cast<double>(w->last_ns - w->first_ns);
+  r.steps = w->launches - 1;
+  r.exec = w->exec;
+}
+
+}  // namespace
+
+ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
+                                const InjectedEnv& injected_env, const fs::path& data, const std::string& level, ProfileRun& run) {
+  const int total = 2 * pairs + 1;
+  int number = 1;
+  std::cerr << "graphprof profile: run 1 of " << total << " (--overhead " << pairs << "): warm-up without the injection, not counted\n";
+  const ChildResult warm = run_child(command, plain_env);
+  run.warmup_wall_ns = warm.wall_ns;
+  if (warm.status != 0) run.notes.push_back("the warm-up run without the injection " + warm.description);
+  const fs::path scratch = data / "overhead-run";
+  ChildResult last;
+  bool stopped = false;
+  for (int i = 0; i < pairs && !stopped; ++i) {
+    const bool plain_first = i % 2 == 0;
+    for (int k = 0; k < 2 && !stopped; ++k) {
+      const bool profiled = (k == 0) != plain_first;
+      const bool final = profiled && i == pairs - 1;
+      const fs::path dir = final ? data : scratch;
+      std::error_code ec;
+      if (!final) {
+        fs::remove_all(scratch, ec);
+        fs::create_directories(scratch, ec);
+      }
+      std::cerr << "graphprof profile: run " << ++number << " of " << total << " (--overhead): "
+                << (profiled ? "profiled" : "plain (graph launches counted and timed only)") << "\n";
+      const ChildResult r = run_child(command, injected_env(dir, profiled ? level : "clock"));
+      OverheadRun o;
+      o.profiled = profiled;
+      o.status = r.status;
+      o.wall_ns = r.wall_ns;
+      add_window(o, dir);
+      run.overhead_runs.push_back(o);
+      if (profiled) last = r;
+      if (r.status != 0) run.notes.push_back(std::string(profiled ? "a profiled" : "a plain") + " run of --overhead: the application " + r.description);
+      // Interrupted or killed: the user wants it to stop (the profile is that run's, if profiled).
+      if (r.status >= 128) stopped = true;
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  for (const auto& o : run.overhead_runs)
+    if (!o.profiled) run.plain_runs_ns.push_back(o.wall_ns);
+  if (!run.plain_runs_ns.empty()) {
+    double sum = 0;
+    for (double w : run.plain_runs_ns) sum += w;
+    run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
+  }
+  run.overhead_changes = overhead_changes(run.overhead_runs);
+  return last;
+}
+
+std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& runs) {
+  std::vector<const OverheadRun*> plain, profiled;
+  for (const auto& r : runs) (r.profiled ? profiled : plain).push_back(&r);
+  std::vector<OverheadChange> out;
+  auto add = [&](const char* metric, auto value) {
+    std::vector<double> a, b;
+    for (std::size_t i = 0; i < plain.size() && i < profiled.size(); ++i) {
+      const auto x = value(*plain[i]), y = value(*profiled[i]);
+      a.push_back(x.value_or(0.0));
+      b.push_back(y.value_or(0.0));
+    }
+    const auto c = paired_change(a, b);
+    if (!c) return;
+    OverheadChange o;
+    o.metric = metric;
+    o.pairs = c->pairs;
+    o.change = c->change;
+    o.low = c->low;
+    o.high = c->high;
+    o.wider_than_effect = c->wider_than_effect;
+    std::vector<double> pa, pb;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] > 0 && b[i] > 0) {
+        pa.push_back(a[i]);
+        pb.push_back(b[i]);
+      }
+    o.plain_median_ns = median(pa);
+    o.profiled_median_ns = median(pb);
+    out.push_back(o);
+  };
+  add("steady_window", [](const OverheadRun& r) { return r.window_ns; });
+  add("host_per_step", [](const OverheadRun& r) -> std::optional<double> {
+    if (!r.window_ns || r.steps == 0) return std::nullopt;
+    return *r.window_ns / static_cast<double>(r.steps);
+  });
+  add("wall_time", [](const OverheadRun& r) -> std::optional<double> { return r.wall_ns; });
+  return out;
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,38 @@
+// `graphprof profile --overhead N`: the application runs N times plain and N times profiled,
+// alternating (plain first in even pairs, profiled first in odd ones, so drift cancels), after a
+// warm-up run without the injection. Plain runs carry the injection's graph-launch callbacks alone
+// (GRAPHPROF_PROFILE_LEVEL=clock), which time the steady-state window the same way as in the
+// profiled runs. docs/profile.md ("Overhead") says what the figures mean.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graphprof/profile.hpp"
+
+namespace gp::cli {
+
+struct ChildResult {
+  int status = 0;  // exit status, or 128 + signal
+  std::string description;
+  double wall_ns = 0;
+};
+
+// Runs `command` with `env`, output passing through (cmd_profile.cpp).
+ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env);
+
+// The environment of an injected run writing its records into a folder, at a level.
+using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem::path& dir, const std::string& level)>;
+
+// Runs the series; the last profiled run writes its records into `data` (the profile), the others
+// into a scratch folder under it, removed afterwards. Fills run.overhead_runs, overhead_changes,
+// warmup_wall_ns, plain_runs_ns and plain_wall_ns; returns the last profiled run.
+ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
+                                const InjectedEnv& injected_env, const std::filesystem::path& data, const std::string& level,
+                                ProfileRun& run);
+
+// The changes over the pairs of `runs` (the i-th plain run with the i-th profiled run).
+std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& runs);
+
+}  // namespace gp::cli

@@ -1,0 +1,20 @@
+// The batch rule of the measurement passes (graphprof/batch_rule.hpp).
+#include "graphprof/batch_rule.hpp"
+
+#include <algorithm>
+
+namespace gp {
+
+int batch_size(const IterationShape& shape, double budget_seconds) {
+  const std::size_t calls = std::max<std::size_t>(1, shape.calls_per_iter);
+  std::size_t n = 1000 / calls;
+  if (shape.seconds > 0)
+    n = std::min(n, static_cast<std::size_t>(std::max(1.0, std::min(1e6, budget_seconds / 4 / shape.seconds))));
+  return static_cast<int>(std::clamp<std::size_t>(n, 1, 64));
+}
+
+int latched_batch_size(int batch, std::size_t calls_per_iter) {
+  return std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
+}
+
+}  // namespace gp

@@ -1,0 +1,166 @@
+// The graph-launch callbacks of the injection library (cudaGraphLaunch, and cuGraphLaunch for
+// callers of the driver API): each exec's launches are counted and the first and last timed (the
+// `clock` lines: the steady-state window of `profile --overhead`, the same in its plain runs, which
+// run with this part alone, and its profiled runs), and at --trace node with node sampling
+// (include/graphprof/node_sampling.hpp) GRAPH_TRACE is switched off while a reason holds: a launch
+// the rule picks is in its call, or a sampling window is open. Seen on the H200: with GRAPH_TRACE
+// on, a graph launch gets its one span and no kernel records even though CONCURRENT_KERNEL is on;
+// with it off, the kernel records. CONCURRENT_KERNEL itself stays on (eager kernels are always
+// recorded): switched off at the return of a launch call, the records of that launch's kernels
+// came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200.
+// Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
+//
+// Lines written (format at the top of src/profile/profile_records.cpp):
+//   clock {exec, n, first, last}     per exec: launches, first and last launch call's start (CUPTI clock)
+#pragma once
+#include <cupti.h>
+#include <pthread.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "graphprof/node_sampling.hpp"
+
+namespace gp::inject {
+
+struct ExecLaunches {
+  std::uint32_t exec_id = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+};
+
+inline std::mutex g_watch_mu;
+inline std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphExec
+inline bool g_sampling = false;                                   // node sampling active
+inline NodeSampling g_rule;
+
+// Reasons for GRAPH_TRACE to be off (node records for graph launches); switched under g_toggle_mu,
+// never after stop_sampling().
+inline std::mutex g_toggle_mu;
+inline int g_node_reasons = 0;
+inline std::atomic<bool> g_sampling_stopped{false};
+inline thread_local bool t_traced_launch = false;   // this thread's launch call holds a reason
+inline thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch (its cuGraphLaunch is not another)
+
+inline void node_records(bool add_reason) {
+  std::lock_guard<std::mutex> lock(g_toggle_mu);
+  if (g_sampling_stopped) return;
+  if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
+  (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+}
+
+inline std::uint64_t watch_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+inline bool is_runtime_graph_launch(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+}
+inline bool is_driver_graph_launch(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+inline void enable_launch_callbacks(CUpti_SubscriberHandle sub) {
+  for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
+    (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+  for (CUpti_CallbackId cb : {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
+    (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cb);
+}
+
+// A graph-launch callback; returns false for any other callback. Both launch calls have the exec
+// first in their parameters.
+inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+  if (driver ? !is_driver_graph_launch(cbid) : !is_runtime_graph_launch(cbid)) return false;
+  const bool enter = cd->callbackSite == CUPTI_API_ENTER;
+  if (driver && t_in_runtime_launch) return true;  // the runtime's own cuGraphLaunch
+  if (!enter) {
+    if (!driver) t_in_runtime_launch = false;
+    if (t_traced_launch) {
+      t_traced_launch = false;
+      node_records(false);
+    }
+    return true;
+  }
+  if (!driver) t_in_runtime_launch = true;
+  const void* exec = cd->functionParams != nullptr ? *static_cast<void* const*>(cd->functionParams) : nullptr;
+  if (exec == nullptr) return true;
+  const std::uint64_t now = watch_now_ns();
+  std::uint64_t ordinal = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_watch_mu);
+    ExecLaunches& e = g_launches[exec];
+    if (e.launches == 0) {
+      (void)cuptiGetGraphExecId(static_cast<CUgraphExec>(const_cast<void*>(exec)), &e.exec_id);
+      e.first_ns = now;
+    }
+    ordinal = e.launches++;
+    e.last_ns = now;
+  }
+  if (g_sampling && g_rule.traced(ordinal)) {
+    t_traced_launch = true;
+    node_records(true);
+  }
+  return true;
+}
+
+// The sampling windows: node records on for window_ms of every period_ms, the first from the start.
+inline void* sampling_windows(void*) {
+  for (;;) {
+    timespec on{static_cast<time_t>(g_rule.window_ms / 1000), static_cast<long>(g_rule.window_ms % 1000) * 1000000L};
+    nanosleep(&on, nullptr);
+    node_records(false);
+    const std::uint64_t off_ms = g_rule.period_ms - g_rule.window_ms;
+    timespec off{static_cast<time_t>(off_ms / 1000), static_cast<long>(off_ms % 1000) * 1000000L};
+    nanosleep(&off, nullptr);
+    node_records(true);
+  }
+  return nullptr;
+}
+
+// At --trace node with a rule other than "all", after GRAPH_TRACE and the node kinds were enabled:
+// the first window opens (GRAPH_TRACE off) and the window thread runs. False when the thread
+// cannot start (then GRAPH_TRACE stays off: every launch is traced).
+inline bool start_sampling(const NodeSampling& rule) {
+  g_rule = rule;
+  g_sampling = true;
+  node_records(true);
+  if (rule.period_ms == 0 || rule.window_ms >= rule.period_ms) return true;  // one window: always on
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) != 0) return false;
+  const bool ok = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                  pthread_create(&thread, &attr, sampling_windows, nullptr) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+// Before the final flush: no more switching (CUPTI is about to be flushed and finalized). With
+// `wait` (not in a signal handler) it also waits for a switch in progress.
+inline void stop_sampling(bool wait) {
+  g_sampling_stopped = true;
+  if (wait) std::lock_guard<std::mutex> lock(g_toggle_mu);
+}
+
+// The clock lines; `may_wait`: false in a signal handler (the lock is only tried).
+inline std::string clock_lines(bool may_wait) {
+  std::string s;
+  std::unique_lock<std::mutex> lock(g_watch_mu, std::defer_lock);
+  if (may_wait) lock.lock();
+  else if (!lock.try_lock()) return s;
+  for (const auto& [exec, e] : g_launches) {
+    char line[160];
+    std::snprintf(line, sizeof line, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu}\n", e.exec_id,
+                  static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
+                  static_cast<unsigned long long>(e.last_ns));
+    s += line;
+  }
+  return s;
+}
+
+}  // namespace gp::inject

@@ -1,0 +1,269 @@
+// Call sites and eager work by call site (site_analysis.hpp, docs/profile.md "Call sites").
+#include "site_analysis.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "graphprof/graph_model.hpp"
+#include "graphprof/text_format.hpp"
+
+namespace gp {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Python code that is not the application's: the libraries' trees, the standard library,
+// generated code (Inductor's output, FX's eval'd modules).
+bool library_python(const std::string& file) {
+  if (file.empty() || file[0] == '<') return true;
+  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3"})
+    if (file.find(p) != std::string::npos) return true;
+  return false;
+}
+
+// Frames of the CUDA runtime and driver, CUPTI and graphprof: how the call reached the API, not
+// where the application made it.
+bool runtime_frame(const NativeFrameRecord& f) {
+  const std::string b = base_name(f.module);
+  for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
+    if (starts_with(b, lib)) return true;
+  const std::string& fn = f.function;
+  if (starts_with(fn, "cuda") || starts_with(fn, "__cuda") || starts_with(fn, "cudart::") || starts_with(fn, "__device_stub") ||
+      starts_with(fn, "void __device_stub"))
+    return true;
+  return fn.size() > 2 && fn[0] == 'c' && fn[1] == 'u' && std::isupper(static_cast<unsigned char>(fn[2]));  // cuLaunchKernel
+}
+
+// "name(args)" -> "name" (templates and namespaces kept).
+std::string without_arguments(const std::string& fn) {
+  int depth = 0;
+  for (std::size_t i = 0; i < fn.size(); ++i) {
+    if (fn[i] == '<') ++depth;
+    if (fn[i] == '>') --depth;
+    if (fn[i] == '(' && depth == 0 && i > 0) return fn.substr(0, i);
+  }
+  return fn;
+}
+
+bool is_stub_of(const NativeFrameRecord& f, const std::vector<std::string>& kernels) {
+  const std::string name = without_arguments(f.function);
+  const std::size_t colon = name.rfind("::");
+  const std::string last = colon == std::string::npos ? name : name.substr(colon + 2);
+  return std::find(kernels.begin(), kernels.end(), last) != kernels.end();
+}
+
+std::string python_line(const PythonFrameRecord& f, bool full_path) {
+  return (full_path ? f.file : base_name(f.file)) + ":" + std::to_string(f.line) + " in " + f.function;
+}
+
+std::string native_line(const NativeFrameRecord& f) {
+  const std::string module = f.module.empty() ? "(no module)" : f.module;
+  if (f.function.empty()) return module + "+" + strf("0x%llx", static_cast<unsigned long long>(f.offset));
+  return f.function + strf("+0x%llx", static_cast<unsigned long long>(f.function_offset)) + " in " + module +
+         strf(" (0x%llx)", static_cast<unsigned long long>(f.offset));
+}
+
+}  // namespace
+
+SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::string>& kernels) {
+  SiteSummary out;
+  out.id = s.id;
+  for (const auto& f : s.python) out.stack.push_back(python_line(f, true));
+  for (const auto& f : s.native) out.stack.push_back(native_line(f));
+  for (const auto& f : s.python)
+    if (!library_python(f.file)) {
+      out.where = python_line(f, false);
+      out.from = "python";
+      return out;
+    }
+  if (!s.python.empty()) {
+    out.where = python_line(s.python.front(), false) + " (library code)";
+    out.from = "python";
+    return out;
+  }
+  for (const auto& f : s.native) {
+    if (runtime_frame(f) || is_stub_of(f, kernels)) continue;
+    if (!f.function.empty()) {
+      out.where = without_arguments(f.function) + " in " + base_name(f.module);
+      out.from = "native";
+    } else {
+      out.where = (f.module.empty() ? std::string("(no module)") : base_name(f.module)) +
+                  strf("+0x%llx", static_cast<unsigned long long>(f.offset));
+      out.from = "module+offset";
+    }
+    return out;
+  }
+  out.where = "(no frame outside CUDA)";
+  out.from = "unknown";
+  return out;
+}
+
+namespace {
+
+std::string strip_version(const std::string& api) {
+  const std::size_t v = api.rfind("_v");
+  if (v != std::string::npos && v + 2 < api.size() && api.find_first_not_of("0123456789", v + 2) == std::string::npos)
+    return api.substr(0, v);
+  return api;
+}
+
+std::string kind_of_api(const std::string& api) {
+  if (api.find("LaunchHostFunc") != std::string::npos) return "host function";
+  if (api.find("Launch") != std::string::npos) return "kernel launch";
+  if (api.find("Memcpy") != std::string::npos) return "copy";
+  if (api.find("Memset") != std::string::npos) return "memset";
+  if (api.find("Synchronize") != std::string::npos) return "sync";
+  return "call";
+}
+
+struct GpuWork {
+  double ns = 0;
+  std::vector<std::string> kernels;  // short names, one per kernel
+};
+
+std::string plural(double n, const char* one, const char* many) {
+  return strf("%.0f ", n) + (std::lround(n) == 1 ? one : many);
+}
+
+std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64_t first_call_ns) {
+  const bool sync = s.kind == "sync";
+  const char* unit_one = s.kind == "copy" ? "copy" : s.kind == "memset" ? "memset" : sync ? "wait" : "launch";
+  const char* unit_many = s.kind == "copy" ? "copies" : s.kind == "memset" ? "memsets" : sync ? "waits" : "launches";
+  if (step.steps == 0) {
+    if (sync) return "the host waits for the GPU here; no graph is launched in this process";
+    return "no graph is launched in this process: capturing the loop that makes these calls would turn " +
+           plural(static_cast<double>(s.calls), unit_one, unit_many) + " into graph launches";
+  }
+  const std::string graph = "graph_" + std::to_string(step.graph_id);
+  if (s.calls_in_steps == 0)
+    return first_call_ns < step.first_ns ? "start-up only (before the first step): capturing it saves nothing per step"
+                                         : "after the last step only: capturing it saves nothing per step";
+  const double per = s.per_step.value_or(0);
+  if (sync)
+    return "the host waits for the GPU here " + plural(per, "time", "times") +
+           " per step: a graph cannot hold a host wait; move it out of the step or make it asynchronous";
+  if (per >= 0.95)
+    return "runs between launches of " + graph + " every step: capturing it into " + graph + " would remove " +
+           plural(per, unit_one, unit_many) + " per step";
+  return strf("runs in %.0f %% of the steps: capture it with the step (one graph per variant)", 100.0 * per);
+}
+
+}  // namespace
+
+void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
+  SiteProfile& sp = out.sites;
+  const SiteRecords& r = p.sites;
+  sp.sites_recorded = !r.sites.empty();
+  sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
+  sp.process_start_resolution_ns = r.process_start_resolution_ns;
+
+  // The step: one launch of the most-launched graph.
+  const GraphProfile* step_graph = nullptr;
+  for (const auto& g : out.graphs)
+    if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
+  if (step_graph != nullptr) {
+    auto it = in.launches_of_exec.find(step_graph->exec.exec_id);
+    if (it != in.launches_of_exec.end() && !it->second.empty()) {
+      sp.step.from = "most-launched graph";
+      sp.step.exec_id = step_graph->exec.exec_id;
+      sp.step.graph_id = step_graph->exec.graph_id;
+      sp.step.steps = it->second.size();
+      sp.step.first_ns = it->second.front()->start_ns;
+      for (const ApiRecord* a : it->second) sp.step.last_ns = std::max(sp.step.last_ns, a->end_ns);
+    }
+  }
+
+  // GPU work of eager calls, by correlation id.
+  std::unordered_map<std::uint32_t, GpuWork> work;
+  for (const auto& k : p.trace.kernels)
+    if (k.graph_id == 0) {
+      GpuWork& w = work[k.correlation_id];
+      w.ns += k.end_ns > k.start_ns ? static_cast<double>(k.end_ns - k.start_ns) : 0.0;
+      w.kernels.push_back(short_kernel_name(k.name));
+    }
+  for (const auto& m : p.trace.memcpys)
+    if (m.graph_id == 0) work[m.correlation_id].ns += m.end_ns > m.start_ns ? static_cast<double>(m.end_ns - m.start_ns) : 0.0;
+  for (const auto& m : p.trace.memsets)
+    if (m.graph_id == 0) work[m.correlation_id].ns += m.end_ns > m.start_ns ? static_cast<double>(m.end_ns - m.start_ns) : 0.0;
+
+  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
+  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+
+  // Eager calls grouped by site.
+  struct Acc {
+    EagerSite s;
+    std::map<std::string, std::size_t> kernels;
+    std::uint64_t first_ns = UINT64_MAX;
+  };
+  std::map<std::uint32_t, Acc> by_site;
+  for (const auto& [co, site] : r.site_of_call) {
+    if (in.captured_calls.count(co)) continue;
+    auto sr = site_by_id.find(site);
+    if (sr == site_by_id.end()) continue;
+    const std::string api = strip_version(sr->second->api);
+    if (api.find("BeginCapture") != std::string::npos || api.find("Instantiate") != std::string::npos) continue;
+    Acc& a = by_site[site];
+    if (a.s.calls == 0) {
+      a.s.api = api;
+      a.s.kind = kind_of_api(api);
+    }
+    ++a.s.calls;
+    auto ar = in.api_by_correlation.find(co);
+    if (ar != in.api_by_correlation.end()) {
+      const ApiRecord& call = *ar->second;
+      a.s.host_ns += call.end_ns > call.start_ns ? static_cast<double>(call.end_ns - call.start_ns) : 0.0;
+      a.first_ns = std::min(a.first_ns, call.start_ns);
+      if (sp.step.steps > 0 && call.start_ns >= sp.step.first_ns && call.start_ns <= sp.step.last_ns) ++a.s.calls_in_steps;
+    }
+    auto w = work.find(co);
+    if (w != work.end()) {
+      a.s.gpu_ns += w->second.ns;
+      for (const auto& k : w->second.kernels) ++a.kernels[k];
+    }
+  }
+  for (auto& [id, a] : by_site) {
+    for (const auto& [name, n] : a.kernels) a.s.kernels.push_back(KernelCount{name, n});
+    std::sort(a.s.kernels.begin(), a.s.kernels.end(),
+              [](const KernelCount& x, const KernelCount& y) { return x.count != y.count ? x.count > y.count : x.name < y.name; });
+    std::vector<std::string> names;
+    for (const auto& k : a.s.kernels) names.push_back(k.name);
+    a.s.site = summarize_site(*site_by_id[id], names);
+    if (sp.step.steps > 0) a.s.per_step = static_cast<double>(a.s.calls_in_steps) / static_cast<double>(sp.step.steps);
+    a.s.hint = hint_for(a.s, sp.step, a.first_ns);
+    sp.eager_sites.push_back(std::move(a.s));
+  }
+  std::sort(sp.eager_sites.begin(), sp.eager_sites.end(), [](const EagerSite& a, const EagerSite& b) {
+    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
+    if (a.host_ns != b.host_ns) return a.host_ns > b.host_ns;
+    return a.site.id < b.site.id;
+  });
+
+  // Capture trouble, joined to where its capture began.
+  for (auto& t : out.capture_trouble) {
+    auto s = r.site_of_call.find(t.begin_correlation);
+    if (t.begin_correlation != 0 && s != r.site_of_call.end() && site_by_id.count(s->second))
+      t.site = summarize_site(*site_by_id[s->second]);
+  }
+
+  // cudaGraphExecUpdate and the exec SetParams calls.
+  for (const auto& a : p.trace.api) {
+    const bool update = starts_with(a.name, "cudaGraphExecUpdate") || starts_with(a.name, "cuGraphExecUpdate");
+    const bool set_params = (starts_with(a.name, "cudaGraphExec") || starts_with(a.name, "cuGraphExec")) &&
+                            a.name.find("SetParams") != std::string::npos;
+    UpdateCounts* c = update ? &sp.exec_updates : set_params ? &sp.set_params : nullptr;
+    if (c == nullptr) continue;
+    ++c->calls;
+    if (a.return_value != 0) ++c->failures;
+  }
+
+  fill_ledgers(p, in, out);
+}
+
+}  // namespace gp

@@ -1,0 +1,100 @@
+// Reading the call-site and ledger lines (site_records.hpp).
+#include "site_records.hpp"
+
+#include <cstdlib>
+
+#include "record_fields.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+using records::field;
+
+namespace {
+
+// "0x1a2b" -> 0x1a2b; anything else makes the line unreadable.
+std::uint64_t hex_offset(const json& v) {
+  const std::string s = v.get<std::string>();
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || s[1] != 'x') throw std::out_of_range("offset: not a hex number");
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(s.c_str() + 2, &end, 16);
+  if (end == nullptr || *end != '\0') throw std::out_of_range("offset: not a hex number");
+  return x;
+}
+
+std::uint64_t non_negative(const json& v) {
+  if (!v.is_number_unsigned()) throw std::out_of_range("not a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+CallSiteRecord read_site(const json& j) {
+  CallSiteRecord s;
+  s.id = field<std::uint32_t>(j, "s");
+  s.api = field<std::string>(j, "api");
+  s.internal_frames = field<std::size_t>(j, "ni");
+  if (auto n = j.find("n"); n != j.end() && !n->is_null())
+    for (const json& f : n->get_ref<const json::array_t&>()) {
+      if (!f.is_array() || f.size() != 4) throw std::out_of_range("n: a frame is [module, offset, function, offset]");
+      s.native.push_back(NativeFrameRecord{f[0].get<std::string>(), hex_offset(f[1]), f[2].get<std::string>(), non_negative(f[3])});
+    }
+  if (auto py = j.find("py"); py != j.end() && !py->is_null())
+    for (const json& f : py->get_ref<const json::array_t&>()) {
+      if (!f.is_array() || f.size() != 3 || !f[1].is_number_integer())
+        throw std::out_of_range("py: a frame is [file, line, function]");
+      s.python.push_back(PythonFrameRecord{f[0].get<std::string>(), f[1].get<int>(), f[2].get<std::string>()});
+    }
+  return s;
+}
+
+}  // namespace
+
+bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
+  if (t == "site") {
+    out.sites.push_back(read_site(j));
+  } else if (t == "sc") {
+    const std::uint32_t site = field<std::uint32_t>(j, "s");
+    for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
+      const std::uint64_t c = non_negative(co);
+      if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
+      out.site_of_call[static_cast<std::uint32_t>(c)] = site;
+    }
+  } else if (t == "mem") {
+    MemorySample m;
+    m.at = field<std::string>(j, "at");
+    m.correlation_id = field<std::uint32_t>(j, "co");
+    m.ts = field<std::uint64_t>(j, "ts");
+    m.free = field<std::uint64_t>(j, "free");
+    m.total = field<std::uint64_t>(j, "total");
+    m.graph_used = field<std::uint64_t>(j, "gu");
+    m.graph_used_high = field<std::uint64_t>(j, "guh");
+    m.graph_reserved = field<std::uint64_t>(j, "gr");
+    m.graph_reserved_high = field<std::uint64_t>(j, "grh");
+    out.memory_samples.push_back(m);
+  } else if (t == "mem_nodes") {
+    out.memory_nodes.push_back(MemoryNodesRecord{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "graph"),
+                                                 field<std::size_t>(j, "allocs"), field<std::size_t>(j, "frees"),
+                                                 field<std::uint64_t>(j, "bytes")});
+  } else if (t == "mem_op") {
+    MemoryOpRecord m;
+    m.op = field<int>(j, "op");
+    m.memory_kind = field<int>(j, "mk");
+    m.pool_type = field<int>(j, "pt");
+    m.bytes = field<std::uint64_t>(j, "b");
+    m.address = field<std::uint64_t>(j, "a");
+    m.ts = field<std::uint64_t>(j, "ts");
+    m.pool_address = field<std::uint64_t>(j, "pa");
+    m.correlation_id = field<std::uint32_t>(j, "co");
+    m.async = field<std::uint32_t>(j, "async") != 0;
+    out.memory_ops.push_back(m);
+  } else if (t == "vmm") {
+    out.vmm_creates.push_back(VmmCreateRecord{field<std::uint32_t>(j, "co"), field<std::uint64_t>(j, "ts"), field<std::uint64_t>(j, "b")});
+  } else if (t == "proc_start") {
+    out.process_start_ns = field<std::uint64_t>(j, "ts");
+    out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gp

@@ -1,0 +1,83 @@
+// Report fields of call sites and ledgers (site_report.hpp).
+#include "site_report.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<std::uint64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+json counts_json(const UpdateCounts& c) { return json{{"calls", c.calls}, {"failures", c.failures}}; }
+
+}  // namespace
+
+json site_json(const std::optional<SiteSummary>& s) {
+  if (!s) return nullptr;
+  return json{{"id", s->id}, {"where", s->where}, {"from", s->from}, {"stack", s->stack}};
+}
+
+void add_graph_ledger_json(json& g, const GraphLedger& l) {
+  g["capture_site"] = site_json(l.capture_site);
+  g["instantiate_site"] = site_json(l.instantiate_site);
+  g["memory"] = {{"capture_alloc_bytes", l.capture_alloc_bytes},
+                 {"capture_allocs", l.capture_allocs},
+                 {"capture_vmm_bytes", l.capture_vmm_bytes},
+                 {"memory_node_bytes", l.memory_node_bytes},
+                 {"memory_nodes", l.memory_nodes},
+                 {"capture_free_delta_bytes", opt(l.capture_free_delta)},
+                 {"instantiate_free_delta_bytes", opt(l.instantiate_free_delta)},
+                 {"upload_free_delta_bytes", opt(l.upload_free_delta)},
+                 {"graph_pool_reserved_after_bytes", opt(l.graph_pool_reserved_after)},
+                 {"reuses_memory", l.reuses_memory}};
+  g["startup"] = {{"capture_ns", opt(l.capture_ns)},
+                  {"first_launch_ns", opt(l.first_launch_ns)},
+                  {"created_after_first_step_ns", l.created_after_first_step_ns > 0 ? json(l.created_after_first_step_ns) : json(nullptr)}};
+  g["kernel_shapes"] = l.kernel_shapes;
+}
+
+void add_sites_json(json& j, const ProcessProfile& p) {
+  const SiteProfile& s = p.sites;
+  j["call_sites_recorded"] = s.sites_recorded;
+  j["ledgers_recorded"] = s.ledgers_recorded;
+  j["step"] = s.step.steps == 0 ? json(nullptr)
+                                : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
+                                       {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
+  json eager = json::array();
+  for (const auto& e : s.eager_sites) {
+    json kernels = json::array();
+    for (const auto& k : e.kernels) kernels.push_back({{"name", k.name}, {"count", k.count}});
+    eager.push_back({{"site", site_json(e.site)},
+                     {"kind", e.kind},
+                     {"api", e.api},
+                     {"calls", e.calls},
+                     {"calls_in_steps", e.calls_in_steps},
+                     {"per_step", opt(e.per_step)},
+                     {"gpu_ns", e.gpu_ns},
+                     {"host_ns", e.host_ns},
+                     {"kernels", std::move(kernels)},
+                     {"hint", e.hint}});
+  }
+  j["eager_sites"] = std::move(eager);
+  j["memory"] = {{"capture_alloc_bytes", s.capture_alloc_bytes},
+                 {"capture_vmm_bytes", s.capture_vmm_bytes},
+                 {"memory_node_bytes", s.memory_node_bytes},
+                 {"graph_pool_reserved_high_bytes", opt(s.graph_pool_reserved_high)}};
+  j["startup"] = {{"graph_making_ns", s.graph_making_ns},
+                  {"wall_ns", opt(s.wall_ns)},
+                  {"graph_making_share", s.wall_ns && *s.wall_ns > 0 ? json(s.graph_making_ns / *s.wall_ns) : json(nullptr)},
+                  {"start_to_first_replay_ns", opt(s.start_to_first_replay_ns)},
+                  {"cuda_to_first_replay_ns", opt(s.cuda_to_first_replay_ns)},
+                  {"process_start_resolution_ns", s.process_start_resolution_ns}};
+  json rec = json::array();
+  for (const auto& r : s.recaptures)
+    rec.push_back({{"site", site_json(r.site)}, {"graphs", r.graph_ids}, {"nodes", r.nodes}, {"shapes", r.shapes}});
+  j["recaptures"] = std::move(rec);
+  j["late_graphs"] = s.late_graphs;
+  j["exec_updates"] = counts_json(s.exec_updates);
+  j["set_params"] = counts_json(s.set_params);
+}
+
+}  // namespace gp

@@ -1,0 +1,172 @@
+// Console text of call sites, eager work by site, the memory and start-up ledgers and re-captures
+// (the `profile` summary, profile_text.cpp), read from sections.profile alone. Reports written
+// before these fields existed have none of them: every function prints nothing then.
+#include "profile_sites_text.hpp"
+
+#include <cmath>
+
+#include "graphprof/reporters.hpp"
+#include "graphprof/text_format.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+double num(const json& j, const char* key, double fallback = NAN) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+const json* member(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && !it->is_null() ? &*it : nullptr;
+}
+
+std::string bytes_or_dash(const json& j, const char* key) {
+  const double v = num(j, key);
+  if (!std::isfinite(v)) return "-";
+  if (v < 0) return "-" + format_bytes(static_cast<std::uint64_t>(-v));
+  return format_bytes(static_cast<std::uint64_t>(v));
+}
+
+std::string ns_or_dash(const json& j, const char* key) {
+  const double v = num(j, key);
+  return std::isfinite(v) ? format_ns(v) : "-";
+}
+
+std::string kernels_text(const json& kernels) {
+  std::string s;
+  std::size_t shown = 0;
+  for (const auto& k : kernels) {
+    if (shown == 3) {
+      s += strf(", +%zu more", kernels.size() - 3);
+      break;
+    }
+    if (shown++ > 0) s += ", ";
+    s += one_line(k.value("name", std::string())) + " x" + std::to_string(k.value("count", std::size_t{0}));
+  }
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+std::string site_where(const json& site, std::size_t max_columns) {
+  if (!site.is_object()) return "-";
+  return clip_columns(one_line(site.value("where", std::string("-"))), max_columns);
+}
+
+std::string graph_made_at(const json& graph) {
+  if (const json* c = member(graph, "capture_site")) return site_where(*c, 48);
+  if (const json* i = member(graph, "instantiate_site")) return site_where(*i, 48);
+  return "-";
+}
+
+void eager_sites_text(std::ostringstream& out, const json& p) {
+  const json* sites = member(p, "eager_sites");
+  if (sites == nullptr || sites->empty()) return;
+  const json* step = member(p, "step");
+  out << "\n  eager work left, by call site (GPU time; ";
+  if (step != nullptr)
+    out << "a step = one launch of graph_" << step->value("graph", 0u) << ", " << step->value("steps", std::size_t{0}) << " steps)\n";
+  else
+    out << "no graph launched: no steps)\n";
+  TextTable rows({"#", "call site", "what", "calls", "per step", "GPU total", "host total", "kernels"});
+  std::string hints;
+  std::size_t n = 0;
+  for (const auto& s : *sites) {
+    if (++n > 15) break;
+    const double per = num(s, "per_step");
+    rows.add({std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
+              std::to_string(s.value("calls", std::size_t{0})), std::isfinite(per) ? strf("%.1f", per) : "-",
+              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), kernels_text(s.value("kernels", json::array()))});
+    const std::string hint = s.value("hint", std::string());
+    if (!hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(hint) + "\n";
+  }
+  out << rows.str() << hints;
+  if (sites->size() > 15) out << "  ... " << sites->size() - 15 << " more call sites in the report\n";
+}
+
+void ledgers_text(std::ostringstream& out, const json& p) {
+  const json& graphs = p.value("graphs", json::array());
+  if (!p.value("ledgers_recorded", false) || graphs.empty()) return;
+  out << "\n  memory per graph (allocated while it was captured = what it added; free-memory change around the call)\n";
+  TextTable mem({"graph", "allocated in capture", "memory nodes", "free change: capture", "instantiate", "upload",
+                 "graph pool after", "note"});
+  std::size_t shown = 0;
+  for (const auto& g : graphs) {
+    const json* m = member(g, "memory");
+    if (m == nullptr || ++shown > 40) continue;
+    std::string note;
+    if (m->value("reuses_memory", false)) note = "reuses memory of earlier captures (shared pool)";
+    mem.add({"graph_" + std::to_string(g.value("graph", 0u)),
+             format_bytes(m->value("capture_alloc_bytes", std::uint64_t{0}) + m->value("capture_vmm_bytes", std::uint64_t{0})) +
+                 strf(" (%zu)", m->value("capture_allocs", std::size_t{0})),
+             m->value("memory_nodes", std::size_t{0}) > 0
+                 ? format_bytes(m->value("memory_node_bytes", std::uint64_t{0})) + strf(" (%zu)", m->value("memory_nodes", std::size_t{0}))
+                 : "-",
+             bytes_or_dash(*m, "capture_free_delta_bytes"), bytes_or_dash(*m, "instantiate_free_delta_bytes"),
+             bytes_or_dash(*m, "upload_free_delta_bytes"), bytes_or_dash(*m, "graph_pool_reserved_after_bytes"), note});
+  }
+  out << mem.str();
+  if (const json* t = member(p, "memory")) {
+    out << "  in all: " << format_bytes(t->value("capture_alloc_bytes", std::uint64_t{0}) + t->value("capture_vmm_bytes", std::uint64_t{0}))
+        << " allocated during captures, " << format_bytes(t->value("memory_node_bytes", std::uint64_t{0})) << " in graph memory nodes";
+    if (num(*t, "graph_pool_reserved_high_bytes") >= 0)
+      out << ", graph-memory pool high-water mark " << bytes_or_dash(*t, "graph_pool_reserved_high_bytes");
+    out << "\n";
+  }
+
+  out << "\n  start-up per graph\n";
+  TextTable st({"graph", "capture", "instantiate", "upload", "first launch", "instantiated"});
+  shown = 0;
+  for (const auto& g : graphs) {
+    const json* s = member(g, "startup");
+    if (s == nullptr || ++shown > 40) continue;
+    const double late = num(*s, "created_after_first_step_ns");
+    st.add({"graph_" + std::to_string(g.value("graph", 0u)), ns_or_dash(*s, "capture_ns"), ns_or_dash(g, "instantiate_ns"),
+            ns_or_dash(g, "upload_ns"), ns_or_dash(*s, "first_launch_ns"),
+            std::isfinite(late) ? format_ns(late) + " after the first step" : "before the first step"});
+  }
+  out << st.str();
+  if (const json* t = member(p, "startup")) {
+    out << "  making graphs (captures, instantiations, uploads) took " << ns_or_dash(*t, "graph_making_ns");
+    const double share = num(*t, "graph_making_share");
+    if (std::isfinite(share)) out << strf(" (%.1f %% of the process's ", 100.0 * share) << ns_or_dash(*t, "wall_ns") << ")";
+    out << "\n";
+    if (std::isfinite(num(*t, "start_to_first_replay_ns")))
+      out << "  process start to the first graph launch: " << ns_or_dash(*t, "start_to_first_replay_ns") << " (CUDA start to it: "
+          << ns_or_dash(*t, "cuda_to_first_replay_ns") << ")\n";
+    else if (std::isfinite(num(*t, "cuda_to_first_replay_ns")))
+      out << "  CUDA start to the first graph launch: " << ns_or_dash(*t, "cuda_to_first_replay_ns") << "\n";
+  }
+}
+
+void instability_text(std::ostringstream& out, const json& p) {
+  std::string text;
+  if (const json* rec = member(p, "recaptures"))
+    for (const auto& r : *rec) {
+      std::string graphs, nodes;
+      for (const auto& g : r.value("graphs", json::array())) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
+      for (const auto& n : r.value("nodes", json::array())) nodes += (nodes.empty() ? "" : "/") + std::to_string(n.get<std::size_t>());
+      text += "  same site, " + std::to_string(r.value("graphs", json::array()).size()) + " graphs (" +
+              std::to_string(r.value("shapes", std::size_t{0})) + " kernel shapes, nodes " + nodes + "): " +
+              site_where(r.value("site", json()), 60) + " made " + graphs + "\n";
+    }
+  if (const json* late = member(p, "late_graphs"))
+    if (!late->empty()) {
+      std::string graphs;
+      for (const auto& g : *late) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
+      text += "  instantiated after the first step began: " + graphs + "\n";
+    }
+  for (const char* key : {"exec_updates", "set_params"})
+    if (const json* c = member(p, key))
+      if (c->value("calls", std::size_t{0}) > 0)
+        text += std::string("  ") + (std::string(key) == "exec_updates" ? "cudaGraphExecUpdate" : "exec SetParams calls") + ": " +
+                std::to_string(c->value("calls", std::size_t{0})) + " calls, " + std::to_string(c->value("failures", std::size_t{0})) +
+                " failed\n";
+  if (!text.empty()) out << "\n  re-captures and updates\n" << text;
+}
+
+}  // namespace gp

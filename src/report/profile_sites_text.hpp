@@ -1,0 +1,19 @@
+// Console text of call sites, eager work by site, ledgers and re-captures for the `profile`
+// summary (profile_text.cpp). Internal to src/report.
+#pragma once
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gp {
+
+// A site object's `where`, on one line and clipped; "-" for null.
+std::string site_where(const nlohmann::json& site, std::size_t max_columns);
+// Where a graph was made: its capture site, else its instantiation site, else "-".
+std::string graph_made_at(const nlohmann::json& graph);
+void eager_sites_text(std::ostringstream& out, const nlohmann::json& process);
+void ledgers_text(std::ostringstream& out, const nlohmann::json& process);
+void instability_text(std::ostringstream& out, const nlohmann::json& process);
+
+}  // namespace gp
