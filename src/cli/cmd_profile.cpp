@@ -173,14 +173,18 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::error_code ec;
   const fs::path out = fs::absolute(o.out);
   const fs::path data = out / "profile-data";
-  fs::create_directories(data, ec);
-  if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + data.string() + ": " + ec.message());
-  // Stale files of an earlier profile would be read as processes of this one.
-  for (const auto& entry : fs::directory_iterator(data, ec)) {
-    const std::string name = entry.path().filename().string();
-    if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
-      fs::remove(entry.path(), ec);
-  }
+  // A folder for records, without the stale files of an earlier profile (they would be read as
+  // processes of this one).
+  auto records_folder = [&](const fs::path& dir) {
+    fs::create_directories(dir, ec);
+    if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+        fs::remove(entry.path(), ec);
+    }
+  };
+  records_folder(data);
   const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
@@ -251,15 +255,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     // run's files are read as another's processes.
     for (int k = 1; k <= o.repeat; ++k) {
       const fs::path dir = o.repeat > 1 ? data / ("run-" + std::to_string(k)) : data;
-      if (o.repeat > 1) {
-        fs::create_directories(dir, ec);
-        if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
-        for (const auto& entry : fs::directory_iterator(dir, ec)) {
-          const std::string name = entry.path().filename().string();
-          if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
-            fs::remove(entry.path(), ec);
-        }
-      }
+      if (o.repeat > 1) records_folder(dir);
       std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
                 << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
       const ChildResult child = run_child(o.command, injected_env(dir, o.trace));

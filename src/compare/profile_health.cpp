@@ -59,7 +59,7 @@ std::vector<std::string> sequence_from_result(const Report& report, std::size_t 
   return seq;
 }
 
-std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool first_run) {
+std::vector<GraphView> graphs_of_run(const Report& report, const json& run) {
   std::vector<GraphView> out;
   for (const auto& p : list(run, "processes")) {
     const std::size_t process = static_cast<std::size_t>(num(p, "process", 1));
@@ -73,7 +73,8 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
       if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
         for (const auto& k : field(g, "kernel_sequence"))
           if (k.is_string()) seq.push_back(k.get<std::string>());
-      } else if (first_run) {
+      } else {
+        // Runs of one build number their execs alike: a pooled report's result of that exec.
         seq = sequence_from_result(report, process, g);
       }
       for (std::size_t i = 0; i < seq.size(); ++i) v.kernels += (i ? "," : "") + seq[i];
@@ -99,9 +100,10 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
 // and its first and last kernel.
 std::string label_of(const GraphView& g, bool several_processes) {
   std::string s = several_processes ? "p" + std::to_string(g.process) + " " : "";
+  // The rank first: a clipped label still tells the graphs of one site apart.
   if (!g.site.empty())
-    return s + g.site + (g.site_graphs > 1 ? " #" + std::to_string(g.site_rank) + " of " + std::to_string(g.site_graphs) : "") + " (" +
-           std::to_string(g.nodes) + " nodes)";
+    return s + (g.site_graphs > 1 ? "#" + std::to_string(g.site_rank) + "/" + std::to_string(g.site_graphs) + " " : "") + g.site +
+           " (" + std::to_string(g.nodes) + " nodes)";
   s += "#" + std::to_string(g.rank) + " " + std::to_string(g.nodes) + " nodes";
   if (!g.first.empty()) s += " " + g.first + (g.last != g.first ? "…" + g.last : "");
   return s;
@@ -366,8 +368,8 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
 
   // Per graph.
   std::vector<std::vector<GraphView>> bg, cg;
-  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i], i == 0));
-  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i], i == 0));
+  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i]));
+  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i]));
   const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
   const Matching m = match(bg.front(), cg.front());
   for (const auto& [b, c] : m.pairs) {

@@ -52,6 +52,9 @@ std::string graph_label(const json& g) {
 
 // GPU time the graph took over the run: its kernels' time at node level, else launches x span.
 double gpu_total(const json& g) {
+  // With node sampling, the kernels of the launches not traced node by node are estimated.
+  const double estimate = num(field(g, "node_sampling"), "kernel_time_estimate_ns");
+  if (std::isfinite(estimate) && estimate > 0) return estimate;
   const double k = num(g, "kernel_time_ns", 0);
   if (k > 0) return k;
   const double span = num(field(g, "gpu_span"), "median_ns", 0);
