@@ -22,7 +22,7 @@ GeneratedDump chain_dump(std::size_t nodes, bool verbose, int graph_id = 9);
 // A fork-join whose branch nodes are also joined to many others: a fork node, `nodes - 2`
 // branch kernels each depending on up to `links_per_node` earlier branches (a fixed
 // pseudo-random choice among the previous 4 * links_per_node), and a join node after all of
-// them. 10 000 nodes with 50 links each is issue 11's dense dump (about 500 000 edges).
+// them. 10 000 nodes with 50 links each is the dense dump of docs/graphs.md (about 500 000 edges).
 GeneratedDump dense_dump(std::size_t nodes, std::size_t links_per_node, bool verbose, int graph_id = 11);
 
 }  // namespace gp::bench

@@ -1,13 +1,13 @@
 // Benchmark (not a test) of the offline graph commands on generated dumps in the driver's format:
 //  - analyze: load + analyze a 100 000-node dump (target <= 2 s);
 //  - render:  load + analyze + fold + lay out + write PNG/SVG of a 10 000-node dump (target <= 5 s).
-//  - dense:   render of issue 11's dense fork-join (10 000 nodes, ~500 000 edges; target <= 10 s).
+//  - dense:   render of a dense fork-join (10 000 nodes, ~500 000 edges; target <= 10 s).
 // Usage: graph_bench [--out DIR] [--analyze-nodes N] [--render-nodes N] [--dense-links L] [--repeat R]
 //        graph_bench --write chain|layers|dense[-default] NODES [LINKS] FILE   (only write a dump
 //        in the verbose or default form, e.g. for
 //        measuring `graphprof analyze/render` under /usr/bin/time -v)
 //        graph_bench --measure FILE   (load + analyze FILE once: time and the process's peak
-//        memory, against issue 11's "within about 4x the file")
+//        memory, against the goal of "within about 4x the file")
 // Prints the best and median of R runs per step; the pictures and dumps stay in DIR.
 #include <algorithm>
 #include <chrono>
@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "dot_generator.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@ if(NOT GRAPHPROF_WITH_CUDA)
 endif()
 install(TARGETS graphprof graphprof_workload EXPORT graphprofTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The place for the CUPTI injection library (engineer "profile"): `graphprof profile` looks for it
+# The place for the CUPTI injection library: `graphprof profile` looks for it
 # next to the binary, so e.g.
 #   install(TARGETS graphprof_inject LIBRARY DESTINATION ${CMAKE_INSTALL_BINDIR})
 # (and GRAPHPROF_INJECT_LIBRARY in cmake/graphprofConfig.cmake.in).

@@ -20,4 +20,4 @@ else()
   set(GRAPHPROF_BUILT_WITH_CUDA false)
 endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/version.hpp.in
-               ${CMAKE_BINARY_DIR}/generated/graphprof/version.hpp @ONLY)
+               ${CMAKE_BINARY_DIR}/generated/graphprof/core/version.hpp @ONLY)

@@ -15,7 +15,8 @@ set +e
 has_gpu=$?
 set -e
 if [ $has_gpu = 0 ]; then
-  "$gp" info
+  # The console is the answer (suite summary, answer line, report paths); `graphprof info` and
+  # `run --verbose` show the rest.
   exec "$gp" run --isolate --out "$out" "$@"
 fi
 echo "== No usable GPU here: $("$gp" run 2>&1 | sed 's/^graphprof: //')"

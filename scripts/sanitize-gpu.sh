@@ -1,5 +1,5 @@
 #!/bin/bash
-# compute-sanitizer over every bundled workload and mode, on the GPU machine (issue 11).
+# compute-sanitizer over every bundled workload and mode, on the GPU machine.
 #
 #   scripts/sanitize-gpu.sh [GRAPHPROF]        (GRAPHPROF defaults to ./build-gpu/graphprof)
 #

@@ -13,6 +13,8 @@ if [ "${1:-}" = "--without-cuda" ]; then
   setup_args=(--without-cuda)
   export GRAPHPROF_BUILD_DIR=${GRAPHPROF_BUILD_DIR:-$root/build-nocuda}
 fi
+# GRAPHPROF_WERROR=1: compiler warnings are errors (CI; the werror preset does the same).
+[ "${GRAPHPROF_WERROR:-0}" = 1 ] && cmake_args+=(-DGRAPHPROF_WARNINGS_AS_ERRORS=ON)
 "$root/scripts/setup.sh" "${setup_args[@]}"
 "$root/scripts/build.sh" "${cmake_args[@]}"
 ctest --test-dir "${GRAPHPROF_BUILD_DIR:-$root/build}" --output-on-failure -j"$(nproc)" "$@"

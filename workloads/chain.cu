@@ -6,7 +6,7 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 namespace {

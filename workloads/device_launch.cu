@@ -16,7 +16,7 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 #include "graphprof/cuda/iteration_ops.hpp"
 #include "graphprof/cuda/output_digest.hpp"
 

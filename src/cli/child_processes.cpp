@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp::cli {
 
@@ -29,6 +32,7 @@ std::vector<std::string> param_arguments(const std::map<std::string, std::string
 IsolatedChild isolated_child(const std::string& subcommand, RunOptions child, const TraceCliOptions* trace,
                              std::string which, const std::map<std::string, std::string>& params) {
   child.params = param_arguments(params);
+  if (!child.verbose) child.quiet = true;  // one progress line per child (the parent's), not one per mode
   IsolatedChild c;
   c.which = std::move(which);
   c.workload = child.workloads.front();
@@ -91,6 +95,20 @@ std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptio
   return children;
 }
 
+std::vector<IsolatedChild> split_by_mode(const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes) {
+  std::vector<IsolatedChild> out;
+  for (const IsolatedChild& c : children)
+    for (const Mode m : modes) {
+      IsolatedChild one = c;
+      one.which += std::string(", mode ") + to_string(m);
+      one.modes = {m};
+      for (std::string& a : one.args)
+        if (a.rfind("--mode=", 0) == 0) a = std::string("--mode=") + to_string(m);
+      out.push_back(std::move(one));
+    }
+  return out;
+}
+
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,
                       const std::vector<int>& status, const std::vector<Mode>& modes, int processes) {
   if (children.empty() || status.size() != children.size() || got.size() != children.size())
@@ -118,7 +136,11 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
       continue;
     }
     Report failed = header;
-    for (const Mode m : modes) {
+    for (const Mode m : children[i].modes.empty() ? modes : children[i].modes) {
+      if (status[i] == kCutByTimeLimit) {
+        failed.results.push_back(cut_by_time_limit(children[i].workload, m, children[i].params));
+        continue;
+      }
       ModeResult r;
       r.workload = children[i].workload;
       r.mode = m;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {
@@ -39,7 +39,13 @@ struct IsolatedChild {
   std::string workload;
   std::map<std::string, std::string> params;  // recorded with its modes when the process fails
   std::vector<std::string> args;              // child_arguments: no --json yet
+  std::vector<Mode> modes;                    // --isolate-modes: the one mode it measures; empty: the run's
 };
+
+// `--isolate-modes`: each child split into one child per mode of `modes`, in that order, each
+// measuring that mode alone (its --mode argument replaced), so no mode inherits the device state
+// an earlier mode left (docs/methodology.md, "Device level").
+std::vector<IsolatedChild> split_by_mode(const std::vector<IsolatedChild>& children, const std::vector<Mode>& modes);
 
 // `sweep --isolate`: one process per grid point of o's one workload, each with the shared
 // options and that point's --param values only.
@@ -51,9 +57,12 @@ std::vector<IsolatedChild> sweep_children(const RunOptions& o, const std::vector
 std::vector<IsolatedChild> run_children(const RunOptions& o, const TraceCliOptions& trace,
                                         const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& plan);
 
+// A child that --time-limit left unstarted (merge_isolated records its modes as cut).
+inline constexpr int kCutByTimeLimit = -1;
+
 // The report of --isolate from what each child gave: `got[i]` its report, or nothing when its
 // process failed with exit status `status[i]`: then each of `modes` is recorded as failed for its
-// workload and parameters. Merged in the children's order (merge_reports); settings.processes is
+// workload and parameters (as cut, run_outcome.hpp, when the status is kCutByTimeLimit). Merged in the children's order (merge_reports); settings.processes is
 // `processes` (per child), settings.isolate true. Every child failed: Error with the first one's
 // status (1-6; else 6, internal).
 Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<std::optional<Report>> got,

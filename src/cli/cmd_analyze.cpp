@@ -4,7 +4,8 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
 
 namespace gp::cli {
 

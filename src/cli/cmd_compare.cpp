@@ -11,13 +11,13 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::cli {
 
@@ -53,8 +53,8 @@ PatternValue parse_pattern_value(const std::string& option, const std::string& t
   char* end = nullptr;
   const double v = std::strtod(number.c_str(), &end);
   if (end == number.c_str() || *end != '\0' || !(v >= min && v <= max))
-    throw usage_error(option + " " + text + ": '" + number + "' is not a number in [" + std::to_string(min) + ", " +
-                      std::to_string(max) + "]");
+    throw usage_error(option + " " + text + ": '" + number + "' is not a number in [" + strf("%g", min) + ", " +
+                      strf("%g", max) + "]");
   return {pattern, v};
 }
 
@@ -63,12 +63,7 @@ PatternValue parse_pattern_value(const std::string& option, const std::string& t
 Report read_side(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) return read_report(path);
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(path, ec))
-    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
-  if (ec) throw input_error(path + ": cannot list the folder: " + ec.message());
-  if (files.empty()) throw input_error(path + ": the folder holds no *.json report");
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = report_files(path);
   return merge_reports(read_distinct_reports(files), files);
 }
 
@@ -89,8 +84,8 @@ std::string command_line(const CompareOptions& o, const CLI::App& sub) {
 
 int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!(o.noise_floor_pct < o.threshold_pct))
-    throw usage_error("--noise-floor " + std::to_string(o.noise_floor_pct) + ": must be below --threshold " +
-                      std::to_string(o.threshold_pct));
+    throw usage_error("--noise-floor " + strf("%g", o.noise_floor_pct) + ": must be below --threshold " +
+                      strf("%g", o.threshold_pct));
   Thresholds t;
   t.threshold = o.threshold_pct / 100.0;
   t.noise_floor = o.noise_floor_pct / 100.0;
@@ -113,10 +108,26 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
   if (!o.junit_path.empty()) check_output_path("--junit", o.junit_path);
 
+  // One file on both sides compares a run with itself: no change can show, and no noise either.
+  std::error_code same_ec;
+  if (o.baseline == o.candidate || std::filesystem::equivalent(o.baseline, o.candidate, same_ec))
+    throw usage_error("compare " + o.baseline + " " + o.candidate + ": the baseline and the candidate are the same " +
+                      (std::filesystem::is_directory(o.baseline, same_ec) ? "folder" : "file") +
+                      "; compare needs the runs of two builds (or, for an A/A check, two sets of runs of one build)");
   // Both sides are read before anything is written: a bad candidate must not leave a stale
   // Markdown from a previous run looking like today's result.
   const Report base = read_side(o.baseline);
   const Report cand = read_side(o.candidate);
+  if (!same_kind(base, cand))
+    throw input_error(o.candidate + " is " + report_kind(cand) + ", the baseline " + o.baseline + " is " + report_kind(base) +
+                      "; compare reports of one kind (runs with runs, profiles of one program with each other)");
+  if (std::filesystem::is_regular_file(o.baseline, same_ec) && std::filesystem::is_regular_file(o.candidate, same_ec) &&
+      read_file(o.baseline) == read_file(o.candidate))
+    throw input_error(o.candidate + ": the same bytes as the baseline " + o.baseline +
+                      ": a copy of one run compared with itself shows nothing; compare runs of two builds");
+  // A pattern that matches nothing is a typo: the gate would silently run without it.
+  const std::vector<std::string> unmatched = unmatched_options(base, cand, t);
+  if (!unmatched.empty()) throw usage_error(join(unmatched, "; "));
   Comparison c = compare(base, cand, t, InputNames{o.baseline, o.candidate});
   c.command = command_line(o, sub);
 
@@ -164,7 +175,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 1000.0))
       ->capture_default_str();
   sub->add_option("--noise-floor", o->noise_floor_pct,
-                  "percent the 99% confidence interval must clear before a change counts as real")
+                  "percent the gate interval (the 1 % suite-wide false-alarm rate split over the gating series, "
+                  "docs/compare.md) must clear before a change counts as real; below --threshold")
       ->check(finite_number())
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();

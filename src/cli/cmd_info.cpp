@@ -3,7 +3,7 @@
 
 #include "commands.hpp"
 #include "graphprof/cuda/device.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/version.hpp"
 
 namespace gp::cli {
 

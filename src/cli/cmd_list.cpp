@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/version.hpp"
 #include "run_options.hpp"
 
 namespace gp::cli {

@@ -13,20 +13,23 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "option_checks.hpp"
 #include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/node_sampling.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/node_sampling.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/core/version.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp::cli {
 
@@ -44,8 +47,14 @@ struct ProfileOptions {
   bool dot = true;
   int repeat = 1;
   std::string html;
+  double time_limit = 0;  // --time-limit SECONDS; 0: none
+  bool verbose = false;
   std::vector<std::string> command;
 };
+
+// How long an application stopped by --time-limit has between SIGTERM and SIGKILL: the injection
+// library's own flush on SIGTERM gives up after 3 s.
+constexpr double kStopGraceSeconds = 5;
 
 // The child's pid while it runs, for the signal handler.
 volatile sig_atomic_t g_child = 0;
@@ -88,10 +97,38 @@ std::string signal_name(int sig) {
   }
 }
 
+// Waits for `pid`; at `deadline` (when set) sends it SIGTERM, and SIGKILL kStopGraceSeconds later.
+int wait_until(pid_t pid, const std::optional<Deadline>& deadline, const char*& stopped_with) {
+  int status = 0;
+  if (!deadline) {
+    while (waitpid(pid, &status, 0) < 0)
+      if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+    return status;
+  }
+  Deadline kill_at{};
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+    const auto now = std::chrono::steady_clock::now();
+    if (stopped_with == nullptr && now >= *deadline) {
+      kill(pid, SIGTERM);
+      stopped_with = "SIGTERM";
+      kill_at = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(kStopGraceSeconds));
+    } else if (stopped_with != nullptr && std::strcmp(stopped_with, "SIGTERM") == 0 && now >= kill_at) {
+      kill(pid, SIGKILL);
+      stopped_with = "SIGKILL";
+    }
+    ::usleep(10000);
+  }
+}
+
 }  // namespace
 
 // Runs `command` with `env` (stdin/stdout/stderr inherited: the application's output passes through).
-ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env) {
+ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env,
+                      const std::optional<Deadline>& deadline) {
   std::vector<char*> argv, envp;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -109,10 +146,8 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   if (rc == 0) g_child = pid;
   held.release();  // a held signal is delivered (forwarded) here
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
   ChildResult r;
+  const int status = wait_until(pid, deadline, r.stopped_with);
   r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   r.status = exit_status_of(status);
   r.description = WIFSIGNALED(status) ? "was killed by " + signal_name(WTERMSIG(status))
@@ -155,6 +190,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
   if (o.repeat > 1 && o.overhead > 0)
     throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
+  if (o.time_limit > 0 && o.overhead > 0)
+    throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
     throw usage_error("--node-sample " + o.node_sample +
                       ": expected 'all' or W,K,M[,A/B] (warm-up launches, first traced, then 1 in M; window A ms of every B ms)");
@@ -239,7 +276,19 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     records.clear();
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") records.push_back(read_process_records(entry.path().string()));
+      if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
+      try {
+        records.push_back(read_process_records(entry.path().string()));
+      } catch (const Error& e) {
+        // One unreadable file (a dangling link, no permission, not a regular file) loses that
+        // process only: it is listed with the error, the others are reported as usual.
+        std::cerr << "graphprof profile: " << e.what() << "\n";
+        ProcessRecords lost;
+        lost.source = entry.path().string();
+        lost.pid = std::atoi(name.c_str() + 5);
+        lost.errors.push_back(std::string("its record file could not be read: ") + e.what());
+        records.push_back(std::move(lost));
+      }
     }
     std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
       return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
@@ -247,6 +296,12 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     for (const auto& r : records) rep.processes.push_back(analyze_process(r));
     repetitions.push_back(std::move(rep));
   };
+  // --time-limit is for all runs of --repeat together.
+  std::optional<Deadline> deadline;
+  if (o.time_limit > 0)
+    deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(o.time_limit));
+  const char* stopped_with = nullptr;
   if (o.overhead > 0) {
     collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,
                                       o.trace, run));
@@ -258,11 +313,23 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
       if (o.repeat > 1) records_folder(dir);
       std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
                 << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
-      const ChildResult child = run_child(o.command, injected_env(dir, o.trace));
+      const ChildResult child = run_child(o.command, injected_env(dir, o.trace), deadline);
       collect(dir, child);
+      if (child.stopped_with != nullptr) {
+        stopped_with = child.stopped_with;
+        break;
+      }
       // An interrupted or killed run ends the set: the user or a CI timeout wants it to stop.
       if (child.status >= 128) break;
     }
+  }
+  std::string cut;  // --time-limit stopped the profiled run
+  if (stopped_with != nullptr) {
+    cut = "--time-limit " + strf("%g", o.time_limit) + " s reached: the application was stopped (" +
+          (std::strcmp(stopped_with, "SIGKILL") == 0 ? "SIGTERM, then SIGKILL after " + strf("%g", kStopGraceSeconds) + " s"
+                                                     : std::string("SIGTERM")) +
+          "); the report holds what it recorded until then";
+    run.notes.push_back(cut);
   }
   const ProfileRepetition& first = repetitions.front();
   run.exit_status = first.exit_status;
@@ -285,7 +352,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // application's own stdout still passes through).
   std::ostream& console =
       writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) || writes_to_stdout(o.html) ? std::cerr : std::cout;
-  console << format_profile_summary(report, json_path);
+  console << format_profile_summary(report, o.verbose, json_path);
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
   if (!o.html.empty()) {
     HtmlReportOptions html;
@@ -293,12 +360,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     write_report_file(HtmlReporter(html), report, o.html);
     console << "HTML page written to " << o.html << "\n";
   }
+  if (!o.verbose)
+    console << "more: the same command with --verbose (launch latency, slowest nodes, eager kernels, copies, syncs); "
+               "graphprof report " << json_path << (o.html.empty() ? " -o profile.html" : "") << "\n";
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
     chrome.write(o.trace_out);
     console << "trace written to " << o.trace_out << " (open it in ui.perfetto.dev)\n";
   }
+  if (!cut.empty()) throw environment_error(cut);
   // The report is written whatever the application did; its exit status is in the report.
   exit_code = 0;
 }
@@ -328,6 +399,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "
                   "'all' traces every launch and kernel")
       ->capture_default_str();
+  sub->add_flag("--verbose,-v", o->verbose,
+                "also print when work starts after each launch call, the eager launch calls, up to 40 graphs, the "
+                "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
@@ -335,11 +409,17 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub->add_option("--html", o->html, "also write the profile page (self-contained HTML) here");
+  sub->add_option("--time-limit", o->time_limit,
+                  "seconds for the application: then it is stopped (SIGTERM, SIGKILL 5 s later), the report of what "
+                  "it recorded is written and graphprof exits 4 (not with --overhead)")
+      ->check(finite_number())
+      ->check(CLI::Range(0.1, 1e7));
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
-      "            2 usage or the command cannot start, 4 no GPU/driver or no injection library, 6 internal error.");
+      "            2 usage or the command cannot start, 4 no GPU/driver, no injection library, an output that\n"
+      "            cannot be written, or --time-limit reached (the report is written first), 6 internal error.");
   sub->callback([o, &exit_code] { run_profile(*o, exit_code); });
 }
 

@@ -5,10 +5,10 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 namespace gp::cli {
 
@@ -27,6 +27,8 @@ int render_command(const RenderCliOptions& o) {
   check_graph_input(o.input);
   if (o.collapse && o.no_collapse) throw usage_error("--collapse and --no-collapse contradict each other");
   RenderOptions ro{o.output, o.format};
+  if (o.output.empty())
+    throw usage_error("render: -o/--output is required: the picture to write, e.g. -o graph.svg (.png, .svg or .pdf)");
   render_format(ro);  // a bad -o name is a usage error before any work
   check_output_path("-o", o.output);
   const GraphInput in = load_graph_input(o.input);
@@ -49,7 +51,7 @@ void setup_render(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RenderCliOptions>();
   auto* sub = app.add_subcommand("render", "Render a CUDA graph DOT dump as a readable PNG, SVG or PDF");
   add_dot_argument(*sub, opts->input);
-  sub->add_option("-o,--output", opts->output, "picture to write: .png, .svg or .pdf")->required();
+  sub->add_option("-o,--output", opts->output, "picture to write: .png, .svg or .pdf (required)");
   sub->add_option("--format", opts->format, "png, svg or pdf, when the output name does not say");
   add_report_options(*sub, opts->input,
                      "report of `graphprof run` with per-node times: heat map and timed critical path");

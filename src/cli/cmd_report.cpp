@@ -7,11 +7,11 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/report/profile_text.hpp"
 
 namespace gp::cli {
 
@@ -40,12 +40,19 @@ int report_command(const ReportCliOptions& o) {
     if (!is_profile(report))
       throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE (without them, a profile's report "
                         "prints its console summary; " + o.report + " is not one)");
-    std::cout << format_profile_summary(report, o.report);
+    std::cout << format_profile_summary(report, true, o.report);
     return 0;
   }
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
   one_output_on_stdout({{"-o", o.output}, {"--csv", o.csv}});
-  if (!o.output.empty()) check_output_path("-o", o.output);
+  if (!o.output.empty()) {
+    // report writes HTML: a picture's name would get a page inside it.
+    const std::string ext = std::filesystem::path(o.output).extension().string();
+    if (!ext.empty() && ext != ".html" && ext != ".htm" && std::filesystem::path(o.output).parent_path() != "/dev")
+      throw usage_error("-o " + o.output + ": report writes an HTML page; name it .html (a picture of a graph: "
+                        "graphprof render DOT -o " + o.output + ")");
+    check_output_path("-o", o.output);
+  }
   if (!o.csv.empty()) check_output_path("--csv", o.csv);
   // A folder that is not there is a typo, not a place without dumps (the graphs would just be missing).
   for (const auto& d : o.dot_dirs) {

@@ -6,11 +6,11 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 
@@ -85,7 +85,9 @@ Report run_isolated_workloads(const RunOptions& o, const TraceCliOptions& t, con
   TraceCliOptions child_trace = t;
   std::optional<TemporaryFolder> records;  // --trace-out without --trace-records
   if (!t.out.empty() && t.records_dir.empty()) child_trace.records_dir = records.emplace("isolate-traces").path();
-  Report report = run_isolated(o, run_children(o, child_trace, plan), req.modes);
+  std::vector<IsolatedChild> children = run_children(o, child_trace, plan);
+  if (o.isolate_modes) children = split_by_mode(children, req.modes);
+  Report report = run_isolated(o, children, req.modes);
   if (!t.out.empty()) add_isolated_traces(report, child_trace.records_dir, chrome);
   return report;
 }
@@ -106,11 +108,15 @@ void setup_run(CLI::App& app, int& exit_code) {
   sub->add_flag("--isolate", o->isolate,
                 "measure each workload in its own fresh graphprof process, one after the other (a process can "
                 "switch to a slower device level mid-run; docs/methodology.md)");
+  sub->add_flag("--isolate-modes", o->isolate_modes,
+                "with --isolate (implied): each mode of each workload in its own fresh process too, so no mode is "
+                "measured in the device level an earlier mode left (docs/methodology.md)");
   sub->callback([o, t, sub, &exit_code] {
+    if (o->isolate_modes) o->isolate = true;
     std::string json_path;
     RunRequest req = make_request(*o, json_path);
     ChromeTraceBuilder chrome(trace_event_cap(t->events));
-    CliObserver observer(o->quiet);
+    CliObserver observer(*o, planned_results(req));
     configure_trace(*t, req, chrome, observer);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}, {"--trace-out", t->out}});
@@ -132,8 +138,9 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
+    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
     std::ostream& console = console_of(*o, json_path, t->out);
-    RunConsoleReporter().write(report, console);
+    RunConsoleReporter(o->verbose).write(report, console);
     write_outputs(report, *o, json_path, t->out);
     if (!t->out.empty()) {
       chrome.write(t->out);
@@ -143,7 +150,9 @@ void setup_run(CLI::App& app, int& exit_code) {
                 << " events (--trace-events all keeps every event)";
       console << "\n";
     }
+    print_more_hint(*o, json_path, t->level != "none", t->out);
     stop_if_context_lost(report);  // after everything measured before it was written
+    stop_if_time_limit_cut(report, *o);
     exit_code = 0;
   });
 }

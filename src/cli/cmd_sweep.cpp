@@ -3,9 +3,9 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/sweep_grid.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/sweep_grid.hpp"
 #include "child_processes.hpp"
 #include "run_options.hpp"
 
@@ -19,7 +19,11 @@ void setup_sweep(CLI::App& app, int& exit_code) {
   sub->add_flag("--isolate", o->isolate,
                 "measure each grid point in its own fresh graphprof process (a process can switch to a slower "
                 "device level mid-run; docs/findings.md 'Parity')");
+  sub->add_flag("--isolate-modes", o->isolate_modes,
+                "with --isolate (implied): each mode of each grid point in its own fresh process too, so no mode is "
+                "measured in the device level an earlier mode left (docs/methodology.md)");
   sub->callback([o, sub, &exit_code] {
+    if (o->isolate_modes) o->isolate = true;
     if (o->workloads.size() != 1) throw usage_error("--workload: sweep takes exactly one workload");
     std::map<std::string, std::string> specs;
     for (const auto& p : o->params) {
@@ -38,16 +42,21 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       report = std::move(*ranks);
       report.command_line = command_line_of(*sub);
     } else if (o->isolate) {
-      report = run_isolated(*o, sweep_children(*o, req.sweep_points), req.modes);
+      std::vector<IsolatedChild> children = sweep_children(*o, req.sweep_points);
+      if (o->isolate_modes) children = split_by_mode(children, req.modes);
+      report = run_isolated(*o, children, req.modes);
       report.command_line = command_line_of(*sub);
     } else {
       std::vector<Report> others = run_other_processes(*o, "sweep");
-      CliObserver observer(o->quiet);
+      CliObserver observer(*o, planned_results(req));
       report = merge_processes(run_suite(req, command_line_of(*sub), &observer), std::move(others));
     }
-    SweepConsoleReporter().write(report, console_of(*o, json_path));
+    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
+    SweepConsoleReporter(o->verbose).write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
+    print_more_hint(*o, json_path, false);
     stop_if_context_lost(report);  // after everything measured before it was written
+    stop_if_time_limit_cut(report, *o);
     exit_code = 0;
   });
 }

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp::cli {
 

@@ -3,10 +3,11 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
 
 namespace gp::cli {
 
@@ -16,12 +17,17 @@ struct GraphInputOptions {
   std::string workload;
   std::string mode;
   std::string exec;
+  bool verbose = false;  // every warning about the dump, not each kind once with a count
 };
 
 // Adds the DOT argument / --report, --workload, --mode and --exec (`report_help` says what the times add).
 // Two calls, so that each command's own options can stand between them in its --help.
 void add_dot_argument(CLI::App& sub, GraphInputOptions& o);
 void add_report_options(CLI::App& sub, GraphInputOptions& o, const char* report_help);
+
+// The dump's warnings for stderr: each kind once (the same message about different nodes: its
+// first occurrence, how many more and a few of their names), or every one with `verbose`.
+std::vector<std::string> summarize_warnings(const std::vector<std::string>& warnings, bool verbose);
 
 // A usage error for --workload, --mode or --exec without --report.
 void check_graph_input(const GraphInputOptions& o);

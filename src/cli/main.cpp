@@ -1,13 +1,49 @@
 // graphprof's entry point: the only place that maps errors to process exit codes.
 //   0 ok · 1 regression found · 2 usage · 3 bad input file · 4 environment (no GPU/driver)
 //   5 comparison not trustworthy · 6 internal error
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "option_checks.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/version.hpp"
+#include "graphprof/core/name_match.hpp"
+
+namespace {
+
+// The first argument when it is meant as a command but names none: "'compre' is not a graphprof
+// command; did you mean compare?". Empty when it names one (or is an option).
+std::string unknown_command(const CLI::App& app, const std::string& word) {
+  if (word.empty() || word[0] == '-') return {};
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), word) != names.end()) return {};
+  std::string best = gp::closest_name(word, names, 2);
+  for (const auto& n : names)
+    if (best.empty() && word.size() >= 2 && n.rfind(word, 0) == 0) best = n;  // "comp" -> compare
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  return "'" + word + "' is not a graphprof command" + (best.empty() ? "" : "; did you mean " + best + "?") +
+         " (commands: " + all + ")";
+}
+
+// CLI11's message, in graphprof's words, with the subcommand it concerns and where its options are listed.
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
+  std::string sub;
+  for (const CLI::App* s : app.get_subcommands()) sub = s->get_name();
+  std::string what = e.what();
+  if (what == "A subcommand is required") return "graphprof: a command is required (graphprof --help lists them)";
+  const std::string where = sub.empty() ? "graphprof" : "graphprof " + sub;
+  return where + ": " + what + " (" + where + " --help lists the options)";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"graphprof: measure what CUDA Graphs do for your GPU work"};
@@ -32,12 +68,30 @@ int main(int argc, char** argv) {
   gp::cli::setup_report(app, exit_code);
   gp::cli::reject_empty_values(app);  // after every option is declared
 
+  // Every byte of stdout must arrive: a full disk or a closed pipe behind stdout is exit 4, not a
+  // success with an empty artifact (a CI gate would take that for a pass).
+  const auto stdout_failed = [] {
+    errno = 0;
+    std::cout.flush();
+    const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (failed)
+      std::cerr << "graphprof: standard output: write failed" << (errno != 0 ? std::string(": ") + std::strerror(errno) : "")
+                << " (the output is incomplete)\n";
+    return failed;
+  };
+  if (argc > 1) {
+    const std::string unknown = unknown_command(app, argv[1]);
+    if (!unknown.empty()) {
+      std::cerr << "graphprof: " << unknown << "\n";
+      return static_cast<int>(gp::ExitCode::kUsage);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::cerr << parse_error_text(app, e) << "\n";
     return static_cast<int>(gp::ExitCode::kUsage);
   } catch (const gp::Error& e) {
     std::cerr << "graphprof: " << e.what() << "\n";
@@ -46,5 +100,6 @@ int main(int argc, char** argv) {
     std::cerr << "graphprof: internal error: " << e.what() << "\n";
     return static_cast<int>(gp::ExitCode::kInternal);
   }
+  if (stdout_failed()) return static_cast<int>(gp::ExitCode::kEnvironment);
   return exit_code;
 }

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp::cli {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "graphprof/paired_change.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/compare/paired_change.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp::cli {
 

@@ -4,12 +4,14 @@
 // (GRAPHPROF_PROFILE_LEVEL=clock), which time the steady-state window the same way as in the
 // profiled runs. docs/profile.md ("Overhead") says what the figures mean.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp::cli {
 
@@ -17,10 +19,15 @@ struct ChildResult {
   int status = 0;  // exit status, or 128 + signal
   std::string description;
   double wall_ns = 0;
+  const char* stopped_with = nullptr;  // "SIGTERM" or "SIGKILL" when --time-limit stopped it
 };
 
-// Runs `command` with `env`, output passing through (cmd_profile.cpp).
-ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env);
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Runs `command` with `env`, output passing through (cmd_profile.cpp); at `deadline` (profile
+// --time-limit) the application is sent SIGTERM, and SIGKILL 5 s later.
+ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env,
+                      const std::optional<Deadline>& deadline = std::nullopt);
 
 // The environment of an injected run writing its records into a folder, at a level.
 using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem::path& dir, const std::string& level)>;

@@ -17,17 +17,19 @@
 #include <cstring>
 #include <iostream>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare_merge.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/report_merge.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/plugin_loader.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/ranks.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/ranks.hpp"
 
-#include "graphprof/error.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "child_processes.hpp"
 #include "option_checks.hpp"
 #include "self_spawn.hpp"
@@ -88,6 +90,14 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--lockstep", o.lockstep, "internal: fixed sample count per pass (set for the ranks of --ranks)")
       ->group("");
   sub->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
+  sub->add_option("--time-limit", o.time_limit,
+                  "seconds for the whole command: at the limit no further workload/mode starts, each pass stops "
+                  "within the time left, what was measured is written and graphprof exits 4")
+      ->check(finite_number())
+      ->check(CLI::Range(0.1, 1e7));
+  sub->add_flag("--verbose,-v", o.verbose,
+                "print every metric of every mode (median, percentiles, CI, samples) and the trace detail, not only "
+                "the summary and the answer (the JSON and HTML reports always hold everything)");
 }
 
 void add_load_option(CLI::App* sub, std::vector<std::string>& paths) {
@@ -104,7 +114,14 @@ std::vector<std::string> load_plugins(const std::vector<std::string>& paths) {
 
 RunRequest make_request(const RunOptions& o, std::string& json_path) {
   if (o.isolate && o.ranks != "1") throw usage_error("--isolate and --ranks cannot be combined");
+  // Ranks run in lockstep and --processes merges like measurements: a limit that cuts one
+  // process's list and not another's would leave ranks waiting and mix different results.
+  if (o.time_limit > 0 && o.ranks != "1") throw usage_error("--time-limit and --ranks cannot be combined");
+  if (o.time_limit > 0 && o.processes > 1) throw usage_error("--time-limit and --processes cannot be combined");
   RunRequest req;
+  if (o.time_limit > 0)
+    req.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit));
   // Plugins first, so their workloads and parameters are known when the request is checked.
   // With --load and no --workload, the loaded workloads are what runs (not the bundled suite).
   const std::vector<std::string> loaded = load_plugins(o.load);
@@ -186,6 +203,14 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
   }
 }
 
+void print_more_hint(const RunOptions& o, const std::string& json_path, bool traced, const std::string& trace_out) {
+  if (o.verbose) return;
+  std::ostream& out = console_of(o, json_path, trace_out);
+  out << "more: the same command with --verbose (every metric with its CI" << (traced ? ", the trace pass's detail)" : ")");
+  if (!json_path.empty() && !writes_to_stdout(json_path)) out << "; graphprof report " << json_path << " -o report.html (charts)";
+  out << "\n";
+}
+
 namespace {
 
 int run_self(const std::vector<std::string>& args, bool keep_environment = false) {
@@ -203,6 +228,7 @@ std::string child_report_path(const std::string& what, std::size_t k) {
 // must not stay behind in the temporary folder).
 struct RemovedAtEnd {
   std::string path;
+  TempFileGuard on_signal{path};  // and when graphprof is killed while the child runs
   ~RemovedAtEnd() {
     std::error_code ec;
     std::filesystem::remove(path, ec);
@@ -214,6 +240,7 @@ struct RemovedAtEnd {
 TemporaryFolder::TemporaryFolder(const std::string& what)
     : path_((std::filesystem::temp_directory_path() / ("graphprof-" + what + "-" + std::to_string(::getpid()))).string()) {
   std::filesystem::create_directories(path_);
+  on_signal_ = std::make_unique<TempFolderGuard>(path_);
 }
 
 TemporaryFolder::~TemporaryFolder() {
@@ -261,12 +288,20 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
     throw usage_error("--device " + std::to_string(o.device) + ": only " + std::to_string(devices) + " device(s) present");
   std::vector<std::optional<Report>> got(children.size());
   std::vector<int> status(children.size(), 0);
+  const auto started = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < children.size(); ++i) {
     const IsolatedChild& c = children[i];
+    // --time-limit: each child gets the time left; one that would start after it is cut.
+    const double left = o.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (o.time_limit > 0 && left <= 0) {
+      status[i] = kCutByTimeLimit;
+      continue;
+    }
     if (!o.quiet) std::cerr << "  " << c.which << "\n";
     const std::string json = child_report_path("isolate", i + 1);
     std::vector<std::string> args = c.args;
     args.push_back("--json=" + json);
+    if (o.time_limit > 0) args.push_back("--time-limit=" + strf("%.3f", std::max(left, 0.1)));
     const RemovedAtEnd report_file{json};
     const int rc = run_self(args, /*keep_environment=*/true);
     std::error_code missing;
@@ -274,7 +309,9 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
       Report r = read_report(json);
       // Exit 4 after writing its report: a sticky CUDA error ended that process only (the next
       // child starts with a fresh context); what it measured is kept, the error is reported last.
-      if (rc == 0 || !lost_context_message(r).empty()) got[i] = std::move(r);
+      // Exit 4 after --time-limit cut it: what it measured is kept, the rest is marked cut.
+      if (rc == 0 || !lost_context_message(r).empty() || !time_limit_message(r, o.time_limit).empty())
+        got[i] = std::move(r);
     }
     if (got[i]) continue;
     if (rc == 2 || rc == 4)
@@ -309,7 +346,14 @@ void CliObserver::trace_recorded(const ModeResult& r, const TraceData& data, con
 }
 
 void CliObserver::result_finished(const ModeResult& r) {
-  if (!quiet_) std::cerr << "  " << progress_line(r) << "\n";
+  ++done_;
+  if (quiet_) return;
+  std::string line = "  [" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + progress_line(r);
+  if (time_limit_ > 0) {
+    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    line += " (" + std::to_string(static_cast<long long>(used)) + " s of --time-limit " + strf("%g", time_limit_) + " s)";
+  }
+  std::cerr << line << "\n";
 }
 
 void stop_if_context_lost(const Report& report) {
@@ -358,8 +402,13 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     args.push_back("--json=" + jsons.back());
     args.push_back("--lockstep=" + std::to_string(samples));
     // NVLink SHARP (multicast) stays off unless the user set it: the lent machines forbid it.
+    // The rank variables torchrun sets: `graphprof profile -- graphprof run --ranks N` then shows
+    // the ranks in its cross-rank view, as it shows a torchrun job's.
+    const std::string nranks = std::to_string(n), rank = std::to_string(r);
     try {
-      pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0")}));
+      pids.push_back(spawn_self(args, {"NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "0"),
+                                       "RANK=" + rank, "LOCAL_RANK=" + rank, "WORLD_SIZE=" + nranks,
+                                       "LOCAL_WORLD_SIZE=" + nranks}));
     } catch (const Error&) {
       // The ranks already started would wait for this one forever: stopped and reaped first.
       for (const pid_t p : pids) ::kill(p, SIGTERM);
@@ -395,6 +444,13 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
   std::vector<Report> reports;
   for (const auto& j : jsons) reports.push_back(read_report(j));
   return merge_ranks(reports);
+}
+
+std::size_t planned_results(const RunRequest& req) { return plan_suite(req).size() * req.modes.size(); }
+
+void stop_if_time_limit_cut(const Report& report, const RunOptions& o) {
+  const std::string why = time_limit_message(report, o.time_limit);
+  if (!why.empty()) throw environment_error(why);
 }
 
 }  // namespace gp::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/core/temp_folder.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 
 namespace gp::cli {
 
@@ -34,7 +37,10 @@ struct RunOptions {
   std::string ranks = "1";  // processes of a multi-GPU run, one per GPU: a number or "all"
   int lockstep = 0;         // internal (ranks): exactly this many samples per pass, no time limits
   bool quiet = false;
+  bool verbose = false;  // every metric table and the trace detail on the console
   bool isolate = false;  // each grid point (sweep) or workload (run) in its own fresh process
+  bool isolate_modes = false;  // --isolate-modes: each mode of those in its own fresh process too
+  double time_limit = 0;  // --time-limit SECONDS for the whole command; 0: none
 };
 
 // Adds the measurement options to `sub`; `what` words the --workload help.
@@ -82,6 +88,7 @@ class TemporaryFolder {
 
  private:
   std::string path_;
+  std::unique_ptr<TempFolderGuard> on_signal_;  // removed by a fatal SIGINT/SIGTERM too
 };
 
 struct IsolatedChild;  // child_processes.hpp
@@ -101,12 +108,22 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
 // stopped. Returns nothing when --ranks is 1.
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand);
 
+// The (workload, mode) pairs run_suite will measure: the progress lines' total.
+std::size_t planned_results(const RunRequest& req);
+// After the outputs are written: exit 4 (Error) when --time-limit cut some results.
+void stop_if_time_limit_cut(const Report& report, const RunOptions& o);
+// After the outputs: the commands that show more than the console did (--verbose, the HTML report
+// of `json_path`), one line on console_of(o, json_path, trace_out); `traced`: a trace pass ran.
+// Nothing with --verbose.
+void print_more_hint(const RunOptions& o, const std::string& json_path, bool traced, const std::string& trace_out = {});
+
 // What `run` and `sweep` show and keep while they measure: progress lines on stderr (one per
-// finished result, and each pass of a mode once it has run a few seconds), none with --quiet;
-// and each trace pass's records, into the Chrome trace and/or a --trace-records folder.
+// finished result, "[k/total] workload mode: ...", with the seconds used of --time-limit when one
+// is set; and each pass of a mode once it has run a few seconds), none with --quiet; and each
+// trace pass's records, into the Chrome trace and/or a --trace-records folder.
 class CliObserver final : public MeasureObserver {
  public:
-  explicit CliObserver(bool quiet) : quiet_(quiet) {}
+  CliObserver(const RunOptions& o, std::size_t total) : quiet_(o.quiet), total_(total), time_limit_(o.time_limit) {}
   // Trace passes' records go into `chrome` (null: no Chrome trace) and into `records_dir` (empty: none).
   void keep_traces(ChromeTraceBuilder* chrome, std::string records_dir) {
     chrome_ = chrome;
@@ -118,13 +135,16 @@ class CliObserver final : public MeasureObserver {
 
  private:
   bool quiet_;
+  std::size_t total_, done_ = 0;
+  double time_limit_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::string mode_;  // the (workload, mode, params) whose passes are being announced
   std::chrono::steady_clock::time_point mode_started_;
   ChromeTraceBuilder* chrome_ = nullptr;
   std::string records_dir_;
 };
 // Throws gp::Error(kEnvironment) naming the workload/mode whose sticky CUDA error ended the run
-// (graphprof/run_outcome.hpp; with --isolate only that child's process); call it after the
+// (graphprof/core/run_outcome.hpp; with --isolate only that child's process); call it after the
 // outputs are written.
 void stop_if_context_lost(const Report& report);
 

@@ -15,8 +15,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "graphprof/error.hpp"
-#include "graphprof/signal_chain.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/signal_chain.hpp"
 
 extern char** environ;
 

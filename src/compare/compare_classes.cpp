@@ -1,7 +1,7 @@
-// Gating classes (include/graphprof/compare_classes.hpp; the table in docs/compare.md).
-#include "graphprof/compare_classes.hpp"
+// Gating classes (include/graphprof/compare/compare_classes.hpp; the table in docs/compare.md).
+#include "graphprof/compare/compare_classes.hpp"
 
-#include "graphprof/metric_catalog.hpp"
+#include "graphprof/core/metric_catalog.hpp"
 
 namespace gp {
 

@@ -1,5 +1,5 @@
-// Statistics for `graphprof compare` (see include/graphprof/compare_stats.hpp).
-#include "graphprof/compare_stats.hpp"
+// Statistics for `graphprof compare` (see include/graphprof/compare/compare_stats.hpp).
+#include "graphprof/compare/compare_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

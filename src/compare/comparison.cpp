@@ -1,7 +1,7 @@
 // `graphprof compare`: the output model (verdict names, counts, rules per metric), matching
 // the results of two reports, suite summaries, and the order in which the jobs of the other
-// compare units run (see include/graphprof/compare.hpp and docs/compare.md for the rules).
-#include "graphprof/compare.hpp"
+// compare units run (see include/graphprof/compare/comparison.hpp and docs/compare.md for the rules).
+#include "graphprof/compare/comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,13 @@
 #include <tuple>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/stats.hpp"
+#include "graphprof/core/name_match.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 
@@ -90,6 +93,52 @@ bool pattern_matches(const std::string& pattern, const std::string& workload, co
 
 }  // namespace
 
+std::vector<std::string> unmatched_options(const Report& base, const Report& cand, const Thresholds& t) {
+  std::set<std::string> metrics, params;
+  auto matches_any = [&](const std::string& pattern) {
+    for (const Report* rep : {&base, &cand})
+      for (const auto& r : rep->results)
+        for (const auto& [key, m] : r.metrics)
+          if (pattern_matches(pattern, r.workload, to_string(r.mode), key)) return true;
+    return false;
+  };
+  for (const Report* rep : {&base, &cand})
+    for (const auto& r : rep->results) {
+      for (const auto& [key, m] : r.metrics) metrics.insert(key);
+      for (const auto& [k, v] : r.params) params.insert(k);
+    }
+  auto some = [](const std::set<std::string>& names) {
+    std::string s;
+    std::size_t n = 0;
+    for (const auto& x : names) {
+      if (++n > 8) return s + ", ...";
+      s += (s.empty() ? "" : ", ") + x;
+    }
+    return s.empty() ? std::string("none") : s;
+  };
+  std::vector<std::string> out;
+  const std::vector<std::string> metric_list(metrics.begin(), metrics.end()), param_list(params.begin(), params.end());
+  auto suggestion = [](const std::string& word, const std::vector<std::string>& names) {
+    const std::string near = closest_name(word, names, 3);
+    return near.empty() ? std::string() : "did you mean " + near + "? ";
+  };
+  auto check = [&](const char* option, const std::string& pattern, const std::string& shown) {
+    if (matches_any(pattern)) return;
+    const bool plain = pattern.find_first_of("*?/") == std::string::npos;
+    out.push_back(std::string(option) + " " + shown + ": '" + pattern + "' matches no metric in either report (" +
+                  (plain ? suggestion(pattern, metric_list) : "") +
+                  (pattern.find('/') != std::string::npos ? "WORKLOAD/MODE/METRIC; " : "") + "metrics: " + some(metrics) + ")");
+  };
+  for (const auto& g : t.gate_patterns) check("--gate", g, g);
+  for (const auto& pv : t.metric_thresholds) check("--metric-threshold", pv.pattern, pv.pattern + "=" + strf("%g", 100 * pv.value));
+  for (const auto& pv : t.abs_floors) check("--abs-floor", pv.pattern, pv.pattern + "=" + strf("%g", pv.value));
+  for (const auto& p : t.ignore_params)
+    if (!params.count(p))
+      out.push_back("--ignore-param " + p + ": no result in either report has a parameter '" + p + "' (" +
+                    suggestion(p, param_list) + "parameters: " + some(params) + ")");
+  return out;
+}
+
 AppliedRule rule_for(const Thresholds& t, const std::string& workload, const std::string& mode,
                      const std::string& metric, const std::string& unit, bool waits_for_host) {
   AppliedRule r;
@@ -122,25 +171,9 @@ int mode_rank(const std::string& mode) {
   return m ? static_cast<int>(*m) : 100;
 }
 
-// Per-iteration figures first (the ones that gate by default), then one-off costs.
-int metric_rank(const std::string& key) {
-  static const char* const order[] = {"*",
-                                      "gpu_time_per_iter",
-                                      "gpu_time_per_iter_latched",
-                                      "host_time_per_iter_batched",
-                                      "wall_time_per_iter",
-                                      "launch_cpu_per_call",
-                                      "launch_cpu_isolated",
-                                      "launch_cpu_per_iter",
-                                      "capture_time",
-                                      "build_time",
-                                      "instantiate_time",
-                                      "upload_time",
-                                      "first_launch_time"};
-  for (std::size_t i = 0; i < std::size(order); ++i)
-    if (key == order[i]) return static_cast<int>(i);
-  return 100;
-}
+// The catalogue's display order: per-iteration figures first (the ones that gate by default),
+// then one-off costs; a row about a whole result ("*") before them, unknown keys after.
+int metric_rank(const std::string& key) { return key == "*" ? -1 : metric_order(key); }
 
 }  // namespace
 

@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::compare_detail {
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
+#include "graphprof/compare/compare_format.hpp"
 
 namespace gp::compare_detail {
 

@@ -1,9 +1,9 @@
 // Paired log-ratio change with a Student's t interval (paired_change.hpp).
-#include "graphprof/paired_change.hpp"
+#include "graphprof/compare/paired_change.hpp"
 
 #include <cmath>
 
-#include "graphprof/compare_stats.hpp"
+#include "graphprof/compare/compare_stats.hpp"
 
 namespace gp {
 

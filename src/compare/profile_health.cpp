@@ -18,8 +18,8 @@
 #include <map>
 
 #include "comparison_internal.hpp"
-#include "graphprof/profile_fields.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp::compare_detail {
 

@@ -1,5 +1,5 @@
-// Combining reports of separate runs (include/graphprof/compare_merge.hpp has the rules).
-#include "graphprof/compare_merge.hpp"
+// Combining reports of separate runs (include/graphprof/compare/report_merge.hpp has the rules).
+#include "graphprof/compare/report_merge.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "comparison_internal.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/profile_fields.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/profile_fields.hpp"
 
 namespace gp {
 
@@ -37,10 +38,13 @@ int processes_of(const Report& r) {
 void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSection*>& probes) {
   const auto first = std::find_if(probes.begin(), probes.end(), [](const DeviceProbeSection* p) { return p != nullptr; });
   if (probes.size() < 2 || first == probes.end()) return;
-  DeviceProbeSection pooled = probes.front() != nullptr
-                                  ? *probes.front()
-                                  : DeviceProbeSection{(*first)->chain_kernels, kNoValue, kNoValue,
-                                                       "not recorded by the first report", nlohmann::json::object(), {}};
+  DeviceProbeSection pooled;
+  if (probes.front() != nullptr) {
+    pooled = *probes.front();
+  } else {
+    pooled.chain_kernels = (*first)->chain_kernels;
+    pooled.error = "not recorded by the first report";
+  }
   pooled.processes.clear();
   for (const DeviceProbeSection* p : probes) {
     if (p == nullptr) {
@@ -68,7 +72,40 @@ void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
   into["runs"] = std::move(all);
 }
 
+// The profiled program's name ("" for a report of run or sweep).
+std::string profiled_program(const Report& r) {
+  for (const ModeResult& res : r.results)
+    if (res.mode == Mode::kApp && res.sections.other.is_object() && res.sections.other.contains("profile")) {
+      const nlohmann::json& p = res.sections.other.at("profile");
+      return p.is_object() && p.contains("program") && p.at("program").is_string() && !p.at("program").get<std::string>().empty()
+                 ? p.at("program").get<std::string>()
+                 : "(unnamed program)";
+    }
+  return {};
+}
+
 }  // namespace
+
+std::vector<std::string> report_files(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec))
+    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
+  if (ec) throw input_error(path + ": cannot list the folder: " + ec.message());
+  if (files.empty()) throw input_error(path + ": the folder holds no *.json report");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string report_kind(const Report& r) {
+  const std::string program = profiled_program(r);
+  if (!program.empty()) return "a profile of " + program + " (graphprof profile)";
+  if (r.command_line.size() >= 2 && r.command_line[1] == "sweep") return "a sweep report (graphprof sweep)";
+  return "a run report (graphprof run)";
+}
+
+bool same_kind(const Report& a, const Report& b) { return profiled_program(a) == profiled_program(b); }
 
 Report merge_reports(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
   if (reports.empty()) throw usage_error("merge: no reports given");
@@ -82,6 +119,9 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
   std::vector<std::vector<const DeviceProbeSection*>> probes;  // per out.results: each report's probe
   for (std::size_t f = 0; f < reports.size(); ++f) {
     const Report& r = reports[f];
+    if (!same_kind(r, reports.front()))
+      throw input_error(source(f) + " is " + report_kind(r) + ", " + source(0) + " is " + report_kind(reports.front()) +
+                        "; merge only runs of one program");
     if (gpu_text(r) != gpu_text(reports.front()))
       throw Error(ExitCode::kUntrusted, source(f) + " was measured on " + gpu_text(r) + ", " + source(0) + " on " +
                                             gpu_text(reports.front()) + "; merge only reports of one GPU model");
@@ -145,6 +185,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
 
 std::vector<Report> read_distinct_reports(const std::vector<std::string>& paths) {
   std::vector<Report> reports;
+  std::vector<std::pair<std::size_t, std::string>> contents;  // hash and bytes of each regular file read
   for (std::size_t i = 0; i < paths.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       std::error_code ec;
@@ -152,8 +193,31 @@ std::vector<Report> read_distinct_reports(const std::vector<std::string>& paths)
         throw input_error(paths[i] + ": given twice (also as " + paths[j] +
                           "); each run may be counted once, or its noise would look smaller than it is");
     }
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(paths[i], ec)) {
+      std::string bytes = read_file(paths[i]);
+      const std::size_t h = std::hash<std::string>{}(bytes);
+      for (std::size_t j = 0; j < contents.size(); ++j)
+        if (contents[j].first == h && contents[j].second == bytes)
+          throw input_error(paths[i] + ": the same bytes as " + paths[j] +
+                            ": a copy of one run, not another run (each run may be counted once, or its noise would "
+                            "look smaller than it is)");
+      contents.emplace_back(h, std::move(bytes));
+    } else {
+      contents.emplace_back(0, std::string());
+    }
     reports.push_back(read_report(paths[i]));
   }
+  // A copy under another name (or the same report written again with other spacing) is the same
+  // run: pooled twice it would halve the noise. Compared by content, as the report reads.
+  std::vector<std::string> texts;
+  for (const Report& r : reports) texts.push_back(report_json_text(r));
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (texts[i] == texts[j])
+        throw input_error(paths[i] + ": the same report as " + paths[j] +
+                          " (identical content under another name); each run may be counted once, or its noise "
+                          "would look smaller than it is");
   return reports;
 }
 

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_stats.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/compare/compare_stats.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp::compare_detail {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "comparison_internal.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/compare_stats.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/compare/compare_stats.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp::compare_detail {
 
@@ -120,7 +120,7 @@ void judge(MetricComparison& r, const Thresholds& t) {
     if (!own_noise) {
       r.not_enough_runs = true;
       r.reason = what + "not enough runs (" + runs_text(r) + "): " + change + " is within what " + noise +
-                 " allows; run at least " + std::to_string(t.min_runs) + " per side";
+                 " allows; run " + std::to_string(kRunsPerSide) + " per side";
     } else {
       const std::string need = runs_needed_text(r);
       r.reason = what + change + " (" + ci + ") is not decided: " + noise + (need.empty() ? "" : "; " + need);
@@ -208,8 +208,8 @@ void decide_exit(Comparison& c) {
       parts.push_back(plural(level, "regression", "regressions") +
                       " measured at different device levels, or while the device switched levels (docs/findings.md \"Parity\")");
     if (few)
-      parts.push_back("not enough runs: " + plural(few, "gating series", "gating series") + " undecided (run at least " +
-                      std::to_string(t.min_runs) + " processes per side)");
+      parts.push_back("not enough runs: " + plural(few, "gating series", "gating series") + " undecided (run " +
+                      std::to_string(kRunsPerSide) + " processes per side)");
   }
   if (c.compared == 0 && parts.empty()) parts.push_back("nothing was compared: no metric has data on both sides");
   if (!parts.empty()) {

@@ -1,5 +1,5 @@
-// The batch rule of the measurement passes (graphprof/batch_rule.hpp).
-#include "graphprof/batch_rule.hpp"
+// The batch rule of the measurement passes (graphprof/core/batch_rule.hpp).
+#include "graphprof/core/batch_rule.hpp"
 
 #include <algorithm>
 

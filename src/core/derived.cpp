@@ -1,11 +1,11 @@
-// Derived figures (see include/graphprof/derived.hpp).
-#include "graphprof/derived.hpp"
+// Derived figures (see include/graphprof/core/derived.hpp).
+#include "graphprof/core/derived.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "graphprof/error.hpp"
-#include "graphprof/metric_catalog.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/metric_catalog.hpp"
 
 namespace gp {
 
@@ -19,6 +19,10 @@ void derive_within_mode(ModeResult& res) {
     const double nodes = res.sections.graph->nodes;
     if (nodes > 0) res.derived["gpu_time_per_node_latched_ns"] = latched / nodes;
   }
+  // Both device methods per node, and how they compare (device_methods_note).
+  if (std::isfinite(gpu) && res.sections.graph && res.sections.graph->nodes > 0)
+    res.derived["gpu_time_per_node_ns"] = gpu / res.sections.graph->nodes;
+  if (std::isfinite(latched) && gpu > 0) res.derived["latched_over_back_to_back"] = latched / gpu;
   if (std::isfinite(latched) && res.mode == Mode::kEager) {
     const double calls = res.derived.count("launch_calls_per_iter") ? res.derived["launch_calls_per_iter"] : 0;
     if (calls > 0) res.derived["gpu_time_per_call_latched_ns"] = latched / calls;

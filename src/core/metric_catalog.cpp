@@ -1,8 +1,8 @@
 // The metric catalogue (see metric_catalog.hpp): the table below is the only place a metric's
 // unit, label, gating class and description are written down.
-#include "graphprof/metric_catalog.hpp"
+#include "graphprof/core/metric_catalog.hpp"
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

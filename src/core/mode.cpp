@@ -1,5 +1,5 @@
 // Mode names as they appear on the command line and in reports.
-#include "graphprof/mode.hpp"
+#include "graphprof/core/mode.hpp"
 
 #include <ostream>
 

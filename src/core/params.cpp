@@ -1,11 +1,11 @@
-// Workload parameter resolution and typed access (see include/graphprof/params.hpp).
-#include "graphprof/params.hpp"
+// Workload parameter resolution and typed access (see include/graphprof/core/params.hpp).
+#include "graphprof/core/params.hpp"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

@@ -1,5 +1,5 @@
 // Accessors of a report's profile section (profile_fields.hpp).
-#include "graphprof/profile_fields.hpp"
+#include "graphprof/core/profile_fields.hpp"
 
 #include <algorithm>
 #include <cmath>

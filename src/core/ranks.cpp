@@ -1,10 +1,10 @@
-// Combining the reports of the ranks of a multi-GPU run (see include/graphprof/ranks.hpp).
-#include "graphprof/ranks.hpp"
+// Combining the reports of the ranks of a multi-GPU run (see include/graphprof/core/ranks.hpp).
+#include "graphprof/core/ranks.hpp"
 
 #include <string>
 
-#include "graphprof/derived.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

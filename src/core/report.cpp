@@ -1,5 +1,5 @@
 // Report <-> JSON, with validation that names the file and the field that is wrong.
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,8 +13,9 @@
 #include <limits>
 #include <thread>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "report_limits.hpp"
 
 namespace gp {
 
@@ -173,7 +174,12 @@ struct Reader {
   double num(const json& v, const std::string& where) const {
     if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
     if (!v.is_number()) fail(where, "expected a number");
-    return v.get<double>();
+    const double d = v.get<double>();
+    // Finite but absurd (1e300 s): refused at read time, so no chart or table works in
+    // proportion to a figure.
+    if (!(std::fabs(d) <= detail::kMaxReportMagnitude))
+      fail(where, "value " + v.dump() + " is out of range (figures in a report are at most 1e18 in magnitude)");
+    return d;
   }
   // An integer field: absent or not a number -> dflt; a number that is not a whole number within
   // [lo, hi] is an error (converting 1e30 to int is undefined behaviour, not a value).
@@ -295,6 +301,17 @@ ModeResult result_from_json(const Reader& rd, const json& j, const std::string& 
 Report report_from_json(const json& j, const std::string& source) {
   Reader rd{source};
   if (!j.is_object()) rd.fail("(document)", "expected a JSON object (is this a graphprof report?)");
+  // graphprof's other JSON files, named for what they are instead of a version complaint.
+  const std::string schema = j.contains("schema") && j.at("schema").is_string() ? j.at("schema").get<std::string>() : "";
+  if (schema == "graphprof-compare")
+    rd.fail("(document)", "this is a comparison (graphprof compare --json), not a report of run, sweep or profile; "
+                          "give the reports that were compared (graphprof report --compare takes a comparison)");
+  if (schema.rfind("graphprof.graph-analysis", 0) == 0)
+    rd.fail("(document)", "this is a graph analysis (graphprof analyze --json), not a report of run, sweep or profile");
+  if (j.contains("traceEvents"))
+    rd.fail("(document)", "this is a Chrome trace-event file (--trace-out), not a report of run, sweep or profile");
+  if (!j.contains("schema_version") && j.contains("kernels") && j.contains("api"))
+    rd.fail("(document)", "these are a trace pass's raw records (--trace-records), not a report of run, sweep or profile");
   Report r;
   r.schema_version = rd.str(j, "(document)", "schema_version");
   const int major = leading_int(r.schema_version);

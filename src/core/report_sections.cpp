@@ -1,14 +1,15 @@
 // Report sections <-> JSON (see report_sections.hpp and docs/report-schema.md). Reading is
 // strict about types (a wrong type names its JSON path) and lenient about absence (old reports
 // lack newer fields); unknown keys of results[].sections are kept as they are.
-#include "graphprof/report_sections.hpp"
+#include "graphprof/core/report_sections.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <initializer_list>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
+#include "report_limits.hpp"
 
 namespace gp {
 
@@ -45,7 +46,18 @@ struct In {
     const json* v = find(key);
     if (v == nullptr || v->is_null()) return kNoValue;
     if (!v->is_number()) fail(key, "expected a number");
-    return v->get<double>();
+    const double d = v->get<double>();
+    // Finite but absurd figures (1e300 ns) are refused here, so no table or chart downstream
+    // works in proportion to one.
+    if (!(std::fabs(d) <= detail::kMaxReportMagnitude))
+      fail(key, "value " + v->dump() + " is out of range (figures in a report are at most 1e18 in magnitude)");
+    return d;
+  }
+  // A time or a rate of runs: >= 0 (or absent/null: kNoValue).
+  double non_negative(const char* key) const {
+    const double d = number(key);
+    if (d < 0) fail(key, "value " + find(key)->dump() + " is out of range (a time cannot be negative)");
+    return d;
   }
   template <class T>
   T count(const char* key) const {
@@ -103,13 +115,13 @@ TraceNodeTime node_from(const In& n) {
   t.name = n.str("name");
   t.mangled_name = n.str("mangled_name");
   t.count = n.count<std::size_t>("count");
-  t.median_ns = n.number("median_ns");
-  t.p10_ns = n.number("p10_ns");
-  t.p90_ns = n.number("p90_ns");
-  t.mean_ns = n.number("mean_ns");
-  t.gap_before_median_ns = n.number("gap_before_median_ns");
-  t.runs_per_replay = n.number("runs_per_replay");
-  t.per_replay_median_ns = n.number("per_replay_median_ns");
+  t.median_ns = n.non_negative("median_ns");
+  t.p10_ns = n.non_negative("p10_ns");
+  t.p90_ns = n.non_negative("p90_ns");
+  t.mean_ns = n.non_negative("mean_ns");
+  t.gap_before_median_ns = n.number("gap_before_median_ns");  // overlapping work: may be negative
+  t.runs_per_replay = n.non_negative("runs_per_replay");
+  t.per_replay_median_ns = n.non_negative("per_replay_median_ns");
   return t;
 }
 
@@ -285,13 +297,23 @@ json to_json(const DeviceProbeSection& p) {
   j["chain_kernels"] = p.chain_kernels;
   if (std::isfinite(p.ns_per_kernel)) j["ns_per_kernel"] = p.ns_per_kernel;
   if (std::isfinite(p.ns_per_kernel_after)) j["ns_per_kernel_after"] = p.ns_per_kernel_after;
+  if (std::isfinite(p.latched_ns_per_kernel)) j["latched_ns_per_kernel"] = p.latched_ns_per_kernel;
+  if (std::isfinite(p.latched_ns_per_kernel_after)) j["latched_ns_per_kernel_after"] = p.latched_ns_per_kernel_after;
   if (!p.error.empty()) j["error"] = p.error;
+  if (!p.points.empty()) {
+    json& all = j["points"] = json::array();
+    for (const DeviceProbePoint& pt : p.points)
+      all.push_back({{"at", pt.at}, {"back_to_back_ns", num(pt.reading.back_to_back_ns)},
+                     {"latched_ns", num(pt.reading.latched_ns)}});
+  }
   if (!p.processes.empty()) {
     json& all = j["processes"] = json::array();
     for (const DeviceProbeLevel& l : p.processes) {
       json& one = all.emplace_back(json::object());
       one["ns_per_kernel"] = num(l.ns_per_kernel);
       one["ns_per_kernel_after"] = num(l.ns_per_kernel_after);
+      if (std::isfinite(l.latched_ns_per_kernel)) one["latched_ns_per_kernel"] = l.latched_ns_per_kernel;
+      if (std::isfinite(l.latched_ns_per_kernel_after)) one["latched_ns_per_kernel_after"] = l.latched_ns_per_kernel_after;
       if (!l.error.empty()) one["error"] = l.error;
     }
   }
@@ -328,13 +350,22 @@ Sections sections_from_json(const json& j, const std::string& where) {
       s.trace = trace_from(in.object("trace"));
     } else if (key == "device_probe") {
       const In p = in.object("device_probe");
-      s.device_probe = DeviceProbeSection{p.count<int>("chain_kernels"), p.number("ns_per_kernel"),
-                                          p.number("ns_per_kernel_after"), p.str("error"),
-                                          unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
-                                                               "processes"}),
-                                          {}};
+      s.device_probe.emplace();
+      s.device_probe->chain_kernels = p.count<int>("chain_kernels");
+      s.device_probe->ns_per_kernel = p.non_negative("ns_per_kernel");
+      s.device_probe->ns_per_kernel_after = p.non_negative("ns_per_kernel_after");
+      s.device_probe->error = p.str("error");
+      s.device_probe->extra = unknown_fields(p.j, {"chain_kernels", "ns_per_kernel", "ns_per_kernel_after", "error",
+                                                   "processes", "latched_ns_per_kernel", "latched_ns_per_kernel_after",
+                                                   "points"});
+      s.device_probe->latched_ns_per_kernel = p.non_negative("latched_ns_per_kernel");
+      s.device_probe->latched_ns_per_kernel_after = p.non_negative("latched_ns_per_kernel_after");
+      p.each("points", [&](const In& pt) {
+        s.device_probe->points.push_back({pt.str("at"), {pt.number("back_to_back_ns"), pt.number("latched_ns")}});
+      });
       p.each("processes", [&](const In& l) {
-        s.device_probe->processes.push_back({l.number("ns_per_kernel"), l.number("ns_per_kernel_after"), l.str("error")});
+        s.device_probe->processes.push_back({l.non_negative("ns_per_kernel"), l.non_negative("ns_per_kernel_after"), l.str("error"),
+                                             l.non_negative("latched_ns_per_kernel"), l.non_negative("latched_ns_per_kernel_after")});
       });
     } else if (key == "workload") {
       const In w = in.object("workload");

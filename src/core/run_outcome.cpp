@@ -1,7 +1,8 @@
 // How a run can end early (see run_outcome.hpp).
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
-#include "graphprof/params.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 
@@ -23,6 +24,31 @@ std::string lost_context_message(const Report& report) {
            " result(s) measured before it were kept";
   }
   return {};
+}
+
+ModeResult cut_by_time_limit(const std::string& workload, Mode mode, const std::map<std::string, std::string>& params) {
+  ModeResult r;
+  r.workload = workload;
+  r.mode = mode;
+  r.params = params;
+  r.status = Status::kFailed;
+  r.reason = "not measured: --time-limit was reached before it started";
+  r.sections.other[kTimeLimitSection] = true;
+  return r;
+}
+
+bool was_cut_by_time_limit(const ModeResult& r) {
+  const nlohmann::json& o = r.sections.other;
+  return o.contains(kTimeLimitSection) && o.at(kTimeLimitSection).is_boolean() && o.at(kTimeLimitSection).get<bool>();
+}
+
+std::string time_limit_message(const Report& report, double limit_seconds) {
+  std::size_t cut = 0;
+  for (const ModeResult& r : report.results) cut += was_cut_by_time_limit(r) ? 1 : 0;
+  if (cut == 0) return {};
+  return "--time-limit " + strf("%g", limit_seconds) + " s reached: " + std::to_string(report.results.size() - cut) +
+         " of " + std::to_string(report.results.size()) + " results measured, " + std::to_string(cut) +
+         " not (recorded as failed, 'not measured: --time-limit ...'); the outputs hold what was measured";
 }
 
 }  // namespace gp

@@ -1,5 +1,5 @@
 // See signal_chain.hpp.
-#include "graphprof/signal_chain.hpp"
+#include "graphprof/core/signal_chain.hpp"
 
 #include <initializer_list>
 

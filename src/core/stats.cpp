@@ -1,5 +1,5 @@
-// Robust statistics for timing samples (see include/graphprof/stats.hpp).
-#include "graphprof/stats.hpp"
+// Robust statistics for timing samples (see include/graphprof/core/stats.hpp).
+#include "graphprof/core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

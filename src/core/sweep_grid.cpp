@@ -1,11 +1,11 @@
 // Expansion of sweep parameter specs into grids.
-#include "graphprof/sweep_grid.hpp"
+#include "graphprof/core/sweep_grid.hpp"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

@@ -1,7 +1,7 @@
 // Capture mode: one iteration recorded with stream capture, then replayed as a graph.
 #include <chrono>
 
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {

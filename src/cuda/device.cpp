@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "graphprof/cuda/cuda_check.hpp"
-#include "graphprof/cuda/cupti_info.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/trace/cupti_session.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

@@ -2,7 +2,7 @@
 #include <chrono>
 #include <optional>
 
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {

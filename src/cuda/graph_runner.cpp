@@ -1,7 +1,7 @@
 // Explicit mode: one iteration built node by node with cudaGraphAdd*Node, then replayed.
 #include <chrono>
 
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "mode_runner.hpp"
 
 namespace gp {

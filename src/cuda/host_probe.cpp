@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "graphprof/cuda/handles.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 

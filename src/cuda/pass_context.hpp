@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "graphprof/batch_rule.hpp"
+#include "graphprof/core/batch_rule.hpp"
 #include "graphprof/cuda/cuda_check.hpp"
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"

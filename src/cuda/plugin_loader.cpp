@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/plugin_abi.h"
+#include "graphprof/core/error.hpp"
+#include "graphprof/cuda/plugin_abi.h"
 
 namespace gp {
 

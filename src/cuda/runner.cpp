@@ -16,10 +16,10 @@
 
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/trace_pass.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/run_outcome.hpp"
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 #include "device_probe.hpp"
 #include "event_batch.hpp"
 #include "latch.hpp"
@@ -138,20 +138,37 @@ void record_graph_shape(cudaGraph_t g, ModeResult& res) {
   dump.edges = static_cast<int>(edges);
 }
 
-// sections.device_probe: the device's kernel-to-kernel step right before this result's timing
-// passes ("ns_per_kernel") and after the last of them ("ns_per_kernel_after"; device_probe.hpp), so
-// a reader can tell in which of its states the device ran them, and whether it changed meanwhile.
-// A probe that fails is noted; the measurement goes on.
-void record_device_probe(ModeResult& res, bool after) {
+// sections.device_probe: the device's kernel-to-kernel step by both device methods
+// (device_probe.hpp) right before this result's timing passes, around its two device passes
+// (`points`) and after the last pass, so a reader can tell in which state the device ran each
+// device figure, and whether it changed meanwhile. A probe that fails is noted; the measurement goes on.
+enum class ProbeAt { kBeforePasses, kBeforeLatched, kAfterLatched, kAfterPasses };
+
+void record_device_probe(ModeResult& res, ProbeAt at) {
   if (!res.sections.device_probe) res.sections.device_probe.emplace();
   DeviceProbeSection& probe = *res.sections.device_probe;
   probe.chain_kernels = kDeviceProbeKernels;
+  DeviceProbeReading r;
   try {
-    (after ? probe.ns_per_kernel_after : probe.ns_per_kernel) = measure_device_probe_ns();
+    r = measure_device_probe();
   } catch (const CudaError& e) {
     if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
     probe.error = e.api() + " returned " + e.error_name();
     (void)cudaGetLastError();
+    return;
+  }
+  switch (at) {
+    case ProbeAt::kBeforePasses:
+      probe.ns_per_kernel = r.back_to_back_ns;
+      probe.latched_ns_per_kernel = r.latched_ns;
+      probe.points.push_back({"before GPU pass", r});
+      break;
+    case ProbeAt::kBeforeLatched: probe.points.push_back({"before latched pass", r}); break;
+    case ProbeAt::kAfterLatched: probe.points.push_back({"after latched pass", r}); break;
+    case ProbeAt::kAfterPasses:
+      probe.ns_per_kernel_after = r.back_to_back_ns;
+      probe.latched_ns_per_kernel_after = r.latched_ns;
+      break;
   }
 }
 
@@ -225,7 +242,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   pc.synchronize();
   // After the warm-up, so the clocks have ramped up as for the passes that follow.
-  if (rep == 0) record_device_probe(res, false);
+  if (rep == 0) record_device_probe(res, ProbeAt::kBeforePasses);
 
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
@@ -246,6 +263,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  "cross-check of gpu_time_per_iter",
                  PassResult{std::move(host_per_iter), true});
 
+  if (rep == 0) record_device_probe(res, ProbeAt::kBeforeLatched);
   note("launch loop: latched pass");
   // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
   // back to back with host submission hidden. Batches stay well inside the launch queue so the
@@ -280,6 +298,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
     }
   }
 
+  if (rep == 0) record_device_probe(res, ProbeAt::kAfterLatched);
   note("launch loop: launch pass");
   // Launch pass: host clock around each launch API call, calls back to back (queue busy).
   std::vector<double> per_iter_submit;
@@ -327,7 +346,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
 
   if (rep == 0)
     for (const auto& [k, v] : pc.workload().extra_metrics()) res.sections.workload[k] = v;
-  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, true);
+  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, ProbeAt::kAfterPasses);
 }
 
 }  // namespace
@@ -371,6 +390,14 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     // An error left behind by an earlier mode's cleanup (seen with NCCL after a failed mode on the
     // H200) would otherwise be reported by this mode's first checked launch.
     (void)cudaGetLastError();
+    // The device probe's exec is made before the first workload's, so it is the process's oldest
+    // (device_probe.hpp). A failure here is recorded by the probe itself (record_device_probe).
+    try {
+      make_device_probe();
+    } catch (const CudaError& e) {
+      if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
+      (void)cudaGetLastError();
+    }
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);
@@ -382,7 +409,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     res.reason = e.api() + " returned " + e.error_name();
     // A failed mode must not poison the next one. A sticky error (an illegal address in a kernel,
     // ...) leaves the context unusable: every later call fails with it. The suite stops after this
-    // result (graphprof/run_outcome.hpp).
+    // result (graphprof/core/run_outcome.hpp).
     if (recover_from_cuda_error(e)) {
       res.sections.other[kContextLostSection] = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "

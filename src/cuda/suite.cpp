@@ -5,10 +5,10 @@
 
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/host_probe.hpp"
-#include "graphprof/derived.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/run_outcome.hpp"
-#include "graphprof/version.hpp"
+#include "graphprof/core/derived.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/run_outcome.hpp"
+#include "graphprof/core/version.hpp"
 
 namespace gp {
 
@@ -78,7 +78,20 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
   report.environment.probes = measure_host_probes("_start");
   for (const auto& [entry, params] : plan) {
     for (Mode mode : req.modes) {
-      report.results.push_back(run_mode(*entry, mode, params, measure));
+      MeasureOptions this_mode = measure;
+      if (req.deadline) {
+        const double left = std::chrono::duration<double>(*req.deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+          report.results.push_back(cut_by_time_limit(entry->info.name, mode, params.values()));
+          if (observer != nullptr) observer->result_finished(report.results.back());
+          continue;
+        }
+        // Each pass stops within the time left (a mode has several passes; --budget bounds each).
+        this_mode.rule.budget_seconds = std::min(this_mode.rule.budget_seconds, std::max(left, 0.01));
+        this_mode.rule.min_seconds = std::min(this_mode.rule.min_seconds, this_mode.rule.budget_seconds);
+        this_mode.warmup_seconds = std::min(this_mode.warmup_seconds, this_mode.rule.budget_seconds);
+      }
+      report.results.push_back(run_mode(*entry, mode, params, this_mode));
       if (observer != nullptr) observer->result_finished(report.results.back());
       // Nothing more can run in this process; the caller keeps what was measured and says why.
       if (lost_cuda_context(report.results.back())) {

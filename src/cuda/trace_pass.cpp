@@ -4,19 +4,20 @@
 // in batches of the timing passes' size (pass_context.hpp), exactly like the untraced GPU pass, so
 // the two per-iteration figures compare directly.
 #include "graphprof/cuda/trace_pass.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/handles.hpp"
-#include "graphprof/stats.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_nvtx.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/stats.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 #include "event_batch.hpp"
 #include "pass_context.hpp"
 

@@ -1,7 +1,7 @@
 // Loading cudaGraphDebugDotPrint dumps into the GraphModel. graphprof's own DOT reader
 // (dot_reader.hpp) parses the text, node_label.cpp reads each node's label, and this file checks
 // that what was read is a CUDA graph dump and builds the model. No Graphviz here: cgraph's parsed
-// graph cost about 450 bytes per node and edge on top of the model (issue 11).
+// graph cost about 450 bytes per node and edge on top of the model.
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "dot_reader.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
 #include "node_label.hpp"
 
 namespace gp {

@@ -1,6 +1,8 @@
-// Structural analysis of a GraphModel. Linear in nodes + edges so that a 100 000-node dump is
-// analysed well inside a second; every finding carries the numbers and node names behind it.
-#include "graphprof/graph_analysis.hpp"
+// Structural analysis of a GraphModel: counts, shapes, critical paths (by count and by time) and
+// histograms; the findings are in graph_findings.cpp. Linear in nodes + edges so that a 100 000-node
+// dump is analysed well inside a second.
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graph_analyzer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,70 +11,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/text_format.hpp"
 
-namespace gp {
-
-namespace {
-
-// Thresholds of the findings. docs/graphs.md explains each one; change both together.
-constexpr std::size_t kChainMin = 8;              // kernels in a row before a chain is worth a finding
-constexpr std::uint64_t kTinyThreads = 32768;     // grid x block threads: under a quarter of one H200 wave
-constexpr double kTinyKernelNs = 10'000;          // measured median below which a kernel is tiny
-constexpr double kTinyShare = 0.75;               // share of tiny kernels that makes a chain tiny
-constexpr std::uint64_t kSmallCopyBytes = 64 * 1024;
-constexpr std::size_t kManySmallCopies = 8;
-constexpr std::size_t kLargeGraphInfo = 1000;     // nodes: instantiation becomes noticeable
-constexpr std::size_t kLargeGraphWarn = 10000;    // nodes: instantiation dominates short runs
-constexpr double kInstantiateReplays = 10;        // instantiate costs more than this many replays
-constexpr std::size_t kWideFanout = 16;
-constexpr std::size_t kHopperConcurrentKernels = 128;  // resident grids per device, cc 7.0-9.0
-constexpr std::size_t kManyEmpty = 8;
-constexpr double kDominantShare = 0.5;
-constexpr std::size_t kStraightLineMin = 4;
-
-bool is_gpu_work(NodeKind k) {
-  return k == NodeKind::kKernel || k == NodeKind::kMemcpy || k == NodeKind::kMemset;
-}
-
-// Neighbour lists in one flat array (compressed rows): a vector per node costs more in
-// allocation than the whole analysis of a 100 000-node graph.
-class Adjacency {
- public:
-  struct Span {
-    const std::size_t *b, *e;
-    const std::size_t* begin() const { return b; }
-    const std::size_t* end() const { return e; }
-    std::size_t size() const { return static_cast<std::size_t>(e - b); }
-    bool empty() const { return b == e; }
-    std::size_t operator[](std::size_t i) const { return b[i]; }
-  };
-
-  // pairs: (row, neighbour)
-  void build(std::size_t rows, const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
-    off_.assign(rows + 1, 0);
-    for (const auto& p : pairs) ++off_[p.first + 1];
-    for (std::size_t i = 0; i < rows; ++i) off_[i + 1] += off_[i];
-    idx_.resize(pairs.size());
-    std::vector<std::size_t> fill(off_.begin(), off_.end() - 1);
-    for (const auto& p : pairs) idx_[fill[p.first]++] = p.second;
-  }
-  Span operator[](std::size_t i) const { return Span{idx_.data() + off_[i], idx_.data() + off_[i + 1]}; }
-
- private:
-  std::vector<std::size_t> off_, idx_;
-};
-
-// Adjacency restricted to edges whose two ends are in the same cudaGraph_t: the driver never
-// links graphs with edges (child graphs hang off their parent node), so this is all of them.
-struct Topology {
-  Adjacency out, in;
-  std::vector<std::size_t> order;  // topological, ties by file order
-  std::vector<std::size_t> level;  // as-soon-as-possible level within the node's graph
-  std::unordered_map<GraphId, std::size_t> cluster_of_graph;
-  std::vector<std::size_t> cluster_of_node;
-};
+namespace gp::analysis {
 
 Topology build_topology(const GraphModel& m) {
   Topology t;
@@ -111,578 +52,233 @@ Topology build_topology(const GraphModel& m) {
   return t;
 }
 
-// A finding with its name, weight and headline; the caller adds evidence, advice and nodes.
-Finding finding(const char* id, const char* severity, const char* title) {
-  Finding f;
-  f.id = id;
-  f.severity = severity;
-  f.title = title;
-  return f;
+const NodeTime* Analyzer::time_of(std::size_t i) const {
+  if (times == nullptr) return nullptr;
+  const auto it = times->by_node.find(m.nodes[i].dot_name);
+  return it == times->by_node.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> names_of(const GraphModel& m, const std::vector<std::size_t>& idx, std::size_t limit) {
-  std::vector<std::string> v;
-  for (std::size_t i = 0; i < idx.size() && i < limit; ++i) v.push_back(m.nodes[idx[i]].dot_name);
-  return v;
+void Analyzer::counts() {
+  out.source = m.source;
+  out.verbose = m.verbose;
+  out.node_count = m.nodes.size();
+  out.edge_count = m.edges.size();
+  std::vector<std::size_t> nodes(kNodeKindCount, 0), edges(kNodeKindCount * kNodeKindCount, 0);
+  for (const auto& n : m.nodes) ++nodes[static_cast<std::size_t>(n.kind)];
+  for (const auto& e : m.edges)
+    ++edges[static_cast<std::size_t>(m.nodes[e.from].kind) * kNodeKindCount + static_cast<std::size_t>(m.nodes[e.to].kind)];
+  for (int k = 0; k < kNodeKindCount; ++k)
+    if (nodes[static_cast<std::size_t>(k)] > 0) out.nodes_by_kind[to_string(static_cast<NodeKind>(k))] = nodes[static_cast<std::size_t>(k)];
+  for (int a = 0; a < kNodeKindCount; ++a)
+    for (int b = 0; b < kNodeKindCount; ++b) {
+      const std::size_t c = edges[static_cast<std::size_t>(a * kNodeKindCount + b)];
+      if (c > 0)
+        out.edges_by_kind[std::string(to_string(static_cast<NodeKind>(a))) + "->" + to_string(static_cast<NodeKind>(b))] = c;
+    }
 }
 
-struct Analyzer {
-  Analyzer(const GraphModel& model, const NodeTimes* node_times) : m(model), times(node_times) {}
-
-  const GraphModel& m;
-  const NodeTimes* times;
-  Topology t;
-  GraphMetrics out;
-  std::vector<bool> top;  // node is in a top-level graph
-
-  const NodeTime* time_of(std::size_t i) const {
-    if (times == nullptr) return nullptr;
-    const auto it = times->by_node.find(m.nodes[i].dot_name);
-    return it == times->by_node.end() ? nullptr : &it->second;
-  }
-
-  void counts() {
-    out.source = m.source;
-    out.verbose = m.verbose;
-    out.node_count = m.nodes.size();
-    out.edge_count = m.edges.size();
-    std::vector<std::size_t> nodes(kNodeKindCount, 0), edges(kNodeKindCount * kNodeKindCount, 0);
-    for (const auto& n : m.nodes) ++nodes[static_cast<std::size_t>(n.kind)];
-    for (const auto& e : m.edges)
-      ++edges[static_cast<std::size_t>(m.nodes[e.from].kind) * kNodeKindCount + static_cast<std::size_t>(m.nodes[e.to].kind)];
-    for (int k = 0; k < kNodeKindCount; ++k)
-      if (nodes[static_cast<std::size_t>(k)] > 0) out.nodes_by_kind[to_string(static_cast<NodeKind>(k))] = nodes[static_cast<std::size_t>(k)];
-    for (int a = 0; a < kNodeKindCount; ++a)
-      for (int b = 0; b < kNodeKindCount; ++b) {
-        const std::size_t c = edges[static_cast<std::size_t>(a * kNodeKindCount + b)];
-        if (c > 0)
-          out.edges_by_kind[std::string(to_string(static_cast<NodeKind>(a))) + "->" + to_string(static_cast<NodeKind>(b))] = c;
-      }
-  }
-
-  void shapes() {
-    top.assign(m.nodes.size(), false);
-    std::vector<std::size_t> width;
-    for (const auto& c : m.clusters) {
-      GraphShape s;
-      s.graph_id = c.graph_id;
-      if (c.parent_node) s.parent = m.nodes[*c.parent_node].dot_name;
-      s.nodes = c.nodes.size();
-      std::vector<std::size_t> w;
-      for (std::size_t i : c.nodes) {
-        s.edges += t.out[i].size();
-        if (t.in[i].empty()) ++s.roots;
-        if (t.out[i].empty()) ++s.leaves;
-        const std::size_t l = t.level[i];
-        if (w.size() <= l) w.resize(l + 1, 0);
-        ++w[l];
-      }
-      s.depth = w.size();
-      s.max_width = w.empty() ? 0 : *std::max_element(w.begin(), w.end());
-      if (!c.parent_node) {
-        out.top_level_graphs.push_back(c.graph_id);
-        for (std::size_t i : c.nodes) top[i] = true;
-        if (width.size() < w.size()) width.resize(w.size(), 0);
-        for (std::size_t l = 0; l < w.size(); ++l) width[l] += w[l];
-        out.roots += s.roots;
-        out.leaves += s.leaves;
-      }
-      out.graphs.push_back(std::move(s));
+void Analyzer::shapes() {
+  top.assign(m.nodes.size(), false);
+  std::vector<std::size_t> width;
+  for (const auto& c : m.clusters) {
+    GraphShape s;
+    s.graph_id = c.graph_id;
+    if (c.parent_node) s.parent = m.nodes[*c.parent_node].dot_name;
+    s.nodes = c.nodes.size();
+    std::vector<std::size_t> w;
+    for (std::size_t i : c.nodes) {
+      s.edges += t.out[i].size();
+      if (t.in[i].empty()) ++s.roots;
+      if (t.out[i].empty()) ++s.leaves;
+      const std::size_t l = t.level[i];
+      if (w.size() <= l) w.resize(l + 1, 0);
+      ++w[l];
     }
-    out.width_per_level = width;
-    out.depth = width.size();
-    out.max_parallelism = width.empty() ? 0 : *std::max_element(width.begin(), width.end());
-  }
-
-  // Longest path in nodes over the top-level graph; ties go to the earliest node in the file.
-  void critical_by_count() {
-    std::size_t end = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
-      if (top[i] && (end == std::numeric_limits<std::size_t>::max() || t.level[i] > t.level[end])) end = i;
-    if (end == std::numeric_limits<std::size_t>::max()) return;
-    std::vector<std::size_t> path{end};
-    while (!t.in[path.back()].empty()) {
-      const std::size_t cur = path.back();
-      std::size_t best = std::numeric_limits<std::size_t>::max();
-      for (std::size_t p : t.in[cur])
-        if (t.level[p] + 1 == t.level[cur] && p < best) best = p;
-      path.push_back(best);
+    s.depth = w.size();
+    s.max_width = w.empty() ? 0 : *std::max_element(w.begin(), w.end());
+    if (!c.parent_node) {
+      out.top_level_graphs.push_back(c.graph_id);
+      for (std::size_t i : c.nodes) top[i] = true;
+      if (width.size() < w.size()) width.resize(w.size(), 0);
+      for (std::size_t l = 0; l < w.size(); ++l) width[l] += w[l];
+      out.roots += s.roots;
+      out.leaves += s.leaves;
     }
-    std::reverse(path.begin(), path.end());
-    out.critical_path.nodes = path;
-    for (std::size_t i : path) out.critical_path.names.push_back(m.nodes[i].dot_name);
+    out.graphs.push_back(std::move(s));
   }
+  out.width_per_level = width;
+  out.depth = width.size();
+  out.max_parallelism = width.empty() ? 0 : *std::max_element(width.begin(), width.end());
+}
 
-  // Weighted longest path. A node weighs its measured median; a child-graph node weighs its
-  // child's critical time and a conditional node its longest body (one iteration or branch).
-  std::vector<double> dist_, serial_of_cluster_, crit_of_cluster_;
-  std::vector<std::size_t> best_pred_;
-  std::vector<int> cluster_state_;  // 0 new, 1 in progress, 2 done
-
-  double own_weight(std::size_t i) const {
-    const NodeTime* nt = time_of(i);
-    return nt != nullptr ? nt->median_ns : 0.0;
+void Analyzer::critical_by_count() {
+  std::size_t end = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    if (top[i] && (end == std::numeric_limits<std::size_t>::max() || t.level[i] > t.level[end])) end = i;
+  if (end == std::numeric_limits<std::size_t>::max()) return;
+  std::vector<std::size_t> path{end};
+  while (!t.in[path.back()].empty()) {
+    const std::size_t cur = path.back();
+    std::size_t best = std::numeric_limits<std::size_t>::max();
+    for (std::size_t p : t.in[cur])
+      if (t.level[p] + 1 == t.level[cur] && p < best) best = p;
+    path.push_back(best);
   }
+  std::reverse(path.begin(), path.end());
+  out.critical_path.nodes = path;
+  for (std::size_t i : path) out.critical_path.names.push_back(m.nodes[i].dot_name);
+}
 
-  void solve_cluster(std::size_t c, std::vector<std::vector<std::size_t>>& topo_nodes) {
-    if (cluster_state_[c] == 2) return;
-    if (cluster_state_[c] == 1) return;  // a graph that contains itself: ignore the loop
-    cluster_state_[c] = 1;
-    double crit = 0, serial = 0;
-    for (std::size_t i : topo_nodes[c]) {
-      double w = own_weight(i), ws = w;
-      double child_crit = 0, child_serial = 0;
-      for (GraphId g : m.nodes[i].child_graphs) {
-        const auto it = t.cluster_of_graph.find(g);
-        if (it == t.cluster_of_graph.end() || it->second == c) continue;
-        solve_cluster(it->second, topo_nodes);
-        if (m.nodes[i].kind == NodeKind::kConditional) {
-          child_crit = std::max(child_crit, crit_of_cluster_[it->second]);
-          child_serial = std::max(child_serial, serial_of_cluster_[it->second]);
-        } else {
-          child_crit += crit_of_cluster_[it->second];
-          child_serial += serial_of_cluster_[it->second];
-        }
-      }
-      w += child_crit;
-      ws += child_serial;
-      double best = 0;
-      std::size_t bp = std::numeric_limits<std::size_t>::max();
-      for (std::size_t p : t.in[i])
-        if (bp == std::numeric_limits<std::size_t>::max() || dist_[p] > best) {
-          best = dist_[p];
-          bp = p;
-        }
-      dist_[i] = best + w;
-      best_pred_[i] = bp;
-      crit = std::max(crit, dist_[i]);
-      serial += ws;
-    }
-    crit_of_cluster_[c] = crit;
-    serial_of_cluster_[c] = serial;
-    cluster_state_[c] = 2;
-  }
+double Analyzer::own_weight(std::size_t i) const {
+  const NodeTime* nt = time_of(i);
+  return nt != nullptr ? nt->median_ns : 0.0;
+}
 
-  void critical_by_time() {
-    if (times == nullptr) return;
-    const std::size_t n = m.nodes.size();
-    dist_.assign(n, 0);
-    best_pred_.assign(n, std::numeric_limits<std::size_t>::max());
-    crit_of_cluster_.assign(m.clusters.size(), 0);
-    serial_of_cluster_.assign(m.clusters.size(), 0);
-    cluster_state_.assign(m.clusters.size(), 0);
-    std::vector<std::vector<std::size_t>> topo_nodes(m.clusters.size());
-    for (std::size_t i : t.order) topo_nodes[t.cluster_of_node[i]].push_back(i);
-    for (std::size_t c = 0; c < m.clusters.size(); ++c) solve_cluster(c, topo_nodes);
-
-    CriticalPath cp;
-    cp.timed = true;
-    std::size_t end = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i : t.order)
-      if (top[i] && (end == std::numeric_limits<std::size_t>::max() || dist_[i] > dist_[end])) end = i;
-    for (std::size_t c = 0; c < m.clusters.size(); ++c)
-      if (!m.clusters[c].parent_node) cp.serial_time_ns += serial_of_cluster_[c];
-    if (end != std::numeric_limits<std::size_t>::max()) {
-      cp.time_ns = dist_[end];
-      for (std::size_t v = end; v != std::numeric_limits<std::size_t>::max(); v = best_pred_[v]) cp.nodes.push_back(v);
-      std::reverse(cp.nodes.begin(), cp.nodes.end());
-      for (std::size_t i : cp.nodes) cp.names.push_back(m.nodes[i].dot_name);
-    }
-    out.timed_critical_path = std::move(cp);
-    out.times_origin = times->origin;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (time_of(i) != nullptr) ++out.timed_nodes;
-      else if (is_gpu_work(m.nodes[i].kind)) ++out.untimed_gpu_nodes;
-    }
-  }
-
-  void histograms() {
-    std::unordered_map<std::string, std::size_t> slot;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-      const GraphNode& n = m.nodes[i];
-      if (n.kind == NodeKind::kKernel) {
-        const std::string key = n.short_name.empty() ? "(unnamed)" : n.short_name;
-        auto it = slot.find(key);
-        if (it == slot.end()) {
-          it = slot.emplace(key, out.kernels.size()).first;
-          out.kernels.push_back(KernelGroup{});
-          out.kernels.back().short_name = key;
-        }
-        KernelGroup& g = out.kernels[it->second];
-        ++g.count;
-        if (!n.demangled.empty() &&
-            std::find(g.demangled.begin(), g.demangled.end(), n.demangled) == g.demangled.end())
-          g.demangled.push_back(n.demangled);
-        ++g.launch_configs[n.launch ? n.launch->text : "unknown"];
-        if (const NodeTime* nt = time_of(i)) {
-          ++g.timed;
-          g.time_ns += nt->median_ns;
-        }
-      } else if (n.kind == NodeKind::kMemcpy) {
-        const std::string dir = n.copy_direction.empty() ? "unknown" : n.copy_direction;
-        auto it = std::find_if(out.memcpy.begin(), out.memcpy.end(), [&](const CopyGroup& c) { return c.direction == dir; });
-        if (it == out.memcpy.end()) {
-          out.memcpy.push_back(CopyGroup{dir, 0, 0});
-          it = out.memcpy.end() - 1;
-        }
-        ++it->count;
-        it->bytes += n.bytes.value_or(0);
-      } else if (n.kind == NodeKind::kMemset) {
-        ++out.memset_count;
-        out.memset_bytes += n.bytes.value_or(0);
-      } else if (n.kind == NodeKind::kMemAlloc) {
-        ++out.alloc_count;
-        out.alloc_bytes += n.bytes.value_or(0);
+void Analyzer::solve_cluster(std::size_t c, std::vector<std::vector<std::size_t>>& topo_nodes) {
+  if (cluster_state_[c] == 2) return;
+  if (cluster_state_[c] == 1) return;  // a graph that contains itself: ignore the loop
+  cluster_state_[c] = 1;
+  double crit = 0, serial = 0;
+  for (std::size_t i : topo_nodes[c]) {
+    double w = own_weight(i), ws = w;
+    double child_crit = 0, child_serial = 0;
+    for (GraphId g : m.nodes[i].child_graphs) {
+      const auto it = t.cluster_of_graph.find(g);
+      if (it == t.cluster_of_graph.end() || it->second == c) continue;
+      solve_cluster(it->second, topo_nodes);
+      if (m.nodes[i].kind == NodeKind::kConditional) {
+        child_crit = std::max(child_crit, crit_of_cluster_[it->second]);
+        child_serial = std::max(child_serial, serial_of_cluster_[it->second]);
+      } else {
+        child_crit += crit_of_cluster_[it->second];
+        child_serial += serial_of_cluster_[it->second];
       }
     }
-    std::stable_sort(out.kernels.begin(), out.kernels.end(), [](const KernelGroup& a, const KernelGroup& b) {
-      return a.count != b.count ? a.count > b.count : a.short_name < b.short_name;
-    });
-    std::sort(out.memcpy.begin(), out.memcpy.end(),
-              [](const CopyGroup& a, const CopyGroup& b) { return a.direction < b.direction; });
-  }
-
-  // ---- findings ---------------------------------------------------------------------------
-
-  void add(Finding f) { out.findings.push_back(std::move(f)); }
-
-  std::string kernel_size_text(const GraphNode& n) const {
-    if (!n.launch) return "size unknown";
-    return strf("%llu blocks x %llu threads", static_cast<unsigned long long>(n.launch->grid.volume()),
-                static_cast<unsigned long long>(n.launch->block.volume()));
-  }
-
-  void chains() {
-    struct Run {
-      std::vector<std::size_t> nodes;
-      std::size_t tiny = 0, unknown = 0;  // kernels known to be tiny; kernels of unknown size
-      double time_ns = 0;
-      bool timed = true;
-    };
-    std::vector<Run> runs;
-    auto is_kernel = [&](std::size_t i) { return m.nodes[i].kind == NodeKind::kKernel; };
-    auto links = [&](std::size_t a, std::size_t b) {  // a -> b is an inner link of a linear run
-      return t.out[a].size() == 1 && t.out[a][0] == b && t.in[b].size() == 1;
-    };
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-      if (!is_kernel(i)) continue;
-      if (t.in[i].size() == 1 && is_kernel(t.in[i][0]) && links(t.in[i][0], i)) continue;  // not a start
-      Run r;
-      r.nodes.push_back(i);
-      while (t.out[r.nodes.back()].size() == 1) {
-        const std::size_t nx = t.out[r.nodes.back()][0];
-        if (!is_kernel(nx) || !links(r.nodes.back(), nx)) break;
-        r.nodes.push_back(nx);
+    w += child_crit;
+    ws += child_serial;
+    double best = 0;
+    std::size_t bp = std::numeric_limits<std::size_t>::max();
+    for (std::size_t p : t.in[i])
+      if (bp == std::numeric_limits<std::size_t>::max() || dist_[p] > best) {
+        best = dist_[p];
+        bp = p;
       }
-      if (r.nodes.size() < kChainMin) continue;
-      for (std::size_t k : r.nodes) {
-        const NodeTime* nt = time_of(k);
-        if (nt != nullptr) {
-          r.time_ns += nt->median_ns;
-          if (nt->median_ns <= kTinyKernelNs) ++r.tiny;
-        } else {
-          r.timed = false;
-          const GraphNode& n = m.nodes[k];
-          if (!n.launch) ++r.unknown;
-          else if (n.launch->grid.volume() * n.launch->block.volume() <= kTinyThreads) ++r.tiny;
-        }
+    dist_[i] = best + w;
+    best_pred_[i] = bp;
+    crit = std::max(crit, dist_[i]);
+    serial += ws;
+  }
+  crit_of_cluster_[c] = crit;
+  serial_of_cluster_[c] = serial;
+  cluster_state_[c] = 2;
+}
+
+void Analyzer::critical_by_time() {
+  if (times == nullptr) return;
+  const std::size_t n = m.nodes.size();
+  dist_.assign(n, 0);
+  best_pred_.assign(n, std::numeric_limits<std::size_t>::max());
+  crit_of_cluster_.assign(m.clusters.size(), 0);
+  serial_of_cluster_.assign(m.clusters.size(), 0);
+  cluster_state_.assign(m.clusters.size(), 0);
+  std::vector<std::vector<std::size_t>> topo_nodes(m.clusters.size());
+  for (std::size_t i : t.order) topo_nodes[t.cluster_of_node[i]].push_back(i);
+  for (std::size_t c = 0; c < m.clusters.size(); ++c) solve_cluster(c, topo_nodes);
+
+  CriticalPath cp;
+  cp.timed = true;
+  std::size_t end = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i : t.order)
+    if (top[i] && (end == std::numeric_limits<std::size_t>::max() || dist_[i] > dist_[end])) end = i;
+  for (std::size_t c = 0; c < m.clusters.size(); ++c)
+    if (!m.clusters[c].parent_node) cp.serial_time_ns += serial_of_cluster_[c];
+  if (end != std::numeric_limits<std::size_t>::max()) {
+    cp.time_ns = dist_[end];
+    for (std::size_t v = end; v != std::numeric_limits<std::size_t>::max(); v = best_pred_[v]) cp.nodes.push_back(v);
+    std::reverse(cp.nodes.begin(), cp.nodes.end());
+    for (std::size_t i : cp.nodes) cp.names.push_back(m.nodes[i].dot_name);
+  }
+  out.timed_critical_path = std::move(cp);
+  out.times_origin = times->origin;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (time_of(i) != nullptr) ++out.timed_nodes;
+    else if (is_gpu_work(m.nodes[i].kind)) ++out.untimed_gpu_nodes;
+  }
+}
+
+void Analyzer::histograms() {
+  std::unordered_map<std::string, std::size_t> slot;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    const GraphNode& n = m.nodes[i];
+    if (n.kind == NodeKind::kKernel) {
+      const std::string key = n.short_name.empty() ? "(unnamed)" : n.short_name;
+      auto it = slot.find(key);
+      if (it == slot.end()) {
+        it = slot.emplace(key, out.kernels.size()).first;
+        out.kernels.push_back(KernelGroup{});
+        out.kernels.back().short_name = key;
       }
-      runs.push_back(std::move(r));
-    }
-    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.nodes.size() > b.nodes.size(); });
-
-    // A chain counts as tiny when most of its kernels are: one big kernel in a decode step does
-    // not hide the gaps of the hundred small ones around it.
-    std::vector<const Run*> tiny, unknown;
-    for (const Run& r : runs) {
-      const double n = static_cast<double>(r.nodes.size());
-      if (r.tiny >= kChainMin && static_cast<double>(r.tiny) >= kTinyShare * n) tiny.push_back(&r);
-      else if (static_cast<double>(r.unknown) >= kTinyShare * n) unknown.push_back(&r);
-    }
-    auto describe = [&](const Run& r) {
-      const GraphNode& a = m.nodes[r.nodes.front()];
-      const GraphNode& b = m.nodes[r.nodes.back()];
-      std::string s = strf("%zu kernels in a row, %s ... %s", r.nodes.size(), a.dot_name.c_str(), b.dot_name.c_str());
-      std::set<std::string> names;
-      for (std::size_t k : r.nodes) names.insert(m.nodes[k].short_name);
-      if (names.size() == 1) s += " (all " + *names.begin() + ")";
-      else s += strf(" (%zu different kernels)", names.size());
-      if (r.tiny < r.nodes.size() && r.unknown == 0) s += strf(", %zu of them small", r.tiny);
-      if (r.timed && times != nullptr)
-        s += ", " + format_ns(r.time_ns) + " of measured kernel time, " + format_ns(r.time_ns / static_cast<double>(r.nodes.size())) + " each";
-      else if (a.launch)
-        s += ", e.g. " + kernel_size_text(a);
-      return s;
-    };
-    if (!tiny.empty()) {
-      Finding f = finding("tiny_kernel_chain", "warning", "Long chains of tiny kernels");
-      f.evidence = strf("%zu chain%s of >= %zu small kernels. ", tiny.size(), tiny.size() == 1 ? "" : "s", kChainMin);
-      for (std::size_t k = 0; k < tiny.size() && k < 3; ++k) f.evidence += (k ? "; " : "") + describe(*tiny[k]);
-      f.evidence += strf(". Small = under %s threads per launch", group_digits(kTinyThreads).c_str()) +
-                    (times != nullptr ? strf(" or under %s measured", format_ns(kTinyKernelNs).c_str()) : std::string()) + ".";
-      f.advice = "A graph removes the CPU cost of each launch, not the GPU's: every kernel in a chain still waits "
-                 "for the previous one to drain and then ramps up, a few microseconds per link that tiny kernels "
-                 "cannot hide. Fuse neighbouring kernels, give each launch more work (more elements per thread, "
-                 "batching), or run independent chains side by side.";
-      f.nodes = {m.nodes[tiny[0]->nodes.front()].dot_name, m.nodes[tiny[0]->nodes.back()].dot_name};
-      add(std::move(f));
-    }
-    if (!unknown.empty()) {
-      Finding f = finding("long_kernel_chain", "info", "Long chains of kernels (sizes unknown)");
-      f.evidence = strf("%zu chain%s of >= %zu kernels. ", unknown.size(), unknown.size() == 1 ? "" : "s", kChainMin);
-      for (std::size_t k = 0; k < unknown.size() && k < 3; ++k) f.evidence += (k ? "; " : "") + describe(*unknown[k]);
-      f.evidence += ". The dump has no launch configurations.";
-      f.advice = "Dump with the verbose flag (cudaGraphDebugDotFlagsVerbose; graphprof run writes *_verbose.dot) "
-                 "or pass --report with per-node times to tell whether these kernels are tiny; chains of tiny "
-                 "kernels are bound by the per-kernel gap, not by the work.";
-      f.nodes = {m.nodes[unknown[0]->nodes.front()].dot_name, m.nodes[unknown[0]->nodes.back()].dot_name};
-      add(std::move(f));
-    }
-  }
-
-  // Nodes reachable from `start` forwards (out) or backwards (in), within its graph.
-  std::size_t reach(std::size_t start, bool forward) const {
-    std::vector<char> seen(m.nodes.size(), 0);
-    std::vector<std::size_t> stack{start};
-    std::size_t count = 0;
-    seen[start] = 1;
-    while (!stack.empty()) {
-      const std::size_t v = stack.back();
-      stack.pop_back();
-      for (std::size_t w : forward ? t.out[v] : t.in[v])
-        if (!seen[w]) {
-          seen[w] = 1;
-          ++count;
-          stack.push_back(w);
-        }
-    }
-    return count;
-  }
-
-  void host_nodes() {
-    std::vector<std::size_t> inner, edge;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-      if (m.nodes[i].kind != NodeKind::kHost) continue;
-      (!t.in[i].empty() && !t.out[i].empty() ? inner : edge).push_back(i);
-    }
-    if (!inner.empty()) {
-      Finding f = finding("host_node_serializes", "warning", "Host nodes stall the GPU in the middle of the graph");
-      f.evidence = strf("%zu host node%s with GPU work on both sides", inner.size(), inner.size() == 1 ? "" : "s");
-      for (std::size_t k = 0; k < inner.size() && k < 3; ++k) {
-        const std::size_t i = inner[k];
-        const std::size_t before = reach(i, false), after = reach(i, true);
-        f.evidence += strf("%s%s waits for %zu node%s and holds back %zu", k ? "; " : ": ", m.nodes[i].dot_name.c_str(),
-                           before, before == 1 ? "" : "s", after);
+      KernelGroup& g = out.kernels[it->second];
+      ++g.count;
+      if (!n.demangled.empty() &&
+          std::find(g.demangled.begin(), g.demangled.end(), n.demangled) == g.demangled.end())
+        g.demangled.push_back(n.demangled);
+      ++g.launch_configs[n.launch ? n.launch->text : "unknown"];
+      if (const NodeTime* nt = time_of(i)) {
+        ++g.timed;
+        g.time_ns += nt->median_ns;
       }
-      f.evidence += ".";
-      f.advice = "A host node runs on a driver thread after everything before it has finished on the GPU, and "
-                 "nothing after it can start until it returns: the GPU idles for a full device-to-host-to-device "
-                 "round trip every replay. Move the callback out of the graph (before or after the launch), or "
-                 "replace it with a kernel or a memcpy node when it only moves data.";
-      f.nodes = names_of(m, inner, 5);
-      add(std::move(f));
-    }
-    if (!edge.empty()) {
-      Finding f = finding("host_node", "info", "Host nodes at the start or end of the graph");
-      f.evidence = strf("%zu host node%s at a root or leaf: %s", edge.size(), edge.size() == 1 ? "" : "s",
-                        m.nodes[edge[0]].dot_name.c_str());
-      f.advice = "A host node at the end delays the graph's completion by a CPU round trip; at the start it "
-                 "delays the first kernel. Cheap when the graph is long, noticeable when it is short.";
-      f.nodes = names_of(m, edge, 5);
-      add(std::move(f));
-    }
-  }
-
-  void copies() {
-    std::vector<std::size_t> small;
-    std::uint64_t total = 0;
-    std::vector<std::uint64_t> sizes;
-    std::map<std::string, std::size_t> by_dir;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-      const GraphNode& n = m.nodes[i];
-      if (n.kind != NodeKind::kMemcpy || !n.bytes || *n.bytes >= kSmallCopyBytes) continue;
-      small.push_back(i);
-      total += *n.bytes;
-      sizes.push_back(*n.bytes);
-      ++by_dir[n.copy_direction.empty() ? "unknown" : n.copy_direction];
-    }
-    if (small.size() < kManySmallCopies) return;
-    std::sort(sizes.begin(), sizes.end());
-    Finding f = finding("many_small_copies", "warning", "Many small copies");
-    f.evidence = strf("%zu memcpy nodes under %s each (%s in all, median %s;", small.size(),
-                      format_bytes(kSmallCopyBytes).c_str(), format_bytes(total).c_str(),
-                      format_bytes(sizes[sizes.size() / 2]).c_str());
-    for (const auto& [d, c] : by_dir) f.evidence += strf(" %s %zu", d.c_str(), c);
-    f.evidence += ").";
-    f.advice = "Every copy node is a separate DMA operation with a fixed cost of microseconds, which dwarfs the "
-               "transfer time of a few KiB. Pack the buffers into one contiguous staging buffer and copy once, or "
-               "let a kernel gather the data.";
-    f.nodes = names_of(m, small, 5);
-    add(std::move(f));
-  }
-
-  void size() {
-    const std::size_t n = m.nodes.size();
-    std::optional<double> ratio;
-    if (times != nullptr && times->instantiate_ns && times->gpu_time_per_iter_ns && *times->gpu_time_per_iter_ns > 0)
-      ratio = *times->instantiate_ns / *times->gpu_time_per_iter_ns;
-    const bool slow_measured = ratio && *ratio >= kInstantiateReplays;
-    if (n < kLargeGraphInfo && !slow_measured) return;
-    Finding f = finding("large_graph_instantiation", (n >= kLargeGraphWarn || slow_measured) ? "warning" : "info",
-                        "Large graph: instantiation is expensive");
-    f.evidence = strf("%s nodes and %s edges", group_digits(n).c_str(), group_digits(m.edges.size()).c_str());
-    if (times != nullptr && times->instantiate_ns) {
-      f.evidence += "; instantiation took " + format_ns(*times->instantiate_ns);
-      if (ratio) f.evidence += strf(", as much as %.0f replays of the graph (%s each)", *ratio,
-                                    format_ns(*times->gpu_time_per_iter_ns).c_str());
-    }
-    f.evidence += ".";
-    f.advice = "cudaGraphInstantiate walks and uploads every node, so its cost grows with the node count and is "
-               "paid again on every re-instantiation. Instantiate once and replay many times; change parameters "
-               "with cudaGraphExecUpdate or the per-node setters instead of re-instantiating; fuse kernels to cut "
-               "the node count.";
-    add(std::move(f));
-  }
-
-  void fanout() {
-    std::size_t widest = 0, widest_node = 0;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
-      if (t.out[i].size() > widest) {
-        widest = t.out[i].size();
-        widest_node = i;
+    } else if (n.kind == NodeKind::kMemcpy) {
+      const std::string dir = n.copy_direction.empty() ? "unknown" : n.copy_direction;
+      auto it = std::find_if(out.memcpy.begin(), out.memcpy.end(), [&](const CopyGroup& c) { return c.direction == dir; });
+      if (it == out.memcpy.end()) {
+        out.memcpy.push_back(CopyGroup{dir, 0, 0});
+        it = out.memcpy.end() - 1;
       }
-    const bool wide_roots = out.roots >= kWideFanout;
-    if (!wide_roots && widest < kWideFanout) return;
-    Finding f = finding("wide_fanout", "warning", wide_roots ? "Wide fan-out at the root" : "Wide fan-out");
-    if (wide_roots) f.evidence = strf("%zu root nodes start at once", out.roots);
-    if (widest >= kWideFanout)
-      f.evidence += strf("%s%s fans out to %zu nodes", wide_roots ? "; " : "", m.nodes[widest_node].dot_name.c_str(), widest);
-    f.evidence += strf("; the widest level holds %zu nodes.", out.max_parallelism);
-    f.advice = strf("Launch cost grows with width: the launch has to make every branch ready at once, and each "
-                    "branch needs its own hardware queue slot; a GPU runs at most %zu kernels concurrently "
-                    "(compute capability 7.0-9.0), so extra width only queues. When the branches are small, merge "
-                    "them into fewer kernels with more blocks each.",
-                    kHopperConcurrentKernels);
-    f.nodes = {m.nodes[widest_node].dot_name};
-    add(std::move(f));
-  }
-
-  void memsets() {
-    std::vector<std::size_t> next_to_kernel;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-      if (m.nodes[i].kind != NodeKind::kMemset) continue;
-      bool adjacent = false;
-      for (std::size_t w : t.out[i]) adjacent = adjacent || m.nodes[w].kind == NodeKind::kKernel;
-      for (std::size_t w : t.in[i]) adjacent = adjacent || m.nodes[w].kind == NodeKind::kKernel;
-      if (adjacent) next_to_kernel.push_back(i);
-    }
-    if (next_to_kernel.empty()) return;
-    Finding f = finding("memset_next_to_kernel", next_to_kernel.size() >= 4 ? "warning" : "info",
-                        "Memsets right next to kernels");
-    f.evidence = strf("%zu memset node%s directly before or after a kernel, e.g. %s", next_to_kernel.size(),
-                      next_to_kernel.size() == 1 ? "" : "s", m.nodes[next_to_kernel[0]].dot_name.c_str());
-    const GraphNode& s = m.nodes[next_to_kernel[0]];
-    if (s.bytes) f.evidence += " (" + format_bytes(*s.bytes) + ")";
-    f.evidence += ".";
-    f.advice = "A memset node is one more step on the GPU timeline with its own dependency wait. When a kernel "
-               "consumes (or produces) the buffer anyway, clearing it inside that kernel removes the node; a "
-               "buffer that only needs clearing once can be cleared outside the graph.";
-    f.nodes = names_of(m, next_to_kernel, 5);
-    add(std::move(f));
-  }
-
-  void empties() {
-    std::vector<std::size_t> empty;
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
-      if (m.nodes[i].kind == NodeKind::kEmpty) empty.push_back(i);
-    if (empty.size() < kManyEmpty) return;
-    Finding f = finding("many_empty_nodes", "info", "Many empty nodes");
-    f.evidence = strf("%zu empty nodes (%.0f%% of the graph).", empty.size(),
-                      100.0 * static_cast<double>(empty.size()) / static_cast<double>(m.nodes.size()));
-    f.advice = "Empty nodes only carry dependencies (stream capture adds them for joins and event waits). Each "
-               "is one more scheduling step; building the graph explicitly, or joining streams once instead of "
-               "per step, removes most of them.";
-    f.nodes = names_of(m, empty, 5);
-    add(std::move(f));
-  }
-
-  void straight_line() {
-    if (out.max_parallelism != 1 || out.depth < kStraightLineMin) return;
-    Finding f = finding("straight_line", "info", "The graph is a single chain");
-    f.evidence = strf("Every level holds one node; the top-level graph is a chain of %zu nodes.", out.depth);
-    f.advice = "Nothing in this graph can overlap, so the graph saves CPU launch overhead only; GPU time is the "
-               "sum of the nodes plus one dependency gap per edge. Independent work (another stream's kernels) "
-               "can be captured as a parallel branch to fill the gaps.";
-    add(std::move(f));
-  }
-
-  void timing() {
-    if (times == nullptr || !out.timed_critical_path) return;
-    const CriticalPath& cp = *out.timed_critical_path;
-    if (out.timed_nodes == 0) {
-      Finding f = finding("no_node_times", "info", "No per-node times matched this dump");
-      f.evidence = "None of the " + group_digits(times->by_node.size()) + " timed nodes of " + times->origin +
-                   " has a name of this dump.";
-      f.advice = "Pick the right result with --workload and --mode, or re-run so that the dump and the trace come "
-                 "from the same run.";
-      add(std::move(f));
-      return;
-    }
-    double total = 0;
-    for (const auto& k : out.kernels) total += k.time_ns;
-    if (total > 0) {
-      const KernelGroup* top_k = &out.kernels[0];
-      for (const auto& k : out.kernels)
-        if (k.time_ns > top_k->time_ns) top_k = &k;
-      const double share = top_k->time_ns / total;
-      if (share >= kDominantShare && out.kernels.size() > 1) {
-        Finding f = finding("dominant_kernel", "info", "One kernel dominates");
-        f.evidence = strf("%s takes %.0f%% of the measured kernel time (%s of %s over %zu node%s).",
-                          top_k->short_name.c_str(), 100 * share, format_ns(top_k->time_ns).c_str(),
-                          format_ns(total).c_str(), top_k->count, top_k->count == 1 ? "" : "s");
-        f.advice = "Graph-level changes (fewer nodes, more overlap) cannot win more than the other kernels' share; "
-                   "tune this kernel first.";
-        add(std::move(f));
-      }
-    }
-    if (cp.time_ns > 0 && cp.serial_time_ns >= 1.5 * cp.time_ns) {
-      Finding f = finding("parallel_work", "info", "Work overlaps along branches");
-      f.evidence = strf("The measured critical path is %s of %s of node time (%.1fx available overlap), %zu nodes long.",
-                        format_ns(cp.time_ns).c_str(), format_ns(cp.serial_time_ns).c_str(),
-                        cp.serial_time_ns / cp.time_ns, cp.nodes.size());
-      f.advice = "Only nodes on the critical path set the graph's duration; speeding up the others helps only "
-                 "until another path becomes critical.";
-      f.nodes = names_of(m, cp.nodes, 5);
-      add(std::move(f));
+      ++it->count;
+      it->bytes += n.bytes.value_or(0);
+    } else if (n.kind == NodeKind::kMemset) {
+      ++out.memset_count;
+      out.memset_bytes += n.bytes.value_or(0);
+    } else if (n.kind == NodeKind::kMemAlloc) {
+      ++out.alloc_count;
+      out.alloc_bytes += n.bytes.value_or(0);
     }
   }
+  std::stable_sort(out.kernels.begin(), out.kernels.end(), [](const KernelGroup& a, const KernelGroup& b) {
+    return a.count != b.count ? a.count > b.count : a.short_name < b.short_name;
+  });
+  std::sort(out.memcpy.begin(), out.memcpy.end(),
+            [](const CopyGroup& a, const CopyGroup& b) { return a.direction < b.direction; });
+}
 
-  GraphMetrics run() {
-    t = build_topology(m);
-    counts();
-    shapes();
-    critical_by_count();
-    critical_by_time();
-    histograms();
-    chains();
-    host_nodes();
-    copies();
-    size();
-    fanout();
-    memsets();
-    empties();
-    straight_line();
-    timing();
-    std::stable_sort(out.findings.begin(), out.findings.end(),
-                     [](const Finding& a, const Finding& b) { return a.severity == "warning" && b.severity != "warning"; });
-    return std::move(out);
-  }
-};
+GraphMetrics Analyzer::run() {
+  t = build_topology(m);
+  counts();
+  shapes();
+  critical_by_count();
+  critical_by_time();
+  histograms();
+  chains();
+  host_nodes();
+  copies();
+  size();
+  fanout();
+  memsets();
+  empties();
+  straight_line();
+  timing();
+  std::stable_sort(out.findings.begin(), out.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity == "warning" && b.severity != "warning"; });
+  return std::move(out);
+}
 
-}  // namespace
+}  // namespace gp::analysis
+
+namespace gp {
 
 GraphMetrics analyze(const GraphModel& model, const NodeTimes* times) {
-  Analyzer a(model, times);
+  analysis::Analyzer a(model, times);
   return a.run();
 }
 

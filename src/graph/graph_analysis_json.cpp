@@ -1,6 +1,6 @@
 // An analysis as JSON for tools: a stable, documented shape (docs/graphs.md). The text for people
 // is src/report/graph_analysis_text.cpp.
-#include "graphprof/graph_analysis.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
 
 namespace gp {
 

@@ -7,7 +7,7 @@
 // extra row from a newer driver does not break the reading.
 #include "node_label.hpp"
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 #include <algorithm>
 #include <cctype>

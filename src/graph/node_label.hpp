@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp::detail {
 

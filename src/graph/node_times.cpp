@@ -4,10 +4,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

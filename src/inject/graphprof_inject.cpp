@@ -40,13 +40,15 @@
 #include <thread>
 #include <unordered_set>
 
-#include "graphprof/copy_kind.hpp"
+#include "graphprof/core/copy_kind.hpp"
+#include "api_callbacks.hpp"
 #include "call_site.hpp"
 #include "cupti_clients.hpp"
 #include "dev_switches.hpp"
 #include "inject_output.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
+#include "process_identity.hpp"
 #include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
@@ -111,7 +113,7 @@ void write_error(const std::string& what) {
 
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
                   CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
-              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
+              "CUPTI renumbered its memcpy kinds: update include/graphprof/core/copy_kind.hpp");
 
 // The GPU fields kernel, memcpy and memset records share, in the line format's short keys.
 template <typename R>
@@ -355,6 +357,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {  // call sites, ledger samples
     const auto* cd = static_cast<const CUpti_CallbackData*>(data);
     const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    gp::inject::on_api_call(driver, cbid, cd);  // api_callbacks.hpp (GRAPHPROF_PROFILE_API=callbacks)
     on_api_event(ApiEvent{driver, cbid, cd->callbackSite == CUPTI_API_ENTER, cd->correlationId, cd->functionName, cd->functionParams});
     if (driver && is_site_driver_callback(cbid)) return;
     if (gp::inject::on_launch_callback(driver, cbid, cd) && (driver || g_level != 0)) return;  // launch_watch.hpp
@@ -376,6 +379,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {  // the GPU this process uses
+    uint32_t ordinal = 0;
+    const CUcontext context = static_cast<const CUpti_ResourceData*>(data)->context;
+    if (context != nullptr && cuptiGetDeviceId(context, &ordinal) == CUPTI_SUCCESS) gp::inject::write_device_line(ordinal);
+    return;
+  }
   if (cbid != CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
   const auto* rd = static_cast<const CUpti_ResourceData*>(data);
   const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
@@ -664,7 +673,8 @@ std::string start_cupti() {
     gp::inject::enable_launch_callbacks(g_subscriber);
     return {};
   }
-  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED}) {
+  for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+                              CUPTI_CBID_RESOURCE_CONTEXT_CREATED}) {
     if (!g_on.resource_cb) break;
     r = cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, cb);
     if (r != CUPTI_SUCCESS) return "cuptiEnableCallback(resource " + std::to_string(cb) + ") returned " + cupti_error(r);
@@ -693,7 +703,13 @@ std::string start_cupti() {
   CUpti_ActivityKind kinds[7];
   int n = 0;
   // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
-  if (g_on.api_filter && g_on.runtime && g_on.driver) g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
+  const char* api_mode = std::getenv("GRAPHPROF_PROFILE_API");
+  if (g_on.api_filter && g_on.runtime && g_on.driver && api_mode != nullptr && std::strcmp(api_mode, "callbacks") == 0) {
+    gp::inject::enable_api_callbacks(g_subscriber, ledger_recorded_ids(false), ledger_recorded_ids(true));
+    g_api_selected = true;  // no RUNTIME or DRIVER kind
+  } else if (g_on.api_filter && g_on.runtime && g_on.driver) {
+    g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
+  }
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
@@ -748,6 +764,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   line += "}\n";
   write_lines(line, true);
+  gp::inject::write_rank_line();
   init_call_sites();
   write_lines(process_start_line(), true);
   if (g_on.any_off() || !g_on.unknown.empty())

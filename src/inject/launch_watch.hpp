@@ -2,7 +2,7 @@
 // callers of the driver API): each exec's launches are counted and the first and last timed (the
 // `clock` lines: the steady-state window of `profile --overhead`, the same in its plain runs, which
 // run with this part alone, and its profiled runs), and at --trace node with node sampling
-// (include/graphprof/node_sampling.hpp) GRAPH_TRACE is switched off while a reason holds: a launch
+// (include/graphprof/core/node_sampling.hpp) GRAPH_TRACE is switched off while a reason holds: a launch
 // the rule picks is in its call, or a sampling window is open. Seen on the H200: with GRAPH_TRACE
 // on, a graph launch gets its one span and no kernel records even though CONCURRENT_KERNEL is on;
 // with it off, the kernel records. CONCURRENT_KERNEL itself stays on (eager kernels are always
@@ -24,7 +24,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "graphprof/node_sampling.hpp"
+#include "graphprof/core/node_sampling.hpp"
 
 namespace gp::inject {
 

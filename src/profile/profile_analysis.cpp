@@ -11,11 +11,14 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/core/stats.hpp"
 #include "profile_timeline.hpp"
 #include "site_analysis.hpp"
+#include "rank_inputs.hpp"
 
 namespace gp {
 
@@ -267,52 +270,6 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
 
 }  // namespace
 
-std::string cuda_error_name_of(int e) {
-  switch (e) {
-    case 0: return "cudaSuccess";
-    case 2: return "cudaErrorMemoryAllocation";
-    case 900: return "cudaErrorStreamCaptureUnsupported";
-    case 901: return "cudaErrorStreamCaptureInvalidated";
-    case 902: return "cudaErrorStreamCaptureMerge";
-    case 903: return "cudaErrorStreamCaptureUnmatched";
-    case 904: return "cudaErrorStreamCaptureUnjoined";
-    case 905: return "cudaErrorStreamCaptureIsolation";
-    case 906: return "cudaErrorStreamCaptureImplicit";
-    case 907: return "cudaErrorCapturedEvent";
-    case 908: return "cudaErrorStreamCaptureWrongThread";
-    default: return "cudaError " + std::to_string(e);
-  }
-}
-
-std::string capture_error_hint(int e, const std::string& api) {
-  switch (e) {
-    case 900:
-      return api + " is not allowed while a stream is being captured: move synchronisation, allocation "
-             "and host-blocking calls out of the captured region (use cudaMallocAsync, events, "
-             "cudaLaunchHostFunc instead)";
-    case 901:
-      return "an earlier call inside the captured region broke the capture; the first failing call is the one to fix";
-    case 906:
-      return "a call used the legacy default stream during capture: use a non-blocking stream or "
-             "cudaStreamCaptureModeThreadLocal";
-    case 904:
-      return "a forked stream was not joined back into the origin stream before cudaStreamEndCapture: "
-             "record an event on it and make the origin stream wait on it";
-    case 905:
-      return "a captured stream waited on work that is not part of the capture";
-    case 907:
-      return api + " on an event recorded inside the capture: the host cannot wait for captured work; "
-             "make another captured stream wait on it (cudaStreamWaitEvent) or synchronize after cudaGraphLaunch";
-    case 908:
-      return "cudaStreamEndCapture was called from another thread than the capture's: end it on the same thread "
-             "or capture in cudaStreamCaptureModeRelaxed";
-    case 2:
-      return "the GPU ran out of memory: lower the workload's size parameters";
-    default:
-      return {};
-  }
-}
-
 ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels) {
   ProcessProfile out;
   out.pid = p.pid;
@@ -522,10 +479,12 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       out.graph_kernels += static_cast<std::size_t>(static_cast<double>(g.kernels) * (scale - 1.0) + 0.5);
       out.coverage_estimated = true;
     }
+    describe_graph_for_ranks(g, t, dot.found ? &dot : nullptr, p.captures);
     out.graphs.push_back(std::move(g));
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
   out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
+  describe_process_for_ranks(out, p);
   return out;
 }
 

@@ -1,6 +1,6 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
 //   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
-//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/node_sampling.hpp)
+//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/core/node_sampling.hpp)
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -14,6 +14,8 @@
 //   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
 //            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
 //   dropped  {n}
+//   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
+//   device   {ord, pci, uuid}                            a GPU the process created a context on
 //   warning  {what}                                      graphprof's remark (the application used CUPTI itself)
 //   cupti_notice {kind, r, m}                            CUPTI's own error/warning to the subscriber
 //   cupti_refused {n, r, caller}                         the application's cuptiSubscribe calls CUPTI refused
@@ -34,14 +36,20 @@
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 // Field names are short because a busy application writes millions of lines.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
 
-#include "graphprof/error.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
 #include "record_fields.hpp"
 #include "site_records.hpp"
 
@@ -53,9 +61,20 @@ namespace {
 
 using records::field;
 
+// A record that ends before it starts has no duration to give: an unreadable line (counted, and
+// said once as a warning), not a 0 that would turn coverage and times into 0 %.
+struct EndsBeforeStart : std::out_of_range {
+  EndsBeforeStart() : std::out_of_range("e: before s") {}
+};
+
+void check_order(std::uint64_t start, std::uint64_t end) {
+  if (end < start) throw EndsBeforeStart();
+}
+
 void read_span(const json& j, GpuSpan& r) {
   r.start_ns = field<std::uint64_t>(j, "s");
   r.end_ns = field<std::uint64_t>(j, "e");
+  check_order(r.start_ns, r.end_ns);
   r.device_id = field<std::uint32_t>(j, "d");
   r.context_id = field<std::uint32_t>(j, "c");
   r.stream_id = field<std::uint32_t>(j, "st");
@@ -86,6 +105,7 @@ void read_line(const json& j, ProcessRecords& p) {
     a.cbid = field<std::uint32_t>(j, "cb");
     a.start_ns = field<std::uint64_t>(j, "s");
     a.end_ns = field<std::uint64_t>(j, "e");
+    check_order(a.start_ns, a.end_ns);
     a.process_id = field<std::uint32_t>(j, "p");
     a.thread_id = field<std::uint32_t>(j, "th");
     a.correlation_id = field<std::uint32_t>(j, "co");
@@ -128,6 +148,7 @@ void read_line(const json& j, ProcessRecords& p) {
     c.graph_id = field<std::uint32_t>(j, "graph");
     c.correlation_id = field<std::uint32_t>(j, "co");
     c.return_value = field<int>(j, "r");
+    c.mode = field<int>(j, "mode", -1);
     p.captures.push_back(c);
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
@@ -147,6 +168,15 @@ void read_line(const json& j, ProcessRecords& p) {
     const std::string message = field<std::string>(j, "m");
     p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
                               (message.empty() ? "" : ": " + message));
+  } else if (t == "rank") {
+    // All fields read before any is kept: an unreadable line changes nothing.
+    auto env = field<std::map<std::string, std::string>>(j, "env");
+    auto host = field<std::string>(j, "host");
+    p.host_from = field<std::string>(j, "host_from");
+    p.host = std::move(host);
+    p.rank_env = std::move(env);
+  } else if (t == "device") {
+    p.gpus.push_back(GpuIdentity{field<std::uint32_t>(j, "ord"), field<std::string>(j, "pci"), field<std::string>(j, "uuid")});
   } else if (t == "cupti_refused") {
     p.refused_subscribes += field<std::size_t>(j, "n");
     p.refused_result = field<std::string>(j, "r");
@@ -171,6 +201,7 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   ProcessRecords p;
   p.source = source;
   std::string line;
+  std::size_t reversed = 0;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     try {
@@ -182,13 +213,42 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
       read_line(j, p);
     } catch (const json::exception&) {
       ++p.malformed_lines;
+    } catch (const EndsBeforeStart&) {
+      ++p.malformed_lines;
+      ++reversed;
     } catch (const std::out_of_range&) {
       ++p.malformed_lines;
     }
   }
+  if (reversed > 0)
+    p.warnings.push_back(std::to_string(reversed) +
+                         (reversed == 1 ? " record ends before it starts" : " records end before they start") +
+                         " (counted as unreadable lines)");
   p.trace.level = p.trace_level == 0 ? TraceLevel::kNone : p.trace_level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
   return p;
 }
+
+namespace {
+
+// A record file opened without blocking and only as a regular file: the application may have
+// replaced it with a FIFO (which would wait for a writer forever) or a device. The stream reads
+// the descriptor checked, not whatever the path names by then.
+std::ifstream open_records(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw input_error(path + ": cannot open the profile records: " + std::strerror(errno));
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!regular) {
+    ::close(fd);
+    throw input_error(path + ": the profile records are not a regular file");
+  }
+  std::ifstream in("/proc/self/fd/" + std::to_string(fd));
+  ::close(fd);
+  if (!in) throw input_error(path + ": cannot open the profile records");
+  return in;
+}
+
+}  // namespace
 
 std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -197,7 +257,12 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
-    std::ifstream in(entry.path());
+    std::ifstream in;
+    try {
+      in = open_records(entry.path().string());
+    } catch (const Error&) {
+      continue;  // the profile itself lists that process with the error
+    }
     std::string line;
     while (std::getline(in, line)) {
       if (line.find("\"t\":\"clock\"") == std::string::npos) continue;  // only these lines: a node-level file is large
@@ -216,8 +281,7 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
 }
 
 ProcessRecords read_process_records(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path + ": cannot open the profile records");
+  std::ifstream in = open_records(path);
   return parse_process_records(in, path);
 }
 

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <map>
 
-#include "graphprof/profile.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/stats.hpp"
 #include "site_report.hpp"
+#include "rank_json.hpp"
 
 namespace gp {
 
@@ -162,6 +164,7 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                       {"first_launch_at_ns", opt(g.first_launch_at_ns)},
                       {"kernel_sequence", g.kernel_sequence}});
     if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
+    add_graph_rank_fields(graphs.back(), g);
   }
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
@@ -177,6 +180,7 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["lost_buffers"] = p.lost_buffers;
   add_sites_json(j, p);
   j["timeline"] = timeline_json(p.timeline);
+  add_process_rank_fields(j, p);
   return j;
 }
 
@@ -208,14 +212,14 @@ std::map<std::string, Metric> app_metrics(const std::vector<ProcessProfile>& pro
 std::map<std::string, Metric> graph_metrics(const GraphProfile& g) {
   std::map<std::string, Metric> out;
   if (!g.launch_call_ns.empty())
-    out["launch_cpu_per_call"] =
+    out[metric_key::kLaunchCpuPerCall] =
         metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
   if (!g.gpu_span_ns.empty())
-    out["gpu_time_per_iter"] =
+    out[metric_key::kGpuTimePerIter] =
         metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
   if (g.instantiate_ns)
-    out["instantiate_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
-  if (g.upload_ns) out["upload_time"] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
+    out[metric_key::kInstantiateTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
+  if (g.upload_ns) out[metric_key::kUploadTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
   return out;
 }
 
@@ -269,6 +273,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["notes"] = run.notes;
   json procs = json::array();
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json_of(processes[i], i + 1));
+  profile["cross_rank"] = cross_rank_view(procs);
   profile["processes"] = std::move(procs);
   app.sections.other["profile"] = std::move(profile);
   report.results.push_back(std::move(app));

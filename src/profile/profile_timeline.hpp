@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp::profile_detail {
 

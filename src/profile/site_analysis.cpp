@@ -5,8 +5,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "graphprof/graph_model.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -1,5 +1,5 @@
 // Call sites, eager work by site, ledgers and re-captures of one profiled process
-// (graphprof/profile_sites.hpp): the part of analyze_process that reads the injection library's
+// (graphprof/profile/profile_sites.hpp): the part of analyze_process that reads the injection library's
 // call-site and ledger lines. Internal to src/profile.
 #pragma once
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 

@@ -1,11 +1,11 @@
 // The call-site and ledger lines of the injection library's records (formats at the top of
-// profile_records.cpp), read into SiteRecords (graphprof/profile_sites.hpp).
+// profile_records.cpp), read into SiteRecords (graphprof/profile/profile_sites.hpp).
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/profile_sites.hpp"
+#include "graphprof/profile/profile_sites.hpp"
 
 namespace gp {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 

@@ -1,8 +1,8 @@
-// Chrome trace-event output of the trace passes (see trace_chrome.hpp and docs/tracing.md).
+// Chrome trace-event output of the trace passes (see chrome_trace.hpp and docs/tracing.md).
 // Layout: one process for the host (its threads carry CUDA API calls and NVTX ranges) and one
 // process per GPU (one thread per stream). Flow arrows connect a launch call to the first GPU
 // work with its correlation id; a graph launch gets one arrow, to its first node.
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -10,9 +10,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 #ifdef GRAPHPROF_HAVE_ZLIB
 #include <zlib.h>

@@ -3,7 +3,7 @@
 // docs/compare.md documents the fields; bump kCompareSchemaVersion when they change.
 #include <cmath>
 
-#include "graphprof/compare_report.hpp"
+#include "graphprof/report/compare_report.hpp"
 
 namespace gp {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/compare_report.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/compare_report.hpp"
+#include "graphprof/report/compare_report.hpp"
 
 namespace gp {
 

@@ -6,17 +6,21 @@
 #include <sstream>
 #include <vector>
 
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/core/device_level.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 
 namespace {
 
-std::string value_of(const Metric& m, double v) { return m.unit == "ns" ? format_ns(v) : strf("%.4g", v); }
+std::string value_of(const Metric& m, double v) {
+  if (m.unit == "ns") return format_ns(v);
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);  // 30000, not 3e+04
+}
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {
   out << "\n" << r.workload << " [" << params_text(r.params, " ") << "] mode=" << to_string(r.mode) << ": " << to_string(r.status);
@@ -65,16 +69,63 @@ std::vector<std::string> varying_params(const Report& rep) {
   return keys;
 }
 
-}  // namespace
-
-std::string format_ns(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  const double a = std::fabs(ns);
-  if (a < 1e3) return strf("%.0f ns", ns);
-  if (a < 1e6) return strf(a < 1e4 ? "%.2f µs" : (a < 1e5 ? "%.1f µs" : "%.0f µs"), ns / 1e3);
-  if (a < 1e9) return strf(a < 1e7 ? "%.2f ms" : (a < 1e8 ? "%.1f ms" : "%.0f ms"), ns / 1e6);
-  return strf(a < 1e12 ? "%.2f s" : "%.3g s", ns / 1e9);  // a corrupt 1e308 would print 300 digits
+bool any_device_probe(const Report& report) {
+  for (const auto& r : report.results)
+    if (r.sections.device_probe) return true;
+  return false;
 }
+
+// Under the tables: one line per result whose two device methods disagree, saying why
+// (device_methods_note); with `legend`, what the level column and the two device figures mean.
+void device_method_notes(const Report& report, std::ostream& out, bool legend) {
+  for (const auto& r : report.results) {
+    const std::string note = device_methods_note(r);
+    if (note.empty()) continue;
+    out << "  " << r.workload << " [" << params_text(r.params, " ") << "] " << to_string(r.mode) << ": " << note << "\n";
+  }
+  if (legend && any_device_probe(report))
+    out << "  level: the device probe, ns per kernel of a 256-kernel chain, back to back/latched, before the passes"
+           " (→ the highest reading after, when it moved >10 %); GPU/iter = CUDA events between iterations queued back"
+           " to back, latched = queued behind a latch kernel\n";
+}
+
+// The verbose sweep table: one row per grid point and mode.
+void print_sweep_rows(const Report& report, const std::vector<std::string>& keys, std::ostream& out) {
+  std::vector<std::string> header = keys;
+  // Reports with the device probe get the level beside the device figures.
+  const bool levels = any_device_probe(report);
+  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "level", "launch/call",
+                        "CPU submit/iter", "instantiate", "speedup", "break-even", "status"})
+    if (levels || std::string(h) != "level") header.emplace_back(h);
+  TextTable t(header);
+  for (const auto& r : report.results) {
+    std::vector<std::string> row;
+    for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
+    row.push_back(to_string(r.mode));
+    if (r.status != Status::kOk) {
+      for (int i = 0; i < (levels ? 9 : 8); ++i) row.emplace_back("");
+      row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
+      t.add(row);
+      continue;
+    }
+    const bool graph_mode = r.mode != Mode::kEager;
+    const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIter)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kGpuTimePerIterLatched)));
+    row.push_back(format_ns(per));
+    if (levels) row.push_back(device_level_cell(r));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerCall)));
+    row.push_back(format_ns(median_or_nan(r, metric_key::kLaunchCpuPerIter)));
+    row.push_back(graph_mode ? format_ns(median_or_nan(r, metric_key::kInstantiateTime)) : "-");
+    row.push_back(speedup_cell(r));
+    row.push_back(break_even_cell(r));
+    row.push_back("ok");
+    t.add(row);
+  }
+  out << t.str();
+}
+
+}  // namespace
 
 std::string speedup_cell(const ModeResult& r) {
   if (r.mode == Mode::kEager) return "1.00x";
@@ -109,10 +160,101 @@ std::string ci_percent_cell(const Summary& s) {
 
 std::string progress_line(const ModeResult& r) {
   std::string s = r.workload + " " + to_string(r.mode) + ": " + to_string(r.status);
-  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, "gpu_time_per_iter"));
+  if (r.status == Status::kOk) s += ", GPU/iter " + format_ns(median_or_nan(r, metric_key::kGpuTimePerIter));
   else s += " (" + r.reason + ")";
   return s;
 }
+
+namespace {
+
+// One summary table per (workload, params): its modes side by side.
+void print_workload_summary(const Report& report, const ModeResult& r, std::ostream& out) {
+  out << "\nsummary: " << r.workload << " [" << params_text(r.params, " ") << "]\n";
+  // Reports with the device probe get the latched figure and the level beside the GPU figure.
+  const bool levels = any_device_probe(report);
+  std::vector<std::string> head{"mode", "GPU/iter"};
+  if (levels) head.insert(head.end(), {"latched/iter", "level"});
+  head.insert(head.end(), {"wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off", "break-even", "output"});
+  TextTable t(head);
+  for (const auto& x : report.results) {
+    if (x.workload != r.workload || x.params != r.params) continue;
+    if (x.status != Status::kOk) {
+      std::vector<std::string> row{to_string(x.mode), to_string(x.status)};
+      row.resize(head.size());
+      t.add(row);
+      continue;
+    }
+    const bool graph_mode = x.mode != Mode::kEager;
+    const std::string be = break_even_cell(x);
+    std::vector<std::string> row{to_string(x.mode), format_ns(median_or_nan(x, metric_key::kGpuTimePerIter))};
+    if (levels)
+      row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kGpuTimePerIterLatched)), device_level_cell(x)});
+    row.insert(row.end(), {format_ns(median_or_nan(x, metric_key::kWallTimePerIter)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerCall)),
+                           format_ns(median_or_nan(x, metric_key::kLaunchCpuPerIter)), speedup_cell(x),
+                           graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
+                           be == "-" || be == "never" ? be : be + (be == "1" ? " replay" : " replays"),
+                           x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
+    t.add(row);
+  }
+  out << t.str();
+}
+
+// One row per (workload, params): GPU time per mode, speedups, break-even, outputs.
+void print_suite_summary(const Report& report, const std::vector<std::pair<std::string, const ModeResult*>>& groups,
+                         std::ostream& out) {
+  out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
+  TextTable t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
+               "outputs"});
+  for (const auto& [label, r] : groups) {
+    const ModeResult* e = find_mode(report, *r, Mode::kEager);
+    const ModeResult* c = find_mode(report, *r, Mode::kCapture);
+    const ModeResult* g = find_mode(report, *r, Mode::kGraph);
+    auto cell = [](const ModeResult* x) {
+      if (x == nullptr) return std::string("-");
+      if (x->status != Status::kOk) return std::string(to_string(x->status));
+      return format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter));
+    };
+    auto speed = [](const ModeResult* x) {
+      return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
+    };
+    const std::string be = c != nullptr && c->status == Status::kOk ? break_even_cell(*c) : "-";
+    bool all_same = true, any = false;
+    for (const ModeResult* x : {c, g})
+      if (x != nullptr && x->checksum_matches_eager) {
+        any = true;
+        all_same = all_same && *x->checksum_matches_eager;
+      }
+    t.add({label, cell(e), cell(c), cell(g), speed(c), speed(g), be, any ? (all_same ? "same" : "DIFFERENT") : "-"});
+  }
+  out << t.str();
+}
+
+// Without --verbose: each mode that did not run ok, with its reason (the tables that say it are
+// verbose only), and one line on the trace pass.
+void print_brief_notes(const Report& report, std::ostream& out) {
+  bool first = true;
+  for (const auto& r : report.results) {
+    if (r.status == Status::kOk) continue;
+    out << (first ? "\n" : "") << r.workload << " " << to_string(r.mode) << ": " << to_string(r.status) << ": "
+        << r.reason << "\n";
+    if (r.failure && !r.failure->hint.empty()) out << "  fix: " << r.failure->hint << "\n";
+    first = false;
+  }
+  std::size_t traced = 0, not_ok = 0;
+  for (const auto& r : report.results) {
+    if (!r.sections.trace) continue;
+    ++traced;
+    if (r.sections.trace->status != "ok") ++not_ok;
+  }
+  if (traced > 0) {
+    out << "\ntrace pass: " << traced << (traced == 1 ? " result" : " results") << " traced";
+    if (not_ok > 0) out << " (" << not_ok << " not ok)";
+    out << "; traced vs untraced GPU time and the slowest nodes with --verbose, every node in the report\n";
+  }
+}
+
+}  // namespace
 
 void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
   if (report.environment.gpu) {
@@ -121,113 +263,65 @@ void RunConsoleReporter::write(const Report& report, std::ostream& out) const {
         << " SMs), driver " << g.driver_version / 1000 << "." << (g.driver_version % 1000) / 10 << ", runtime "
         << g.runtime_version / 1000 << "." << (g.runtime_version % 1000) / 10 << "\n";
   }
-  const auto& pr = report.environment.probes;
-  if (pr.count("cpu_loop_ns_start") && pr.count("cuda_api_ns_start"))
-    out << "host probes (start): CPU loop " << format_ns(pr.at("cpu_loop_ns_start")) << ", cudaStreamQuery "
-        << format_ns(pr.at("cuda_api_ns_start")) << "\n";
-  for (const auto& r : report.results) print_mode_table(r, out);
-
-  // Summary across modes, one block per (workload, params).
-  std::vector<const ModeResult*> seen;
-  for (const auto& r : report.results) {
-    bool dup = false;
-    for (const auto* s : seen) dup = dup || (s->workload == r.workload && s->params == r.params);
-    if (dup) continue;
-    seen.push_back(&r);
-    out << "\nsummary: " << r.workload << " [" << params_text(r.params, " ") << "]\n";
-    TextTable t({"mode", "GPU/iter", "wall/iter", "launch/call", "CPU submit/iter", "speedup (GPU)", "one-off",
-             "break-even", "output"});
-    for (const auto& x : report.results) {
-      if (x.workload != r.workload || x.params != r.params) continue;
-      if (x.status != Status::kOk) {
-        t.add({to_string(x.mode), to_string(x.status), "", "", "", "", "", "", ""});
-        continue;
-      }
-      const bool graph_mode = x.mode != Mode::kEager;
-      const std::string be = break_even_cell(x);
-      t.add({to_string(x.mode), format_ns(median_or_nan(x, "gpu_time_per_iter")), format_ns(median_or_nan(x, "wall_time_per_iter")),
-             format_ns(median_or_nan(x, "launch_cpu_per_call")), format_ns(median_or_nan(x, "launch_cpu_per_iter")),
-             speedup_cell(x), graph_mode ? format_ns(derived_or_nan(x, "one_off_total_ns")) : "-",
-             be == "-" || be == "never" ? be : be + " replays",
-             x.checksum_matches_eager ? (*x.checksum_matches_eager ? "same" : "DIFFERENT") : "?"});
-    }
-    out << t.str();
+  const auto groups = result_groups(report, {});
+  if (verbose_) {
+    const auto& pr = report.environment.probes;
+    if (pr.count("cpu_loop_ns_start") && pr.count("cuda_api_ns_start"))
+      out << "host probes (start): CPU loop " << format_ns(pr.at("cpu_loop_ns_start")) << ", cudaStreamQuery "
+          << format_ns(pr.at("cuda_api_ns_start")) << "\n";
+    for (const auto& r : report.results) print_mode_table(r, out);
+    out << format_trace_summary(report);
+    for (const auto& [label, r] : groups) print_workload_summary(report, *r, out);
+  } else if (groups.size() == 1) {
+    print_workload_summary(report, *groups.front().second, out);
   }
-  if (seen.size() > 1) {
-    out << "\nsuite summary (median GPU time per iteration; speedup against eager)\n";
-    TextTable t({"workload", "eager", "capture", "graph", "capture speedup", "graph speedup", "break-even (capture)",
-             "outputs"});
-    // A workload measured with several parameter sets (the ranks of --ranks, a multi-workload
-    // sweep) gets the parameters that tell its rows apart.
-    auto label = [&seen](const ModeResult& r) {
-      std::string extra;
-      for (const auto& [k, v] : r.params)
-        for (const auto* o : seen)
-          if (o->workload == r.workload && o->params.count(k) && o->params.at(k) != v) {
-            extra += (extra.empty() ? "" : " ") + k + "=" + v;
-            break;
-          }
-      return extra.empty() ? r.workload : r.workload + " [" + extra + "]";
-    };
-    for (const auto* r : seen) {
-      const ModeResult* e = find_mode(report, *r, Mode::kEager);
-      const ModeResult* c = find_mode(report, *r, Mode::kCapture);
-      const ModeResult* g = find_mode(report, *r, Mode::kGraph);
-      auto cell = [](const ModeResult* x) {
-        if (x == nullptr) return std::string("-");
-        if (x->status != Status::kOk) return std::string(to_string(x->status));
-        return format_ns(median_or_nan(*x, "gpu_time_per_iter"));
-      };
-      auto speed = [](const ModeResult* x) {
-        return x == nullptr || x->status != Status::kOk ? std::string("-") : speedup_cell(*x);
-      };
-      const std::string be = c != nullptr && c->status == Status::kOk ? break_even_cell(*c) : "-";
-      bool all_same = true, any = false;
-      for (const ModeResult* x : {c, g})
-        if (x != nullptr && x->checksum_matches_eager) {
-          any = true;
-          all_same = all_same && *x->checksum_matches_eager;
-        }
-      t.add({label(*r), cell(e), cell(c), cell(g), speed(c), speed(g), be,
-             any ? (all_same ? "same" : "DIFFERENT") : "-"});
-    }
-    out << t.str();
-  }
-  out << format_trace_summary(report);
+  if (groups.size() > 1) print_suite_summary(report, groups, out);
+  device_method_notes(report, out, verbose_ || groups.size() == 1);
+  if (!verbose_) print_brief_notes(report, out);
+  const std::string answer = run_answer(report);
+  if (!answer.empty()) out << "\n" << answer;
 }
 
 void SweepConsoleReporter::write(const Report& report, std::ostream& out) const {
   const std::vector<std::string> keys = varying_params(report);
-  std::vector<std::string> header = keys;
-  for (const char* h : {"mode", "GPU/iter", "latched/iter", "latched per node", "launch/call", "CPU submit/iter",
-                        "instantiate", "speedup", "break-even", "status"})
-    header.emplace_back(h);
-  TextTable t(header);
-  for (const auto& r : report.results) {
-    std::vector<std::string> row;
-    for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "-");
-    row.push_back(to_string(r.mode));
-    if (r.status != Status::kOk) {
-      for (int i = 0; i < 8; ++i) row.emplace_back("");
-      row.push_back(std::string(to_string(r.status)) + ": " + r.reason);
-      t.add(row);
-      continue;
-    }
-    const bool graph_mode = r.mode != Mode::kEager;
-    const double per = derived_or_nan(r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns");
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter")));
-    row.push_back(format_ns(median_or_nan(r, "gpu_time_per_iter_latched")));
-    row.push_back(format_ns(per));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_call")));
-    row.push_back(format_ns(median_or_nan(r, "launch_cpu_per_iter")));
-    row.push_back(graph_mode ? format_ns(median_or_nan(r, "instantiate_time")) : "-");
-    row.push_back(speedup_cell(r));
-    row.push_back(break_even_cell(r));
-    row.push_back("ok");
-    t.add(row);
-  }
   out << "sweep: " << (report.results.empty() ? std::string("(nothing ran)") : report.results.front().workload) << "\n";
-  out << t.str();
+  if (verbose_) {
+    print_sweep_rows(report, keys, out);
+  } else {
+    // One row per grid point: each mode's GPU time, the faster graph mode's speedup and break-even.
+    std::vector<std::string> header = keys;
+    for (const char* h : {"eager", "capture", "graph", "speedup", "break-even", "outputs"}) header.emplace_back(h);
+    TextTable t(header);
+    for (const auto& [label, r] : result_groups(report, keys)) {
+      std::vector<std::string> row;
+      for (const auto& k : keys) row.push_back(r->params.count(k) ? r->params.at(k) : "-");
+      const ModeResult* best = nullptr;
+      bool all_same = true, any = false;
+      for (const Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
+        const ModeResult* x = find_mode(report, *r, m);
+        row.push_back(x == nullptr ? "-" : x->status != Status::kOk ? std::string(to_string(x->status))
+                                                                    : format_ns(median_or_nan(*x, metric_key::kGpuTimePerIter)));
+        if (x == nullptr || x->status != Status::kOk || m == Mode::kEager) continue;
+        if (x->checksum_matches_eager) {
+          any = true;
+          all_same = all_same && *x->checksum_matches_eager;
+        }
+        const double s = derived_or_nan(*x, "speedup_gpu_time_vs_eager");
+        if (std::isfinite(s) && (best == nullptr || s > derived_or_nan(*best, "speedup_gpu_time_vs_eager"))) best = x;
+      }
+      row.push_back(best == nullptr ? "-" : speedup_cell(*best) + " (" + to_string(best->mode) + ")");
+      row.push_back(best == nullptr ? "-" : break_even_cell(*best));
+      row.push_back(any ? (all_same ? "same" : "DIFFERENT") : "-");
+      t.add(row);
+    }
+    out << t.str();
+    for (const auto& r : report.results)
+      if (r.status != Status::kOk)
+        out << params_text(r.params, " ") << " " << to_string(r.mode) << ": " << to_string(r.status) << ": " << r.reason << "\n";
+  }
+  device_method_notes(report, out, verbose_);
+  const std::string answer = sweep_answer(report, keys);
+  if (!answer.empty()) out << "\n" << answer;
 }
 
 }  // namespace gp

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <set>
 
-#include "graphprof/reporters.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 

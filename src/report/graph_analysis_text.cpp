@@ -3,9 +3,10 @@
 #include <map>
 #include <sstream>
 
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_report.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/compare_report.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 

@@ -6,17 +6,16 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <random>
 #include <set>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -47,25 +46,6 @@ std::string locate(const std::string& recorded, const std::vector<std::string>& 
 
 bool has_node_times(const ModeResult& r) {
   return r.sections.trace && !r.sections.trace->nodes.empty();
-}
-
-// Graphviz renders into a file; the SVG text is read back from a temporary one.
-std::string render_svg_text(const GraphView& view) {
-  std::random_device rd;
-  const fs::path tmp = fs::temp_directory_path() / ("graphprof-html-" + std::to_string(rd()) + ".svg");
-  RenderOptions ro{tmp.string(), "svg"};
-  std::string svg;
-  try {
-    render_view(view, ro);
-    svg = read_file(tmp.string());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove(tmp, ec);
-  return svg;
 }
 
 // Inline form: no XML prolog or DOCTYPE, ids made unique on the page, a class on the root.
@@ -148,7 +128,7 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     }
     const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
     const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
-    body += "<div class=\"gp-graph\">" + inline_svg(render_svg_text(view), index) + "</div>\n<figcaption>";
+    body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
     body += std::to_string(model.nodes.size()) + " nodes";
     if (view.collapsed)
       body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <map>
 
-#include "graphprof/profile_fields.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 

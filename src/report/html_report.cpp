@@ -1,16 +1,18 @@
 // The HTML report's page: style sheet, header, suite summary, one section per workload (bars per
 // mode with their intervals), sweep curves, graphs, trace perturbation, comparison, environment.
 // See html_report.hpp; the charts are drawn in html_svg.cpp.
-#include "graphprof/html_report.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/report/html_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/core/device_level.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -128,7 +130,7 @@ std::vector<std::string> varying_params(const std::vector<const Benchmark*>& gro
   return keys;
 }
 
-// The console's rules (reporters.hpp), for a mode that may be missing or failed.
+// The console's rules (reporter.hpp), for a mode that may be missing or failed.
 std::string speedup_text(const ModeResult* r) {
   return r == nullptr || r->status != Status::kOk ? "-" : speedup_cell(*r);
 }
@@ -140,7 +142,7 @@ std::string break_even_text(const ModeResult* r) {
 std::string gpu_cell(const ModeResult* r) {
   if (r == nullptr) return "-";
   if (r->status != Status::kOk) return to_string(r->status);
-  return format_ns(median_or_nan(*r, "gpu_time_per_iter"));
+  return format_ns(median_or_nan(*r, metric_key::kGpuTimePerIter));
 }
 
 std::string outputs_text(const Benchmark& b) {
@@ -262,6 +264,21 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
   return s + "</tbody></table></div></details>\n";
 }
 
+// The device level each mode's device figures were measured at, and the method of each figure;
+// a line per mode whose two device methods disagree, saying why (device_methods_note).
+std::string device_level_text(const Benchmark& b) {
+  std::string s;
+  for (const ModeResult* r : b.modes) {
+    if (r->status != Status::kOk || !r->sections.device_probe) continue;
+    const std::string note = device_methods_note(*r);
+    s += "<p class=\"gp-note\">" + escape(to_string(r->mode)) + ": device level " + escape(device_level_cell(*r)) +
+         " ns per kernel (probe, back to back/latched); GPU time/iteration: CUDA events between iterations queued "
+         "back to back; per node: queued behind a latch kernel" +
+         (note.empty() ? std::string() : "<br><span class=\"gp-warn\">" + escape(note) + "</span>") + "</p>\n";
+  }
+  return s;
+}
+
 std::string workload_section(const std::vector<Benchmark>& benches) {
   std::string s = "<section id=\"workloads\"><h2>Workloads</h2>\n"
                   "<p class=\"gp-note\">Bars are medians; whiskers the 95% confidence interval of the median "
@@ -274,10 +291,11 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
          " <span class=\"gp-note\">" + escape(params_text(b.params, " ")) + "</span></h3>\n";
     for (const ModeResult* r : b.modes)
       if (r->status != Status::kOk) s += failure_text(*r);
+    s += device_level_text(b);
     s += "<div class=\"gp-charts\">";
-    s += mode_bars(b, "gpu_time_per_iter", "chart-gpu-" + tag, "GPU time / iteration");
-    s += mode_bars(b, "launch_cpu_per_iter", "chart-submit-" + tag, "CPU submit time / iteration");
-    s += mode_bars(b, "launch_cpu_per_call", "chart-launch-" + tag, "launch call CPU time (per call)");
+    s += mode_bars(b, metric_key::kGpuTimePerIter, "chart-gpu-" + tag, "GPU time / iteration");
+    s += mode_bars(b, metric_key::kLaunchCpuPerIter, "chart-submit-" + tag, "CPU submit time / iteration");
+    s += mode_bars(b, metric_key::kLaunchCpuPerCall, "chart-launch-" + tag, "launch call CPU time (per call)");
     s += "</div>\n";
     s += metrics_table(b, "table-metrics-" + tag);
     s += "</section>\n";
@@ -303,8 +321,8 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
     bool graph_only;
   };
   const std::vector<Figure> figures{
-      {"gpu", "GPU time / iteration", "GPU time / iteration", "gpu_time_per_iter", false, false},
-      {"submit", "CPU submit time / iteration", "CPU time / iteration", "launch_cpu_per_iter", false, false},
+      {"gpu", "GPU time / iteration", "GPU time / iteration", metric_key::kGpuTimePerIter, false, false},
+      {"submit", "CPU submit time / iteration", "CPU time / iteration", metric_key::kLaunchCpuPerIter, false, false},
       {"per-node", "GPU time per node (graphs) / per kernel launch (eager), behind a latch", "time per node",
        "per_node", true, false},
       {"break-even", "Break-even: replays until the one-off costs are paid back", "replays", "break_even_replays",
@@ -336,7 +354,7 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
         }
         if (!std::isfinite(p.y)) continue;
         p.tooltip = std::string(to_string(r->mode)) + " " + x_key + "=" + b->params.at(x_key) + ": " +
-                    (chart.y_unit == "ns" ? format_ns(p.y) : strf("%.0f replays", p.y));
+                    (chart.y_unit == "ns" ? format_ns(p.y) : (p.y == 1 ? std::string("1 replay") : strf("%.0f replays", p.y)));
         std::string name = to_string(r->mode);
         for (const auto& k : others) name += " " + k + "=" + b->params.at(k);
         if (!by_name.count(name)) {
@@ -357,27 +375,36 @@ std::string sweep_table(const std::vector<const Benchmark*>& group, const std::v
                         const std::string& tag) {
   std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-sweep-" + tag + "\" class=\"gp-table\"><thead><tr>";
   for (const auto& k : keys) s += "<th>" + escape(k) + "</th>";
-  s += "<th class=\"l\">mode</th><th>GPU/iter [95% CI]</th><th>per node</th><th>launch/call</th>"
-       "<th>CPU submit/iter</th><th>instantiate</th><th>speedup</th><th>break-even</th></tr></thead><tbody>\n";
+  // Reports with the device probe get the level beside the device figures.
+  bool levels = false;
+  for (const Benchmark* b : group)
+    for (const ModeResult* r : b->modes) levels = levels || r->sections.device_probe.has_value();
+  s += "<th class=\"l\">mode</th><th>GPU/iter [95% CI]</th><th>per node</th>";
+  if (levels)
+    s += "<th title=\"device probe, ns per kernel, back to back/latched, before the passes (and after, when it "
+         "moved)\">level</th>";
+  s += "<th>launch/call</th><th>CPU submit/iter</th><th>instantiate</th><th>speedup</th><th>break-even</th></tr></thead>"
+       "<tbody>\n";
   for (const Benchmark* b : group)
     for (const ModeResult* r : b->modes) {
       s += "<tr>";
       for (const auto& k : keys) s += "<td>" + escape(b->params.count(k) ? b->params.at(k) : "-") + "</td>";
       s += "<td class=\"l\">" + escape(to_string(r->mode)) + "</td>";
       if (r->status != Status::kOk) {
-        s += "<td class=\"l gp-bad\" colspan=\"7\">" + escape(std::string(to_string(r->status)) + ": " + r->reason) +
+        s += std::string("<td class=\"l gp-bad\" colspan=\"") + (levels ? "8" : "7") + "\">" + escape(std::string(to_string(r->status)) + ": " + r->reason) +
              "</td></tr>\n";
         continue;
       }
-      const Metric* g = metric(*r, "gpu_time_per_iter");
+      const Metric* g = metric(*r, metric_key::kGpuTimePerIter);
       const bool graph_mode = r->mode != Mode::kEager;
       s += "<td>" +
            (g ? ns_with_interval(g->summary.median, g->summary.ci_low, g->summary.ci_high) : std::string("-")) +
            "</td><td>" +
            escape(format_ns(derived_or_nan(*r, graph_mode ? "gpu_time_per_node_latched_ns" : "gpu_time_per_call_latched_ns"))) +
-           "</td><td>" + escape(format_ns(median_or_nan(*r, "launch_cpu_per_call"))) + "</td><td>" +
-           escape(format_ns(median_or_nan(*r, "launch_cpu_per_iter"))) + "</td><td>" +
-           escape(graph_mode ? format_ns(median_or_nan(*r, "instantiate_time")) : "-") + "</td><td>" + speedup_text(r) +
+           "</td><td>" + (levels ? escape(device_level_cell(*r)) + "</td><td>" : std::string()) +
+           escape(format_ns(median_or_nan(*r, metric_key::kLaunchCpuPerCall))) + "</td><td>" +
+           escape(format_ns(median_or_nan(*r, metric_key::kLaunchCpuPerIter))) + "</td><td>" +
+           escape(graph_mode ? format_ns(median_or_nan(*r, metric_key::kInstantiateTime)) : "-") + "</td><td>" + speedup_text(r) +
            "</td><td>" + break_even_text(r) + "</td></tr>\n";
     }
   return s + "</tbody></table></div>\n";

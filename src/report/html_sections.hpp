@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/html_report.hpp"
+#include "graphprof/report/html_report.hpp"
 
 namespace gp::html {
 

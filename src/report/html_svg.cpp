@@ -6,8 +6,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp::html {
 
@@ -28,6 +29,12 @@ double nice_step(double raw) {
   for (double m : {1.0, 2.0, 5.0, 10.0})
     if (m * p >= raw) return m * p;
   return 10 * p;
+}
+
+// Steps of `step` from 0 to `top`: at most 100, none when either is not a finite positive figure.
+int tick_count(double top, double step) {
+  if (!(std::isfinite(top) && std::isfinite(step) && top > 0 && step > 0)) return 0;
+  return static_cast<int>(std::min(100.0, std::round(top / step)));
 }
 
 bool has_interval(double low, double high) { return low <= high && std::isfinite(low) && std::isfinite(high); }
@@ -95,7 +102,10 @@ std::string svg_bar_chart(const BarChart& chart) {
 
   std::string s = open_svg(chart.id, "gp-bars", width, height, chart.axis_label);
   const double axis_y = top + row_h * static_cast<double>(chart.bars.size()) + 4;
-  for (double t = 0; t <= axis_max * 1.0001; t += step) {
+  // Ticks by count, not by adding steps up to a value: a top that overflowed to +inf (figures
+  // near 1e308) would never be reached.
+  for (int k = 0, n = tick_count(axis_max, step); k <= n; ++k) {
+    const double t = step * k;
     s += line(x_of(t), top, x_of(t), axis_y, "gp-grid");
     s += text(x_of(t), axis_y + 14, tick_text(t, chart.unit), "middle", "gp-tick");
   }
@@ -142,14 +152,14 @@ std::string svg_loglog_chart(const LineChart& chart) {
   if (ly1 <= ly0) ly1 = ly0 + 1;
   auto x_of = [&](double v) { return left + plot_w * (std::log10(v) - lx0) / (lx1 - lx0); };
   auto y_of = [&](double v) { return top + plot_h * (1 - (std::log10(v) - ly0) / (ly1 - ly0)); };
-  for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
+  for (double d = lx0; d <= lx1 + 1e-9 && d <= lx0 + 700; d += 1) {
     const double v = std::pow(10.0, d);
     s += line(x_of(v), top, x_of(v), top + plot_h, "gp-grid");
     s += text(x_of(v), top + plot_h + 16, strf("%g", v), "middle", "gp-tick");
   }
   // Few decades: label 2x and 5x as well, so a flat curve still has a readable scale.
   const bool fine = ly1 - ly0 <= 2;
-  for (double d = ly0; d <= ly1 + 1e-9; d += 1)
+  for (double d = ly0; d <= ly1 + 1e-9 && d <= ly0 + 700; d += 1)
     for (double m : {1.0, 2.0, 5.0}) {
       const double v = m * std::pow(10.0, d);
       if ((m > 1 && !fine) || std::log10(v) > ly1 + 1e-9) continue;
@@ -202,7 +212,8 @@ std::string svg_change_chart(const ChangeChart& chart) {
   std::string s = open_svg(chart.id, "gp-changes", width, height, "change of each metric, candidate against baseline");
   s += "<rect class=\"gp-band\" x=\"" + num(x_of(-chart.threshold)) + "\" y=\"" + num(top) + "\" width=\"" +
        num(x_of(chart.threshold) - x_of(-chart.threshold)) + "\" height=\"" + num(axis_y - top) + "\"/>\n";
-  for (double t = -span; t <= span * 1.0001; t += step) {
+  for (int k = 0, n = 2 * tick_count(span, step); k <= n; ++k) {
+    const double t = -span + step * k;
     s += line(x_of(t), top, x_of(t), axis_y, std::fabs(t) < step / 2 ? "gp-zero" : "gp-grid");
     s += text(x_of(t), axis_y + 14, std::fabs(t) < step / 2 ? "0%" : strf("%+.0f%%", 100 * t), "middle",
               "gp-tick");
@@ -213,11 +224,9 @@ std::string svg_change_chart(const ChangeChart& chart) {
   for (std::size_t i = 0; i < chart.rows.size(); ++i) {
     const Change& c = chart.rows[i];
     const double mid = top + row_h * static_cast<double>(i) + row_h / 2;
-    // Long names are cut at the front; the tooltip has them whole.
-    const std::size_t max_chars = 68;
-    std::size_t from = c.label.size() > max_chars ? c.label.size() - max_chars : 0;
-    while (from > 0 && (static_cast<unsigned char>(c.label[from]) & 0xC0) == 0x80) --from;  // whole code points
-    const std::string label = from > 0 ? "…" + c.label.substr(from) : c.label;
+    // Long names are cut in the middle (the workload at the front and the mode and metric at the
+    // end stay); the tooltip has them whole.
+    const std::string label = clip_middle(c.label, 68);
     s += text(label_w, mid + 4, label, "end", "gp-bar-label");
     s += "<g class=\"gp-change " + c.css + "\">" + title(c.tooltip);
     if (has_interval(c.low, c.high)) s += whisker(x_of(c.low), x_of(c.high), mid, true, "gp-whisker");

@@ -2,8 +2,10 @@
 // job summaries and notes.
 #include <cmath>
 
-#include "graphprof/params.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 
@@ -43,9 +45,9 @@ void MarkdownReporter::write(const Report& report, std::ostream& out) const {
       }
       const bool g = r.mode != Mode::kEager;
       const std::string speed = speedup_cell(r), be = break_even_cell(r);
-      out << "| " << to_string(r.mode) << " | " << ci_text(r, "gpu_time_per_iter") << " | "
-          << format_ns(median_or_nan(r, "gpu_time_per_iter_latched")) << " | " << ci_text(r, "launch_cpu_per_call") << " | "
-          << format_ns(median_or_nan(r, "launch_cpu_per_iter")) << " | "
+      out << "| " << to_string(r.mode) << " | " << ci_text(r, metric_key::kGpuTimePerIter) << " | "
+          << format_ns(median_or_nan(r, metric_key::kGpuTimePerIterLatched)) << " | " << ci_text(r, metric_key::kLaunchCpuPerCall) << " | "
+          << format_ns(median_or_nan(r, metric_key::kLaunchCpuPerIter)) << " | "
           << (g ? format_ns(derived_or_nan(r, "one_off_total_ns")) : "-") << " | " << speed << " | " << be << " | "
           << (r.checksum_matches_eager ? (*r.checksum_matches_eager ? "same" : "**DIFFERENT**") : "?") << " |\n";
     }

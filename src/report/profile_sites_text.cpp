@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 
 namespace gp {
 

@@ -5,10 +5,12 @@
 #include <cstring>
 #include <sstream>
 
-#include "graphprof/profile.hpp"
-#include "graphprof/profile_fields.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
 #include "profile_sites_text.hpp"
 
 namespace gp {
@@ -16,6 +18,11 @@ namespace gp {
 using nlohmann::json;
 
 namespace {
+
+// A name in a table cell: one line, at most kNameColumns columns (CUTLASS and Triton kernel names
+// reach 10 kB; a hostile one 200 MB). The report keeps the whole name.
+constexpr std::size_t kNameColumns = 60;
+std::string name_cell(const std::string& s) { return clip_columns(one_line(s.substr(0, 4 * kNameColumns + 4)), kNameColumns); }
 
 double get(const json& j, const char* key, double fallback = NAN) {
   auto it = j.find(key);
@@ -45,7 +52,7 @@ std::string calls_of(const json& stats) {
 
 // A launch call line, then (with GPU records) what the calls cost the host, how many waited for a
 // full queue, and how long their work waited to start.
-std::string calls_line(const char* what, const json& c) {
+std::string calls_line(const char* what, const json& c, bool verbose) {
   const json& all = c["all"];
   if (!all.is_object()) return {};
   std::string s = std::string("  ") + what + ": " + std::to_string(all["count"].get<std::size_t>()) + " calls, median " +
@@ -58,6 +65,7 @@ std::string calls_line(const char* what, const json& c) {
     s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" + strf("%.0f", get(c, "in_flight_when_blocked", 0)) +
          " launches in flight when blocked)";
   s += "\n";
+  if (!verbose) return s;
   static const json kNull;
   const json& idle = c.contains("idle_latency") ? c["idle_latency"] : kNull;
   const json& queued = c.contains("queued_latency") ? c["queued_latency"] : kNull;
@@ -67,7 +75,8 @@ std::string calls_line(const char* what, const json& c) {
     if (idle.is_object() && queued.is_object()) s += ";";
     if (queued.is_object())
       s += " " + ns(queued, "median_ns") + " after it returns when queued behind earlier work (" + calls_of(queued) +
-           ", up to " + strf("%.0f", get(c, "max_in_flight", 0)) + " launches in flight)";
+           ", up to " + strf("%.0f", get(c, "max_in_flight", 0)) +
+           (get(c, "max_in_flight", 0) == 1 ? " launch in flight)" : " launches in flight)");
     s += "\n";
   }
   return s;
@@ -102,7 +111,7 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
         << (report_path.empty() ? std::string("REPORT") : shell_word(report_path)) << " -o graph.svg\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
-      rows.add({n->dot_name, n->kind, n->name, format_ns(n->median_ns), format_ns(n->p90_ns),
+      rows.add({name_cell(n->dot_name), name_cell(n->kind), name_cell(n->name), format_ns(n->median_ns), format_ns(n->p90_ns),
                 format_ns(n->gap_before_median_ns)});
     out << rows.str();
     return;
@@ -144,8 +153,9 @@ void sampling_text(std::ostringstream& out, const json& p) {
   }
 }
 
-// Graph coverage, launch counts and what the launch calls cost.
-void coverage_text(std::ostringstream& out, const json& p) {
+// Graph coverage, launch counts and what the launch calls cost (verbose: also when work starts
+// after a call, and the eager launch calls).
+void coverage_text(std::ostringstream& out, const json& p, bool verbose) {
   const json& c = p["coverage"];
   if (c["kernel_time_in_graphs"].is_number()) {
     out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
@@ -157,11 +167,12 @@ void coverage_text(std::ostringstream& out, const json& p) {
   if (c["eager_launches_per_graph_launch"].is_number())
     out << " (" << strf("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
   out << "\n";
-  out << calls_line("cudaGraphLaunch", p["graph_launch_calls"]);
+  out << calls_line("cudaGraphLaunch", p["graph_launch_calls"], verbose);
+  if (!verbose) return;
   if (p["trace_level"] == "node" && c["graph_launches"].get<std::size_t>() > 0)
     out << "    (at --trace node CUPTI adds work for every kernel node to each launch call and to the GPU, and fewer\n"
            "     launches fit in the queue; --trace graph measures launch calls with much less distortion)\n";
-  out << calls_line("eager launches", p["eager_launch_calls"]);
+  out << calls_line("eager launches", p["eager_launch_calls"], verbose);
 }
 
 // Records that did not reach the analysis: dropped by CUPTI, lost buffers, unreadable lines.
@@ -172,8 +183,12 @@ void lost_records_text(std::ostringstream& out, const json& p) {
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
-void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, const std::string& report_path) {
-  if (several) out << "\nprocess " << p["process"] << " (pid " << p["pid"] << "): " << p["command_line"].get<std::string>() << "\n";
+void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose, const std::string& report_path) {
+  if (several) {
+    const std::string rank = rank_label(p);
+    out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
+        << "): " << p["command_line"].get<std::string>() << "\n";
+  }
   for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
   const auto warnings = p.find("warnings");  // reports older than this field have none
   if (warnings != p.end())
@@ -211,7 +226,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
     return;
   }
-  if (!(no_work && taken)) coverage_text(out, p);
+  if (!(no_work && taken)) coverage_text(out, p, verbose);
 
   const json& graphs = p["graphs"];
   if (!graphs.empty()) {
@@ -228,9 +243,10 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
                                     "blocked", "GPU/launch", "kernel time"};
     if (sites) header.push_back(pad_right("made at", made_at_width));
     TextTable rows(std::move(header));
+    const std::size_t cap = verbose ? 40 : 10;
     std::size_t shown = 0;
     for (const auto& g : graphs) {
-      if (++shown > 40) break;
+      if (++shown > cap) break;
       const json& calls = g["launch_calls"];
       std::vector<std::string> row{"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
                 g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
@@ -244,9 +260,25 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
       rows.add(std::move(row));
     }
     out << rows.str();
-    if (graphs.size() > 40) out << "  ... " << graphs.size() - 40 << " more in the report\n";
-    sampling_text(out, p);
-    slowest_nodes(out, report, p, report_path);
+    if (graphs.size() > cap)
+      out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
+    sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
+    if (verbose) slowest_nodes(out, report, p, report_path);
+  }
+  if (!verbose) {
+    // What the verbose text lists, in one line: work left outside graphs.
+    std::vector<std::string> outside;
+    auto count = [&](const json& list, const char* one, const char* many) {
+      if (list.empty()) return;
+      std::size_t n = 0;
+      for (const auto& x : list) n += x["count"].get<std::size_t>();
+      outside.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
+    };
+    const std::size_t eager = c["eager_kernels"].is_number() ? c["eager_kernels"].get<std::size_t>() : 0;
+    if (eager > 0) outside.push_back(std::to_string(eager) + (eager == 1 ? " eager kernel" : " eager kernels"));
+    count(p["copies"], "copy or memset", "copies and memsets");
+    count(p["syncs"], "synchronising call", "synchronising calls");
+    if (!outside.empty()) out << "\n  outside graphs: " << join(outside, ", ") << " (--verbose lists them by name)\n";
   }
   auto named = [&](const char* title, const json& list, bool bytes, bool host) {
     if (list.empty()) return;
@@ -255,7 +287,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     if (bytes) header.push_back("bytes");
     TextTable rows(std::move(header));
     for (const auto& n : list) {
-      std::vector<std::string> r{n["name"].get<std::string>(), std::to_string(n["count"].get<std::size_t>()),
+      std::vector<std::string> r{name_cell(n["name"].get<std::string>()), std::to_string(n["count"].get<std::size_t>()),
                                  ns(n, "total_ns"), ns(n, "median_ns")};
       if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
       rows.add(std::move(r));
@@ -264,15 +296,19 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   };
   const auto eager_sites = p.find("eager_sites");
   const bool by_site = eager_sites != p.end() && eager_sites->is_array() && !eager_sites->empty();
-  if (by_site) {
-    eager_sites_text(out, p);
-  } else {
-    named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+  if (verbose) {
+    if (by_site) {
+      eager_sites_text(out, p);
+    } else {
+      named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+    }
+    ledgers_text(out, p);
   }
-  ledgers_text(out, p);
   instability_text(out, p);
-  named("copies and memsets outside graphs", p["copies"], true, false);
-  if (!by_site) named("synchronising calls", p["syncs"], false, true);
+  if (verbose) {
+    named("copies and memsets outside graphs", p["copies"], true, false);
+    if (!by_site) named("synchronising calls", p["syncs"], false, true);
+  }
   const json& trouble = p["capture_trouble"];
   if (!trouble.empty()) {
     out << "\n  capture trouble\n";
@@ -347,7 +383,7 @@ void overhead_text(std::ostringstream& out, const json& p) {
 
 }  // namespace
 
-std::string format_profile_summary(const Report& report, const std::string& report_path) {
+std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
   const ModeResult* app = nullptr;
   for (const auto& r : report.results)
     if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
@@ -362,7 +398,8 @@ std::string format_profile_summary(const Report& report, const std::string& repo
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);
-  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, report_path);
+  if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
+  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose, report_path);
   return out.str();
 }
 

@@ -2,8 +2,8 @@
 // (the HTML page in html_report.cpp, the JSON document in src/core/report.cpp).
 #include <sstream>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 

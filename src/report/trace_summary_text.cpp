@@ -1,13 +1,13 @@
-// Console text of the trace sections (see trace_report.hpp).
+// Console text of the trace sections (see trace_summary_text.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <vector>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 
@@ -64,6 +64,16 @@ std::string format_trace_summary(const Report& report) {
     if (t.iteration_span && std::isfinite(t.iteration_span->median_ns))
       out << " GPU busy span per iteration " << format_ns(t.iteration_span->median_ns);
     out << "\n";
+    // Work CUPTI does not record (graphs launched from the device, work a kernel starts itself)
+    // shows as a traced span far shorter than the GPU time the events measured.
+    const double measured = median_or_nan(r, "gpu_time_per_iter");
+    const double seen = t.iteration_span && std::isfinite(t.iteration_span->median_ns) ? t.iteration_span->median_ns
+                        : t.graph_span && std::isfinite(t.graph_span->median_ns)          ? t.graph_span->median_ns
+                                                                                          : NAN;
+    if (std::isfinite(measured) && std::isfinite(seen) && seen < 0.5 * measured)
+      out << "  not in CUPTI's records: " << format_ns(measured - seen) << " of the " << format_ns(measured)
+          << " GPU time per iteration (events, untraced) ran in work CUPTI does not record (graphs launched "
+             "from the device, work a kernel starts itself); the per-node figures below miss it\n";
     const LaunchApiCheck& c = t.launch_api_check;
     if (std::isfinite(c.cupti_per_call_median_ns))
       out << "  launch calls: " << format_ns(c.cupti_per_call_median_ns) << " per call (CUPTI, traced) vs "

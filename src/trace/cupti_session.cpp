@@ -1,7 +1,8 @@
-// The one translation unit that includes cupti.h. It owns CUPTI's process-wide state (one
-// subscriber, the activity buffers), converts raw activity records and graph resource callbacks
-// into the plain records of trace_records.hpp, and (by default) detaches CUPTI after every
-// session so the timing passes that follow run without it.
+// The CUPTI session. It owns CUPTI's process-wide state (one subscriber, the activity buffers),
+// hands raw activity records and graph resource callbacks to the Converter (cupti_records.hpp),
+// which turns them into the plain records of trace_records.hpp, and (by default) detaches CUPTI
+// after every session so the timing passes that follow run without it. CUPTI itself is loaded
+// on first use (cupti_api.cpp).
 //
 // Facts this code relies on (observed on an H200 with CUDA 13.0, see docs/tracing.md):
 //  - kernel/memcpy/memset records of a graph launch carry graphId = the exec's id and
@@ -10,7 +11,6 @@
 //  - some resource callbacks (CU_INIT_FINISHED) pass NULL data;
 //  - records arrive out of order, on CUPTI's worker thread;
 //  - CUDA 13.0 may crash at exit if CUPTI was used and not finalized.
-#include <cupti.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -25,99 +25,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphprof/copy_kind.hpp"
-#include "graphprof/cuda/cupti_info.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/copy_kind.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/trace/cupti_session.hpp"
+#include "cupti_api.hpp"
+#include "cupti_records.hpp"
 
 namespace gp {
-
-namespace {
-
-// ---- CUPTI, loaded on first use --------------------------------------------------------------
-// graphprof does not link libcupti: the offline commands (analyze, render, compare, merge) and
-// the timing passes must work where CUPTI is missing. The trace pass loads it with dlopen the
-// first time it is needed, and reports "CUPTI is not available: ..." if that fails.
-#define GP_CUPTI_FUNCTIONS(X)                                                                            \
-  X(cuptiActivityDisable) X(cuptiActivityEnable) X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord) \
-  X(cuptiActivityGetNumDroppedRecords) X(cuptiActivityRegisterCallbacks) X(cuptiActivitySetAttribute)   \
-  X(cuptiEnableCallback) X(cuptiFinalize) X(cuptiGetCallbackName) X(cuptiGetErrorMessage)               \
-  X(cuptiGetGraphExecId) X(cuptiGetGraphId) X(cuptiGetGraphNodeId) X(cuptiGetResultString)              \
-  X(cuptiGetTimestamp) X(cuptiGetVersion) X(cuptiSubscribe) X(cuptiUnsubscribe)
-
-struct CuptiApi {
-#define GP_CUPTI_POINTER(f) decltype(&::f) f = nullptr;
-  GP_CUPTI_FUNCTIONS(GP_CUPTI_POINTER)
-#undef GP_CUPTI_POINTER
-  void* handle = nullptr;
-  std::string error;  // why it is not loaded
-  bool loaded() const noexcept { return handle != nullptr; }
-};
-
-std::string& cupti_library_choice() {
-  static std::string path;
-  return path;
-}
-
-#ifndef GRAPHPROF_CUPTI_SONAME
-#define GRAPHPROF_CUPTI_SONAME "libcupti.so"
-#endif
-#ifndef GRAPHPROF_CUPTI_LIBRARY
-#define GRAPHPROF_CUPTI_LIBRARY ""
-#endif
-
-CuptiApi load_cupti() {
-  CuptiApi api;
-  // By soname first (LD_LIBRARY_PATH, the loader cache), then the toolkit's copy found at build time.
-  std::vector<std::string> candidates;
-  if (!cupti_library_choice().empty()) candidates.push_back(cupti_library_choice());
-  else candidates = {GRAPHPROF_CUPTI_SONAME, GRAPHPROF_CUPTI_LIBRARY};
-  std::string errors;
-  for (const auto& c : candidates) {
-    if (c.empty()) continue;
-    api.handle = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (api.handle != nullptr) break;
-    const char* e = ::dlerror();
-    errors += (errors.empty() ? "" : "; ") + std::string(e != nullptr ? e : c + ": cannot be loaded");
-  }
-  if (api.handle == nullptr) {
-    api.error = errors.empty() ? "no CUPTI library to load" : errors;
-    return api;
-  }
-  std::string missing;
-#define GP_CUPTI_RESOLVE(f)                                                          \
-  api.f = reinterpret_cast<decltype(api.f)>(::dlsym(api.handle, #f));                \
-  if (api.f == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(#f);
-  GP_CUPTI_FUNCTIONS(GP_CUPTI_RESOLVE)
-#undef GP_CUPTI_RESOLVE
-  if (!missing.empty()) {
-    ::dlclose(api.handle);
-    api = CuptiApi{};
-    api.error = "the CUPTI library lacks " + missing + " (CUPTI older than this build's CUDA " +
-                std::to_string(CUDART_VERSION / 1000) + "?)";
-  }
-  return api;
-}
-
-const CuptiApi& cupti() {
-  static const CuptiApi api = load_cupti();
-  return api;
-}
-
-}  // namespace
-
-void use_cupti_library_for_testing(const std::string& path) { cupti_library_choice() = path; }
-
-std::string cupti_unavailable_reason() {
-  const CuptiApi& api = cupti();
-  return api.loaded() ? std::string() : "CUPTI is not available: " + api.error;
-}
-
-int cupti_version() noexcept {
-  uint32_t v = 0;
-  if (!cupti().loaded() || cupti().cuptiGetVersion(&v) != CUPTI_SUCCESS) return 0;
-  return static_cast<int>(v);
-}
 
 namespace {
 
@@ -133,137 +47,6 @@ std::string cupti_error_text(CUptiResult r) {
     s += std::string(" (") + message + ")";
   return s;
 }
-
-// CUPTI's callback names carry the API version ("cudaGraphLaunch_v10000"); users know the API.
-std::string strip_version_suffix(std::string name) {
-  const std::size_t v = name.rfind("_v");
-  if (v != std::string::npos && v + 2 < name.size() &&
-      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(v) + 2, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    name.resize(v);
-  return name;
-}
-
-static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == 1 && CUPTI_ACTIVITY_MEMCPY_KIND_DTOD == 8 &&
-                  CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == 10,
-              "CUPTI renumbered its memcpy kinds: update include/graphprof/copy_kind.hpp");
-
-// The fields of GpuSpan (kernel, memcpy, memset and graph trace records) and GpuActivity (not graph
-// traces). (For memcpy, runtimeCorrelationId was always 0 on CUDA 13.0; correlationId matches the
-// API record.)
-template <typename Cupti>
-void copy_span(const Cupti& c, GpuSpan& x) {
-  x.start_ns = c.start;
-  x.end_ns = c.end;
-  x.device_id = c.deviceId;
-  x.context_id = c.contextId;
-  x.stream_id = c.streamId;
-  x.correlation_id = c.correlationId;
-  x.graph_id = c.graphId;
-}
-
-template <typename Cupti>
-void copy_activity(const Cupti& c, GpuActivity& x) {
-  copy_span(c, x);
-  x.graph_node_id = c.graphNodeId;
-}
-
-// Converts CUPTI records into plain ones. API names are looked up once per cbid.
-class Converter {
- public:
-  void convert(const CUpti_Activity* r, TraceData& out) {
-    switch (r->kind) {
-      case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-        KernelRecord x;
-        x.name = k->name ? k->name : "(unnamed kernel)";
-        copy_activity(*k, x);
-        x.grid = {{k->gridX, k->gridY, k->gridZ}};
-        x.block = {{k->blockX, k->blockY, k->blockZ}};
-        x.shared_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
-        x.registers_per_thread = k->registersPerThread;
-        out.kernels.push_back(std::move(x));
-        return;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-        MemcpyRecord x;
-        x.copy_kind = copy_kind_name(m->copyKind);
-        x.bytes = m->bytes;
-        copy_activity(*m, x);
-        out.memcpys.push_back(std::move(x));
-        return;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
-        MemsetRecord x;
-        x.value = m->value;
-        x.bytes = m->bytes;
-        copy_activity(*m, x);
-        out.memsets.push_back(x);
-        return;
-      }
-      case CUPTI_ACTIVITY_KIND_RUNTIME:
-      case CUPTI_ACTIVITY_KIND_DRIVER: {
-        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
-        ApiRecord x;
-        x.name = api_name(r->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-                          a->cbid);
-        x.cbid = a->cbid;
-        x.start_ns = a->start;
-        x.end_ns = a->end;
-        x.process_id = a->processId;
-        x.thread_id = a->threadId;
-        x.correlation_id = a->correlationId;
-        x.return_value = a->returnValue;
-        out.api.push_back(std::move(x));
-        return;
-      }
-      case CUPTI_ACTIVITY_KIND_MARKER: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(r);
-        MarkerRecord x;
-        const auto flags = static_cast<std::uint32_t>(m->flags);
-        if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) x.kind = MarkerRecord::Kind::kStart;
-        else if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) x.kind = MarkerRecord::Kind::kEnd;
-        else x.kind = MarkerRecord::Kind::kInstant;
-        x.timestamp_ns = m->timestamp;
-        x.id = m->id;
-        if (m->name) x.name = m->name;
-        if (m->domain) x.domain = m->domain;
-        if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
-          x.process_id = m->objectId.pt.processId;
-          x.thread_id = m->objectId.pt.threadId;
-        }
-        out.markers.push_back(std::move(x));
-        return;
-      }
-      case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
-        const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
-        GraphTraceRecord x;
-        copy_span(*g, x);
-        out.graph_traces.push_back(x);
-        return;
-      }
-      default:
-        ++out.other_records;
-        return;
-    }
-  }
-
- private:
-  const std::string& api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(domain) << 32) | cbid;
-    auto it = names_.find(key);
-    if (it != names_.end()) return it->second;
-    const char* name = nullptr;
-    std::string text = (cupti().loaded() && cupti().cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
-                           ? strip_version_suffix(name)
-                           : "cbid " + std::to_string(cbid);
-    return names_.emplace(key, std::move(text)).first->second;
-  }
-
-  std::unordered_map<std::uint64_t, std::string> names_;
-};
 
 // CUPTI's callbacks are plain functions, so the session's state is process-wide. The mutex
 // guards `data` and the converter: buffers complete on CUPTI's worker thread.
@@ -550,110 +333,6 @@ void trace_shutdown() noexcept {
   (void)cupti().cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   (void)cupti().cuptiFinalize();
   s.callbacks_registered = false;
-}
-
-namespace {
-// The test seam's mirror of copy_span / copy_activity: the shared fields of a synthetic GPU record.
-template <typename Cupti>
-void fill_span(const SyntheticCuptiRecord& r, Cupti& c) {
-  c.start = r.start;
-  c.end = r.end;
-  c.deviceId = r.device;
-  c.contextId = r.context;
-  c.streamId = r.stream;
-  c.correlationId = r.correlation;
-  c.graphId = r.graph_id;
-}
-
-template <typename Cupti>
-void fill_activity(const SyntheticCuptiRecord& r, Cupti& c) {
-  fill_span(r, c);
-  c.graphNodeId = r.graph_node_id;
-}
-}  // namespace
-
-TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {
-  TraceData out;
-  Converter conv;
-  for (const auto& r : records) {
-    // Zeroed, 8-byte aligned storage big enough for any record kind used here.
-    alignas(8) unsigned char raw[512];
-    std::memset(raw, 0, sizeof raw);
-    switch (r.kind) {
-      case SyntheticCuptiRecord::Kind::kKernel: {
-        static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof raw, "buffer too small");
-        auto* k = new (raw) CUpti_ActivityKernel10{};
-        k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        fill_activity(r, *k);
-        k->name = r.name;
-        k->gridX = r.grid[0], k->gridY = r.grid[1], k->gridZ = r.grid[2];
-        k->blockX = r.block[0], k->blockY = r.block[1], k->blockZ = r.block[2];
-        k->staticSharedMemory = r.static_shared;
-        k->dynamicSharedMemory = r.dynamic_shared;
-        k->registersPerThread = static_cast<uint16_t>(r.registers);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(k), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kMemcpy: {
-        auto* m = new (raw) CUpti_ActivityMemcpy6{};
-        m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-        m->copyKind = r.copy_kind;
-        m->bytes = r.bytes;
-        fill_activity(r, *m);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kMemset: {
-        auto* m = new (raw) CUpti_ActivityMemset4{};
-        m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
-        m->value = r.value;
-        m->bytes = r.bytes;
-        fill_activity(r, *m);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kRuntime: {
-        auto* a = new (raw) CUpti_ActivityAPI{};
-        a->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-        a->cbid = r.cbid;
-        a->start = r.start;
-        a->end = r.end;
-        a->processId = r.pid;
-        a->threadId = r.tid;
-        a->correlationId = r.correlation;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kMarker: {
-        auto* m = new (raw) CUpti_ActivityMarker2{};
-        m->kind = CUPTI_ACTIVITY_KIND_MARKER;
-        m->flags = static_cast<CUpti_ActivityFlag>(r.marker_flags);
-        m->timestamp = r.start;
-        m->id = r.marker_id;
-        m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-        m->objectId.pt.processId = r.pid;
-        m->objectId.pt.threadId = r.tid;
-        m->name = r.name;
-        m->domain = r.domain;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kGraphTrace: {
-        auto* g = new (raw) CUpti_ActivityGraphTrace2{};
-        g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-        fill_span(r, *g);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(g), out);
-        break;
-      }
-      case SyntheticCuptiRecord::Kind::kOther: {
-        auto* a = new (raw) CUpti_ActivityAPI{};
-        a->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace gp

@@ -1,7 +1,7 @@
 // The one file that includes nvtx3: graphprof's NVTX domain and its ranges.
 #include <nvtx3/nvtx3.hpp>
 
-#include "graphprof/trace_nvtx.hpp"
+#include "graphprof/trace/nvtx_range.hpp"
 
 namespace gp {
 

@@ -1,5 +1,5 @@
 // The node join and the statistics of a trace pass (see trace_analysis.hpp, docs/tracing.md).
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,43 +10,13 @@
 #include <tuple>
 #include <utility>
 
-#include "graphprof/graph_model.hpp"
-#include "graphprof/metric_catalog.hpp"
-#include "graphprof/stats.hpp"
+#include "graphprof/core/kernel_names.hpp"
+#include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 
 using nlohmann::json;
-
-// ---------------------------------------------------------------------------------------------
-// The DOT dump, read by the graph loader
-
-DotGraphInfo dot_graph_info(const GraphModel& dump) {
-  DotGraphInfo info;
-  // The dumped graph comes first in the file; child graphs and conditional bodies follow.
-  if (dump.nodes.empty()) return info;
-  const GraphId top = dump.nodes.front().graph_id;
-  constexpr auto kMax32 = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
-  if (top > kMax32) return info;  // CUPTI's graph ids are 32-bit: no trace record can name it
-  info.graph_id = static_cast<std::uint32_t>(top);
-  for (const GraphNode& n : dump.nodes) {
-    if (n.graph_id < 0 || n.graph_id > kMax32 || n.index > kMax32) continue;
-    DotNode node;
-    switch (n.kind) {
-      case NodeKind::kKernel: node.kind = "kernel"; node.name = n.mangled; break;
-      case NodeKind::kMemcpy: node.kind = "memcpy"; break;
-      case NodeKind::kMemset: node.kind = "memset"; break;
-      default: node.kind = n.type_text; break;
-    }
-    if (n.graph_id != top) {
-      info.nested[static_cast<std::uint32_t>(n.graph_id)][static_cast<std::uint32_t>(n.index)] = std::move(node);
-      continue;
-    }
-    info.nodes[static_cast<std::uint32_t>(n.index)] = std::move(node);
-  }
-  info.found = !info.nodes.empty();
-  return info;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Join

@@ -1,10 +1,10 @@
 // TraceData <-> JSON. The form is lossless so that records captured on a GPU host can be
 // committed as fixtures and replayed through the join and the statistics on any CPU.
-#include "graphprof/trace_records.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 #include <tuple>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

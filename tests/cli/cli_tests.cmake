@@ -14,7 +14,12 @@ endfunction()
 
 gp_cli_test(version 0 "^graphprof [0-9]+\\.[0-9]+\\.[0-9]+" --stdout --version)
 gp_cli_test(help 0 "run" --stdout --help)
-gp_cli_test(no_subcommand 2 "subcommand" )
+gp_cli_test(no_subcommand 2 "^graphprof: a command is required" )
+# CLI11's own messages in graphprof's words: a mistyped command gets a suggestion, every parse error
+# the prefix and the subcommand whose --help lists the options.
+gp_cli_test(mistyped_command 2 "^graphprof: 'compre' is not a graphprof command. did you mean compare\\?" compre a.json b.json)
+gp_cli_test(parse_error_prefix 2 "^graphprof compare: .*--threshold.*\\(graphprof compare --help lists the options\\)"
+            compare a.json b.json --threshold fast)
 
 if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(run_help 0 "--workload" --stdout run --help)
@@ -96,3 +101,29 @@ endif()
 gp_cli_test(merge_twice 3 "chain_run1.json: given twice" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/merged_twice.json)
 gp_cli_test(merge_missing_file 3 "nosuch.json" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json nosuch.json -o x.json)
+# merge of the profile reports of two "hosts" (tests/data/profile/ranks/README.md): joined by rank,
+# the cross-rank view on stdout; a rank in two reports is refused naming both files.
+gp_cli_test(merge_profiles_by_rank 0 "cross-rank view: 2 ranks of world size 2 on 2 hosts" --stdout merge
+            ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-a.json ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-b.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_ranks.json)
+gp_cli_test(merge_profiles_duplicate_rank 3 "node-b.json: global rank 1 .host 'node-b'. is also in .*one_gpu_two_ranks.json" merge
+            ${GRAPHPROF_TEST_DATA}/profile/ranks/one_gpu_two_ranks.json ${GRAPHPROF_TEST_DATA}/profile/ranks/two_hosts/node-b.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_dup.json)
+gp_cli_test(merge_one_report 2 "^graphprof: merge needs at least two reports" merge ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_one.json)
+gp_cli_test(merge_needs_output 2 "^graphprof: merge: -o/--output is required" merge ${GRAPHPROF_TEST_DATA}/gate/A)
+# merge DIR merges the folder's reports, as compare DIR pools them.
+gp_cli_test(merge_folder 0 "^merged 7 reports \\(27 results\\)" --stdout merge ${GRAPHPROF_TEST_DATA}/gate/A
+            -o ${CMAKE_CURRENT_BINARY_DIR}/merged_folder.json)
+# Byte-identical copies of one run are one run, not several.
+add_test(NAME cli.merge_copies_of_one_run
+         COMMAND bash -c "d=$(mktemp -d); cp \"$2\" $d/a.json; cp \"$2\" $d/b.json
+           \"$3\" 3 'b.json: the same bytes as .*a.json: a copy of one run' -- \"$1\" merge $d -o $d/m.json; rc=$?
+           rm -rf $d; exit $rc" _ $<TARGET_FILE:graphprof> ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
+           ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh)
+set_tests_properties(cli.merge_copies_of_one_run PROPERTIES LABELS cpu)
+
+# Every offline example command of README.md and docs/*.md runs as written, against the committed
+# fixtures (examples that need a GPU are skipped: tests/cli/doc_examples.sh says which).
+add_test(NAME cli.doc_examples COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples.sh $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.doc_examples PROPERTIES LABELS cpu)

@@ -3,7 +3,25 @@
 set(R ${GRAPHPROF_TEST_DATA}/reports)
 
 gp_cli_test(compare_help 0 "--metric-threshold" --stdout compare --help)
-gp_cli_test(compare_identical 0 "^PASS \\(exit 0\\): no regression" --stdout compare -q ${R}/base.json ${R}/base.json)
+# One file on both sides, or a copy of it: a run compared with itself shows nothing.
+gp_cli_test(compare_identical 2 "the baseline and the candidate are the same file" compare -q ${R}/base.json ${R}/base.json)
+add_test(NAME cli.compare_copy_of_baseline
+         COMMAND bash -c "d=$(mktemp -d); cp \"$2/base.json\" $d/copy.json
+           \"$3\" 3 'copy.json: the same bytes as the baseline' -- \"$1\" compare \"$2/base.json\" $d/copy.json; rc=$?
+           rm -rf $d; exit $rc" _ $<TARGET_FILE:graphprof> ${R} ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh)
+set_tests_properties(cli.compare_copy_of_baseline PROPERTIES LABELS cpu)
+# A folder of byte-identical copies of one run is one run, not three.
+add_test(NAME cli.compare_folder_of_copies
+         COMMAND bash -c "d=$(mktemp -d); for i in 1 2 3; do cp \"$2/base.json\" $d/run$i.json; done
+           \"$3\" 3 'run2.json: the same bytes as .*run1.json: a copy of one run' -- \"$1\" compare $d \"$2/regression.json\"; rc=$?
+           rm -rf $d; exit $rc" _ $<TARGET_FILE:graphprof> ${R} ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh)
+set_tests_properties(cli.compare_folder_of_copies PROPERTIES LABELS cpu)
+# A comparison given where a report is expected is named for what it is.
+add_test(NAME cli.compare_comparison_as_report
+         COMMAND bash -c "d=$(mktemp -d); \"$1\" compare -q --json $d/c.json \"$2/base.json\" \"$2/regression.json\" >/dev/null
+           \"$3\" 3 'c.json: \\(document\\): this is a comparison \\(graphprof compare --json\\), not a report' -- \"$1\" compare \"$2/base.json\" $d/c.json; rc=$?
+           rm -rf $d; exit $rc" _ $<TARGET_FILE:graphprof> ${R} ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh)
+set_tests_properties(cli.compare_comparison_as_report PROPERTIES LABELS cpu)
 gp_cli_test(compare_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/aa_noise.json)
 gp_cli_test(compare_small_change 0 "gating: .*1 minor" --stdout compare -q ${R}/base.json ${R}/small_change.json)
 gp_cli_test(compare_regression 1 "^FAIL \\(exit 1\\): 1 regression" --stdout compare -q ${R}/base.json ${R}/regression.json)
@@ -24,7 +42,16 @@ gp_cli_test(compare_one_run_gross 1 "is beyond the 5% threshold" --stdout compar
 gp_cli_test(compare_one_run_same 5 "^NOT TRUSTWORTHY \\(exit 5\\): not enough runs" --stdout compare -q ${R}/r1_base.json ${R}/r1_same.json)
 gp_cli_test(compare_gate_host_metric 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q --gate launch_cpu_per_call ${R}/base.json ${R}/regression.json)
 gp_cli_test(compare_json_stdout 1 "\"schema\": \"graphprof-compare\"" --stdout compare -q --json - ${R}/base.json ${R}/regression.json)
-gp_cli_test(compare_ignore_param 0 "^PASS" --stdout compare -q --ignore-param kernels ${R}/base.json ${R}/base.json)
+gp_cli_test(compare_ignore_param 0 "^PASS" --stdout compare -q --ignore-param kernels ${R}/base.json ${R}/aa_noise.json)
+# A pattern or parameter name that matches nothing is a typo: exit 2 naming it, not a gate without it.
+gp_cli_test(compare_unmatched_gate 2 "--gate launch_cpu_per_cal: 'launch_cpu_per_cal' matches no metric in either report"
+            compare ${R}/base.json ${R}/regression.json --gate launch_cpu_per_cal)
+gp_cli_test(compare_unmatched_metric_threshold 2 "--metric-threshold nosuch=3: 'nosuch' matches no metric"
+            compare ${R}/base.json ${R}/regression.json --metric-threshold nosuch=3)
+gp_cli_test(compare_unmatched_abs_floor 2 "--abs-floor chain/eager/nosuch=5: 'chain/eager/nosuch' matches no metric"
+            compare ${R}/base.json ${R}/regression.json --abs-floor chain/eager/nosuch=5)
+gp_cli_test(compare_unmatched_ignore_param 2 "--ignore-param nope: no result in either report has a parameter 'nope'"
+            compare ${R}/base.json ${R}/regression.json --ignore-param nope)
 
 # Unreadable inputs: exit 3 and FILE:LINE:COL.
 gp_cli_test(compare_malformed 3 "malformed.json:4:29: invalid JSON" compare ${R}/base.json ${R}/malformed.json)
@@ -93,16 +120,22 @@ gp_cli_test(compare_h200_spin10 1 "^FAIL \\(exit 1\\): 4 regressions" --stdout c
 gp_cli_test(compare_h200_single_runs 5 "not enough runs" --stdout compare -q --ignore-param spin_cycles ${G}/A/run1.json ${G}/B/run1.json)
 
 # A side may be a folder of reports from separate runs, pooled; an empty folder is bad input.
+# A folder of runs is pooled; a copy of one of them under another name is refused (by content).
 add_test(NAME cli.compare_pooled_folders
          COMMAND bash -c "d=$(mktemp -d); r=\"$2\"; mkdir $d/base $d/cand $d/empty
-           cp $r/r1_base.json $d/base/1.json; cp $r/r1_base.json $d/base/2.json
-           cp $r/r1_slow.json $d/cand/1.json; cp $r/r1_slow.json $d/cand/2.json
+           cp $r/r1_base.json $d/base/1.json; cp $r/r1_slow.json $d/cand/1.json
+           sed 's/08:00:00Z/09:00:00Z/' $r/r1_base.json > $d/base/2.json
+           sed 's/08:00:00Z/09:00:00Z/' $r/r1_slow.json > $d/cand/2.json
            out=$(\"$1\" compare $d/base $d/cand); rc=$?
            [ $rc = 1 ] || { echo \"exit $rc, expected 1\"; echo \"$out\"; exit 1; }
            grep -q '2 runs, 2 repetitions' <<<\"$out\" || { echo 'no pooling line'; echo \"$out\"; exit 1; }
            cp $r/r1_same.json $d/base/3.json
            \"$1\" compare $d/base $d/cand 2>$d/err; rc=$?
            [ $rc = 5 ] && grep -q 'made by revision r1-rerun' $d/err || { echo \"two builds in one folder: exit $rc\"; cat $d/err; exit 1; }
+           rm $d/base/3.json
+           cp $r/r1_base.json $d/base/3.json
+           \"$1\" compare $d/base $d/cand 2>$d/err; rc=$?
+           [ $rc = 3 ] && grep -Eq 'base/3.json: the same (report|bytes) as .*base/1.json' $d/err || { echo \"a copy pooled: exit $rc\"; cat $d/err; exit 1; }
            rm $d/base/3.json
            \"$1\" compare $d/base $d/empty 2>$d/err; rc=$?
            [ $rc = 3 ] && grep -q 'holds no \\*.json report' $d/err || { echo \"empty folder: exit $rc\"; cat $d/err; exit 1; }
@@ -128,7 +161,7 @@ add_test(NAME cli.interleave_script
            ${GRAPHPROF_TEST_DATA}/gate/fake-graphprof.sh)
 set_tests_properties(cli.interleave_script PROPERTIES LABELS cpu)
 
-# Real H200 reports of 2026-11-30 (tests/data/reports/h200_levels, trimmed by scripts/trim-report.py):
+# Real H200 reports of 2026-11-30 (tests/data/reports/h200_levels, trimmed by tools/trim-report.py):
 # the same scaling sweep with --isolate (every device probe ~504 ns/kernel) and in one process, which
 # switched to the slow level during its 100-kernel point. No row may read as a regression; exit 5.
 add_test(NAME cli.compare_device_levels_h200

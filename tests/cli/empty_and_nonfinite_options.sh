@@ -10,6 +10,11 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 expect() {  # expect RC REGEX -- ARGS...: exit status RC and REGEX in stdout+stderr
   local want=$1 re=$2; shift 3
+  # Every message starts with graphprof's prefix ("graphprof: ", "graphprof SUBCOMMAND: ").
+  if [ "${re:0:1}" = "^" ] && [ "${re:0:10}" != "^graphprof" ]; then
+    local body=${re#^}
+    re="^graphprof( [a-z]+)?: (${body//|^/|})"
+  fi
   local out rc
   out=$("$bin" "$@" 2>&1); rc=$?
   [ "$rc" = "$want" ] && grep -Eq -- "$re" <<<"$out" || bad "graphprof $* -> exit $rc, '$out' (want $want and /$re/)"

@@ -1,4 +1,4 @@
-# graphprof analyze / render on the H200 dumps and on bad input (issue 5).
+# graphprof analyze / render on the H200 dumps and on bad input.
 set(GP_DOT ${GRAPHPROF_TEST_DATA}/dot)
 set(GP_GRAPH_CLI ${CMAKE_CURRENT_BINARY_DIR}/graph_cli)
 file(MAKE_DIRECTORY ${GP_GRAPH_CLI})
@@ -37,7 +37,7 @@ gp_cli_test(render_no_collapse 0 "100 nodes drawn as 100 boxes" --stdout
 gp_cli_test(render_bad_format 2 "out.jpeg: cannot tell the format" render ${GP_DOT}/while_graph.dot -o out.jpeg)
 gp_cli_test(render_both_collapse 2 "contradict" render ${GP_DOT}/while_graph.dot -o x.png --collapse --no-collapse)
 gp_cli_test(render_bad_input 3 "empty.dot: file is empty" render ${GP_GRAPH_CLI}/empty.dot -o ${GP_GRAPH_CLI}/e.png)
-gp_cli_test(render_needs_output 2 "output is required" render ${GP_DOT}/while_graph.dot)
+gp_cli_test(render_needs_output 2 "^graphprof: render: -o/--output is required: the picture to write" render ${GP_DOT}/while_graph.dot)
 
 # Graphviz without its plugin registry: a clear environment error (exit 4), no picture.
 add_test(NAME cli.render_without_graphviz_plugins
@@ -50,12 +50,12 @@ add_test(NAME cli.analyze_json_file
                  $<TARGET_FILE:graphprof> ${GP_GRAPH_CLI}/fj.json ${GP_DOT}/fork-join_graph.dot)
 set_tests_properties(cli.render_without_graphviz_plugins cli.analyze_json_file PROPERTIES LABELS cpu)
 
-# Hostile dumps (issue 11): exit 3 with the file and what is wrong, never 6 or a signal; made by
+# Hostile dumps: exit 3 with the file and what is wrong, never 6 or a signal; made by
 # tests/cli/hostile_dots.sh in the build folder.
 set(GP_HOSTILE ${GP_GRAPH_CLI}/hostile)
 add_test(NAME cli.graph_hostile_dumps
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE})
-# A dense dump (issue 11's shape, small): links implied by longer paths are left out, and said.
+# A dense dump (the bench shape, small): links implied by longer paths are left out, and said.
 add_test(NAME cli.render_dense_says_what_it_simplified
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_dots.sh $<TARGET_FILE:graphprof> ${GP_HOSTILE} dense)
 set_tests_properties(cli.graph_hostile_dumps cli.render_dense_says_what_it_simplified
@@ -74,3 +74,9 @@ add_test(NAME cli.empty_and_nonfinite_options
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/empty_and_nonfinite_options.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA} ${GP_GRAPH_CLI}/empty_options)
 set_tests_properties(cli.empty_and_nonfinite_options PROPERTIES LABELS cpu)
+# Dumps that folding alone does not shrink (many graphs, nested child graphs) render bounded, their
+# warnings summarised; a failed layout is exit 3 naming the dump.
+add_test(NAME cli.render_bounds
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/render_bounds.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/dot/fork-join_graph_verbose.dot)
+set_tests_properties(cli.render_bounds PROPERTIES LABELS cpu TIMEOUT 1500)

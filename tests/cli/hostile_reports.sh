@@ -13,6 +13,8 @@ sed 's/"sm_count": [0-9]*/"sm_count": -7/' "$good" >"$dir/sm_count_negative.json
 sed 's/"repetitions": 1,/"repetitions": 1e300,/' "$good" >"$dir/settings_repetitions_1e300.json"
 sed '0,/"nodes": [0-9]*/s//"nodes": 100.5/' "$good" >"$dir/graph_nodes_fraction.json"
 sed 's/"processes": 1,/"processes": 2.5,/' "$good" >"$dir/settings_processes_fraction.json"
+# Finite but absurd: every figure of the first metric's samples ~1e300 (valid JSON).
+sed -E '0,/"repetitions": \[\[[^]]*\]/s//"repetitions": [[1e300, 1.5e300, 1e300]/' "$good" >"$dir/figures_1e300.json"
 { printf '{"schema_version": "1.0.0", "settings": '; printf '%.0s{"a":' {1..100000}; printf '1'; printf '%.0s}' {1..100000}; printf ', "results": []}\n'; } >"$dir/deep_settings.json"
 { printf '{"schema_version": "1.0.0", "results": [{"workload": "w", "mode": "eager", "params": {}, "status": "ok", "sections": '
   printf '%.0s[' {1..100000}; printf '%.0s]' {1..100000}; printf '}]}\n'; } >"$dir/deep_sections.json"

@@ -3,6 +3,8 @@
 gp_cli_test(report_html 0 "HTML report written to" --stdout report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             -o ${CMAKE_CURRENT_BINARY_DIR}/report_cli.html --csv ${CMAKE_CURRENT_BINARY_DIR}/report_cli.csv)
 gp_cli_test(report_nothing_to_write 2 "nothing to write" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json)
+gp_cli_test(report_picture_name 2 "-o x.png: report writes an HTML page. name it .html"
+            report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o x.png)
 gp_cli_test(report_missing_file 3 "nosuch.json" report nosuch.json -o x.html)
 gp_cli_test(report_bad_compare 3 "not a comparison" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json
             --compare ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json -o ${CMAKE_CURRENT_BINARY_DIR}/x.html)

@@ -83,9 +83,9 @@ last_line() { "$bin" "$@" 2>/dev/null | tail -n 1; }
 [ "$(last_line merge "$data/gate/A/run1.json" "$data/gate/A/run2.json" -o -)" = "}" ] || bad "merge -o - is not just the JSON"
 last_line report "$reports/base.json" --csv - | grep -q "written" && bad "report --csv - is not just the CSV"
 for opt in --markdown --junit; do
-  out=$("$bin" compare "$reports/base.json" "$reports/base.json" $opt - 2>/dev/null)
+  out=$("$bin" compare "$reports/base.json" "$reports/aa_noise.json" $opt - 2>/dev/null)
   grep -q "^PASS (exit 0)" <<<"$out" && bad "compare $opt - mixes the terminal output into stdout"
-  err=$("$bin" compare "$reports/base.json" "$reports/base.json" $opt - 2>&1 >/dev/null)
+  err=$("$bin" compare "$reports/base.json" "$reports/aa_noise.json" $opt - 2>&1 >/dev/null)
   grep -q "^PASS (exit 0)" <<<"$err" || bad "compare $opt -: the terminal output is not on stderr"
 done
 

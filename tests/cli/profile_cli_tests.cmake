@@ -69,3 +69,14 @@ gp_cli_test(report_profile_summary 0 "graph coverage: 99.6 % of GPU kernel time"
 gp_cli_test(report_run_without_output 2 "nothing to write" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json)
 gp_cli_test(profile_repeat_with_overhead 2 "--repeat and --overhead" profile --repeat 3 --overhead -- true)
 set_tests_properties(cli.profile_gate_verdicts PROPERTIES LABELS cpu)
+# --time-limit: profile stops the application (SIGTERM, then SIGKILL), writes the report, exits 4;
+# run/sweep refuse --ranks/--processes with a limit.
+add_test(NAME cli.time_limit
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/time_limit.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/time_limit)
+set_tests_properties(cli.time_limit PROPERTIES LABELS cpu)
+# Record files that cannot be read (dangling link, FIFO, device): the report is still written with
+# each one's error; nothing blocks.
+add_test(NAME cli.profile_record_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_record_files.sh $<TARGET_FILE:graphprof>
+                 ${CMAKE_CURRENT_BINARY_DIR}/profile_record_files ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
+set_tests_properties(cli.profile_record_files PROPERTIES LABELS cpu)

@@ -73,8 +73,16 @@ def main():
     with open(junit) as f:
         check("<failure" in f.read(), "slow: the JUnit has no failure")
 
+    # One profile a side: the other side is the same profile stamped at another time (compare
+    # refuses one file, or the same bytes, on both sides).
     one = os.path.join(d, "single.json")
-    rc, doc, _ = compare(gp, one, one, work, "single")
+    other = os.path.join(work, "single_later.json")
+    with open(one) as f:
+        later = json.load(f)
+    later["created_utc"] = "2026-12-01T12:00:00Z"
+    with open(other, "w") as f:
+        json.dump(later, f)
+    rc, doc, _ = compare(gp, one, other, work, "single")
     check(rc == 5, "one profile per side: exit %d, expected 5 (not enough runs)" % rc)
 
     print("%d problem(s)" % len(problems) if problems else "ok")

@@ -1,4 +1,4 @@
-# Issue 11: outputs checked before measuring (exit 2 naming option and path), hostile report
+# Reliability: outputs checked before measuring (exit 2 naming option and path), hostile report
 # files (exit 3 naming the file), and an offline binary that starts without CUPTI.
 if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(run_json_missing_folder 2 "^graphprof: --json /nonexistent-gp/r.json: folder /nonexistent-gp does not exist"
@@ -23,6 +23,12 @@ set_tests_properties(cli.starts_without_cuda_libraries PROPERTIES LABELS cpu)
 if(GRAPHPROF_WITH_CUDA)
   # CUPTI loading needs graphprof_cuda but no GPU (it never gets as far as a CUDA call).
   add_executable(cuda_host_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/cuda/cuda_host_test.cpp)
-  target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_core GTest::gtest_main)
+  target_link_libraries(cuda_host_test PRIVATE graphprof_cuda graphprof_host GTest::gtest_main)
   gtest_discover_tests(cuda_host_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)
 endif()
+
+# Inputs that are not regular files (exit 3 at once), '-' as standard input, stdout on /dev/full (exit 4).
+add_test(NAME cli.hostile_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_files.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
+set_tests_properties(cli.hostile_files PROPERTIES LABELS cpu)

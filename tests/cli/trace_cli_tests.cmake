@@ -1,4 +1,4 @@
-# Tracing (issue 4): the trace options of `graphprof run`, checked before any GPU work, so these
+# Tracing: the trace options of `graphprof run`, checked before any GPU work, so these
 # run on CPU-only machines too. Included from tests/CMakeLists.txt.
 gp_cli_test(trace_in_run_help 0 "--trace-out" --stdout run --help)
 gp_cli_test(trace_bad_level 2 "--trace" run --trace=kernel)
@@ -14,8 +14,8 @@ add_test(NAME cli.trace_run_without_gpu
                  -- $<TARGET_FILE:graphprof> run --workload chain --trace=node --trace-out /tmp/gp-trace-cli.json)
 set_tests_properties(cli.trace_run_without_gpu PROPERTIES LABELS cpu)
 
-# The CUPTI conversion test builds CUPTI's own record structs inside graphprof_cuda (the one
+# The CUPTI conversion test builds CUPTI's own record structs inside graphprof_trace_cupti (the one
 # cupti.h translation unit), so it links that library; it still needs no GPU.
 if(TARGET trace_cupti_conversion_test)
-  target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_cuda)
+  target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_trace_cupti)
 endif()

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -27,7 +29,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   gp::ViewOptions o;
   o.collapse = gp::CollapseMode::kOn;
   o.max_boxes = 8;
-  for (const gp::GraphView& v : {gp::build_view(model, m, nullptr), gp::build_view(model, m, nullptr, o)}) {
+  std::vector<gp::GraphView> views;
+  for (const gp::ViewOptions& options : {gp::ViewOptions{}, o}) {
+    try {
+      views.push_back(gp::build_view(model, m, nullptr, options));
+    } catch (const gp::Error& e) {  // too big to draw even folded: refused, not drawn
+      if (e.code() != gp::ExitCode::kBadInput) std::abort();
+    }
+  }
+  for (const gp::GraphView& v : views) {
     std::size_t members = 0;
     for (const auto& b : v.boxes) members += b.members.size();
     if (members != model.nodes.size()) std::abort();

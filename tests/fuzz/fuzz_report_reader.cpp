@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

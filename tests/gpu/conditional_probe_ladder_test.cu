@@ -2,7 +2,7 @@
 // no memory, one pass) to the exact setup of the `while` workload as graphprof runs it, one
 // difference per step. Each step is one TEST (Ladder.Snn_*) and adds one thing to the step before
 // it; Single.* add one thing to S00 alone. As a plain test every step checks that the loop ran the
-// passes it should. Under compute-sanitizer (scripts/sanitize-conditional.sh runs each TEST in its
+// passes it should. Under compute-sanitizer (tools/sanitize-conditional.sh runs each TEST in its
 // own process) the first step that fails names the difference that makes the tool fail.
 //
 // Found on the H200 (compute-sanitizer 2025.3.1, driver 580.159; docs/development.md): S00 is
@@ -43,7 +43,7 @@
 #include "../../workloads/capture_append.cuh"
 #include "graphprof/cuda/handles.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/params.hpp"
 
 namespace gp {
 namespace {

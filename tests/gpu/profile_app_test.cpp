@@ -3,7 +3,8 @@
 // 4 edges) launched 3 times, K eager kernels, one HtoD and one DtoH copy. Also: a broken capture,
 // the application's failing exit status, SIGTERM forwarded to the application, render/analyze
 // --report on a profiled graph, and applications that use CUPTI themselves (graphprof's own
-// `run --trace`, tests/apps/cupti_activity_app.cpp). Exit 77 without a GPU.
+// `run --trace`, tests/apps/cupti_activity_app.cpp), and two ranks' processes on one GPU
+// (tests/apps/rank_app.cu). Exit 77 without a GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 namespace {
@@ -264,7 +265,7 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
   EXPECT_GE(calls, 100u) << text;
 }
 
-// Node sampling (include/graphprof/node_sampling.hpp) without windows: graph A's launches 2-6, then
+// Node sampling (include/graphprof/core/node_sampling.hpp) without windows: graph A's launches 2-6, then
 // 1 in 10, are traced node by node, every launch has its GRAPH_TRACE span and is counted, and the
 // node statistics come from the traced launches alone.
 TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
@@ -349,6 +350,43 @@ TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   EXPECT_EQ(proc["end_reason"], "SIGTERM");
   EXPECT_EQ(proc["cupti_at_end"], "graphprof");
   EXPECT_EQ(proc["graphs"][0]["launches"], 20);
+}
+
+// Two ranks on one GPU (NCCL would refuse this: no collective): a bash launcher sets torchrun's
+// variables for two copies of tests/apps/rank_app.cu, one after the other; rank 1 does twice the
+// work per kernel and captures one more kernel in its tail graph.
+TEST(ProfileApp, TwoRanksOnOneGpuGetACrossRankView) {
+  const fs::path out = fresh_dir("ranks");
+  const std::string app = GRAPHPROF_RANK_APP;
+  const std::string launcher = "bash -c 'RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 " + app + " --launches 20 --iters 64 && RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 " +
+                               app + " --launches 20 --iters 128 --extra'";
+  ASSERT_EQ(shell(kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + launcher + " > " +
+                  (out / "console.txt").string() + " 2>&1"),
+            0)
+      << console(out);
+  const Report report = read_report((out / "report.json").string());
+  const json& p = profile_of(report);
+  ASSERT_EQ(p["processes"].size(), 2u) << console(out);
+  for (int r = 0; r < 2; ++r) {
+    const json& proc = p["processes"][r];
+    EXPECT_EQ(proc["rank"]["rank"], r) << proc["rank"].dump();
+    EXPECT_EQ(proc["rank"]["from"], "RANK");
+    ASSERT_EQ(proc["gpus"].size(), 1u) << "one context, one device line";
+    EXPECT_FALSE(proc["gpus"][0]["pci_bus_id"].get<std::string>().empty());
+    EXPECT_EQ(proc["gpus"][0]["uuid"].get<std::string>().rfind("GPU-", 0), 0u) << proc["gpus"].dump();
+    EXPECT_EQ(proc["graphs"][0]["capture_mode"], "thread-local");
+  }
+  const json& v = p["cross_rank"];
+  ASSERT_EQ(v["ranks"].size(), 2u) << v.dump();
+  ASSERT_EQ(v["graphs"].size(), 3u) << "step on both ranks; tail apart (k_extra on rank 1)";
+  const json& step = v["graphs"][0];
+  EXPECT_TRUE(step["missing_on"].empty());
+  EXPECT_EQ(step["kernels_per_launch"], 4);
+  EXPECT_EQ(step["slowest_rank"], 1) << "twice the work per kernel";
+  ASSERT_EQ(v["trouble"].size(), 1u) << v["trouble"].dump();
+  EXPECT_EQ(v["trouble"][0]["kind"], "graph_differs");
+  EXPECT_NE(v["trouble"][0]["detail"].get<std::string>().find("k_extra"), std::string::npos);
+  EXPECT_NE(console(out).find("cross-rank view: 2 ranks of world size 2 on 1 host"), std::string::npos) << console(out);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp {
 namespace {

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <set>
 
-#include "graphprof/atomic_file.hpp"
+#include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/trace_chrome.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
 namespace {

@@ -4,7 +4,7 @@
 //   2  a table smaller than this API version's (built against an older or damaged header)
 //   3  an entry point that returns no table
 //   4  a shared library that is no graphprof plugin at all (no entry point)
-#include "graphprof/plugin_abi.h"
+#include "graphprof/cuda/plugin_abi.h"
 
 #if BAD_PLUGIN_CASE == 4
 extern "C" __attribute__((visibility("default"))) int some_other_library_function(void) { return 42; }

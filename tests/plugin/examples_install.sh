@@ -6,7 +6,7 @@ set -eu
 cmake=$1; build=$2; src=$3; work=$4; generator=$5; nvcc=$6; cxx=$7
 rm -rf "$work"
 "$cmake" --install "$build" --prefix "$work/prefix" >/dev/null
-for f in bin/graphprof include/graphprof/plugin_abi.h include/graphprof/cuda/workload.hpp \
+for f in bin/graphprof include/graphprof/cuda/plugin_abi.h include/graphprof/cuda/workload.hpp \
          include/graphprof/cuda/plugin.hpp lib*/cmake/graphprof/graphprofConfig.cmake \
          lib*/cmake/graphprof/graphprofConfigVersion.cmake lib*/cmake/graphprof/graphprofTargets.cmake; do
   ls "$work/prefix/"$f >/dev/null || { echo "not installed: $f"; exit 1; }

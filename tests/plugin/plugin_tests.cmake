@@ -43,7 +43,7 @@ set_tests_properties(plugin.examples_installed PROPERTIES LABELS cpu TIMEOUT 900
 
 # The boundary in-process, host-only (no CUDA call): declarations and error categories cross intact.
 add_executable(plugin_loader_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/plugin/plugin_loader_test.cpp)
-target_link_libraries(plugin_loader_test PRIVATE graphprof_cuda graphprof_core GTest::gtest_main)
+target_link_libraries(plugin_loader_test PRIVATE graphprof_cuda graphprof_host GTest::gtest_main)
 target_compile_definitions(plugin_loader_test PRIVATE GRAPHPROF_SAXPY_PLUGIN="${saxpy_so}")
 add_dependencies(plugin_loader_test example_saxpy)
 gtest_discover_tests(plugin_loader_test PROPERTIES LABELS cpu DISCOVERY_MODE PRE_TEST)

@@ -1,11 +1,11 @@
 // Real dumps of the allreduce workload on two H200s (rank 0, bytes=1 MiB, kernels=4, steps=4;
-// notes/h200x2-allreduce): the NCCL kernels show in the graph, as plain kernel nodes when the
+// evidence/allreduce-2gpu): the NCCL kernels show in the graph, as plain kernel nodes when the
 // iteration is stream-captured and inside child graphs when the graph is built explicitly.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 namespace {

@@ -13,8 +13,9 @@
 #include <functional>
 #include <thread>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/temp_folder.hpp"
 
 namespace gp {
 namespace {
@@ -208,6 +209,56 @@ void expect_signal_removes_temp_file(int sig) {
 
 TEST(AtomicWrite, SigtermRemovesRegisteredTemporaryFile) { expect_signal_removes_temp_file(SIGTERM); }
 TEST(AtomicWrite, SigintRemovesRegisteredTemporaryFile) { expect_signal_removes_temp_file(SIGINT); }
+
+// A temporary folder (--isolate's trace records, --ranks' rendezvous) registered with
+// TempFolderGuard is gone, files and a subfolder of files included, when SIGTERM/SIGINT ends the
+// process; before, it stayed in the temporary folder.
+void expect_signal_removes_temp_folder(int sig) {
+  struct sigaction current {};
+  if (::sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_IGN)
+    GTEST_SKIP() << "signal " << sig << " is ignored in this test process (started in the background?)";
+  const fs::path d = fresh_dir("folder-signal" + std::to_string(sig));
+  const fs::path folder = d / "graphprof-ranks-123";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    fs::create_directories(folder / "nccl");
+    for (int i = 0; i < 300; ++i) std::ofstream(folder / ("rank" + std::to_string(i) + ".json")) << "x";
+    std::ofstream(folder / "nccl" / "id") << "y";
+    TempFolderGuard guard(folder.string());
+    ::raise(sig);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+  EXPECT_FALSE(fs::exists(folder));
+  fs::remove_all(d);
+}
+
+TEST(AtomicWrite, SigtermRemovesRegisteredTemporaryFolder) { expect_signal_removes_temp_folder(SIGTERM); }
+TEST(AtomicWrite, SigintRemovesRegisteredTemporaryFolder) { expect_signal_removes_temp_folder(SIGINT); }
+
+// Inputs: only regular files (a FIFO with no writer is refused at once, not waited on), '-' is
+// standard input.
+TEST(ReadFile, RefusesFifosAndDevicesAtOnceNamingThem) {
+  const fs::path d = fresh_dir("read-fifo");
+  const fs::path fifo = d / "in.dot";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string path : {fifo.string(), std::string("/dev/zero"), std::string("/dev/null")}) {
+    try {
+      read_file(path);
+      ADD_FAILURE() << path << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find(path + ": is a"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  std::ofstream(d / "f.txt") << "text";
+  EXPECT_EQ(read_file((d / "f.txt").string()), "text");
+  fs::remove_all(d);
+}
 
 // The real write: a child writes a large file and is killed while it does so; whatever moment the
 // signal hits, there is either the finished target or nothing, never a *.tmp.* file.

@@ -1,6 +1,6 @@
-// The one batch rule of the measurement passes (graphprof/batch_rule.hpp): the GPU, launch and
+// The one batch rule of the measurement passes (graphprof/core/batch_rule.hpp): the GPU, launch and
 // trace passes queue the same number of iterations per batch for the same iteration.
-#include "graphprof/batch_rule.hpp"
+#include "graphprof/core/batch_rule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/report.hpp"
 #include "golden.hpp"
 
 namespace gp {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <random>
 
-#include "graphprof/compare.hpp"
+#include "graphprof/compare/comparison.hpp"
 
 namespace gp {
 namespace {

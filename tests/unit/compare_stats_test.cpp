@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "graphprof/compare_stats.hpp"
+#include "graphprof/compare/compare_stats.hpp"
 
 namespace gp {
 namespace {

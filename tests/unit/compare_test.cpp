@@ -6,11 +6,11 @@
 #include <cmath>
 #include <string>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_classes.hpp"
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/compare_classes.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 namespace {

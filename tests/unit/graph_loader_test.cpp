@@ -9,10 +9,10 @@
 #include <limits>
 #include <map>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/graph/graph_model.hpp"
 #include "../../src/graph/node_label.hpp"
 
 namespace gp {

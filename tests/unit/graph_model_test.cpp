@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "graphprof/graph_model.hpp"
+#include "graphprof/graph/graph_model.hpp"
 
 namespace gp {
 namespace {

@@ -3,12 +3,14 @@
 // Graphviz.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/graph_render.hpp"
-#include "graphprof/graph_view.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_render.hpp"
+#include "graphprof/graph/graph_view.hpp"
 
 namespace gp {
 namespace {
@@ -325,6 +327,136 @@ TEST(GraphView, NoCollapseStillFoldsWhatNoLayoutFinishes) {
   EXPECT_TRUE(v.collapsed);
   ASSERT_FALSE(v.simplified.empty());
   EXPECT_NE(v.simplified[0].find("300 nodes is more than the 100 boxes"), std::string::npos) << v.simplified[0];
+}
+
+// ---- bounds on what reaches the layout, whatever the dump ------------------------------------------
+// Folding works inside each graph: these dumps reached Graphviz with 200,000 boxes (SIGSEGV in its
+// layout) or 20,000 clusters (24 GB). Generated here; the limits are asserted on the view.
+
+void expect_within_bounds(const GraphView& v, const ViewOptions& o) {
+  EXPECT_LE(v.boxes.size(), o.max_drawn_boxes);
+  EXPECT_LE(v.clusters.size(), o.max_drawn_clusters);
+  EXPECT_LE(v.edges.size(), o.max_drawn_edges + 4 * std::max<std::size_t>(v.clusters.size(), 1));
+  for (const ViewEdge& e : v.edges) {
+    EXPECT_LT(e.from, v.boxes.size());
+    EXPECT_LT(e.to, v.boxes.size());
+  }
+  for (const ViewCluster& c : v.clusters)
+    for (std::size_t b : c.boxes) EXPECT_LT(b, v.boxes.size());
+  for (const ViewBox& b : v.boxes) {
+    EXPECT_LE(b.label.size(), 1000u);
+    EXPECT_LE(b.tooltip.size(), 4000u);
+  }
+}
+
+TEST(GraphViewBounds, TwoHundredThousandOneNodeClustersFoldIntoFewBoxes) {
+  std::string s = "digraph dot {\n";
+  for (int k = 1; k <= 200000; ++k)
+    s += "subgraph cluster_" + std::to_string(k) + " {\n\"graph_" + std::to_string(k) + "_node_0\"[label=\"?\"];\n}\n";
+  const GraphModel m = load_dot_text(s + "}\n", "clusters.dot");
+  ASSERT_EQ(m.nodes.size(), 200000u);
+  const ViewOptions o;
+  const GraphView v = build_view(m, analyze(m), nullptr, o);
+  expect_within_bounds(v, o);
+  std::size_t members = 0;
+  for (const ViewBox& b : v.boxes) members += b.members.size();
+  EXPECT_EQ(members, m.nodes.size());
+  ASSERT_FALSE(v.simplified.empty());
+  EXPECT_NE(v.title.find("simplified: the unconnected nodes of all graphs are drawn as one box"), std::string::npos)
+      << v.title;
+}
+
+// graph_k's node 0 runs graph_{k+1}: a chain of nested child graphs, each one kernel and the link.
+GraphModel nested_children(int depth) {
+  std::string s = "digraph dot {\n";
+  for (int k = 1; k <= depth; ++k) {
+    const std::string g = std::to_string(k);
+    s += "subgraph cluster_" + g + " {\n";
+    if (k < depth)
+      s += "\"graph_" + g + "_node_0\"[shape=\"record\" label=\"{\nCHILD_GRAPH\n| {ID | 0}\n| graph_" +
+           std::to_string(k + 1) + "\n}\n\"];\n";
+    s += "\"graph_" + g + "_node_1\"[shape=\"octagon\" label=\"1\n_Z1kv\n\"];\n";
+    if (k < depth) s += "\"graph_" + g + "_node_0\" -> \"graph_" + g + "_node_1\";\n";
+    s += "}\n";
+  }
+  return load_dot_text(s + "}\n", "nested.dot");
+}
+
+TEST(GraphViewBounds, TwentyThousandNestedChildGraphsFoldAndFramesAreCapped) {
+  const GraphModel m = nested_children(20000);
+  ASSERT_EQ(m.clusters.size(), 20000u);
+  const ViewOptions o;
+  const GraphView v = build_view(m, analyze(m), nullptr, o);
+  expect_within_bounds(v, o);
+  std::size_t members = 0;
+  for (const ViewBox& b : v.boxes) members += b.members.size();
+  EXPECT_EQ(members, m.nodes.size());
+  EXPECT_NE(v.title.find("simplified: "), std::string::npos) << v.title;
+}
+
+TEST(GraphViewBounds, ManyChildGraphsUnderTheBoxLimitKeepOnlySomeFrames) {
+  const GraphModel m = nested_children(300);  // 599 nodes: few enough boxes, too many frames
+  ViewOptions o;
+  o.collapse = CollapseMode::kOff;
+  const GraphView v = build_view(m, analyze(m), nullptr, o);
+  expect_within_bounds(v, o);
+  EXPECT_EQ(v.clusters.size(), o.max_drawn_clusters);
+  bool said = false;
+  for (const auto& x : v.simplified) said = said || x.find("only the first 64 of 299 child graphs") != std::string::npos;
+  EXPECT_TRUE(said) << v.title;
+}
+
+TEST(GraphViewBounds, AViewThatCannotBeFoldedSmallEnoughIsRefusedNamingTheFile) {
+  // 2,000 two-node graphs, each a link: nothing unconnected, no child graphs to fold.
+  std::string s = "digraph dot {\n";
+  for (int k = 1; k <= 2000; ++k) {
+    const std::string g = std::to_string(k);
+    s += "subgraph cluster_" + g + " {\n\"graph_" + g + "_node_0\"[shape=\"octagon\" label=\"0\n_Z1av\n\"];\n\"graph_" + g +
+         "_node_1\"[shape=\"octagon\" label=\"1\n_Z1bv\n\"];\n\"graph_" + g + "_node_0\" -> \"graph_" + g + "_node_1\";\n}\n";
+  }
+  const GraphModel m = load_dot_text(s + "}\n", "pairs.dot");
+  try {
+    build_view(m, analyze(m), nullptr);
+    ADD_FAILURE() << "a view of 4,000 boxes was built";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("pairs.dot: too big to draw"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GraphViewBounds, HugeKernelNamesAreClippedInLabelsAndTooltips) {
+  const std::string name = "_Z" + std::to_string(10000) + std::string(10000, 'k') + "v";
+  const GraphModel m = load_dot_text("digraph dot {\nsubgraph cluster_1 {\n\"graph_1_node_0\"[shape=\"octagon\" label=\"0\n" + name +
+                                         "\n\"];\n}\n}\n",
+                                     "long.dot");
+  const GraphView v = build_view(m, analyze(m), nullptr);
+  ASSERT_EQ(v.boxes.size(), 1u);
+  EXPECT_LE(v.boxes[0].label.size(), 200u);
+  EXPECT_LE(v.boxes[0].tooltip.size(), 1700u);
+}
+
+// A layout that fails (here: a memory limit no layout fits in) ends that render with exit 3 naming
+// the file; graphprof itself goes on (a crash inside Graphviz took the process down).
+TEST(GraphRender, ALayoutFailureIsABadInputNamingTheFileNotACrash) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the layout's memory limit is not set under AddressSanitizer";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "the layout's memory limit is not set under AddressSanitizer";
+#endif
+#endif
+  const Loaded l = load("fork-join_graph_verbose.dot");
+  const GraphView v = build_view(l.model, l.metrics, nullptr);
+  ::setenv("GRAPHPROF_LAYOUT_MEMORY_MB", "1", 1);
+  try {
+    render_svg(v);
+    ADD_FAILURE() << "rendered within 1 MiB";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fork-join_graph_verbose.dot: the Graphviz layout"), std::string::npos) << e.what();
+  }
+  ::unsetenv("GRAPHPROF_LAYOUT_MEMORY_MB");
+  EXPECT_NE(render_svg(v).find("<svg"), std::string::npos) << "the next render works";
 }
 
 // ---- Graphviz output ----------------------------------------------------------------------------

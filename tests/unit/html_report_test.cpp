@@ -6,12 +6,16 @@
 #include <filesystem>
 #include <regex>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/compare.hpp"
-#include "graphprof/compare_report.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/compare_report.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "../../src/report/html_svg.hpp"
 
 namespace gp {
 namespace {
@@ -241,6 +245,28 @@ TEST(RunCsv, QuotesFieldsAndRecordsFailures) {
   r.results[1].reason = "cudaStreamEndCapture failed, \"invalidated\"";
   const std::string csv = CsvReporter().text(r);
   EXPECT_NE(csv.find("capture,failed,status,\"cudaStreamEndCapture failed, \"\"invalidated\"\"\""), std::string::npos);
+}
+
+// Charts do bounded work whatever the figures: a top near 1e308 overflowed the axis to +inf and
+// its tick loop never ended (bad_alloc after 56 s and 3.9 GB in `report`).
+TEST(HtmlCharts, AxesOfHugeFiguresHaveAFewTicksAndEnd) {
+  html::BarChart bars;
+  bars.id = "b";
+  bars.unit = "ns";
+  bars.bars = {{"a", "c", 1.7e308, 1.0, 1.79e308, "x", ""}, {"b", "c", 1e300, 2.0, 1.0, "y", ""}};
+  const std::string b = html::svg_bar_chart(bars);
+  EXPECT_LT(b.size(), 100000u);
+  EXPECT_NE(b.find("</svg>"), std::string::npos);
+  html::ChangeChart changes;
+  changes.id = "c";
+  changes.rows = {{"m", "v", 1.7e308, -1.79e308, 1.79e308, ""}};
+  const std::string c = html::svg_change_chart(changes);
+  EXPECT_LT(c.size(), 100000u);
+  html::LineChart lines;
+  lines.id = "l";
+  lines.series = {{"s", "c", {{1e-300, 1e-300, 1, 0, ""}, {1e300, 1e300, 1, 0, ""}}}};
+  const std::string l = html::svg_loglog_chart(lines);
+  EXPECT_LT(l.size(), 1000000u);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 namespace {

@@ -4,8 +4,10 @@
 
 #include <cmath>
 
-#include "graphprof/compare_merge.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/compare/report_merge.hpp"
+#include "graphprof/core/atomic_file.hpp"
 
 namespace gp {
 namespace {
@@ -157,6 +159,67 @@ TEST(Merge, RefusesTheSameFileTwice) {
     EXPECT_EQ(e.code(), ExitCode::kBadInput);
     EXPECT_NE(std::string(e.what()).find("given twice"), std::string::npos) << e.what();
   }
+}
+
+// A copy under another name, or the same report rewritten with other spacing, is the same run:
+// pooled twice it halved the noise. Told apart by content, not by path.
+TEST(Merge, RefusesACopyOfAReportUnderAnotherName) {
+  const std::string dir = ::testing::TempDir();
+  const Report r = report(300, 100);
+  write_report(r, dir + "/merge_a.json");
+  write_file_atomic(dir + "/merge_copy.json", to_json(r).dump());  // same content, other spacing
+  write_report(report(310, 100), dir + "/merge_b.json");
+  try {
+    read_distinct_reports({dir + "/merge_a.json", dir + "/merge_b.json", dir + "/merge_copy.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("merge_copy.json: the same report as " + dir + "/merge_a.json"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read_distinct_reports({dir + "/merge_a.json", dir + "/merge_b.json"}).size(), 2u);
+}
+
+// Byte-identical files are copies of one run: pooling them would count it twice.
+TEST(Merge, RefusesCopiesOfOneRun) {
+  const std::string dir = ::testing::TempDir();
+  write_report(report(300, 100), dir + "/merge_copy_a.json");
+  write_report(report(300, 100), dir + "/merge_copy_b.json");
+  try {
+    read_distinct_reports({dir + "/merge_copy_a.json", dir + "/merge_copy_b.json"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("merge_copy_b.json: the same bytes as"), std::string::npos) << e.what();
+  }
+}
+
+// A profile is not a run of the suite, and profiles of two programs are not runs of one.
+TEST(Merge, RefusesReportsOfAnotherKind) {
+  auto profile_of = [](const std::string& program) {
+    Report r = report(300, 100);
+    ModeResult app;
+    app.workload = program;
+    app.mode = Mode::kApp;
+    app.sections.other = nlohmann::json{{"profile", {{"program", program}}}};
+    r.results = {app};
+    return r;
+  };
+  EXPECT_EQ(report_kind(profile_of("train.py")), "a profile of train.py (graphprof profile)");
+  EXPECT_EQ(report_kind(report(300, 100)), "a run report (graphprof run)");
+  for (const auto& [a, b] : {std::pair{profile_of("train.py"), report(300, 100)},
+                             std::pair{profile_of("train.py"), profile_of("serve.py")}}) {
+    EXPECT_FALSE(same_kind(a, b));
+    try {
+      merge_reports({a, b}, {"a.json", "b.json"});
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find("b.json is a "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a.json is a profile of train.py"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(same_kind(profile_of("train.py"), profile_of("train.py")));
 }
 
 }  // namespace

@@ -10,15 +10,18 @@
 #include <string>
 
 #include "golden.hpp"
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/graph_model.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/reporters.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_records.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/graph_analysis_text.hpp"
+#include "graphprof/graph/graph_model.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 namespace {
@@ -31,15 +34,27 @@ void expect_golden(const std::string& name, const std::string& text) {
 
 Report h200(const std::string& name) { return read_report(kData + "/h200/" + name); }
 
-std::string run_console(const Report& r) {
+std::string run_console(const Report& r, bool verbose) {
   std::ostringstream o;
-  RunConsoleReporter().write(r, o);
+  RunConsoleReporter(verbose).write(r, o);
   return o.str();
 }
 
+// The default console is the answer (the summary and the answer line); --verbose adds every metric.
 TEST(OutputGolden, RunConsole) {
-  expect_golden("run_chain.txt", run_console(h200("chain_run1.json")));
-  expect_golden("run_chain_sync_inside.txt", run_console(h200("chain_sync_inside.json")));  // a failed mode
+  expect_golden("run_chain.txt", run_console(h200("chain_run1.json"), false));
+  expect_golden("run_chain_verbose.txt", run_console(h200("chain_run1.json"), true));
+  expect_golden("run_chain_sync_inside.txt", run_console(h200("chain_sync_inside.json"), false));  // a failed mode
+  expect_golden("run_chain_sync_inside_verbose.txt", run_console(h200("chain_sync_inside.json"), true));
+}
+
+// The default suite on the H200 (one of the gate's real runs, tests/data/gate/A): one row per
+// workload and the answer line, no per-mode tables.
+TEST(OutputGolden, RunConsoleSuite) {
+  const std::string text = run_console(read_report(kData + "/gate/A/run1.json"), false);
+  EXPECT_NE(text.find("\nanswer: graphs pay off"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU time / iteration (events"), std::string::npos) << "per-mode tables are --verbose only";
+  expect_golden("run_suite_h200.txt", text);
 }
 
 TEST(OutputGolden, RunMarkdown) {
@@ -51,9 +66,11 @@ TEST(OutputGolden, RunMarkdown) {
 }
 
 TEST(OutputGolden, SweepConsole) {
-  std::ostringstream o;
-  SweepConsoleReporter().write(h200("sweep_chain.json"), o);
-  expect_golden("sweep_chain.txt", o.str());
+  for (const bool verbose : {false, true}) {
+    std::ostringstream o;
+    SweepConsoleReporter(verbose).write(h200("sweep_chain.json"), o);
+    expect_golden(verbose ? "sweep_chain_verbose.txt" : "sweep_chain.txt", o.str());
+  }
 }
 
 // The trace summary of the real H200 records (chain, 10 kernels; eager, capture, graph). The
@@ -131,9 +148,14 @@ TEST(OutputGolden, ProfileSummary) {
   run.wall_ns = 2.0e9;
   const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
   // The render hint names the dump where it is: the test data folder, which differs per checkout.
-  std::string text = format_profile_summary(profile_report(run, {p}), "prof/report.json");
+  std::string text = format_profile_summary(profile_report(run, {p}), true, "prof/report.json");
   for (std::size_t at; (at = text.find(kData)) != std::string::npos;) text.replace(at, kData.size(), "TEST_DATA");
   expect_golden("profile_summary_graph_app.txt", text);
+  // profile's default console: no per-node, per-kernel or per-call lists, one line for the work outside graphs.
+  const std::string brief = format_profile_summary(profile_report(run, {p}), false);
+  EXPECT_EQ(brief.find("slowest nodes"), std::string::npos) << brief;
+  EXPECT_NE(brief.find("outside graphs: 5 eager kernels"), std::string::npos) << brief;
+  expect_golden("profile_summary_graph_app_brief.txt", brief);
 }
 
 }  // namespace

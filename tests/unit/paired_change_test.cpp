@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "graphprof/paired_change.hpp"
+#include "graphprof/compare/paired_change.hpp"
 
 namespace gp {
 namespace {

@@ -1,8 +1,8 @@
 // Workload parameters: defaults, overrides and the usage errors users see.
 #include <gtest/gtest.h>
 
-#include "graphprof/error.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/params.hpp"
 
 namespace gp {
 namespace {

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "graphprof/compare.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/html_report.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/profile/profile.hpp"
 
 namespace gp {
 namespace {

@@ -7,8 +7,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "graphprof/node_sampling.hpp"
-#include "graphprof/profile.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/core/node_sampling.hpp"
 
 namespace gp {
 namespace {

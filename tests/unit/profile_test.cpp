@@ -5,14 +5,22 @@
 // the ResNet-50 replay demo. The counts asserted are what the H200 recorded.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include <sstream>
 
-#include "graphprof/error.hpp"
-#include "graphprof/graph_analysis.hpp"
-#include "graphprof/profile.hpp"
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/core/cuda_error_text.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 
 namespace gp {
 namespace {
@@ -80,6 +88,45 @@ TEST(ProfileRecords, OutOfRangeNumbersAndEmptyRemarksAreUnreadableLines) {
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "kept");
   EXPECT_TRUE(r.errors.empty());
+}
+
+// A record that ends before it starts was read as a zero duration ("coverage 0.0 %", no word):
+// it is an unreadable line now, and said once.
+TEST(ProfileRecords, RecordsThatEndBeforeTheyStartAreUnreadableLinesWithAWarning) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":7}\n"
+      "{\"t\":\"k\",\"n\":\"k\",\"s\":200,\"e\":100,\"g\":1}\n"
+      "{\"t\":\"k\",\"n\":\"k\",\"s\":100,\"e\":200,\"g\":1}\n"
+      "{\"t\":\"a\",\"n\":\"cudaGraphLaunch\",\"s\":50,\"e\":10}\n"
+      "{\"t\":\"gt\",\"s\":9,\"e\":8}\n");
+  const ProcessRecords r = parse_process_records(in, "mem");
+  EXPECT_EQ(r.malformed_lines, 3u);
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels[0].end_ns, 200u);
+  EXPECT_TRUE(r.trace.api.empty());
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "3 records end before they start (counted as unreadable lines)");
+}
+
+// The application may leave a FIFO, a device or a link to one where its records were: refused at
+// once (it blocked graphprof forever), naming the file.
+TEST(ProfileRecords, ARecordFileThatIsNotARegularFileIsRefusedWithoutBlocking) {
+  const std::string dir = ::testing::TempDir() + "gp_profile_fifo";
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/proc-9.jsonl";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    try {
+      read_process_records(path);
+      ADD_FAILURE() << path << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find(path + ": the profile records are not a regular file"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
@@ -356,6 +403,27 @@ TEST(ProfileReport, AnApplicationThatTookTheActivityApiIsSaidWithoutARecordsStop
   EXPECT_NE(console.find("  graphprof warning: the application used CUPTI's activity API itself"), std::string::npos) << console;
   EXPECT_EQ(console.find("records stop"), std::string::npos) << console;
   EXPECT_NE(console.find("no kernel or launch record reached graphprof"), std::string::npos) << console;
+}
+
+// Kernel names reach 10 kB (CUTLASS/Triton templates): the console's tables clip them by display
+// width (they printed 10 kB rows, and a 200 MB name filled 1 GiB of stdout); the report keeps them.
+TEST(ProfileReport, HugeKernelNamesAreClippedInTheConsoleTablesAndKeptInTheReport) {
+  const std::string name = "_Z" + std::string(10000, 'k') + "\u00e9v";
+  std::istringstream in("{\"t\":\"process\",\"pid\":7,\"ppid\":6,\"level\":2,\"cmdline\":\"app\"}\n"
+                        "{\"t\":\"k\",\"n\":\"" + name + "\",\"s\":100,\"e\":200,\"co\":1}\n"
+                        "{\"t\":\"k\",\"n\":\"" + name + "\",\"s\":300,\"e\":450,\"co\":2}\n");
+  const Report report = profile_report(fixture_run(), {analyze_process(parse_process_records(in, "mem"))});
+  const std::string console = format_profile_summary(report);
+  std::size_t widest = 0, start = 0;
+  while (start < console.size()) {
+    const std::size_t nl = console.find('\n', start);
+    widest = std::max(widest, display_width(console.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  EXPECT_LE(widest, 200u) << console.substr(0, 2000);
+  EXPECT_NE(console.find("..."), std::string::npos) << console.substr(0, 2000);
+  EXPECT_NE(to_json(report).dump().find(std::string(10000, 'k')), std::string::npos) << "the report keeps the whole name";
 }
 
 // What CUPTI itself reports to graphprof's subscriber (its state callbacks) is passed on as it is. The

@@ -2,9 +2,9 @@
 // results kept and one "all" result per workload/mode in which the slowest rank decides.
 #include <gtest/gtest.h>
 
-#include "graphprof/error.hpp"
-#include "graphprof/ranks.hpp"
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/ranks.hpp"
+#include "graphprof/report/reporter.hpp"
 
 #include <sstream>
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/run_outcome.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp {
 namespace {
@@ -124,6 +124,43 @@ TEST(HostileReport, FractionalCountsNameTheFieldAndValue) {
     EXPECT_EQ(m.rfind(std::string("hostile.json: settings.") + key + ": ", 0), 0u) << m;
     EXPECT_NE(m.find("2.5"), std::string::npos) << m;
   }
+}
+
+// Finite but absurd figures (1e300: 3.9 GB and 56 s in `report` before; -2.5 µs node times that
+// made a negative timed critical path; a negative device probe) are refused where they are read.
+TEST(HostileReport, AbsurdFiguresAndNegativeTimesAreOutOfRangeNamingTheField) {
+  const std::string result = R"({"schema_version": "1.0.0", "results": [{"workload": "w", "mode": "graph", "params": {},
+      "status": "ok", "metrics": {"m": {"unit": "ns", "direction": "lower_is_better", "repetitions": [[REPS]]}},
+      "sections": SECTIONS}]})";
+  const auto with = [&](const std::string& reps, const std::string& sections) {
+    std::string t = result;
+    t.replace(t.find("REPS"), 4, reps);
+    t.replace(t.find("SECTIONS"), 8, sections);
+    return t;
+  };
+  const std::string trace_ok = R"("status": "ok", "level": "node", "replays": 3, "gpu_records": 6)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {with("1, 1e300", "{}"), "results[0].metrics.m.repetitions[0][1]: value 1e+300 is out of range"},
+      {with("1, -1.7e308", "{}"), "results[0].metrics.m.repetitions[0][1]: value -1.7e+308 is out of range"},
+      {with("1", R"({"trace": {)" + trace_ok + R"(, "nodes": [{"dot_name": "graph_1_node_0", "median_ns": -2500}]}})"),
+       "results[0].sections.trace.nodes[0].median_ns: value -2500 is out of range (a time cannot be negative)"},
+      {with("1", R"({"trace": {)" + trace_ok + R"(, "nodes": [{"dot_name": "graph_1_node_0", "median_ns": 1e308}]}})"),
+       "results[0].sections.trace.nodes[0].median_ns: value 1e+308 is out of range"},
+      {with("1", R"({"device_probe": {"chain_kernels": 256, "ns_per_kernel": -508}})"),
+       "results[0].sections.device_probe.ns_per_kernel: value -508 is out of range"},
+      {with("1", R"({"device_probe": {"chain_kernels": 256, "ns_per_kernel": 1e300}})"),
+       "results[0].sections.device_probe.ns_per_kernel: value 1e+300 is out of range"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string m = bad_input_message(text);
+    EXPECT_NE(m.find("hostile.json: " + want), std::string::npos) << m;
+  }
+  // Large but possible figures stay: 1e15 ns (12 days), a gap before a node that overlaps (< 0).
+  EXPECT_NO_THROW(report_from_json(
+      parse_json_text(with("1, 1e15", R"({"trace": {)" + trace_ok +
+                                          R"(, "nodes": [{"dot_name": "graph_1_node_0", "median_ns": 5, "gap_before_median_ns": -3}]}})"),
+                      "ok.json"),
+      "ok.json"));
 }
 
 TEST(HostileReport, HugeVersionNumbersDoNotOverflow) {

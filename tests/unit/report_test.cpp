@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 namespace {
@@ -125,6 +125,26 @@ TEST(Report, SemanticErrorsNameTheField) {
   v["schema_version"] = "2.0.0";
   EXPECT_THROW(report_from_json(v, "x.json"), Error);
   EXPECT_THROW(report_from_json(nlohmann::json::array(), "x.json"), Error);
+}
+
+
+// graphprof's other JSON files are named for what they are, not refused for their version.
+TEST(Report, OtherGraphprofFilesAreNamed) {
+  const std::pair<nlohmann::json, const char*> cases[] = {
+      {{{"schema", "graphprof-compare"}, {"schema_version", "2.0.0"}}, "this is a comparison (graphprof compare --json)"},
+      {{{"schema", "graphprof.graph-analysis/1"}}, "this is a graph analysis (graphprof analyze --json)"},
+      {{{"traceEvents", nlohmann::json::array()}}, "this is a Chrome trace-event file"},
+      {{{"kernels", nlohmann::json::array()}, {"api", nlohmann::json::array()}}, "a trace pass's raw records"}};
+  for (const auto& [j, want] : cases) {
+    try {
+      report_from_json(j, "x.json");
+      FAIL() << want;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("not readable by this graphprof"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

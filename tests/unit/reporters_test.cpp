@@ -3,7 +3,8 @@
 
 #include <sstream>
 
-#include "graphprof/reporters.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp {
 namespace {
@@ -21,9 +22,10 @@ TEST(Reporters, FormatNsPicksReadableUnits) {
   EXPECT_EQ(format_ns(std::numeric_limits<double>::quiet_NaN()), "-");
 }
 
+// --verbose: every mode's metric table, then the summary.
 TEST(Reporters, ConsoleShowsEveryModeAndTheSummary) {
   std::ostringstream out;
-  RunConsoleReporter().write(h200_chain(), out);
+  RunConsoleReporter(/*verbose=*/true).write(h200_chain(), out);
   const std::string s = out.str();
   EXPECT_NE(s.find("NVIDIA H200"), std::string::npos);
   for (const char* m : {"mode=eager: ok", "mode=capture: ok", "mode=graph: ok"}) EXPECT_NE(s.find(m), std::string::npos) << m;
@@ -35,11 +37,17 @@ TEST(Reporters, ConsoleShowsEveryModeAndTheSummary) {
 
 TEST(Reporters, FailedModeShowsReasonAndFix) {
   std::ostringstream out;
-  RunConsoleReporter().write(read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_sync_inside.json"), out);
+  RunConsoleReporter(/*verbose=*/true).write(read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_sync_inside.json"), out);
   const std::string s = out.str();
   EXPECT_NE(s.find("mode=capture: failed"), std::string::npos);
   EXPECT_NE(s.find("cudaErrorStreamCaptureUnsupported"), std::string::npos);
   EXPECT_NE(s.find("fix:"), std::string::npos);
+  // Without --verbose the reason and the fix are still there, under the summary.
+  std::ostringstream brief;
+  RunConsoleReporter().write(read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_sync_inside.json"), brief);
+  EXPECT_NE(brief.str().find("chain capture: failed: cudaStreamSynchronize returned cudaErrorStreamCaptureUnsupported"),
+            std::string::npos) << brief.str();
+  EXPECT_NE(brief.str().find("  fix: "), std::string::npos);
 }
 
 TEST(Reporters, MarkdownHasOneTableRowPerMode) {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "graphprof/stats.hpp"
+#include "graphprof/core/stats.hpp"
 
 namespace gp {
 namespace {

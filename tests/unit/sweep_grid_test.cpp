@@ -1,8 +1,8 @@
 // Sweep parameter specs: lists, ranges, geometric steps, the grid product and its errors.
 #include <gtest/gtest.h>
 
-#include "graphprof/error.hpp"
-#include "graphprof/sweep_grid.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/sweep_grid.hpp"
 
 namespace gp {
 namespace {

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/reporters.hpp"
-#include "graphprof/text_format.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
+#include "graphprof/core/name_match.hpp"
 
 namespace gp {
 namespace {
@@ -63,7 +64,7 @@ TEST(TextFormat, DisplayWidthCountsCodePoints) {
 // wide, in columns, as the rule under the header: right-aligned columns line up.
 TEST(TextFormat, RunConsoleTablesWithMicroAlign) {
   std::ostringstream o;
-  RunConsoleReporter().write(read_report(data("h200/chain_run1.json")), o);
+  RunConsoleReporter(/*verbose=*/true).write(read_report(data("h200/chain_run1.json")), o);
   const auto lines = lines_of(o.str());
   std::size_t tables = 0, micro_rows = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -159,11 +160,12 @@ Report sweep_without_eager() {
 TEST(TextFormat, SweepWithoutEagerPrintsDash) {
   const Report rep = sweep_without_eager();
   ASSERT_EQ(rep.results.size(), 10u);
-  std::ostringstream sweep, run, md;
-  SweepConsoleReporter().write(rep, sweep);
+  std::ostringstream sweep, brief_sweep, run, md;
+  SweepConsoleReporter(/*verbose=*/true).write(rep, sweep);
+  SweepConsoleReporter().write(rep, brief_sweep);
   RunConsoleReporter().write(rep, run);
   MarkdownReporter().write(rep, md);
-  for (const std::string& s : {sweep.str(), run.str(), md.str()}) {
+  for (const std::string& s : {sweep.str(), brief_sweep.str(), run.str(), md.str()}) {
     EXPECT_EQ(s.find("nan"), std::string::npos) << s;
     EXPECT_EQ(s.find("never"), std::string::npos) << s;
   }
@@ -175,6 +177,56 @@ TEST(TextFormat, SweepWithoutEagerPrintsDash) {
       EXPECT_TRUE(std::regex_search(l, std::regex(" - +- +ok$"))) << l;
     }
   EXPECT_EQ(rows, 10u);
+}
+
+
+// A device-launched graph's work is not in CUPTI's records: the trace text says how much GPU time
+// that is (the H200's device-launch workload: a 3.87 µs traced span against 191 µs of GPU time).
+TEST(TextFormat, TraceSummarySaysWhatCuptiDidNotRecord) {
+  Report rep = read_report(data("h200/chain_run1.json"));
+  ASSERT_FALSE(rep.results.empty());
+  ModeResult r = rep.results.back();
+  r.workload = "device-launch";
+  Metric m;
+  m.unit = "ns";
+  m.repetitions = {{191000.0, 191000.0, 191000.0}};
+  m.resummarize();
+  r.metrics["gpu_time_per_iter"] = m;
+  TraceSection t;
+  t.status = "ok";
+  t.level = "node";
+  TraceStats span;
+  span.count = 200;
+  span.median_ns = 3870.0;
+  t.graph_span = span;
+  r.sections.trace = t;
+  rep.results = {r};
+  const std::string text = format_trace_summary(rep);
+  EXPECT_NE(text.find("not in CUPTI's records: 187 µs of the 191 µs GPU time per iteration"), std::string::npos) << text;
+  // A span that covers the measured time says nothing of the kind.
+  span.median_ns = 190000.0;
+  rep.results[0].sections.trace->graph_span = span;
+  EXPECT_EQ(format_trace_summary(rep).find("not in CUPTI's records"), std::string::npos);
+}
+
+// Kernel names of one model differ at their ends: a cut in the middle keeps them apart.
+TEST(NameMatch, ClipMiddleKeepsBothEnds) {
+  const std::string a = "triton_per_fused__fused_rms_norm__unsafe_view_mul_3";
+  const std::string b = "triton_per_fused__fused_rms_norm__unsafe_view_mul_7";
+  EXPECT_NE(clip_middle(a, 30), clip_middle(b, 30));
+  EXPECT_EQ(display_width(clip_middle(a, 30)), 30u);
+  EXPECT_EQ(clip_middle(a, 30).substr(0, 10), "triton_per");
+  EXPECT_EQ(clip_middle("short", 30), "short");
+  EXPECT_EQ(clip_middle("µµµµµµµµµµµµ", 5), "µµµ…µ");  // cut between code points
+}
+
+TEST(NameMatch, ClosestNameSuggestsWithinTheEdits) {
+  EXPECT_EQ(edit_distance("compre", "compare"), 1u);
+  EXPECT_EQ(edit_distance("comapre", "compare"), 1u);  // a swap is one edit
+  const std::vector<std::string> names{"analyze", "compare", "merge", "render", "report"};
+  EXPECT_EQ(closest_name("compre", names, 2), "compare");
+  EXPECT_EQ(closest_name("reprot", names, 2), "report");
+  EXPECT_EQ(closest_name("frobnicate", names, 2), "");
 }
 
 }  // namespace

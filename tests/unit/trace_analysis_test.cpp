@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <random>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
 #include "trace_test_data.hpp"
 
 namespace gp {

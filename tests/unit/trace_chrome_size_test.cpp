@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 #include "trace_test_data.hpp"
 
 namespace gp {

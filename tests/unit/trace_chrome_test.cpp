@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "graphprof/trace_chrome.hpp"
+#include "graphprof/report/chrome_trace.hpp"
 #include "trace_test_data.hpp"
 
 namespace gp {

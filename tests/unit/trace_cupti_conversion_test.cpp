@@ -1,10 +1,10 @@
 // CUPTI records -> plain records, on the CPU: synthetic records are built in CUPTI's own structs
-// (inside the one cupti.h translation unit) and converted by the code that converts live buffers.
-// Linked against graphprof_cuda (see tests/cli/trace_cli_tests.cmake); needs no GPU.
+// (inside the trace layer's CUPTI files) and converted by the code that converts live buffers.
+// Linked against graphprof_trace_cupti (see tests/cli/trace_cli_tests.cmake); needs no GPU.
 #include <gtest/gtest.h>
 
-#include "graphprof/error.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
 namespace {

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphprof/stats.hpp"
-#include "graphprof/trace_analysis.hpp"
+#include "graphprof/core/stats.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};

@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <set>
 
-#include "graphprof/atomic_file.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/trace_analysis.hpp"
-#include "graphprof/trace_report.hpp"
+#include "graphprof/graph/dot_graph_info.hpp"
+#include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/report/trace_summary_text.hpp"
 
 namespace gp {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graphprof/trace_records.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp::testdata {
 

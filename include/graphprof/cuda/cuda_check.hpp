@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 

@@ -1,6 +1,6 @@
 // The GPU graphprof measures on: discovery, facts for the report, and the no-GPU diagnosis.
 #pragma once
-#include "graphprof/report.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 

@@ -1,4 +1,4 @@
-// The plugin side of the C boundary (graphprof/plugin_abi.h), header-only: it turns the
+// The plugin side of the C boundary (graphprof/cuda/plugin_abi.h), header-only: it turns the
 // workloads a library registered with GP_REGISTER_WORKLOAD into the gp_plugin table that
 // graphprof reads. graphprof_add_workload() (CMake) generates the one line a plugin needs,
 //     GP_PLUGIN_ENTRY("mywork", "1.0")
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/plugin_abi.h"
+#include "graphprof/cuda/plugin_abi.h"
 
 namespace gp::plugin_detail {
 

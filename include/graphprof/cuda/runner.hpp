@@ -5,10 +5,10 @@
 
 #include "graphprof/cuda/measure_observer.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/report.hpp"
-#include "graphprof/stats.hpp"
-#include "graphprof/trace_options.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/stats.hpp"
+#include "graphprof/trace/trace_options.hpp"
 
 namespace gp {
 

@@ -1,5 +1,7 @@
 // Running a selection of workloads and modes into one Report.
 #pragma once
+#include <chrono>
+#include <optional>
 #include <map>
 #include <string>
 #include <utility>
@@ -7,8 +9,8 @@
 
 #include "graphprof/cuda/runner.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/params.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/params.hpp"
+#include "graphprof/core/report.hpp"
 
 namespace gp {
 
@@ -20,6 +22,9 @@ struct RunRequest {
   std::vector<std::map<std::string, std::string>> sweep_points;
   MeasureOptions measure;
   int device = 0;
+  // `--time-limit`: when set, a (workload, mode) is not started after this moment (it is recorded
+  // as cut: run_outcome.hpp), and each timing pass's budget is capped by the time left.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // What run_suite measures, in order: each workload with the parameters it runs with (defaults

@@ -25,8 +25,8 @@
 
 #include "graphprof/cuda/cuda_check.hpp"
 #include "graphprof/cuda/handles.hpp"
-#include "graphprof/mode.hpp"
-#include "graphprof/params.hpp"
+#include "graphprof/core/mode.hpp"
+#include "graphprof/core/params.hpp"
 
 namespace gp {
 
@@ -48,7 +48,7 @@ class LaunchContext {
     else record_calls_with(&append_to_vector, sink);
   }
   // The same with a plain function and its argument, so the sink can cross a C boundary
-  // (plugins, graphprof/plugin_abi.h); `fn` nullptr disables timing.
+  // (plugins, graphprof/cuda/plugin_abi.h); `fn` nullptr disables timing.
   using CallSink = void (*)(void* user, double ns);
   void record_calls_with(CallSink fn, void* user) noexcept {
     sink_fn_ = fn;

@@ -12,8 +12,9 @@
 
 #include "child_processes.hpp"
 #include "graphprof/cuda/suite.hpp"
-#include "graphprof/error.hpp"
-#include "graphprof/report.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/run_outcome.hpp"
 
 namespace gp::cli {
 namespace {
@@ -84,7 +85,7 @@ TEST(ChildArguments, RunChildMeasuresOneWorkloadWithItsTracePassAndWritesNoOutpu
   EXPECT_TRUE(has(a, "--processes=2"));  // each workload's process runs the others itself
   EXPECT_TRUE(has(a, "--load=/p/libx.so"));
   EXPECT_TRUE(has(a, "--out=outdir"));  // DOT dumps go where the parent's would
-  EXPECT_FALSE(has(a, "--quiet"));      // its progress lines show
+  EXPECT_TRUE(has(a, "--quiet"));       // one progress line per child, the parent's (not one per mode)
   // Its own trace pass, records to where the parent builds the Chrome trace from.
   EXPECT_TRUE(has(a, "--trace=graph"));
   EXPECT_TRUE(has(a, "--trace-iterations=50"));
@@ -152,7 +153,7 @@ TEST(ChildArguments, SweepChildGetsThatPointsValuesOnly) {
   EXPECT_EQ(children[0].which, "point 1 of 3 (length=10,width=4)");
   EXPECT_EQ(children[0].workload, "scaling");
   EXPECT_EQ(children[0].params, grid[0]);
-  const std::vector<std::string> want{"graphprof",       "sweep",          "--processes=3",  "--workload=scaling",
+  const std::vector<std::string> want{"graphprof",       "sweep",          "--processes=3",  "--quiet", "--workload=scaling",
                                       "--mode=capture",  "--param=length=10", "--param=width=4", "--repetitions=1",
                                       "--target-ci=0.01", "--budget=0.5",   "--min-time=0.10000000000000001",
                                       "--min-samples=20", "--device=0",     "--out=outdir"};
@@ -162,6 +163,33 @@ TEST(ChildArguments, SweepChildGetsThatPointsValuesOnly) {
   // A value with '=' or ',' stays one argument (no shell, no splitting).
   EXPECT_TRUE(has(children[2].args, "--param=name=a=b,c"));
   EXPECT_EQ(count_prefix(children[2].args, "--param="), 1u);
+}
+
+// --isolate-modes: each point's child becomes one child per mode, in mode order within the point,
+// each asked for that mode alone and with everything else of the point's command line.
+TEST(ChildArguments, IsolateModesSplitsEachChildIntoOnePerMode) {
+  RunOptions o = with_every_output();
+  o.workloads = {"scaling"};
+  o.modes = {"capture", "graph"};
+  const auto points = sweep_children(o, {{{"length", "10"}}, {{"length", "100"}}});
+  const auto children = split_by_mode(points, {Mode::kCapture, Mode::kGraph});
+  ASSERT_EQ(children.size(), 4u);
+  EXPECT_EQ(children[0].which, "point 1 of 2 (length=10), mode capture");
+  EXPECT_EQ(children[1].which, "point 1 of 2 (length=10), mode graph");
+  EXPECT_EQ(children[3].which, "point 2 of 2 (length=100), mode graph");
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const Mode m = i % 2 == 0 ? Mode::kCapture : Mode::kGraph;
+    EXPECT_EQ(children[i].modes, std::vector<Mode>{m});
+    EXPECT_EQ(count_prefix(children[i].args, "--mode="), 1u);
+    EXPECT_TRUE(has(children[i].args, std::string("--mode=") + to_string(m)));
+    // The rest of the command line is the point's.
+    std::vector<std::string> rest = children[i].args, point = points[i / 2].args;
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [](const std::string& a) { return a.rfind("--mode=", 0) == 0; }),
+               rest.end());
+    point.erase(std::remove_if(point.begin(), point.end(), [](const std::string& a) { return a.rfind("--mode=", 0) == 0; }),
+                point.end());
+    EXPECT_EQ(rest, point);
+  }
 }
 
 TEST(ChildArguments, TraceRecordsStemNamesWorkloadParametersAndMode) {
@@ -244,6 +272,48 @@ TEST(MergeIsolated, FailedChildIsRecordedAsFailedInEveryModeAndTheOthersAreKeptI
   EXPECT_EQ(out.settings.at("isolate"), true);
   EXPECT_EQ(out.settings.at("processes"), 2);  // per child, not summed
   EXPECT_EQ(out.settings.at("repetitions_total"), 2);
+}
+
+// --time-limit with --isolate: a child left unstarted has its modes recorded as cut, and the
+// command's message counts them (exit 4 after the outputs are written).
+TEST(MergeIsolated, ChildLeftUnstartedByTheTimeLimitIsRecordedAsCutAndCounted) {
+  const Report chain = read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_run1.json");
+  std::vector<std::optional<Report>> got{chain, std::nullopt, std::nullopt};
+  const std::vector<Mode> modes{Mode::kEager, Mode::kCapture, Mode::kGraph};
+  const Report out = merge_isolated(three_children(), got, {0, kCutByTimeLimit, kCutByTimeLimit}, modes, 1);
+  ASSERT_EQ(out.results.size(), 9u);
+  EXPECT_FALSE(was_cut_by_time_limit(out.results[0]));
+  for (std::size_t i = 3; i < 9; ++i) {
+    EXPECT_TRUE(was_cut_by_time_limit(out.results[i])) << i;
+    EXPECT_EQ(out.results[i].status, Status::kFailed);
+    EXPECT_NE(out.results[i].reason.find("--time-limit"), std::string::npos) << out.results[i].reason;
+  }
+  EXPECT_EQ(out.results[3].params.at("depth"), "8");
+  const std::string why = time_limit_message(out, 60);
+  EXPECT_NE(why.find("--time-limit 60 s reached: 3 of 9 results measured, 6 not"), std::string::npos) << why;
+  EXPECT_EQ(time_limit_message(chain, 60), "");
+  // The mark survives the report file (a child's report read back by its parent).
+  const Report back = report_from_json(to_json(out), "x.json");
+  EXPECT_TRUE(was_cut_by_time_limit(back.results[8]));
+}
+
+// A failed child of --isolate-modes is recorded as failed in its own mode only.
+TEST(MergeIsolated, FailedPerModeChildIsFailedInItsModeOnly) {
+  const Report chain = read_report(std::string(GRAPHPROF_TEST_DATA) + "/h200/chain_run1.json");
+  std::vector<IsolatedChild> c(2);
+  c[0].workload = c[1].workload = "chain";
+  c[0].which = "workload 1 of 1 (chain), mode eager";
+  c[1].which = "workload 1 of 1 (chain), mode graph";
+  c[0].modes = {Mode::kEager};
+  c[1].modes = {Mode::kGraph};
+  Report eager_only = chain;
+  eager_only.results.resize(1);
+  ASSERT_EQ(eager_only.results[0].mode, Mode::kEager);
+  const Report out = merge_isolated(c, {eager_only, std::nullopt}, {0, 139},
+                                    {Mode::kEager, Mode::kCapture, Mode::kGraph}, 1);
+  ASSERT_EQ(out.results.size(), 2u);
+  EXPECT_EQ(out.results[1].mode, Mode::kGraph);
+  EXPECT_EQ(out.results[1].status, Status::kFailed);
 }
 
 TEST(MergeIsolated, NoChildrenOrMismatchedListsAreAnInternalErrorNotUndefinedBehaviour) {

@@ -3,8 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "graphprof/cuda/cuda_check.hpp"
-#include "graphprof/cuda/cupti_info.hpp"
-#include "graphprof/trace_session.hpp"
+#include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
 namespace {

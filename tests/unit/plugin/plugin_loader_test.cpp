@@ -7,7 +7,7 @@
 
 #include "graphprof/cuda/plugin_loader.hpp"
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 namespace {

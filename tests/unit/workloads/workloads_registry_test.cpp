@@ -10,7 +10,7 @@
 #include <string>
 
 #include "graphprof/cuda/workload.hpp"
-#include "graphprof/error.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 namespace {

@@ -1,0 +1,313 @@
+// `graphprof profile -- CMD`: what the injection library (src/inject/graphprof_inject.cpp) recorded
+// in each process of an unmodified CUDA application, read back from its per-process line files,
+// and what graphprof makes of it: per graph (launches, call cost kept apart from queue-full
+// blocking, per-node GPU time joined to the DOT dump), work outside graphs, graph coverage,
+// capture trouble. Host-only; the CPU tests drive it with recorded line files (tests/data/profile/).
+// docs/profile.md describes the figures, docs/report-schema.md the report section.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graphprof/core/report.hpp"
+#include "graphprof/trace/trace_analysis.hpp"
+#include "graphprof/trace/trace_records.hpp"
+#include "graphprof/profile/profile_sites.hpp"
+#include "graphprof/profile/profile_ranks.hpp"
+
+namespace gp {
+
+// ---------------------------------------------------------------------------------------------
+// What one process wrote (proc-<pid>.jsonl)
+
+// A graph exec the application instantiated (GRAPHEXEC_CREATED callback).
+struct ProfiledExec {
+  std::uint32_t exec_id = 0;
+  std::uint32_t graph_id = 0;  // the original cudaGraph_t's id: the "G" of graph_<G>_node_<i> in the dump
+  std::size_t nodes = 0, edges = 0;
+  std::uint32_t correlation_id = 0;  // of the cudaGraphInstantiate* call that made it (0: unknown)
+  std::uint64_t created_ns = 0;
+  std::string dot, dot_verbose;  // paths the library wrote (empty: no dump)
+};
+
+// cudaStreamBeginCapture / cudaStreamEndCapture as the runtime callbacks saw them.
+struct CaptureCall {
+  bool begin = true;
+  std::uint32_t stream_id = 0;
+  std::uint32_t graph_id = 0;  // end only: the graph made (0 when the capture failed)
+  std::uint32_t correlation_id = 0;
+  int return_value = 0;  // cudaError_t
+  int mode = -1;         // begin only: cudaStreamCaptureMode (0 global, 1 thread-local, 2 relaxed; -1 not recorded)
+};
+
+// A call that names a graph exec: cudaGraphUpload, and cudaGraphLaunch at --trace none (the
+// other levels learn the exec of a launch from its GPU records).
+struct ExecCall {
+  std::uint32_t exec_id = 0, correlation_id = 0;
+};
+
+struct ProcessRecords {
+  std::string source;  // the file
+  int pid = 0, ppid = 0;
+  std::string command_line;
+  std::uint64_t begin_ns = 0;  // CUDA initialisation in this process (CUPTI clock)
+  std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
+  std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
+  int trace_level = 2;         // 0 none, 1 graph, 2 node
+  std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
+  std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
+  std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
+  std::vector<std::string> cupti_notices;  // what CUPTI reported to graphprof's subscriber ("warning CUPTI_ERROR_...: text")
+  // The application's own cuptiSubscribe calls CUPTI refused while graphprof held it (its profiler
+  // could not attach): how many, the first one's result and calling module (cupti_refused line).
+  std::size_t refused_subscribes = 0;
+  std::string refused_result, refused_caller;
+  // What became of graphprof's CUPTI session at the end (the end line's "cupti"): "graphprof",
+  // "finalized_elsewhere", "activity_taken", "teardown_timeout"; empty: not said (no end line).
+  std::string cupti_at_end;
+  TraceData trace;                  // kernels, copies, memsets, API calls, graph spans, node clones
+  std::vector<ProfiledExec> execs;
+  std::vector<CaptureCall> captures;
+  std::vector<ExecCall> uploads;
+  std::vector<ExecCall> launches;
+  std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
+  std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
+  SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
+  // Who the process is in a multi-process job (the "rank" and "device" lines).
+  std::map<std::string, std::string> rank_env;  // the launcher's variables that were set (graphprof/core/rank_env.hpp)
+  std::string host, host_from;                  // host name; "gethostname" or "SLURMD_NODENAME"
+  std::vector<GpuIdentity> gpus;                // devices it created a context on
+};
+
+// Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
+// a line); a file that cannot be opened throws gp::Error(kBadInput).
+ProcessRecords parse_process_records(std::istream& in, const std::string& source);
+ProcessRecords read_process_records(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------
+// Analysis
+
+// Host time of launch calls, with the calls that waited for room in the device's queue set apart.
+// For each call graphprof knows, from the GPU records, when all work submitted before it will have
+// finished and how many earlier launches were still in flight (submitted, not finished). A call is
+// "blocked" when the GPU was busy with earlier work for the whole call AND it took more than
+// max(2 x reference, reference + 5 us). The reference is the median of the calls made while at most
+// half as many launches were in flight as the most ever seen (a queue at most half full cannot
+// block), or the 10th percentile of all calls when fewer than 5 such calls exist. A blocked call's
+// host cost is taken to be the reference; the rest is queue wait. Needs GPU records (--trace graph
+// or node); without them only `all` is filled.
+struct LaunchCalls {
+  DurationStats all;             // every call
+  DurationStats unblocked;       // calls not flagged as blocked: the host cost
+  std::optional<double> reference_ns;
+  std::string reference_from;    // "queue at most half full" | "10th percentile" | "" (no GPU records)
+  std::size_t idle_calls = 0;    // made while the GPU had no earlier work pending
+  std::size_t blocked = 0;
+  double blocked_wait_ns = 0;    // sum over blocked calls of (duration - reference)
+  std::size_t max_in_flight = 0;        // most earlier launches (all kinds) in flight when one of these calls began
+  std::optional<double> in_flight_when_blocked;  // median over the blocked calls
+  std::optional<double> first_call_ns;  // the first call (graph: first launch of the exec)
+  std::optional<DurationStats> queue_latency;   // call end -> its first GPU work starts, every call
+  std::optional<DurationStats> idle_latency;    // the same for calls made to an idle GPU: launch latency
+  std::optional<DurationStats> queued_latency;  // calls made while earlier work was pending: queueing
+};
+
+// Node sampling (node_sampling.hpp): which launches of a graph were traced node by node, and how
+// much that tracing stretched them (GRAPH_TRACE spans of traced vs untraced launches).
+struct NodeSamplingFigures {
+  std::vector<std::size_t> traced_ordinals;       // launch ordinals (0 = first) with kernel records
+  std::vector<double> span_traced_ns;             // GRAPH_TRACE span of each traced launch
+  std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
+  std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
+};
+
+struct GraphProfile {
+  ProfiledExec exec;
+  std::string made_by = "explicit API";  // or "stream capture"
+  std::uint32_t capture_stream = 0;      // stream capture: the origin stream's CUPTI id
+  std::size_t launches = 0;
+  std::optional<double> instantiate_ns, upload_ns;
+  LaunchCalls calls;
+  std::vector<double> launch_call_ns;    // raw, per launch, in launch order
+  std::vector<double> gpu_span_ns;       // raw, per launch: first node start to last node end
+  double kernel_time_ns = 0;             // all its kernels' GPU time
+  std::size_t kernels = 0;
+  TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  // When it was made and first launched, from the process's CUDA initialisation (CUPTI clock).
+  double created_at_ns = 0;
+  std::optional<double> first_launch_at_ns;
+  // Its kernels in node order (short names), from the GPU records joined to the dump: with the
+  // node count, what matches one graph across runs and reports (compare's graph-health view).
+  std::vector<std::string> kernel_sequence;
+  // For matching the graph across ranks and naming its collectives (src/profile/rank_inputs.cpp).
+  std::string capture_mode;              // "global", "thread-local", "relaxed" ("" not captured or not recorded)
+  std::string signature;                 // hash of the kernel names of one launch (sorted), "" without kernels
+  std::size_t kernels_per_launch = 0;
+  std::vector<std::pair<std::string, std::size_t>> kernel_counts;  // short name -> kernels per launch
+  std::vector<CollectiveUse> collectives;                          // its NCCL kernels
+  std::vector<double> collective_ns_per_launch;                    // NCCL kernel time of each launch
+  NodeSamplingFigures sampling;
+};
+
+// The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
+// reader sees its phases: warm-up, captures, steady state, re-captures. Per bin: kernel time inside
+// and outside graphs (node level), graph and eager launch calls, graphs instantiated.
+struct ProcessTimeline {
+  double bin_ns = 0;
+  std::vector<double> graph_kernel_ns, eager_kernel_ns;
+  std::vector<std::size_t> graph_launches, eager_launches, graphs_made;
+};
+
+struct NamedCount {
+  std::string name;
+  std::size_t count = 0;
+  double total_ns = 0;
+  double median_ns = 0;
+  std::uint64_t bytes = 0;  // copies and memsets
+};
+
+// A capture that went wrong, with the call that broke it.
+struct CaptureTrouble {
+  std::uint32_t stream_id = 0;
+  std::string api;        // the first call inside the capture that failed (or EndCapture itself)
+  std::string error;      // e.g. "cudaErrorStreamCaptureUnsupported"
+  std::string end_error;  // what cudaStreamEndCapture returned ("" if it was never called)
+  std::string hint;
+  std::uint32_t begin_correlation = 0;  // of its cudaStreamBeginCapture call
+  std::optional<SiteSummary> site;      // where that call was made
+};
+
+struct ProcessProfile {
+  int pid = 0, ppid = 0;
+  std::string command_line;
+  std::string end_reason;
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  std::vector<std::string> cupti_notices;
+  std::size_t refused_subscribes = 0;         // as in ProcessRecords
+  std::string refused_result, refused_caller;
+  std::string cupti_at_end;  // as in ProcessRecords
+  int trace_level = 2;
+  std::string node_sampling;  // as in ProcessRecords
+  double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
+  double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
+  std::vector<GraphProfile> graphs;
+  // Coverage (node level): kernels and kernel time inside graphs vs outside. With node sampling the
+  // graph side is estimated from the traced launches (coverage_estimated).
+  bool coverage_estimated = false;
+  std::size_t graph_kernels = 0, eager_kernels = 0;
+  double graph_kernel_ns = 0, eager_kernel_ns = 0;
+  std::size_t graph_launches = 0;  // cudaGraphLaunch calls
+  std::size_t eager_launches = 0;  // kernel launch calls outside capture (cudaLaunchKernel, cuLaunchKernel, ...)
+  LaunchCalls graph_calls;         // all graph launches of the process
+  LaunchCalls eager_calls;         // eager kernel launches
+  std::vector<NamedCount> top_eager_kernels;  // by total GPU time
+  std::vector<NamedCount> copies;  // outside graphs: "memcpy HtoD", ..., "memset"
+  std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
+  std::vector<CaptureTrouble> capture_trouble;
+  std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+  ProcessTimeline timeline;
+  SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
+  // Its place in a multi-process job (graphprof/profile/profile_ranks.hpp).
+  RankIdentity rank;
+  std::map<std::string, std::string> rank_env;
+  std::string host, host_from;
+  std::vector<GpuIdentity> gpus;
+  std::vector<std::uint32_t> devices_used;     // device ids of its GPU records
+  std::vector<CollectiveUse> eager_collectives;  // NCCL kernels outside graphs
+};
+
+ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
+
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+// One run of `profile --overhead N` (plain runs carry the injection's graph-launch callbacks alone:
+// GRAPHPROF_PROFILE_LEVEL=clock). The steady-state window is the first to the last launch call of
+// the most-launched graph (the `clock` lines), `steps` its launches minus one.
+struct OverheadRun {
+  bool profiled = false;
+  int status = 0;
+  double wall_ns = 0;
+  std::optional<double> window_ns;
+  std::uint64_t steps = 0;
+  std::uint32_t exec = 0;  // the exec the window is of
+};
+
+// The change of one figure over the pairs (compare's paired_change), for the report.
+struct OverheadChange {
+  std::string metric;  // "steady_window", "host_per_step", "wall_time"
+  std::size_t pairs = 0;
+  double change = 0, low = 0, high = 0;  // profiled / plain - 1, 95 % interval
+  bool wider_than_effect = false;
+  double plain_median_ns = 0, profiled_median_ns = 0;
+};
+
+// The steady-state window of one run's records (the `clock` lines of every proc-*.jsonl in `dir`):
+// the exec launched most often in any process. Empty without clock lines.
+struct SteadyWindow {
+  std::uint32_t exec = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+};
+std::optional<SteadyWindow> read_steady_window(const std::string& dir);
+
+struct ProfileRun {
+  std::string program;                    // workload name in the report
+  std::vector<std::string> command;       // CMD ARGS...
+  int exit_status = 0;                    // the application's (128 + signal when killed)
+  std::string exit_description;           // "exited with status 1", "killed by SIGINT"
+  double wall_ns = 0;                     // as graphprof saw it: start to end of the child
+  // --overhead N: a warm-up run without the injection (not counted) fills the caches first; then
+  // N plain and N profiled runs alternate; plain_wall_ns is the mean of the plain runs.
+  std::optional<double> plain_wall_ns;
+  std::vector<double> plain_runs_ns;
+  std::optional<double> warmup_wall_ns;
+  std::string trace_level = "node";
+  std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
+  std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
+  std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
+};
+
+// One result for the application (mode "app", sections.profile) and one per graph exec
+// (params process/graph/exec; sections.graph and sections.trace as `run` writes them, so
+// analyze/render --report read them).
+Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
+
+// `profile --repeat N`: one run of the application.
+struct ProfileRepetition {
+  int exit_status = 0;
+  std::string exit_description;
+  double wall_ns = 0;
+  std::vector<ProcessProfile> processes;
+};
+
+// The report of N runs of one application (docs/profile.md, "--repeat"): the first run as
+// profile_report writes it, every run in sections.profile.runs, settings.processes = N and each
+// metric with one repetition per run (the app's, and a graph's when the same graph, by process,
+// node count, kernel sequence and rank among its equals, is in that run), so `compare` counts
+// the runs as independent.
+Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
+
+// JSON of one process as sections.profile.processes[] holds it (`index` from 1).
+nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);
+
+// The key that matches one graph across runs and reports: "<nodes>:<kernel sequence>".
+std::string graph_signature(std::size_t nodes, const std::vector<std::string>& kernel_sequence);
+
+// `graphprof merge` of the profile reports of a job's nodes (src/profile/profile_rank_merge.cpp).
+// are_rank_profiles: two or more profile reports whose processes carry ranks, not the same ranks
+// on the same hosts in all (those are repeated profiles of one job: the ordinary merge pools them).
+// merge_rank_profiles joins them by global rank: every process (renumbered, with "report"), the
+// per-graph results, and the cross-rank view over all of them. A global rank in two reports is
+// bad input (Error kBadInput naming both); reports of different builds are kUntrusted.
+bool are_rank_profiles(const std::vector<Report>& reports);
+Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector<std::string>& sources);
+
+}  // namespace gp

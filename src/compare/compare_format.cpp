@@ -1,0 +1,95 @@
+// Number and label formatting shared by every rendering of a Comparison. Fixed printf formats
+// only: the same Comparison must always produce the same bytes.
+#include <algorithm>
+#include <cmath>
+
+#include "graphprof/compare/compare_format.hpp"
+#include "graphprof/core/text_format.hpp"
+
+namespace gp {
+
+namespace {
+std::string plural_verdict(Verdict v, std::size_t n) {
+  std::string s = to_string(v);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  if (n != 1 && (v == Verdict::kRegression || v == Verdict::kImprovement)) s += "s";
+  return s;
+}
+}  // namespace
+
+std::string format_change(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  const double p = (ratio - 1.0) * 100.0;
+  // Round first so that -0.04% does not print as "-0.0%".
+  const double shown = std::fabs(p) >= 100 ? std::round(p) : std::round(p * 10) / 10;
+  if (shown == 0) return "+0.0%";
+  if (std::fabs(p) >= 1e6) return strf("%+.3g%%", p);  // a corrupt report's 1e308: not 300 digits
+  return strf(std::fabs(p) >= 100 ? "%+.0f%%" : "%+.1f%%", shown);
+}
+
+std::string format_interval(const RatioInterval& ci) {
+  if (!ci.available) return "n/a";
+  return format_change(ci.low) + " .. " + format_change(ci.high);
+}
+
+std::string format_value(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "n/a";
+  if (unit == "ns") return format_ns(v);
+  if (unit == "x") return strf("%.3gx", v);
+  // Whole numbers (counts, bytes) as they are: 30000, not 3e+04.
+  const std::string n = v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);
+  return unit.empty() ? n : n + " " + unit;
+}
+
+std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }
+
+std::string verdict_label(const MetricComparison& r) {
+  std::string s = to_string(r.verdict);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  if (!r.rule.gating && r.verdict != Verdict::kSame && r.verdict != Verdict::kAdded) s += " (info)";
+  return s;
+}
+
+std::string result_line(const Comparison& c) {
+  const char* word = c.exit_code == ExitCode::kOk            ? "PASS"
+                     : c.exit_code == ExitCode::kRegression ? "FAIL"
+                                                            : "NOT TRUSTWORTHY";
+  return std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
+}
+
+std::string verdict_counts(const Comparison& c, bool gating) {
+  std::string out;
+  for (int v = 0; v <= static_cast<int>(Verdict::kSame); ++v) {
+    const auto verdict = static_cast<Verdict>(v);
+    const auto n = static_cast<std::size_t>(std::count_if(c.rows.begin(), c.rows.end(), [&](const MetricComparison& r) {
+      return r.verdict == verdict && r.rule.gating == gating;
+    }));
+    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + plural_verdict(verdict, n);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string false_alarm_text(const Comparison& c) {
+  return strf("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
+}
+
+std::string headline(const Comparison& c) {
+  // Informational rows cannot change the result, so they are counted apart and never read
+  // as "3 regressions" next to a pass.
+  return result_line(c) + " [gating: " + verdict_counts(c, true) + "; informational: " + verdict_counts(c, false) + "]";
+}
+
+std::vector<const MetricComparison*> rows_by_severity(const Comparison& c) {
+  std::vector<const MetricComparison*> rows;
+  for (const auto& r : c.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const MetricComparison* a, const MetricComparison* b) {
+    if (a->rule.gating != b->rule.gating) return a->rule.gating;
+    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
+    const double ma = a->has_estimate ? std::fabs(std::log(a->ratio)) : 0;
+    const double mb = b->has_estimate ? std::fabs(std::log(b->ratio)) : 0;
+    return ma > mb;
+  });
+  return rows;
+}
+
+}  // namespace gp

@@ -1,0 +1,147 @@
+// `graphprof merge` of the profile reports of one job's nodes: joined by global rank into one
+// report with every rank's processes and the cross-rank view over all of them
+// (graphprof/profile/profile_ranks.hpp, docs/profile.md "Several nodes").
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
+
+namespace gp {
+
+using nlohmann::json;
+
+namespace {
+
+ModeResult* app_result(Report& r) {
+  for (auto& m : r.results)
+    if (m.mode == Mode::kApp && m.params.empty() && m.sections.other.contains("profile")) return &m;
+  return nullptr;
+}
+
+const ModeResult* app_result(const Report& r) { return app_result(const_cast<Report&>(r)); }
+
+// (global rank, host) of every process with a rank identity.
+std::set<std::pair<long long, std::string>> ranks_of(const Report& r) {
+  std::set<std::pair<long long, std::string>> out;
+  const ModeResult* app = app_result(r);
+  if (app == nullptr) return out;
+  const json& procs = app->sections.other.at("profile").value("processes", json::array());
+  for (const auto& p : procs) {
+    if (!p.is_object() || !p.contains("rank") || !p["rank"].is_object()) continue;
+    const json& rank = p["rank"];
+    if (!rank.contains("rank") || !rank["rank"].is_number_integer()) continue;
+    out.insert({rank["rank"].get<long long>(), p.value("host", std::string())});
+  }
+  return out;
+}
+
+void set_single(Metric& m, double v) {
+  m.repetitions = {{v}};
+  m.resummarize();
+}
+
+}  // namespace
+
+bool are_rank_profiles(const std::vector<Report>& reports) {
+  if (reports.size() < 2) return false;
+  for (const Report& r : reports)
+    if (ranks_of(r).empty()) return false;
+  // The same ranks on the same hosts in every report: repeated profiles of one job, pooled as
+  // repetitions by the ordinary merge.
+  for (const Report& r : reports)
+    if (ranks_of(r) != ranks_of(reports.front())) return true;
+  return false;
+}
+
+Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector<std::string>& sources) {
+  const auto source = [&](std::size_t i) { return i < sources.size() ? sources[i] : "report " + std::to_string(i + 1); };
+  std::map<long long, std::pair<std::size_t, std::string>> owner;  // global rank -> (report, host)
+  for (std::size_t f = 0; f < reports.size(); ++f) {
+    if (app_result(reports[f]) == nullptr)
+      throw input_error(source(f) + ": not a report of graphprof profile (no application result with sections.profile)");
+    for (const auto& [rank, host] : ranks_of(reports[f])) {
+      const auto it = owner.find(rank);
+      if (it != owner.end() && it->second.first != f)
+        throw input_error(source(f) + ": global rank " + std::to_string(rank) + " (host '" + host + "') is also in " +
+                          source(it->second.first) + " (host '" + it->second.second +
+                          "'); the reports of one job's nodes hold different ranks (check each node's rank offset: "
+                          "torchrun --node_rank, Slurm's SLURM_PROCID)");
+      owner.emplace(rank, std::make_pair(f, host));
+    }
+    if (reports[f].git_revision != reports.front().git_revision)
+      throw Error(ExitCode::kUntrusted, source(f) + " was made by revision " + reports[f].git_revision + ", " + source(0) +
+                                            " by " + reports.front().git_revision + "; profile every node with one build");
+  }
+  Report out = reports.front();
+  out.results.clear();
+  ModeResult app = *app_result(reports.front());
+  json& profile = app.sections.other["profile"];
+  json processes = json::array(), notes = json::array(), merged_from = json::array();
+  double wall = 0;
+  double graph_ns = 0, eager_ns = 0, graph_launches = 0, eager_launches = 0;
+  std::vector<double> launch_calls;
+  for (std::size_t f = 0; f < reports.size(); ++f) {
+    const ModeResult& a = *app_result(reports[f]);
+    const json& p = a.sections.other.at("profile");
+    if (a.workload != app.workload)
+      throw input_error(source(f) + ": profiles " + a.workload + ", " + source(0) + " " + app.workload +
+                        "; merge the reports of one job");
+    merged_from.push_back(source(f));
+    wall = std::max(wall, p.value("wall_ns", 0.0));
+    if (a.status != Status::kOk && app.status == Status::kOk) {
+      app.status = a.status;
+      app.reason = a.reason + " (in " + source(f) + ")";
+    }
+    for (const auto& n : p.value("notes", json::array())) notes.push_back(n);
+    // Processes renumbered in merge order; each remembers its report; per-graph results follow.
+    std::map<std::string, std::string> renumber;
+    for (const auto& proc : p.value("processes", json::array())) {
+      json q = proc;
+      const std::string old = std::to_string(proc.value("process", 0));
+      q["process"] = processes.size() + 1;
+      q["report"] = source(f);
+      renumber[old] = std::to_string(processes.size() + 1);
+      const json& c = proc.value("coverage", json::object());
+      graph_ns += c.value("graph_kernel_ns", 0.0);
+      eager_ns += c.value("eager_kernel_ns", 0.0);
+      graph_launches += c.value("graph_launches", 0.0);
+      eager_launches += c.value("eager_launches", 0.0);
+      processes.push_back(std::move(q));
+    }
+    if (auto m = a.metrics.find("graph_launch_cpu_per_call"); m != a.metrics.end()) {
+      const auto samples = m->second.all_samples();
+      launch_calls.insert(launch_calls.end(), samples.begin(), samples.end());
+    }
+    for (const ModeResult& r : reports[f].results) {
+      if (&r == &a) continue;
+      ModeResult g = r;
+      if (auto it = g.params.find("process"); it != g.params.end() && renumber.count(it->second)) it->second = renumber[it->second];
+      out.results.push_back(std::move(g));
+    }
+  }
+  profile["wall_ns"] = wall;
+  profile["notes"] = notes;
+  profile["merged_from"] = merged_from;
+  profile["cross_rank"] = cross_rank_view(processes);
+  profile["processes"] = std::move(processes);
+  // The overhead of one node's run says nothing of the others'.
+  profile["overhead"] = nullptr;
+  if (auto m = app.metrics.find("wall_time"); m != app.metrics.end()) set_single(m->second, wall);
+  if (auto m = app.metrics.find("graph_launches"); m != app.metrics.end()) set_single(m->second, graph_launches);
+  if (auto m = app.metrics.find("eager_launches"); m != app.metrics.end()) set_single(m->second, eager_launches);
+  if (auto m = app.metrics.find("kernel_time_in_graphs"); m != app.metrics.end() && graph_ns + eager_ns > 0)
+    set_single(m->second, graph_ns / (graph_ns + eager_ns));
+  if (auto m = app.metrics.find("graph_launch_cpu_per_call"); m != app.metrics.end()) {
+    m->second.repetitions = {launch_calls};
+    m->second.resummarize();
+  }
+  app.metrics.erase("wall_time_plain");
+  out.results.insert(out.results.begin(), std::move(app));
+  if (!out.settings.is_object()) out.settings = json::object();
+  out.settings["merged_by"] = "rank";
+  return out;
+}
+
+}  // namespace gp
