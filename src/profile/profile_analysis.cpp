@@ -16,6 +16,7 @@
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
 #include "graphprof/core/stats.hpp"
+#include "profile_timeline.hpp"
 #include "site_analysis.hpp"
 #include "rank_inputs.hpp"
 
@@ -431,6 +432,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     g.launches = calls.size();
     g.calls = analyze_calls(calls, queue, extent);
+    g.created_at_ns = duration(p.begin_ns, e.created_ns);
+    if (!calls.empty()) g.first_launch_at_ns = duration(p.begin_ns, calls.front()->start_ns);
     TraceData& t = per_exec[e.exec_id];
     // Launches traced node by node (node sampling: a sample of them has kernel records); the node
     // statistics take those launches only.
@@ -465,6 +468,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
+    for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);
     // Node sampling: the kernels of the launches not traced node by node are estimated from those
     // that were (the same graph runs the same kernels each launch) for the coverage figures.
     const std::size_t n_traced = g.sampling.traced_ordinals.size();
@@ -479,6 +483,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     out.graphs.push_back(std::move(g));
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
+  out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
   describe_process_for_ranks(out, p);
   return out;
 }

@@ -56,6 +56,19 @@ endforeach()
 add_test(NAME cli.profile_stdout
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_stdout.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_stdout)
 set_tests_properties(cli.profile_stdout PROPERTIES LABELS cpu)
+# The app gate on H200 profiles (`profile --repeat 5` of the serving test application): A/A
+# passes, work moved out of the graphs fails on coverage and eager launches per step, a slower
+# graph fails on its GPU time per launch (tests/data/profile/gate/README.md).
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME cli.profile_gate_verdicts
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_gate.py $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/profile_gate)
+# A profile's report without -o prints its console summary again; --repeat and --overhead do not mix.
+gp_cli_test(report_profile_summary 0 "graph coverage: 99.6 % of GPU kernel time" --stdout
+            report ${GRAPHPROF_TEST_DATA}/profile/gate/single.json)
+gp_cli_test(report_run_without_output 2 "nothing to write" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json)
+gp_cli_test(profile_repeat_with_overhead 2 "--repeat and --overhead" profile --repeat 3 --overhead -- true)
+set_tests_properties(cli.profile_gate_verdicts PROPERTIES LABELS cpu)
 # --time-limit: profile stops the application (SIGTERM, then SIGKILL), writes the report, exits 4;
 # run/sweep refuse --ranks/--processes with a limit.
 add_test(NAME cli.time_limit
