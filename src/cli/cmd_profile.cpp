@@ -252,7 +252,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
     env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
-    env.push_back(std::string("GRAPHPROF_PROFILE_SITES=") + (o.call_sites == "on" ? "1" : "0"));
+    env.push_back("GRAPHPROF_PROFILE_SITES=" + (o.call_sites == "on"    ? std::string("1")
+                                                : o.call_sites == "off" ? std::string("0")
+                                                                        : o.call_sites));
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
@@ -407,9 +409,10 @@ void setup_profile(CLI::App& app, int& exit_code) {
                 "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("--call-sites", o->call_sites,
-                  "on: take the native and Python stack at each launch, copy, memset, sync, capture and instantiation "
-                  "(where the application made them); off: leave that cost out")
-      ->check(CLI::IsMember({"on", "off"}))
+                  "where the application made each launch, copy, memset, sync, capture and instantiation: on = native "
+                  "and Python frames (a Python thread that released the GIL has it taken briefly for the read); held = "
+                  "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites")
+      ->check(CLI::IsMember({"on", "held", "native", "off"}))
       ->capture_default_str();
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "

@@ -19,11 +19,12 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Python code that is not the application's: the libraries' trees, the standard library,
-// generated code (Inductor's output, FX's eval'd modules).
+// Python code that is not the application's: the libraries' trees, the standard library (by path:
+// its sysconfig paths would take running Python code), generated code (a "<...>" file: <string>,
+// <frozen ...>, FX's <eval_with_key>.N; Inductor's output).
 bool library_python(const std::string& file) {
   if (file.empty() || file[0] == '<') return true;
-  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3"})
+  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3", "/lib64/python3"})
     if (file.find(p) != std::string::npos) return true;
   return false;
 }

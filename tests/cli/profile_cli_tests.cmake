@@ -36,7 +36,11 @@ add_test(NAME cli.profile_node_sample_bad
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--node-sample 5,5: expected 'all' or W,K,M"
                  -- $<TARGET_FILE:graphprof> profile --node-sample 5,5 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sample_bad -- true)
-set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad PROPERTIES LABELS cpu)
+add_test(NAME cli.profile_call_sites_bad
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--call-sites.*python.*on.*held.*native.*off"
+                 -- $<TARGET_FILE:graphprof> profile --call-sites python --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sites_bad -- true)
+set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad cli.profile_call_sites_bad PROPERTIES LABELS cpu)
 set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.

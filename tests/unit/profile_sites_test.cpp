@@ -186,6 +186,30 @@ TEST(ProfileSites, ASiteIsNamedByItsInnermostApplicationFrame) {
   EXPECT_EQ(summarize_site(stack_of({cudart}, {torch_frame})).where, "linear.py:125 in Linear.forward (library code)");
 }
 
+// Library Python code by path: the libraries' trees, Inductor's output, the standard library and
+// generated code; the innermost frame outside them names the site (a PyTorch program's stack).
+TEST(ProfileSites, TheUserFrameIsTheInnermostOutsideLibraryPython) {
+  const NativeFrameRecord cudart{"/usr/lib/libcudart.so.13", 0x100, "cudaLaunchKernel", 4};
+  const std::vector<PythonFrameRecord> stack{
+      {"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py", 125, "Linear.forward"},
+      {"/usr/lib/python3/dist-packages/triton/runtime/jit.py", 300, "JITFunction.run"},
+      {"/tmp/torchinductor_me/ab/cabc.py", 40, "call"},
+      {"<eval_with_key>.3", 9, "forward"},
+      {"<frozen runpy>", 88, "_run_code"},
+      {"/usr/lib64/python3.12/contextlib.py", 137, "_GeneratorContextManager.__enter__"},
+      {"/home/me/torch_src/torch/cuda/graphs.py", 180, "graph.__enter__"},
+      {"/home/me/app/serve.py", 57, "Server.step"},
+      {"/home/me/app/main.py", 9, "<module>"}};
+  const SiteSummary s = summarize_site(stack_of({cudart}, stack));
+  EXPECT_EQ(s.where, "serve.py:57 in Server.step");
+  EXPECT_EQ(s.from, "python");
+  ASSERT_EQ(s.stack.size(), stack.size() + 1);  // every Python frame, full paths, then the native one
+  EXPECT_EQ(s.stack[7], "/home/me/app/serve.py:57 in Server.step");
+  // A stack of library code only is named by its innermost frame, marked.
+  const SiteSummary lib = summarize_site(stack_of({cudart}, {stack[5], stack[4]}));
+  EXPECT_EQ(lib.where, "contextlib.py:137 in _GeneratorContextManager.__enter__ (library code)");
+}
+
 TEST(ProfileSites, UnreadableSiteLinesAreCountedNotFatal) {
   std::istringstream in(
       "{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n"
