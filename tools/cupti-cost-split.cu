@@ -2,7 +2,8 @@
 // that does, before its first CUDA call, one CUPTI set-up of the list below (the pieces the
 // injection library's start_cupti uses, one at a time), then times its own loops as
 // bench/inject_overhead does (batches of calls with a synchronisation between them, steady_clock):
-// cudaGraphLaunch of a 20-node chain, an empty kernel's <<<>>> launch, and a serving-like step (one
+// cudaGraphLaunch of a 20-node chain (and of 1- and 100-node chains: per launch or per node?), an
+// empty kernel's <<<>>> launch, and a serving-like step (one
 // of 6 graphs + 10 eager launches + one cudaEventRecord). One set-up per process; run the modes
 // interleaved (tools/cupti-cost-split.sh).
 //   plain           no CUPTI call
@@ -168,12 +169,15 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::vector<cudaGraphExec_t> graphs;
   for (int b = 0; b < 6; ++b) graphs.push_back(chain(20, s));
+  const cudaGraphExec_t one = chain(1, s), hundred = chain(100, s);  // is the cost per launch or per node?
   cudaEvent_t ev = nullptr;
   CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
   if (mode == "subscribe_off") need(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe");
-  double graph = 0, eager = 0, step = 0;
+  double graph = 0, graph1 = 0, graph100 = 0, eager = 0, step = 0;
   for (int round = 0; round < 2; ++round) {  // the first round is a warm-up
     graph = timed(batches, 20, s, [&](int) { CHECK(cudaGraphLaunch(graphs[0], s)); });
+    graph1 = timed(batches, 20, s, [&](int) { CHECK(cudaGraphLaunch(one, s)); });
+    graph100 = timed(batches / 4 > 0 ? batches / 4 : 1, 10, s, [&](int) { CHECK(cudaGraphLaunch(hundred, s)); });
     eager = timed(batches, 100, s, [&](int) { empty_kernel<<<1, 32, 0, s>>>(nullptr); });
     step = timed(batches, 10, s, [&](int i) {
       CHECK(cudaGraphLaunch(graphs[static_cast<std::size_t>(i) % graphs.size()], s));
@@ -183,6 +187,8 @@ int main(int argc, char** argv) {
   }
   if (mode != "plain" && mode != "timestamp") (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::printf("cupti_split mode=%s phase=graph us_per_call=%.3f\n", mode.c_str(), graph);
+  std::printf("cupti_split mode=%s phase=graph1 us_per_call=%.3f\n", mode.c_str(), graph1);
+  std::printf("cupti_split mode=%s phase=graph100 us_per_call=%.3f\n", mode.c_str(), graph100);
   std::printf("cupti_split mode=%s phase=eager us_per_call=%.3f\n", mode.c_str(), eager);
   std::printf("cupti_split mode=%s phase=step us_per_call=%.3f\n", mode.c_str(), step);
   std::printf("cupti_split mode=%s records=%llu callbacks=%llu\n", mode.c_str(), g_records.load(), g_callbacks.load());
