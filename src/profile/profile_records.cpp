@@ -11,8 +11,10 @@
 //   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
 //   upload   {exec, co}; launch {exec, co} (--trace none only)
-//   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
-//            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
+//   clock    {exec, n, first, last, settled}              per exec at exit: launches, first and last
+//            launch call's start, the return of the first synchronising call after the last launch
+//            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
+//            --overhead's plain runs)
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
@@ -269,8 +271,9 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
       try {
         const json j = json::parse(line);
         SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                       field<std::uint64_t>(j, "last")};
+                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0})};
         if (w.last_ns < w.first_ns) continue;
+        if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
         if (!best || w.launches > best->launches) best = w;
       } catch (const json::exception&) {
       } catch (const std::out_of_range&) {
