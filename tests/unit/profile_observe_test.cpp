@@ -54,6 +54,30 @@ TEST(ProfileCaptureWindow, AFailedCaptureWithoutAnEndRecordIsStillNamed) {
   EXPECT_EQ(p.eager_launches, 1u);
 }
 
+// --trace none: which exec each launch ran comes in batches (lx lines) rather than a line per
+// launch; older records' launch lines still count.
+TEST(ProfileLaunchBatches, EachLaunchJoinsItsExecFromTheBatchedLines) {
+  std::string lines =
+      R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":0,"cmdline":"app"}
+{"t":"exec","exec":7,"graph":3,"nodes":2,"edges":1,"co":0,"ts":1500,"dot":"","dot_verbose":""}
+{"t":"exec","exec":8,"graph":4,"nodes":5,"edges":4,"co":0,"ts":1600,"dot":"","dot_verbose":""}
+)";
+  for (int i = 0; i < 5; ++i)
+    lines += "{\"t\":\"a\",\"n\":\"cudaGraphLaunch\",\"cb\":311,\"dr\":0,\"s\":" + std::to_string(3000 + 100 * i) +
+             ",\"e\":" + std::to_string(3050 + 100 * i) + ",\"p\":1,\"th\":7,\"co\":" + std::to_string(20 + i) + ",\"r\":0}\n";
+  lines += R"({"t":"lx","exec":7,"co":[20,22,23]}
+{"t":"lx","exec":8,"co":[21]}
+{"t":"launch","exec":8,"co":24}
+{"t":"lx","exec":8,"co":"garbled"}
+)";
+  const ProcessProfile p = analyze_lines(lines);
+  EXPECT_EQ(p.graph_launches, 5u);
+  ASSERT_EQ(p.graphs.size(), 2u);
+  EXPECT_EQ(p.graphs[0].launches, 3u) << "exec 7";
+  EXPECT_EQ(p.graphs[1].launches, 2u) << "exec 8: one from a batch, one from an older launch line";
+  EXPECT_EQ(p.malformed_lines, 1u);
+}
+
 }  // namespace
 }  // namespace gp
 
