@@ -415,6 +415,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1e7));
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
+  // Everything from the first positional on is the command: without it, an option that takes an
+  // optional value (--overhead [N]) made CLI11 refuse the command's own options after '--'.
+  sub->positionals_at_end();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"

@@ -354,11 +354,14 @@ void overhead_text(std::ostringstream& out, const json& p) {
   const auto& runs = p["overhead_runs"];
   std::size_t steps = 0;
   unsigned exec = 0;
-  for (const auto& r : runs)
+  bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
+  for (const auto& r : runs) {
     if (r["profiled"].get<bool>() && r["steps"].is_number()) {
       steps = r["steps"].get<std::size_t>();
       exec = r["exec"].get<unsigned>();
     }
+    synchronised = synchronised && r.value("window_end", "") == "synchronised";
+  }
   out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
   if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
   out << " not counted; 95 % intervals over the pairs):\n";
@@ -367,7 +370,7 @@ void overhead_text(std::ostringstream& out, const json& p) {
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
     const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
-                             : m == "host_per_step" ? "host time per step"
+                             : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
               strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
@@ -375,8 +378,11 @@ void overhead_text(std::ostringstream& out, const json& p) {
     wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
   }
   out << rows.str();
-  out << "  (window: first to last launch call of the most-launched graph; plain runs carry graphprof's graph-launch\n"
-         "   callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
+                         "   last launch, so the GPU's work is in it; "
+                       : "  (window: first to last launch call of the most-launched graph; ")
+      << "plain runs carry graphprof's graph-launch\n"
+         "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n";
   if (wide)
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }

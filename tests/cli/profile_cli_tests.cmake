@@ -37,7 +37,13 @@ add_test(NAME cli.profile_node_sample_bad
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--node-sample 5,5: expected 'all' or W,K,M"
                  -- $<TARGET_FILE:graphprof> profile --node-sample 5,5 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sample_bad -- true)
 set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad PROPERTIES LABELS cpu)
-set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)
+# --overhead N with a command that has options of its own (CLI11 took them for graphprof's).
+add_test(NAME cli.profile_overhead_command_options
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "process wall time .*[-+][0-9.]+ % \\.\\. [-+][0-9.]+ %" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --overhead 2 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_opts
+                 -- sh -c "exit 0" --steps 10 -v)
+set_tests_properties(cli.profile_overhead_runs cli.profile_overhead_command_options PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.
 foreach(stream IN ITEMS stderr stdout)

@@ -239,6 +239,7 @@ struct OverheadRun {
   std::optional<double> window_ns;
   std::uint64_t steps = 0;
   std::uint32_t exec = 0;  // the exec the window is of
+  bool settled = false;    // the window ends when a call waited for the GPU's work after the last launch
 };
 
 // The change of one figure over the pairs (compare's paired_change), for the report.
@@ -251,10 +252,13 @@ struct OverheadChange {
 };
 
 // The steady-state window of one run's records (the `clock` lines of every proc-*.jsonl in `dir`):
-// the exec launched most often in any process. Empty without clock lines.
+// the exec launched most often in any process. Empty without clock lines. `settled_ns`: when the
+// first call that waited for the GPU (a synchronisation) returned after the exec's last launch,
+// 0 when none did; with it the window holds the GPU work of every launch, which a GPU-bound loop's
+// last launch call returns long before.
 struct SteadyWindow {
   std::uint32_t exec = 0;
-  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
 };
 std::optional<SteadyWindow> read_steady_window(const std::string& dir);
 
