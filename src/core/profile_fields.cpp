@@ -8,34 +8,6 @@ namespace gp::profile_fields {
 
 using nlohmann::json;
 
-double number(const json& j, const char* key, double fallback) {
-  if (!j.is_object()) return fallback;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-double number(const json& j, const char* key) { return number(j, key, std::nan("")); }
-
-std::string text(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& items(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
-
-const json& field(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  const auto it = j.find(key);
-  return it != j.end() ? *it : kNull;
-}
-
 const json* section(const Report& r) {
   for (const ModeResult& m : r.results)
     if (m.mode == Mode::kApp && m.params.empty() && m.sections.other.is_object() && m.sections.other.contains("profile") &&

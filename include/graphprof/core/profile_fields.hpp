@@ -1,22 +1,24 @@
 // Reading the profile section of a report (sections.profile, docs/profile.md) as JSON, for the
 // readers that see only the report: the profile page (src/report) and compare's graph-health view
 // (src/compare). Every accessor tolerates a field that is missing or of another type (a report of
-// an older schema, or a hand-edited one): numbers read as NaN, strings as empty, lists as empty.
+// an older schema, or a hand-edited one): numbers read as NaN, strings as empty, lists as empty
+// (graphprof/core/json_fields.hpp).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/core/json_fields.hpp"
 #include "graphprof/core/report.hpp"
 
 namespace gp::profile_fields {
 
-double number(const nlohmann::json& j, const char* key, double fallback);
-double number(const nlohmann::json& j, const char* key);  // NaN when missing
-std::string text(const nlohmann::json& j, const char* key);
-const nlohmann::json& items(const nlohmann::json& j, const char* key);  // an empty array when missing
-const nlohmann::json& field(const nlohmann::json& j, const char* key);  // null when missing
+// The tolerant field reads (graphprof/core/json_fields.hpp), under this namespace too.
+using json_fields::field;
+using json_fields::items;
+using json_fields::number;
+using json_fields::text;
 
 // sections.profile of the application's result, or nullptr when `r` is not a profile's report.
 const nlohmann::json* section(const Report& r);
