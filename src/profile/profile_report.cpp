@@ -104,7 +104,8 @@ json sampling_json(const GraphProfile& g) {
               {"span_traced", stats(duration_stats(s.span_traced_ns))},
               {"span_untraced", stats(duration_stats(s.span_untraced_ns))},
               {"perturbation", traced > 0 && untraced > 0 ? json(traced / untraced - 1.0) : json(nullptr)},
-              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)}};
+              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)},
+              {"set_aside", s.set_aside}};
 }
 
 json process_json_of(const ProcessProfile& p, std::size_t index) {
