@@ -22,14 +22,14 @@
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/core/error.hpp"
-#include "graphprof/profile/profile.hpp"
-#include "graphprof/report/profile_text.hpp"
-#include "graphprof/report/chrome_trace.hpp"
-#include "graphprof/core/version.hpp"
 #include "graphprof/core/node_sampling.hpp"
 #include "graphprof/core/text_format.hpp"
-#include "graphprof/report/chrome_trace.hpp"
 #include "graphprof/core/version.hpp"
+#include "graphprof/profile/profile.hpp"
+#include "graphprof/report/chrome_trace.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/report/profile_text.hpp"
+#include "graphprof/report/reporter.hpp"
 
 namespace gp::cli {
 
@@ -45,6 +45,9 @@ struct ProfileOptions {
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
+  std::string call_sites = "on";
+  int repeat = 1;
+  std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none
   bool verbose = false;
   std::vector<std::string> command;
@@ -186,6 +189,8 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
 
 void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  if (o.repeat > 1 && o.overhead > 0)
+    throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
   if (o.time_limit > 0 && o.overhead > 0)
     throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
@@ -206,20 +211,25 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::error_code ec;
   const fs::path out = fs::absolute(o.out);
   const fs::path data = out / "profile-data";
-  fs::create_directories(data, ec);
-  if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + data.string() + ": " + ec.message());
-  // Stale files of an earlier profile would be read as processes of this one.
-  for (const auto& entry : fs::directory_iterator(data, ec)) {
-    const std::string name = entry.path().filename().string();
-    if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
-      fs::remove(entry.path(), ec);
-  }
+  // A folder for records, without the stale files of an earlier profile (they would be read as
+  // processes of this one).
+  auto records_folder = [&](const fs::path& dir) {
+    fs::create_directories(dir, ec);
+    if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+        fs::remove(entry.path(), ec);
+    }
+  };
+  records_folder(data);
   const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
   // Before the application runs: a typo in an output must not cost the profile.
-  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}});
+  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
   if (!o.json.empty()) check_output_path("--json", o.json);
+  if (!o.html.empty()) check_output_path("--html", o.html);
   if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
 
   ProfileRun run;
@@ -235,12 +245,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // The application's environment with the injection: records into `dir`, at `level`.
   auto injected_env = [&](const fs::path& dir, const std::string& level) {
     std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
-                                                        "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE"});
+                                                        "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE",
+                                                        "GRAPHPROF_PROFILE_SITES"});
     env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
     env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
     env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
+    env.push_back("GRAPHPROF_PROFILE_SITES=" + (o.call_sites == "on"    ? std::string("1")
+                                                : o.call_sites == "off" ? std::string("0")
+                                                                        : o.call_sites));
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
@@ -256,59 +270,84 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     }
     return env;
   };
-  const std::vector<std::string> env = injected_env(data, o.trace);
+  // What one run left in `dir`: its processes' records, analysed, in the order they started CUDA.
+  std::vector<ProfileRepetition> repetitions;
+  std::vector<ProcessRecords> records;  // of the last run, for --trace-out
+  auto collect = [&](const fs::path& dir, const ChildResult& child) {
+    ProfileRepetition rep;
+    rep.exit_status = child.status;
+    rep.exit_description = child.description;
+    rep.wall_ns = child.wall_ns;
+    records.clear();
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
+      try {
+        records.push_back(read_process_records(entry.path().string()));
+      } catch (const Error& e) {
+        // One unreadable file (a dangling link, no permission, not a regular file) loses that
+        // process only: it is listed with the error, the others are reported as usual.
+        std::cerr << "graphprof profile: " << e.what() << "\n";
+        ProcessRecords lost;
+        lost.source = entry.path().string();
+        lost.pid = std::atoi(name.c_str() + 5);
+        lost.errors.push_back(std::string("its record file could not be read: ") + e.what());
+        records.push_back(std::move(lost));
+      }
+    }
+    std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
+      return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
+    });
+    for (const auto& r : records) rep.processes.push_back(analyze_process(r));
+    repetitions.push_back(std::move(rep));
+  };
+  // --time-limit is for all runs of --repeat together.
   std::optional<Deadline> deadline;
   if (o.time_limit > 0)
     deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                       std::chrono::duration<double>(o.time_limit));
-  ChildResult child;
+  const char* stopped_with = nullptr;
   if (o.overhead > 0) {
-    child = run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data, o.trace, run);
+    collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,
+                                      o.trace, run));
   } else {
-    std::cerr << "graphprof profile: running " << run.program << " with " << lib.filename().string() << " (records in "
-              << data.string() << ")\n";
-    child = run_child(o.command, env, deadline);
+    // --repeat N: each run writes its records and dumps into a folder of its own (run-<k>/), so no
+    // run's files are read as another's processes.
+    for (int k = 1; k <= o.repeat; ++k) {
+      const fs::path dir = o.repeat > 1 ? data / ("run-" + std::to_string(k)) : data;
+      if (o.repeat > 1) records_folder(dir);
+      std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
+                << "running " << run.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
+      const ChildResult child = run_child(o.command, injected_env(dir, o.trace), deadline);
+      collect(dir, child);
+      if (child.stopped_with != nullptr) {
+        stopped_with = child.stopped_with;
+        break;
+      }
+      // An interrupted or killed run ends the set: the user or a CI timeout wants it to stop.
+      if (child.status >= 128) break;
+    }
   }
   std::string cut;  // --time-limit stopped the profiled run
-  if (child.stopped_with != nullptr) {
+  if (stopped_with != nullptr) {
     cut = "--time-limit " + strf("%g", o.time_limit) + " s reached: the application was stopped (" +
-          (std::strcmp(child.stopped_with, "SIGKILL") == 0 ? "SIGTERM, then SIGKILL after " + strf("%g", kStopGraceSeconds) + " s"
-                                                            : std::string("SIGTERM")) +
+          (std::strcmp(stopped_with, "SIGKILL") == 0 ? "SIGTERM, then SIGKILL after " + strf("%g", kStopGraceSeconds) + " s"
+                                                     : std::string("SIGTERM")) +
           "); the report holds what it recorded until then";
     run.notes.push_back(cut);
   }
-  run.exit_status = child.status;
-  run.exit_description = child.description;
-  run.wall_ns = child.wall_ns;
+  const ProfileRepetition& first = repetitions.front();
+  run.exit_status = first.exit_status;
+  run.exit_description = first.exit_description;
+  run.wall_ns = first.wall_ns;
 
-  std::vector<ProcessRecords> records;
-  for (const auto& entry : fs::directory_iterator(data, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
-    try {
-      records.push_back(read_process_records(entry.path().string()));
-    } catch (const Error& e) {
-      // One unreadable file (a dangling link, no permission, not a regular file) loses that
-      // process only: it is listed with the error, the others are reported as usual.
-      std::cerr << "graphprof profile: " << e.what() << "\n";
-      ProcessRecords lost;
-      lost.source = entry.path().string();
-      lost.pid = std::atoi(name.c_str() + 5);
-      lost.errors.push_back(std::string("its record file could not be read: ") + e.what());
-      records.push_back(std::move(lost));
-    }
-  }
-  std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
-    return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
-  });
-  std::vector<ProcessProfile> processes;
-  for (const auto& r : records) processes.push_back(analyze_process(r));
-
-  Report report = profile_report(run, processes);
+  Report report = o.repeat > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
-  report.command_line = {"graphprof", "profile", "--trace=" + o.trace, "--"};
+  report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+  if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
+  report.command_line.push_back("--");
   report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
   report.environment.host = collect_host_info();
   if (gpu_checked) report.environment.gpu = query_gpu(0);
@@ -316,12 +355,19 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
 
   // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
   // application's own stdout still passes through).
-  std::ostream& console = writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) ? std::cerr : std::cout;
-  console << format_profile_summary(report, o.verbose);
+  std::ostream& console =
+      writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) || writes_to_stdout(o.html) ? std::cerr : std::cout;
+  console << format_profile_summary(report, o.verbose, json_path);
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
+  if (!o.html.empty()) {
+    HtmlReportOptions html;
+    html.source = json_path;
+    write_report_file(HtmlReporter(html), report, o.html);
+    console << "HTML page written to " << o.html << "\n";
+  }
   if (!o.verbose)
     console << "more: the same command with --verbose (launch latency, slowest nodes, eager kernels, copies, syncs); "
-               "graphprof report " << json_path << " -o profile.html\n";
+               "graphprof report " << json_path << (o.html.empty() ? " -o profile.html" : "") << "\n";
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
@@ -362,12 +408,27 @@ void setup_profile(CLI::App& app, int& exit_code) {
                 "also print when work starts after each launch call, the eager launch calls, up to 40 graphs, the "
                 "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
+  sub->add_option("--call-sites", o->call_sites,
+                  "where the application made each launch, copy, memset, sync, capture and instantiation: on = native "
+                  "and Python frames (a Python thread that released the GIL has it taken briefly for the read); held = "
+                  "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites")
+      ->check(CLI::IsMember({"on", "held", "native", "off"}))
+      ->capture_default_str();
+  sub->add_option("--repeat", o->repeat,
+                  "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
+                  "so `compare` has independent runs to judge")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  sub->add_option("--html", o->html, "also write the profile page (self-contained HTML) here");
   sub->add_option("--time-limit", o->time_limit,
                   "seconds for the application: then it is stopped (SIGTERM, SIGKILL 5 s later), the report of what "
                   "it recorded is written and graphprof exits 4 (not with --overhead)")
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1e7));
   sub->add_option("command", o->command, "the application and its arguments, after --")->required();
+  // Everything from the first positional on is the command: without it, an option that takes an
+  // optional value (--overhead [N]) made CLI11 refuse the command's own options after '--'.
+  sub->positionals_at_end();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"

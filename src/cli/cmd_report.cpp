@@ -1,5 +1,7 @@
 // graphprof report REPORT.json [--compare COMPARE.json] -o report.html: the self-contained HTML
-// report of a run or sweep (and of a comparison), without a GPU. --csv writes the metrics as CSV.
+// report of a run, sweep or profile (and of a comparison), without a GPU. --csv writes the metrics
+// as CSV. A profile's report without -o/--csv prints its console summary again.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -9,6 +11,7 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
+#include "graphprof/report/profile_text.hpp"
 
 namespace gp::cli {
 
@@ -24,8 +27,22 @@ struct ReportCliOptions {
   bool no_graphs = false;
 };
 
+bool is_profile(const Report& r) {
+  return std::any_of(r.results.begin(), r.results.end(), [](const ModeResult& m) {
+    return m.mode == Mode::kApp && m.params.empty() && m.sections.other.contains("profile");
+  });
+}
+
 int report_command(const ReportCliOptions& o) {
-  if (o.output.empty() && o.csv.empty()) throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE");
+  if (o.output.empty() && o.csv.empty()) {
+    // A profile's console summary, again, from its report alone (no GPU, no records needed).
+    const Report report = read_report(o.report);
+    if (!is_profile(report))
+      throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE (without them, a profile's report "
+                        "prints its console summary; " + o.report + " is not one)");
+    std::cout << format_profile_summary(report, true, o.report);
+    return 0;
+  }
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
   one_output_on_stdout({{"-o", o.output}, {"--csv", o.csv}});
   if (!o.output.empty()) {
@@ -73,8 +90,9 @@ int report_command(const ReportCliOptions& o) {
 
 void setup_report(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ReportCliOptions>();
-  auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, graphs, verdicts) of a run or sweep");
-  sub->add_option("report", o->report, "JSON report of `graphprof run` or `graphprof sweep`")->required();
+  auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, graphs, verdicts) of a run, sweep or profile; "
+                                 "a profile's report alone prints its console summary");
+  sub->add_option("report", o->report, "JSON report of `graphprof run`, `sweep` or `profile`")->required();
   sub->add_option("-o,--output", o->output, "HTML file to write");
   sub->add_option("--compare", o->compare, "also show a comparison: the JSON of `graphprof compare --json`");
   sub->add_option("--csv", o->csv, "also write every metric as CSV (one row per workload/params/mode/metric)");

@@ -16,10 +16,11 @@ struct GraphInputOptions {
   std::string report;
   std::string workload;
   std::string mode;
+  std::string exec;
   bool verbose = false;  // every warning about the dump, not each kind once with a count
 };
 
-// Adds the DOT argument / --report, --workload and --mode (`report_help` says what the times add).
+// Adds the DOT argument / --report, --workload, --mode and --exec (`report_help` says what the times add).
 // Two calls, so that each command's own options can stand between them in its --help.
 void add_dot_argument(CLI::App& sub, GraphInputOptions& o);
 void add_report_options(CLI::App& sub, GraphInputOptions& o, const char* report_help);
@@ -28,7 +29,7 @@ void add_report_options(CLI::App& sub, GraphInputOptions& o, const char* report_
 // first occurrence, how many more and a few of their names), or every one with `verbose`.
 std::vector<std::string> summarize_warnings(const std::vector<std::string>& warnings, bool verbose);
 
-// A usage error for --workload or --mode without --report.
+// A usage error for --workload, --mode or --exec without --report.
 void check_graph_input(const GraphInputOptions& o);
 
 struct GraphInput {

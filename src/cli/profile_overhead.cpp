@@ -13,11 +13,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// From the first launch call of the most-launched exec to the return of the first call that waited
+// for the GPU after its last launch: every launch's work, as the application's own loop timing
+// (which ends with a synchronisation) sees it; a GPU-bound loop's launch calls return long before
+// their work is done. Without such a call, to the last launch call (one step fewer).
 void add_window(OverheadRun& r, const fs::path& dir) {
   const auto w = read_steady_window(dir.string());
   if (!w || w->launches < 2) return;
-  r.window_ns = static_cast<double>(w->last_ns - w->first_ns);
-  r.steps = w->launches - 1;
+  r.settled = w->settled_ns > 0;
+  r.window_ns = static_cast<double>((r.settled ? w->settled_ns : w->last_ns) - w->first_ns);
+  r.steps = r.settled ? w->launches : w->launches - 1;
   r.exec = w->exec;
 }
 

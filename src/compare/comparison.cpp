@@ -446,15 +446,8 @@ void summarize_suite(Comparison& c) {
   if (c.banners.empty()) shift_banner("all gating metrics", gate_bad);
 }
 
-}  // namespace
-
-Comparison compare(const Report& base, const Report& cand, const Thresholds& t, const InputNames& names) {
-  Comparison out;
-  out.thresholds = t;
-  out.baseline = input_info(base, names.baseline);
-  out.candidate = input_info(cand, names.candidate);
-  out.environment = check_environment(base, cand, t);
-
+// Result by result: workload, parameters and mode name a benchmark on both sides.
+void compare_results(const Report& base, const Report& cand, const Thresholds& t, const InputNames& names, Comparison& out) {
   const auto bidx = index_results(base, t.ignore_params, names.baseline);
   const auto cidx = index_results(cand, t.ignore_params, names.candidate);
   HostBound host_bound;
@@ -493,6 +486,25 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
     }
     check_clock(r, t);
     apply_device_level(r);
+  }
+}
+
+}  // namespace
+
+Comparison compare(const Report& base, const Report& cand, const Thresholds& t, const InputNames& names) {
+  Comparison out;
+  out.thresholds = t;
+  out.baseline = input_info(base, names.baseline);
+  out.candidate = input_info(cand, names.candidate);
+  out.environment = check_environment(base, cand, t);
+
+  if (is_profile_report(base) && is_profile_report(cand)) {
+    // Two profiles of one program: the graph-health view decides every row itself.
+    compare_profiles(base, cand, t, out);
+    for (const auto& r : out.rows)
+      if (r.base && r.cand && r.rule.gating) ++out.gating_series;
+  } else {
+    compare_results(base, cand, t, names, out);
   }
 
   // Different GPUs: the numbers are still shown, but no verdict about the code is drawn.

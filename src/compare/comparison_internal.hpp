@@ -44,6 +44,11 @@ void check_drift(const ModeResult& b, const ModeResult& c, const std::string& be
 std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, double max_invalid,
                                   const std::string& side, std::string& why);
 
+// profile_health.cpp: two reports of `graphprof profile` are compared by the graph-health view
+// (rows appended to `out`, drift for graphs that changed shape), not result by result.
+bool is_profile_report(const Report& r);
+void compare_profiles(const Report& base, const Report& cand, const Thresholds& t, Comparison& out);
+
 // verdict_rules.cpp
 std::string plural(std::size_t n, const char* one, const char* many);  // "3 regressions"
 // Pooled sd of two samples of sizes m and n with sds sd_x and sd_y (weighted by degrees of freedom).

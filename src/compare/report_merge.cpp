@@ -13,6 +13,7 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/params.hpp"
 #include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/profile_fields.hpp"
 
 namespace gp {
 
@@ -54,6 +55,21 @@ void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSec
     pooled.processes.insert(pooled.processes.end(), levels.begin(), levels.end());
   }
   into.sections.device_probe = std::move(pooled);
+}
+
+// Profiles pool their runs: `compare`'s graph-health view reads every run from runs[].
+void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
+  if (!into.is_object() || !from.is_object()) return;
+  // A report without runs[] is one run: the section itself (its processes, exit, wall time).
+  nlohmann::json all = nlohmann::json::array();
+  for (const nlohmann::json* p : {static_cast<const nlohmann::json*>(&into), &from})
+    for (const nlohmann::json* r : profile_fields::runs(*p)) {
+      nlohmann::json run = *r;
+      run.erase("runs");
+      all.push_back(std::move(run));
+    }
+  for (std::size_t i = 0; i < all.size(); ++i) all[i]["run"] = i + 1;
+  into["runs"] = std::move(all);
 }
 
 // The profiled program's name ("" for a report of run or sweep).
@@ -126,6 +142,8 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         continue;
       }
       ModeResult& into = out.results[it->second];
+      if (into.sections.other.contains("profile") && res.sections.other.contains("profile"))
+        pool_profile_runs(into.sections.other["profile"], res.sections.other.at("profile"));
       if (into.status != Status::kOk) continue;  // the first failure stays
       if (res.status != Status::kOk) {
         // A mode that failed in any run failed: the gate must see it, not a pool without it.

@@ -17,4 +17,12 @@ int latched_batch_size(int batch, std::size_t calls_per_iter) {
   return std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
 }
 
+StoppingRule rule_within_time_left(const StoppingRule& rule, double seconds_left, int passes_left) {
+  StoppingRule r = rule;
+  const double share = std::max(0.01, seconds_left / std::max(1, passes_left));
+  r.budget_seconds = std::min(r.budget_seconds, share);
+  r.min_seconds = std::min(r.min_seconds, r.budget_seconds);
+  return r;
+}
+
 }  // namespace gp

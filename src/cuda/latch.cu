@@ -1,9 +1,18 @@
-// The latch: a kernel that holds the stream until the host releases it, so work queued behind it
-// runs back to back on the device with host submission hidden (the idea of NVIDIA's
-// cudaGraphsPerfScaling sample). A timeout keeps a slow host from hanging the GPU.
+// The latch: holds the stream until the host releases it, so work queued behind it runs back to
+// back on the device with host submission hidden (the idea of NVIDIA's cudaGraphsPerfScaling
+// sample). A timeout keeps a slow host from hanging the GPU.
 #include "latch.hpp"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
 #include "graphprof/cuda/cuda_check.hpp"
+#include "graphprof/core/error.hpp"
 
 namespace gp {
 
@@ -28,27 +37,79 @@ __global__ void latch_kernel(volatile int* release, volatile int* timed_out, uns
 
 }  // namespace
 
-Latch::Latch() {
+LatchKind latch_kind() {
+  const char* v = std::getenv("GRAPHPROF_LATCH");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "kernel") == 0) return LatchKind::kKernel;
+  if (std::strcmp(v, "wait-value") == 0) return LatchKind::kWaitValue;
+  throw Error(ExitCode::kUsage, std::string("GRAPHPROF_LATCH=") + v + ": expected kernel or wait-value");
+}
+
+const char* to_string(LatchKind kind) { return kind == LatchKind::kWaitValue ? "wait-value" : "kernel"; }
+
+Latch::Latch(LatchKind kind) : kind_(kind) {
   GP_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), 2 * sizeof(int), cudaHostAllocMapped));
   GP_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
 }
 
 Latch::~Latch() {
+  stop_watchdog();
   if (host_) GP_CUDA_CHECK_NOEXCEPT(cudaFreeHost(host_));
 }
 
+void Latch::stop_watchdog() {
+  if (!watchdog_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+  }
+  cv_.notify_all();
+  watchdog_.join();
+}
+
 void Latch::hold(cudaStream_t stream, double timeout_seconds) {
+  stop_watchdog();
   host_[0] = 0;
   host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  latch_kernel<<<1, 1, 0, stream>>>(device_, device_ + 1, static_cast<unsigned long long>(timeout_seconds * 1e9));
-  GP_CUDA_CHECK(cudaGetLastError());
+  if (kind_ == LatchKind::kKernel) {
+    latch_kernel<<<1, 1, 0, stream>>>(device_, device_ + 1, static_cast<unsigned long long>(timeout_seconds * 1e9));
+    GP_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  // The driver's entry point through the runtime: graphprof links the runtime statically and not
+  // the driver, so that it starts (and explains itself) where no driver is installed.
+  static PFN_cuStreamWaitValue32_v11070 wait_value = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 11070, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(fn);
+  }();
+  if (wait_value == nullptr)
+    throw Error(ExitCode::kEnvironment, "GRAPHPROF_LATCH=wait-value: the driver has no cuStreamWaitValue32");
+  const CUresult r = wait_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(device_), 1,
+                                CU_STREAM_WAIT_VALUE_GEQ);
+  if (r != CUDA_SUCCESS)
+    throw Error(ExitCode::kEnvironment, "cuStreamWaitValue32 (GRAPHPROF_LATCH=wait-value) returned CUresult " +
+                                            std::to_string(static_cast<int>(r)));
+  released_ = false;
+  const auto timeout = std::chrono::duration<double>(timeout_seconds);
+  watchdog_ = std::thread([this, timeout] {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, timeout, [this] { return released_; })) {
+      reinterpret_cast<volatile int*>(host_)[1] = 1;  // the batch was not fully queued in time
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      reinterpret_cast<volatile int*>(host_)[0] = 1;
+    }
+  });
 }
 
 void Latch::release() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   reinterpret_cast<volatile int*>(host_)[0] = 1;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  stop_watchdog();
 }
 
 bool Latch::timed_out() const { return reinterpret_cast<volatile const int*>(host_)[1] != 0; }

@@ -2,27 +2,47 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
 
 namespace gp {
 
+// How the stream is held. kKernel: a one-thread kernel polling host-mapped memory (the method of
+// NVIDIA's cudaGraphsPerfScaling sample). kWaitValue: a stream memory operation
+// (cuStreamWaitValue32) on the same flag, with no kernel on the device; a host thread releases it
+// at the timeout. GRAPHPROF_LATCH=kernel|wait-value picks one (default: kernel).
+enum class LatchKind { kKernel, kWaitValue };
+LatchKind latch_kind();                 // from GRAPHPROF_LATCH
+const char* to_string(LatchKind kind);  // "kernel", "wait-value"
+
 class Latch {
  public:
-  Latch();
+  explicit Latch(LatchKind kind = latch_kind());
   ~Latch();
   Latch(const Latch&) = delete;
   Latch& operator=(const Latch&) = delete;
 
-  // Enqueue the latch kernel: the stream stalls until release() or the timeout.
+  // Enqueue the latch: the stream stalls until release() or the timeout.
   void hold(cudaStream_t stream, double timeout_seconds);
   void release();
   // After the stream synchronised: did the latch give up before release()? Then the batch
   // queued behind it was not fully pre-queued and its timings are discarded.
   bool timed_out() const;
+  LatchKind kind() const { return kind_; }
 
  private:
+  void stop_watchdog();
+
+  LatchKind kind_;
   int* host_ = nullptr;    // [0] release flag, [1] timed-out flag; mapped pinned memory
   int* device_ = nullptr;
+  // kWaitValue: the thread that releases the stream at the timeout.
+  std::thread watchdog_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
 };
 
 }  // namespace gp

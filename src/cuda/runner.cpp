@@ -173,9 +173,27 @@ void record_device_probe(ModeResult& res, ProbeAt at) {
 }
 
 // One full repetition. Throws CudaError on failure; run_mode() records it.
-void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& opt,
+// The passes of one repetition, the trace pass after them included: with --time-limit, each pass
+// starts with the share of the time left that rule_within_time_left gives it.
+constexpr int kPassesPerMode = 7;  // one-off, warm-up, GPU, latched, launch, latency, trace
+
+double seconds_left(const MeasureOptions& o) {
+  return std::chrono::duration<double>(*o.deadline - std::chrono::steady_clock::now()).count();
+}
+
+MeasureOptions share_of_time_left(const MeasureOptions& base, int passes_left) {
+  if (!base.deadline) return base;
+  MeasureOptions o = base;
+  o.rule = rule_within_time_left(base.rule, seconds_left(base), passes_left);
+  o.warmup_seconds = std::min(o.warmup_seconds, o.rule.budget_seconds);
+  return o;
+}
+
+void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& base,
                     int rep, ModeResult& res) {
   PassContext pc(entry, mode, params);
+  int passes_left = kPassesPerMode;
+  MeasureOptions opt = share_of_time_left(base, passes_left);
   std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
 
   const auto note = [&](const char* what) {
@@ -229,6 +247,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   const int batch = batch_size(shape, opt.rule.budget_seconds);
   if (rep == 0) res.sections.other["budget"]["iteration_seconds"] = iteration_seconds;
 
+  opt = share_of_time_left(base, --passes_left);
   note("warm-up");
   // Warm-up: at least warmup_iterations and warmup_seconds, but never past the budget.
   const auto warm0 = Clock::now();
@@ -244,6 +263,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   // After the warm-up, so the clocks have ramped up as for the passes that follow.
   if (rep == 0) record_device_probe(res, ProbeAt::kBeforePasses);
 
+  opt = share_of_time_left(base, --passes_left);
   note("launch loop: GPU pass");
   // GPU pass: an event between consecutive iterations queued back to back. The host clock over
   // each whole batch is an independent cross-check of the events' per-iteration figure.
@@ -264,6 +284,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
                  PassResult{std::move(host_per_iter), true});
 
   if (rep == 0) record_device_probe(res, ProbeAt::kBeforeLatched);
+  opt = share_of_time_left(base, --passes_left);
   note("launch loop: latched pass");
   // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
   // back to back with host submission hidden. Batches stay well inside the launch queue so the
@@ -299,6 +320,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
 
   if (rep == 0) record_device_probe(res, ProbeAt::kAfterLatched);
+  opt = share_of_time_left(base, --passes_left);
   note("launch loop: launch pass");
   // Launch pass: host clock around each launch API call, calls back to back (queue busy).
   std::vector<double> per_iter_submit;
@@ -321,6 +343,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   add_repetition(res, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
                  PassResult{std::move(per_iter_submit), true});
 
+  opt = share_of_time_left(base, --passes_left);
   note("launch loop: latency pass");
   // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
   std::vector<double> isolated;
@@ -398,7 +421,13 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
       if (is_environment_error(e.cuda_code()) || is_sticky_error(e.cuda_code())) throw;
       (void)cudaGetLastError();
     }
-    for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) run_repetition(entry, mode, params, opt, rep, res);
+    for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) {
+      if (rep > 0 && opt.deadline && seconds_left(opt) <= 0) {
+        mark_cut_short(res, "repetitions");  // --time-limit: the repetitions measured so far are kept
+        break;
+      }
+      run_repetition(entry, mode, params, opt, rep, res);
+    }
     for (auto& [k, m] : res.metrics) m.resummarize();
     derive_within_mode(res);
   } catch (const CudaError& e) {
@@ -423,7 +452,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   }
   // After every timing pass, so those ran without CUPTI attached. It records its own failures in
   // sections.trace; what it throws (environment errors, output errors) ends the run.
-  if (res.status == Status::kOk) run_trace_pass(entry, mode, params, opt, res);
+  if (res.status == Status::kOk) run_trace_pass(entry, mode, params, share_of_time_left(opt, 1), res);
   return res;
 }
 

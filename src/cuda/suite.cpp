@@ -1,6 +1,8 @@
 // The default suite and any selection of workloads x modes, into one Report.
 #include "graphprof/cuda/suite.hpp"
 
+#include "latch.hpp"
+
 #include <algorithm>
 
 #include "graphprof/cuda/device.hpp"
@@ -71,7 +73,8 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
                      {"min_seconds_per_pass", m.rule.min_seconds},
                      {"warmup_iterations", m.warmup_iterations}, {"warmup_seconds", m.warmup_seconds},
                      {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
-                     {"repetitions", m.repetitions}};
+                     {"repetitions", m.repetitions},
+                     {"latch", to_string(latch_kind())}};
 
   MeasureOptions measure = req.measure;
   measure.observer = observer;
@@ -86,10 +89,8 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
           if (observer != nullptr) observer->result_finished(report.results.back());
           continue;
         }
-        // Each pass stops within the time left (a mode has several passes; --budget bounds each).
-        this_mode.rule.budget_seconds = std::min(this_mode.rule.budget_seconds, std::max(left, 0.01));
-        this_mode.rule.min_seconds = std::min(this_mode.rule.min_seconds, this_mode.rule.budget_seconds);
-        this_mode.warmup_seconds = std::min(this_mode.warmup_seconds, this_mode.rule.budget_seconds);
+        // The mode's passes share the time left (run_mode gives each its share as it starts).
+        this_mode.deadline = req.deadline;
       }
       report.results.push_back(run_mode(*entry, mode, params, this_mode));
       if (observer != nullptr) observer->result_finished(report.results.back());

@@ -1,5 +1,6 @@
 // Joining a `graphprof run` report onto a DOT dump: find the result that wrote the dump, then
 // read its per-node times (sections.trace.nodes, written by the trace pass) keyed by dot_name.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -40,32 +41,48 @@ std::optional<double> metric_median(const ModeResult& r, const char* key) {
 
 }  // namespace
 
+std::optional<long long> top_level_graph_id(const GraphModel& model) {
+  for (const GraphCluster& c : model.clusters)
+    if (!c.parent_node && c.graph_id >= 0) return static_cast<long long>(c.graph_id);
+  return std::nullopt;
+}
+
 NodeTimes node_times_from_report(const Report& report, const std::string& report_path, const std::string& dot_path,
-                                 const std::string& workload, const std::string& mode) {
+                                 const std::string& workload, const std::string& mode, const std::string& exec,
+                                 std::optional<long long> dump_graph_id) {
   const std::string name = file_name(dot_path);
   std::vector<const ModeResult*> picked, all;
   for (const auto& r : report.results) {
     all.push_back(&r);
     if (!workload.empty() && r.workload != workload) continue;
     if (!mode.empty() && to_string(r.mode) != mode) continue;
+    if (!exec.empty() && (!r.params.count("exec") || r.params.at("exec") != exec)) continue;
     picked.push_back(&r);
   }
-  const bool chosen_by_user = !workload.empty() || !mode.empty();
+  const bool chosen_by_user = !workload.empty() || !mode.empty() || !exec.empty();
+  const bool profile = std::any_of(all.begin(), all.end(), [](const ModeResult* r) { return r->params.count("exec") > 0; });
   std::vector<const ModeResult*> by_dump;
   for (const ModeResult* r : picked)
     if (dumped(*r, name)) by_dump.push_back(r);
+  // A profile's dump that was renamed: its graph id says which graph it is (params.graph).
+  if (by_dump.empty() && dump_graph_id)
+    for (const ModeResult* r : picked)
+      if (r->sections.graph && r->params.count("graph") && r->params.at("graph") == std::to_string(*dump_graph_id))
+        by_dump.push_back(r);
   if (!by_dump.empty() || !chosen_by_user) picked = by_dump;
+  const std::string pick_with = profile ? "--exec" : "--workload and --mode";
 
   if (picked.empty()) {
     std::string msg = report_path + ": no result ";
-    msg += chosen_by_user ? "matches --workload/--mode" : "dumped " + name;
+    msg += chosen_by_user ? "matches --workload/--mode/--exec" : "dumped " + name;
+    if (!chosen_by_user && dump_graph_id) msg += " or graph " + std::to_string(*dump_graph_id);
     msg += "; results: " + (all.empty() ? std::string("none") : list_results(all));
-    if (!chosen_by_user) msg += " (pick one with --workload and --mode)";
+    if (!chosen_by_user) msg += " (pick one with " + pick_with + ")";
     throw usage_error(msg);
   }
   if (picked.size() > 1)
-    throw usage_error(report_path + ": several results match " + name + " (" + list_results(picked) +
-                      "); pick one with --workload and --mode");
+    throw usage_error(report_path + ": several results match " + name + " (" + list_results(picked) + "); pick one with " +
+                      pick_with);
 
   const ModeResult& r = *picked.front();
   NodeTimes t;

@@ -1,7 +1,8 @@
 // Call sites of the tracked CUDA calls (call_site.hpp).
 //
-// Per call: the native return addresses (native_stack.hpp) and, on a thread that holds the GIL,
-// the Python frames as (code object, line) pairs (python_frames.hpp) are hashed together; a table
+// Per call: the native return addresses (native_stack.hpp) and, on a Python thread, the Python
+// frames as (code object, line) pairs (python_frames.hpp: read with the GIL, taken for the read
+// when the thread released it) are hashed together; a table
 // maps each distinct hash to a site id. Only a site seen for the first time is named (modules,
 // ELF symbols, Python file and function names) and written as a `site` line; every call appends
 // its correlation id to its site's list, written as `sc` lines in batches. The analysis joins
@@ -10,6 +11,8 @@
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
+
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +39,10 @@ constexpr std::size_t kPythonMax = 48;
 constexpr std::size_t kFlushAt = 1u << 15;  // pending correlation ids before a batch is written
 
 bool g_enabled = true;
+const char* g_mode_name = "on";  // GRAPHPROF_PROFILE_SITES, for the `py` line
+// Set in a child made by fork() (without exec): it inherits this state and the parent's open
+// line file, and must write nothing into it (its CUDA calls fail anyway).
+volatile bool g_forked_child = false;
 
 enum class Kind { kNone, kSite, kSiteAndLedger, kLedger };
 
@@ -69,6 +76,17 @@ constexpr std::uint32_t kRuntimeSites[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+};
+
+// Synchronising calls: the GIL is not taken for them, only read where the thread holds it. A
+// thread may make them while it holds a lock that a thread holding the GIL waits for (PyTorch's
+// caching allocator synchronises events under its mutex; a tensor freed with the GIL held takes
+// that mutex): taking the GIL there would deadlock.
+constexpr std::uint32_t kRuntimeSyncs[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
@@ -198,42 +216,79 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
 }
 
 void take_site(const ApiEvent& e) {
-  PyFrameKey py[kPythonMax];
-  const std::size_t npy = python_stack(py, kPythonMax);
-  std::uintptr_t pcs[kNativeMax];
-  const std::size_t n = native_stack(pcs, npy > 0 ? kNativeWithPython : kNativeMax);
-  std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
-  for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
-  for (std::size_t i = 0; i < npy; ++i) h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(py[i].line));
   std::uint32_t id = 0;
-  bool fresh = false;
-  std::string batch;
+  bool fresh = false, python = false;
+  std::string site, batch;
   {
-    std::lock_guard<std::timed_mutex> lock(g_mu);
-    auto it = g_site_of.find(h);
-    if (it == g_site_of.end()) {
-      id = static_cast<std::uint32_t>(g_pending.size());
-      g_site_of.emplace(h, id);
-      g_pending.emplace_back();
-      fresh = true;
-    } else {
-      id = it->second;
+    // The GIL (when taken) is held to the end of this block: the Python keys, the table and the
+    // naming of a new site; the table's lock is never held by a thread that waits for the GIL.
+    const PythonScope scope(e.driver || !in(kRuntimeSyncs, e.cbid));
+    PyFrameKey py[kPythonMax];
+    const std::size_t npy = scope.readable() ? python_stack(py, kPythonMax) : 0;
+    python = npy > 0;
+    std::uintptr_t pcs[kNativeMax];
+    const std::size_t n = cached_native_stack(pcs, python ? kNativeWithPython : kNativeMax);
+    std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
+    for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
+    for (std::size_t i = 0; i < npy; ++i)
+      h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(py[i].line));
+    {
+      std::lock_guard<std::timed_mutex> lock(g_mu);
+      auto it = g_site_of.find(h);
+      if (it == g_site_of.end()) {
+        id = static_cast<std::uint32_t>(g_pending.size());
+        g_site_of.emplace(h, id);
+        g_pending.emplace_back();
+        fresh = true;
+      } else {
+        id = it->second;
+      }
+      g_pending[id].push_back(e.correlation);
+      if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
     }
-    g_pending[id].push_back(e.correlation);
-    if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+    if (fresh) site = site_line(id, e.function, pcs, n, python);
   }
   if (fresh) {
-    if (npy == 0) look_up_python();  // an interpreter loaded after CUDA started
-    write_lines(site_line(id, e.function, pcs, n, npy > 0), false);
+    if (!python) look_up_python();  // an interpreter loaded after CUDA started
+    write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
+}
+
+// The `py` line: how the Python stacks were read (python_frames.hpp).
+std::string python_line() {
+  if (!python_present()) return {};
+  const PythonStats s = python_stats();
+  std::string line;
+  appendf(line,
+          "{\"t\":\"py\",\"mode\":\"%s\",\"held\":%llu,\"taken\":%llu,\"wait_ns\":%llu,\"slow\":%llu,\"stopped\":%d,"
+          "\"can_take\":%d}\n",
+          g_mode_name, static_cast<unsigned long long>(s.held), static_cast<unsigned long long>(s.taken),
+          static_cast<unsigned long long>(s.wait_ns), static_cast<unsigned long long>(s.slow), s.stopped ? 1 : 0,
+          s.can_take ? 1 : 0);
+  return line;
 }
 
 }  // namespace
 
 void init_call_sites() {
-  if (const char* v = std::getenv("GRAPHPROF_PROFILE_SITES")) g_enabled = std::strcmp(v, "0") != 0;
+  // "1" or "on": native and Python frames (the GIL taken when needed); "held": Python frames only
+  // where the thread holds the GIL; "native": no Python frames; "0" or "off": no call sites.
+  if (const char* v = std::getenv("GRAPHPROF_PROFILE_SITES")) {
+    if (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0) {
+      g_enabled = false;
+      g_mode_name = "off";
+    } else if (std::strcmp(v, "held") == 0) {
+      g_mode_name = "held";
+    } else if (std::strcmp(v, "native") == 0) {
+      g_mode_name = "native";
+    }
+  }
+  set_python_mode(std::strcmp(g_mode_name, "on") == 0     ? PythonMode::kTake
+                  : std::strcmp(g_mode_name, "held") == 0 ? PythonMode::kHeld
+                                                          : PythonMode::kOff);
   look_up_python();
+  (void)pthread_atfork(nullptr, nullptr, [] { g_forked_child = true; });
 }
 
 bool call_sites_enabled() { return g_enabled; }
@@ -271,6 +326,7 @@ std::vector<std::uint32_t> ledger_recorded_ids(bool driver) {
 bool is_site_driver_callback(std::uint32_t cbid) { return kind_of(true, cbid) != Kind::kNone; }
 
 void on_api_event(const ApiEvent& e) {
+  if (g_forked_child) return;
   const Kind k = kind_of(e.driver, e.cbid);
   if (k == Kind::kNone) return;
   if (e.driver && e.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
@@ -282,12 +338,14 @@ void on_api_event(const ApiEvent& e) {
 }
 
 void flush_call_sites(bool may_wait) {
+  if (g_forked_child) return;
   std::string batch;
   {
     std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);
     if (may_wait ? !lock.try_lock_for(std::chrono::seconds(2)) : !lock.try_lock()) return;
     batch = pending_lines_locked();
   }
+  if (g_enabled) batch += python_line();
   if (!batch.empty()) write_lines(batch, true, std::chrono::seconds(2));
 }
 

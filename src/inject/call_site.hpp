@@ -24,7 +24,9 @@ struct ApiEvent {
   const void* params = nullptr;    // the call's parameter struct
 };
 
-// Reads GRAPHPROF_PROFILE_SITES ("0": call sites off) and looks for the Python API.
+// Reads GRAPHPROF_PROFILE_SITES ("1"/"on": native and Python frames, the GIL taken for the read
+// where a Python thread released it; "held": Python frames only where the thread holds the GIL;
+// "native": no Python frames; "0"/"off": no call sites) and looks for the Python API.
 void init_call_sites();
 bool call_sites_enabled();
 
@@ -45,7 +47,8 @@ bool is_site_driver_callback(std::uint32_t cbid);
 // Takes the call site (at ENTER of the tracked calls) and the ledger samples; never throws.
 void on_api_event(const ApiEvent& e);
 
-// Writes the pending correlation lists (before the end line; also when they grow large).
+// Writes the pending correlation lists and the `py` line (how the Python stacks were read) before
+// the end line; the lists also when they grow large.
 // `may_wait`: false in a signal handler (locks are only tried).
 void flush_call_sites(bool may_wait);
 

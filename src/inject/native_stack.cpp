@@ -17,12 +17,15 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 namespace gp::inject {
 
@@ -30,8 +33,11 @@ namespace {
 
 struct Walk {
   std::uintptr_t* pcs;
+  std::uintptr_t* sps;  // optional: each frame's stack pointer at its call (libgcc's _Unwind_GetCFA of
+                        // a frame is the CFA of the frame it called, checked on x86-64)
   std::size_t n, max;
   int skip;
+  bool hit_max = false;
 };
 
 _Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
@@ -42,8 +48,48 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
     --w->skip;
     return _URC_NO_REASON;
   }
+  if (w->sps != nullptr) w->sps[w->n] = _Unwind_GetCFA(ctx);
   w->pcs[w->n++] = pc;
-  return w->n >= w->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+  if (w->n >= w->max) {
+    w->hit_max = true;
+    return _URC_END_OF_STACK;
+  }
+  return _URC_NO_REASON;
+}
+
+// The learned frame sizes: (previous return address, return address) -> size of the frame that
+// return address is in, and whether the stack ended after it.
+struct Edge {
+  std::uintptr_t size = 0;
+  bool last = false;
+};
+std::mutex g_edges_mu;
+std::unordered_map<std::uint64_t, Edge> g_edges;
+
+std::uint64_t edge_key(std::uintptr_t prev, std::uintptr_t pc) {
+  return (static_cast<std::uint64_t>(prev) * 0x9e3779b97f4a7c15ull) ^ static_cast<std::uint64_t>(pc);
+}
+
+// This thread's stack: reads off it stay inside [low, high).
+struct StackBounds {
+  std::uintptr_t low = 0, high = 0;
+};
+const StackBounds& this_stack() {
+  thread_local StackBounds b = [] {
+    StackBounds s;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* addr = nullptr;
+      std::size_t size = 0;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        s.low = reinterpret_cast<std::uintptr_t>(addr);
+        s.high = s.low + size;
+      }
+      pthread_attr_destroy(&attr);
+    }
+    return s;
+  }();
+  return b;
 }
 
 struct Symbol {
@@ -166,9 +212,70 @@ bool internal_module(const std::string& path) {
 
 std::size_t native_stack(std::uintptr_t* pcs, std::size_t max) {
   if (max == 0) return 0;
-  Walk w{pcs, 0, max, 1};
+  Walk w{pcs, nullptr, 0, max, 1};
   _Unwind_Backtrace(on_frame, &w);
   return w.n;
+}
+
+__attribute__((noinline, no_sanitize_address)) std::size_t cached_native_stack(std::uintptr_t* pcs, std::size_t max) {
+  if (max == 0) return 0;
+#if defined(__x86_64__)
+  constexpr std::size_t kMaxFrames = 64;
+  max = std::min(max, kMaxFrames);
+  // The CFA of this function: the caller's stack pointer at the call, the return address just below.
+  const std::uintptr_t top = reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa());
+  const StackBounds& stack = this_stack();
+  if (stack.high > stack.low) {
+    std::lock_guard<std::mutex> lock(g_edges_mu);
+    std::uintptr_t cfa = top, prev = 0;
+    std::size_t n = 0;
+    bool known = true;
+    while (n < max) {
+      const std::uintptr_t slot = cfa - sizeof(std::uintptr_t);
+      if (slot < top - sizeof(std::uintptr_t) || slot + sizeof(std::uintptr_t) > stack.high) {
+        known = false;
+        break;
+      }
+      const std::uintptr_t pc = *reinterpret_cast<const std::uintptr_t*>(slot);
+      auto it = g_edges.find(edge_key(prev, pc));
+      if (it == g_edges.end()) {
+        known = false;
+        break;
+      }
+      pcs[n++] = pc;
+      if (it->second.last) break;
+      if (it->second.size == 0) {  // learned from a walk that stopped here (max frames): unknown beyond
+        known = n == max;
+        break;
+      }
+      cfa += it->second.size;
+      prev = pc;
+    }
+    if (known) return n;
+  }
+  // Unwind fully (skipping this function's frame too) and learn the frame sizes of this chain:
+  // sps[k] is where frame k's return address sits above (sps[0] == top), sps[k+1] - sps[k] its size.
+  std::uintptr_t sps[kMaxFrames];
+  Walk w{pcs, sps, 0, max, 1};
+  _Unwind_Backtrace(on_frame, &w);
+  if (w.n == 0 || sps[0] != top || stack.high <= stack.low) return w.n;  // not the layout assumed: nothing learned
+  std::lock_guard<std::mutex> lock(g_edges_mu);
+  std::uintptr_t prev = 0;
+  for (std::size_t k = 0; k < w.n; ++k) {
+    const std::uintptr_t slot = sps[k] - sizeof(std::uintptr_t);
+    const bool has_next = k + 1 < w.n;
+    if (slot < top - sizeof(std::uintptr_t) || slot + sizeof(std::uintptr_t) > stack.high ||
+        *reinterpret_cast<const std::uintptr_t*>(slot) != pcs[k] || (has_next && sps[k + 1] < sps[k]))
+      break;  // a frame the simple rule does not describe (a signal frame): the rest stays unlearned
+    Edge& e = g_edges[edge_key(prev, pcs[k])];
+    e.size = has_next ? sps[k + 1] - sps[k] : 0;
+    e.last = !has_next && !w.hit_max;
+    prev = pcs[k];
+  }
+  return w.n;
+#else
+  return native_stack(pcs, max);
+#endif
 }
 
 NativeFrame describe_frame(std::uintptr_t pc) {

@@ -15,6 +15,14 @@ namespace gp::inject {
 // unwinder has no table for (JIT code, a library built without unwind tables).
 std::size_t native_stack(std::uintptr_t* pcs, std::size_t max);
 
+// The same stack, most of the time without the unwinder: a full unwind (native_stack's) costs
+// about 0.4 us per frame on the H200 (the CUDA driver's frames are slow to look up), so each full
+// unwind also records, for each pair (return address, the next one), the size of the next frame.
+// A later call reads the return addresses straight off the stack with those sizes and accepts the
+// chain only while every pair read was seen before (else it unwinds fully and learns). x86-64
+// only (the return address sits just below the frame's CFA); elsewhere always the full unwind.
+std::size_t cached_native_stack(std::uintptr_t* pcs, std::size_t max);
+
 struct NativeFrame {
   std::string module;        // path of the shared object or executable; "" when no module maps it (JIT code)
   std::uintptr_t offset = 0; // pc - the module's load bias (what addr2line takes), or the absolute pc without a module

@@ -74,7 +74,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       signatures[k.graph_id].insert(k.name + "@" + std::to_string(k.grid[0]) + "," + std::to_string(k.grid[1]) + "," +
                                     std::to_string(k.grid[2]));
 
-  bool earlier_allocated = false;
+  bool earlier_allocated = false;  // an earlier capture allocated memory a later one can reuse
   sp.graphs.clear();
   for (const auto& g : out.graphs) {
     GraphLedger l;
@@ -125,7 +125,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
         }
     const bool own = l.capture_alloc_bytes + l.capture_vmm_bytes + l.memory_node_bytes > 0;
     l.reuses_memory = g.made_by == "stream capture" && !own && g.exec.nodes > 0 && earlier_allocated;
-    earlier_allocated = earlier_allocated || own;
+    earlier_allocated = earlier_allocated || l.capture_alloc_bytes + l.capture_vmm_bytes > 0;  // a pool's segments
     if (sp.step.steps > 0 && g.exec.created_ns > sp.step.first_ns) {
       l.created_after_first_step_ns = g.exec.created_ns - sp.step.first_ns;
       sp.late_graphs.push_back(g.exec.graph_id);
@@ -153,7 +153,10 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     for (std::size_t i : graphs) {
       rc.graph_ids.push_back(out.graphs[i].exec.graph_id);
       rc.nodes.push_back(out.graphs[i].exec.nodes);
-      shapes.insert(signatures[out.graphs[i].exec.exec_id]);
+      const std::set<std::string>& sig = signatures[out.graphs[i].exec.exec_id];
+      if (sig.empty()) continue;
+      ++rc.traced;
+      shapes.insert(sig);
     }
     rc.shapes = shapes.size();
     sp.recaptures.push_back(std::move(rc));

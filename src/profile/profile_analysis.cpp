@@ -16,6 +16,7 @@
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
 #include "graphprof/core/stats.hpp"
+#include "profile_timeline.hpp"
 #include "site_analysis.hpp"
 #include "rank_inputs.hpp"
 
@@ -267,6 +268,25 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
   return out;
 }
 
+// Node sampling: on the H200 the first kernel of a launch traced right after GRAPH_TRACE was
+// switched off can come back with a wrong end (1.27 ms for a 3 us kernel, its launch's other
+// kernels right). A graph kernel record longer than twice its exec's median GRAPH_TRACE span (the
+// whole untraced launch) cannot be one node's: it is set aside before any figure is made of the
+// records. The limit per exec; none without GRAPH_TRACE spans.
+using RecordLimits = std::unordered_map<std::uint32_t, double>;
+RecordLimits node_record_limits(const TraceData& d) {
+  std::unordered_map<std::uint32_t, std::vector<double>> spans;  // exec -> its GRAPH_TRACE spans
+  for (const auto& g : d.graph_traces) spans[g.graph_id].push_back(duration(g.start_ns, g.end_ns));
+  RecordLimits limit;
+  for (const auto& [exec, v] : spans) limit[exec] = 2.0 * median(v);
+  return limit;
+}
+
+bool implausible(const KernelRecord& k, const RecordLimits& limits) {
+  const auto it = k.graph_id != 0 ? limits.find(k.graph_id) : limits.end();
+  return it != limits.end() && it->second > 0 && duration(k.start_ns, k.end_ns) > it->second;
+}
+
 }  // namespace
 
 ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels) {
@@ -287,7 +307,20 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.dropped_records = p.trace.dropped_records;
   out.malformed_lines = p.malformed_lines;
   out.lost_buffers = p.lost_buffers;
-  const TraceData& d = p.trace;
+  const RecordLimits limits = node_record_limits(p.trace);
+  const auto set_aside = static_cast<std::size_t>(std::count_if(
+      p.trace.kernels.begin(), p.trace.kernels.end(), [&](const KernelRecord& k) { return implausible(k, limits); }));
+  TraceData kept;  // the records without the implausible ones, when there were any
+  if (set_aside > 0) {
+    kept = p.trace;
+    kept.kernels.erase(std::remove_if(kept.kernels.begin(), kept.kernels.end(),
+                                      [&](const KernelRecord& k) { return implausible(k, limits); }),
+                       kept.kernels.end());
+    out.warnings.push_back(std::to_string(set_aside) + (set_aside == 1 ? " node record was" : " node records were") +
+                           " set aside: longer than twice a whole untraced launch of the same graph (the wrong end "
+                           "time CUPTI can give a node traced right after GRAPH_TRACE is switched off)");
+  }
+  const TraceData& d = set_aside > 0 ? kept : p.trace;
 
   // GPU extent and exec of every launch, by correlation id.
   std::unordered_map<std::uint32_t, Extent> extent;
@@ -431,6 +464,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     g.launches = calls.size();
     g.calls = analyze_calls(calls, queue, extent);
+    g.created_at_ns = duration(p.begin_ns, e.created_ns);
+    if (!calls.empty()) g.first_launch_at_ns = duration(p.begin_ns, calls.front()->start_ns);
     TraceData& t = per_exec[e.exec_id];
     // Launches traced node by node (node sampling: a sample of them has kernel records); the node
     // statistics take those launches only.
@@ -444,8 +479,12 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       auto x = extent.find(a->correlation_id);
       if (x != extent.end()) g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
       const bool node_traced = traced.count(a->correlation_id) > 0;
-      if (auto gt = graph_trace_span.find(a->correlation_id); gt != graph_trace_span.end())
-        (node_traced ? g.sampling.span_traced_ns : g.sampling.span_untraced_ns).push_back(gt->second);
+      // Stretch: a traced launch's span is its node records' (it has no GRAPH_TRACE span), an
+      // untraced one's its GRAPH_TRACE span.
+      if (auto gt = graph_trace_span.find(a->correlation_id); !node_traced && gt != graph_trace_span.end())
+        g.sampling.span_untraced_ns.push_back(gt->second);
+      else if (node_traced && x != extent.end() && x->second.end > 0)
+        g.sampling.span_traced_ns.push_back(duration(x->second.start, x->second.end));
       if (node_traced) g.sampling.traced_ordinals.push_back(i);
       if (!traced.empty() && !node_traced) continue;
       t.api.push_back(*a);
@@ -465,6 +504,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
+    for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);
     // Node sampling: the kernels of the launches not traced node by node are estimated from those
     // that were (the same graph runs the same kernels each launch) for the coverage figures.
     const std::size_t n_traced = g.sampling.traced_ordinals.size();
@@ -479,6 +519,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     out.graphs.push_back(std::move(g));
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
+  out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
   describe_process_for_ranks(out, p);
   return out;
 }

@@ -10,9 +10,13 @@
 //   nm       node clone {x: exec node id, o: original node id}
 //   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
-//   upload   {exec, co}; launch {exec, co} (--trace none only)
-//   clock    {exec, n, first, last}                       per exec at exit: launches, first and last
-//            launch call's start (every level, and GRAPHPROF_PROFILE_LEVEL=clock: --overhead's plain runs)
+//   upload   {exec, co}; launch {exec, co} (--trace none only; older records)
+//   lx       {exec, co: [...]}                           correlation ids of launches of exec (--trace none),
+//            written in batches
+//   clock    {exec, n, first, last, settled}              per exec at exit: launches, first and last
+//            launch call's start, the return of the first synchronising call after the last launch
+//            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
+//            --overhead's plain runs)
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
@@ -152,6 +156,11 @@ void read_line(const json& j, ProcessRecords& p) {
     p.captures.push_back(c);
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
+  } else if (t == "lx") {
+    const auto exec = field<std::uint32_t>(j, "exec");
+    const json& co = j.at("co");
+    if (!co.is_array()) throw std::out_of_range("co: not a list");
+    for (const json& c : co) p.launches.push_back(ExecCall{exec, c.get<std::uint32_t>()});
   } else if (t == "process") {
     p.pid = field<int>(j, "pid");
     p.ppid = field<int>(j, "ppid");
@@ -269,8 +278,9 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
       try {
         const json j = json::parse(line);
         SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                       field<std::uint64_t>(j, "last")};
+                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0})};
         if (w.last_ns < w.first_ns) continue;
+        if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
         if (!best || w.launches > best->launches) best = w;
       } catch (const json::exception&) {
       } catch (const std::out_of_range&) {

@@ -3,6 +3,8 @@
 // the shape `run` writes, so `analyze --report` and `render --report` (heat map) read them.
 // docs/report-schema.md documents sections.profile.
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/profile/profile.hpp"
@@ -68,6 +70,15 @@ json named_json(const std::vector<NamedCount>& v) {
   return a;
 }
 
+json timeline_json(const ProcessTimeline& t) {
+  if (t.graph_kernel_ns.empty()) return nullptr;
+  json graph = json::array(), eager = json::array();
+  for (double v : t.graph_kernel_ns) graph.push_back(std::llround(v));
+  for (double v : t.eager_kernel_ns) eager.push_back(std::llround(v));
+  return json{{"bin_ns", t.bin_ns},          {"graph_kernel_ns", graph},        {"eager_kernel_ns", eager},
+              {"graph_launches", t.graph_launches}, {"eager_launches", t.eager_launches}, {"graphs_made", t.graph_launches.empty() ? json::array() : json(t.graphs_made)}};
+}
+
 double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
 // Launch ordinals as [first, last] runs: [[1, 20], [40, 40], ...].
@@ -96,7 +107,7 @@ json sampling_json(const GraphProfile& g) {
               {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)}};
 }
 
-json process_json(const ProcessProfile& p, std::size_t index) {
+json process_json_of(const ProcessProfile& p, std::size_t index) {
   json j;
   j["process"] = index;
   j["pid"] = p.pid;
@@ -148,7 +159,10 @@ json process_json(const ProcessProfile& p, std::size_t index) {
                       {"kernel_time_ns", g.kernel_time_ns},
                       {"node_sampling", sampling_json(g)},
                       {"dot", g.exec.dot},
-                      {"dot_verbose", g.exec.dot_verbose}});
+                      {"dot_verbose", g.exec.dot_verbose},
+                      {"created_at_ns", g.created_at_ns},
+                      {"first_launch_at_ns", opt(g.first_launch_at_ns)},
+                      {"kernel_sequence", g.kernel_sequence}});
     if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
     add_graph_rank_fields(graphs.back(), g);
   }
@@ -165,11 +179,53 @@ json process_json(const ProcessProfile& p, std::size_t index) {
   j["malformed_lines"] = p.malformed_lines;
   j["lost_buffers"] = p.lost_buffers;
   add_sites_json(j, p);
+  j["timeline"] = timeline_json(p.timeline);
   add_process_rank_fields(j, p);
   return j;
 }
 
+// The application's counts and shares over all its processes (one run).
+std::map<std::string, Metric> app_metrics(const std::vector<ProcessProfile>& processes) {
+  std::map<std::string, Metric> out;
+  double graph_ns = 0, eager_ns = 0;
+  std::size_t graph_launches = 0, eager_launches = 0;
+  std::vector<double> graph_calls;
+  for (const auto& p : processes) {
+    graph_ns += p.graph_kernel_ns;
+    eager_ns += p.eager_kernel_ns;
+    graph_launches += p.graph_launches;
+    eager_launches += p.eager_launches;
+    for (const auto& g : p.graphs) graph_calls.insert(graph_calls.end(), g.launch_call_ns.begin(), g.launch_call_ns.end());
+  }
+  out["graph_launches"] = metric("count", Direction::kNone, "cudaGraphLaunch calls", {static_cast<double>(graph_launches)});
+  out["eager_launches"] =
+      metric("count", Direction::kLowerIsBetter, "kernel launch calls outside graphs", {static_cast<double>(eager_launches)});
+  if (graph_ns + eager_ns > 0)
+    out["kernel_time_in_graphs"] =
+        metric("fraction", Direction::kHigherIsBetter, "share of GPU kernel time inside graphs", {graph_ns / (graph_ns + eager_ns)});
+  if (!graph_calls.empty())
+    out["graph_launch_cpu_per_call"] =
+        metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call (includes queue waits)", graph_calls);
+  return out;
+}
+
+std::map<std::string, Metric> graph_metrics(const GraphProfile& g) {
+  std::map<std::string, Metric> out;
+  if (!g.launch_call_ns.empty())
+    out[metric_key::kLaunchCpuPerCall] =
+        metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
+  if (!g.gpu_span_ns.empty())
+    out[metric_key::kGpuTimePerIter] =
+        metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
+  if (g.instantiate_ns)
+    out[metric_key::kInstantiateTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
+  if (g.upload_ns) out[metric_key::kUploadTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
+  return out;
+}
+
 }  // namespace
+
+json profile_process_json(const ProcessProfile& p, std::size_t index) { return process_json_of(p, index); }
 
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes) {
   Report report;
@@ -187,25 +243,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
     app.metrics["wall_time_plain"] =
         metric("ns", Direction::kLowerIsBetter, "wall time of the application without the injection (plain runs before and after the profiled one)",
                run.plain_runs_ns.empty() ? std::vector<double>{*run.plain_wall_ns} : run.plain_runs_ns);
-  double graph_ns = 0, eager_ns = 0;
-  std::size_t graph_launches = 0, eager_launches = 0;
-  std::vector<double> graph_calls, eager_calls;
-  for (const auto& p : processes) {
-    graph_ns += p.graph_kernel_ns;
-    eager_ns += p.eager_kernel_ns;
-    graph_launches += p.graph_launches;
-    eager_launches += p.eager_launches;
-    for (const auto& g : p.graphs) graph_calls.insert(graph_calls.end(), g.launch_call_ns.begin(), g.launch_call_ns.end());
-  }
-  app.metrics["graph_launches"] = metric("count", Direction::kNone, "cudaGraphLaunch calls", {static_cast<double>(graph_launches)});
-  app.metrics["eager_launches"] =
-      metric("count", Direction::kLowerIsBetter, "kernel launch calls outside graphs", {static_cast<double>(eager_launches)});
-  if (graph_ns + eager_ns > 0)
-    app.metrics["kernel_time_in_graphs"] = metric("fraction", Direction::kHigherIsBetter,
-                                                  "share of GPU kernel time inside graphs", {graph_ns / (graph_ns + eager_ns)});
-  if (!graph_calls.empty())
-    app.metrics["graph_launch_cpu_per_call"] =
-        metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call (includes queue waits)", graph_calls);
+  for (auto& [key, m] : app_metrics(processes)) app.metrics[key] = std::move(m);
 
   json profile;
   profile["program"] = run.program;
@@ -220,7 +258,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   json runs = json::array();
   for (const auto& r : run.overhead_runs)
     runs.push_back({{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns}, {"window_ns", opt(r.window_ns)},
-                    {"steps", r.steps}, {"exec", r.exec},
+                    {"steps", r.steps}, {"exec", r.exec}, {"window_end", r.settled ? "synchronised" : "last_launch_call"},
                     {"host_per_step_ns", r.window_ns && r.steps > 0 ? json(*r.window_ns / static_cast<double>(r.steps)) : json(nullptr)}});
   profile["overhead_runs"] = std::move(runs);
   json changes = json::array();
@@ -234,7 +272,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["trace_level"] = run.trace_level;
   profile["notes"] = run.notes;
   json procs = json::array();
-  for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json(processes[i], i + 1));
+  for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json_of(processes[i], i + 1));
   profile["cross_rank"] = cross_rank_view(procs);
   profile["processes"] = std::move(procs);
   app.sections.other["profile"] = std::move(profile);
@@ -246,15 +284,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       r.workload = run.program;
       r.mode = Mode::kApp;
       r.params = {{"process", std::to_string(i + 1)}, {"graph", std::to_string(g.exec.graph_id)}, {"exec", std::to_string(g.exec.exec_id)}};
-      if (!g.launch_call_ns.empty())
-        r.metrics[metric_key::kLaunchCpuPerCall] =
-            metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
-      if (!g.gpu_span_ns.empty())
-        r.metrics[metric_key::kGpuTimePerIter] =
-            metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
-      if (g.instantiate_ns)
-        r.metrics[metric_key::kInstantiateTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
-      if (g.upload_ns) r.metrics[metric_key::kUploadTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});
+      r.metrics = graph_metrics(g);
       GraphDumpSection& dump = r.sections.graph.emplace();
       dump.dot = g.exec.dot;
       dump.dot_verbose = g.exec.dot_verbose;
@@ -264,6 +294,88 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       r.sections.trace = to_section(g.trace);
       report.results.push_back(std::move(r));
     }
+  return report;
+}
+
+std::string graph_signature(std::size_t nodes, const std::vector<std::string>& kernel_sequence) {
+  std::string s = std::to_string(nodes) + ":";
+  for (std::size_t i = 0; i < kernel_sequence.size(); ++i) s += (i ? "," : "") + kernel_sequence[i];
+  return s;
+}
+
+namespace {
+
+// Appends `from`'s repetitions to `into` (a metric of another run), or takes it when `into` is new.
+void add_run(std::map<std::string, Metric>& into, std::map<std::string, Metric> from) {
+  for (auto& [key, m] : from) {
+    auto it = into.find(key);
+    if (it == into.end()) {
+      into.emplace(key, std::move(m));
+      continue;
+    }
+    for (auto& rep : m.repetitions) it->second.repetitions.push_back(std::move(rep));
+    it->second.resummarize();
+  }
+}
+
+std::string graph_key(std::size_t process, const GraphProfile& g) {
+  return std::to_string(process) + "/" + graph_signature(g.exec.nodes, g.kernel_sequence);
+}
+
+}  // namespace
+
+Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs) {
+  if (runs.empty()) return profile_report(run, std::vector<ProcessProfile>{});
+  ProfileRun first = run;
+  first.exit_status = runs.front().exit_status;
+  first.exit_description = runs.front().exit_description;
+  first.wall_ns = runs.front().wall_ns;
+  Report report = profile_report(first, runs.front().processes);
+  const std::size_t n = runs.size();
+  report.settings["repeat"] = n;
+  report.settings["processes"] = n;  // independent runs, as `run --processes` counts them
+  ModeResult& app = report.results.front();
+  json all = json::array();
+  std::map<std::string, std::vector<std::size_t>> results_by_key;  // graph key -> results of run 1, in order
+  std::size_t next = 1;  // results[0] is the application's; one per graph follows, as run 1 made them
+  for (std::size_t p = 0; p < runs.front().processes.size(); ++p)
+    for (const auto& g : runs.front().processes[p].graphs) results_by_key[graph_key(p + 1, g)].push_back(next++);
+  for (std::size_t k = 0; k < n; ++k) {
+    const ProfileRepetition& rep = runs[k];
+    json procs = json::array();
+    for (std::size_t p = 0; p < rep.processes.size(); ++p) procs.push_back(process_json_of(rep.processes[p], p + 1));
+    all.push_back({{"run", k + 1}, {"exit_status", rep.exit_status}, {"exit", rep.exit_description}, {"wall_ns", rep.wall_ns},
+                   {"processes", std::move(procs)}});
+    if (rep.exit_status != 0 && app.status == Status::kOk) {
+      app.status = Status::kFailed;
+      app.reason = "the application " + rep.exit_description + " (run " + std::to_string(k + 1) + " of " + std::to_string(n) + ")";
+    }
+    if (k == 0) continue;
+    std::map<std::string, Metric> metrics = app_metrics(rep.processes);
+    metrics["wall_time"] = metric("ns", Direction::kLowerIsBetter, "wall time of the profiled application", {rep.wall_ns});
+    add_run(app.metrics, std::move(metrics));
+    // The same graph (process, node count, kernel sequence, rank among its equals) gets this run's
+    // samples as one more repetition; a graph run 1 did not have gets a result of its own.
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t p = 0; p < rep.processes.size(); ++p)
+      for (const auto& g : rep.processes[p].graphs) {
+        const std::string key = graph_key(p + 1, g);
+        const std::size_t rank = seen[key]++;
+        const auto it = results_by_key.find(key);
+        if (it != results_by_key.end() && rank < it->second.size()) {
+          add_run(report.results[it->second[rank]].metrics, graph_metrics(g));
+          continue;
+        }
+        ModeResult r;
+        r.workload = run.program;
+        r.mode = Mode::kApp;
+        r.params = {{"process", std::to_string(p + 1)}, {"graph", std::to_string(g.exec.graph_id)},
+                    {"exec", std::to_string(g.exec.exec_id)}, {"run", std::to_string(k + 1)}};
+        r.metrics = graph_metrics(g);
+        report.results.push_back(std::move(r));
+      }
+  }
+  app.sections.other["profile"]["runs"] = std::move(all);
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "graphprof/core/json_fields.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
 
 namespace gp {
@@ -17,31 +18,11 @@ using nlohmann::json;
 
 namespace {
 
-const json& member(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  const auto it = j.find(key);
-  return it != j.end() ? *it : kNull;
-}
-
-double num(const json& j, const char* key, double fallback = NAN) {
-  if (!j.is_object()) return fallback;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& arr(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  const auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
+// The report's fields, read tolerantly (graphprof/core/json_fields.hpp).
+const json& member(const json& j, const char* key) { return json_fields::field(j, key); }
+double num(const json& j, const char* key, double fallback = NAN) { return json_fields::number(j, key, fallback); }
+std::string str(const json& j, const char* key) { return json_fields::text(j, key); }
+const json& arr(const json& j, const char* key) { return json_fields::items(j, key); }
 
 json or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 

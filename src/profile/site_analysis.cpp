@@ -19,11 +19,12 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Python code that is not the application's: the libraries' trees, the standard library,
-// generated code (Inductor's output, FX's eval'd modules).
+// Python code that is not the application's: the libraries' trees, the standard library (by path:
+// its sysconfig paths would take running Python code), generated code (a "<...>" file: <string>,
+// <frozen ...>, FX's <eval_with_key>.N; Inductor's output).
 bool library_python(const std::string& file) {
   if (file.empty() || file[0] == '<') return true;
-  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3"})
+  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3", "/lib64/python3"})
     if (file.find(p) != std::string::npos) return true;
   return false;
 }
@@ -35,8 +36,9 @@ bool runtime_frame(const NativeFrameRecord& f) {
   for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
     if (starts_with(b, lib)) return true;
   const std::string& fn = f.function;
+  // libcudart_static_<hash>: the static runtime's internal functions (nvcc links it by default).
   if (starts_with(fn, "cuda") || starts_with(fn, "__cuda") || starts_with(fn, "cudart::") || starts_with(fn, "__device_stub") ||
-      starts_with(fn, "void __device_stub"))
+      starts_with(fn, "void __device_stub") || starts_with(fn, "libcudart_static"))
     return true;
   return fn.size() > 2 && fn[0] == 'c' && fn[1] == 'u' && std::isupper(static_cast<unsigned char>(fn[2]));  // cuLaunchKernel
 }
@@ -141,7 +143,7 @@ std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64
     return "no graph is launched in this process: capturing the loop that makes these calls would turn " +
            plural(static_cast<double>(s.calls), unit_one, unit_many) + " into graph launches";
   }
-  const std::string graph = "graph_" + std::to_string(step.graph_id);
+  const std::string graph = step.other_graphs > 0 ? "the step's graphs" : "graph_" + std::to_string(step.graph_id);
   if (s.calls_in_steps == 0)
     return first_call_ns < step.first_ns ? "start-up only (before the first step): capturing it saves nothing per step"
                                          : "after the last step only: capturing it saves nothing per step";
@@ -164,19 +166,45 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
   sp.process_start_resolution_ns = r.process_start_resolution_ns;
 
-  // The step: one launch of the most-launched graph.
+  // The step: one launch of the most-launched graph, or of any graph captured at its site that is
+  // launched at least a tenth as often (the buckets of a server: one graph per batch size, one of
+  // them launched each step).
   const GraphProfile* step_graph = nullptr;
   for (const auto& g : out.graphs)
     if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
+  std::unordered_map<std::uint32_t, std::uint32_t> capture_site_of_graph;  // graph id -> site id
+  {
+    std::map<std::uint32_t, std::uint32_t> open;  // stream -> its last BeginCapture's correlation
+    for (const auto& c : p.captures) {
+      if (c.begin) open[c.stream_id] = c.correlation_id;
+      else if (c.return_value == 0 && c.graph_id != 0 && open.count(c.stream_id))
+        if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end()) capture_site_of_graph[c.graph_id] = s->second;
+    }
+  }
   if (step_graph != nullptr) {
-    auto it = in.launches_of_exec.find(step_graph->exec.exec_id);
-    if (it != in.launches_of_exec.end() && !it->second.empty()) {
-      sp.step.from = "most-launched graph";
+    const auto site = capture_site_of_graph.find(step_graph->exec.graph_id);
+    std::vector<const ApiRecord*> launches;
+    for (const auto& g : out.graphs) {
+      // Another graph of the site counts when it runs often enough to be part of the loop (at least
+      // a tenth as often as the most-launched one), not a warm-up launch or two.
+      const bool same = &g == step_graph ||
+                        (site != capture_site_of_graph.end() && capture_site_of_graph.count(g.exec.graph_id) &&
+                         capture_site_of_graph[g.exec.graph_id] == site->second && 10 * g.launches >= step_graph->launches);
+      auto it = in.launches_of_exec.find(g.exec.exec_id);
+      if (!same || it == in.launches_of_exec.end()) continue;
+      launches.insert(launches.end(), it->second.begin(), it->second.end());
+      if (&g != step_graph) ++sp.step.other_graphs;
+    }
+    if (!launches.empty()) {
+      sp.step.from = sp.step.other_graphs > 0 ? "graphs captured at one site" : "most-launched graph";
       sp.step.exec_id = step_graph->exec.exec_id;
       sp.step.graph_id = step_graph->exec.graph_id;
-      sp.step.steps = it->second.size();
-      sp.step.first_ns = it->second.front()->start_ns;
-      for (const ApiRecord* a : it->second) sp.step.last_ns = std::max(sp.step.last_ns, a->end_ns);
+      sp.step.steps = launches.size();
+      sp.step.first_ns = UINT64_MAX;
+      for (const ApiRecord* a : launches) {
+        sp.step.first_ns = std::min(sp.step.first_ns, a->start_ns);
+        sp.step.last_ns = std::max(sp.step.last_ns, a->end_ns);
+      }
     }
   }
 
@@ -228,13 +256,27 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       for (const auto& k : w->second.kernels) ++a.kernels[k];
     }
   }
+  // Stacks with the same innermost application frame and kind are one site.
+  std::map<std::pair<std::string, std::string>, Acc> merged;
   for (auto& [id, a] : by_site) {
+    std::vector<std::string> names;
+    for (const auto& [name, n] : a.kernels) names.push_back(name);
+    a.s.site = summarize_site(*site_by_id[id], names);
+    auto [it, fresh] = merged.try_emplace({a.s.site.where, a.s.kind}, a);
+    if (fresh) continue;
+    Acc& m = it->second;
+    ++m.s.stacks;
+    m.s.calls += a.s.calls;
+    m.s.calls_in_steps += a.s.calls_in_steps;
+    m.s.gpu_ns += a.s.gpu_ns;
+    m.s.host_ns += a.s.host_ns;
+    m.first_ns = std::min(m.first_ns, a.first_ns);
+    for (const auto& [name, n] : a.kernels) m.kernels[name] += n;
+  }
+  for (auto& [key, a] : merged) {
     for (const auto& [name, n] : a.kernels) a.s.kernels.push_back(KernelCount{name, n});
     std::sort(a.s.kernels.begin(), a.s.kernels.end(),
               [](const KernelCount& x, const KernelCount& y) { return x.count != y.count ? x.count > y.count : x.name < y.name; });
-    std::vector<std::string> names;
-    for (const auto& k : a.s.kernels) names.push_back(k.name);
-    a.s.site = summarize_site(*site_by_id[id], names);
     if (sp.step.steps > 0) a.s.per_step = static_cast<double>(a.s.calls_in_steps) / static_cast<double>(sp.step.steps);
     a.s.hint = hint_for(a.s, sp.step, a.first_ns);
     sp.eager_sites.push_back(std::move(a.s));

@@ -53,11 +53,13 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.sites.push_back(read_site(j));
   } else if (t == "sc") {
     const std::uint32_t site = field<std::uint32_t>(j, "s");
+    std::vector<std::uint32_t> calls;  // all read before any is kept: a bad line adds nothing
     for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
       const std::uint64_t c = non_negative(co);
       if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
-      out.site_of_call[static_cast<std::uint32_t>(c)] = site;
+      calls.push_back(static_cast<std::uint32_t>(c));
     }
+    for (std::uint32_t c : calls) out.site_of_call[c] = site;
   } else if (t == "mem") {
     MemorySample m;
     m.at = field<std::string>(j, "at");

@@ -44,12 +44,14 @@ void add_sites_json(json& j, const ProcessProfile& p) {
   j["ledgers_recorded"] = s.ledgers_recorded;
   j["step"] = s.step.steps == 0 ? json(nullptr)
                                 : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
+                                       {"other_graphs", s.step.other_graphs},
                                        {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
   json eager = json::array();
   for (const auto& e : s.eager_sites) {
     json kernels = json::array();
     for (const auto& k : e.kernels) kernels.push_back({{"name", k.name}, {"count", k.count}});
     eager.push_back({{"site", site_json(e.site)},
+                     {"stacks", e.stacks},
                      {"kind", e.kind},
                      {"api", e.api},
                      {"calls", e.calls},
@@ -73,7 +75,7 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                   {"process_start_resolution_ns", s.process_start_resolution_ns}};
   json rec = json::array();
   for (const auto& r : s.recaptures)
-    rec.push_back({{"site", site_json(r.site)}, {"graphs", r.graph_ids}, {"nodes", r.nodes}, {"shapes", r.shapes}});
+    rec.push_back({{"site", site_json(r.site)}, {"graphs", r.graph_ids}, {"nodes", r.nodes}, {"shapes", r.shapes}, {"traced", r.traced}});
   j["recaptures"] = std::move(rec);
   j["late_graphs"] = s.late_graphs;
   j["exec_updates"] = counts_json(s.exec_updates);

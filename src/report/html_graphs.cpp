@@ -1,6 +1,8 @@
 // The graphs' pictures in the HTML report: each DOT dump a result names is loaded, analysed,
 // turned into a GraphView (a heat map when the result has per-node times from the trace pass)
 // and rendered to SVG by src/graph, then inlined. A dump that is not here is a note, not an error.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -12,6 +14,8 @@
 #include "graphprof/graph/graph_render.hpp"
 #include "graphprof/graph/graph_view.hpp"
 #include "graphprof/core/params.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 
@@ -61,7 +65,92 @@ std::string inline_svg(const std::string& svg, std::size_t index) {
   return "<svg class=\"gp-graph-svg\" id=\"graph-svg-" + std::to_string(index) + "\"" + fixed.substr(4);
 }
 
+// The slowest nodes of a traced result: median and p90 per replay and the node's share of the
+// summed node medians (what the heat map colours), at most 10 rows.
+std::string node_table(const ModeResult& r, std::size_t index) {
+  if (!has_node_times(r)) return {};
+  std::vector<const TraceNodeTime*> nodes;
+  double sum = 0;
+  for (const auto& n : r.sections.trace->nodes) {
+    if (!std::isfinite(n.median_ns)) continue;
+    nodes.push_back(&n);
+    sum += std::isfinite(n.per_replay_median_ns) ? n.per_replay_median_ns : n.median_ns;
+  }
+  if (nodes.empty() || !(sum > 0)) return {};
+  auto per_replay = [](const TraceNodeTime* n) { return std::isfinite(n->per_replay_median_ns) ? n->per_replay_median_ns : n->median_ns; };
+  std::stable_sort(nodes.begin(), nodes.end(), [&](const TraceNodeTime* a, const TraceNodeTime* b) { return per_replay(a) > per_replay(b); });
+  const std::size_t shown = std::min<std::size_t>(nodes.size(), 10);
+  std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-nodes-" + std::to_string(index) +
+                  "\" class=\"gp-table\"><thead><tr><th class=\"l\">node</th><th class=\"l\">kernel</th><th>median</th><th>p90</th>"
+                  "<th>share</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const TraceNodeTime* n = nodes[i];
+    s += "<tr><td class=\"l\">" + escape(n->dot_name) + "</td><td class=\"l\">" + escape(n->name) + "</td><td>" +
+         escape(format_ns(per_replay(n))) + "</td><td>" + escape(format_ns(n->p90_ns)) + "</td><td>" +
+         escape(strf("%.1f %%", 100.0 * per_replay(n) / sum)) + "</td></tr>\n";
+  }
+  s += "</tbody></table></div>\n";
+  if (nodes.size() > shown)
+    s += "<p class=\"gp-note\">" + std::to_string(nodes.size() - shown) + " more nodes in the report (sections.trace.nodes).</p>\n";
+  return s;
+}
+
 }  // namespace
+
+GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, std::size_t index, const std::string& id,
+                         const std::string& title, const std::string& subtitle) {
+  GraphFigure out;
+  const std::string recorded = dot_path_of(r);
+  std::string& body = out.html;
+  body = "<figure class=\"gp-graph-figure\" id=\"" + escape(id) + "\"><h3>" + escape(title) + " <span class=\"gp-note\">" +
+         escape(subtitle) + "</span></h3>\n";
+  const std::string path = recorded.empty() ? std::string() : locate(recorded, options.dot_dirs);
+  if (path.empty()) {
+    body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded.empty() ? std::string("(none recorded)") : recorded) +
+            "</code> is not here (pass its folder with <code>--dot-dir</code>).</p>" + node_table(r, index) + "</figure>\n";
+    return out;
+  }
+  try {
+    const GraphModel model = load_dot(path);
+    std::optional<NodeTimes> times;
+    std::string times_note;
+    if (has_node_times(r)) {
+      Report one;
+      one.results.push_back(r);
+      try {
+        times = node_times_from_report(one, options.source.empty() ? "report" : options.source, path, r.workload,
+                                       to_string(r.mode));
+      } catch (const Error& e) {
+        times_note = e.what();
+      }
+      // Host nodes have no GPU record: they get the GPU's idle gap after them, as in `render`.
+      if (times) add_gap_times(model, *times);
+    }
+    const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
+    const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
+    body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
+    body += std::to_string(model.nodes.size()) + " nodes";
+    if (view.collapsed)
+      body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
+              " (similar runs folded)";
+    body += view.heat_map ? ". Colour: traced time per node and replay (CUPTI; traced times run slower than untraced ones)."
+                          : ". Colour: node kind. Blue outline: critical path.";
+    body += " DOT dump: <code>" + escape(path) + "</code>.";
+    if (!times_note.empty()) body += " <span class=\"gp-warn\">" + escape(times_note) + "</span>";
+    body += "</figcaption>\n" + node_table(r, index);
+    if (!metrics.findings.empty()) {
+      body += "<ul class=\"gp-findings\">";
+      for (std::size_t i = 0; i < metrics.findings.size() && i < 4; ++i)
+        body += "<li><b>" + escape(metrics.findings[i].title) + "</b> — " + escape(metrics.findings[i].evidence) + "</li>";
+      body += "</ul>\n";
+    }
+    out.drawn = true;
+  } catch (const Error& e) {
+    body += "<p class=\"gp-warn\">cannot draw <code>" + escape(path) + "</code>: " + escape(e.what()) + "</p>\n";
+  }
+  body += "</figure>\n";
+  return out;
+}
 
 std::string graphs_section(const Report& report, const HtmlReportOptions& options) {
   // Sweeps dump one graph per grid point; their pictures would dwarf the page, so only the
@@ -80,54 +169,10 @@ std::string graphs_section(const Report& report, const HtmlReportOptions& option
                  "</code></li>\n";
       continue;
     }
-    const std::string path = locate(recorded, options.dot_dirs);
-    body += "<figure class=\"gp-graph-figure\" id=\"graph-" + css_token(r.workload + "-" + to_string(r.mode)) + "\"><h3>" +
-            escape(name) + " <span class=\"gp-note\">" + escape(params_text(r.params, " ")) + "</span></h3>\n";
-    if (path.empty()) {
-      body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded) +
-              "</code> is not here (pass its folder with <code>--dot-dir</code>).</p></figure>\n";
-      continue;
-    }
-    try {
-      const GraphModel model = load_dot(path);
-      std::optional<NodeTimes> times;
-      std::string times_note;
-      if (has_node_times(r)) {
-        Report one;
-        one.results.push_back(r);
-        try {
-          times = node_times_from_report(one, options.source.empty() ? "report" : options.source, path, r.workload,
-                                         to_string(r.mode));
-        } catch (const Error& e) {
-          times_note = e.what();
-        }
-        // Host nodes have no GPU record: they get the GPU's idle gap after them, as in `render`.
-        if (times) add_gap_times(model, *times);
-      }
-      const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
-      const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
-      body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), drawn) + "</div>\n<figcaption>";
-      body += std::to_string(model.nodes.size()) + " nodes";
-      if (view.collapsed)
-        body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
-                " (similar runs folded)";
-      body += view.heat_map ? ". Colour: traced time per node and replay (CUPTI trace pass; see the trace perturbation table)."
-                            : ". Colour: node kind. Blue outline: critical path.";
-      body += " DOT dump: <code>" + escape(path) + "</code>.";
-      if (!times_note.empty()) body += " <span class=\"gp-warn\">" + escape(times_note) + "</span>";
-      body += "</figcaption>\n";
-      if (!metrics.findings.empty()) {
-        body += "<ul class=\"gp-findings\">";
-        for (std::size_t i = 0; i < metrics.findings.size() && i < 4; ++i)
-          body += "<li><b>" + escape(metrics.findings[i].title) + "</b> — " + escape(metrics.findings[i].evidence) +
-                  "</li>";
-        body += "</ul>\n";
-      }
-      ++drawn;
-    } catch (const Error& e) {
-      body += "<p class=\"gp-warn\">cannot draw <code>" + escape(path) + "</code>: " + escape(e.what()) + "</p>\n";
-    }
-    body += "</figure>\n";
+    const GraphFigure f = graph_figure(r, options, drawn, "graph-" + css_token(r.workload + "-" + to_string(r.mode)), name,
+                                       params_text(r.params, " "));
+    body += f.html;
+    if (f.drawn) ++drawn;
   }
   if (body.empty() && skipped.empty()) return {};
   std::string s = "<section id=\"graphs\"><h2>Graphs</h2>\n" + body;

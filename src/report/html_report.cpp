@@ -20,11 +20,9 @@ namespace gp {
 
 namespace html {
 
-namespace {
-
 using nlohmann::json;
 
-constexpr const char* kStyle = R"css(
+const char* const kPageStyle = R"css(
 :root { --eager:#d97706; --capture:#2563eb; --graph:#059669; --other:#6b7280; --ink:#1f2328; --muted:#57606a;
         --line:#d0d7de; --bg-soft:#f6f8fa; --bad:#cf222e; --good:#1a7f37; --warn:#9a6700; }
 * { box-sizing:border-box; }
@@ -68,6 +66,10 @@ td.gp-verdict-improvement { color:var(--good); } td.gp-verdict-inconclusive { co
 .gp-headline { font-size:1.05em; padding:8px 12px; border-radius:6px; background:var(--bg-soft); border-left:5px solid var(--line); }
 .gp-headline.gp-fail { border-left-color:var(--bad); } .gp-headline.gp-pass { border-left-color:var(--good); }
 .gp-headline.gp-untrusted { border-left-color:var(--warn); }
+.gp-strip { display:flex; flex-wrap:wrap; gap:10px; margin:10px 0 14px; }
+.gp-stat { background:var(--bg-soft); border:1px solid var(--line); border-radius:6px; padding:8px 12px; min-width:160px; flex:1 1 160px; }
+.gp-stat b { display:block; font-size:1.45em; margin:2px 0; } .gp-stat span { color:var(--muted); font-size:0.82em; display:block; }
+.gp-tl-graph { fill:var(--graph); } .gp-tl-eager { fill:var(--eager); } .gp-tl-made { fill:var(--capture); }
 dl.gp-env { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; font-size:0.9em; }
 dl.gp-env dt { color:var(--muted); } dl.gp-env dd { margin:0; }
 @media (max-width:720px) { body { padding:10px; font-size:14px; } }
@@ -78,6 +80,8 @@ dl.gp-env dt { color:var(--muted); } dl.gp-env dd { margin:0; }
   a { color:inherit; text-decoration:none; }
 }
 )css";
+
+namespace {
 
 const Metric* metric(const ModeResult& r, const std::string& key) {
   auto it = r.metrics.find(key);
@@ -480,7 +484,25 @@ std::string trace_section(const Report& report) {
          rows + "</tbody></table></div></section>\n";
 }
 
+std::string default_title(const std::vector<Benchmark>& benches) {
+  std::vector<std::string> names;
+  for (const Benchmark& b : benches)
+    if (std::find(names.begin(), names.end(), b.workload) == names.end()) names.push_back(b.workload);
+  std::string s = "graphprof report";
+  if (names.empty()) return s;
+  s += ": ";
+  for (std::size_t i = 0; i < names.size() && i < 6; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > 6) s += ", …";
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
 std::string version_text(int v) { return v > 0 ? std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) : "?"; }
+
+}  // namespace
 
 std::string environment_section(const Report& report, const HtmlReportOptions& options) {
   std::string s = "<section id=\"environment\"><h2>Environment and command line</h2>\n<dl class=\"gp-env\">";
@@ -511,20 +533,6 @@ std::string environment_section(const Report& report, const HtmlReportOptions& o
   return s + "</section>\n";
 }
 
-std::string default_title(const std::vector<Benchmark>& benches) {
-  std::vector<std::string> names;
-  for (const Benchmark& b : benches)
-    if (std::find(names.begin(), names.end(), b.workload) == names.end()) names.push_back(b.workload);
-  std::string s = "graphprof report";
-  if (names.empty()) return s;
-  s += ": ";
-  for (std::size_t i = 0; i < names.size() && i < 6; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > 6) s += ", …";
-  return s;
-}
-
-}  // namespace
-
 std::string ns_with_interval(double median, double low, double high) {
   std::string s = escape(format_ns(median));
   if (std::isfinite(low) && std::isfinite(high))
@@ -536,6 +544,8 @@ std::string ns_with_interval(double median, double low, double high) {
 
 std::string render_html_report(const Report& report, const HtmlReportOptions& options) {
   using namespace html;
+  for (const ModeResult& r : report.results)
+    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) return profile_page(report, options);
   const std::vector<Benchmark> benches = benchmarks_of(report);
   std::map<std::string, int> per_workload;
   for (const Benchmark& b : benches) ++per_workload[b.workload];
@@ -550,7 +560,7 @@ std::string render_html_report(const Report& report, const HtmlReportOptions& op
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<meta name=\"generator\" content=\"graphprof " + escape(report.tool_version) + "\">\n"
-                     "<title>" + escape(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n";
+                     "<title>" + escape(title) + "</title>\n<style>" + kPageStyle + "</style></head>\n<body>\n";
   page += header(report, options, title, !sweep.empty(), !graphs.empty(), !trace.empty());
   page += "<main>\n";
   if (options.comparison) page += comparison_section(*options.comparison, options.comparison_source);

@@ -88,7 +88,7 @@ std::string css_token(const std::string& text) {
 }
 
 std::string svg_bar_chart(const BarChart& chart) {
-  const double label_w = 82, plot_x = 90, plot_w = 250, row_h = 26, top = 8;
+  const double label_w = chart.label_width, plot_x = label_w + 8, plot_w = 250, row_h = 26, top = 8;
   const double width = plot_x + plot_w + 130;
   const double height = top + row_h * static_cast<double>(chart.bars.size()) + 40;
   double max = 0;
@@ -242,6 +242,61 @@ std::string svg_change_chart(const ChangeChart& chart) {
     if (std::isfinite(c.change))
       s += text(plot_x + plot_w + 8, mid + 4, strf("%+.1f%%", 100 * c.change), "start", "gp-value");
   }
+  return s + "</svg>\n";
+}
+
+std::string svg_timeline(const TimelineChart& chart) {
+  const std::size_t bins = chart.lower.size();
+  const double plot_x = 48, plot_w = 900, top = 18, plot_h = 90;
+  const double width = plot_x + plot_w + 12, height = top + plot_h + 62;
+  const double bw = bins > 0 ? plot_w / static_cast<double>(bins) : plot_w;
+  auto y_of = [&](double share) { return top + plot_h * (1.0 - std::clamp(share, 0.0, 1.0)); };
+  std::string s = open_svg(chart.id, "gp-timeline", width, height, chart.y_label);
+  for (double f : {0.0, 0.5, 1.0}) {
+    s += line(plot_x, y_of(f), plot_x + plot_w, y_of(f), "gp-grid");
+    s += text(plot_x - 6, y_of(f) + 4, strf("%.0f%%", 100 * f), "end", "gp-tick");
+  }
+  const double span = chart.bin_ns * static_cast<double>(bins);
+  const double step = nice_step(span / 6);
+  for (double t = 0; span > 0 && t <= span * 1.0001; t += step) {
+    const double x = plot_x + plot_w * t / span;
+    s += line(x, top + plot_h, x, top + plot_h + 4, "gp-axis");
+    s += text(x, top + plot_h + 16, format_ns(t), "middle", "gp-tick");
+  }
+  for (std::size_t i = 0; i < bins; ++i) {
+    const double lo = std::clamp(chart.lower[i], 0.0, 1.0);
+    const double up = std::clamp(i < chart.upper.size() ? chart.upper[i] : 0.0, 0.0, 1.0 - lo);
+    const double x = plot_x + bw * static_cast<double>(i);
+    const std::string tip = format_ns(chart.bin_ns * static_cast<double>(i)) + "–" + format_ns(chart.bin_ns * static_cast<double>(i + 1)) +
+                            ": " + chart.lower_name + " " + strf("%.0f%%", 100 * lo) + ", " + chart.upper_name + " " +
+                            strf("%.0f%%", 100 * up) + " of the busiest bin" +
+                            (i < chart.marks.size() && chart.marks[i] ? ", " + chart.marks_name + " " + std::to_string(chart.marks[i]) : "");
+    s += "<g>" + title(tip);
+    if (lo > 0)
+      s += "<rect class=\"" + chart.lower_css + "\" x=\"" + num(x) + "\" y=\"" + num(y_of(lo)) + "\" width=\"" + num(std::max(bw - 0.5, 0.5)) +
+           "\" height=\"" + num(y_of(0) - y_of(lo)) + "\"/>";
+    if (up > 0)
+      s += "<rect class=\"" + chart.upper_css + "\" x=\"" + num(x) + "\" y=\"" + num(y_of(lo + up)) + "\" width=\"" +
+           num(std::max(bw - 0.5, 0.5)) + "\" height=\"" + num(y_of(lo) - y_of(lo + up)) + "\"/>";
+    if (i < chart.marks.size() && chart.marks[i] > 0)
+      s += "<path class=\"gp-tl-made\" d=\"M" + num(x + bw / 2) + " " + num(top - 2) + " l-4 -8 h8 z\"/>";
+    s += "</g>\n";
+  }
+  s += line(plot_x, top + plot_h, plot_x + plot_w, top + plot_h, "gp-axis");
+  // Legend under the axis.
+  const double ly = top + plot_h + 38;
+  double lx = plot_x;
+  auto key = [&](const std::string& css, const std::string& name, bool triangle) {
+    if (name.empty()) return;
+    if (triangle) s += "<path class=\"" + css + "\" d=\"M" + num(lx + 5) + " " + num(ly + 4) + " l-5 -10 h10 z\"/>";
+    else s += "<rect class=\"" + css + "\" x=\"" + num(lx) + "\" y=\"" + num(ly - 8) + "\" width=\"10\" height=\"10\"/>";
+    s += text(lx + 14, ly + 1, name, "start", "gp-tick");
+    lx += 24 + 6.5 * static_cast<double>(name.size());
+  };
+  key(chart.lower_css, chart.lower_name, false);
+  key(chart.upper_css, chart.upper_name, false);
+  key("gp-tl-made", chart.marks_name, true);
+  s += text(plot_x + plot_w, ly + 1, chart.y_label, "end", "gp-axis-label");
   return s + "</svg>\n";
 }
 

@@ -26,6 +26,7 @@ struct Bar {
 
 struct BarChart {
   std::string id;
+  double label_width = 82;  // room for the labels left of the bars
   std::string axis_label;  // under the axis, e.g. "GPU time / iteration"
   std::string unit;        // "ns": ticks read "10 µs"; otherwise "%g" and the unit
   std::vector<Bar> bars;
@@ -71,5 +72,18 @@ struct ChangeChart {
 };
 
 std::string svg_change_chart(const ChangeChart& chart);
+
+// A strip over time in equal bins: per bin two stacked shares (0..1; graph replays below, eager work
+// above) and a count of events drawn as marks along the top (graphs made). Time ticks from 0.
+struct TimelineChart {
+  std::string id;
+  double bin_ns = 0;
+  std::vector<double> lower, upper;   // shares of each bin, stacked
+  std::vector<std::size_t> marks;     // events per bin
+  std::string lower_css = "gp-tl-graph", upper_css = "gp-tl-eager";
+  std::string lower_name, upper_name, marks_name, y_label;
+};
+
+std::string svg_timeline(const TimelineChart& chart);
 
 }  // namespace gp::html

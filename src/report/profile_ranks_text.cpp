@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "graphprof/core/json_fields.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -15,22 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-const json& member(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  const auto it = j.find(key);
-  return it != j.end() ? *it : kNull;
-}
-
-double num(const json& j, const char* key) {
-  const json& v = member(j, key);
-  return v.is_number() ? v.get<double>() : NAN;
-}
-
-std::string text(const json& j, const char* key) {
-  const json& v = member(j, key);
-  return v.is_string() ? one_line(v.get<std::string>()) : std::string();
-}
+const json& member(const json& j, const char* key) { return json_fields::field(j, key); }
+double num(const json& j, const char* key) { return json_fields::number(j, key); }
+std::string text(const json& j, const char* key) { return one_line(json_fields::text(j, key)); }
 
 std::string time_or_dash(double ns) { return std::isfinite(ns) ? format_ns(ns) : "-"; }
 

@@ -68,7 +68,10 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   if (sites == nullptr || sites->empty()) return;
   const json* step = member(p, "step");
   out << "\n  eager work left, by call site (GPU time; ";
-  if (step != nullptr)
+  if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
+    out << "a step = one launch of graph_" << step->value("graph", 0u) << " or of the " << step->value("other_graphs", std::size_t{0})
+        << " other graphs captured at its site, " << step->value("steps", std::size_t{0}) << " steps)\n";
+  else if (step != nullptr)
     out << "a step = one launch of graph_" << step->value("graph", 0u) << ", " << step->value("steps", std::size_t{0}) << " steps)\n";
   else
     out << "no graph launched: no steps)\n";
@@ -150,8 +153,10 @@ void instability_text(std::ostringstream& out, const json& p) {
       std::string graphs, nodes;
       for (const auto& g : r.value("graphs", json::array())) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
       for (const auto& n : r.value("nodes", json::array())) nodes += (nodes.empty() ? "" : "/") + std::to_string(n.get<std::size_t>());
-      text += "  same site, " + std::to_string(r.value("graphs", json::array()).size()) + " graphs (" +
-              std::to_string(r.value("shapes", std::size_t{0})) + " kernel shapes, nodes " + nodes + "): " +
+      const std::size_t count = r.value("graphs", json::array()).size(), traced = r.value("traced", count);
+      text += "  same site, " + std::to_string(count) + " graphs (" + std::to_string(r.value("shapes", std::size_t{0})) +
+              " kernel shapes" + (traced < count ? " among the " + std::to_string(traced) + " whose kernels were traced" : "") +
+              ", nodes " + nodes + "): " +
               site_where(r.value("site", json()), 60) + " made " + graphs + "\n";
     }
   if (const json* late = member(p, "late_graphs"))

@@ -1,9 +1,12 @@
 // Console summary of `graphprof profile`, read from the report's sections.profile only.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -27,6 +30,17 @@ double get(const json& j, const char* key, double fallback = NAN) {
 }
 
 std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); }
+
+// A path as one word of a shell command: quoted when it holds anything but safe characters.
+std::string shell_word(const std::string& s) {
+  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./-=:,+@%", c) != nullptr;
+  });
+  if (safe) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
@@ -69,7 +83,7 @@ std::string calls_line(const char* what, const json& c, bool verbose) {
 }
 
 // The slowest nodes of the graph with the most kernel time, from its own result's sections.trace.
-void slowest_nodes(std::ostringstream& out, const Report& report, const json& p) {
+void slowest_nodes(std::ostringstream& out, const Report& report, const json& p, const std::string& report_path) {
   const json* top = nullptr;
   for (const auto& g : p["graphs"])
     if (top == nullptr || get(g, "kernel_time_ns", 0) > get(*top, "kernel_time_ns", 0)) top = &g;
@@ -91,7 +105,10 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p)
     const std::size_t timed = sampled.is_object() ? sampled["traced_launches"].get<std::size_t>() : (*top)["launches"].get<std::size_t>();
     out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
         << all.size() << " nodes timed over " << timed << (sampled.is_object() ? " node-traced" : "")
-        << " launches; all in the report, heat map: graphprof render DOT --report REPORT)\n";
+        << " launches; all in the report)\n";
+    const std::string dot = top->value("dot", std::string());
+    out << "  heat map: graphprof render " << (dot.empty() ? std::string("DOT") : shell_word(dot)) << " --report "
+        << (report_path.empty() ? std::string("REPORT") : shell_word(report_path)) << " -o graph.svg\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
     for (const TraceNodeTime* n : nodes)
       rows.add({name_cell(n->dot_name), name_cell(n->kind), name_cell(n->name), format_ns(n->median_ns), format_ns(n->p90_ns),
@@ -166,7 +183,7 @@ void lost_records_text(std::ostringstream& out, const json& p) {
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
-void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose) {
+void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose, const std::string& report_path) {
   if (several) {
     const std::string rank = rank_label(p);
     out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
@@ -246,7 +263,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     if (graphs.size() > cap)
       out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
     sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
-    if (verbose) slowest_nodes(out, report, p);
+    if (verbose) slowest_nodes(out, report, p, report_path);
   }
   if (!verbose) {
     // What the verbose text lists, in one line: work left outside graphs.
@@ -315,6 +332,21 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   lost_records_text(out, p);
 }
 
+// --repeat: one line per run (exit, wall, coverage, launches); the details below are the first run's.
+void repeat_text(std::ostringstream& out, const json& p) {
+  namespace f = profile_fields;
+  const std::vector<const json*> runs = f::runs(p);
+  if (runs.size() < 2) return;
+  out << "  " << runs.size() << " runs (--repeat); the details below are run 1's\n";
+  TextTable rows({"run", "exit", "wall", "coverage (time)", "graph launches", "eager launches", "graphs"});
+  for (const json* r : runs) {
+    const f::RunTotals t = f::run_totals(*r);
+    rows.add({strf("%.0f", f::number(*r, "run", 0)), strf("%.0f", f::number(*r, "exit_status", 0)), ns(*r, "wall_ns"),
+              pct(t.coverage()), strf("%.0f", t.graph_launches), strf("%.0f", t.eager_launches), strf("%.0f", t.graphs)});
+  }
+  out << rows.str();
+}
+
 // --overhead N: the change of what the application's loop experiences, with its interval.
 void overhead_text(std::ostringstream& out, const json& p) {
   const auto changes = p.find("overhead_changes");
@@ -322,11 +354,14 @@ void overhead_text(std::ostringstream& out, const json& p) {
   const auto& runs = p["overhead_runs"];
   std::size_t steps = 0;
   unsigned exec = 0;
-  for (const auto& r : runs)
+  bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
+  for (const auto& r : runs) {
     if (r["profiled"].get<bool>() && r["steps"].is_number()) {
       steps = r["steps"].get<std::size_t>();
       exec = r["exec"].get<unsigned>();
     }
+    synchronised = synchronised && r.value("window_end", "") == "synchronised";
+  }
   out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
   if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
   out << " not counted; 95 % intervals over the pairs):\n";
@@ -335,7 +370,7 @@ void overhead_text(std::ostringstream& out, const json& p) {
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
     const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
-                             : m == "host_per_step" ? "host time per step"
+                             : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
               strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
@@ -343,15 +378,18 @@ void overhead_text(std::ostringstream& out, const json& p) {
     wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
   }
   out << rows.str();
-  out << "  (window: first to last launch call of the most-launched graph; plain runs carry graphprof's graph-launch\n"
-         "   callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
+                         "   last launch, so the GPU's work is in it; "
+                       : "  (window: first to last launch call of the most-launched graph; ")
+      << "plain runs carry graphprof's graph-launch\n"
+         "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n";
   if (wide)
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }
 
 }  // namespace
 
-std::string format_profile_summary(const Report& report, bool verbose) {
+std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
   const ModeResult* app = nullptr;
   for (const auto& r : report.results)
     if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
@@ -365,8 +403,9 @@ std::string format_profile_summary(const Report& report, bool verbose) {
   overhead_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
+  repeat_text(out, p);
   if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
-  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose);
+  for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose, report_path);
   return out.str();
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Opens graphprof's HTML reports in a real headless browser (Debian's chromium) and checks them.
 
-From committed H200 reports (tests/data/h200) and a comparison made from the committed compare
+From committed H200 reports (tests/data/h200, tests/data/profile/gate) and a comparison made from the committed compare
 fixtures, it writes the HTML report of a run (with the comparison and the graphs' pictures), of a
-sweep and of a traced run (heat maps from the trace records, the trace table), then for each page:
+sweep, of a traced run (heat maps from the trace records, the trace table) and of a profile (the
+profile page of `graphprof profile --repeat 5` of the serving test application), then for each page:
   - the page is self-contained: no <script>, <link>, @import, url() or external src/href;
   - in chromium, a copy of the page with a probe script (the report itself has none) records
     uncaught errors, console.error/warn, failed resources and every fetched resource: none allowed;
@@ -295,6 +296,23 @@ def main():
     subprocess.run([binary, "report", os.path.join(data, "h200", "traced_run.json"), "--dot-dir",
                     os.path.join(data, "h200", "traced_dot"), "-o", traced_html], check=True)
 
+    # A real profile of the serving test application on the H200 (five runs pooled, trimmed with
+    # scripts/trim-report.py; tests/data/profile/gate/README.md): the profile page. Its graphprof
+    # predates the timeline, so the page says there is none (the unit tests check the strip).
+    gate = os.path.join(data, "profile", "gate")
+    profile_html = os.path.join(work, "profile.html")
+    subprocess.run([binary, "report", os.path.join(gate, "asis.json"), "--dot-dir", os.path.join(gate, "dot"),
+                    "-o", profile_html], check=True)
+
+    check_page(chromium, profile_html,
+               ["strip-p1", "stat-coverage-p1", "stat-eager-p1", "chart-eager-p1", "graph-svg-0",
+                "graph-svg-1", "runs", "application", "environment"],
+               ["table-graphs-p1", "table-nodes-0", "table-copies-p1", "table-syncs-p1", "table-runs"], 1, work)
+    with open(profile_html, encoding="utf-8") as f:
+        hot = re.findall(r'id="(graph-p1-exec\d+)"', f.read())
+    if len(hot) < 2:
+        fail("%s: %d hot graphs drawn, expected at least 2" % (profile_html, len(hot)))
+    check_heat_maps(profile_html, hot)
     check_page(chromium, run_html,
                ["chart-gpu-chain", "chart-submit-chain", "chart-launch-chain", "chart-compare-changes",
                 "graph-svg-0", "graph-svg-1", "compare-headline", "environment"],

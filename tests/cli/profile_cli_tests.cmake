@@ -36,8 +36,18 @@ add_test(NAME cli.profile_node_sample_bad
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--node-sample 5,5: expected 'all' or W,K,M"
                  -- $<TARGET_FILE:graphprof> profile --node-sample 5,5 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sample_bad -- true)
-set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad PROPERTIES LABELS cpu)
-set_tests_properties(cli.profile_overhead_runs PROPERTIES LABELS cpu)
+add_test(NAME cli.profile_call_sites_bad
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--call-sites.*python.*on.*held.*native.*off"
+                 -- $<TARGET_FILE:graphprof> profile --call-sites python --out ${CMAKE_CURRENT_BINARY_DIR}/profile_sites_bad -- true)
+set_tests_properties(cli.profile_overhead_bad_count cli.profile_node_sample_bad cli.profile_call_sites_bad PROPERTIES LABELS cpu)
+# --overhead N with a command that has options of its own (CLI11 took them for graphprof's).
+add_test(NAME cli.profile_overhead_command_options
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "process wall time .*[-+][0-9.]+ % \\.\\. [-+][0-9.]+ %" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --overhead 2 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_opts
+                 -- sh -c "exit 0" --steps 10 -v)
+set_tests_properties(cli.profile_overhead_runs cli.profile_overhead_command_options PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.
 foreach(stream IN ITEMS stderr stdout)
@@ -56,6 +66,19 @@ endforeach()
 add_test(NAME cli.profile_stdout
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_stdout.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_stdout)
 set_tests_properties(cli.profile_stdout PROPERTIES LABELS cpu)
+# The app gate on H200 profiles (`profile --repeat 5` of the serving test application): A/A
+# passes, work moved out of the graphs fails on coverage and eager launches per step, a slower
+# graph fails on its GPU time per launch (tests/data/profile/gate/README.md).
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME cli.profile_gate_verdicts
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_gate.py $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/profile_gate)
+# A profile's report without -o prints its console summary again; --repeat and --overhead do not mix.
+gp_cli_test(report_profile_summary 0 "graph coverage: 99.6 % of GPU kernel time" --stdout
+            report ${GRAPHPROF_TEST_DATA}/profile/gate/single.json)
+gp_cli_test(report_run_without_output 2 "nothing to write" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json)
+gp_cli_test(profile_repeat_with_overhead 2 "--repeat and --overhead" profile --repeat 3 --overhead -- true)
+set_tests_properties(cli.profile_gate_verdicts PROPERTIES LABELS cpu)
 # --time-limit: profile stops the application (SIGTERM, then SIGKILL), writes the report, exits 4;
 # run/sweep refuse --ranks/--processes with a limit.
 add_test(NAME cli.time_limit

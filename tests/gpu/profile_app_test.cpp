@@ -19,51 +19,21 @@
 #include <thread>
 
 #include "graphprof/core/report.hpp"
+#include "profile_helpers.hpp"
 
 namespace gp {
 namespace {
 
 using nlohmann::json;
+using namespace profile_test;
 namespace fs = std::filesystem;
 
 constexpr int kLaunches = 50;
 constexpr int kEager = 20;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("graphprof-profile-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-int shell(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-// Every graphprof command runs under timeout(1): a hang fails its test (exit 124 or 137) with the
-// console in the message instead of stopping the whole binary.
-const std::string kTimeout = "timeout -k 5 30 ";
-
 std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
   return kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
          app_args + " > " + (out / "console.txt").string() + " 2>&1";
-}
-
-// What graphprof and the application printed, for failure messages.
-std::string console(const fs::path& out) {
-  std::ifstream in(out / "console.txt");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return "console:\n" + s.str();
-}
-
-// Refers into `r`: a temporary report would leave the reference dangling (it did, on the H200).
-const json& profile_of(const Report&& r) = delete;
-const json& profile_of(const Report& r) {
-  for (const auto& x : r.results)
-    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.other.at("profile");
-  throw std::runtime_error("no app result");
 }
 
 const ModeResult* graph_result(const Report& r, std::size_t nodes) {

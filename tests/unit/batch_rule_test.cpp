@@ -32,5 +32,30 @@ TEST(BatchRule, LatchedBatchesHoldAbout256CallsAtMost32Iterations) {
   EXPECT_EQ(latched_batch_size(64, 1000), 1);  // at least one
 }
 
+TEST(TimeLimitShare, PassesOfAModeBegunNearTheLimitShareTheTimeLeft) {
+  // Six seconds left, a 5 s --budget and the seven passes of a mode (one-off, warm-up, GPU,
+  // latched, launch, latency, trace): taken one after another, each pass at most its share of
+  // what is left, the mode's budgets add up to the six seconds, not to seven budgets (35 s).
+  StoppingRule rule;
+  rule.budget_seconds = 5.0;
+  rule.min_seconds = 1.0;
+  double left = 6.0, total = 0;
+  for (int passes_left = 7; passes_left >= 1; --passes_left) {
+    const StoppingRule r = rule_within_time_left(rule, left, passes_left);
+    EXPECT_LE(r.min_seconds, r.budget_seconds);
+    total += r.budget_seconds;
+    left -= r.budget_seconds;  // a pass that spends all of its budget
+  }
+  EXPECT_NEAR(total, 6.0, 1e-9);
+}
+
+TEST(TimeLimitShare, NeverMoreThanTheBudgetAndAtLeastTenMilliseconds) {
+  StoppingRule rule;
+  rule.budget_seconds = 0.5;
+  EXPECT_DOUBLE_EQ(rule_within_time_left(rule, 100.0, 2).budget_seconds, 0.5);  // plenty of time: the rule's own
+  EXPECT_DOUBLE_EQ(rule_within_time_left(rule, -3.0, 4).budget_seconds, 0.01);  // past the limit: the least
+  EXPECT_DOUBLE_EQ(rule_within_time_left(rule, 0.2, 0).budget_seconds, 0.2);    // no pass count: all that is left
+}
+
 }  // namespace
 }  // namespace gp

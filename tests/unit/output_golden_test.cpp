@@ -147,12 +147,39 @@ TEST(OutputGolden, ProfileSummary) {
   run.exit_description = "exited with status 0";
   run.wall_ns = 2.0e9;
   const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
-  expect_golden("profile_summary_graph_app.txt", format_profile_summary(profile_report(run, {p})));
+  // The render hint names the dump where it is: the test data folder, which differs per checkout.
+  std::string text = format_profile_summary(profile_report(run, {p}), true, "prof/report.json");
+  for (std::size_t at; (at = text.find(kData)) != std::string::npos;) text.replace(at, kData.size(), "TEST_DATA");
+  expect_golden("profile_summary_graph_app.txt", text);
   // profile's default console: no per-node, per-kernel or per-call lists, one line for the work outside graphs.
   const std::string brief = format_profile_summary(profile_report(run, {p}), false);
   EXPECT_EQ(brief.find("slowest nodes"), std::string::npos) << brief;
   EXPECT_NE(brief.find("outside graphs: 5 eager kernels"), std::string::npos) << brief;
   expect_golden("profile_summary_graph_app_brief.txt", brief);
+}
+
+// The console summary with call sites and ledgers: the H200 records of tests/apps/call_site_app.cu
+// (known sites, a memory node, one site captured for three shapes) and of
+// tests/apps/python/serving_buckets.py (three buckets in one shared pool).
+TEST(OutputGolden, ProfileSummaryWithCallSites) {
+  ProfileRun run;
+  run.exit_status = 0;
+  run.exit_description = "exited with status 0";
+  run.wall_ns = 2.0e9;
+  run.program = "graphprof_call_site_app";
+  run.command = {"graphprof_call_site_app", "--steps", "40"};
+  // The render hint names the dump where it is (the test data folder differs per checkout).
+  const auto summary = [&](const ProcessProfile& p) {
+    std::string text = format_profile_summary(profile_report(run, {p}), true, "prof/report.json");
+    for (std::size_t at; (at = text.find(kData)) != std::string::npos;) text.replace(at, kData.size(), "TEST_DATA");
+    return text;
+  };
+  const ProcessProfile app = analyze_process(read_process_records(kData + "/profile/h200/call_site_app/proc-4180.jsonl"));
+  expect_golden("profile_summary_call_site_app.txt", summary(app));
+  run.program = "serving_buckets.py";
+  run.command = {"python3", "serving_buckets.py", "--steps", "24", "--buckets", "1,4,16", "--hidden", "1024"};
+  const ProcessProfile serve = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets/proc-4276.jsonl"));
+  expect_golden("profile_summary_serving_buckets.txt", summary(serve));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstddef>
 
+#include "graphprof/core/stats.hpp"
+
 namespace gp {
 
 // One iteration timed alone (launch calls, then synchronize), before the batched passes.
@@ -19,5 +21,12 @@ int batch_size(const IterationShape& shape, double budget_seconds);
 // Iterations per batch queued behind the latch: at most `batch`, about 256 launch calls (the host
 // must never block while the latch holds the GPU), 1 to 32.
 int latched_batch_size(int batch, std::size_t calls_per_iter);
+
+// --time-limit inside one mode: the rule of a pass that starts `seconds_left` before the limit
+// with `passes_left` passes of the mode still to run (itself included). Its budget is its share
+// of the time left (at least 10 ms) and never more than the rule's own; min_seconds follows. So
+// a mode begun just before the limit ends near it, instead of running each pass for a full
+// --budget (several passes per mode).
+StoppingRule rule_within_time_left(const StoppingRule& rule, double seconds_left, int passes_left);
 
 }  // namespace gp

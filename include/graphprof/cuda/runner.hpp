@@ -1,6 +1,8 @@
 // Measuring one (workload, mode): the passes, their order and what each records.
 // See docs/methodology.md for why each figure is measured the way it is.
 #pragma once
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "graphprof/cuda/measure_observer.hpp"
@@ -24,6 +26,8 @@ struct MeasureOptions {
   // Told when each pass starts, of each trace pass's records and of each finished result (progress
   // lines, trace files); not owned, may be null.
   MeasureObserver* observer = nullptr;
+  // --time-limit: each pass of the mode gets its share of the time left (rule_within_time_left).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // Runs every pass of one mode and returns its result. Expected failures (capture errors, an

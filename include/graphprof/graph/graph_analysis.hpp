@@ -53,12 +53,18 @@ struct NodeTimes {
 std::size_t add_gap_times(const GraphModel& model, NodeTimes& times);
 
 // Find the result of `report` that dumped `dot_path` (same file name in sections.graph.dot or
-// dot_verbose), or the one named by `workload`/`mode` when given, and read its per-node times.
-// Throws gp::Error: kUsage when no result or several results match (the message lists them),
-// kBadInput when the matching result has no per-node times or they are malformed.
+// dot_verbose), or the one named by `workload`/`mode`/`exec` when given, and read its per-node
+// times. A dump renamed since (no result names its file) is joined to a profile's graph by the
+// graph id it carries (`dump_graph_id`, the G of graph_<G>_node_<i>: params.graph). Throws
+// gp::Error: kUsage when no result or several results match (the message lists them), kBadInput
+// when the matching result has no per-node times or they are malformed.
 NodeTimes node_times_from_report(const Report& report, const std::string& report_path,
                                  const std::string& dot_path, const std::string& workload = {},
-                                 const std::string& mode = {});
+                                 const std::string& mode = {}, const std::string& exec = {},
+                                 std::optional<long long> dump_graph_id = std::nullopt);
+
+// The graph id of the dump's top-level graph (the G of its graph_<G>_node_<i>), if it has one.
+std::optional<long long> top_level_graph_id(const GraphModel& model);
 
 // Shape of one cudaGraph_t in the dump (top level, child graph or conditional body).
 struct GraphShape {

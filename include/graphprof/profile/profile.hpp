@@ -139,6 +139,12 @@ struct GraphProfile {
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)
+  // When it was made and first launched, from the process's CUDA initialisation (CUPTI clock).
+  double created_at_ns = 0;
+  std::optional<double> first_launch_at_ns;
+  // Its kernels in node order (short names), from the GPU records joined to the dump: with the
+  // node count, what matches one graph across runs and reports (compare's graph-health view).
+  std::vector<std::string> kernel_sequence;
   // For matching the graph across ranks and naming its collectives (src/profile/rank_inputs.cpp).
   std::string capture_mode;              // "global", "thread-local", "relaxed" ("" not captured or not recorded)
   std::string signature;                 // hash of the kernel names of one launch (sorted), "" without kernels
@@ -147,6 +153,15 @@ struct GraphProfile {
   std::vector<CollectiveUse> collectives;                          // its NCCL kernels
   std::vector<double> collective_ns_per_launch;                    // NCCL kernel time of each launch
   NodeSamplingFigures sampling;
+};
+
+// The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
+// reader sees its phases: warm-up, captures, steady state, re-captures. Per bin: kernel time inside
+// and outside graphs (node level), graph and eager launch calls, graphs instantiated.
+struct ProcessTimeline {
+  double bin_ns = 0;
+  std::vector<double> graph_kernel_ns, eager_kernel_ns;
+  std::vector<std::size_t> graph_launches, eager_launches, graphs_made;
 };
 
 struct NamedCount {
@@ -197,6 +212,7 @@ struct ProcessProfile {
   std::vector<NamedCount> syncs;   // host calls that wait for the GPU (host time)
   std::vector<CaptureTrouble> capture_trouble;
   std::size_t dropped_records = 0, malformed_lines = 0, lost_buffers = 0;
+  ProcessTimeline timeline;
   SiteProfile sites;  // call sites, ledgers, re-captures (profile_sites.hpp)
   // Its place in a multi-process job (graphprof/profile/profile_ranks.hpp).
   RankIdentity rank;
@@ -223,6 +239,7 @@ struct OverheadRun {
   std::optional<double> window_ns;
   std::uint64_t steps = 0;
   std::uint32_t exec = 0;  // the exec the window is of
+  bool settled = false;    // the window ends when a call waited for the GPU's work after the last launch
 };
 
 // The change of one figure over the pairs (compare's paired_change), for the report.
@@ -235,10 +252,13 @@ struct OverheadChange {
 };
 
 // The steady-state window of one run's records (the `clock` lines of every proc-*.jsonl in `dir`):
-// the exec launched most often in any process. Empty without clock lines.
+// the exec launched most often in any process. Empty without clock lines. `settled_ns`: when the
+// first call that waited for the GPU (a synchronisation) returned after the exec's last launch,
+// 0 when none did; with it the window holds the GPU work of every launch, which a GPU-bound loop's
+// last launch call returns long before.
 struct SteadyWindow {
   std::uint32_t exec = 0;
-  std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+  std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
 };
 std::optional<SteadyWindow> read_steady_window(const std::string& dir);
 
@@ -263,6 +283,27 @@ struct ProfileRun {
 // (params process/graph/exec; sections.graph and sections.trace as `run` writes them, so
 // analyze/render --report read them).
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes);
+
+// `profile --repeat N`: one run of the application.
+struct ProfileRepetition {
+  int exit_status = 0;
+  std::string exit_description;
+  double wall_ns = 0;
+  std::vector<ProcessProfile> processes;
+};
+
+// The report of N runs of one application (docs/profile.md, "--repeat"): the first run as
+// profile_report writes it, every run in sections.profile.runs, settings.processes = N and each
+// metric with one repetition per run (the app's, and a graph's when the same graph, by process,
+// node count, kernel sequence and rank among its equals, is in that run), so `compare` counts
+// the runs as independent.
+Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
+
+// JSON of one process as sections.profile.processes[] holds it (`index` from 1).
+nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);
+
+// The key that matches one graph across runs and reports: "<nodes>:<kernel sequence>".
+std::string graph_signature(std::size_t nodes, const std::vector<std::string>& kernel_sequence);
 
 // `graphprof merge` of the profile reports of a job's nodes (src/profile/profile_rank_merge.cpp).
 // are_rank_profiles: two or more profile reports whose processes carry ranks, not the same ranks

@@ -91,9 +91,11 @@ struct KernelCount {
   std::size_t count = 0;
 };
 
-// Work outside graphs from one call site.
+// Work outside graphs from one call site: the stacks whose `where` (innermost application frame)
+// and kind are the same are one site (two launches in one function or one Python line).
 struct EagerSite {
-  SiteSummary site;
+  SiteSummary site;  // of the first of its stacks
+  std::size_t stacks = 1;
   std::string kind;  // "kernel launch", "copy", "memset", "sync", "host function"
   std::string api;   // the API called there (first seen)
   std::size_t calls = 0;
@@ -107,8 +109,11 @@ struct EagerSite {
 
 // The step the per-step figures use.
 struct StepDefinition {
-  std::string from;  // "most-launched graph" | "" (no graph launched: no step)
-  std::uint32_t exec_id = 0, graph_id = 0;
+  // "most-launched graph"; "graphs captured at one site" (the most-launched graph and the others
+  // captured where it was: a server's buckets, one launched per step); "" (no graph launched: no step)
+  std::string from;
+  std::uint32_t exec_id = 0, graph_id = 0;  // the most-launched graph
+  std::size_t other_graphs = 0;             // the other graphs of its site
   std::size_t steps = 0;
   std::uint64_t first_ns = 0, last_ns = 0;  // start of the first step's launch, end of the last's
 };
@@ -140,7 +145,8 @@ struct Recapture {
   SiteSummary site;
   std::vector<std::uint32_t> graph_ids;  // in capture order
   std::vector<std::size_t> nodes;
-  std::size_t shapes = 0;  // distinct kernel signatures among them (kernel names and grids)
+  std::size_t shapes = 0;  // distinct kernel signatures (kernel names and grids) among those traced
+  std::size_t traced = 0;  // how many of them have kernel records (node sampling may skip a graph)
 };
 
 struct UpdateCounts {

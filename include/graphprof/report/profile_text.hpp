@@ -11,6 +11,7 @@ namespace gp {
 // capture trouble, warnings, and one line for the work outside graphs. Verbose (`profile
 // --verbose`, and the default here): also when work starts after a launch call, the eager launch
 // calls, 40 graph rows, the slowest nodes and the eager kernels, copies and synchronising calls.
-std::string format_profile_summary(const Report& report, bool verbose = true);
+// `report_path`: where the report is, for the commands it suggests (empty: a placeholder).
+std::string format_profile_summary(const Report& report, bool verbose = true, const std::string& report_path = {});
 
 }  // namespace gp

@@ -5,9 +5,13 @@ fits (an eager copy), replays that bucket's graph and picks tokens eagerly (argm
 capture it prints its own memory figures (torch.cuda.memory_reserved(), memory_allocated() and
 torch.cuda.mem_get_info()), to check graphprof's memory ledger against.
 
-    python serving_buckets.py [--steps N] [--buckets 1,2,4,8,16] [--hidden H]
+    python serving_buckets.py [--steps N] [--buckets 1,2,4,8,16] [--hidden H] [--busy-thread]
+
+--busy-thread runs a pure-Python loop on a second thread all along (a tokenizer, a scheduler), so
+the serving thread has to win the GIL back after each operator.
 """
 import argparse
+import threading
 
 import torch
 
@@ -66,12 +70,21 @@ def serve(graphs, inputs, outputs, steps, hidden):
     print(f"serving_buckets: {steps} steps in {start.elapsed_time(end):.3f} ms ({tokens} batches served)", flush=True)
 
 
+def busy():
+    n = 0
+    while True:
+        n = (n * 31 + 7) % 1000003
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--buckets", default="1,2,4,8,16")
     ap.add_argument("--hidden", type=int, default=2048)
+    ap.add_argument("--busy-thread", action="store_true")
     a = ap.parse_args()
+    if a.busy_thread:
+        threading.Thread(target=busy, daemon=True).start()
     buckets = [int(x) for x in a.buckets.split(",")]
     memory("start")
     model = build_model(a.hidden)

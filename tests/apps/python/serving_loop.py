@@ -3,7 +3,9 @@
 captured CUDA graphs, one per batch bucket (1..32), each a 5-layer MLP block (~20 kernel nodes), and
 about ten small eager operations per step around the replay (token ids, embedding gather, copy into
 the graph's static input, sampling). It times its own steady-state loop (host clock, and CUDA events)
-and prints it, so a profiler's overhead can be read off the program's own figures.
+and prints it, so a profiler's overhead can be read off the program's own figures: the whole loop,
+and the median over chunks of --chunk steps of the host time per step (one slow moment of the host
+moves the total, not the median).
 
     python3 serving_loop.py --steps 2000
 """
@@ -19,6 +21,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--sync-every", type=int, default=8)
+    ap.add_argument("--chunk", type=int, default=64, help="steps per chunk of the per-step median")
     args = ap.parse_args()
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -75,17 +78,26 @@ def main():
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.nvtx.range_push("steady")
+        chunk = max(1, args.chunk)
+        marks = []
         t0 = time.perf_counter()
         start.record()
         for i in range(args.steps):
+            if i % chunk == 0:
+                marks.append(time.perf_counter())
             step(i)
         end.record()
         torch.cuda.synchronize()
         host_ms = (time.perf_counter() - t0) * 1e3
         torch.cuda.nvtx.range_pop()
     gpu_ms = start.elapsed_time(end)
+    per_step = sorted((b - a) * 1e6 / chunk for a, b in zip(marks, marks[1:]))
     print(f"serving_loop: steady {args.steps} steps {host_ms:.2f} ms host ({host_ms * 1e3 / args.steps:.2f} us per step), "
           f"{gpu_ms:.2f} ms CUDA events; counter {int(counter.item())}")
+    if per_step:
+        mid = per_step[len(per_step) // 2]
+        print(f"serving_loop: chunk median {mid:.2f} us per step over {len(per_step)} chunks of {chunk} steps "
+              f"(p10 {per_step[len(per_step) // 10]:.2f}, p90 {per_step[(9 * len(per_step)) // 10]:.2f})")
 
 
 if __name__ == "__main__":

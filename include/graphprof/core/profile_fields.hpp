@@ -1,0 +1,59 @@
+// Reading the profile section of a report (sections.profile, docs/profile.md) as JSON, for the
+// readers that see only the report: the profile page (src/report) and compare's graph-health view
+// (src/compare). Every accessor tolerates a field that is missing or of another type (a report of
+// an older schema, or a hand-edited one): numbers read as NaN, strings as empty, lists as empty
+// (graphprof/core/json_fields.hpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graphprof/core/json_fields.hpp"
+#include "graphprof/core/report.hpp"
+
+namespace gp::profile_fields {
+
+// The tolerant field reads (graphprof/core/json_fields.hpp), under this namespace too.
+using json_fields::field;
+using json_fields::items;
+using json_fields::number;
+using json_fields::text;
+
+// sections.profile of the application's result, or nullptr when `r` is not a profile's report.
+const nlohmann::json* section(const Report& r);
+
+// Every run: sections.profile.runs (profile --repeat, or pooled reports), else the one run the
+// section itself describes (its processes, exit status and wall time).
+std::vector<const nlohmann::json*> runs(const nlohmann::json& profile);
+
+// Where a graph was made ("file.py:42 in capture", "app.cu:80"), empty when the report has none.
+std::string graph_site(const nlohmann::json& graph);
+// Device memory the graph holds by its own allocations (capture allocations, VMM, memory nodes);
+// NaN when the report has no memory ledger.
+double graph_memory_bytes(const nlohmann::json& graph);
+// Time spent making the graph: capture (when recorded) + instantiate + upload.
+double graph_making_ns(const nlohmann::json& graph);
+
+// Steps of a process: the report's own count (its step definition) when it has one, else the
+// launches of the most-launched graph. 0 when no graph was launched.
+struct Steps {
+  double count = 0;
+  std::string from;        // what a step is ("one launch of graph_4", an NVTX range, ...)
+  double exec = -1;        // the exec that marks steps, when one does
+};
+Steps steps(const nlohmann::json& process);
+
+// Graphs instantiated after the process's first graph replay (re-captures and late captures).
+std::size_t late_graphs(const nlohmann::json& process);
+
+// One run's figures summed over its processes (a run: an element of runs(), or the section itself).
+struct RunTotals {
+  double graph_kernel_ns = 0, eager_kernel_ns = 0, graph_kernels = 0, eager_kernels = 0;
+  double graph_launches = 0, eager_launches = 0, syncs = 0, steps = 0, graphs = 0, capture_failures = 0, late_graphs = 0;
+  bool kernel_records = false;  // some process has node-level coverage (kernel records)
+  double coverage() const;      // share of kernel time inside graphs; NaN without kernel time
+};
+RunTotals run_totals(const nlohmann::json& run);
+
+}  // namespace gp::profile_fields

@@ -1,0 +1,434 @@
+// `graphprof compare` of two profiles of one program: the graph-health view (docs/compare.md,
+// "Two profiles"). Instead of matching results by exec number, it reads every run of each side
+// from sections.profile (runs[] of `profile --repeat`, or the one run of a plain profile) and
+// compares per run: coverage, eager launches and synchronising calls per step, graph count,
+// capture failures, graphs made after the first replay; and per graph, matched by call site
+// (when the report has one), node count and kernel sequence, its nodes, launches, GPU time per
+// launch, launch call cost and memory. Each series has its own rule:
+// - a fraction (coverage) changes when it moves by at least 2 points;
+// - a count (per step or per run) when it moves by at least the threshold and a floor;
+// - a time when it moves by at least the threshold;
+// and a change counts only when the two sides' runs do not overlap and either both sides are
+// constant over at least two runs each (a deterministic count) or that separation is itself
+// unlikely by chance (exact probability 1 / C(nb + nc, nb) of the extreme ranking, at most the
+// family false-alarm rate). A graph that is no longer there, or a new capture failure, is a
+// regression. Host-timed series (wall time, launch call cost) are informational.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "comparison_internal.hpp"
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/core/stats.hpp"
+
+namespace gp::compare_detail {
+
+namespace {
+
+using nlohmann::json;
+
+double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
+std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
+const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
+const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
+
+// A graph as the health view sees it.
+struct GraphView {
+  std::size_t process = 0;
+  std::string site;          // call site; empty when the report has none
+  std::size_t nodes = 0;
+  std::string kernels;       // kernel sequence, comma-joined (empty at --trace graph/none)
+  std::string first, last;   // first and last kernel, for the label
+  std::size_t rank = 0;      // creation order in its process, from 1
+  std::size_t site_rank = 0, site_graphs = 0;  // order among the graphs made at its site, and how many
+  const json* entry = nullptr;
+  std::string key() const { return std::to_string(process) + "|" + site + "|" + std::to_string(nodes) + "|" + kernels; }
+};
+
+// The kernel sequence from the graph's own result (reports written before graphs carried one).
+std::vector<std::string> sequence_from_result(const Report& report, std::size_t process, const json& g) {
+  std::vector<std::string> seq;
+  for (const ModeResult& r : report.results) {
+    const auto pr = r.params.find("process"), ex = r.params.find("exec");
+    if (pr == r.params.end() || ex == r.params.end() || r.params.count("run")) continue;
+    if (pr->second != std::to_string(process) || ex->second != std::to_string(static_cast<long long>(num(g, "exec", -1)))) continue;
+    if (r.sections.trace)
+      for (const auto& n : r.sections.trace->nodes) seq.push_back(n.name);
+    break;
+  }
+  return seq;
+}
+
+std::vector<GraphView> graphs_of_run(const Report& report, const json& run) {
+  std::vector<GraphView> out;
+  for (const auto& p : list(run, "processes")) {
+    const std::size_t process = static_cast<std::size_t>(num(p, "process", 1));
+    std::size_t rank = 0;
+    for (const auto& g : list(p, "graphs")) {
+      GraphView v;
+      v.process = process;
+      v.site = profile_fields::graph_site(g);
+      v.nodes = static_cast<std::size_t>(num(g, "nodes", 0));
+      std::vector<std::string> seq;
+      if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
+        for (const auto& k : field(g, "kernel_sequence"))
+          if (k.is_string()) seq.push_back(k.get<std::string>());
+      } else {
+        // Runs of one build number their execs alike: a pooled report's result of that exec.
+        seq = sequence_from_result(report, process, g);
+      }
+      for (std::size_t i = 0; i < seq.size(); ++i) v.kernels += (i ? "," : "") + seq[i];
+      if (!seq.empty()) v.first = seq.front(), v.last = seq.back();
+      v.rank = ++rank;
+      v.entry = &g;
+      out.push_back(std::move(v));
+    }
+  }
+  // A site that made several graphs (one per batch size, say): they are told apart by their order.
+  for (auto& v : out) {
+    if (v.site.empty()) continue;
+    for (const auto& w : out)
+      if (w.process == v.process && w.site == v.site) {
+        ++v.site_graphs;
+        if (w.rank <= v.rank) ++v.site_rank;
+      }
+  }
+  return out;
+}
+
+// What a user recognises a graph by: its call site, else its place among the process's graphs
+// and its first and last kernel.
+std::string label_of(const GraphView& g, bool several_processes) {
+  std::string s = several_processes ? "p" + std::to_string(g.process) + " " : "";
+  // The rank first: a clipped label still tells the graphs of one site apart.
+  if (!g.site.empty())
+    return s + (g.site_graphs > 1 ? "#" + std::to_string(g.site_rank) + "/" + std::to_string(g.site_graphs) + " " : "") + g.site +
+           " (" + std::to_string(g.nodes) + " nodes)";
+  s += "#" + std::to_string(g.rank) + " " + std::to_string(g.nodes) + " nodes";
+  if (!g.first.empty()) s += " " + g.first + (g.last != g.first ? "…" + g.last : "");
+  return s;
+}
+
+// --- per-run figures -----------------------------------------------------------------------
+
+using RunFigures = profile_fields::RunTotals;
+
+// --- the rule ------------------------------------------------------------------------------
+
+enum class Kind { kFraction, kCount, kTime };
+
+struct SeriesRule {
+  Kind kind = Kind::kCount;
+  double floor = 0;        // smallest change that matters, in the unit (fractions: points)
+  bool categorical = false;  // any separation is a change, even with one run per side (capture failures)
+  bool gating = true;
+  double relative = -1;      // smallest relative change that matters; < 0: the --threshold
+};
+
+// A duration for a reason line ("1.25 µs"); compare does not use the reporters' formatting.
+std::string duration_text(double ns) {
+  if (ns >= 1e9) return strf("%.3g s", ns / 1e9);
+  if (ns >= 1e6) return strf("%.3g ms", ns / 1e6);
+  if (ns >= 1e3) return strf("%.3g µs", ns / 1e3);
+  return strf("%.3g ns", ns);
+}
+
+double binomial(std::size_t n, std::size_t k) {
+  double c = 1;
+  for (std::size_t i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+  return c;
+}
+
+SideData side_of(const std::vector<double>& v) {
+  SideData s;
+  s.reps = v;
+  s.samples = v.size();
+  s.runs = v.size();
+  s.center = median(v);
+  return s;
+}
+
+void decide(MetricComparison& r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule,
+            const Thresholds& t) {
+  r.rule.gating = rule.gating;
+  const double relative = rule.relative >= 0 ? rule.relative : t.threshold;
+  r.rule.threshold = rule.kind == Kind::kFraction ? 0 : relative;
+  r.rule.abs_floor = rule.floor;
+  r.rule.series_class = rule.kind == Kind::kTime && !rule.gating ? SeriesClass::kHost : SeriesClass::kDevice;
+  r.method = "profile-runs";
+  if (b.empty() || c.empty()) {
+    r.verdict = Verdict::kInvalid;
+    r.reason = std::string(b.empty() ? "the baseline" : "the candidate") + " has no value for it";
+    return;
+  }
+  r.base = side_of(b);
+  r.cand = side_of(c);
+  const double mb = r.base->center, mc = r.cand->center;
+  if (mb > 0 && mc > 0) {
+    r.has_estimate = true;
+    r.ratio = mc / mb;
+  }
+  r.abs_change = mc - mb;
+  const double need = rule.kind == Kind::kFraction ? rule.floor : std::max(relative * std::fabs(mb), rule.floor);
+  const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
+  const auto [cmin, cmax] = std::minmax_element(c.begin(), c.end());
+  const bool up = *cmin > *bmax, down = *cmax < *bmin;
+  const bool constant = *bmin == *bmax && *cmin == *cmax && b.size() >= 2 && c.size() >= 2;
+  const double chance = 1.0 / binomial(b.size() + c.size(), b.size());
+  const std::string unit = r.unit == "%" ? " points" : (r.unit.empty() || r.unit == "ns" ? "" : " " + r.unit);
+  auto amount = [&](double v) { return r.unit == "ns" ? duration_text(std::fabs(v)) : strf("%.3g", std::fabs(v)) + unit; };
+  const std::string moved = amount(mc - mb) + (mc > mb ? " more" : " less");
+  // One run cannot show how much a time moves between runs: not even "same".
+  if (rule.kind == Kind::kTime && (b.size() < 2 || c.size() < 2)) {
+    r.verdict = Verdict::kInconclusive;
+    r.not_enough_runs = true;
+    r.reason = moved + "; one run on a side cannot tell a time's change from run-to-run variation (profile --repeat 5)";
+    return;
+  }
+  if (std::fabs(mc - mb) < need && !(rule.categorical && (up || down))) {
+    r.verdict = Verdict::kSame;
+    r.reason = "within " + amount(need) + " (" + moved + ")";
+    return;
+  }
+  if (!(up || down)) {
+    r.verdict = Verdict::kInconclusive;
+    r.reason = moved + ", but the two sides' runs overlap";
+    r.likely_regression = (r.direction == Direction::kLowerIsBetter && mc > mb) || (r.direction == Direction::kHigherIsBetter && mc < mb);
+    return;
+  }
+  if (!(rule.categorical || constant || chance <= t.family_alpha)) {
+    r.verdict = Verdict::kInconclusive;
+    r.not_enough_runs = true;
+    r.reason = moved + "; " + std::to_string(b.size()) + " vs " + std::to_string(c.size()) +
+               " runs cannot tell it from run-to-run variation (profile --repeat 5 on each side)";
+    r.likely_regression = (r.direction == Direction::kLowerIsBetter && up) || (r.direction == Direction::kHigherIsBetter && down);
+    return;
+  }
+  const bool worse = (r.direction == Direction::kLowerIsBetter && up) || (r.direction == Direction::kHigherIsBetter && down);
+  const std::string why = constant ? "the same in every run of each side" : "every run of one side beyond every run of the other";
+  if (r.direction == Direction::kNone) {
+    r.verdict = Verdict::kMinor;
+    r.reason = "changed: " + moved + " (" + why + ")";
+  } else {
+    r.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+    r.reason = moved + ", beyond " + amount(need) + " (" + why + ")";
+  }
+}
+
+MetricComparison row(const std::string& workload, const std::string& graph, const std::string& metric, const std::string& unit,
+                     Direction d) {
+  MetricComparison r;
+  r.workload = workload;
+  r.mode = "app";
+  if (!graph.empty()) r.params = {{"graph", graph}};
+  r.metric = metric;
+  r.unit = unit;
+  r.direction = d;
+  return r;
+}
+
+template <typename F>
+std::vector<double> per_run(const std::vector<RunFigures>& runs, F f) {
+  std::vector<double> v;
+  for (const auto& r : runs) {
+    const double x = f(r);
+    if (std::isfinite(x)) v.push_back(x);
+  }
+  return v;
+}
+
+// Per-run values of one graph's figure, over the runs where the graph was matched.
+std::vector<double> graph_values(const std::vector<const json*>& entries, double (*f)(const json&)) {
+  std::vector<double> v;
+  for (const json* g : entries) {
+    const double x = f(*g);
+    if (std::isfinite(x)) v.push_back(x);
+  }
+  return v;
+}
+
+double gpu_per_launch(const json& g) { return num(field(g, "gpu_span"), "median_ns"); }
+double call_cost(const json& g) { return num(field(field(g, "launch_calls"), "unblocked"), "median_ns"); }
+double memory_of(const json& g) { return profile_fields::graph_memory_bytes(g); }
+double launches_of(const json& g) { return num(g, "launches"); }
+double nodes_of(const json& g) { return num(g, "nodes"); }
+
+// Matches run 1's graphs of each side: by key (process, site, nodes, kernels) and rank among
+// equal keys; then, left over, by call site; then by creation order when both sides have as many
+// left. Returns pairs (base, cand) and the ones left over on each side.
+struct Matching {
+  std::vector<std::pair<const GraphView*, const GraphView*>> pairs;
+  std::vector<const GraphView*> gone, added;
+};
+
+Matching match(const std::vector<GraphView>& b, const std::vector<GraphView>& c) {
+  Matching m;
+  std::vector<bool> used(c.size(), false);
+  std::vector<const GraphView*> left;
+  for (const auto& g : b) {
+    bool found = false;
+    for (std::size_t j = 0; j < c.size() && !found; ++j)
+      if (!used[j] && c[j].key() == g.key()) used[j] = found = true, m.pairs.push_back({&g, &c[j]});
+    if (!found) left.push_back(&g);
+  }
+  std::vector<const GraphView*> rest;
+  for (const GraphView* g : left) {
+    bool found = false;
+    for (std::size_t j = 0; j < c.size() && !found && !g->site.empty(); ++j)
+      if (!used[j] && c[j].process == g->process && c[j].site == g->site) used[j] = found = true, m.pairs.push_back({g, &c[j]});
+    if (!found) rest.push_back(g);
+  }
+  std::vector<const GraphView*> cand_rest;
+  for (std::size_t j = 0; j < c.size(); ++j)
+    if (!used[j]) cand_rest.push_back(&c[j]);
+  if (!rest.empty() && rest.size() == cand_rest.size() && rest.front()->site.empty()) {
+    for (std::size_t i = 0; i < rest.size(); ++i) m.pairs.push_back({rest[i], cand_rest[i]});
+    return m;
+  }
+  m.gone = rest;
+  m.added = cand_rest;
+  return m;
+}
+
+// The same graph in a later run of one side: same key and rank among its equals.
+std::vector<const json*> entries_across_runs(const GraphView& g, const std::vector<std::vector<GraphView>>& runs) {
+  std::vector<const json*> out;
+  std::size_t rank_among_equals = 0;
+  for (const auto& x : runs.front()) {
+    if (&x == &g) break;
+    if (x.key() == g.key()) ++rank_among_equals;
+  }
+  for (const auto& run : runs) {
+    std::size_t seen = 0;
+    for (const auto& x : run)
+      if (x.key() == g.key() && seen++ == rank_among_equals) {
+        out.push_back(x.entry);
+        break;
+      }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_profile_report(const Report& r) { return profile_fields::section(r) != nullptr; }
+
+void compare_profiles(const Report& base, const Report& cand, const Thresholds& t, Comparison& out) {
+  const json& bp = *profile_fields::section(base);
+  const json& cp = *profile_fields::section(cand);
+  const std::string program = str(cp, "program").empty() ? str(bp, "program") : str(cp, "program");
+  const std::vector<const json*> bruns = profile_fields::runs(bp), cruns = profile_fields::runs(cp);
+  std::vector<RunFigures> bf, cf;
+  for (const json* r : bruns) bf.push_back(profile_fields::run_totals(*r));
+  for (const json* r : cruns) cf.push_back(profile_fields::run_totals(*r));
+
+  auto add = [&](MetricComparison r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule) {
+    decide(r, b, c, rule, t);
+    if (r.base && r.cand) ++out.compared;
+    out.rows.push_back(std::move(r));
+  };
+  const SeriesRule coverage{Kind::kFraction, 2.0, false, true};
+  const SeriesRule per_step{Kind::kCount, 0.05, false, true};
+  const SeriesRule count{Kind::kCount, 1.0, false, true};
+  const SeriesRule failures{Kind::kCount, 1.0, true, true};
+  const SeriesRule device_time{Kind::kTime, 100.0, false, true};
+  // Host clocks around CUDA calls move 3-40 % between processes (docs/compare.md, classes): only a
+  // change beyond that is worth a line, and it never gates.
+  const SeriesRule host_time{Kind::kTime, t.default_abs_floor_ns, false, false, 0.40};
+
+  auto share = [](double a, double b) { return a + b > 0 ? 100.0 * a / (a + b) : NAN; };
+  if (!bf.empty() && bf.front().kernel_records && !cf.empty() && cf.front().kernel_records) {
+    add(row(program, "", "coverage_kernel_time", "%", Direction::kHigherIsBetter),
+        per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }),
+        per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }), coverage);
+    add(row(program, "", "coverage_kernels", "%", Direction::kHigherIsBetter),
+        per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }),
+        per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }), coverage);
+  }
+  auto per = [](double v, double steps) { return steps > 0 ? v / steps : v; };
+  add(row(program, "", "eager_launches_per_step", "per step", Direction::kLowerIsBetter),
+      per_run(bf, [&](const RunFigures& f) { return per(f.eager_launches, f.steps); }),
+      per_run(cf, [&](const RunFigures& f) { return per(f.eager_launches, f.steps); }), per_step);
+  add(row(program, "", "syncs_per_step", "per step", Direction::kLowerIsBetter),
+      per_run(bf, [&](const RunFigures& f) { return per(f.syncs, f.steps); }),
+      per_run(cf, [&](const RunFigures& f) { return per(f.syncs, f.steps); }), per_step);
+  add(row(program, "", "graphs", "count", Direction::kNone), per_run(bf, [](const RunFigures& f) { return f.graphs; }),
+      per_run(cf, [](const RunFigures& f) { return f.graphs; }), count);
+  add(row(program, "", "capture_failures", "count", Direction::kLowerIsBetter),
+      per_run(bf, [](const RunFigures& f) { return f.capture_failures; }), per_run(cf, [](const RunFigures& f) { return f.capture_failures; }),
+      failures);
+  add(row(program, "", "graphs_made_after_first_replay", "count", Direction::kLowerIsBetter),
+      per_run(bf, [](const RunFigures& f) { return f.late_graphs; }), per_run(cf, [](const RunFigures& f) { return f.late_graphs; }), count);
+  std::vector<double> bw, cw;
+  for (const json* r : bruns) bw.push_back(num(*r, "wall_ns"));
+  for (const json* r : cruns) cw.push_back(num(*r, "wall_ns"));
+  bw.erase(std::remove_if(bw.begin(), bw.end(), [](double v) { return !std::isfinite(v); }), bw.end());
+  cw.erase(std::remove_if(cw.begin(), cw.end(), [](double v) { return !std::isfinite(v); }), cw.end());
+  add(row(program, "", "wall_time", "ns", Direction::kLowerIsBetter), bw, cw, host_time);
+
+  // Per graph.
+  std::vector<std::vector<GraphView>> bg, cg;
+  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i]));
+  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i]));
+  const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
+  const Matching m = match(bg.front(), cg.front());
+  for (const auto& [b, c] : m.pairs) {
+    const std::string label = label_of(*b, several);
+    const auto be = entries_across_runs(*b, bg), ce = entries_across_runs(*c, cg);
+    const bool same_shape = b->nodes == c->nodes && b->kernels == c->kernels;
+    if (!same_shape) {
+      std::string what = "graph changed: " + std::to_string(b->nodes) + " -> " + std::to_string(c->nodes) + " nodes";
+      if (b->nodes == c->nodes) what = "graph changed: other kernels in its " + std::to_string(b->nodes) + " nodes";
+      out.drift.push_back({program + "[graph=" + label + "]", what});
+    }
+    add(row(program, label, "nodes", "count", Direction::kNone), graph_values(be, nodes_of), graph_values(ce, nodes_of), count);
+    add(row(program, label, "launches", "count", Direction::kNone), graph_values(be, launches_of), graph_values(ce, launches_of),
+        count);
+    MetricComparison gpu = row(program, label, "gpu_time_per_launch", "ns", Direction::kLowerIsBetter);
+    if (same_shape) {
+      add(gpu, graph_values(be, gpu_per_launch), graph_values(ce, gpu_per_launch), device_time);
+    } else {
+      // Other work per launch: a smaller graph is not a faster one (its work moved elsewhere).
+      decide(gpu, graph_values(be, gpu_per_launch), graph_values(ce, gpu_per_launch), device_time, t);
+      gpu.verdict = Verdict::kNotComparable;
+      gpu.rule.gating = false;
+      gpu.reason = "the graph changed (" + std::to_string(b->nodes) + " -> " + std::to_string(c->nodes) +
+                   " nodes): its time per launch measures other work; see coverage and eager launches";
+      if (gpu.base && gpu.cand) ++out.compared;
+      out.rows.push_back(std::move(gpu));
+    }
+    add(row(program, label, "launch_call_cost", "ns", Direction::kLowerIsBetter), graph_values(be, call_cost),
+        graph_values(ce, call_cost), host_time);
+    if (std::isfinite(memory_of(*b->entry)) || std::isfinite(memory_of(*c->entry)))
+      add(row(program, label, "memory", "bytes", Direction::kLowerIsBetter), graph_values(be, memory_of), graph_values(ce, memory_of),
+          count);
+  }
+  for (const GraphView* g : m.gone) {
+    MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);
+    r.rule.gating = true;
+    r.verdict = Verdict::kRegression;
+    r.reason = "no longer captured: the candidate has no graph like it (" + std::to_string(g->nodes) + " nodes" +
+               (g->site.empty() ? "" : ", made at " + g->site) + ")";
+    out.rows.push_back(std::move(r));
+  }
+  for (const GraphView* g : m.added) {
+    MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);
+    r.rule.gating = false;
+    r.verdict = Verdict::kAdded;
+    r.reason = "new in the candidate (" + std::to_string(g->nodes) + " nodes)";
+    out.rows.push_back(std::move(r));
+  }
+  // A failed application is not a profile of the program's graphs.
+  for (const auto& [side, p] : {std::pair<const char*, const json*>{"baseline", &bp}, {"candidate", &cp}})
+    for (const json* r : profile_fields::runs(*p))
+      if (num(*r, "exit_status", 0) != 0) {
+        MetricComparison f = row(program, "", "*", "", Direction::kLowerIsBetter);
+        f.rule.gating = true;
+        f.verdict = side == std::string("candidate") ? Verdict::kFailed : Verdict::kNotComparable;
+        f.reason = std::string("the application ") + str(*r, "exit") + " in a " + side + " run";
+        out.rows.push_back(std::move(f));
+        break;
+      }
+}
+
+}  // namespace gp::compare_detail

@@ -1,0 +1,376 @@
+// The page of a `graphprof profile` report: per process of the application a headline strip
+// (coverage, graphs, launches, eager launches per step, the cost of making graphs), a timeline
+// strip, the per-graph table ordered by GPU time, the hottest graphs drawn as heat maps, eager work
+// by call site (or kernel), copies, synchronising calls, capture trouble with its fix; then the runs
+// of --repeat, the environment and the exact command line. Read from sections.profile only, so a
+// report of any schema since the first `profile` opens (fields it lacks are said to be missing).
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/report/reporter.hpp"
+#include "graphprof/core/text_format.hpp"
+#include "html_sections.hpp"
+#include "html_svg.hpp"
+
+namespace gp::html {
+
+namespace {
+
+using nlohmann::json;
+
+// How many graphs are drawn per process (the hottest by GPU time).
+constexpr std::size_t kDrawnGraphs = 3;
+constexpr std::size_t kTableGraphs = 60;
+
+double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
+std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
+const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
+const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
+
+std::string line_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+double as_number(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
+
+std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
+std::string count(double v) { return std::isfinite(v) ? strf("%.0f", v) : "-"; }
+std::string bytes_text(double b) {
+  if (!std::isfinite(b)) return "-";
+  if (b >= 1024.0 * 1024 * 1024) return strf("%.2f GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return strf("%.1f MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0) return strf("%.1f KiB", b / 1024.0);
+  return strf("%.0f B", b);
+}
+
+// What a reader recognises a graph by: its capture site when the report has one, else its dump
+// name, exec and node count.
+std::string graph_label(const json& g) {
+  const std::string site = profile_fields::graph_site(g);
+  const std::string name = "graph_" + count(num(g, "graph"));
+  return site.empty() ? name : site + " (" + name + ")";
+}
+
+// GPU time the graph took over the run: its kernels' time at node level, else launches x span.
+double gpu_total(const json& g) {
+  // With node sampling, the kernels of the launches not traced node by node are estimated.
+  const double estimate = num(field(g, "node_sampling"), "kernel_time_estimate_ns");
+  if (std::isfinite(estimate) && estimate > 0) return estimate;
+  const double k = num(g, "kernel_time_ns", 0);
+  if (k > 0) return k;
+  const double span = num(field(g, "gpu_span"), "median_ns", 0);
+  return span * num(g, "launches", 0);
+}
+
+std::string stat(const std::string& id, const std::string& title, const std::string& value, const std::string& sub) {
+  return "<div class=\"gp-stat\" id=\"" + escape(id) + "\"><span>" + escape(title) + "</span><b>" + escape(value) + "</b><span>" +
+         escape(sub) + "</span></div>";
+}
+
+std::string headline_strip(const json& p, const std::string& tag) {
+  const json& c = field(p, "coverage");
+  const json& graphs = list(p, "graphs");
+  const profile_fields::Steps steps = profile_fields::steps(p);
+  double made_ns = 0, memory = 0;
+  bool has_memory = false, has_capture = false;
+  std::size_t launched = 0;
+  const std::size_t late = profile_fields::late_graphs(p);
+  for (const auto& g : graphs) {
+    made_ns += profile_fields::graph_making_ns(g);
+    has_capture = has_capture || (g.contains("startup") && std::isfinite(num(field(g, "startup"), "capture_ns")));
+    const double bytes = profile_fields::graph_memory_bytes(g);
+    if (std::isfinite(bytes)) {
+      memory += bytes;
+      has_memory = true;
+    }
+    if (num(g, "launches", 0) > 0) ++launched;
+  }
+  const double making_total = p.contains("startup") ? num(field(p, "startup"), "graph_making_ns") : NAN;
+  if (std::isfinite(making_total)) made_ns = making_total;
+  std::string s = "<div class=\"gp-strip\" id=\"strip-" + tag + "\">";
+  const double time_share = num(c, "kernel_time_in_graphs");
+  s += stat("stat-coverage-" + tag, "graph coverage (kernel time)", pct(time_share),
+            std::isfinite(num(c, "kernels_in_graphs")) ? pct(num(c, "kernels_in_graphs")) + " of kernels"
+                                                       : "needs --trace node");
+  s += stat("stat-graphs-" + tag, "graphs", std::to_string(graphs.size()),
+            std::to_string(launched) + " launched" + (late ? ", " + std::to_string(late) + " made after the first replay" : ""));
+  s += stat("stat-launches-" + tag, "launches", count(num(c, "graph_launches")) + " graph",
+            count(num(c, "eager_launches")) + " eager kernel launches");
+  s += stat("stat-eager-" + tag, "eager launches per step",
+            steps.count > 0 ? strf("%.2f", num(c, "eager_launches", 0) / steps.count) : "-",
+            steps.count > 0 ? count(steps.count) + " steps; a step is " + steps.from : "no graph was launched");
+  s += stat("stat-making-" + tag, "time making graphs", format_ns(made_ns),
+            has_capture ? "capture + instantiate + upload" : "instantiate + upload");
+  s += stat("stat-memory-" + tag, "memory held by graphs", has_memory ? bytes_text(memory) : "-",
+            has_memory ? "sum over graphs" : "not recorded in this report");
+  return s + "</div>\n";
+}
+
+std::string timeline_section(const json& p, const std::string& tag) {
+  const auto it = p.find("timeline");
+  if (it == p.end() || !it->is_object()) return "<p class=\"gp-note\">No timeline: this report was written before graphprof recorded one.</p>\n";
+  const json& t = *it;
+  TimelineChart chart;
+  chart.id = "chart-timeline-" + tag;
+  chart.bin_ns = num(t, "bin_ns", 0);
+  const json& gk = list(t, "graph_kernel_ns");
+  const json& ek = list(t, "eager_kernel_ns");
+  double kernel_sum = 0;
+  for (const auto& v : gk) kernel_sum += as_number(v);
+  for (const auto& v : ek) kernel_sum += as_number(v);
+  // Scaled to the busiest bin, so that a program that keeps the GPU mostly idle still shows its
+  // phases; each bin's tooltip has its share.
+  if (kernel_sum > 0 && chart.bin_ns > 0) {
+    double most = 0;
+    for (std::size_t i = 0; i < gk.size() && i < ek.size(); ++i) most = std::max(most, as_number(gk[i]) + as_number(ek[i]));
+    for (std::size_t i = 0; i < gk.size() && i < ek.size(); ++i) {
+      chart.lower.push_back(as_number(gk[i]) / most);
+      chart.upper.push_back(as_number(ek[i]) / most);
+    }
+    chart.lower_name = "kernels in graph replays";
+    chart.upper_name = "eager kernels";
+    chart.y_label = "kernel time per bin (busiest bin = 100%; it kept the GPU " +
+                    strf("%.0f%%", 100 * std::min(1.0, most / chart.bin_ns)) + " busy)";
+  } else {
+    // Without kernel records (--trace graph/none): launch calls per bin, scaled to the busiest bin.
+    const json& gl = list(t, "graph_launches");
+    const json& el = list(t, "eager_launches");
+    double most = 0;
+    for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) most = std::max(most, as_number(gl[i]) + as_number(el[i]));
+    for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) {
+      chart.lower.push_back(most > 0 ? as_number(gl[i]) / most : 0);
+      chart.upper.push_back(most > 0 ? as_number(el[i]) / most : 0);
+    }
+    chart.lower_name = "graph launches";
+    chart.upper_name = "eager launches";
+    chart.y_label = "launch calls per bin (busiest bin = 100%)";
+  }
+  for (const auto& v : list(t, "graphs_made")) chart.marks.push_back(static_cast<std::size_t>(std::max(0.0, as_number(v))));
+  chart.marks_name = "graphs made";
+  return "<figure><h4>Timeline: graph replays vs eager work, CUDA initialisation to the last record (" +
+         std::to_string(chart.lower.size()) + " bins of " + escape(format_ns(chart.bin_ns)) + ")</h4>" + svg_timeline(chart) +
+         "<figcaption>Warm-up shows as eager work, captures as marks, the steady state as replays; marks after the replays "
+         "began are re-captures.</figcaption></figure>\n";
+}
+
+const ModeResult* graph_result(const Report& report, const json& p, const json& g) {
+  const std::string process = count(num(p, "process")), exec = count(num(g, "exec"));
+  for (const ModeResult& r : report.results) {
+    const auto pr = r.params.find("process"), ex = r.params.find("exec");
+    if (pr != r.params.end() && ex != r.params.end() && pr->second == process && ex->second == exec && !r.params.count("run"))
+      return &r;
+  }
+  return nullptr;
+}
+
+std::string graphs_table(const json& p, const std::vector<const json*>& order, const std::string& tag) {
+  std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-graphs-" + tag +
+                  "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th class=\"l\">made by</th><th>nodes</th><th>edges</th>"
+                  "<th>launches</th><th>GPU / launch</th><th>GPU total</th><th>call cost</th><th>blocked calls</th>"
+                  "<th>instantiate</th><th>upload</th><th>memory</th></tr></thead><tbody>\n";
+  const bool node_level = str(p, "trace_level") == "node";
+  for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
+    const json& g = *order[i];
+    const json& calls = field(g, "launch_calls");
+    s += "<tr><td class=\"l\">" + escape(graph_label(g)) + " <span class=\"gp-note\">exec " + count(num(g, "exec")) +
+         "</span></td><td class=\"l\">" + escape(str(g, "made_by")) + "</td><td>" + count(num(g, "nodes")) + "</td><td>" +
+         count(num(g, "edges")) + "</td><td>" + count(num(g, "launches")) + "</td><td>" +
+         escape(format_ns(num(field(g, "gpu_span"), "median_ns"))) + "</td><td>" +
+         escape(node_level || field(g, "gpu_span").is_object() ? format_ns(gpu_total(g)) : "-") + "</td><td>" +
+         escape(format_ns(num(field(calls, "unblocked"), "median_ns"))) + "</td><td>" + count(num(calls, "blocked")) + "</td><td>" +
+         escape(format_ns(num(g, "instantiate_ns"))) + "</td><td>" + escape(format_ns(num(g, "upload_ns"))) + "</td><td>" +
+         escape(bytes_text(profile_fields::graph_memory_bytes(g))) + "</td></tr>\n";
+  }
+  s += "</tbody></table></div>\n";
+  if (order.size() > kTableGraphs)
+    s += "<p class=\"gp-note\">" + std::to_string(order.size() - kTableGraphs) + " more graphs in the report.</p>\n";
+  return s + "<p class=\"gp-note\">Ordered by GPU time. GPU / launch: first node start to last node end (median). Call cost: "
+             "host time of a cudaGraphLaunch call that did not wait for a full launch queue (median); blocked calls did.</p>\n";
+}
+
+// An eager call site's name: its "where", and the kind of work (kernel launches, copies, syncs).
+std::string site_of(const json& r) {
+  const auto it = r.find("site");
+  std::string where = it == r.end() ? std::string() : it->is_string() ? it->get<std::string>() : str(*it, "where");
+  if (where.empty()) where = "(unknown site)";
+  const std::string kind = str(r, "kind");
+  return kind.empty() || kind == "kernel" ? where : where + " [" + kind + "]";
+}
+
+// Eager work left: by call site when the report has sites, else by kernel name.
+std::string eager_section(const json& p, const std::string& tag) {
+  const json& sites = list(p, "eager_sites");
+  const bool by_site = !sites.empty();
+  const json& rows = by_site ? sites : list(p, "top_eager_kernels");
+  if (rows.empty()) return "<p class=\"gp-note\">No eager kernels (or no kernel records at this trace level).</p>\n";
+  BarChart chart;
+  chart.id = "chart-eager-" + tag;
+  chart.unit = "ns";
+  chart.label_width = 260;
+  chart.axis_label = by_site ? "GPU time of eager kernels by call site" : "GPU time of eager kernels by kernel (no call sites in this report)";
+  for (std::size_t i = 0; i < rows.size() && i < 12; ++i) {
+    const json& r = rows[i];
+    Bar b;
+    const std::string full = by_site ? site_of(r) : str(r, "name");
+    b.label = full.size() > 38 ? full.substr(0, 37) + "…" : full;
+    b.css = "gp-mode-eager";
+    b.value = num(r, by_site ? "gpu_ns" : "total_ns", 0);
+    b.low = 1, b.high = 0;
+    const double n = num(r, by_site ? "calls" : "count", 0);
+    b.value_text = format_ns(b.value) + " · " + count(n) + (n == 1 ? " call" : " calls");
+    if (by_site && std::isfinite(num(r, "per_step"))) b.value_text += strf(" (%.2f per step)", num(r, "per_step"));
+    b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : ", median " + format_ns(num(r, "median_ns")));
+    chart.bars.push_back(std::move(b));
+  }
+  return "<figure><h4>" + escape(chart.axis_label) + "</h4>" + svg_bar_chart(chart) + "</figure>\n";
+}
+
+std::string named_table(const json& rows, const std::string& id, const char* total_label, bool bytes) {
+  if (rows.empty()) return "<p class=\"gp-note\">None.</p>\n";
+  std::string s = "<div class=\"gp-table-wrap\"><table id=\"" + id + "\" class=\"gp-table\"><thead><tr><th class=\"l\">name</th>"
+                  "<th>count</th><th>" + std::string(total_label) + "</th><th>median</th>" + (bytes ? "<th>bytes</th>" : "") +
+                  "</tr></thead><tbody>\n";
+  for (const auto& r : rows)
+    s += "<tr><td class=\"l\">" + escape(str(r, "name")) + "</td><td>" + count(num(r, "count")) + "</td><td>" +
+         escape(format_ns(num(r, "total_ns"))) + "</td><td>" + escape(format_ns(num(r, "median_ns"))) + "</td>" +
+         (bytes ? "<td>" + escape(bytes_text(num(r, "bytes"))) + "</td>" : "") + "</tr>\n";
+  return s + "</tbody></table></div>\n";
+}
+
+std::string trouble_section(const json& p, const std::string& tag) {
+  const json& trouble = list(p, "capture_trouble");
+  if (trouble.empty()) return "<p class=\"gp-note gp-good\">Every capture succeeded.</p>\n";
+  std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-trouble-" + tag +
+                  "\" class=\"gp-table\"><thead><tr><th class=\"l\">offending call</th><th class=\"l\">error</th>"
+                  "<th class=\"l\">cudaStreamEndCapture</th><th>stream</th><th class=\"l\">where</th><th class=\"l\">fix</th></tr></thead><tbody>\n";
+  for (const auto& t : trouble)
+    s += "<tr><td class=\"l gp-bad\">" + escape(str(t, "api")) + "</td><td class=\"l\">" + escape(str(t, "error")) +
+         "</td><td class=\"l\">" + escape(str(t, "end_error").empty() ? "-" : str(t, "end_error")) + "</td><td>" +
+         count(num(t, "stream")) + "</td><td class=\"l\">" + escape(str(field(t, "site"), "where").empty() ? "-" : str(field(t, "site"), "where")) +
+         "</td><td class=\"l\">" + escape(str(t, "hint")) + "</td></tr>\n";
+  return s + "</tbody></table></div>\n";
+}
+
+std::string process_section(const Report& report, const HtmlReportOptions& options, const json& p, bool several,
+                            std::size_t& picture) {
+  const std::string tag = "p" + count(num(p, "process"));
+  std::string s = "<section class=\"gp-process\" id=\"process-" + tag + "\"><h2>" +
+                  (several ? "Process " + count(num(p, "process")) + " <span class=\"gp-note\">pid " + count(num(p, "pid")) + ": " +
+                                 escape(str(p, "command_line")) + "</span>"
+                           : std::string("The profile")) +
+                  "</h2>\n";
+  for (const auto& e : list(p, "errors")) s += "<p class=\"gp-bad\">NOT PROFILED: " + escape(line_of(e)) + "</p>\n";
+  for (const auto& w : list(p, "warnings")) s += "<p class=\"gp-warn\">graphprof warning: " + escape(line_of(w)) + "</p>\n";
+  for (const auto& n : list(p, "cupti_notices")) s += "<p class=\"gp-warn\">CUPTI reported: " + escape(line_of(n)) + "</p>\n";
+  if (num(p, "dropped_records", 0) + num(p, "lost_buffers", 0) + num(p, "malformed_lines", 0) > 0)
+    s += "<p class=\"gp-warn\">" + count(num(p, "dropped_records", 0)) + " records dropped by CUPTI, " + count(num(p, "lost_buffers", 0)) +
+         " buffers lost, " + count(num(p, "malformed_lines", 0)) + " unreadable lines: the counts are lower bounds.</p>\n";
+  s += headline_strip(p, tag);
+  s += timeline_section(p, tag);
+
+  std::vector<const json*> order;
+  for (const auto& g : list(p, "graphs")) order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) { return gpu_total(*a) > gpu_total(*b); });
+  s += "<h3 id=\"graphs-" + tag + "\">Graphs</h3>\n";
+  if (order.empty()) s += "<p class=\"gp-note\">This process instantiated no graph.</p>\n";
+  else s += graphs_table(p, order, tag);
+
+  if (options.graphs) {
+    std::size_t drawn = 0;
+    for (const json* g : order) {
+      if (drawn >= kDrawnGraphs || gpu_total(*g) <= 0) break;
+      const ModeResult* r = graph_result(report, p, *g);
+      if (r == nullptr || !r->sections.graph || r->sections.graph->dot.empty()) continue;
+      const double share = num(field(p, "coverage"), "graph_kernel_ns", 0) > 0 ? gpu_total(*g) / num(field(p, "coverage"), "graph_kernel_ns", 0) : NAN;
+      const GraphFigure f = graph_figure(*r, options, picture, "graph-" + tag + "-exec" + count(num(*g, "exec")),
+                                         "Hot graph: " + graph_label(*g),
+                                         count(num(*g, "nodes")) + " nodes, " + count(num(*g, "launches")) + " launches, " +
+                                             format_ns(num(field((*g), "gpu_span"), "median_ns")) + " GPU per launch" +
+                                             (std::isfinite(share) ? ", " + pct(share) + " of the kernel time in graphs" : ""));
+      s += f.html;
+      ++picture;
+      ++drawn;
+    }
+  }
+  s += "<h3 id=\"eager-" + tag + "\">Eager work left</h3>\n" + eager_section(p, tag);
+  s += "<h4>Copies and memsets outside graphs</h4>\n" + named_table(list(p, "copies"), "table-copies-" + tag, "GPU total", true);
+  s += "<h4>Synchronising calls</h4>\n" + named_table(list(p, "syncs"), "table-syncs-" + tag, "host total", false);
+  s += "<h3 id=\"trouble-" + tag + "\">Capture trouble</h3>\n" + trouble_section(p, tag);
+  return s + "</section>\n";
+}
+
+std::string runs_section(const json& profile) {
+  const json& runs = list(profile, "runs");
+  if (runs.size() < 2) return {};
+  std::string s = "<section id=\"runs\"><h2>Runs</h2>\n<p class=\"gp-note\">" + std::to_string(runs.size()) +
+                  " runs of the application (<code>--repeat</code>); the sections below show run 1, every run is in the "
+                  "report.</p>\n<div class=\"gp-table-wrap\"><table id=\"table-runs\" class=\"gp-table\"><thead><tr><th>run</th>"
+                  "<th class=\"l\">exit</th><th>wall</th><th>coverage (kernel time)</th><th>graph launches</th><th>eager launches</th>"
+                  "<th>graphs</th></tr></thead><tbody>\n";
+  for (const auto& r : runs) {
+    const profile_fields::RunTotals t = profile_fields::run_totals(r);
+    s += "<tr><td>" + count(num(r, "run")) + "</td><td class=\"l\">" + escape(str(r, "exit")) + "</td><td>" +
+         escape(format_ns(num(r, "wall_ns"))) + "</td><td>" + pct(t.coverage()) + "</td><td>" + count(t.graph_launches) +
+         "</td><td>" + count(t.eager_launches) + "</td><td>" + count(t.graphs) + "</td></tr>\n";
+  }
+  return s + "</tbody></table></div></section>\n";
+}
+
+std::string application_section(const json& profile) {
+  std::string cmd;
+  for (const auto& a : list(profile, "command")) cmd += (cmd.empty() ? "" : " ") + line_of(a);
+  std::string s = "<section id=\"application\"><h2>The application</h2>\n<dl class=\"gp-env\"><dt>command</dt><dd><code>" +
+                  escape(cmd) + "</code></dd><dt>exit</dt><dd>" + escape(str(profile, "exit")) + "</dd><dt>wall time</dt><dd>" +
+                  escape(format_ns(num(profile, "wall_ns"))) + "</dd><dt>trace level</dt><dd>" + escape(str(profile, "trace_level")) +
+                  "</dd>";
+  if (std::isfinite(num(profile, "overhead")))
+    s += "<dt>overhead</dt><dd>" + escape(strf("%+.1f %%", 100 * num(profile, "overhead"))) + " wall time against " +
+         escape(format_ns(num(profile, "plain_wall_ns"))) + " without graphprof</dd>";
+  for (const auto& p : list(profile, "processes"))
+    s += "<dt>process " + count(num(p, "process")) + "</dt><dd>pid " + count(num(p, "pid")) + ": <code>" + escape(str(p, "command_line")) +
+         "</code></dd>";
+  s += "</dl>\n";
+  for (const auto& n : list(profile, "notes")) s += "<p class=\"gp-note\">note: " + escape(line_of(n)) + "</p>\n";
+  return s + "</section>\n";
+}
+
+}  // namespace
+
+std::string profile_page(const Report& report, const HtmlReportOptions& options) {
+  const ModeResult* app = nullptr;
+  for (const ModeResult& r : report.results)
+    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
+  const json& profile = app->sections.other.at("profile");
+  const std::string program = str(profile, "program");
+  const std::string title = options.title.empty() ? "graphprof profile: " + program : options.title;
+  const json& procs = list(profile, "processes");
+
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<meta name=\"generator\" content=\"graphprof " + escape(report.tool_version) + "\">\n"
+                     "<title>" + escape(title) + "</title>\n<style>" + kPageStyle + "</style></head>\n<body>\n";
+  page += "<header><h1>" + escape(title) + "</h1>\n<p class=\"gp-sub\">";
+  if (report.environment.gpu) page += escape(report.environment.gpu->name) + " · ";
+  page += "graphprof " + escape(report.tool_version);
+  if (!report.created_utc.empty()) page += " · " + escape(report.created_utc);
+  if (!options.source.empty()) page += " · <code>" + escape(options.source) + "</code>";
+  page += "</p>\n<nav>";
+  for (const auto& p : procs) {
+    const std::string tag = "p" + count(num(p, "process"));
+    page += "<a href=\"#process-" + tag + "\">" + (procs.size() > 1 ? "Process " + count(num(p, "process")) : std::string("Summary")) +
+            "</a>";
+  }
+  if (list(profile, "runs").size() > 1) page += "<a href=\"#runs\">Runs</a>";
+  page += "<a href=\"#application\">Application</a><a href=\"#environment\">Environment</a></nav></header>\n<main>\n";
+  if (app->status != Status::kOk) page += "<p class=\"gp-headline gp-fail\">" + escape(app->reason) + "</p>\n";
+  if (procs.empty()) page += "<p class=\"gp-note\">No process of the application initialised CUDA: nothing was profiled.</p>\n";
+  std::size_t picture = 0;
+  for (const auto& p : procs) page += process_section(report, options, p, procs.size() > 1, picture);
+  page += runs_section(profile);
+  page += application_section(profile);
+  page += environment_section(report, options);
+  page += "</main>\n<footer class=\"gp-note\"><p>Written by graphprof " + escape(report.tool_version) +
+          ". Self-contained: no script, nothing fetched.</p></footer>\n</body></html>\n";
+  return page;
+}
+
+}  // namespace gp::html

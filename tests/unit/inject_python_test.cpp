@@ -1,0 +1,213 @@
+// The injection library's Python frames (src/inject/python_frames.cpp) in a process that embeds
+// CPython: the stack read on a thread that holds the GIL, on a Python thread that released it (the
+// GIL is taken for the read, as around PyTorch's operators), and not at all where it must not be
+// (a C++ thread without a thread state, a synchronising call, the held and off modes). Python's
+// ctypes makes the calls: a CDLL function runs with the GIL released, a PyDLL function with it
+// held. Skipped when no libpython can be loaded.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../src/inject/python_frames.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GP_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GP_TEST_ASAN 1
+#endif
+#endif
+
+namespace {
+
+using gp::inject::PyFrameInfo;
+using gp::inject::PyFrameKey;
+using gp::inject::PythonMode;
+using gp::inject::PythonScope;
+
+struct Seen {
+  bool readable = false;
+  std::size_t keys = 0;
+  std::vector<PyFrameInfo> frames;
+};
+Seen g_seen;
+
+void probe(bool may_take) {
+  Seen s;
+  {
+    const PythonScope scope(may_take);
+    s.readable = scope.readable();
+    PyFrameKey keys[48];
+    s.keys = gp::inject::python_stack(keys, 48);
+    if (s.readable) s.frames = gp::inject::python_stack_named(48);
+  }
+  g_seen = s;
+}
+
+}  // namespace
+
+// Called from Python through ctypes (the test binary exports them).
+extern "C" __attribute__((visibility("default"))) void gp_test_probe(int may_take) { probe(may_take != 0); }
+// Gives the GIL's other waiters time to take it (the busy thread below), then probes.
+extern "C" __attribute__((visibility("default"))) void gp_test_probe_after_pause() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  probe(true);
+}
+extern "C" __attribute__((visibility("default"))) void gp_test_probe_cpp_thread() {
+  std::thread t([] { probe(true); });
+  t.join();
+}
+
+namespace {
+
+// Line numbers below are those of this program (the "<string>" file).
+constexpr const char* kProgram =
+    "import ctypes\n"                                      // 1
+    "released_lib = ctypes.CDLL(None)\n"                   // 2
+    "held_lib = ctypes.PyDLL(None)\n"                      // 3
+    "def inner_released():\n"                              // 4
+    "    released_lib.gp_test_probe(1)\n"                  // 5
+    "def outer():\n"                                       // 6
+    "    inner_released()\n"                               // 7
+    "def held():\n"                                        // 8
+    "    held_lib.gp_test_probe(1)\n"                      // 9
+    "def sync_like():\n"                                   // 10
+    "    released_lib.gp_test_probe(0)\n"                  // 11
+    "def cpp_thread():\n"                                  // 12
+    "    released_lib.gp_test_probe_cpp_thread()\n"        // 13
+    "import threading, sys\n"                              // 14
+    "busy_on = False\n"                                    // 15
+    "def busy():\n"                                        // 16
+    "    n = 0\n"                                          // 17
+    "    while busy_on:\n"                                 // 18
+    "        n = (n * 31 + 7) % 1000003\n"                  // 19
+    "def paused():\n"                                      // 20
+    "    released_lib.gp_test_probe_after_pause()\n";      // 21
+
+struct Python {
+  int (*run)(const char*) = nullptr;
+  bool ok = false;
+};
+
+Python& python() {
+  static Python p = [] {
+    Python out;
+    void* lib = nullptr;
+    for (int minor = 14; minor >= 8 && lib == nullptr; --minor)
+      lib = dlopen(("libpython3." + std::to_string(minor) + ".so.1.0").c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (lib == nullptr) return out;
+    auto init = reinterpret_cast<void (*)(int)>(dlsym(lib, "Py_InitializeEx"));
+    out.run = reinterpret_cast<int (*)(const char*)>(dlsym(lib, "PyRun_SimpleString"));
+    if (init == nullptr || out.run == nullptr) return out;
+    init(0);
+    out.ok = out.run(kProgram) == 0 && gp::inject::look_up_python();
+    return out;
+  }();
+  return p;
+}
+
+class InjectPython : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if defined(GP_TEST_ASAN)
+    GTEST_SKIP() << "the embedded interpreter's allocations at exit are not this test's (sanitizer build)";
+#endif
+    if (!python().ok) GTEST_SKIP() << "no libpython3 could be loaded and initialised";
+    gp::inject::set_python_mode(PythonMode::kTake);
+    g_seen = Seen{};
+  }
+  void TearDown() override { gp::inject::set_python_mode(PythonMode::kTake); }
+  static void run(const char* code) { ASSERT_EQ(python().run(code), 0) << code; }
+};
+
+TEST_F(InjectPython, ReleasedGilIsTakenAndTheWholeStackIsRead) {
+  const auto before = gp::inject::python_stats();
+  ASSERT_TRUE(before.can_take);
+  run("outer()\n");
+  ASSERT_TRUE(g_seen.readable);
+  ASSERT_GE(g_seen.frames.size(), 3u);
+  EXPECT_EQ(g_seen.keys, g_seen.frames.size());
+  EXPECT_EQ(g_seen.frames[0].function, "inner_released");
+  EXPECT_EQ(g_seen.frames[0].file, "<string>");
+  EXPECT_EQ(g_seen.frames[0].line, 5);
+  EXPECT_EQ(g_seen.frames[1].function, "outer");
+  EXPECT_EQ(g_seen.frames[1].line, 7);
+  EXPECT_EQ(g_seen.frames[2].function, "<module>");
+  const auto after = gp::inject::python_stats();
+  EXPECT_EQ(after.taken, before.taken + 1);
+  EXPECT_EQ(after.held, before.held);
+}
+
+TEST_F(InjectPython, HeldGilIsReadWithoutTakingIt) {
+  const auto before = gp::inject::python_stats();
+  run("held()\n");
+  ASSERT_TRUE(g_seen.readable);
+  ASSERT_FALSE(g_seen.frames.empty());
+  EXPECT_EQ(g_seen.frames[0].function, "held");
+  EXPECT_EQ(g_seen.frames[0].line, 9);
+  const auto after = gp::inject::python_stats();
+  EXPECT_EQ(after.held, before.held + 1);
+  EXPECT_EQ(after.taken, before.taken);
+}
+
+TEST_F(InjectPython, NotTakenForASynchronisingCallNorInHeldOrOffMode) {
+  run("sync_like()\n");  // may_take false: the GIL is released and stays so
+  EXPECT_FALSE(g_seen.readable);
+  EXPECT_EQ(g_seen.keys, 0u);
+  gp::inject::set_python_mode(PythonMode::kHeld);
+  run("outer()\n");
+  EXPECT_FALSE(g_seen.readable);
+  run("held()\n");
+  EXPECT_TRUE(g_seen.readable);
+  gp::inject::set_python_mode(PythonMode::kOff);
+  run("held()\n");
+  EXPECT_FALSE(g_seen.readable);
+  EXPECT_EQ(g_seen.keys, 0u);
+}
+
+TEST_F(InjectPython, AThreadWithoutAThreadStateIsLeftAlone) {
+  const auto before = gp::inject::python_stats();
+  run("cpp_thread()\n");  // returns: the C++ thread did not wait for the GIL
+  EXPECT_FALSE(g_seen.readable);
+  EXPECT_EQ(g_seen.keys, 0u);
+  EXPECT_EQ(gp::inject::python_stats().taken, before.taken);
+}
+
+TEST_F(InjectPython, APythonThreadThatReleasedTheGilIsReadToo) {
+  run("import threading\n"
+      "t = threading.Thread(target=outer)\n"
+      "t.start()\n"
+      "t.join()\n");
+  ASSERT_TRUE(g_seen.readable);
+  ASSERT_GE(g_seen.frames.size(), 2u);
+  EXPECT_EQ(g_seen.frames[0].function, "inner_released");
+  EXPECT_EQ(g_seen.frames[1].function, "outer");
+  EXPECT_NE(g_seen.frames.back().file.find("threading"), std::string::npos);  // the thread's bootstrap
+}
+
+// A second Python thread that keeps the GIL busy: once it has the GIL (the probe pauses to let it
+// take it), a wait for it lasts a switch interval (the waiter waits that long before the holder is
+// asked to drop it), so taking it stops after 16 slow waits and later calls are not read (native
+// frames only).
+TEST_F(InjectPython, TakingStopsWhenAnotherThreadKeepsTheGilBusy) {
+  run("sys.setswitchinterval(0.005)\n"
+      "busy_on = True\n"
+      "t = threading.Thread(target=busy)\n"
+      "t.start()\n");
+  for (int i = 0; i < 400 && !gp::inject::python_stats().stopped; ++i) run("paused()\n");
+  run("busy_on = False\n"
+      "t.join()\n");
+  const auto s = gp::inject::python_stats();
+  EXPECT_TRUE(s.stopped);
+  EXPECT_GE(s.slow, 16u);
+  run("outer()\n");
+  EXPECT_FALSE(g_seen.readable);  // stopped: the GIL is no longer taken
+  run("held()\n");
+  EXPECT_TRUE(g_seen.readable);   // a thread that holds it is still read
+}
+
+}  // namespace

@@ -1,0 +1,232 @@
+// `profile --repeat` reports, the graph-health view of `compare` for two profiles, the profile page
+// and the join of a renamed profile dump. Built from the H200 records of the test application
+// (tests/data/profile/h200/proc-2096.jsonl: graph A of 5 nodes launched 20 times, graph B of 4
+// nodes launched 3 times, 5 eager kernels, one broken capture), edited where a case needs a change.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "graphprof/compare/comparison.hpp"
+#include "graphprof/graph/graph_analysis.hpp"
+#include "graphprof/report/html_report.hpp"
+#include "graphprof/profile/profile.hpp"
+
+namespace gp {
+namespace {
+
+using nlohmann::json;
+
+const std::string kData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
+
+ProcessProfile fixture() {
+  static const ProcessProfile p = analyze_process(read_process_records(kData + "h200/proc-2096.jsonl"));
+  return p;
+}
+
+ProfileRun app_run() {
+  ProfileRun run;
+  run.program = "graph_app";
+  run.command = {"./graph_app", "--launches", "20"};
+  run.exit_description = "exited with status 0";
+  run.wall_ns = 2.0e9;
+  return run;
+}
+
+// `n` runs of one side; `edit` changes each run's process (run index given).
+template <typename Edit>
+Report side(std::size_t n, Edit edit) {
+  std::vector<ProfileRepetition> runs;
+  for (std::size_t k = 0; k < n; ++k) {
+    ProfileRepetition r;
+    r.exit_description = "exited with status 0";
+    r.wall_ns = 2.0e9 + 1.0e7 * static_cast<double>(k);
+    ProcessProfile p = fixture();
+    edit(p, k);
+    r.processes.push_back(std::move(p));
+    runs.push_back(std::move(r));
+  }
+  return report_from_json(to_json(repeated_profile_report(app_run(), runs)), "mem");
+}
+
+Report side(std::size_t n) {
+  return side(n, [](ProcessProfile&, std::size_t) {});
+}
+
+// The GPU spans of a graph moved by `factor`, a little differently in each run (as real runs do).
+void scale_spans(GraphProfile& g, double factor, std::size_t run) {
+  for (double& s : g.gpu_span_ns) s *= factor * (1.0 + 0.002 * static_cast<double>(run));
+}
+
+const MetricComparison* find(const Comparison& c, const std::string& metric, const std::string& graph = {}) {
+  for (const auto& r : c.rows)
+    if (r.metric == metric && (graph.empty() ? r.params.empty() : r.params.count("graph") && r.params.at("graph").find(graph) == 0))
+      return &r;
+  return nullptr;
+}
+
+TEST(ProfileRepeat, OneReportKeepsEveryRunAndCountsThemAsIndependent) {
+  const Report r = side(3);
+  EXPECT_EQ(r.settings.at("processes"), 3);
+  EXPECT_EQ(r.settings.at("repeat"), 3);
+  ASSERT_EQ(r.results.size(), 3u) << "the same two graphs in every run: one result each";
+  const json& prof = r.results[0].sections.other.at("profile");
+  ASSERT_EQ(prof.at("runs").size(), 3u);
+  EXPECT_EQ(prof.at("runs")[2].at("processes")[0].at("graphs").size(), 2u);
+  EXPECT_EQ(r.results[0].metrics.at("eager_launches").repetitions.size(), 3u);
+  EXPECT_EQ(r.results[0].metrics.at("wall_time").repetitions.size(), 3u);
+  EXPECT_EQ(r.results[1].metrics.at("gpu_time_per_iter").repetitions.size(), 3u);
+  EXPECT_EQ(r.results[1].metrics.at("gpu_time_per_iter").summary.n, 60u);
+}
+
+TEST(ProfileRepeat, AGraphOnlyALaterRunMadeGetsAResultOfItsOwn) {
+  const Report r = side(2, [](ProcessProfile& p, std::size_t k) {
+    if (k == 1) p.graphs[1].exec.nodes = 7;
+  });
+  ASSERT_EQ(r.results.size(), 4u);
+  EXPECT_EQ(r.results[3].params.at("run"), "2");
+  EXPECT_EQ(r.results[2].metrics.at("gpu_time_per_iter").repetitions.size(), 1u);
+}
+
+TEST(ProfileReportFields, TimelineKernelSequenceAndWhenEachGraphWasMade) {
+  const json p = profile_process_json(fixture(), 1);
+  const json& t = p.at("timeline");
+  ASSERT_EQ(t.at("graph_launches").size(), 120u);
+  double graph_ns = 0, launches = 0, made = 0;
+  for (const auto& v : t.at("graph_kernel_ns")) graph_ns += v.get<double>();
+  for (const auto& v : t.at("graph_launches")) launches += v.get<double>();
+  for (const auto& v : t.at("graphs_made")) made += v.get<double>();
+  EXPECT_NEAR(graph_ns, p.at("coverage").at("graph_kernel_ns").get<double>(), 130.0) << "rounded per bin";
+  EXPECT_EQ(launches, 23);
+  EXPECT_EQ(made, 2);
+  const json& a = p.at("graphs")[0];
+  EXPECT_EQ(a.at("kernel_sequence"), json({"memset", "k_scale", "k_scale", "k_scale", "k_add"}));
+  EXPECT_LT(a.at("created_at_ns").get<double>(), a.at("first_launch_at_ns").get<double>());
+}
+
+TEST(ProfileGate, TheSameProfileTwicePasses) {
+  const Comparison c = compare(side(5), side(5), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+  ASSERT_NE(find(c, "coverage_kernel_time"), nullptr);
+  EXPECT_EQ(find(c, "coverage_kernel_time")->verdict, Verdict::kSame);
+  EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kSame);
+  ASSERT_NE(find(c, "gpu_time_per_launch", "#1"), nullptr);
+  EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kSame);
+}
+
+TEST(ProfileGate, ASlowerGraphFailsOnItsGpuTimePerLaunchAndNothingElse) {
+  const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t k) { scale_spans(p.graphs[0], 1.3, k); }), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kRegression);
+  EXPECT_EQ(c.count(Verdict::kRegression), 1u);
+  EXPECT_EQ(find(c, "gpu_time_per_launch", "#2")->verdict, Verdict::kSame);
+}
+
+TEST(ProfileGate, WorkMovedOutOfAGraphFailsOnCoverageAndEagerLaunchesNotAsAFasterGraph) {
+  // As the serving app's "moved" variant: graph A loses its last node, which runs eagerly after
+  // every replay instead.
+  const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t k) {
+    GraphProfile& a = p.graphs[0];
+    a.exec.nodes = 4;
+    a.kernel_sequence.pop_back();
+    scale_spans(a, 0.8, k);
+    p.eager_launches += a.launches;
+    p.eager_kernels += a.launches;
+    p.graph_kernels -= a.launches;
+    p.eager_kernel_ns += 0.3 * p.graph_kernel_ns;
+    p.graph_kernel_ns *= 0.7;
+  }), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(find(c, "coverage_kernel_time")->verdict, Verdict::kRegression);
+  EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kRegression);
+  const MetricComparison* gpu = find(c, "gpu_time_per_launch", "#1");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->verdict, Verdict::kNotComparable) << "a smaller graph is not a faster one";
+  EXPECT_FALSE(gpu->rule.gating);
+  EXPECT_EQ(c.count(Verdict::kImprovement), 0u);
+  ASSERT_EQ(c.drift.size(), 1u);
+  EXPECT_NE(c.drift[0].what.find("5 -> 4 nodes"), std::string::npos);
+}
+
+TEST(ProfileGate, AGraphNoLongerCapturedIsARegressionNotAMissingBenchmark) {
+  const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t) {
+    p.graphs.pop_back();
+  }), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression) << c.exit_reason;
+  const MetricComparison* gone = find(c, "*", "#2");
+  ASSERT_NE(gone, nullptr);
+  EXPECT_EQ(gone->verdict, Verdict::kRegression);
+  EXPECT_NE(gone->reason.find("no longer captured"), std::string::npos);
+}
+
+TEST(ProfileGate, ANewCaptureFailureIsARegressionEvenFromOneRunPerSide) {
+  const Report clean = side(1, [](ProcessProfile& p, std::size_t) { p.capture_trouble.clear(); });
+  const Comparison c = compare(clean, side(1), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(find(c, "capture_failures")->verdict, Verdict::kRegression);
+}
+
+TEST(ProfileGate, ShiftedExecAndGraphIdsStillPairTheSameGraphs) {
+  const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t) {
+    for (auto& g : p.graphs) g.exec.exec_id += 3, g.exec.graph_id += 3;
+  }), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.count(Verdict::kAdded), 0u);
+  EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kSame);
+}
+
+TEST(ProfileGate, OneProfilePerSideCannotCallATimeTheSame) {
+  const Comparison c = compare(side(1), side(1), Thresholds{});
+  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kInconclusive);
+  EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kSame) << "equal counts are equal";
+}
+
+TEST(ProfileGate, AReportWithoutKernelSequencesIsMatchedThroughItsGraphResults) {
+  // A report of the first profile schema: graphs carry no kernel_sequence and there is no runs[].
+  json old = to_json(profile_report(app_run(), std::vector<ProcessProfile>{fixture()}));
+  for (auto& g : old["results"][0]["sections"]["profile"]["processes"][0]["graphs"]) g.erase("kernel_sequence");
+  old["results"][0]["sections"]["profile"]["processes"][0].erase("timeline");
+  const Report base = report_from_json(old, "old");
+  const Comparison c = compare(base, report_from_json(to_json(profile_report(app_run(), std::vector<ProcessProfile>{fixture()})), "new"),
+                               Thresholds{});
+  EXPECT_EQ(c.count(Verdict::kAdded), 0u);
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+  const std::string page = render_html_report(base);
+  EXPECT_NE(page.find("No timeline"), std::string::npos);
+  EXPECT_NE(page.find("table-graphs-p1"), std::string::npos);
+}
+
+TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
+  HtmlReportOptions o;
+  o.dot_dirs = {kData + "h200"};
+  const std::string page = render_html_report(side(2), o);
+  for (const char* id : {"strip-p1", "stat-coverage-p1", "stat-eager-p1", "chart-timeline-p1", "table-graphs-p1", "graph-svg-0",
+                         "table-nodes-0", "chart-eager-p1", "table-copies-p1", "table-syncs-p1", "table-trouble-p1", "table-runs",
+                         "id=\"environment\"", "95.2 %", "cudaErrorStreamCaptureInvalidated", "./graph_app --launches 20"})
+    EXPECT_NE(page.find(id), std::string::npos) << id;
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("Suite summary"), std::string::npos) << "not the run page";
+}
+
+TEST(ProfileDump, ARenamedDumpIsJoinedByTheGraphIdItCarriesOrByExec) {
+  const std::string report_path = ::testing::TempDir() + "profile_gate_join.json";
+  write_report(profile_report(app_run(), std::vector<ProcessProfile>{fixture()}), report_path);
+  const std::string renamed = ::testing::TempDir() + "renamed.dot";
+  std::filesystem::copy_file(kData + "h200/p2096-exec3.dot", renamed, std::filesystem::copy_options::overwrite_existing);
+  const Report r = read_report(report_path);
+  const NodeTimes by_id = node_times_from_report(r, report_path, renamed, "", "", "", top_level_graph_id(load_dot(renamed)));
+  EXPECT_EQ(by_id.by_node.size(), 5u);
+  const NodeTimes by_exec = node_times_from_report(r, report_path, renamed, "", "", "3");
+  EXPECT_EQ(by_exec.by_node.size(), 5u);
+  try {
+    (void)node_times_from_report(r, report_path, renamed);
+    FAIL() << "no result names renamed.dot";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--exec"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gp

@@ -1,0 +1,230 @@
+// Call sites, eager work by call site, the memory and start-up ledgers and re-captures
+// (graphprof/profile_sites.hpp) from records of real H200 runs (tests/data/profile/README.md):
+// tests/apps/call_site_app.cu, whose sites, shapes and memory node are known, and
+// tests/apps/python/serving_buckets.py (three buckets captured into one pool). Plus the naming
+// rules on hand-made stacks and unreadable site lines.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "graphprof/profile/profile.hpp"
+#include "../../src/profile/site_analysis.hpp"
+
+namespace gp {
+namespace {
+
+const std::string kData = GRAPHPROF_TEST_DATA;
+const std::string kApp = "in graphprof_call_site_app";
+
+std::string only_records(const std::string& dir) {
+  for (const auto& e : std::filesystem::directory_iterator(kData + "/profile/h200/" + dir))
+    if (e.path().filename().string().rfind("proc-", 0) == 0 && e.path().extension() == ".jsonl") return e.path().string();
+  throw std::runtime_error("no records in " + dir);
+}
+
+const ProcessProfile& call_site_app() {
+  static const ProcessProfile p = analyze_process(read_process_records(only_records("call_site_app")));
+  return p;
+}
+
+const EagerSite* eager(const ProcessProfile& p, const std::string& where) {
+  for (const auto& s : p.sites.eager_sites)
+    if (s.site.where == where) return &s;
+  return nullptr;
+}
+
+TEST(ProfileSites, EachGraphIsNamedByWhereItWasCaptured) {
+  const ProcessProfile& p = call_site_app();
+  ASSERT_TRUE(p.sites.sites_recorded);
+  ASSERT_EQ(p.graphs.size(), 5u);
+  ASSERT_EQ(p.sites.graphs.size(), 5u);
+  std::map<std::string, int> by_site;
+  for (const auto& l : p.sites.graphs) {
+    ASSERT_TRUE(l.capture_site.has_value());
+    EXPECT_EQ(l.capture_site->from, "native");
+    ++by_site[l.capture_site->where];
+    ASSERT_TRUE(l.instantiate_site.has_value());
+    EXPECT_EQ(l.instantiate_site->where, l.capture_site->where);
+  }
+  EXPECT_EQ(by_site["capture_bucket " + kApp], 3);
+  EXPECT_EQ(by_site["capture_with_memory_node " + kApp], 1);
+  EXPECT_EQ(by_site["late_capture " + kApp], 1);
+  // One site, three graphs of 3 nodes. Node sampling traced the kernels of the 1024 bucket only (the
+  // other two ran once, a warm-up launch, untraced): one shape among the one traced.
+  ASSERT_EQ(p.sites.recaptures.size(), 1u);
+  EXPECT_EQ(p.sites.recaptures[0].site.where, "capture_bucket " + kApp);
+  EXPECT_EQ(p.sites.recaptures[0].graph_ids, (std::vector<std::uint32_t>{1, 4, 7}));
+  EXPECT_EQ(p.sites.recaptures[0].traced, 1u);
+  EXPECT_EQ(p.sites.recaptures[0].shapes, 1u);
+  EXPECT_EQ(p.sites.recaptures[0].nodes, (std::vector<std::size_t>{3, 3, 3}));
+  // The full stack keeps the frames: the capture function, then main.
+  const auto& stack = p.sites.recaptures[0].site.stack;
+  ASSERT_GE(stack.size(), 3u);
+  EXPECT_NE(stack[1].find("capture_bucket(CUstream_st*, int)"), std::string::npos) << stack[1];
+  EXPECT_NE(stack[2].find("main+0x"), std::string::npos) << stack[2];
+}
+
+TEST(ProfileSites, EagerWorkIsCountedPerCallSiteAndStep) {
+  const ProcessProfile& p = call_site_app();
+  // The two other buckets of its site ran once each (warm-ups): a step is a launch of graph_4 alone.
+  ASSERT_EQ(p.sites.step.steps, 40u);
+  EXPECT_EQ(p.sites.step.graph_id, 4u);
+  EXPECT_EQ(p.sites.step.from, "most-launched graph");
+  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ(scale->kind, "kernel launch");
+  EXPECT_EQ(scale->calls, 80u);
+  EXPECT_EQ(scale->stacks, 2u);
+  // Per step counts calls from the first step's launch to the end of the last step's launch: the
+  // last step's own eager calls come after it, so 78 of the 80 (and 39 of the 40 syncs).
+  EXPECT_EQ(scale->calls_in_steps, 78u);
+  ASSERT_TRUE(scale->per_step.has_value());
+  EXPECT_DOUBLE_EQ(*scale->per_step, 78.0 / 40.0);
+  ASSERT_EQ(scale->kernels.size(), 1u);
+  EXPECT_EQ(scale->kernels[0].name, "k_scale");
+  EXPECT_EQ(scale->kernels[0].count, 80u);
+  EXPECT_GT(scale->gpu_ns, 0.0);
+  EXPECT_NE(scale->hint.find("would remove 2 launches per step"), std::string::npos) << scale->hint;
+  const EagerSite* copy = eager(p, "eager_copy " + kApp);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->kind, "copy");
+  EXPECT_EQ(copy->calls, 40u);
+  const EagerSite* sync = eager(p, "step_sync " + kApp);
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->kind, "sync");
+  EXPECT_DOUBLE_EQ(sync->per_step.value_or(0), 39.0 / 40.0);
+  EXPECT_GT(sync->host_ns, 0.0);
+  EXPECT_NE(sync->hint.find("host waits"), std::string::npos) << sync->hint;
+}
+
+TEST(ProfileSites, MemoryAndStartUpLedgers) {
+  const ProcessProfile& p = call_site_app();
+  std::size_t with_node = 0;
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) {
+    const GraphLedger& l = p.sites.graphs[i];
+    if (l.memory_nodes > 0) {
+      ++with_node;
+      EXPECT_EQ(l.memory_nodes, 1u);
+      EXPECT_EQ(l.memory_node_bytes, std::uint64_t{3} << 20);
+    }
+    EXPECT_FALSE(l.reuses_memory);  // its buffers were allocated before any capture
+    ASSERT_TRUE(l.capture_ns.has_value());
+    EXPECT_GT(*l.capture_ns, 0.0);
+  }
+  EXPECT_EQ(with_node, 1u);
+  EXPECT_EQ(p.sites.memory_node_bytes, std::uint64_t{3} << 20);
+  ASSERT_TRUE(p.sites.graph_pool_reserved_high.has_value());
+  EXPECT_GE(*p.sites.graph_pool_reserved_high, std::uint64_t{3} << 20);
+  ASSERT_EQ(p.sites.late_graphs.size(), 1u);
+  EXPECT_EQ(p.sites.exec_updates.calls, 2u);
+  EXPECT_EQ(p.sites.exec_updates.failures, 1u);
+  ASSERT_TRUE(p.sites.start_to_first_replay_ns.has_value());
+  ASSERT_TRUE(p.sites.cuda_to_first_replay_ns.has_value());
+  EXPECT_GT(*p.sites.start_to_first_replay_ns, *p.sites.cuda_to_first_replay_ns);
+  EXPECT_GT(p.sites.graph_making_ns, 0.0);
+  ASSERT_EQ(p.capture_trouble.size(), 1u);
+  ASSERT_TRUE(p.capture_trouble[0].site.has_value());
+  EXPECT_EQ(p.capture_trouble[0].site->where, "broken_capture " + kApp);
+}
+
+// Three buckets captured at one site into one pool: the first (largest) allocates the pool's
+// segments during its capture, the other two reuse them; a step is a launch of any of them.
+TEST(ProfileSites, ServingBucketsShareOnePool) {
+  const ProcessProfile p = analyze_process(read_process_records(only_records("serving_buckets")));
+  ASSERT_EQ(p.graphs.size(), 3u);
+  ASSERT_EQ(p.sites.recaptures.size(), 1u);
+  EXPECT_EQ(p.sites.recaptures[0].graph_ids.size(), 3u);
+  EXPECT_EQ(p.sites.step.from, "graphs captured at one site");
+  EXPECT_EQ(p.sites.step.steps, 24u);
+  const GraphLedger& first = p.sites.graphs[0];
+  EXPECT_EQ(first.capture_alloc_bytes, std::uint64_t{34} << 20);  // the program's memory_reserved grew 36 MiB, 2 of them before BeginCapture
+  EXPECT_EQ(first.capture_allocs, 2u);
+  ASSERT_TRUE(first.capture_free_delta.has_value());
+  EXPECT_DOUBLE_EQ(*first.capture_free_delta, static_cast<double>(std::uint64_t{34} << 20));
+  ASSERT_TRUE(first.instantiate_free_delta.has_value());
+  EXPECT_DOUBLE_EQ(*first.instantiate_free_delta, static_cast<double>(std::uint64_t{2} << 20));
+  EXPECT_FALSE(first.reuses_memory);
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(p.sites.graphs[i].capture_alloc_bytes, 0u);
+    EXPECT_TRUE(p.sites.graphs[i].reuses_memory);
+  }
+  EXPECT_EQ(p.sites.capture_alloc_bytes, std::uint64_t{34} << 20);
+  // PyTorch releases the GIL around its operators: sites are native frames of libtorch.
+  ASSERT_TRUE(first.capture_site.has_value());
+  EXPECT_EQ(first.capture_site->from, "native");
+  EXPECT_NE(first.capture_site->where.find("libtorch_cuda.so"), std::string::npos) << first.capture_site->where;
+}
+
+CallSiteRecord stack_of(std::vector<NativeFrameRecord> native, std::vector<PythonFrameRecord> python = {}) {
+  CallSiteRecord s;
+  s.native = std::move(native);
+  s.python = std::move(python);
+  return s;
+}
+
+TEST(ProfileSites, ASiteIsNamedByItsInnermostApplicationFrame) {
+  const NativeFrameRecord cudart{"/usr/lib/libcudart.so.13", 0x100, "cudaLaunchKernel", 4};
+  const NativeFrameRecord static_rt{"/app/bin", 0x200, "libcudart_static_4d8b33a1", 8};
+  const NativeFrameRecord stub{"/app/bin", 0x300, "__device_stub__Z7k_scalePfif(float*, int, float)", 8};
+  const NativeFrameRecord host_stub{"/app/bin", 0x350, "k_scale(float*, int, float)", 8};
+  const NativeFrameRecord user{"/app/bin", 0x400, "ns::step(int)", 16};
+  EXPECT_EQ(summarize_site(stack_of({cudart, static_rt, stub, host_stub, user}), {"k_scale"}).where, "ns::step in bin");
+  // Stripped or unnamed: module + offset; no module (JIT): the address.
+  EXPECT_EQ(summarize_site(stack_of({cudart, {"/lib/libx.so", 0x1a2b, "", 0}})).where, "libx.so+0x1a2b");
+  EXPECT_EQ(summarize_site(stack_of({cudart, {"/lib/libx.so", 0x1a2b, "", 0}})).from, "module+offset");
+  EXPECT_EQ(summarize_site(stack_of({cudart})).from, "unknown");
+  // Python: the first frame outside the libraries' trees, else the innermost with a mark.
+  const PythonFrameRecord torch_frame{"/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py", 125, "Linear.forward"};
+  const PythonFrameRecord mine{"/home/me/serve.py", 57, "step"};
+  const SiteSummary py = summarize_site(stack_of({cudart, user}, {torch_frame, mine}));
+  EXPECT_EQ(py.where, "serve.py:57 in step");
+  EXPECT_EQ(py.from, "python");
+  ASSERT_EQ(py.stack.size(), 4u);
+  EXPECT_EQ(py.stack[1], "/home/me/serve.py:57 in step");
+  EXPECT_EQ(summarize_site(stack_of({cudart}, {torch_frame})).where, "linear.py:125 in Linear.forward (library code)");
+}
+
+// Library Python code by path: the libraries' trees, Inductor's output, the standard library and
+// generated code; the innermost frame outside them names the site (a PyTorch program's stack).
+TEST(ProfileSites, TheUserFrameIsTheInnermostOutsideLibraryPython) {
+  const NativeFrameRecord cudart{"/usr/lib/libcudart.so.13", 0x100, "cudaLaunchKernel", 4};
+  const std::vector<PythonFrameRecord> stack{
+      {"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py", 125, "Linear.forward"},
+      {"/usr/lib/python3/dist-packages/triton/runtime/jit.py", 300, "JITFunction.run"},
+      {"/tmp/torchinductor_me/ab/cabc.py", 40, "call"},
+      {"<eval_with_key>.3", 9, "forward"},
+      {"<frozen runpy>", 88, "_run_code"},
+      {"/usr/lib64/python3.12/contextlib.py", 137, "_GeneratorContextManager.__enter__"},
+      {"/home/me/torch_src/torch/cuda/graphs.py", 180, "graph.__enter__"},
+      {"/home/me/app/serve.py", 57, "Server.step"},
+      {"/home/me/app/main.py", 9, "<module>"}};
+  const SiteSummary s = summarize_site(stack_of({cudart}, stack));
+  EXPECT_EQ(s.where, "serve.py:57 in Server.step");
+  EXPECT_EQ(s.from, "python");
+  ASSERT_EQ(s.stack.size(), stack.size() + 1);  // every Python frame, full paths, then the native one
+  EXPECT_EQ(s.stack[7], "/home/me/app/serve.py:57 in Server.step");
+  // A stack of library code only is named by its innermost frame, marked.
+  const SiteSummary lib = summarize_site(stack_of({cudart}, {stack[5], stack[4]}));
+  EXPECT_EQ(lib.where, "contextlib.py:137 in _GeneratorContextManager.__enter__ (library code)");
+}
+
+TEST(ProfileSites, UnreadableSiteLinesAreCountedNotFatal) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n"
+      "{\"t\":\"site\",\"s\":0,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/a\",\"0x10\",\"f\",1]],\"ni\":2}\n"
+      "{\"t\":\"site\",\"s\":1,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/a\",\"16\",\"f\",1]],\"ni\":2}\n"
+      "{\"t\":\"site\",\"s\":2,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/a\",\"0x10\"]],\"ni\":2}\n"
+      "{\"t\":\"sc\",\"s\":0,\"co\":[5,6,-1]}\n"
+      "{\"t\":\"sc\",\"s\":0,\"co\":[7,8]}\n"
+      "{\"t\":\"mem\",\"at\":\"capture_begin\",\"co\":3,\"ts\":20,\"free\":-5}\n");
+  const ProcessRecords r = parse_process_records(in, "hand-made");
+  EXPECT_EQ(r.malformed_lines, 4u);
+  ASSERT_EQ(r.sites.sites.size(), 1u);
+  EXPECT_EQ(r.sites.sites[0].native[0].offset, 0x10u);
+  EXPECT_EQ(r.sites.site_of_call.size(), 2u);  // 7 and 8 (the line with -1 is unreadable)
+}
+
+}  // namespace
+}  // namespace gp
