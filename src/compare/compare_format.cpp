@@ -43,7 +43,15 @@ std::string format_value(double v, const std::string& unit) {
 
 std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }
 
-std::string format_threshold(const AppliedRule& rule) {
+namespace {
+// An absolute threshold in the row's unit: "1 count", "2 points" (fractions in %).
+std::string absolute_text(const AppliedRule& rule, const std::string& unit) {
+  return unit == "%" ? strf("%g points", rule.abs_floor) : format_value(rule.abs_floor, unit);
+}
+}  // namespace
+
+std::string format_threshold(const AppliedRule& rule, const std::string& unit) {
+  if (rule.threshold_basis == ThresholdBasis::kAbsolute) return absolute_text(rule, unit);
   const double p = 100.0 * rule.threshold;
   return rule.threshold_basis == ThresholdBasis::kNoise ? strf("%.1f%%", p) : strf("%g%%", p);
 }
@@ -53,6 +61,7 @@ std::string threshold_origin_note(const AppliedRule& rule) {
     case ThresholdBasis::kNoise:
       return " (" + strf("%g", rule.noise_multiple) + " x the runs' " + strf("%.1f%%", 100.0 * rule.noise_sd) + " spread)";
     case ThresholdBasis::kFixed: return " (--metric-threshold)";
+    case ThresholdBasis::kAbsolute:
     case ThresholdBasis::kDeterministic:
     case ThresholdBasis::kFloor: break;
   }
@@ -63,9 +72,10 @@ std::string threshold_phrase(const AppliedRule& rule) {
   return "the " + format_threshold(rule) + " threshold" + threshold_origin_note(rule);
 }
 
-std::string threshold_explained(const AppliedRule& rule) {
+std::string threshold_explained(const AppliedRule& rule, const std::string& unit) {
   std::string why;
   switch (rule.threshold_basis) {
+    case ThresholdBasis::kAbsolute: why = "the smallest absolute change that counts"; break;
     case ThresholdBasis::kNoise:
       why = strf("%g", rule.noise_multiple) + " x the runs' " + strf("%.1f%%", 100.0 * rule.noise_sd) +
             " spread, above the " + strf("%g%%", 100.0 * rule.threshold_floor) + " floor";
@@ -74,11 +84,12 @@ std::string threshold_explained(const AppliedRule& rule) {
     case ThresholdBasis::kDeterministic: why = "a count: the floor, never widened by noise"; break;
     case ThresholdBasis::kFloor: why = "the floor"; break;
   }
-  return format_threshold(rule) + " (" + why + ")";
+  return format_threshold(rule, unit) + " (" + why + ")";
 }
 
-std::string threshold_cell(const AppliedRule& rule) {
+std::string threshold_cell(const AppliedRule& rule, const std::string& unit) {
   switch (rule.threshold_basis) {
+    case ThresholdBasis::kAbsolute: return absolute_text(rule, unit);
     case ThresholdBasis::kNoise: return format_threshold(rule) + " (" + strf("%g", rule.noise_multiple) + "σ)";
     case ThresholdBasis::kFixed: return format_threshold(rule) + " (set)";
     case ThresholdBasis::kDeterministic: return format_threshold(rule) + " (count)";

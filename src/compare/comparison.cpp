@@ -52,6 +52,7 @@ const char* to_string(ThresholdBasis b) {
     case ThresholdBasis::kNoise: return "noise";
     case ThresholdBasis::kFixed: return "fixed";
     case ThresholdBasis::kDeterministic: return "count";
+    case ThresholdBasis::kAbsolute: return "absolute";
   }
   return "floor";
 }

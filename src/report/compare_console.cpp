@@ -205,7 +205,7 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
                  stats ? format_value(r->cand->center, r->unit) : "-",
                  r->has_estimate ? format_change(r->ratio) : "-",
                  r->has_estimate ? format_interval(r->ci_gate) : "-",
-                 r->has_estimate ? threshold_cell(r->rule) : "-",
+                 stats ? threshold_cell(r->rule, r->unit) : "-",
                  stats ? std::to_string(r->base->reps.size()) + "/" + std::to_string(r->cand->reps.size()) : "-",
                  short_note(*r)};
     rows.push_back(std::move(row));

@@ -54,8 +54,8 @@ std::string details(const MetricComparison& r) {
   if (r.has_estimate) {
     o << "change: " << format_change(r.ratio) << "; gate interval: " << format_interval(r.ci_gate)
       << "; method: " << r.method << "\n";
-    o << "threshold: " << threshold_explained(r.rule) << "\n";
   }
+  if (r.base && r.cand) o << "threshold: " << threshold_explained(r.rule, r.unit) << "\n";
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   return o.str();
 }

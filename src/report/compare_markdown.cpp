@@ -61,7 +61,7 @@ std::string row_line(const MetricComparison& r) {
          " | " + (stats ? format_value(r.base->center, r.unit) : "-") + " | " +
          (stats ? format_value(r.cand->center, r.unit) : "-") + " | " + (r.has_estimate ? format_change(r.ratio) : "-") +
          " | " + (r.has_estimate ? format_interval(r.ci_gate) : "-") + " | " +
-         (r.has_estimate ? threshold_cell(r.rule) : "-") + " | " + (stats ? std::to_string(r.base->reps.size()) + " / " + std::to_string(r.cand->reps.size()) : "-") + " | " +
+         (stats ? threshold_cell(r.rule, r.unit) : "-") + " | " + (stats ? std::to_string(r.base->reps.size()) + " / " + std::to_string(r.cand->reps.size()) : "-") + " | " +
          cell(why) + " |\n";
 }
 
@@ -84,7 +84,7 @@ std::string short_table(const Comparison& c) {
     }
     out += "| " + icon(r->verdict) + " " + verdict_label(*r) + " | " + code(r->benchmark()) + " | " + cell(r->metric) +
            " | " + (r->has_estimate ? format_change(r->ratio) : "-") + " | " +
-           (r->has_estimate ? threshold_cell(r->rule) : "-") + " |\n";
+           (r->base && r->cand ? threshold_cell(r->rule, r->unit) : "-") + " |\n";
     ++n;
   }
   if (out.empty()) return "";

@@ -42,12 +42,18 @@ struct Row {
   bool gating = false;
   double ratio = NAN, low = NAN, high = NAN;
   double threshold = NAN;  // the row's own (rule.threshold); schema 2.1 says where it comes from
+  double abs_floor = NAN;  // rule.abs_floor: the threshold of an "absolute" row, in its unit
   std::string basis = {};
+  bool both_sides = false;
 };
 
-// "3%", "8.3% (noise)": the threshold the row was judged by, and where it came from unless the floor.
+// "3%", "8.3% (noise)", "2 points": the threshold the row was judged by, and where it came from
+// unless the floor.
 std::string threshold_text(const Row& r) {
-  if (!std::isfinite(r.threshold) || !std::isfinite(r.ratio)) return "-";
+  if (!r.both_sides) return "-";
+  if (r.basis == "absolute" && std::isfinite(r.abs_floor))
+    return r.unit == "%" ? strf("%g points", r.abs_floor) : format_value(r.abs_floor, r.unit);
+  if (!std::isfinite(r.threshold)) return "-";
   const std::string v = strf(r.basis == "noise" ? "%.1f%%" : "%g%%", 100 * r.threshold);
   return r.basis.empty() || r.basis == "floor" ? v : v + " (" + r.basis + ")";
 }
@@ -99,7 +105,9 @@ std::string comparison_section(const json& doc, const std::string& source) {
     row.gating = r.value("gating", false);
     const json rule = r.value("rule", json());
     row.threshold = number(rule, "threshold");
+    row.abs_floor = number(rule, "abs_floor");
     row.basis = str(rule, "threshold_basis");
+    row.both_sides = r.value("baseline", json()).is_object() && r.value("candidate", json()).is_object();
     const json est = r.value("estimate", json());
     if (est.is_object()) {
       row.ratio = number(est, "ratio");

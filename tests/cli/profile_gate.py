@@ -47,6 +47,14 @@ def main():
     rc, doc, _ = compare(gp, asis, asis_b, work, "aa")
     check(rc == 0, "A/A: exit %d, expected 0" % rc)
     check(failing(doc) == [], "A/A: failing rows %s" % failing(doc))
+    # Every row carries the threshold it was judged by, as run comparisons do (docs/compare.md).
+    basis = {(row["metric"], row.get("params", {}).get("graph", "")[:2]): row["rule"]["threshold_basis"] for row in doc["rows"]}
+    check(basis.get(("coverage_kernels", "")) == "absolute", "A/A: coverage threshold basis %s" % basis.get(("coverage_kernels", "")))
+    check(basis.get(("launches", "#1")) == "count", "A/A: launches threshold basis %s" % basis.get(("launches", "#1")))
+    check(basis.get(("gpu_time_per_launch", "#1")) in ("floor", "noise"), "A/A: GPU time threshold basis %s" %
+          basis.get(("gpu_time_per_launch", "#1")))
+    r = subprocess.run([gp, "compare", asis, asis_b, "--all"], stdout=subprocess.PIPE, text=True)
+    check("2 points" in r.stdout and "3% (count)" in r.stdout, "A/A: the console shows no per-row threshold:\n" + r.stdout)
 
     rc, doc, text = compare(gp, asis, moved, work, "moved")
     check(rc == 1, "moved: exit %d, expected 1" % rc)

@@ -93,6 +93,8 @@ enum class ThresholdBasis {
   kNoise,          // noise_multiple x the series' pooled between-run sd, above the floor
   kFixed,          // set by --metric-threshold: no noise term
   kDeterministic,  // a count (unit "count"): the floor, never a noise term
+  kAbsolute,       // an absolute change (abs_floor, in the unit) that is above the relative threshold:
+                   // the counts and fractions of compare's view of two profiles
 };
 const char* to_string(ThresholdBasis b);
 
