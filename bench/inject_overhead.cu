@@ -23,66 +23,34 @@
 #include <string>
 #include <vector>
 
+#include "launch_loops.cuh"
+
 namespace {
 
-__global__ void empty_kernel(int* p) {
-  if (p != nullptr) *p = 1;
-}
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "inject_overhead: %s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(4);                                                                  \
-    }                                                                                \
-  } while (0)
-
+using launch_loops::chain_graph;
+using launch_loops::empty_kernel;
 using Clock = std::chrono::steady_clock;
+constexpr const char* kProgram = "inject_overhead";
+
+#define CHECK(x) launch_loops::check((x), #x, kProgram)
 
 struct Figures {
   double median_us = 0, mean_us = 0;
 };
 
-Figures summarise(std::vector<double> per_call_us) {
+Figures summarise(const std::vector<double>& per_call_us) {
   Figures f;
   if (per_call_us.empty()) return f;
   double sum = 0;
   for (double v : per_call_us) sum += v;
   f.mean_us = sum / static_cast<double>(per_call_us.size());
-  std::sort(per_call_us.begin(), per_call_us.end());
-  const std::size_t n = per_call_us.size();
-  f.median_us = n % 2 ? per_call_us[n / 2] : 0.5 * (per_call_us[n / 2 - 1] + per_call_us[n / 2]);
+  f.median_us = launch_loops::median(per_call_us);
   return f;
 }
 
-// Runs `batches` batches of `per_batch` calls of `body(i)`, synchronising `stream` between them;
-// returns the per-call time of each batch in microseconds.
 template <typename F>
 std::vector<double> timed_batches(int batches, int per_batch, cudaStream_t stream, F body) {
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(batches));
-  int i = 0;
-  for (int b = 0; b < batches; ++b) {
-    CHECK(cudaStreamSynchronize(stream));
-    const auto t0 = Clock::now();
-    for (int k = 0; k < per_batch; ++k) body(i++);
-    const auto t1 = Clock::now();
-    out.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / per_batch);
-  }
-  CHECK(cudaStreamSynchronize(stream));
-  return out;
-}
-
-cudaGraphExec_t chain_graph(int nodes, cudaStream_t stream) {
-  cudaGraph_t graph = nullptr;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int n = 0; n < nodes; ++n) empty_kernel<<<1, 32, 0, stream>>>(nullptr);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphDestroy(graph));
-  return exec;
+  return launch_loops::timed_batches(batches, per_batch, stream, kProgram, body);
 }
 
 int arg_int(int argc, char** argv, const char* name, int fallback) {
@@ -101,7 +69,7 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::vector<cudaGraphExec_t> buckets;
-  for (int b = 0; b < 6; ++b) buckets.push_back(chain_graph(nodes, stream));
+  for (int b = 0; b < 6; ++b) buckets.push_back(chain_graph(nodes, stream, kProgram));
   cudaEvent_t event = nullptr;
   CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
   const auto begin = Clock::now();

@@ -5,7 +5,7 @@
 // cudaGraphLaunch of a 20-node chain (and of 1- and 100-node chains: per launch or per node?), an
 // empty kernel's <<<>>> launch, and a serving-like step (one
 // of 6 graphs + 10 eager launches + one cudaEventRecord). One set-up per process; run the modes
-// interleaved (tools/cupti-cost-split.sh).
+// interleaved. Build: nvcc -O2 -std=c++17 -arch=sm_90 tools/cupti-cost-split.cu -o cupti_split -lcupti -ldl
 //   plain           no CUPTI call
 //   timestamp       cuptiGetTimestamp only (what the injection calls before anything else)
 //   subscribe       cuptiSubscribe, nothing enabled
@@ -34,22 +34,15 @@
 #include <string>
 #include <vector>
 
+#include "../bench/launch_loops.cuh"
+
 namespace {
 
-__global__ void empty_kernel(int* p) {
-  if (p != nullptr) *p = 1;
-}
+using launch_loops::empty_kernel;
+constexpr const char* kProgram = "cupti_split";
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "cupti_split: %s: %s\n", #x, cudaGetErrorString(e_));   \
-      std::exit(4);                                                                \
-    }                                                                              \
-  } while (0)
+#define CHECK(x) launch_loops::check((x), #x, kProgram)
 
-using Clock = std::chrono::steady_clock;
 std::atomic<unsigned long long> g_records{0};
 std::atomic<unsigned long long> g_callbacks{0};
 CUpti_SubscriberHandle g_sub = nullptr;
@@ -128,36 +121,12 @@ void set_up(const std::string& m) {
   std::exit(2);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 template <typename F>
 double timed(int batches, int per_batch, cudaStream_t stream, F body) {
-  std::vector<double> out;
-  int i = 0;
-  for (int b = 0; b < batches; ++b) {
-    CHECK(cudaStreamSynchronize(stream));
-    const auto t0 = Clock::now();
-    for (int k = 0; k < per_batch; ++k) body(i++);
-    out.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / per_batch);
-  }
-  CHECK(cudaStreamSynchronize(stream));
-  return median(out);
+  return launch_loops::median(launch_loops::timed_batches(batches, per_batch, stream, kProgram, body));
 }
 
-cudaGraphExec_t chain(int nodes, cudaStream_t s) {
-  cudaGraph_t g = nullptr;
-  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  for (int n = 0; n < nodes; ++n) empty_kernel<<<1, 32, 0, s>>>(nullptr);
-  CHECK(cudaStreamEndCapture(s, &g));
-  cudaGraphExec_t e = nullptr;
-  CHECK(cudaGraphInstantiate(&e, g, 0));
-  CHECK(cudaGraphDestroy(g));
-  return e;
-}
+cudaGraphExec_t chain(int nodes, cudaStream_t s) { return launch_loops::chain_graph(nodes, s, kProgram); }
 
 }  // namespace
 

@@ -6,8 +6,7 @@
 # process each, and prints per setting the median over the rounds of each loop's per-call time
 # and its difference to plain. The records are written to a scratch folder and not analysed.
 #   tools/inject-overhead.sh [BUILD_DIR] [REPS]        (docs/profile.md "What each piece costs")
-# Settings: NAME LEVEL OFF-LIST SAMPLE SITES [API] (GRAPHPROF_PROFILE_SAMPLE, GRAPHPROF_PROFILE_SITES,
-# GRAPHPROF_PROFILE_API; "-": none).
+# Settings: NAME LEVEL OFF-LIST SAMPLE SITES (GRAPHPROF_PROFILE_SAMPLE, GRAPHPROF_PROFILE_SITES; "-": none).
 # Call sites are off except in the rows that name them, so each row adds one piece.
 set -u
 build=${1:-build}; reps=${2:-5}
@@ -19,7 +18,7 @@ subscribed none runtime,driver,runtime_cb,resource_cb,launch_cb,state_cb,probe -
 clock clock - - 0
 none-every-api-call none api_filter - 0
 none none - - 0
-none-api-from-callbacks none - - 0 callbacks
+none-without-spans none none_spans - 0
 none-no-api-records none runtime,driver - 0
 none+call-sites none - - 1
 graph graph - - 0
@@ -30,19 +29,18 @@ node-sampled+call-sites node - - 1"}
 scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 out=$scratch/figures.txt
 for rep in $(seq "$reps"); do
-  while read -r name level off sample sites api; do
+  while read -r name level off sample sites; do
     [ -z "$name" ] && continue
     [ "$off" = "-" ] && off=
     [ "$sample" = "-" ] && sample=
     [ "$sites" = "-" ] && sites=
-    [ "$api" = "-" ] && api=
     rm -rf "$scratch/d"; mkdir -p "$scratch/d"
     if [ "$name" = plain ]; then
       text=$("$mb" --batches "${BATCHES:-100}" 2>&1)
     else
       text=$(env CUDA_INJECTION64_PATH="$lib" GRAPHPROF_PROFILE_DIR="$scratch/d" GRAPHPROF_PROFILE_LEVEL="$level" \
              GRAPHPROF_PROFILE_DOT=1 ${off:+GRAPHPROF_INJECT_OFF=$off} ${sample:+GRAPHPROF_PROFILE_SAMPLE=$sample} \
-             ${sites:+GRAPHPROF_PROFILE_SITES=$sites} ${api:+GRAPHPROF_PROFILE_API=$api} \
+             ${sites:+GRAPHPROF_PROFILE_SITES=$sites} \
              "$mb" --batches "${BATCHES:-100}" 2>&1)
     fi
     echo "$text" | sed -n "s/^inject_overhead phase=\([a-z]*\) us_per_call=\([0-9.]*\).*/$name \1 \2/p" >> "$out"

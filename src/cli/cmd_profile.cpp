@@ -45,7 +45,7 @@ struct ProfileOptions {
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
-  std::string call_sites = "on";
+  std::string call_sites;  // --call-sites; empty: on, off at --trace none (which takes no stacks unless asked)
   int repeat = 1;
   std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none
@@ -252,9 +252,10 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
     env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
-    env.push_back("GRAPHPROF_PROFILE_SITES=" + (o.call_sites == "on"    ? std::string("1")
-                                                : o.call_sites == "off" ? std::string("0")
-                                                                        : o.call_sites));
+    const std::string sites = !o.call_sites.empty() ? o.call_sites : o.trace == "none" ? "off" : "on";
+    env.push_back("GRAPHPROF_PROFILE_SITES=" + (sites == "on"    ? std::string("1")
+                                                : sites == "off" ? std::string("0")
+                                                                 : sites));
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
@@ -395,7 +396,7 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--overhead", o->overhead,
                   "run the application N times plain and N times profiled (default 5), alternating, after a warm-up; "
-                  "report the change of its steady-state window, host time per step and wall time with 95 % intervals")
+                  "report the change of its steady-state window, time per step and wall time with 95 % intervals")
       ->expected(0, 1)
       ->default_str("5")
       ->check(CLI::Range(1, 1000));
@@ -411,9 +412,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
   sub->add_option("--call-sites", o->call_sites,
                   "where the application made each launch, copy, memset, sync, capture and instantiation: on = native "
                   "and Python frames (a Python thread that released the GIL has it taken briefly for the read); held = "
-                  "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites")
-      ->check(CLI::IsMember({"on", "held", "native", "off"}))
-      ->capture_default_str();
+                  "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites "
+                  "(default: on, but off at --trace none, which takes no stack unless asked)")
+      ->check(CLI::IsMember({"on", "held", "native", "off"}));
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
                   "so `compare` has independent runs to judge")

@@ -11,7 +11,7 @@ inline constexpr int kDeviceProbeKernels = 256;
 
 // Median device time per kernel (ns) of a graph of kDeviceProbeKernels empty kernels <<<1,1>>> in
 // a chain, made at the first probe of the process and kept, replayed 7 times back to back with an
-// event between replays (the GPU pass's method) and 7 times queued behind a latch kernel, then
+// event between replays (the GPU pass's method) and 7 times queued behind the latch (latch.hpp), then
 // released (the latched pass's method); about 1 ms in all. On the H200 a chain of empty kernels
 // replays at about 0.50 or 0.68 µs per kernel depending on a state of the process's CUDA context
 // that enough activity switches to the slower level and only a new context undoes; an exec made

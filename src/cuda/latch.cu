@@ -37,11 +37,35 @@ __global__ void latch_kernel(volatile int* release, volatile int* timed_out, uns
 
 }  // namespace
 
+namespace {
+
+// The driver's cuStreamWaitValue32 through the runtime: graphprof links the runtime statically and
+// not the driver, so that it starts (and explains itself) where no driver is installed.
+PFN_cuStreamWaitValue32_v11070 wait_value_entry() {
+  static const PFN_cuStreamWaitValue32_v11070 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &f, 11070, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(f);
+  }();
+  return fn;
+}
+
+// Set when the driver refused the stream wait once: every later latch is a kernel.
+std::atomic<bool> g_wait_value_refused{false};
+
+}  // namespace
+
 LatchKind latch_kind() {
   const char* v = std::getenv("GRAPHPROF_LATCH");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "kernel") == 0) return LatchKind::kKernel;
-  if (std::strcmp(v, "wait-value") == 0) return LatchKind::kWaitValue;
-  throw Error(ExitCode::kUsage, std::string("GRAPHPROF_LATCH=") + v + ": expected kernel or wait-value");
+  if (v != nullptr && std::strcmp(v, "kernel") == 0) return LatchKind::kKernel;
+  if (v != nullptr && *v != '\0' && std::strcmp(v, "wait-value") != 0)
+    throw Error(ExitCode::kUsage, std::string("GRAPHPROF_LATCH=") + v + ": expected kernel or wait-value");
+  return wait_value_entry() != nullptr && !g_wait_value_refused.load() ? LatchKind::kWaitValue : LatchKind::kKernel;
 }
 
 const char* to_string(LatchKind kind) { return kind == LatchKind::kWaitValue ? "wait-value" : "kernel"; }
@@ -71,28 +95,21 @@ void Latch::hold(cudaStream_t stream, double timeout_seconds) {
   host_[0] = 0;
   host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (kind_ == LatchKind::kWaitValue && wait_value_entry() == nullptr) kind_ = LatchKind::kKernel;
   if (kind_ == LatchKind::kKernel) {
     latch_kernel<<<1, 1, 0, stream>>>(device_, device_ + 1, static_cast<unsigned long long>(timeout_seconds * 1e9));
     GP_CUDA_CHECK(cudaGetLastError());
     return;
   }
-  // The driver's entry point through the runtime: graphprof links the runtime statically and not
-  // the driver, so that it starts (and explains itself) where no driver is installed.
-  static PFN_cuStreamWaitValue32_v11070 wait_value = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 11070, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(fn);
-  }();
-  if (wait_value == nullptr)
-    throw Error(ExitCode::kEnvironment, "GRAPHPROF_LATCH=wait-value: the driver has no cuStreamWaitValue32");
-  const CUresult r = wait_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(device_), 1,
-                                CU_STREAM_WAIT_VALUE_GEQ);
-  if (r != CUDA_SUCCESS)
-    throw Error(ExitCode::kEnvironment, "cuStreamWaitValue32 (GRAPHPROF_LATCH=wait-value) returned CUresult " +
-                                            std::to_string(static_cast<int>(r)));
+  const CUresult r = wait_value_entry()(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(device_), 1,
+                                        CU_STREAM_WAIT_VALUE_GEQ);
+  if (r != CUDA_SUCCESS) {
+    // Not supported here: this latch and every later one is the kernel.
+    g_wait_value_refused.store(true);
+    kind_ = LatchKind::kKernel;
+    hold(stream, timeout_seconds);
+    return;
+  }
   released_ = false;
   const auto timeout = std::chrono::duration<double>(timeout_seconds);
   watchdog_ = std::thread([this, timeout] {

@@ -9,12 +9,14 @@
 
 namespace gp {
 
-// How the stream is held. kKernel: a one-thread kernel polling host-mapped memory (the method of
-// NVIDIA's cudaGraphsPerfScaling sample). kWaitValue: a stream memory operation
-// (cuStreamWaitValue32) on the same flag, with no kernel on the device; a host thread releases it
-// at the timeout. GRAPHPROF_LATCH=kernel|wait-value picks one (default: kernel).
+// How the stream is held. kWaitValue (the default): a stream memory operation
+// (cuStreamWaitValue32) on a host-mapped flag, with no kernel on the device; a host thread
+// releases it at the timeout. kKernel: a one-thread kernel polling the flag (the method of NVIDIA's
+// cudaGraphsPerfScaling sample), used where the driver refuses the stream wait, or with
+// GRAPHPROF_LATCH=kernel. On the H200 the kernel latch, repeated, switches the CUDA context to the
+// slower device level for the rest of the process; the stream wait did not (docs/findings.md).
 enum class LatchKind { kKernel, kWaitValue };
-LatchKind latch_kind();                 // from GRAPHPROF_LATCH
+LatchKind latch_kind();                 // GRAPHPROF_LATCH, else wait-value where the driver has it
 const char* to_string(LatchKind kind);  // "kernel", "wait-value"
 
 class Latch {

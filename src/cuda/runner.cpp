@@ -286,7 +286,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   if (rep == 0) record_device_probe(res, ProbeAt::kBeforeLatched);
   opt = share_of_time_left(base, --passes_left);
   note("launch loop: latched pass");
-  // Latched pass: iterations queued behind a latch kernel, then released, so the device runs them
+  // Latched pass: iterations queued behind the latch (latch.hpp), then released, so the device runs them
   // back to back with host submission hidden. Batches stay well inside the launch queue so the
   // host never blocks while the GPU is held.
   {

@@ -41,7 +41,6 @@
 #include <unordered_set>
 
 #include "graphprof/core/copy_kind.hpp"
-#include "api_callbacks.hpp"
 #include "call_site.hpp"
 #include "cupti_clients.hpp"
 #include "dev_switches.hpp"
@@ -96,20 +95,15 @@ void dump_graph(CUgraph graph, std::uint32_t graph_id, std::uint32_t exec_id) {
 void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   if (cd->callbackSite == CUPTI_API_ENTER) {
     t_correlation = cd->correlationId;
-    // cudaGraphUpload and cudaGraphLaunch have the exec first in their parameters.
-    const bool upload =
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000;
-    const bool launch =
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
-    if (upload || launch) {
+    // Which exec an upload is of (a launch's: launch_watch.hpp).
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000) {
       static_assert(offsetof(cudaGraphUpload_v10000_params, graphExec) == 0, "exec first");
-      static_assert(offsetof(cudaGraphLaunch_v10000_params, graphExec) == 0, "exec first");
       const auto* p = static_cast<const cudaGraphUpload_v10000_params*>(cd->functionParams);
       uint32_t exec = 0;
       if (p != nullptr && p->graphExec != nullptr &&
           cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(p->graphExec), &exec) == CUPTI_SUCCESS) {
         std::string line;
-        appendf(line, "{\"t\":\"%s\",\"exec\":%u,\"co\":%u}\n", upload ? "upload" : "launch", exec, cd->correlationId);
+        appendf(line, "{\"t\":\"upload\",\"exec\":%u,\"co\":%u}\n", exec, cd->correlationId);
         write_lines(line, false);
       }
     }
@@ -169,13 +163,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {  // call sites, ledger samples
     const auto* cd = static_cast<const CUpti_CallbackData*>(data);
     const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-    gp::inject::on_api_call(driver, cbid, cd);  // api_callbacks.hpp (GRAPHPROF_PROFILE_API=callbacks)
     on_api_event(ApiEvent{driver, cbid, cd->callbackSite == CUPTI_API_ENTER, cd->correlationId, cd->functionName, cd->functionParams});
     if (driver && is_site_driver_callback(cbid)) return;
-    if (gp::inject::on_launch_callback(driver, cbid, cd) && (driver || g_level != 0)) return;  // launch_watch.hpp
+    if (gp::inject::on_sync_callback(driver, cbid, cd) || gp::inject::on_launch_callback(driver, cbid, cd)) return;  // launch_watch.hpp
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    // Only cuDeviceGetCount is enabled in this domain: the ownership probe. The application's own
+    // Only cuDeviceGetCount is left in this domain: the ownership probe. The application's own
     // calls (rare: CUDA initialisation) pass through.
     const auto* cd = static_cast<const CUpti_CallbackData*>(data);
     if (!t_probing) {
@@ -251,10 +244,11 @@ std::string start_cupti() {
              "already owns this process; graphprof cannot profile it at the same time";
     return why;
   }
-  if (g_level < 0) {  // clock: the launch callbacks alone
+  if (g_level < 0) {  // clock: the launch and synchronisation callbacks alone
     gp::inject::enable_launch_callbacks(g_subscriber);
     return {};
   }
+  g_keep_correlations = g_level == 0;  // which exec each launch ran: lx lines (launch_watch.hpp)
   for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                               CUPTI_CBID_RESOURCE_CONTEXT_CREATED}) {
     if (!g_on.resource_cb) break;
@@ -272,8 +266,8 @@ std::string start_cupti() {
                                                       CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) == CUPTI_SUCCESS;
   // CUPTI's own errors and warnings (optional: older CUPTI has no such domain).
   if (g_on.state_cb) (void)cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_STATE);
-  // Graph launches counted and timed per exec (launch_watch.hpp; at --trace none also which exec
-  // a launch ran, which nothing else tells), and node sampling's switch.
+  // Graph launches counted and timed per exec, the synchronisations after them (launch_watch.hpp;
+  // at --trace none also which exec a launch ran, which nothing else tells), and node sampling's switch.
   if (g_on.launch_cb) gp::inject::enable_launch_callbacks(g_subscriber);
   const bool sampling = g_level >= 2 && g_on.gpu && !g_sample_rule.all && g_on.launch_cb;
   for (const bool driver : {false, true})  // call sites and ledger samples (call_site.hpp)
@@ -285,17 +279,15 @@ std::string start_cupti() {
   CUpti_ActivityKind kinds[7];
   int n = 0;
   // The API calls the analysis uses (recorded_apis.hpp), or, where CUPTI cannot select them, all.
-  const char* api_mode = std::getenv("GRAPHPROF_PROFILE_API");
-  if (g_on.api_filter && g_on.runtime && g_on.driver && api_mode != nullptr && std::strcmp(api_mode, "callbacks") == 0) {
-    gp::inject::enable_api_callbacks(g_subscriber, ledger_recorded_ids(false), ledger_recorded_ids(true));
-    g_api_selected = true;  // no RUNTIME or DRIVER kind
-  } else if (g_on.api_filter && g_on.runtime && g_on.driver) {
+  if (g_on.api_filter && g_on.runtime && g_on.driver)
     g_api_selected = gp::inject::enable_recorded_apis(ledger_recorded_ids(false), ledger_recorded_ids(true));
-  }
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
-  if ((g_level == 1 || sampling) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  // At --trace none too, its records dropped (activity_records.hpp): on the H200 CUPTI's own work
+  // per graph launch, which any CUPTI client pays (~0.2 us per node), is about half as much with
+  // GRAPH_TRACE on (tools/cupti-cost-split.cu: 100-node chain 12 us against 19-34 us per launch).
+  if ((g_level == 1 || sampling || (g_level == 0 && g_on.none_spans)) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
   if (g_level >= 2 && g_on.gpu) {  // with sampling, GRAPH_TRACE decides which graph launches get them
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;

@@ -10,8 +10,14 @@
 // came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200.
 // Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
 //
+// The synchronising calls (device, stream, event synchronisation) are watched too: the return of
+// the first one after an exec's last launch is when that launch's work was done as far as the
+// application could tell (a GPU-bound loop's last launch call returns long before its work ends),
+// the end of `--overhead`'s window.
+//
 // Lines written (format at the top of src/profile/profile_records.cpp):
-//   clock {exec, n, first, last}     per exec: launches, first and last launch call's start (CUPTI clock)
+//   clock {exec, n, first, last, settled}   per exec: launches, first and last launch call's start,
+//                                           the return of the first synchronising call after the last (CUPTI clock)
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -23,18 +29,29 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "graphprof/core/node_sampling.hpp"
+#include "inject_output.hpp"
 
 namespace gp::inject {
 
 struct ExecLaunches {
   std::uint32_t exec_id = 0;
   std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
+  std::uint64_t settled_ns = 0;  // the first synchronising call's return after last_ns (0: none yet)
+  bool unsettled = false;        // in g_unsettled
+  std::vector<std::uint32_t> correlations;  // --trace none: launches not yet written (lx lines)
 };
 
+// --trace none: which exec each launch ran (nothing else tells at that level) is kept per exec and
+// written in batches of kBatch correlation ids, not as a line per launch.
+constexpr std::size_t kBatch = 4096;
+inline bool g_keep_correlations = false;
+
 inline std::mutex g_watch_mu;
-inline std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphExec
+inline std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphExec (node-based: stable addresses)
+inline std::vector<ExecLaunches*> g_unsettled;                    // launched since the last synchronising call
 inline bool g_sampling = false;                                   // node sampling active
 inline NodeSampling g_rule;
 
@@ -66,11 +83,55 @@ inline bool is_driver_graph_launch(CUpti_CallbackId cbid) {
   return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
+// The calls that wait for the GPU's work, in the driver API (the runtime's synchronisations call
+// them too, so these see both).
+constexpr CUpti_CallbackId kSyncDriverCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize};
+
+inline bool is_sync_driver_callback(CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId cb : kSyncDriverCallbacks)
+    if (cb == cbid) return true;
+  return false;
+}
+
 inline void enable_launch_callbacks(CUpti_SubscriberHandle sub) {
   for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
     (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   for (CUpti_CallbackId cb : {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
     (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cb);
+  for (CUpti_CallbackId cb : kSyncDriverCallbacks) (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cb);
+}
+
+// A synchronising call's return: every exec launched since the previous one is settled now.
+// Returns false for any other callback.
+inline bool on_sync_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+  if (!driver || !is_sync_driver_callback(cbid)) return false;
+  if (cd->callbackSite != CUPTI_API_EXIT) return true;
+  const std::uint64_t now = watch_now_ns();
+  std::lock_guard<std::mutex> lock(g_watch_mu);
+  for (ExecLaunches* e : g_unsettled) {
+    e->settled_ns = now;
+    e->unsettled = false;
+  }
+  g_unsettled.clear();
+  return true;
+}
+
+// The exec's pending correlation ids as an lx line (emptied); under g_watch_mu.
+inline std::string lx_line(ExecLaunches& e) {
+  std::string s;
+  if (e.correlations.empty()) return s;
+  s.reserve(32 + 11 * e.correlations.size());
+  s += "{\"t\":\"lx\",\"exec\":" + std::to_string(e.exec_id) + ",\"co\":[";
+  for (std::size_t i = 0; i < e.correlations.size(); ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(e.correlations[i]);
+  }
+  s += "]}\n";
+  e.correlations.clear();
+  return s;
 }
 
 // A graph-launch callback; returns false for any other callback. Both launch calls have the exec
@@ -92,6 +153,7 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
   if (exec == nullptr) return true;
   const std::uint64_t now = watch_now_ns();
   std::uint64_t ordinal = 0;
+  std::string batch;
   {
     std::lock_guard<std::mutex> lock(g_watch_mu);
     ExecLaunches& e = g_launches[exec];
@@ -101,7 +163,17 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
     }
     ordinal = e.launches++;
     e.last_ns = now;
+    if (g_keep_correlations) {
+      e.correlations.push_back(cd->correlationId);
+      if (e.correlations.size() >= kBatch) batch = lx_line(e);
+    }
+    e.settled_ns = 0;
+    if (!e.unsettled) {
+      e.unsettled = true;
+      g_unsettled.push_back(&e);
+    }
   }
+  if (!batch.empty()) (void)write_lines(batch, false);
   if (g_sampling && g_rule.traced(ordinal)) {
     t_traced_launch = true;
     node_records(true);
@@ -153,11 +225,12 @@ inline std::string clock_lines(bool may_wait) {
   std::unique_lock<std::mutex> lock(g_watch_mu, std::defer_lock);
   if (may_wait) lock.lock();
   else if (!lock.try_lock()) return s;
-  for (const auto& [exec, e] : g_launches) {
-    char line[160];
-    std::snprintf(line, sizeof line, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu}\n", e.exec_id,
-                  static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
-                  static_cast<unsigned long long>(e.last_ns));
+  for (auto& [exec, e] : g_launches) {
+    s += lx_line(e);
+    char line[200];
+    std::snprintf(line, sizeof line, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
+                  e.exec_id, static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
+                  static_cast<unsigned long long>(e.last_ns), static_cast<unsigned long long>(e.settled_ns));
     s += line;
   }
   return s;

@@ -308,19 +308,17 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.malformed_lines = p.malformed_lines;
   out.lost_buffers = p.lost_buffers;
   const RecordLimits limits = node_record_limits(p.trace);
-  const auto set_aside = static_cast<std::size_t>(std::count_if(
-      p.trace.kernels.begin(), p.trace.kernels.end(), [&](const KernelRecord& k) { return implausible(k, limits); }));
+  std::map<std::uint32_t, std::size_t> set_aside;  // exec -> implausible records (said with its node sampling)
+  for (const auto& k : p.trace.kernels)
+    if (implausible(k, limits)) ++set_aside[k.graph_id];
   TraceData kept;  // the records without the implausible ones, when there were any
-  if (set_aside > 0) {
+  if (!set_aside.empty()) {
     kept = p.trace;
     kept.kernels.erase(std::remove_if(kept.kernels.begin(), kept.kernels.end(),
                                       [&](const KernelRecord& k) { return implausible(k, limits); }),
                        kept.kernels.end());
-    out.warnings.push_back(std::to_string(set_aside) + (set_aside == 1 ? " node record was" : " node records were") +
-                           " set aside: longer than twice a whole untraced launch of the same graph (the wrong end "
-                           "time CUPTI can give a node traced right after GRAPH_TRACE is switched off)");
   }
-  const TraceData& d = set_aside > 0 ? kept : p.trace;
+  const TraceData& d = set_aside.empty() ? p.trace : kept;
 
   // GPU extent and exec of every launch, by correlation id.
   std::unordered_map<std::uint32_t, Extent> extent;
@@ -473,6 +471,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     for (const auto& k : t.kernels) traced.insert(k.correlation_id);
     for (const auto& m : t.memcpys) traced.insert(m.correlation_id);
     for (const auto& m : t.memsets) traced.insert(m.correlation_id);
+    if (auto n = set_aside.find(e.exec_id); n != set_aside.end()) g.sampling.set_aside = n->second;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const ApiRecord* a = calls[i];
       g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));

@@ -104,7 +104,8 @@ json sampling_json(const GraphProfile& g) {
               {"span_traced", stats(duration_stats(s.span_traced_ns))},
               {"span_untraced", stats(duration_stats(s.span_untraced_ns))},
               {"perturbation", traced > 0 && untraced > 0 ? json(traced / untraced - 1.0) : json(nullptr)},
-              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)}};
+              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)},
+              {"set_aside", s.set_aside}};
 }
 
 json process_json_of(const ProcessProfile& p, std::size_t index) {
@@ -334,7 +335,9 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
   const std::size_t n = runs.size();
   report.settings["repeat"] = n;
   report.settings["processes"] = n;  // independent runs, as `run --processes` counts them
-  ModeResult& app = report.results.front();
+  // results[0] is the application's; graphs that run 1 did not have are appended below, so it is
+  // reached by index each time (a reference would dangle once the vector grows).
+  auto app = [&report]() -> ModeResult& { return report.results.front(); };
   json all = json::array();
   std::map<std::string, std::vector<std::size_t>> results_by_key;  // graph key -> results of run 1, in order
   std::size_t next = 1;  // results[0] is the application's; one per graph follows, as run 1 made them
@@ -346,14 +349,14 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
     for (std::size_t p = 0; p < rep.processes.size(); ++p) procs.push_back(process_json_of(rep.processes[p], p + 1));
     all.push_back({{"run", k + 1}, {"exit_status", rep.exit_status}, {"exit", rep.exit_description}, {"wall_ns", rep.wall_ns},
                    {"processes", std::move(procs)}});
-    if (rep.exit_status != 0 && app.status == Status::kOk) {
-      app.status = Status::kFailed;
-      app.reason = "the application " + rep.exit_description + " (run " + std::to_string(k + 1) + " of " + std::to_string(n) + ")";
+    if (rep.exit_status != 0 && app().status == Status::kOk) {
+      app().status = Status::kFailed;
+      app().reason = "the application " + rep.exit_description + " (run " + std::to_string(k + 1) + " of " + std::to_string(n) + ")";
     }
     if (k == 0) continue;
     std::map<std::string, Metric> metrics = app_metrics(rep.processes);
     metrics["wall_time"] = metric("ns", Direction::kLowerIsBetter, "wall time of the profiled application", {rep.wall_ns});
-    add_run(app.metrics, std::move(metrics));
+    add_run(app().metrics, std::move(metrics));
     // The same graph (process, node count, kernel sequence, rank among its equals) gets this run's
     // samples as one more repetition; a graph run 1 did not have gets a result of its own.
     std::map<std::string, std::size_t> seen;
@@ -375,7 +378,7 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
         report.results.push_back(std::move(r));
       }
   }
-  app.sections.other["profile"]["runs"] = std::move(all);
+  app().sections.other["profile"]["runs"] = std::move(all);
   return report;
 }
 

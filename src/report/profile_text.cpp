@@ -143,13 +143,17 @@ void sampling_text(std::ostringstream& out, const json& p) {
       out << "\n  node sampling (" << (rule ? p["node_sampling"].get<std::string>() + " = warm-up, first, 1 in" : std::string("rule not recorded"))
           << "; --node-sample all traces every launch): node times come from the launches\n"
              "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
-             "  ran on the GPU than an untraced one (median GRAPH_TRACE spans)\n";
+             "  ran on the GPU than an untraced one (medians: first node record to last, and GRAPH_TRACE spans)\n";
       header = true;
     }
     out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
         << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
         << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
-        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-")) << "\n";
+        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
+    if (const double n = s.value("set_aside", 0.0); n > 0)
+      out << "; " << strf("%.0f", n) << (n == 1 ? " node record" : " node records")
+          << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";
+    out << "\n";
   }
 }
 

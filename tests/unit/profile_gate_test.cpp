@@ -86,6 +86,11 @@ TEST(ProfileRepeat, AGraphOnlyALaterRunMadeGetsAResultOfItsOwn) {
   });
   ASSERT_EQ(r.results.size(), 4u);
   EXPECT_EQ(r.results[3].params.at("run"), "2");
+  // The application's result still gets every run after a graph's result was appended (it was
+  // written through a reference that the append left dangling: the runs went missing on the H200).
+  ASSERT_TRUE(r.results[0].sections.other.at("profile").contains("runs"));
+  EXPECT_EQ(r.results[0].sections.other.at("profile").at("runs").size(), 2u);
+  EXPECT_EQ(r.results[0].metrics.at("wall_time").repetitions.size(), 2u);
   EXPECT_EQ(r.results[2].metrics.at("gpu_time_per_iter").repetitions.size(), 1u);
 }
 

@@ -184,8 +184,8 @@ TEST(ProfileNodeSampling, NodeTimesComeFromTheTracedLaunchesAndSpansFromAll) {
     EXPECT_LE(n.duration.median, 200.0) << n.name;
   }
   EXPECT_EQ(samples, 3u);
-  ASSERT_EQ(p.warnings.size(), 1u) << "the set-aside record is said";
-  EXPECT_NE(p.warnings[0].find("1 node record was set aside"), std::string::npos) << p.warnings[0];
+  EXPECT_EQ(g.sampling.set_aside, 1u) << "the set-aside record is said with the graph's node sampling";
+  EXPECT_TRUE(p.warnings.empty()) << "not a warning: a fault of CUPTI's that the analysis mends";
   // Coverage, process-wide too: the graph's 500 ns of kernels in 2 launches stand for 6 launches'
   // 1500 ns (the implausible 4900 ns record counts nowhere).
   EXPECT_TRUE(p.coverage_estimated);
@@ -212,7 +212,8 @@ TEST(ProfileNodeSampling, TheReportAndConsoleSayWhichLaunchesWereTraced) {
   EXPECT_EQ(s["span_untraced"]["count"], 4);
   EXPECT_NEAR(s["perturbation"].get<double>(), 265.0 / 300.0 - 1.0, 1e-9) << "median traced span 265 ns vs 300 ns untraced";
   const std::string text = format_profile_summary(r);
-  for (const char* want : {"node sampling (1,1,3,0/1000", "graph_3: 2 of 6 launches traced (launch 2, 5)",
+  EXPECT_EQ(s["set_aside"], 1);
+  for (const char* want : {"node sampling (1,1,3,0/1000", "graph_3: 2 of 6 launches traced (launch 2, 5)", "; 1 node record set aside",
                            "graph kernels estimated from the node-traced launches", "nodes timed over 2 node-traced launches"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
 }

@@ -119,12 +119,13 @@ struct LaunchCalls {
 };
 
 // Node sampling (node_sampling.hpp): which launches of a graph were traced node by node, and how
-// much that tracing stretched them (GRAPH_TRACE spans of traced vs untraced launches).
+// much that tracing stretched them (node-record spans of traced vs GRAPH_TRACE spans of untraced launches).
 struct NodeSamplingFigures {
   std::vector<std::size_t> traced_ordinals;       // launch ordinals (0 = first) with kernel records
-  std::vector<double> span_traced_ns;             // GRAPH_TRACE span of each traced launch
+  std::vector<double> span_traced_ns;             // first node record to last, of each traced launch
   std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
   std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
+  std::size_t set_aside = 0;  // node records longer than twice an untraced launch, left out (profile_analysis.cpp)
 };
 
 struct GraphProfile {
