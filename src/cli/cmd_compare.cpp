@@ -25,7 +25,8 @@ namespace {
 
 struct CompareOptions {
   std::string baseline, candidate;
-  double threshold_pct = 5.0;
+  double threshold_pct = 3.0;
+  double noise_multiple = 3.0;
   double noise_floor_pct = 1.0;
   std::vector<std::string> metric_thresholds;
   std::vector<std::string> abs_floors;
@@ -88,6 +89,7 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
                       strf("%g", o.threshold_pct));
   Thresholds t;
   t.threshold = o.threshold_pct / 100.0;
+  t.noise_multiple = o.noise_multiple;
   t.noise_floor = o.noise_floor_pct / 100.0;
   for (const auto& m : o.metric_thresholds) {
     PatternValue pv = parse_pattern_value("--metric-threshold", m, 0.01, 1000.0);
@@ -170,9 +172,17 @@ void setup_compare(CLI::App& app, int& exit_code) {
                   "baseline report (graphprof run --json), or a folder whose *.json reports are pooled")
       ->required();
   sub->add_option("candidate", o->candidate, "candidate report, or a folder of reports to pool")->required();
-  sub->add_option("--threshold", o->threshold_pct, "practical threshold in percent: smaller changes never fail")
+  sub->add_option("--threshold", o->threshold_pct,
+                  "threshold floor in percent: smaller changes never fail; a series whose runs vary more gets "
+                  "--noise-multiple times their between-run sd instead (each row shows its threshold)")
       ->check(finite_number())
       ->check(CLI::Range(0.01, 1000.0))
+      ->capture_default_str();
+  sub->add_option("--noise-multiple", o->noise_multiple,
+                  "K: a row's threshold is max(--threshold, K x the between-run sd of its runs, both sides pooled); "
+                  "0: every row at --threshold")
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   sub->add_option("--noise-floor", o->noise_floor_pct,
                   "percent the gate interval (the 1 % suite-wide false-alarm rate split over the gating series, "
@@ -181,8 +191,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   sub->add_option("--metric-threshold", o->metric_thresholds,
-                  "PATTERN=PCT: threshold for metrics matching the glob (metric key, or workload/mode/metric); "
-                  "repeatable, last match wins");
+                  "PATTERN=PCT: fixed threshold for metrics matching the glob (metric key, or workload/mode/metric; "
+                  "no noise term); repeatable, last match wins");
   sub->add_option("--abs-floor", o->abs_floors,
                   "PATTERN=VALUE: absolute floor in the metric's unit (ns); repeatable, last match wins");
   sub->add_option("--gate", o->gates,

@@ -43,6 +43,67 @@ std::string format_value(double v, const std::string& unit) {
 
 std::string format_spread(const SideData& s) { return strf("%.1f%%", 100.0 * s.spread); }
 
+namespace {
+// An absolute threshold in the row's unit: "1 count", "2 points" (fractions in %).
+std::string absolute_text(const AppliedRule& rule, const std::string& unit) {
+  return unit == "%" ? strf("%g points", rule.abs_floor) : format_value(rule.abs_floor, unit);
+}
+}  // namespace
+
+std::string format_threshold(const AppliedRule& rule, const std::string& unit) {
+  if (rule.threshold_basis == ThresholdBasis::kAbsolute) return absolute_text(rule, unit);
+  const double p = 100.0 * rule.threshold;
+  return rule.threshold_basis == ThresholdBasis::kNoise ? strf("%.1f%%", p) : strf("%g%%", p);
+}
+
+std::string threshold_origin_note(const AppliedRule& rule) {
+  switch (rule.threshold_basis) {
+    case ThresholdBasis::kNoise:
+      return " (" + strf("%g", rule.noise_multiple) + " x the runs' " + strf("%.1f%%", 100.0 * rule.noise_sd) + " spread)";
+    case ThresholdBasis::kFixed: return " (--metric-threshold)";
+    case ThresholdBasis::kAbsolute:
+    case ThresholdBasis::kDeterministic:
+    case ThresholdBasis::kFloor: break;
+  }
+  return "";
+}
+
+std::string threshold_phrase(const AppliedRule& rule) {
+  return "the " + format_threshold(rule) + " threshold" + threshold_origin_note(rule);
+}
+
+std::string threshold_explained(const AppliedRule& rule, const std::string& unit) {
+  std::string why;
+  switch (rule.threshold_basis) {
+    case ThresholdBasis::kAbsolute: why = "the smallest absolute change that counts"; break;
+    case ThresholdBasis::kNoise:
+      why = strf("%g", rule.noise_multiple) + " x the runs' " + strf("%.1f%%", 100.0 * rule.noise_sd) +
+            " spread, above the " + strf("%g%%", 100.0 * rule.threshold_floor) + " floor";
+      break;
+    case ThresholdBasis::kFixed: why = "set by --metric-threshold"; break;
+    case ThresholdBasis::kDeterministic: why = "a count: the floor, never widened by noise"; break;
+    case ThresholdBasis::kFloor: why = "the floor"; break;
+  }
+  return format_threshold(rule, unit) + " (" + why + ")";
+}
+
+std::string threshold_cell(const AppliedRule& rule, const std::string& unit) {
+  switch (rule.threshold_basis) {
+    case ThresholdBasis::kAbsolute: return absolute_text(rule, unit);
+    case ThresholdBasis::kNoise: return format_threshold(rule) + " (" + strf("%g", rule.noise_multiple) + "σ)";
+    case ThresholdBasis::kFixed: return format_threshold(rule) + " (set)";
+    case ThresholdBasis::kDeterministic: return format_threshold(rule) + " (count)";
+    case ThresholdBasis::kFloor: break;
+  }
+  return format_threshold(rule);
+}
+
+std::string threshold_rule_text(const Thresholds& t) {
+  const std::string floor = strf("%g%%", 100.0 * t.threshold);
+  if (!(t.noise_multiple > 0)) return floor;
+  return "max(" + floor + ", " + strf("%g", t.noise_multiple) + " x the between-run sd of its runs)";
+}
+
 std::string verdict_label(const MetricComparison& r) {
   std::string s = to_string(r.verdict);
   std::replace(s.begin(), s.end(), '_', ' ');

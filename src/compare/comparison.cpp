@@ -46,6 +46,17 @@ const char* to_string(GateEffect e) {
   return "pass";
 }
 
+const char* to_string(ThresholdBasis b) {
+  switch (b) {
+    case ThresholdBasis::kFloor: return "floor";
+    case ThresholdBasis::kNoise: return "noise";
+    case ThresholdBasis::kFixed: return "fixed";
+    case ThresholdBasis::kDeterministic: return "count";
+    case ThresholdBasis::kAbsolute: return "absolute";
+  }
+  return "floor";
+}
+
 int severity(Verdict v) { return static_cast<int>(v); }  // the enum is declared in reading order
 
 std::string MetricComparison::benchmark() const {
@@ -144,8 +155,15 @@ AppliedRule rule_for(const Thresholds& t, const std::string& workload, const std
   AppliedRule r;
   auto matches = [&](const std::string& p) { return pattern_matches(p, workload, mode, metric); };
   r.threshold = t.threshold;
+  // A count is the same in every run unless the code changed: it never gets a noise term.
+  r.threshold_basis = unit == "count" ? ThresholdBasis::kDeterministic : ThresholdBasis::kFloor;
   for (const auto& pv : t.metric_thresholds)
-    if (matches(pv.pattern)) r.threshold = pv.value;
+    if (matches(pv.pattern)) {
+      r.threshold = pv.value;
+      r.threshold_basis = ThresholdBasis::kFixed;
+    }
+  r.threshold_floor = r.threshold;
+  r.noise_multiple = t.noise_multiple;
   r.noise_floor = t.noise_floor;
   if (unit == "ns") {
     r.abs_floor = t.default_abs_floor_ns;

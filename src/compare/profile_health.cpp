@@ -18,6 +18,7 @@
 #include <map>
 
 #include "comparison_internal.hpp"
+#include "graphprof/compare/compare_stats.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/core/stats.hpp"
 
@@ -151,10 +152,12 @@ SideData side_of(const std::vector<double>& v) {
 void decide(MetricComparison& r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule,
             const Thresholds& t) {
   r.rule.gating = rule.gating;
-  const double relative = rule.relative >= 0 ? rule.relative : t.threshold;
-  r.rule.threshold = rule.kind == Kind::kFraction ? 0 : relative;
+  double relative = rule.relative >= 0 ? rule.relative : t.threshold;
+  r.rule.threshold = r.rule.threshold_floor = rule.kind == Kind::kFraction ? 0 : relative;
   r.rule.abs_floor = rule.floor;
   r.rule.series_class = rule.kind == Kind::kTime && !rule.gating ? SeriesClass::kHost : SeriesClass::kDevice;
+  r.rule.threshold_basis = rule.kind == Kind::kTime ? ThresholdBasis::kFloor : ThresholdBasis::kDeterministic;
+  r.rule.noise_multiple = t.noise_multiple;
   r.method = "profile-runs";
   if (b.empty() || c.empty()) {
     r.verdict = Verdict::kInvalid;
@@ -169,7 +172,24 @@ void decide(MetricComparison& r, const std::vector<double>& b, const std::vector
     r.ratio = mc / mb;
   }
   r.abs_change = mc - mb;
+  // A gating time follows its runs' noise as every device series does (docs/compare.md, "The
+  // threshold of a row"); counts and fractions keep theirs.
+  if (rule.kind == Kind::kTime && b.size() >= t.min_runs && c.size() >= t.min_runs) {
+    std::vector<double> lb, lc;
+    for (double v : b) lb.push_back(std::log(v));
+    for (double v : c) lc.push_back(std::log(v));
+    if (std::all_of(b.begin(), b.end(), [](double v) { return v > 0; }) &&
+        std::all_of(c.begin(), c.end(), [](double v) { return v > 0; })) {
+      const WelchResult w = welch(lb, lc);
+      r.rule.noise_sd = pooled_sd(w.sd_x, lb.size(), w.sd_y, lc.size());
+      apply_noise_term(r.rule);
+      relative = r.rule.threshold;
+    }
+  }
   const double need = rule.kind == Kind::kFraction ? rule.floor : std::max(relative * std::fabs(mb), rule.floor);
+  // A count or fraction whose absolute floor is the larger: the row's threshold is that change.
+  if (rule.kind != Kind::kTime && (rule.kind == Kind::kFraction || need > relative * std::fabs(mb)))
+    r.rule.threshold_basis = ThresholdBasis::kAbsolute;
   const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
   const auto [cmin, cmax] = std::minmax_element(c.begin(), c.end());
   const bool up = *cmin > *bmax, down = *cmax < *bmin;

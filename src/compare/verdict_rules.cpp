@@ -29,13 +29,43 @@ RatioInterval ratio_interval(double d, double half, double level) {
   return ci;
 }
 
+// The change the runs-needed figure is for: the row's threshold when the estimate is beyond it
+// (a likely regression or improvement), else the floor, within which sameness is shown.
+double change_to_resolve(const MetricComparison& r) {
+  return std::fabs(std::log(r.ratio)) >= std::log1p(r.rule.threshold) ? r.rule.threshold : r.rule.threshold_floor;
+}
+
 std::string runs_needed_text(const MetricComparison& r) {
   if (r.runs_needed == 0) return "";
-  if (r.runs_needed >= 1000) return "more than 1000 runs per side would be needed to detect " + pct(r.rule.threshold);
-  return "about " + std::to_string(r.runs_needed) + " runs per side would detect " + pct(r.rule.threshold);
+  const bool at_threshold = std::fabs(std::log(r.ratio)) >= std::log1p(r.rule.threshold);
+  const std::string shown = at_threshold ? format_threshold(r.rule) : pct(r.rule.threshold_floor);
+  if (r.runs_needed >= 1000) return "more than 1000 runs per side would be needed to detect " + shown;
+  return "about " + std::to_string(r.runs_needed) + " runs per side would detect " + shown;
 }
 
 }  // namespace
+
+double pooled_sd(double sd_x, std::size_t m, double sd_y, std::size_t n) {
+  if (m + n <= 2) return 0;
+  const double dm = static_cast<double>(m) - 1.0, dn = static_cast<double>(n) - 1.0;
+  return std::sqrt((dm * sd_x * sd_x + dn * sd_y * sd_y) / (dm + dn));
+}
+
+// A device series' threshold follows its own noise: a change smaller than k times the between-run
+// sd is one that runs of one build show among themselves, so it is not a practical change of the
+// code even when the interval resolves it. Host and informational series keep their floor (their
+// 3-40 % noise is what many runs average out, not a size of change that does not matter), and so
+// do counts and --metric-threshold rows.
+void apply_noise_term(AppliedRule& rule) {
+  if (rule.series_class != SeriesClass::kDevice || rule.threshold_basis != ThresholdBasis::kFloor ||
+      !(rule.noise_multiple > 0) || !(rule.noise_sd > 0))
+    return;
+  const double noise = std::expm1(rule.noise_multiple * rule.noise_sd);
+  if (noise > rule.threshold_floor) {
+    rule.threshold = noise;
+    rule.threshold_basis = ThresholdBasis::kNoise;
+  }
+}
 
 std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -55,7 +85,9 @@ void estimate(MetricComparison& r, const Thresholds& t, std::size_t gating_serie
     r.method = "welch-t";
     r.std_error = w.std_error;
     r.df = w.df;
-    sd = std::sqrt(0.5 * (w.sd_x * w.sd_x + w.sd_y * w.sd_y));
+    sd = pooled_sd(w.sd_x, x.size(), w.sd_y, y.size());
+    r.rule.noise_sd = sd;
+    apply_noise_term(r.rule);
   } else {
     r.method = "class-noise";
     sd = r.rule.class_sd;
@@ -69,7 +101,7 @@ void estimate(MetricComparison& r, const Thresholds& t, std::size_t gating_serie
   r.ci_gate = ratio_interval(w.diff, r.critical * r.std_error, 1.0 - 2.0 * alpha);
   r.ci_same = ratio_interval(w.diff, quantile(0.5 + 0.5 * t.same_level) * r.std_error, t.same_level);
   r.abs_change = r.base->center * (r.ratio - 1.0);
-  r.runs_needed = runs_to_detect(sd, std::log1p(r.rule.threshold), std::log1p(r.rule.noise_floor),
+  r.runs_needed = runs_to_detect(sd, std::log1p(change_to_resolve(r)), std::log1p(r.rule.noise_floor),
                                  normal_quantile(1.0 - alpha));
 }
 
@@ -93,25 +125,26 @@ void judge(MetricComparison& r, const Thresholds& t) {
   const std::string ci = "interval " + format_interval(r.ci_gate);
   const double lo = std::min(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
   const double hi = std::max(s * std::log(r.ci_gate.low), s * std::log(r.ci_gate.high));
-  const bool equivalent = -T < std::log(r.ci_same.low) && std::log(r.ci_same.high) < T;
+  // Sameness is shown within the floor, never within a band the noise widened: a noisy series
+  // whose change is below its threshold, but not shown to be small, is undecided, not "same".
+  const double S = std::log1p(r.rule.threshold_floor);
+  const bool equivalent = -S < std::log(r.ci_same.low) && std::log(r.ci_same.high) < S;
 
   if (lo > F && bad >= T) {
     r.verdict = abs_ok ? Verdict::kRegression : Verdict::kMinor;
-    r.reason = abs_ok ? change + " (" + ci + ", " + runs_text(r) + ") is beyond the " + pct(r.rule.threshold) +
-                            " threshold"
+    r.reason = abs_ok ? change + " (" + ci + ", " + runs_text(r) + ") is beyond " + threshold_phrase(r.rule)
                       : below_abs;
   } else if (hi < -F && bad <= -T) {
     r.verdict = abs_ok ? Verdict::kImprovement : Verdict::kMinor;
-    r.reason = abs_ok ? change + " (" + ci + ", " + runs_text(r) + ") is beyond the " + pct(r.rule.threshold) +
-                            " threshold"
+    r.reason = abs_ok ? change + " (" + ci + ", " + runs_text(r) + ") is beyond " + threshold_phrase(r.rule)
                       : below_abs;
   } else if (lo > F || hi < -F) {
     r.verdict = Verdict::kMinor;
-    r.reason = (lo > F ? worse : better) + " by " + change + ", a real change (" + ci + ") below the " +
-               pct(r.rule.threshold) + " threshold";
+    r.reason = (lo > F ? worse : better) + " by " + change + ", a real change (" + ci + ") below " +
+               threshold_phrase(r.rule);
   } else if (equivalent) {
     r.verdict = Verdict::kSame;
-    r.reason = "within ±" + pct(r.rule.threshold) + ": " + pct(t.same_level) + " CI " + format_interval(r.ci_same) +
+    r.reason = "within ±" + pct(r.rule.threshold_floor) + ": " + pct(t.same_level) + " CI " + format_interval(r.ci_same) +
                " (" + runs_text(r) + ")";
   } else {
     r.verdict = Verdict::kInconclusive;

@@ -4,6 +4,8 @@
 // in batches of the timing passes' size (pass_context.hpp), exactly like the untraced GPU pass, so
 // the two per-iteration figures compare directly.
 #include "graphprof/cuda/trace_pass.hpp"
+
+#include <chrono>
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/run_outcome.hpp"
 
@@ -60,7 +62,13 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
     NvtxRange r("warm-up (traced)");
     int warm = std::max(batch, 5);
     if (iteration_seconds > 0) warm = std::min(warm, static_cast<int>(std::max(1.0, opt.rule.budget_seconds / iteration_seconds)));
-    for (int i = 0; i < warm; ++i) one_iteration();
+    // Traced iterations run slower than the untraced time says: the warm-up stops at a quarter of
+    // the budget whatever its count.
+    const auto w0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < warm; ++i) {
+      one_iteration();
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() > opt.rule.budget_seconds / 4) break;
+    }
     pc.synchronize();
   }
 
@@ -73,7 +81,13 @@ PassOutput trace_once(const WorkloadEntry& entry, Mode mode, const Params& param
   windows.reserve(wanted + static_cast<std::size_t>(batch));
   {
     NvtxRange r("launch loop (traced)");
+    // At most half the budget for the traced replays: collecting and joining their records takes
+    // about as long again for a workload of many kernels (--time-limit gives this pass what is left).
+    const auto loop0 = std::chrono::steady_clock::now();
     while (windows.size() < wanted) {
+      if (!windows.empty() &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - loop0).count() > opt.rule.budget_seconds / 2)
+        break;
       // The last batch is cut short so exactly `wanted` replays are recorded.
       const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), wanted - windows.size()));
       events.enqueue(pc.stream(), n, [&] {

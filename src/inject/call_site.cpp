@@ -14,7 +14,10 @@
 
 #include <pthread.h>
 
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -215,7 +218,17 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
   return line;
 }
 
+// What taking the sites cost inside the callbacks (the `site_cost` line).
+std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0};
+
+std::uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 void take_site(const ApiEvent& e) {
+  const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
   std::string site, batch;
@@ -253,6 +266,19 @@ void take_site(const ApiEvent& e) {
     write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
+  g_site_calls.fetch_add(1, std::memory_order_relaxed);
+  g_site_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
+}
+
+// The `site_cost` line: calls whose site was taken, the time spent taking them (from entering the
+// site code to leaving it: the GIL, both stacks, the table, naming and writing a new site), and
+// how many native stacks were unwound fully.
+std::string site_cost_line() {
+  std::string line;
+  appendf(line, "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"full_unwinds\":%llu}\n",
+          static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
+          static_cast<unsigned long long>(full_unwinds()));
+  return line;
 }
 
 // The `py` line: how the Python stacks were read (python_frames.hpp).
@@ -334,6 +360,17 @@ void on_api_event(const ApiEvent& e) {
     return;
   }
   if (k == Kind::kSiteAndLedger || k == Kind::kLedger) take_sample(sample_of(e.enter, e.cbid), e.correlation);
+  // A runtime launch calls the driver's: the driver callback inside it (the same launch, whose
+  // kernel records carry the runtime call's correlation id) takes no second site.
+  thread_local int t_runtime_sites = 0;  // runtime site calls this thread is inside
+  if (!e.driver && k == Kind::kSite) {
+    if (!e.enter) {
+      if (t_runtime_sites > 0) --t_runtime_sites;
+      return;
+    }
+    ++t_runtime_sites;
+  }
+  if (e.driver && t_runtime_sites > 0) return;
   if (g_enabled && e.enter && (k == Kind::kSite || k == Kind::kSiteAndLedger)) take_site(e);
 }
 
@@ -345,7 +382,7 @@ void flush_call_sites(bool may_wait) {
     if (may_wait ? !lock.try_lock_for(std::chrono::seconds(2)) : !lock.try_lock()) return;
     batch = pending_lines_locked();
   }
-  if (g_enabled) batch += python_line();
+  if (g_enabled) batch += site_cost_line() + python_line();
   if (!batch.empty()) write_lines(batch, true, std::chrono::seconds(2));
 }
 

@@ -20,6 +20,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -65,6 +66,7 @@ struct Edge {
 };
 std::mutex g_edges_mu;
 std::unordered_map<std::uint64_t, Edge> g_edges;
+std::atomic<std::uint64_t> g_full_unwinds{0};  // cached_native_stack calls that unwound fully
 
 std::uint64_t edge_key(std::uintptr_t prev, std::uintptr_t pc) {
   return (static_cast<std::uint64_t>(prev) * 0x9e3779b97f4a7c15ull) ^ static_cast<std::uint64_t>(pc);
@@ -217,6 +219,8 @@ std::size_t native_stack(std::uintptr_t* pcs, std::size_t max) {
   return w.n;
 }
 
+std::uint64_t full_unwinds() { return g_full_unwinds.load(std::memory_order_relaxed); }
+
 __attribute__((noinline, no_sanitize_address)) std::size_t cached_native_stack(std::uintptr_t* pcs, std::size_t max) {
   if (max == 0) return 0;
 #if defined(__x86_64__)
@@ -256,6 +260,7 @@ __attribute__((noinline, no_sanitize_address)) std::size_t cached_native_stack(s
   // Unwind fully (skipping this function's frame too) and learn the frame sizes of this chain:
   // sps[k] is where frame k's return address sits above (sps[0] == top), sps[k+1] - sps[k] its size.
   std::uintptr_t sps[kMaxFrames];
+  g_full_unwinds.fetch_add(1, std::memory_order_relaxed);
   Walk w{pcs, sps, 0, max, 1};
   _Unwind_Backtrace(on_frame, &w);
   if (w.n == 0 || sps[0] != top || stack.high <= stack.low) return w.n;  // not the layout assumed: nothing learned

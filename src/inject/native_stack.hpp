@@ -22,6 +22,8 @@ std::size_t native_stack(std::uintptr_t* pcs, std::size_t max);
 // chain only while every pair read was seen before (else it unwinds fully and learns). x86-64
 // only (the return address sits just below the frame's CFA); elsewhere always the full unwind.
 std::size_t cached_native_stack(std::uintptr_t* pcs, std::size_t max);
+// How many of its calls unwound fully so far (the rest read the stack with learned sizes).
+std::uint64_t full_unwinds();
 
 struct NativeFrame {
   std::string module;        // path of the shared object or executable; "" when no module maps it (JIT code)

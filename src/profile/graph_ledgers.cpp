@@ -137,18 +137,25 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     sp.graphs.push_back(std::move(l));
   }
 
-  // Graphs captured from one site.
-  std::map<std::uint32_t, std::vector<std::size_t>> by_site;  // site id -> indexes into out.graphs
+  // Graphs captured from one site: the same innermost application frame (`where`), whatever the
+  // library frames below it (CUDA-graph trees capture a new shape through other torch code than the
+  // first), in the order of their first capture.
+  std::vector<std::pair<SiteSummary, std::vector<std::size_t>>> by_site;  // indexes into out.graphs
+  std::map<std::string, std::size_t> group_of_where;
   for (std::size_t i = 0; i < out.graphs.size(); ++i) {
     auto c = capture_of_graph.find(out.graphs[i].exec.graph_id);
     if (c == capture_of_graph.end()) continue;
     auto s = r.site_of_call.find(c->second.begin_co);
-    if (s != r.site_of_call.end()) by_site[s->second].push_back(i);
+    if (s == r.site_of_call.end() || !site_by_id.count(s->second)) continue;
+    SiteSummary site = summarize_site(*site_by_id[s->second]);
+    auto [g, fresh] = group_of_where.emplace(site.where, by_site.size());
+    if (fresh) by_site.emplace_back(std::move(site), std::vector<std::size_t>{});
+    by_site[g->second].second.push_back(i);
   }
   for (const auto& [site, graphs] : by_site) {
-    if (graphs.size() < 2 || !site_by_id.count(site)) continue;
+    if (graphs.size() < 2) continue;
     Recapture rc;
-    rc.site = summarize_site(*site_by_id[site]);
+    rc.site = site;
     std::set<std::set<std::string>> shapes;
     for (std::size_t i : graphs) {
       rc.graph_ids.push_back(out.graphs[i].exec.graph_id);

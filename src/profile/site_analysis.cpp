@@ -165,6 +165,8 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   sp.sites_recorded = !r.sites.empty();
   sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
   sp.process_start_resolution_ns = r.process_start_resolution_ns;
+  sp.python_frames = r.python_frames;
+  sp.site_cost = r.site_cost;
 
   // The step: one launch of the most-launched graph, or of any graph captured at its site that is
   // launched at least a tenth as often (the buckets of a server: one graph per batch size, one of

@@ -90,6 +90,19 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.memory_ops.push_back(m);
   } else if (t == "vmm") {
     out.vmm_creates.push_back(VmmCreateRecord{field<std::uint32_t>(j, "co"), field<std::uint64_t>(j, "ts"), field<std::uint64_t>(j, "b")});
+  } else if (t == "py") {
+    PythonFramesRecord p;
+    p.mode = field<std::string>(j, "mode");
+    p.held = field<std::uint64_t>(j, "held");
+    p.taken = field<std::uint64_t>(j, "taken");
+    p.wait_ns = field<std::uint64_t>(j, "wait_ns");
+    p.slow = field<std::uint64_t>(j, "slow");
+    p.stopped = field<int>(j, "stopped") != 0;
+    p.can_take = field<int>(j, "can_take") != 0;
+    out.python_frames = p;
+  } else if (t == "site_cost") {
+    out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"),
+                                   field<std::uint64_t>(j, "full_unwinds")};
   } else if (t == "proc_start") {
     out.process_start_ns = field<std::uint64_t>(j, "ts");
     out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");

@@ -78,6 +78,15 @@ void add_sites_json(json& j, const ProcessProfile& p) {
     rec.push_back({{"site", site_json(r.site)}, {"graphs", r.graph_ids}, {"nodes", r.nodes}, {"shapes", r.shapes}, {"traced", r.traced}});
   j["recaptures"] = std::move(rec);
   j["late_graphs"] = s.late_graphs;
+  if (const auto& py = s.python_frames)
+    j["python_frames"] = {{"mode", py->mode}, {"held", py->held},   {"taken", py->taken},       {"wait_ns", py->wait_ns},
+                          {"slow", py->slow}, {"stopped", py->stopped}, {"can_take", py->can_take}};
+  else
+    j["python_frames"] = nullptr;
+  if (const auto& c = s.site_cost)
+    j["call_site_cost"] = {{"calls", c->calls}, {"ns", c->ns}, {"full_unwinds", c->full_unwinds}};
+  else
+    j["call_site_cost"] = nullptr;
   j["exec_updates"] = counts_json(s.exec_updates);
   j["set_params"] = counts_json(s.set_params);
 }

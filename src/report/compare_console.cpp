@@ -163,9 +163,8 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
-  out << "rules:     device-class series gate: change >= " << format_change(1 + t.threshold)
-      << " beyond the noise of their own runs (" << format_change(1 + t.noise_floor) << " floor, "
-      << false_alarm_text(c) << ")\n";
+  out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
+      << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
   out << "           "
       << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
       << "\n";
@@ -189,6 +188,8 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     if (!o.show_all && !worth_showing(*r)) ++(r->verdict == Verdict::kSame ? hidden_same : hidden_info);
     else listed.push_back(r);
   }
+  // A workload whose listed rows share every parameter: none tells them apart ("update[~]/graph").
+  static const std::set<std::string> kNoParams;
   const auto telling = telling_params(listed);
   std::vector<Row> rows;
   std::vector<std::string> details;
@@ -198,12 +199,13 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     row.colour = colour_of(r->verdict);
     const bool stats = r->base && r->cand;
     row.cells = {verdict_label(*r),
-                 benchmark_cell(*r, tell == telling.end() ? nullptr : &tell->second, 40),
+                 benchmark_cell(*r, tell == telling.end() ? &kNoParams : &tell->second, 30),
                  clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
                  r->has_estimate ? format_change(r->ratio) : "-",
                  r->has_estimate ? format_interval(r->ci_gate) : "-",
+                 stats ? threshold_cell(r->rule, r->unit) : "-",
                  stats ? std::to_string(r->base->reps.size()) + "/" + std::to_string(r->cand->reps.size()) : "-",
                  short_note(*r)};
     rows.push_back(std::move(row));
@@ -214,13 +216,26 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   }
   out << "\n";
   if (!rows.empty()) {
-    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "runs", "note"},
-                rows, o.color, 3, 7, &details);
+    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "threshold", "runs", "note"},
+                rows, o.color, 3, 8, &details);
   }
   if (hidden_same + hidden_info > 0) {
     out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";
     if (hidden_info > 0) out << ", " << hidden_info << " informational inconclusive or minor";
     out << "\n";
+  }
+  bool noise_rows = false, set_rows = false;
+  for (const MetricComparison* r : listed) {
+    noise_rows = noise_rows || (r->has_estimate && r->rule.threshold_basis == ThresholdBasis::kNoise);
+    set_rows = set_rows || (r->has_estimate && r->rule.threshold_basis == ThresholdBasis::kFixed);
+  }
+  if (noise_rows || set_rows) {
+    std::string legend = "threshold: ";
+    if (noise_rows)
+      legend += strf("%g", t.noise_multiple) + "σ = " + strf("%g", t.noise_multiple) +
+                " x the between-run sd of the series' runs, where that is above the " + strf("%g%%", 100.0 * t.threshold) + " floor";
+    if (set_rows) legend += std::string(noise_rows ? "; " : "") + "set = --metric-threshold";
+    out << clip(legend, kMaxConsoleColumns) << "\n";
   }
   if (!o.verbose && !rows.empty()) out << "why each row reads as it does: --verbose, or --json\n";
   std::string geo;

@@ -80,6 +80,10 @@ json row_json(const MetricComparison& r) {
          {"not_enough_runs", r.not_enough_runs},
          {"rule",
           {{"threshold", r.rule.threshold},
+           {"threshold_floor", r.rule.threshold_floor},
+           {"threshold_basis", to_string(r.rule.threshold_basis)},
+           {"noise_sd", r.rule.noise_sd > 0 ? num(r.rule.noise_sd) : json(nullptr)},
+           {"noise_multiple", r.rule.noise_multiple},
            {"noise_floor", r.rule.noise_floor},
            {"class_between_run_sd", r.rule.class_sd},
            {"abs_floor", r.rule.abs_floor},
@@ -110,6 +114,7 @@ json row_json(const MetricComparison& r) {
 json compare_to_json(const Comparison& c) {
   const Thresholds& t = c.thresholds;
   json settings{{"threshold", t.threshold},
+                {"noise_multiple", t.noise_multiple},
                 {"noise_floor", t.noise_floor},
                 {"family_alpha", t.family_alpha},
                 {"min_runs", t.min_runs},

@@ -55,6 +55,7 @@ std::string details(const MetricComparison& r) {
     o << "change: " << format_change(r.ratio) << "; gate interval: " << format_interval(r.ci_gate)
       << "; method: " << r.method << "\n";
   }
+  if (r.base && r.cand) o << "threshold: " << threshold_explained(r.rule, r.unit) << "\n";
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   return o.str();
 }

@@ -61,13 +61,13 @@ std::string row_line(const MetricComparison& r) {
          " | " + (stats ? format_value(r.base->center, r.unit) : "-") + " | " +
          (stats ? format_value(r.cand->center, r.unit) : "-") + " | " + (r.has_estimate ? format_change(r.ratio) : "-") +
          " | " + (r.has_estimate ? format_interval(r.ci_gate) : "-") + " | " +
-         (stats ? std::to_string(r.base->reps.size()) + " / " + std::to_string(r.cand->reps.size()) : "-") + " | " +
+         (stats ? threshold_cell(r.rule, r.unit) : "-") + " | " + (stats ? std::to_string(r.base->reps.size()) + " / " + std::to_string(r.cand->reps.size()) : "-") + " | " +
          cell(why) + " |\n";
 }
 
 const char* kTableHead =
-    "| Verdict | Benchmark | Metric | Baseline | Candidate | Change | Interval | Runs b/c | Why |\n"
-    "|---|---|---|--:|--:|--:|--:|--:|---|\n";
+    "| Verdict | Benchmark | Metric | Baseline | Candidate | Change | Interval | Threshold | Runs b/c | Why |\n"
+    "|---|---|---|--:|--:|--:|--:|--:|--:|---|\n";
 
 // The few rows that make the verdict: gating regressions, failures, untrusted rows and
 // improvements, at most kShortRows of them, right under the verdict line.
@@ -83,11 +83,12 @@ std::string short_table(const Comparison& c) {
       continue;
     }
     out += "| " + icon(r->verdict) + " " + verdict_label(*r) + " | " + code(r->benchmark()) + " | " + cell(r->metric) +
-           " | " + (r->has_estimate ? format_change(r->ratio) : "-") + " |\n";
+           " | " + (r->has_estimate ? format_change(r->ratio) : "-") + " | " +
+           (r->base && r->cand ? threshold_cell(r->rule, r->unit) : "-") + " |\n";
     ++n;
   }
   if (out.empty()) return "";
-  out = "| Verdict | Benchmark | Metric | Change |\n|---|---|---|--:|\n" + out;
+  out = "| Verdict | Benchmark | Metric | Change | Threshold |\n|---|---|---|--:|--:|\n" + out;
   if (more > 0) out += "\n_and " + std::to_string(more) + " more below_\n";
   return out + "\n";
 }
@@ -118,9 +119,8 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
           "  \n";
   head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
-  head += "Regression = a device-class series changed by ≥ " + format_change(1 + t.threshold) +
-          " beyond the between-run noise of its own runs (floor " + format_change(1 + t.noise_floor) + ", " +
-          cell(false_alarm_text(c)) + ")";
+  head += "Regression = a device-class series changed by at least its row's threshold, " + cell(threshold_rule_text(t)) +
+          ", with an interval beyond " + format_change(1 + t.noise_floor) + " (" + cell(false_alarm_text(c)) + ")";
   if (!t.gate_patterns.empty()) {
     head += "; also gating:";
     for (const auto& g : t.gate_patterns) head += " " + code(g);

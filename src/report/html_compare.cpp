@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
@@ -40,7 +41,22 @@ struct Row {
   std::string benchmark, metric, verdict, unit;
   bool gating = false;
   double ratio = NAN, low = NAN, high = NAN;
+  double threshold = NAN;  // the row's own (rule.threshold); schema 2.1 says where it comes from
+  double abs_floor = NAN;  // rule.abs_floor: the threshold of an "absolute" row, in its unit
+  std::string basis = {};
+  bool both_sides = false;
 };
+
+// "3%", "8.3% (noise)", "2 points": the threshold the row was judged by, and where it came from
+// unless the floor.
+std::string threshold_text(const Row& r) {
+  if (!r.both_sides) return "-";
+  if (r.basis == "absolute" && std::isfinite(r.abs_floor))
+    return r.unit == "%" ? strf("%g points", r.abs_floor) : format_value(r.abs_floor, r.unit);
+  if (!std::isfinite(r.threshold)) return "-";
+  const std::string v = strf(r.basis == "noise" ? "%.1f%%" : "%g%%", 100 * r.threshold);
+  return r.basis.empty() || r.basis == "floor" ? v : v + " (" + r.basis + ")";
+}
 
 std::string change_text(double ratio) { return std::isfinite(ratio) ? format_change(ratio) : "-"; }
 
@@ -87,6 +103,11 @@ std::string comparison_section(const json& doc, const std::string& source) {
     if (!r.is_object()) continue;
     Row row{&r, str(r, "benchmark"), str(r, "metric"), str(r, "verdict"), str(r, "unit")};
     row.gating = r.value("gating", false);
+    const json rule = r.value("rule", json());
+    row.threshold = number(rule, "threshold");
+    row.abs_floor = number(rule, "abs_floor");
+    row.basis = str(rule, "threshold_basis");
+    row.both_sides = r.value("baseline", json()).is_object() && r.value("candidate", json()).is_object();
     const json est = r.value("estimate", json());
     if (est.is_object()) {
       row.ratio = number(est, "ratio");
@@ -120,6 +141,7 @@ std::string comparison_section(const json& doc, const std::string& source) {
     c.label = r.benchmark + " " + r.metric;
     c.css = "gp-verdict-" + css_token(r.verdict);
     c.change = r.ratio - 1;
+    if (std::isfinite(r.threshold)) c.threshold = r.threshold;
     if (std::isfinite(r.low) && std::isfinite(r.high)) c.low = r.low - 1, c.high = r.high - 1;
     else c.low = 1, c.high = 0;
     c.tooltip = r.benchmark + " " + r.metric + ": " + r.verdict + ", " + change_text(r.ratio) + ", 99% CI " +
@@ -142,13 +164,14 @@ std::string comparison_section(const json& doc, const std::string& source) {
            (r.gating ? "" : " <span class=\"gp-note\">(info)</span>") + "</td><td class=\"l gp-verdict gp-verdict-" +
            css_token(r.verdict) + "\">" + escape(r.verdict) + "</td><td>" + escape(change_text(r.ratio)) + "</td><td>" +
            escape(std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : "-") + "</td><td>" +
+           escape(threshold_text(r)) + "</td><td>" +
            escape(value_text(j.value("baseline", json()), unit)) + "</td><td>" +
            escape(value_text(j.value("candidate", json()), unit)) + "</td><td class=\"l\">" +
            escape(str(j, "reason")) + "</td></tr>\n";
   };
   const std::string head =
       "<thead><tr><th class=\"l\">benchmark</th><th class=\"l\">metric</th><th class=\"l\">verdict</th>"
-      "<th>change</th><th>99% interval</th><th>baseline</th><th>candidate</th><th class=\"l\">reason</th></tr></thead>";
+      "<th>change</th><th>99% interval</th><th>threshold</th><th>baseline</th><th>candidate</th><th class=\"l\">reason</th></tr></thead>";
   std::string shown, same;
   std::size_t same_count = 0;
   for (const Row& r : rows) {

@@ -47,7 +47,7 @@ svg.gp-chart { max-width:100%; height:auto; font-size:12px; display:block; }
 svg.gp-chart text { fill:var(--ink); } .gp-tick { fill:var(--muted) !important; font-size:11px; }
 .gp-axis-label { font-size:11.5px; fill:var(--muted) !important; }
 .gp-grid { stroke:#eaeef2; stroke-width:1; } .gp-axis { stroke:#8c959f; stroke-width:1; }
-.gp-zero { stroke:#57606a; stroke-width:1.2; } .gp-band { fill:#eaeef2; }
+.gp-zero { stroke:#57606a; stroke-width:1.2; } .gp-band { fill:#eaeef2; } .gp-row-threshold { stroke:#8c959f; stroke-width:2; }
 .gp-whisker { stroke:#24292f; stroke-width:1.4; }
 .gp-bar rect { fill:var(--other); } .gp-series polyline { fill:none; stroke:var(--other); stroke-width:2; }
 .gp-series circle, .gp-legend circle { fill:var(--other); } .gp-legend line { stroke:var(--other); stroke-width:2; }

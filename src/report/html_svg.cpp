@@ -218,8 +218,11 @@ std::string svg_change_chart(const ChangeChart& chart) {
     s += text(x_of(t), axis_y + 14, std::fabs(t) < step / 2 ? "0%" : strf("%+.0f%%", 100 * t), "middle",
               "gp-tick");
   }
+  bool own_thresholds = false;
+  for (const Change& c : chart.rows) own_thresholds = own_thresholds || c.threshold > chart.threshold;
   s += text(plot_x + plot_w / 2, axis_y + 34,
-            "change, candidate vs baseline (shaded: ±" + strf("%.0f", 100 * chart.threshold) + "% threshold)",
+            "change, candidate vs baseline (shaded: ±" + strf("%g", 100 * chart.threshold) + "% threshold" +
+                (own_thresholds ? "; bars: a row's own, higher threshold)" : ")"),
             "middle", "gp-axis-label");
   for (std::size_t i = 0; i < chart.rows.size(); ++i) {
     const Change& c = chart.rows[i];
@@ -228,6 +231,9 @@ std::string svg_change_chart(const ChangeChart& chart) {
     // end stay); the tooltip has them whole.
     const std::string label = clip_middle(c.label, 68);
     s += text(label_w, mid + 4, label, "end", "gp-bar-label");
+    if (c.threshold > chart.threshold)
+      for (double edge : {-c.threshold, c.threshold})
+        s += line(x_of(edge), mid - row_h / 2 + 3, x_of(edge), mid + row_h / 2 - 3, "gp-row-threshold");
     s += "<g class=\"gp-change " + c.css + "\">" + title(c.tooltip);
     if (has_interval(c.low, c.high)) s += whisker(x_of(c.low), x_of(c.high), mid, true, "gp-whisker");
     if (std::isfinite(c.change))

@@ -62,11 +62,12 @@ struct Change {
   double change = 0;       // relative: +0.12 is 12 % larger
   double low = 0, high = 0;  // interval; low > high: none
   std::string tooltip;
+  double threshold = 0;      // this row's threshold, marked at ± on its line when above the band's
 };
 
 struct ChangeChart {
   std::string id;
-  double threshold = 0.05;  // the band drawn around zero
+  double threshold = 0.03;  // the band drawn around zero (the threshold floor)
   std::vector<Change> rows;
 };
 

@@ -83,7 +83,7 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
     const double per = num(s, "per_step");
     rows.add({std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
               std::to_string(s.value("calls", std::size_t{0})), std::isfinite(per) ? strf("%.1f", per) : "-",
-              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), kernels_text(s.value("kernels", json::array()))});
+              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), clip_columns(kernels_text(s.value("kernels", json::array())), 60)});
     const std::string hint = s.value("hint", std::string());
     if (!hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(hint) + "\n";
   }
@@ -144,6 +144,28 @@ void ledgers_text(std::ostringstream& out, const json& p) {
     else if (std::isfinite(num(*t, "cuda_to_first_replay_ns")))
       out << "  CUDA start to the first graph launch: " << ns_or_dash(*t, "cuda_to_first_replay_ns") << "\n";
   }
+}
+
+void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) {
+  if (const json* c = member(p, "call_site_cost"); c != nullptr && verbose) {
+    const double calls = num(*c, "calls", 0);
+    if (calls > 0)
+      out << "\n  call sites: " << strf("%.0f", calls) << " calls, " << format_ns(num(*c, "ns", 0) / calls)
+          << " each in the CUDA callback (" << strf("%.0f", num(*c, "full_unwinds", 0))
+          << " native stacks unwound fully, the rest read with learned frame sizes)\n";
+  }
+  const json* py = member(p, "python_frames");
+  if (py == nullptr) return;
+  const std::uint64_t held = py->value("held", std::uint64_t{0}), taken = py->value("taken", std::uint64_t{0});
+  if (py->value("stopped", false))
+    out << "  Python frames: taking the GIL stopped after " << py->value("slow", std::uint64_t{0})
+        << " waits over 1 ms (another thread keeps it busy); later call sites have native frames only\n";
+  if (!verbose) return;
+  const std::string mode = py->value("mode", std::string());
+  out << "  Python frames (--call-sites " << mode << "): " << held << " calls read where the thread held the GIL, " << taken
+      << " where it was taken for the read (" << ns_or_dash(*py, "wait_ns") << " waiting for it in all)";
+  if (mode == "on" && !py->value("can_take", false)) out << "; this interpreter does not say when it is finalising: never taken";
+  out << "\n";
 }
 
 void instability_text(std::ostringstream& out, const json& p) {

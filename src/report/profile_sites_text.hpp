@@ -15,5 +15,8 @@ std::string graph_made_at(const nlohmann::json& graph);
 void eager_sites_text(std::ostringstream& out, const nlohmann::json& process);
 void ledgers_text(std::ostringstream& out, const nlohmann::json& process);
 void instability_text(std::ostringstream& out, const nlohmann::json& process);
+// What taking the call sites cost and how the Python stacks were read (--verbose); without it only
+// when taking the GIL stopped.
+void call_site_notes_text(std::ostringstream& out, const nlohmann::json& process, bool verbose);
 
 }  // namespace gp

@@ -308,6 +308,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     }
     ledgers_text(out, p);
   }
+  call_site_notes_text(out, p, verbose);
   instability_text(out, p);
   if (verbose) {
     named("copies and memsets outside graphs", p["copies"], true, false);

@@ -2,7 +2,7 @@
 # are written even when the gate fails. Inputs are the synthetic reports in data/reports.
 set(R ${GRAPHPROF_TEST_DATA}/reports)
 
-gp_cli_test(compare_help 0 "--metric-threshold" --stdout compare --help)
+gp_cli_test(compare_help 0 "--noise-multiple" --stdout compare --help)
 # One file on both sides, or a copy of it: a run compared with itself shows nothing.
 gp_cli_test(compare_identical 2 "the baseline and the candidate are the same file" compare -q ${R}/base.json ${R}/base.json)
 add_test(NAME cli.compare_copy_of_baseline
@@ -23,7 +23,16 @@ add_test(NAME cli.compare_comparison_as_report
            rm -rf $d; exit $rc" _ $<TARGET_FILE:graphprof> ${R} ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh)
 set_tests_properties(cli.compare_comparison_as_report PROPERTIES LABELS cpu)
 gp_cli_test(compare_rerun 0 "^PASS \\(exit 0\\)" --stdout compare -q ${R}/base.json ${R}/aa_noise.json)
-gp_cli_test(compare_small_change 0 "gating: .*1 minor" --stdout compare -q ${R}/base.json ${R}/small_change.json)
+# +3.1 % of a stable device series: a regression at the default 3 % floor, minor under --threshold 5.
+gp_cli_test(compare_small_change 1 "^FAIL \\(exit 1\\): 1 regression" --stdout compare -q ${R}/base.json ${R}/small_change.json)
+gp_cli_test(compare_small_change_threshold5 0 "gating: .*1 minor" --stdout compare -q --threshold 5 ${R}/base.json ${R}/small_change.json)
+# Noisy device series: each row's threshold is 3 x its runs' spread, shown per row (undecided: not
+# shown to be within the 3 % floor); with --noise-multiple 0 every row's threshold is the floor.
+gp_cli_test(compare_noise_thresholds 0 "inconclusive +chain\\[~\\]/graph +gpu_time_per_iter .* 1[0-9]\\.[0-9]% \\(3σ\\)" --stdout
+            compare --all ${R}/noisy_base.json ${R}/noisy_cand.json)
+gp_cli_test(compare_fixed_thresholds 0 "inconclusive +chain\\[~\\]/graph +gpu_time_per_iter .* 3%   7/7" --stdout
+            compare --noise-multiple 0 ${R}/noisy_base.json ${R}/noisy_cand.json)
+gp_cli_test(compare_bad_noise_multiple 2 "--noise-multiple" compare ${R}/base.json ${R}/regression.json --noise-multiple -1)
 gp_cli_test(compare_regression 1 "^FAIL \\(exit 1\\): 1 regression" --stdout compare -q ${R}/base.json ${R}/regression.json)
 gp_cli_test(compare_improvements 0 "^PASS \\(exit 0\\).*improvements" --stdout compare -q ${R}/base.json ${R}/improvements.json)
 gp_cli_test(compare_large_noise 0 "^PASS \\(exit 0\\).*inconclusive" --stdout compare -q ${R}/noisy_base.json ${R}/noisy_cand.json)
@@ -38,7 +47,7 @@ gp_cli_test(compare_failed_mode 1 "1 newly failing mode" --stdout compare -q ${R
 gp_cli_test(compare_clock_change 5 "clock change: \\+1[0-9]\\.[0-9]% in time but" --stdout compare --verbose ${R}/base.json ${R}/clock_change.json)
 gp_cli_test(compare_drift 0 "graph nodes 100 -> 120" --stdout compare ${R}/base.json ${R}/drift.json)
 gp_cli_test(compare_drift_fails 1 "structure changes \\(--fail-on-drift\\)" --stdout compare -q --fail-on-drift ${R}/base.json ${R}/drift.json)
-gp_cli_test(compare_one_run_gross 1 "is beyond the 5% threshold" --stdout compare --verbose ${R}/r1_base.json ${R}/r1_slow.json)
+gp_cli_test(compare_one_run_gross 1 "is beyond the 3% threshold" --stdout compare --verbose ${R}/r1_base.json ${R}/r1_slow.json)
 gp_cli_test(compare_one_run_same 5 "^NOT TRUSTWORTHY \\(exit 5\\): not enough runs" --stdout compare -q ${R}/r1_base.json ${R}/r1_same.json)
 gp_cli_test(compare_gate_host_metric 1 "^FAIL \\(exit 1\\): 2 regressions" --stdout compare -q --gate launch_cpu_per_call ${R}/base.json ${R}/regression.json)
 gp_cli_test(compare_json_stdout 1 "\"schema\": \"graphprof-compare\"" --stdout compare -q --json - ${R}/base.json ${R}/regression.json)
@@ -64,7 +73,7 @@ gp_cli_test(compare_no_such_file 3 "nosuch.json" compare ${R}/base.json ${R}/nos
 gp_cli_test(compare_no_arguments 2 "baseline" compare)
 gp_cli_test(compare_bad_metric_threshold 2 "--metric-threshold gpu_time: expected PATTERN=NUMBER" compare ${R}/base.json ${R}/base.json --metric-threshold gpu_time)
 gp_cli_test(compare_bad_metric_number 2 "--metric-threshold gpu\\*=fast: 'fast' is not a number" compare ${R}/base.json ${R}/base.json --metric-threshold gpu*=fast)
-gp_cli_test(compare_floor_above_threshold 2 "--noise-floor 6.* must be below --threshold 5" compare ${R}/base.json ${R}/base.json --noise-floor 6)
+gp_cli_test(compare_floor_above_threshold 2 "--noise-floor 4.* must be below --threshold 3" compare ${R}/base.json ${R}/base.json --noise-floor 4)
 gp_cli_test(compare_tiny_markdown_cap 2 "max-markdown-bytes" compare ${R}/base.json ${R}/base.json --max-markdown-bytes 100)
 
 # Every output is written before a failing exit, and identical inputs give identical bytes.

@@ -47,6 +47,16 @@ def replay(gp, d, work, singles):
     rc, doc, _ = compare(gp, asis, asis_b, work, tag + "-aa")
     check(rc == 0, "%s A/A: exit %d, expected 0" % (tag, rc))
     check(failing(doc) == [], "%s A/A: failing rows %s" % (tag, failing(doc)))
+    # Every row carries the threshold it was judged by, as run comparisons do (docs/compare.md).
+    basis = {(row["metric"], row.get("params", {}).get("graph", "")[:2]): row["rule"]["threshold_basis"] for row in doc["rows"]}
+    check(basis.get(("coverage_kernels", "")) == "absolute", "%s A/A: coverage threshold basis %s" %
+          (tag, basis.get(("coverage_kernels", ""))))
+    check(basis.get(("launches", "#1")) == "count", "%s A/A: launches threshold basis %s" % (tag, basis.get(("launches", "#1"))))
+    check(basis.get(("gpu_time_per_launch", "#1")) in ("floor", "noise"), "%s A/A: GPU time threshold basis %s" %
+          (tag, basis.get(("gpu_time_per_launch", "#1"))))
+    r = subprocess.run([gp, "compare", asis, asis_b, "--all"], stdout=subprocess.PIPE, text=True)
+    check("2 points" in r.stdout and "3% (count)" in r.stdout, "%s A/A: the console shows no per-row threshold:\n%s" %
+          (tag, r.stdout))
 
     rc, doc, text = compare(gp, asis, moved, work, tag + "-moved")
     check(rc == 1, "%s moved: exit %d, expected 1" % (tag, rc))

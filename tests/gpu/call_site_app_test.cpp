@@ -83,7 +83,7 @@ TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
 }
 
 TEST(CallSiteApp, EagerWorkIsGroupedByCallSiteWithCallsPerStep) {
-  const Profiled run = profile("eager", "");
+  const Profiled run = profile("eager", "--verbose");  // the table of eager work by site is a --verbose section
   const json& proc = run.process();
   std::map<std::string, const json*> by_where;
   for (const auto& s : proc["eager_sites"]) by_where[where(s["site"])] = &s;
@@ -108,7 +108,7 @@ TEST(CallSiteApp, EagerWorkIsGroupedByCallSiteWithCallsPerStep) {
   EXPECT_EQ(sync["calls"], kSteps);
   EXPECT_EQ(sync["calls_in_steps"], kSteps - 1);
   EXPECT_NE(sync["hint"].get<std::string>().find("host waits"), std::string::npos);
-  // The console's table names them.
+  // The --verbose console's table names them.
   const std::string text = console(run.out);
   EXPECT_NE(text.find("eager work left, by call site"), std::string::npos) << text;
   EXPECT_NE(text.find("eager_scale " + kApp), std::string::npos) << text;

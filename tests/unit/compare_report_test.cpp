@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/core/report.hpp"
 #include "golden.hpp"
@@ -122,9 +123,51 @@ TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
     EXPECT_NEAR(est.at("ci_gate").at("level").get<double>(), 1 - 2 * alpha, 1e-12);
     EXPECT_GT(est.at("df").get<double>(), 6.0);
     EXPECT_GT(est.at("critical").get<double>(), 3.0);
-    EXPECT_EQ(row.at("rule").at("threshold"), 0.05);
+    EXPECT_EQ(row.at("rule").at("threshold"), 0.03);
+    EXPECT_EQ(row.at("rule").at("threshold_floor"), 0.03);
+    EXPECT_EQ(row.at("rule").at("threshold_basis"), "floor");
+    EXPECT_GT(row.at("rule").at("noise_sd").get<double>(), 0.0);
+    EXPECT_EQ(row.at("rule").at("noise_multiple"), 3.0);
   }
   EXPECT_TRUE(found);
+}
+
+// Every rendering shows the threshold each row was judged by, and where a noisy device series
+// got a higher one than the floor, that it came from its runs' spread.
+TEST(CompareOutputs, EveryOutputShowsEachRowsThreshold) {
+  const Comparison c = run("noisy_base.json", "noisy_cand.json");
+  const MetricComparison* noisy = nullptr;
+  for (const auto& r : c.rows)
+    if (r.rule.gating && r.rule.threshold_basis == ThresholdBasis::kNoise) noisy = &r;
+  ASSERT_NE(noisy, nullptr);
+  const std::string cell = strf("%.1f%%", 100 * noisy->rule.threshold);
+  std::ostringstream out;
+  print_compare_console(c, out, CompareConsoleOptions{false, true, false});
+  const std::string text = out.str();
+  EXPECT_NE(text.find("  threshold  "), std::string::npos) << text;
+  EXPECT_NE(text.find(cell + " (3σ)"), std::string::npos) << text;
+  EXPECT_NE(text.find("threshold: 3σ = 3 x the between-run sd of the series' runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("max(3%, 3 x the between-run sd of its runs)"), std::string::npos) << text;
+  const std::string md = render_compare_markdown(c);
+  EXPECT_NE(md.find("| Interval | Threshold | Runs b/c |"), std::string::npos);
+  EXPECT_NE(md.find(" | " + cell + " (3σ) | "), std::string::npos) << md.substr(0, 2000);
+  const std::string xml = render_compare_junit(c);
+  EXPECT_NE(xml.find("threshold: " + cell + " (3 x the runs&#39; "), std::string::npos) << xml.substr(0, 2000);
+  EXPECT_NE(xml.find("threshold: 3% (the floor)"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c));
+  EXPECT_EQ(j.at("settings").at("noise_multiple"), 3.0);
+  std::size_t noise_rows = 0;
+  for (const auto& row : j.at("rows")) {
+    if (!row.at("estimate").is_object()) continue;
+    const auto& rule = row.at("rule");
+    if (rule.at("threshold_basis") == "noise") {
+      ++noise_rows;
+      EXPECT_NEAR(rule.at("threshold").get<double>(), std::expm1(3 * rule.at("noise_sd").get<double>()), 1e-12);
+    } else {
+      EXPECT_EQ(rule.at("threshold"), rule.at("threshold_floor"));
+    }
+  }
+  EXPECT_GE(noise_rows, 4u);
 }
 
 TEST(CompareOutputs, JunitCountsMatchTheRows) {
@@ -197,7 +240,7 @@ TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
   const std::size_t row = text.find("\nadded ");
   ASSERT_NE(row, std::string::npos) << text;
   const std::string line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
-  EXPECT_NE(line.find("evil\\nname\\x1b[31m[elements=4096"), std::string::npos) << line;
+  EXPECT_NE(line.find("evil\\nname\\x1b[31m["), std::string::npos) << line;
 }
 
 // The lines above the table carry a report's own strings too (its revision, its GPU's name in the

@@ -5,6 +5,7 @@
 // The rates are printed so they can be quoted; the assertions hold the gate to its promise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -131,12 +132,46 @@ TEST(CompareSimulation, DeviceSlowdownsBeyondTheThresholdAreCaught) {
   const Rates six = simulate(32, 7, std::log(1.065), 200);
   print("+6.5% device time in one workload, 7 vs 7", six);
   EXPECT_GE(six.detected, 0.95);
-  const Rates three = simulate(33, 7, std::log(1.03), 200);
-  print("+3% device time (below the threshold), 7 vs 7", three);
-  // Below the practical threshold a regression needs the estimate to land beyond +5 % and be
-  // significant: rare, not impossible (1 of 200 in the clang/sanitizer build, whose floating-point
-  // contraction differs from g++'s). At most 1 %.
-  EXPECT_LE(three.failing, 0.01);
+  // Just above the 3 % floor: the stable capture/graph series (0.5 % between-run sd) resolve it.
+  const Rates four = simulate(34, 7, std::log(1.04), 200);
+  print("+4% device time in one workload, 7 vs 7", four);
+  EXPECT_GE(four.detected, 0.95);
+  EXPECT_LE(four.elsewhere, 0.02);
+  const Rates two = simulate(33, 7, std::log(1.02), 200);
+  print("+2% device time (below the 3% floor), 7 vs 7", two);
+  // Below the floor a regression needs the estimate to land beyond +3 % and be significant: rare,
+  // not impossible (floating-point contraction differs between compilers). At most 1 %.
+  EXPECT_LE(two.failing, 0.01);
+}
+
+// The eager latched series vary by 3 % between runs: their threshold is about 3 x 3 % = 9 %, so a
+// +5 % shift there rarely fails (only when 7 + 7 runs happen to show a much smaller spread: the
+// sd of 12 degrees of freedom is uncertain by about +-20 %), while the same shift in the stable
+// series always does.
+TEST(CompareSimulation, NoisySeriesGateAtTheirOwnThreshold) {
+  std::mt19937_64 rng(41);
+  const auto series = suite();
+  int noisy_rows = 0, noisy_failed = 0, stable_rows = 0, stable_failed = 0;
+  double lowest = 1, sum = 0;
+  for (int i = 0; i < 100; ++i) {
+    const Comparison c = compare(side(rng, series, 7, 0, ""), side(rng, series, 7, std::log(1.05), "w0"), {});
+    for (const auto& row : c.rows) {
+      if (row.workload != "w0" || !row.rule.gating) continue;
+      const bool noisy = row.mode == "eager";
+      (noisy ? noisy_rows : stable_rows) += 1;
+      (noisy ? noisy_failed : stable_failed) += row.verdict == Verdict::kRegression;
+      if (noisy) lowest = std::min(lowest, row.rule.threshold), sum += row.rule.threshold;
+      else EXPECT_EQ(row.rule.threshold, 0.03);  // 3 x 0.5 % is below the floor
+    }
+  }
+  const double mean = sum / noisy_rows;
+  std::printf("[ rates    ] +5%% in one workload, 7 vs 7: eager latched (3%% sd) flagged %.1f%%, stable series %.1f%%; "
+              "eager thresholds %.1f%% on average, lowest %.1f%%\n",
+              100.0 * noisy_failed / noisy_rows, 100.0 * stable_failed / stable_rows, 100 * mean, 100 * lowest);
+  EXPECT_LE(noisy_failed, noisy_rows / 10);
+  EXPECT_GE(stable_failed, stable_rows * 95 / 100);
+  EXPECT_GT(mean, 0.08);  // expm1(3 x 3 %) = 9.4 %, a little less on average (s underestimates sd)
+  EXPECT_LT(mean, 0.10);
 }
 
 }  // namespace

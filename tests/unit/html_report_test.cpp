@@ -217,6 +217,25 @@ TEST(HtmlReport, ComparisonListsRegressionsFirst) {
   EXPECT_LT(page.find("id=\"comparison\""), page.find("id=\"summary\""));
 }
 
+// Each row's threshold is in the table, and the chart marks the rows whose noise raised it.
+TEST(HtmlReport, ComparisonShowsEachRowsThreshold) {
+  const Report base = read_report(kData + "/reports/noisy_base.json");
+  const Report cand = read_report(kData + "/reports/noisy_cand.json");
+  const Comparison c = compare(base, cand, Thresholds{});
+  HtmlReportOptions o;
+  o.graphs = false;
+  o.comparison = compare_to_json(c);
+  const std::string page = render_html_report(cand, o);
+  const std::string table = element(page, "table", "table-compare");
+  ASSERT_FALSE(table.empty());
+  EXPECT_NE(table.find("<th>threshold</th>"), std::string::npos);
+  EXPECT_NE(table.find("% (noise)</td>"), std::string::npos) << table.substr(0, 3000);
+  EXPECT_NE(table.find(">3%</td>"), std::string::npos);
+  const std::string chart = element(page, "svg", "chart-compare-changes");
+  EXPECT_EQ(count(chart, "gp-row-threshold"), 2 * 4u);  // both edges of the 4 noisy device rows
+  EXPECT_NE(chart.find("shaded: ±3% threshold; bars: a row"), std::string::npos);
+}
+
 TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {
   const Report r = read_report(kData + "/h200/chain_run1.json");
   EXPECT_THROW(write_report_file(HtmlReporter(), r, "/nonexistent-folder/x.html"), Error);

@@ -160,7 +160,8 @@ TEST(OutputGolden, ProfileSummary) {
 
 // The console summary with call sites and ledgers: the H200 records of tests/apps/call_site_app.cu
 // (known sites, a memory node, one site captured for three shapes) and of
-// tests/apps/python/serving_buckets.py (three buckets in one shared pool).
+// tests/apps/python/serving_buckets.py (three buckets in one shared pool), recorded without and with
+// Python frames.
 TEST(OutputGolden, ProfileSummaryWithCallSites) {
   ProfileRun run;
   run.exit_status = 0;
@@ -180,6 +181,10 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   run.command = {"python3", "serving_buckets.py", "--steps", "24", "--buckets", "1,4,16", "--hidden", "1024"};
   const ProcessProfile serve = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets/proc-4276.jsonl"));
   expect_golden("profile_summary_serving_buckets.txt", summary(serve));
+  // The same program with Python frames (the GIL taken for the read): sites are its own lines.
+  const ProcessProfile serve_py = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_py/proc-5450.jsonl"));
+  expect_golden("profile_summary_serving_buckets_py.txt", summary(serve_py));
+  expect_golden("profile_summary_serving_buckets_py_brief.txt", format_profile_summary(profile_report(run, {serve_py}), false));
 }
 
 }  // namespace

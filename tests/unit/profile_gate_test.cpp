@@ -4,6 +4,7 @@
 // nodes launched 3 times, 5 eager kernels, one broken capture), edited where a case needs a change.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -118,6 +119,37 @@ TEST(ProfileGate, TheSameProfileTwicePasses) {
   EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kSame);
   ASSERT_NE(find(c, "gpu_time_per_launch", "#1"), nullptr);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kSame);
+}
+
+// Each row of the graph-health view carries the threshold it was judged by: an absolute change for
+// counts and fractions whose floor is the larger (2 points of coverage, 1 graph, 1 launch of 20;
+// 3 % of a count where that is more, as 250 launches of the serving app's graphs), and for a graph's GPU time the device rule (3 %, or 3 x its runs'
+// spread when they vary more).
+TEST(ProfileGate, EachRowCarriesTheThresholdItWasJudgedBy) {
+  const Comparison c = compare(side(5), side(5), Thresholds{});
+  const MetricComparison* coverage = find(c, "coverage_kernel_time");
+  ASSERT_NE(coverage, nullptr);
+  EXPECT_EQ(coverage->rule.threshold_basis, ThresholdBasis::kAbsolute);
+  EXPECT_EQ(coverage->rule.abs_floor, 2.0);
+  EXPECT_EQ(find(c, "graphs")->rule.threshold_basis, ThresholdBasis::kAbsolute);
+  const MetricComparison* launches = find(c, "launches", "#1");
+  ASSERT_NE(launches, nullptr);
+  // 20 launches: 3 % of them is less than one launch, so one launch is the threshold.
+  EXPECT_EQ(launches->rule.threshold_basis, ThresholdBasis::kAbsolute);
+  EXPECT_EQ(launches->rule.abs_floor, 1.0);
+  EXPECT_EQ(launches->rule.threshold, 0.03);
+  const MetricComparison* gpu = find(c, "gpu_time_per_launch", "#1");
+  EXPECT_EQ(gpu->rule.threshold_basis, ThresholdBasis::kFloor);
+  EXPECT_EQ(gpu->rule.threshold, 0.03);
+  // Runs whose GPU time per launch varies by ~6 %: the threshold is 3 x that spread.
+  auto noisy = [](ProcessProfile& p, std::size_t k) { scale_spans(p.graphs[0], 1.0 + 0.04 * static_cast<double>(k), 0); };
+  const Comparison n = compare(side(5, noisy), side(5, noisy), Thresholds{});
+  const MetricComparison* wide = find(n, "gpu_time_per_launch", "#1");
+  ASSERT_NE(wide, nullptr);
+  EXPECT_EQ(wide->rule.threshold_basis, ThresholdBasis::kNoise);
+  EXPECT_GT(wide->rule.noise_sd, 0.05);
+  EXPECT_NEAR(wide->rule.threshold, std::expm1(3 * wide->rule.noise_sd), 1e-12);
+  EXPECT_EQ(wide->verdict, Verdict::kSame) << wide->reason;
 }
 
 TEST(ProfileGate, ASlowerGraphFailsOnItsGpuTimePerLaunchAndNothingElse) {

@@ -1,7 +1,8 @@
 // Call sites, eager work by call site, the memory and start-up ledgers and re-captures
 // (graphprof/profile_sites.hpp) from records of real H200 runs (tests/data/profile/README.md):
 // tests/apps/call_site_app.cu, whose sites, shapes and memory node are known, and
-// tests/apps/python/serving_buckets.py (three buckets captured into one pool). Plus the naming
+// tests/apps/python/serving_buckets.py (three buckets captured into one pool; recorded with Python
+// frames read only where the GIL was held, and with the GIL taken for the read). Plus the naming
 // rules on hand-made stacks and unreadable site lines.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 
 #include "graphprof/profile/profile.hpp"
 #include "../../src/profile/site_analysis.hpp"
+#include "../../src/report/profile_sites_text.hpp"
 
 namespace gp {
 namespace {
@@ -151,10 +153,55 @@ TEST(ProfileSites, ServingBucketsShareOnePool) {
     EXPECT_TRUE(p.sites.graphs[i].reuses_memory);
   }
   EXPECT_EQ(p.sites.capture_alloc_bytes, std::uint64_t{34} << 20);
-  // PyTorch releases the GIL around its operators: sites are native frames of libtorch.
+  // Recorded when the library read Python frames only where the thread held the GIL (what
+  // --call-sites held does): PyTorch releases it around its operators, so sites are native frames.
   ASSERT_TRUE(first.capture_site.has_value());
   EXPECT_EQ(first.capture_site->from, "native");
   EXPECT_NE(first.capture_site->where.find("libtorch_cuda.so"), std::string::npos) << first.capture_site->where;
+}
+
+// The same program recorded with the GIL taken for the read (--call-sites on): captures and
+// eager work are named by the program's own lines, the libraries' frames are kept in the stack, the
+// synchronising calls (never taken for) by their native frame.
+TEST(ProfileSites, PyTorchSitesAreTheProgramsOwnLines) {
+  const ProcessProfile p = analyze_process(read_process_records(only_records("serving_buckets_py")));
+  ASSERT_EQ(p.graphs.size(), 3u);
+  for (const GraphLedger& g : p.sites.graphs) {
+    ASSERT_TRUE(g.capture_site.has_value());
+    EXPECT_EQ(g.capture_site->where, "serving_buckets.py:46 in capture_buckets");
+    EXPECT_EQ(g.capture_site->from, "python");
+    ASSERT_TRUE(g.instantiate_site.has_value());
+    EXPECT_EQ(g.instantiate_site->where, "serving_buckets.py:46 in capture_buckets");
+  }
+  // The whole stack: torch's graphs.py above the program's line, the native frames after.
+  const std::vector<std::string>& stack = p.sites.graphs[0].capture_site->stack;
+  ASSERT_GE(stack.size(), 4u);
+  EXPECT_NE(stack[0].find("/torch/cuda/graphs.py:"), std::string::npos) << stack[0];
+  EXPECT_NE(stack[2].find("serving_buckets.py:46 in capture_buckets"), std::string::npos) << stack[2];
+  ASSERT_EQ(p.sites.recaptures.size(), 1u);
+  EXPECT_EQ(p.sites.recaptures[0].site.where, "serving_buckets.py:46 in capture_buckets");
+  EXPECT_EQ(p.sites.recaptures[0].graph_ids.size(), 3u);
+  EXPECT_EQ(p.sites.graphs[0].capture_alloc_bytes, std::uint64_t{34} << 20);
+  std::map<std::string, const EagerSite*> eager;  // "where kind"
+  for (const auto& e : p.sites.eager_sites) eager[e.site.where + " " + e.kind] = &e;
+  ASSERT_TRUE(eager.count("serving_buckets.py:67 in serve kernel launch"));
+  const EagerSite& pick = *eager["serving_buckets.py:67 in serve kernel launch"];  // argmax and sum, every step
+  EXPECT_EQ(pick.calls, 48u);
+  ASSERT_EQ(pick.kernels.size(), 1u);
+  EXPECT_EQ(pick.kernels[0].name, "reduce_kernel");
+  ASSERT_TRUE(pick.per_step.has_value());
+  EXPECT_NEAR(*pick.per_step, 2.0, 0.1);
+  ASSERT_TRUE(eager.count("serving_buckets.py:65 in serve copy"));  // the request copied into its bucket
+  EXPECT_EQ(eager["serving_buckets.py:65 in serve copy"]->calls, 24u);
+  bool native_sync = false;
+  for (const auto& e : p.sites.eager_sites)
+    native_sync = native_sync || (e.kind == "sync" && e.site.from == "native" && e.calls == 24);  // .item()'s wait
+  EXPECT_TRUE(native_sync);
+  ASSERT_TRUE(p.sites.python_frames.has_value());
+  EXPECT_EQ(p.sites.python_frames->mode, "on");
+  EXPECT_EQ(p.sites.python_frames->held, 0u);
+  EXPECT_GT(p.sites.python_frames->taken, 0u);
+  EXPECT_FALSE(p.sites.python_frames->stopped);
 }
 
 CallSiteRecord stack_of(std::vector<NativeFrameRecord> native, std::vector<PythonFrameRecord> python = {}) {
@@ -208,6 +255,43 @@ TEST(ProfileSites, TheUserFrameIsTheInnermostOutsideLibraryPython) {
   // A stack of library code only is named by its innermost frame, marked.
   const SiteSummary lib = summarize_site(stack_of({cudart}, {stack[5], stack[4]}));
   EXPECT_EQ(lib.where, "contextlib.py:137 in _GeneratorContextManager.__enter__ (library code)");
+}
+
+// The `py` line (how the Python stacks were read) and the `site_cost` line reach the report and
+// the console; an older library's records without them give null.
+TEST(ProfileSites, PythonFramesLineReachesTheReport) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"python3 x.py\"}\n"
+      "{\"t\":\"py\",\"mode\":\"on\",\"held\":3,\"taken\":250,\"wait_ns\":41000,\"slow\":16,\"stopped\":1,\"can_take\":1}\n"
+      "{\"t\":\"site_cost\",\"calls\":253,\"ns\":1265000,\"full_unwinds\":12}\n");
+  const ProcessRecords r = parse_process_records(in, "hand-made");
+  EXPECT_EQ(r.malformed_lines, 0u);
+  ASSERT_TRUE(r.sites.python_frames.has_value());
+  EXPECT_EQ(r.sites.python_frames->taken, 250u);
+  EXPECT_TRUE(r.sites.python_frames->stopped);
+  ProfileRun run;
+  run.program = "x.py";
+  const nlohmann::json j = profile_report(run, {analyze_process(r)}).results.at(0).sections.other.at("profile");
+  const nlohmann::json& py = j["processes"][0]["python_frames"];
+  EXPECT_EQ(py["mode"], "on");
+  EXPECT_EQ(py["held"], 3);
+  EXPECT_EQ(py["wait_ns"], 41000);
+  EXPECT_EQ(j["processes"][0]["call_site_cost"]["calls"], 253);
+  EXPECT_EQ(j["processes"][0]["call_site_cost"]["full_unwinds"], 12);
+  // The console says so without --verbose only when taking the GIL stopped.
+  std::ostringstream brief, verbose;
+  call_site_notes_text(brief, j["processes"][0], false);
+  EXPECT_NE(brief.str().find("taking the GIL stopped after 16 waits over 1 ms"), std::string::npos) << brief.str();
+  call_site_notes_text(verbose, j["processes"][0], true);
+  EXPECT_NE(verbose.str().find("3 calls read where the thread held the GIL, 250 where it was taken"), std::string::npos)
+      << verbose.str();
+  EXPECT_NE(verbose.str().find("253 calls, 5.00 µs each in the CUDA callback (12 native stacks unwound fully"), std::string::npos)
+      << verbose.str();
+  std::istringstream old("{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n");
+  const nlohmann::json none =
+      profile_report(run, {analyze_process(parse_process_records(old, "old"))}).results.at(0).sections.other.at("profile");
+  EXPECT_TRUE(none["processes"][0]["python_frames"].is_null());
+  EXPECT_TRUE(none["processes"][0]["call_site_cost"].is_null());
 }
 
 TEST(ProfileSites, UnreadableSiteLinesAreCountedNotFatal) {

@@ -13,6 +13,20 @@ std::string format_change(double ratio);                 // "+12.3%", "-0.4%", "
 std::string format_interval(const RatioInterval& ci);    // "+10.1% .. +14.6%", or "n/a"
 std::string format_value(double v, const std::string& unit);  // "1.21 µs", "42 count"
 std::string format_spread(const SideData& s);            // "0.4%": sd of the log run values
+// A row's threshold: "3%" (the floor, a --metric-threshold, a count), "8.3%" (from the noise).
+// `unit`: the metric's, for an absolute threshold (ThresholdBasis::kAbsolute).
+std::string format_threshold(const AppliedRule& rule, const std::string& unit = "");
+// "the 3% threshold", "the 8.3% threshold (3 x the runs' 2.8% spread)" - for reason lines.
+std::string threshold_phrase(const AppliedRule& rule);
+// "" for the floor, " (3 x the runs' 2.8% spread)" for a noise threshold, " (--metric-threshold)".
+std::string threshold_origin_note(const AppliedRule& rule);
+// The rule in words: "max(3%, 3 x the between-run sd of its runs)", or "3%" without a noise term.
+std::string threshold_rule_text(const Thresholds& t);
+// The threshold with where it came from, for detail lines: "12.0% (3 x the runs' 3.8% spread,
+// above the 3% floor)", "3% (the floor)", "4% (set by --metric-threshold)", "3% (a count: the floor)".
+std::string threshold_explained(const AppliedRule& rule, const std::string& unit = "");
+// The short column text of every table: "3%", "8.3% (3σ)", "10% (set)", "3% (count)".
+std::string threshold_cell(const AppliedRule& rule, const std::string& unit = "");
 // "regression", "regression (info)" for a metric that does not gate, ...
 std::string verdict_label(const MetricComparison& r);
 // "FAIL (exit 1): 2 regressions" - the result every output starts with.

@@ -18,7 +18,7 @@
 namespace gp {
 
 // Semantic version of the JSON that `compare --json` writes.
-inline constexpr const char* kCompareSchemaVersion = "2.0.0";
+inline constexpr const char* kCompareSchemaVersion = "2.1.0";
 
 enum class Verdict {
   kRegression,     // worse by at least the threshold, and the 99% CI clears the noise floor
@@ -54,8 +54,12 @@ struct PatternValue {
 // 80 % power at 5 % (docs/compare.md, "How many runs").
 inline constexpr int kRunsPerSide = 5;
 
+// Per-row thresholds follow the series' own noise (docs/compare.md, "The threshold of a row"):
+// threshold = max(floor, expm1(noise_multiple x s)), s the pooled between-run sd of the log run
+// values of both sides; the floor is --threshold, a --metric-threshold fixes a series' threshold.
 struct Thresholds {
-  double threshold = 0.05;    // practical significance: smaller changes never fail the gate
+  double threshold = 0.03;    // the threshold floor: smaller changes never fail the gate
+  double noise_multiple = 3.0;  // k of the noise term; 0 = every row at the floor (fixed thresholds)
   double noise_floor = 0.01;  // the one-sided bound must clear this before a change counts as real
   // Suite-wide false-alarm rate: the chance that an A/A comparison shows at least one gating
   // "regression". Split evenly (Bonferroni) over the gating series of the comparison.
@@ -83,9 +87,25 @@ struct Thresholds {
   bool fail_on_drift = false;   // graph structure or output checksum changes fail too
 };
 
+// Where a row's threshold comes from.
+enum class ThresholdBasis {
+  kFloor,          // the floor (--threshold): the series is stable, or its noise is unknown (too few runs)
+  kNoise,          // noise_multiple x the series' pooled between-run sd, above the floor
+  kFixed,          // set by --metric-threshold: no noise term
+  kDeterministic,  // a count (unit "count"): the floor, never a noise term
+  kAbsolute,       // an absolute change (abs_floor, in the unit) that is above the relative threshold:
+                   // the counts and fractions of compare's view of two profiles
+};
+const char* to_string(ThresholdBasis b);
+
 // The rule applied to one metric, after pattern overrides.
 struct AppliedRule {
-  double threshold = 0, noise_floor = 0, abs_floor = 0;
+  // `threshold` is the one this row is judged by (set by rule_for, raised by the noise term when
+  // the statistics run); `threshold_floor` what the options give before the noise term.
+  double threshold = 0, threshold_floor = 0, noise_floor = 0, abs_floor = 0;
+  ThresholdBasis threshold_basis = ThresholdBasis::kFloor;
+  double noise_sd = 0;  // pooled between-run sd (log scale) of both sides; 0 without own runs
+  double noise_multiple = 0;  // the k the noise term used (Thresholds::noise_multiple)
   SeriesClass series_class = SeriesClass::kInfo;
   double class_sd = 0;  // log-scale between-run sd assumed for the class when runs are too few
   bool gating = false;  // device class, or named by --gate

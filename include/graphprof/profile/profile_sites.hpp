@@ -64,6 +64,24 @@ struct VmmCreateRecord {  // `vmm`: cuMemCreate of `bytes` physical memory
   std::uint64_t ts = 0, bytes = 0;
 };
 
+// A `py` line: how the injection library read the Python stacks (absent: no interpreter ran, call
+// sites were off, or an older library).
+struct PythonFramesRecord {
+  std::string mode;         // "on" (the GIL taken when needed), "held", "native"
+  std::uint64_t held = 0;   // calls whose stack was read on a thread that held the GIL
+  std::uint64_t taken = 0;  // calls for which the GIL was taken (the thread had released it)
+  std::uint64_t wait_ns = 0, slow = 0;  // time waiting for it in all; waits over 1 ms
+  bool stopped = false;     // taking it stopped after 16 slow waits
+  bool can_take = false;    // the interpreter exports what taking it needs
+};
+
+// A `site_cost` line: what taking the call sites cost inside the CUDA callbacks.
+struct SiteCostRecord {
+  std::uint64_t calls = 0;         // calls whose site was taken
+  std::uint64_t ns = 0;            // time spent taking them, in all
+  std::uint64_t full_unwinds = 0;  // native stacks unwound fully (the rest read with learned frame sizes)
+};
+
 struct SiteRecords {
   std::vector<CallSiteRecord> sites;
   std::unordered_map<std::uint32_t, std::uint32_t> site_of_call;  // correlation id -> site id
@@ -73,6 +91,8 @@ struct SiteRecords {
   std::vector<VmmCreateRecord> vmm_creates;
   std::uint64_t process_start_ns = 0;             // 0: not recorded
   std::uint64_t process_start_resolution_ns = 0;  // one clock tick of /proc/self/stat
+  std::optional<PythonFramesRecord> python_frames;
+  std::optional<SiteCostRecord> site_cost;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -170,6 +190,8 @@ struct SiteProfile {
   std::uint64_t process_start_resolution_ns = 0;
   bool sites_recorded = false;    // the records have call sites (the library took them)
   bool ledgers_recorded = false;  // ... and memory samples or the process start (a library that takes them)
+  std::optional<PythonFramesRecord> python_frames;
+  std::optional<SiteCostRecord> site_cost;
 };
 
 }  // namespace gp
