@@ -18,7 +18,6 @@ subscribed none runtime,driver,runtime_cb,resource_cb,launch_cb,state_cb,probe -
 clock clock - - 0
 none-every-api-call none api_filter - 0
 none none - - 0
-none-without-spans none none_spans - 0
 none-no-api-records none runtime,driver - 0
 none+call-sites none - - 1
 graph graph - - 0

@@ -91,26 +91,28 @@ std::string view_detail::display_name(const GraphNode& n) {
 
 namespace {
 
-// Heat-map steps on a log scale between the fastest and the slowest figure: node times span
-// orders of magnitude (a 2 µs kernel beside a 5 ms host function), and a linear scale paints
-// everything but the slowest node the palest colour. Step s covers [bound(s), bound(s + 1)).
-double heat_bound(int step, double lo, double hi) {
-  if (lo <= 0 || hi <= lo) return hi;
-  return lo * std::pow(hi / lo, static_cast<double>(step) / kHeatSteps);
+// Heat-map steps at fixed multiples of the median timed node: a step for "about the median"
+// (0.5x to 2x), one below it, and rising ones for the nodes that stand out (2x, 4x, 10x, 30x,
+// 100x and more). A scale from the fastest to the slowest node painted 18 equal kernels of
+// 0.83-1.54 us in every colour; anchored to the median they share one pale step, and only a node
+// many times slower than its peers is red. Step s covers [ratio(s), ratio(s + 1)) x the median.
+constexpr double kHeatRatios[kHeatSteps] = {0, 0.5, 2, 4, 10, 30, 100};
+
+int heat_step(double t, double median) {
+  if (!(median > 0)) return 1;
+  int s = 0;
+  while (s + 1 < kHeatSteps && t >= kHeatRatios[s + 1] * median) ++s;
+  return s;
 }
 
-int heat_step(double t, double lo, double hi) {
-  if (lo <= 0 || hi <= lo) return kHeatSteps - 1;
-  const double f = std::log(t / lo) / std::log(hi / lo);
-  return std::clamp(static_cast<int>(f * kHeatSteps), 0, kHeatSteps - 1);
-}
+std::string ratio_text(double r) { return r == 0.5 ? "0.5x" : strf("%gx", r); }
 
 std::string nodes_text(std::size_t n) { return group_digits(n) + (n == 1 ? " node" : " nodes"); }
 
-// The heat map's legend: every step of the scale with its bounds and how many nodes it colours;
-// one entry when all timed nodes show the same figure (`about_equal`: figures that print alike);
-// "no time" only when some node has none.
-void heat_legend(GraphView& v, double min_time, double max_time, bool about_equal) {
+// The heat map's legend: the steps from the lowest to the highest one used, each with its bounds
+// (as multiples of the median and in time) and how many nodes it colours; one entry when every
+// timed node is within 2x of the median (nothing stands out); "no time" only when some node has none.
+void heat_legend(GraphView& v, double median, bool within_2x) {
   std::vector<std::size_t> per_step(kHeatSteps, 0);
   std::size_t untimed = 0, timed = 0;
   for (const ViewBox& b : v.boxes) {
@@ -118,22 +120,32 @@ void heat_legend(GraphView& v, double min_time, double max_time, bool about_equa
       untimed += b.members.size();
       continue;
     }
-    per_step[static_cast<std::size_t>(heat_step(b.node_time_ns, min_time, max_time))] += b.timed;
+    per_step[static_cast<std::size_t>(heat_step(b.node_time_ns, median))] += b.timed;
     timed += b.timed;
   }
   if (untimed > 0) v.legend.push_back({"no time: " + nodes_text(untimed), kUntimedFill});
   if (timed == 0) return;
-  if (min_time >= max_time) {
-    v.legend.push_back({(about_equal ? "about " : "") + format_ns(max_time) +
-                            (timed == 1 ? ": the one timed node" : ": all " + nodes_text(timed)),
-                        kHeat[kHeatSteps - 1]});
+  if (timed == 1) {
+    v.legend.push_back({format_ns(median) + ": the one timed node", kHeat[1]});
     return;
   }
-  for (int s = 0; s < kHeatSteps; ++s) {
-    const std::string lo = format_ns(s == 0 ? min_time : heat_bound(s, min_time, max_time));
-    const std::string hi = format_ns(heat_bound(s + 1, min_time, max_time));
+  if (within_2x) {
+    v.legend.push_back({"all " + nodes_text(timed) + " within 2x of the median (" + format_ns(median) + "): none stands out",
+                        kHeat[1]});
+    return;
+  }
+  int first = kHeatSteps, last = 0;
+  for (int s = 0; s < kHeatSteps; ++s)
+    if (per_step[static_cast<std::size_t>(s)] > 0) first = std::min(first, s), last = std::max(last, s);
+  for (int s = first; s <= last; ++s) {
     const std::size_t n = per_step[static_cast<std::size_t>(s)];
-    v.legend.push_back({(lo == hi ? "about " + lo : lo + " - " + hi) + (n > 0 ? ": " + nodes_text(n) : ""), kHeat[s]});
+    std::string label;
+    if (s == 0) label = "below 0.5x the median (< " + format_ns(0.5 * median) + ")";
+    else if (s + 1 == kHeatSteps) label = ratio_text(kHeatRatios[s]) + " the median and more (>= " + format_ns(kHeatRatios[s] * median) + ")";
+    else
+      label = ratio_text(kHeatRatios[s]) + " - " + ratio_text(kHeatRatios[s + 1]) + " the median (" +
+              format_ns(kHeatRatios[s] * median) + " - " + format_ns(kHeatRatios[s + 1] * median) + ")";
+    v.legend.push_back({label + (n > 0 ? ": " + nodes_text(n) : ""), kHeat[s]});
   }
 }
 
@@ -396,20 +408,34 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     v.boxes.push_back(std::move(box));
   }
 
-  // Times that print alike are one figure: steps between them would be colours that mean nothing.
-  const bool about_equal = max_time > min_time && format_ns(min_time) == format_ns(max_time);
-  if (about_equal) min_time = max_time;
+  // The median timed node (each box counts for the nodes it times) anchors the colour scale.
+  std::vector<std::pair<double, std::size_t>> figures;
+  std::size_t timed_nodes = 0;
+  for (const ViewBox& box : v.boxes)
+    if (box.node_time_ns > 0) figures.emplace_back(box.node_time_ns, box.timed), timed_nodes += box.timed;
+  std::sort(figures.begin(), figures.end());
+  double median = 0;
+  for (std::size_t seen = 0, i = 0; i < figures.size(); ++i) {
+    seen += figures[i].second;
+    if (2 * seen >= timed_nodes) {
+      median = figures[i].first;
+      break;
+    }
+  }
+  const bool within_2x = median > 0 && min_time >= 0.5 * median && max_time <= 2 * median;
   for (ViewBox& box : v.boxes) {
     if (!v.heat_map) {
       box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
     } else if (box.node_time_ns < 0 || max_time <= 0) {
       box.fill = kUntimedFill;
     } else {
-      box.fill = kHeat[heat_step(box.node_time_ns, min_time, max_time)];
+      box.fill = kHeat[heat_step(box.node_time_ns, median)];
     }
   }
   v.heat_min_ns = min_time;
   v.heat_max_ns = max_time;
+  v.heat_median_ns = median;
+  v.heat_within_2x = within_2x;
 
   // Links between boxes, deduplicated.
   std::set<std::pair<std::size_t, std::size_t>> seen;
@@ -490,8 +516,8 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
                                  ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times->trace_slowdown)
                                  : std::string("traced time (CUPTI)");
     v.title += "\ncolour: " + what + " per node and replay, " +
-               (max_time > min_time ? "log scale in " + std::to_string(kHeatSteps) + " steps"
-                                    : std::string("one figure for all")) +
+               (within_2x ? "all nodes within 2x of the median (" + format_ns(median) + "): none stands out"
+                          : "steps at 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(median) + ")") +
                "; folded boxes: mean per node";
     bool host_gaps = false, loop_gaps = false, loops = false;
     for (const auto& n : model.nodes) {
@@ -505,7 +531,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     if (loop_gaps) v.title += "; WHILE nodes: the GPU's idle time between iterations";
     if (host_gaps) v.title += "; host nodes: the GPU's idle gap after them";
     v.title += "\n" + times->origin + "; blue outline: timed critical path";
-    heat_legend(v, min_time, max_time, about_equal);
+    heat_legend(v, median, within_2x);
   } else {
     v.title += "\nblue outline: critical path (by node count)";
     std::set<NodeKind> kinds;

@@ -89,7 +89,6 @@ inline void append_record(std::string& s, const CUpti_Activity* r) {
       return;
     }
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
-      if (g_level == 0) return;  // enabled at --trace none for its lower launch cost only (start_cupti)
       const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
       appendf(s, "{\"t\":\"gt\",\"co\":%u,\"g\":%u,\"s\":%llu,\"e\":%llu,\"d\":%u,\"c\":%u,\"st\":%u}\n", g->correlationId,
               g->graphId, static_cast<unsigned long long>(g->start), static_cast<unsigned long long>(g->end), g->deviceId,

@@ -219,7 +219,8 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
 }
 
 // What taking the sites cost inside the callbacks (the `site_cost` line).
-std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0};
+// A new site is named (its modules' ELF symbols read once per module): counted apart.
+std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0}, g_new_sites{0}, g_new_sites_ns{0};
 
 std::uint64_t monotonic_ns() {
   timespec ts{};
@@ -266,17 +267,24 @@ void take_site(const ApiEvent& e) {
     write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
-  g_site_calls.fetch_add(1, std::memory_order_relaxed);
-  g_site_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
+  const std::uint64_t took = monotonic_ns() - t0;
+  if (fresh) {
+    g_new_sites.fetch_add(1, std::memory_order_relaxed);
+    g_new_sites_ns.fetch_add(took, std::memory_order_relaxed);
+  } else {
+    g_site_calls.fetch_add(1, std::memory_order_relaxed);
+    g_site_ns.fetch_add(took, std::memory_order_relaxed);
+  }
 }
 
-// The `site_cost` line: calls whose site was taken, the time spent taking them (from entering the
-// site code to leaving it: the GIL, both stacks, the table, naming and writing a new site), and
-// how many native stacks were unwound fully.
+// The `site_cost` line: calls from a known site and the time spent taking them (from entering the
+// site code to leaving it: the GIL, both stacks, the table); new sites and the time spent on them
+// (also naming and writing them); how many native stacks were unwound fully.
 std::string site_cost_line() {
   std::string line;
-  appendf(line, "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"full_unwinds\":%llu}\n",
+  appendf(line, "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu}\n",
           static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
+          static_cast<unsigned long long>(g_new_sites.load()), static_cast<unsigned long long>(g_new_sites_ns.load()),
           static_cast<unsigned long long>(full_unwinds()));
   return line;
 }

@@ -14,8 +14,6 @@
 //   write        activity buffers are returned to CUPTI without being formatted or written
 //   api_filter   every API call is recorded (the whole RUNTIME and DRIVER kinds), not only the
 //                calls the analysis uses (src/inject/recorded_apis.hpp)
-//   none_spans   at --trace none, the GRAPH_TRACE kind (enabled there, its records dropped: with it
-//                CUPTI's own work per graph launch is smaller, bench/inject_overhead on the H200)
 // Host-only, no CUDA: parsed once at InitializeInjection.
 #pragma once
 #include <cstring>
@@ -25,12 +23,12 @@ namespace gp::inject {
 
 struct DevSwitches {
   bool cupti = true, resource_cb = true, runtime_cb = true, launch_cb = true, state_cb = true, probe = true;
-  bool runtime = true, driver = true, gpu = true, write = true, api_filter = true, none_spans = true;
+  bool runtime = true, driver = true, gpu = true, write = true, api_filter = true;
   std::string unknown;  // names it did not know, comma-separated (said in the records)
 
   bool any_off() const {
     return !(cupti && resource_cb && runtime_cb && launch_cb && state_cb && probe && runtime && driver && gpu && write &&
-             api_filter && none_spans);
+             api_filter);
   }
 
   static DevSwitches parse(const char* list) {
@@ -55,7 +53,6 @@ struct DevSwitches {
                    : name == "gpu"         ? &s.gpu
                    : name == "write"       ? &s.write
                    : name == "api_filter"  ? &s.api_filter
-                   : name == "none_spans"  ? &s.none_spans
                                            : nullptr;
       if (flag != nullptr) {
         *flag = false;

@@ -284,10 +284,7 @@ std::string start_cupti() {
   if (g_on.runtime && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_RUNTIME;
   if (g_on.runtime) kinds[n++] = CUPTI_ACTIVITY_KIND_MEMORY2;  // allocations: the memory ledger
   if (g_on.driver && !g_api_selected) kinds[n++] = CUPTI_ACTIVITY_KIND_DRIVER;  // Triton and other direct driver launches
-  // At --trace none too, its records dropped (activity_records.hpp): on the H200 CUPTI's own work
-  // per graph launch, which any CUPTI client pays (~0.2 us per node), is about half as much with
-  // GRAPH_TRACE on (tools/cupti-cost-split.cu: 100-node chain 12 us against 19-34 us per launch).
-  if ((g_level == 1 || sampling || (g_level == 0 && g_on.none_spans)) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  if ((g_level == 1 || sampling) && g_on.gpu) kinds[n++] = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
   if (g_level >= 2 && g_on.gpu) {  // with sampling, GRAPH_TRACE decides which graph launches get them
     kinds[n++] = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kinds[n++] = CUPTI_ACTIVITY_KIND_MEMCPY;

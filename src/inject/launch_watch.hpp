@@ -7,7 +7,12 @@
 // on, a graph launch gets its one span and no kernel records even though CONCURRENT_KERNEL is on;
 // with it off, the kernel records. CONCURRENT_KERNEL itself stays on (eager kernels are always
 // recorded): switched off at the return of a launch call, the records of that launch's kernels
-// came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200.
+// came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200. GRAPH_TRACE
+// is switched only by a thread that launches, in its launch callback: the window thread only says
+// whether a window is open, and the next launch call's entry applies it (it used to switch the
+// kind itself, from its own thread, whatever the application was doing: inside a capture, an
+// instantiation or another thread's cudaGraphLaunch; a PyTorch serving loop crashed in
+// cudaGraphLaunch on the H200 now and then at --trace node, and that switching is a suspect).
 // Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
 //
 // The synchronising calls (device, stream, event synchronisation) are watched too: the return of
@@ -63,11 +68,28 @@ inline std::atomic<bool> g_sampling_stopped{false};
 inline thread_local bool t_traced_launch = false;   // this thread's launch call holds a reason
 inline thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch (its cuGraphLaunch is not another)
 
+inline std::atomic<bool> g_window_open{false};  // a sampling window is open (the window thread's word)
+inline std::atomic<bool> g_window_held{false};  // ... and holds a reason (switched under g_toggle_mu)
+
+inline void node_records_locked(bool add_reason) {
+  if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
+  (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+}
+
 inline void node_records(bool add_reason) {
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped) return;
-  if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
-  (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+  node_records_locked(add_reason);
+}
+
+// At a launch call's entry: the window's reason follows the window thread's word.
+inline void apply_window() {
+  if (g_window_open.load(std::memory_order_relaxed) == g_window_held.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(g_toggle_mu);
+  const bool open = g_window_open.load();
+  if (g_sampling_stopped || open == g_window_held.load()) return;
+  g_window_held = open;
+  node_records_locked(open);
 }
 
 inline std::uint64_t watch_now_ns() {
@@ -149,6 +171,7 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
     return true;
   }
   if (!driver) t_in_runtime_launch = true;
+  if (g_sampling) apply_window();
   const void* exec = cd->functionParams != nullptr ? *static_cast<void* const*>(cd->functionParams) : nullptr;
   if (exec == nullptr) return true;
   const std::uint64_t now = watch_now_ns();
@@ -181,27 +204,28 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
   return true;
 }
 
-// The sampling windows: node records on for window_ms of every period_ms, the first from the start.
+// The sampling windows: open for window_ms of every period_ms, the first from the start (applied by
+// the launch calls, apply_window).
 inline void* sampling_windows(void*) {
   for (;;) {
     timespec on{static_cast<time_t>(g_rule.window_ms / 1000), static_cast<long>(g_rule.window_ms % 1000) * 1000000L};
     nanosleep(&on, nullptr);
-    node_records(false);
+    g_window_open = false;
     const std::uint64_t off_ms = g_rule.period_ms - g_rule.window_ms;
     timespec off{static_cast<time_t>(off_ms / 1000), static_cast<long>(off_ms % 1000) * 1000000L};
     nanosleep(&off, nullptr);
-    node_records(true);
+    g_window_open = true;
   }
   return nullptr;
 }
 
 // At --trace node with a rule other than "all", after GRAPH_TRACE and the node kinds were enabled:
-// the first window opens (GRAPH_TRACE off) and the window thread runs. False when the thread
-// cannot start (then GRAPH_TRACE stays off: every launch is traced).
+// the first window opens (GRAPH_TRACE goes off at the first graph launch) and the window thread
+// runs. False when the thread cannot start (then the window stays open: every launch is traced).
 inline bool start_sampling(const NodeSampling& rule) {
   g_rule = rule;
+  g_window_open = true;
   g_sampling = true;
-  node_records(true);
   if (rule.period_ms == 0 || rule.window_ms >= rule.period_ms) return true;  // one window: always on
   pthread_attr_t attr;
   pthread_t thread;

@@ -32,7 +32,8 @@
 //   site     {s, api, n: [[module, offset "0x..", function, function offset]...], ni, py: [[file, line, function]...]}
 //            a distinct call stack (innermost first; ni frames that led into the callback left out)
 //   sc       {s, co: [...]}                              correlation ids of calls made from site s
-//   site_cost {calls, ns, full_unwinds}                  what taking the call sites cost in the callbacks
+//   site_cost {calls, ns, new, new_ns, full_unwinds}     what taking the call sites cost in the callbacks
+//            (calls from known sites; calls that met a new site, named then)
 //   py       {mode, held, taken, wait_ns, slow, stopped, can_take}   how the Python stacks were read
 //            (src/inject/python_frames.hpp), before the end line of a process that ran CPython
 //   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool

@@ -101,8 +101,8 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     p.can_take = field<int>(j, "can_take") != 0;
     out.python_frames = p;
   } else if (t == "site_cost") {
-    out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"),
-                                   field<std::uint64_t>(j, "full_unwinds")};
+    out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"), field<std::uint64_t>(j, "new"),
+                                   field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds")};
   } else if (t == "proc_start") {
     out.process_start_ns = field<std::uint64_t>(j, "ts");
     out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");

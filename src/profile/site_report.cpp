@@ -84,7 +84,9 @@ void add_sites_json(json& j, const ProcessProfile& p) {
   else
     j["python_frames"] = nullptr;
   if (const auto& c = s.site_cost)
-    j["call_site_cost"] = {{"calls", c->calls}, {"ns", c->ns}, {"full_unwinds", c->full_unwinds}};
+    j["call_site_cost"] = {{"calls", c->calls},         {"ns", c->ns},
+                           {"new_sites", c->new_sites}, {"new_sites_ns", c->new_sites_ns},
+                           {"full_unwinds", c->full_unwinds}};
   else
     j["call_site_cost"] = nullptr;
   j["exec_updates"] = counts_json(s.exec_updates);

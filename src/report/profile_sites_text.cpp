@@ -148,11 +148,14 @@ void ledgers_text(std::ostringstream& out, const json& p) {
 
 void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) {
   if (const json* c = member(p, "call_site_cost"); c != nullptr && verbose) {
-    const double calls = num(*c, "calls", 0);
-    if (calls > 0)
-      out << "\n  call sites: " << strf("%.0f", calls) << " calls, " << format_ns(num(*c, "ns", 0) / calls)
-          << " each in the CUDA callback (" << strf("%.0f", num(*c, "full_unwinds", 0))
-          << " native stacks unwound fully, the rest read with learned frame sizes)\n";
+    const double calls = num(*c, "calls", 0), fresh = num(*c, "new_sites", 0);
+    if (calls + fresh > 0) {
+      out << "\n  call sites: " << strf("%.0f", calls) << " calls from known sites, "
+          << (calls > 0 ? format_ns(num(*c, "ns", 0) / calls) : std::string("-")) << " each in the CUDA callback; "
+          << strf("%.0f", fresh) << " new sites, " << ns_or_dash(*c, "new_sites_ns")
+          << " in all to take and name them (each module's symbols read once); "
+          << strf("%.0f", num(*c, "full_unwinds", 0)) << " native stacks unwound fully\n";
+    }
   }
   const json* py = member(p, "python_frames");
   if (py == nullptr) return;

@@ -36,6 +36,27 @@ ViewOptions folded() {
   return o;
 }
 
+// A torch.compile-like chain: 30 layers of 3 kernels whose names carry the layer's counter
+// (triton_poi_fused_add_3, _4, ...). Folding on the name stems turns it into a repeated pattern.
+TEST(GraphView, PerLayerKernelNamesFoldOnTheirStems) {
+  std::string dot = "digraph dot {\nsubgraph cluster_7 {\nlabel=\"graph_7\" graph[style=\"dashed\"];\n";
+  const char* kinds[] = {"triton_per_fused__fused_rms_norm_mul_", "triton_tem_fused_mm_", "triton_poi_fused_add_"};
+  for (int i = 0; i < 90; ++i)
+    dot += "\"graph_7_node_" + std::to_string(i) + "\"[style=\"bold\" shape=\"octagon\" label=\"" + std::to_string(i) + "\n" +
+           kinds[i % 3] + std::to_string(i / 3 + 1) + "\n\"];\n";
+  for (int i = 0; i + 1 < 90; ++i)
+    dot += "\"graph_7_node_" + std::to_string(i) + "\" -> \"graph_7_node_" + std::to_string(i + 1) + "\";\n";
+  dot += "}\n}\n";
+  const GraphModel m = load_dot_text(dot, "compiled.dot");
+  const GraphView v = build_view(m, analyze(m, nullptr), nullptr, folded());
+  ASSERT_EQ(m.nodes.size(), 90u);
+  EXPECT_TRUE(v.collapsed);
+  EXPECT_LE(v.boxes.size(), 4u) << v.title;
+  bool stem_label = false;
+  for (const auto& b : v.boxes) stem_label = stem_label || b.label.find("triton_poi_fused_add_*") != std::string::npos;
+  EXPECT_TRUE(stem_label);
+}
+
 TEST(GraphView, UnfoldedDrawsEveryNodeWithShortLabels) {
   const Loaded l = load("memcpy_capture_verbose.dot");
   ViewOptions o;
@@ -123,14 +144,21 @@ TEST(GraphView, HeatMapColoursByTimeAndMarksTheTimedPath) {
   o.collapse = CollapseMode::kOff;
   const GraphView v = build_view(l.model, l.metrics, &t, o);
   EXPECT_TRUE(v.heat_map);
-  // The slowest branch (nodes 57..64, 8 us each) is darkest and critical; the fastest is not.
-  EXPECT_EQ(v.boxes[57].fill, "#e31a1c");
+  // The median node takes 4 us: the slowest branch (nodes 57..64, 8 us each, 2x the median) is
+  // one step above the median's colour and critical; the 1 us branch one below; nothing is red.
+  EXPECT_DOUBLE_EQ(v.heat_median_ns, 4000);
+  EXPECT_FALSE(v.heat_within_2x);
+  EXPECT_EQ(v.boxes[57].fill, "#fed976");
+  EXPECT_EQ(v.boxes[33].fill, "#ffeda0");  // 5 us: about the median
+  EXPECT_EQ(v.boxes[1].fill, "#ffffcc");   // 1 us: below 0.5x the median
   EXPECT_TRUE(v.boxes[57].critical);
   EXPECT_FALSE(v.boxes[1].critical);
-  EXPECT_NE(v.boxes[1].fill, v.boxes[57].fill);
   EXPECT_NE(v.boxes[57].label.find("8.00 µs"), std::string::npos) << v.boxes[57].label;
-  EXPECT_NE(v.title.find("colour: traced time (CUPTI) per node and replay, log scale in 7 steps"), std::string::npos)
+  EXPECT_NE(v.title.find("colour: traced time (CUPTI) per node and replay, steps at 0.5x, 2x, 4x, 10x, 30x and 100x "
+                         "the median node (4.00 µs)"),
+            std::string::npos)
       << v.title;
+  for (const auto& b : v.boxes) EXPECT_NE(b.fill, "#e31a1c");
   // Folded, a branch box sums its members' times.
   const GraphView f = build_view(l.model, l.metrics, &t, folded());
   double total = 0;
@@ -155,20 +183,21 @@ TEST(GraphView, HeatMapScaleIsLogFoldedBoxesShowTheirOwnFigureAndTheLegendIsFull
       if (l.model.nodes[b.members[0]].index == index) return b;
     throw std::runtime_error("no box");
   };
-  // Log scale: 10 µs sits in the middle of 1 µs .. 1 ms; a linear scale put it with the 1 µs ones.
+  // Steps relative to the median node (1 µs): the 98 at the median share the pale "about the
+  // median" colour, 10 µs (10x) is in the 10x-30x step, 1 ms (1000x) in the top one.
   EXPECT_EQ(box_of(50).fill, "#e31a1c");
-  EXPECT_EQ(box_of(0).fill, "#ffffcc");
-  EXPECT_EQ(box_of(10).fill, "#fed976") << "step 2 of 0..6 (log10 1e4 is a third of the way)";
-  EXPECT_NE(v.title.find("traced time (CUPTI, 1.37x slower than untraced) per node and replay, log scale"),
+  EXPECT_EQ(box_of(0).fill, "#ffeda0");
+  EXPECT_EQ(box_of(10).fill, "#fd8d3c") << "step 4 of 0..6 (10x-30x the median)";
+  EXPECT_NE(v.title.find("traced time (CUPTI, 1.37x slower than untraced) per node and replay, steps at 0.5x, 2x"),
             std::string::npos)
       << v.title;
-  // All 7 steps (no "no time": every node is timed), the first from the fastest time, the last
-  // to the slowest, each with the nodes it colours.
-  ASSERT_EQ(v.legend.size(), 7u);
-  EXPECT_EQ(v.legend[0].label, "1.00 µs - 2.68 µs: 98 nodes");
-  EXPECT_EQ(v.legend[1].label, "2.68 µs - 7.20 µs");
-  EXPECT_EQ(v.legend[2].label, "7.20 µs - 19.3 µs: 1 node");
-  EXPECT_EQ(v.legend[6].label, "373 µs - 1.00 ms: 1 node");
+  // The steps from the lowest used (about the median) to the highest (100x and more), each with
+  // its bounds and the nodes it colours.
+  ASSERT_EQ(v.legend.size(), 6u);
+  EXPECT_EQ(v.legend[0].label, "0.5x - 2x the median (500 ns - 2.00 µs): 98 nodes");
+  EXPECT_EQ(v.legend[1].label, "2x - 4x the median (2.00 µs - 4.00 µs)");
+  EXPECT_EQ(v.legend[3].label, "10x - 30x the median (10.0 µs - 30.0 µs): 1 node");
+  EXPECT_EQ(v.legend[5].label, "100x the median and more (>= 100 µs): 1 node");
   // Folded into one box of 100 nodes: its colour is its mean per node, not the sum of all.
   const GraphView f = build_view(l.model, l.metrics, &t, folded());
   ASSERT_EQ(f.boxes.size(), 1u);
@@ -189,8 +218,10 @@ TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
   const GraphView v = build_view(l.model, l.metrics, &t, o);
   ASSERT_EQ(v.legend.size(), 2u);
   EXPECT_EQ(v.legend[0].label, "no time: 40 nodes");
-  EXPECT_EQ(v.legend[1].label, "1.03 µs: all 60 nodes");
-  EXPECT_NE(v.title.find("per node and replay, one figure for all;"), std::string::npos) << v.title;
+  EXPECT_EQ(v.legend[1].label, "all 60 nodes within 2x of the median (1.03 µs): none stands out");
+  EXPECT_NE(v.title.find("per node and replay, all nodes within 2x of the median (1.03 µs): none stands out;"),
+            std::string::npos)
+      << v.title;
   // One timed node.
   NodeTimes one;
   one.origin = t.origin;
@@ -198,14 +229,16 @@ TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
   const GraphView w = build_view(l.model, analyze(l.model, &one), &one, o);
   ASSERT_EQ(w.legend.size(), 2u);
   EXPECT_EQ(w.legend[1].label, "800 ns: the one timed node");
-  // Times that print alike (1000 and 1001 ns) are one figure too: one colour, "about".
+  // 18 equal kernels of 0.83-1.54 µs (a real step of an H200 run): one pale colour, not 7 steps
+  // from the fastest to the slowest with most of them in the darkest red.
   NodeTimes narrow;
   narrow.origin = t.origin;
-  for (const auto& n : plain.model.nodes) narrow.by_node[n.dot_name] = {1000.0 + (n.index % 2), 0, 0, 1};
+  for (const auto& n : plain.model.nodes) narrow.by_node[n.dot_name] = {830.0 + 710.0 * static_cast<double>(n.index % 18) / 17, 0, 0, 1};
   const GraphView x = build_view(l.model, analyze(l.model, &narrow), &narrow, o);
   ASSERT_EQ(x.legend.size(), 1u);
-  EXPECT_EQ(x.legend[0].label, "about 1.00 µs: all 100 nodes");
-  EXPECT_EQ(x.boxes[0].fill, x.boxes[1].fill);
+  EXPECT_TRUE(x.heat_within_2x);
+  EXPECT_NE(x.legend[0].label.find("all 100 nodes within 2x of the median"), std::string::npos) << x.legend[0].label;
+  for (const auto& b : x.boxes) EXPECT_EQ(b.fill, "#ffeda0");
 }
 
 TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {

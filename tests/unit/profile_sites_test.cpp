@@ -263,7 +263,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   std::istringstream in(
       "{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"python3 x.py\"}\n"
       "{\"t\":\"py\",\"mode\":\"on\",\"held\":3,\"taken\":250,\"wait_ns\":41000,\"slow\":16,\"stopped\":1,\"can_take\":1}\n"
-      "{\"t\":\"site_cost\",\"calls\":253,\"ns\":1265000,\"full_unwinds\":12}\n");
+      "{\"t\":\"site_cost\",\"calls\":253,\"ns\":1265000,\"new\":7,\"new_ns\":290000000,\"full_unwinds\":12}\n");
   const ProcessRecords r = parse_process_records(in, "hand-made");
   EXPECT_EQ(r.malformed_lines, 0u);
   ASSERT_TRUE(r.sites.python_frames.has_value());
@@ -278,6 +278,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   EXPECT_EQ(py["wait_ns"], 41000);
   EXPECT_EQ(j["processes"][0]["call_site_cost"]["calls"], 253);
   EXPECT_EQ(j["processes"][0]["call_site_cost"]["full_unwinds"], 12);
+  EXPECT_EQ(j["processes"][0]["call_site_cost"]["new_sites"], 7);
   // The console says so without --verbose only when taking the GIL stopped.
   std::ostringstream brief, verbose;
   call_site_notes_text(brief, j["processes"][0], false);
@@ -285,7 +286,8 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   call_site_notes_text(verbose, j["processes"][0], true);
   EXPECT_NE(verbose.str().find("3 calls read where the thread held the GIL, 250 where it was taken"), std::string::npos)
       << verbose.str();
-  EXPECT_NE(verbose.str().find("253 calls, 5.00 µs each in the CUDA callback (12 native stacks unwound fully"), std::string::npos)
+  EXPECT_NE(verbose.str().find("253 calls from known sites, 5.00 µs each in the CUDA callback; 7 new sites, 290 ms in all"),
+            std::string::npos)
       << verbose.str();
   std::istringstream old("{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n");
   const nlohmann::json none =

@@ -77,8 +77,10 @@ struct PythonFramesRecord {
 
 // A `site_cost` line: what taking the call sites cost inside the CUDA callbacks.
 struct SiteCostRecord {
-  std::uint64_t calls = 0;         // calls whose site was taken
-  std::uint64_t ns = 0;            // time spent taking them, in all
+  std::uint64_t calls = 0;         // calls from a site already known
+  std::uint64_t ns = 0;            // time spent taking their sites, in all
+  std::uint64_t new_sites = 0;     // calls that met a new site (named once: ELF symbols read per module)
+  std::uint64_t new_sites_ns = 0;  // time spent on those, in all
   std::uint64_t full_unwinds = 0;  // native stacks unwound fully (the rest read with learned frame sizes)
 };
 
