@@ -130,13 +130,19 @@ void check_device_probes(const ModeResult& b, const ModeResult& c, MetricCompari
   const auto bp = device_probes(b), cp = device_probes(c);
   for (const auto& [side, probes] : {std::make_pair("baseline", &bp), std::make_pair("candidate", &cp)}) {
     std::string why = switch_within(*probes, side);
-    if (!why.empty()) r.device_switches.push_back(std::move(why));
+    if (why.empty()) continue;
+    (probes == &bp ? r.device.baseline_switched : r.device.candidate_switched) = true;
+    r.device_switches.push_back(std::move(why));
   }
+  if (!bp.empty()) r.device.baseline_ns = bp.front().before;
+  if (!cp.empty()) r.device.candidate_ns = cp.front().before;
   // Across the sides, each side's first process stands for it (one that switched among its
   // processes is flagged above).
-  if (!bp.empty() && !cp.empty() && levels_differ(bp.front().before, cp.front().before))
+  if (!bp.empty() && !cp.empty() && levels_differ(bp.front().before, cp.front().before)) {
+    r.device.differs = true;
     r.device_level = "device level differs: base " + strf("%.0f", bp.front().before) + " ns/kernel, candidate " +
                      strf("%.0f", cp.front().before) + " ns/kernel; docs/findings.md";
+  }
 }
 
 void apply_device_level(MetricComparison& r) {

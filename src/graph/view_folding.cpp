@@ -2,9 +2,11 @@
 #include "view_folding.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp::view_detail {
@@ -15,7 +17,30 @@ constexpr int kMaxRounds = 12;
 constexpr std::size_t kMaxPeriod = 8;
 constexpr std::size_t kMaxBands = 32;
 
+bool all_chars(const std::string& s, int (*pred)(int)) {
+  return std::all_of(s.begin(), s.end(), [pred](char c) { return pred(static_cast<unsigned char>(c)) != 0; });
+}
+
 }  // namespace
+
+// Kernels of one layer of a compiled model differ only by a counter or a hash at the end
+// (triton_poi_fused_add_3, _4, ...): trailing "_<digits>" and "_<hex of 8 or more with a digit>"
+// parts are dropped, so a 90-node chain of per-layer kernels folds like a repeated pattern.
+std::string name_stem(const std::string& name) {
+  std::string t = name;
+  for (;;) {
+    const auto us = t.rfind('_');
+    if (us == std::string::npos || us == 0 || us + 1 == t.size()) break;
+    const std::string tail = t.substr(us + 1);
+    const bool counter = all_chars(tail, isdigit);
+    const bool hash = tail.size() >= 8 && all_chars(tail, isxdigit) && std::any_of(tail.begin(), tail.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+                      });
+    if (!counter && !hash) break;
+    t.erase(us);
+  }
+  return t;
+}
 
 std::size_t Folder::alive_count() const {
   std::size_t n = 0;
@@ -49,8 +74,10 @@ void Folder::init() {
     b.members = {i};
     b.kind = n.kind;
     b.graph_id = n.graph_id;
-    b.key = std::string(to_string(n.kind)) + ":" + display_name(n);
-    b.pattern = display_name(n);
+    const std::string stem = n.kind == NodeKind::kKernel && !n.short_name.empty() ? name_stem(n.short_name) : "";
+    const bool stemmed = !stem.empty() && stem != n.short_name;
+    b.key = std::string(to_string(n.kind)) + ":" + (stemmed ? stem + "_*" : display_name(n));
+    b.pattern = stemmed ? clip_middle(stem + "_*", 38) : display_name(n);
   }
   for (const auto& e : m.edges) {
     if (m.nodes[e.from].graph_id != m.nodes[e.to].graph_id || e.from == e.to) continue;

@@ -13,6 +13,9 @@ namespace gp::view_detail {
 
 // The name a node shows: kernel short name, "memcpy HtoD", "host", ... (graph_view.cpp).
 std::string display_name(const GraphNode& n);
+// A kernel name without its trailing counters and hash-like parts: "triton_poi_fused_add_3" ->
+// "triton_poi_fused_add" (runs of per-layer kernels fold on it).
+std::string name_stem(const std::string& name);
 
 // Working state of one box while folding.
 struct Work {

@@ -106,6 +106,16 @@ json row_json(const MetricComparison& r) {
     j["estimate"] = nullptr;
   }
   j["notes"] = r.notes;
+  if (r.device.measured()) {
+    auto probe = [](double ns) { return ns > 0 ? num(ns) : json(nullptr); };
+    j["device_level"] = json{{"baseline_ns_per_kernel", probe(r.device.baseline_ns)},
+                             {"candidate_ns_per_kernel", probe(r.device.candidate_ns)},
+                             {"differs", r.device.differs},
+                             {"baseline_switched", r.device.baseline_switched},
+                             {"candidate_switched", r.device.candidate_switched}};
+  } else {
+    j["device_level"] = nullptr;
+  }
   return j;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -27,6 +29,24 @@ std::string str(const json& j, const char* key) {
 
 double number(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+// The row's device-level check (compare JSON 2.1: "device_level"), shown where it found something:
+// " device level: 508 -> 685 ns/kernel (differs)", "... (candidate switched)".
+std::string device_level_note(const json& row) {
+  const json d = row.is_object() ? row.value("device_level", json()) : json();
+  if (!d.is_object()) return "";
+  std::vector<std::string> found;
+  if (d.value("differs", false)) found.push_back("levels differ");
+  if (d.value("baseline_switched", false)) found.push_back("baseline switched");
+  if (d.value("candidate_switched", false)) found.push_back("candidate switched");
+  if (found.empty()) return "";
+  auto ns = [&](const char* key) {
+    const double v = number(d, key);
+    return std::isfinite(v) ? strf("%.0f", v) : std::string("?");
+  };
+  return " <span class=\"gp-note\">device level: " + escape(ns("baseline_ns_per_kernel")) + " -> " +
+         escape(ns("candidate_ns_per_kernel")) + " ns/kernel (" + escape(join(found, ", ")) + ")</span>";
 }
 
 // Reading order of a verdict name (gp::severity); unknown names go last.
@@ -167,7 +187,7 @@ std::string comparison_section(const json& doc, const std::string& source) {
            escape(threshold_text(r)) + "</td><td>" +
            escape(value_text(j.value("baseline", json()), unit)) + "</td><td>" +
            escape(value_text(j.value("candidate", json()), unit)) + "</td><td class=\"l\">" +
-           escape(str(j, "reason")) + "</td></tr>\n";
+           escape(str(j, "reason")) + device_level_note(j) + "</td></tr>\n";
   };
   const std::string head =
       "<thead><tr><th class=\"l\">benchmark</th><th class=\"l\">metric</th><th class=\"l\">verdict</th>"

@@ -66,6 +66,26 @@ TEST(CompareGolden, DeviceLevels) {
   expect_golden("device_levels.md", render_compare_markdown(c));
 }
 
+// The same check as data in compare --json: each row carries both sides' probes, and a row whose
+// sides ran at different levels says so (the isolated sweep ~504 ns/kernel; the one-process
+// sweep switched during its 100-kernel point).
+TEST(CompareJson, DeviceLevelIsAFieldOfEachRow) {
+  const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
+  const nlohmann::json j = compare_to_json(c);
+  std::size_t probed = 0, switched = 0;
+  for (const auto& row : j.at("rows")) {
+    const auto& d = row.at("device_level");
+    if (d.is_null()) continue;
+    ++probed;
+    for (const char* side : {"baseline_ns_per_kernel", "candidate_ns_per_kernel"})
+      if (!d.at(side).is_null()) EXPECT_GT(d.at(side).get<double>(), 400) << side;
+    if (d.at("differs").get<bool>() || d.at("candidate_switched").get<bool>()) ++switched;
+  }
+  EXPECT_GT(probed, 0u);
+  EXPECT_GT(switched, 0u);
+  EXPECT_EQ(j.at("schema_version"), kCompareSchemaVersion);
+}
+
 TEST(CompareGolden, SingleRepetition) {
   const Comparison c = run("r1_base.json", "r1_slow.json");
   expect_golden("r1_slow.txt", console(c, true));

@@ -36,6 +36,27 @@ ViewOptions folded() {
   return o;
 }
 
+// A torch.compile-like chain: 30 layers of 3 kernels whose names carry the layer's counter
+// (triton_poi_fused_add_3, _4, ...). Folding on the name stems turns it into a repeated pattern.
+TEST(GraphView, PerLayerKernelNamesFoldOnTheirStems) {
+  std::string dot = "digraph dot {\nsubgraph cluster_7 {\nlabel=\"graph_7\" graph[style=\"dashed\"];\n";
+  const char* kinds[] = {"triton_per_fused__fused_rms_norm_mul_", "triton_tem_fused_mm_", "triton_poi_fused_add_"};
+  for (int i = 0; i < 90; ++i)
+    dot += "\"graph_7_node_" + std::to_string(i) + "\"[style=\"bold\" shape=\"octagon\" label=\"" + std::to_string(i) + "\n" +
+           kinds[i % 3] + std::to_string(i / 3 + 1) + "\n\"];\n";
+  for (int i = 0; i + 1 < 90; ++i)
+    dot += "\"graph_7_node_" + std::to_string(i) + "\" -> \"graph_7_node_" + std::to_string(i + 1) + "\";\n";
+  dot += "}\n}\n";
+  const GraphModel m = load_dot_text(dot, "compiled.dot");
+  const GraphView v = build_view(m, analyze(m, nullptr), nullptr, folded());
+  ASSERT_EQ(m.nodes.size(), 90u);
+  EXPECT_TRUE(v.collapsed);
+  EXPECT_LE(v.boxes.size(), 4u) << v.title;
+  bool stem_label = false;
+  for (const auto& b : v.boxes) stem_label = stem_label || b.label.find("triton_poi_fused_add_*") != std::string::npos;
+  EXPECT_TRUE(stem_label);
+}
+
 TEST(GraphView, UnfoldedDrawsEveryNodeWithShortLabels) {
   const Loaded l = load("memcpy_capture_verbose.dot");
   ViewOptions o;

@@ -195,15 +195,22 @@ TEST(HtmlReport, TextIsEscaped) {
   EXPECT_NE(page.find("&lt;b&gt;&amp;x"), std::string::npos);
 }
 
-TEST(HtmlReport, ComparisonListsRegressionsFirst) {
-  const Report base = read_report(kData + "/reports/base.json");
-  const Report cand = read_report(kData + "/reports/regression.json");
+// The report page of `cand` with the comparison of two files of tests/data/reports.
+std::string comparison_page(const std::string& base_name, const std::string& cand_name, Comparison* out = nullptr) {
+  const Report base = read_report(kData + "/reports/" + base_name);
+  const Report cand = read_report(kData + "/reports/" + cand_name);
   const Comparison c = compare(base, cand, Thresholds{});
-  ASSERT_GT(c.count(Verdict::kRegression), 0u);
+  if (out != nullptr) *out = c;
   HtmlReportOptions o;
   o.graphs = false;
   o.comparison = compare_to_json(c);
-  const std::string page = render_html_report(cand, o);
+  return render_html_report(cand, o);
+}
+
+TEST(HtmlReport, ComparisonListsRegressionsFirst) {
+  Comparison c;
+  const std::string page = comparison_page("base.json", "regression.json", &c);
+  ASSERT_GT(c.count(Verdict::kRegression), 0u);
   const std::string table = element(page, "table", "table-compare");
   ASSERT_FALSE(table.empty());
   const auto first_regression = table.find(">regression<");
@@ -222,13 +229,7 @@ TEST(HtmlReport, ComparisonListsRegressionsFirst) {
 
 // Each row's threshold is in the table, and the chart marks the rows whose noise raised it.
 TEST(HtmlReport, ComparisonShowsEachRowsThreshold) {
-  const Report base = read_report(kData + "/reports/noisy_base.json");
-  const Report cand = read_report(kData + "/reports/noisy_cand.json");
-  const Comparison c = compare(base, cand, Thresholds{});
-  HtmlReportOptions o;
-  o.graphs = false;
-  o.comparison = compare_to_json(c);
-  const std::string page = render_html_report(cand, o);
+  const std::string page = comparison_page("noisy_base.json", "noisy_cand.json");
   const std::string table = element(page, "table", "table-compare");
   ASSERT_FALSE(table.empty());
   EXPECT_NE(table.find("<th>threshold</th>"), std::string::npos);

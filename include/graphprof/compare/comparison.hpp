@@ -18,7 +18,7 @@
 namespace gp {
 
 // Semantic version of the JSON that `compare --json` writes.
-inline constexpr const char* kCompareSchemaVersion = "2.1.0";
+inline constexpr const char* kCompareSchemaVersion = "2.2.0";
 
 enum class Verdict {
   kRegression,     // worse by at least the threshold, and the 99% CI clears the noise floor
@@ -134,6 +134,16 @@ struct RatioInterval {
   bool exact = true;
 };
 
+// The device-level check of one row (docs/compare.md, "Device level") as data: the device probe
+// of each side (ns per kernel of a chain of empty kernels, measured before its result; a merged
+// side: its first process with a probe) and what the check found. A side without a probe reads 0.
+struct DeviceLevelCheck {
+  double baseline_ns = 0, candidate_ns = 0;
+  bool differs = false;  // both sides probed, levels more than kDeviceLevelTolerance apart
+  bool baseline_switched = false, candidate_switched = false;  // a side's probes differ among themselves
+  bool measured() const { return baseline_ns > 0 || candidate_ns > 0; }
+};
+
 struct MetricComparison {
   std::string workload, mode;
   std::map<std::string, std::string> params;  // as matched (ignored parameters removed)
@@ -163,6 +173,7 @@ struct MetricComparison {
   // improvement of such a row is not credited to the code (docs/compare.md, "Device level").
   std::string device_level;
   std::vector<std::string> device_switches;  // a side whose probes before/after its result differ
+  DeviceLevelCheck device;  // the same check as data (compare --json: "device_level")
 
   std::string benchmark() const;  // "chain[elements=4096,kernels=100]/graph"
 };
