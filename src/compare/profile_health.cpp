@@ -361,6 +361,22 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     add(row(program, "", "coverage_kernel_time", "%", Direction::kHigherIsBetter),
         per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }),
         per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernel_ns, f.eager_kernel_ns); }), coverage);
+    // A higher share of kernel time inside graphs is better only when work moved into them: when
+    // eager kernel time per step did not fall, the share rose because graph kernels got slower
+    // (their own rows say so), which is no improvement.
+    MetricComparison& share_row = out.rows.back();
+    if (share_row.verdict == Verdict::kImprovement) {
+      const auto eager_per_step = [&](const std::vector<RunFigures>& runs) {
+        return median(per_run(runs, [&](const RunFigures& f) { return f.steps > 0 ? f.eager_kernel_ns / f.steps : f.eager_kernel_ns; }));
+      };
+      const double be = eager_per_step(bf), ce = eager_per_step(cf);
+      if (std::isfinite(be) && std::isfinite(ce) && ce >= 0.97 * be) {
+        share_row.verdict = Verdict::kNotComparable;
+        share_row.rule.gating = false;
+        share_row.reason = "more of the kernel time is inside graphs because graph kernels take longer, not because eager "
+                           "work moved into them (eager kernel time per step did not fall): see the graphs' GPU time per launch";
+      }
+    }
     add(row(program, "", "coverage_kernels", "%", Direction::kHigherIsBetter),
         per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }),
         per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }), coverage);

@@ -74,6 +74,9 @@ def replay(gp, d, work, singles):
     fails = failing(doc)
     check(len(fails) == 1 and fails[0][0] == "gpu_time_per_launch", "%s slow: failing rows %s, expected one graph's "
           "gpu_time_per_launch" % (tag, fails))
+    # A slower graph raises the share of kernel time inside graphs: that is no improvement.
+    improved = [r["metric"] for r in doc["rows"] if r["verdict"] == "improvement"]
+    check(improved == [], "%s slow: rows read as improvements: %s" % (tag, improved))
 
     md = os.path.join(work, tag + "-slow.md")
     junit = os.path.join(work, tag + "-slow.xml")
