@@ -65,4 +65,10 @@ std::string device_level_cell(const ModeResult& r) {
   return s;
 }
 
+std::string latch_description(const Report& report) {
+  const auto it = report.settings.find("latch");
+  if (it == report.settings.end() || !it->is_string()) return "a latch";
+  return it->get<std::string>() == "kernel" ? "a polling latch kernel" : "a stream wait";
+}
+
 }  // namespace gp

@@ -86,7 +86,8 @@ void device_method_notes(const Report& report, std::ostream& out, bool legend) {
   if (legend && any_device_probe(report))
     out << "  level: the device probe, ns per kernel of a 256-kernel chain, back to back/latched, before the passes"
            " (→ the highest reading after, when it moved >10 %); GPU/iter = CUDA events between iterations queued back"
-           " to back, latched = queued behind a latch (a stream wait; settings.latch)\n";
+           " to back, latched = queued behind "
+        << latch_description(report) << "\n";
 }
 
 // The verbose sweep table: one row per grid point and mode.

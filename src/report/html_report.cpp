@@ -266,20 +266,20 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
 
 // The device level each mode's device figures were measured at, and the method of each figure;
 // a line per mode whose two device methods disagree, saying why (device_methods_note).
-std::string device_level_text(const Benchmark& b) {
+std::string device_level_text(const Benchmark& b, const std::string& latch) {
   std::string s;
   for (const ModeResult* r : b.modes) {
     if (r->status != Status::kOk || !r->sections.device_probe) continue;
     const std::string note = device_methods_note(*r);
     s += "<p class=\"gp-note\">" + escape(to_string(r->mode)) + ": device level " + escape(device_level_cell(*r)) +
          " ns per kernel (probe, back to back/latched); GPU time/iteration: CUDA events between iterations queued "
-         "back to back; per node: queued behind a latch (settings.latch)" +
+         "back to back; per node: queued behind " + escape(latch) +
          (note.empty() ? std::string() : "<br><span class=\"gp-warn\">" + escape(note) + "</span>") + "</p>\n";
   }
   return s;
 }
 
-std::string workload_section(const std::vector<Benchmark>& benches) {
+std::string workload_section(const std::vector<Benchmark>& benches, const std::string& latch) {
   std::string s = "<section id=\"workloads\"><h2>Workloads</h2>\n"
                   "<p class=\"gp-note\">Bars are medians; whiskers the 95% confidence interval of the median "
                   "(often narrower than the line). Hover a bar for p10/p90 and the sample count.</p>\n";
@@ -291,7 +291,7 @@ std::string workload_section(const std::vector<Benchmark>& benches) {
          " <span class=\"gp-note\">" + escape(params_text(b.params, " ")) + "</span></h3>\n";
     for (const ModeResult* r : b.modes)
       if (r->status != Status::kOk) s += failure_text(*r);
-    s += device_level_text(b);
+    s += device_level_text(b, latch);
     s += "<div class=\"gp-charts\">";
     s += mode_bars(b, metric_key::kGpuTimePerIter, "chart-gpu-" + tag, "GPU time / iteration");
     s += mode_bars(b, metric_key::kLaunchCpuPerIter, "chart-submit-" + tag, "CPU submit time / iteration");
@@ -565,7 +565,7 @@ std::string render_html_report(const Report& report, const HtmlReportOptions& op
   page += "<main>\n";
   if (options.comparison) page += comparison_section(*options.comparison, options.comparison_source);
   page += summary_section(benches);
-  if (!single.empty()) page += workload_section(single);
+  if (!single.empty()) page += workload_section(single, latch_description(report));
   page += sweep + graphs + trace;
   page += environment_section(report, options);
   page += "</main>\n<footer class=\"gp-note\"><p>Written by graphprof " + escape(report.tool_version) +

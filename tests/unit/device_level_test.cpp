@@ -96,3 +96,18 @@ TEST(DeviceMethods, OlderReportsWithoutLatchedReadingsPrintTheirBackToBackLevel)
 
 }  // namespace
 }  // namespace gp
+
+namespace gp {
+namespace {
+
+TEST(LatchDescription, SaysWhatHeldTheStreamFromTheReportsSettings) {
+  Report r;
+  EXPECT_EQ(latch_description(r), "a latch");  // reports from before settings.latch
+  r.settings["latch"] = "wait-value";
+  EXPECT_EQ(latch_description(r), "a stream wait");
+  r.settings["latch"] = "kernel";
+  EXPECT_EQ(latch_description(r), "a polling latch kernel");
+}
+
+}  // namespace
+}  // namespace gp

@@ -25,4 +25,8 @@ std::string device_methods_note(const ModeResult& r);
 // highest readings at any later point) when either moved by more than 10 %; "-" without a probe.
 std::string device_level_cell(const ModeResult& r);
 
+// What held the stream in the latched pass, from the report's settings.latch: "a stream wait"
+// (wait-value), "a polling latch kernel" (kernel), or "a latch" for reports without the field.
+std::string latch_description(const Report& report);
+
 }  // namespace gp
