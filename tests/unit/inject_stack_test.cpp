@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -75,9 +76,20 @@ TEST(InjectStack, CachedAndFullUnwindAgreeBelowTheirOwnFrame) {
   const std::vector<Stack> cached = three_times([] { return deep(2, true); });
   const std::vector<Stack> full = three_times([] { return deep(2, false); });
   ASSERT_EQ(cached[2].size(), full[2].size());
-  for (std::size_t i = 1; i < full[2].size(); ++i)
-    if (describe_frame(full[2][i]).function.rfind("gp::inject::(anonymous namespace)::three_times", 0) != 0)
-      EXPECT_EQ(describe_frame(cached[2][i]).function, describe_frame(full[2][i]).function) << i;
+  // The callers themselves differ: two lambdas (GCC "TestBody()::{lambda()#1}", clang "TestBody()::$_4")
+  // and the two instances of three_times (clang's name starts with its return type). Those frames
+  // are skipped; every frame below them and above them must agree.
+  auto caller_frame = [](const std::string& fn) {
+    return fn.find("three_times<") != std::string::npos || fn.find("TestBody()::") != std::string::npos;
+  };
+  std::size_t compared = 0;
+  for (std::size_t i = 1; i < full[2].size(); ++i) {
+    const std::string c = describe_frame(cached[2][i]).function, f = describe_frame(full[2][i]).function;
+    if (caller_frame(c) && caller_frame(f)) continue;
+    EXPECT_EQ(c, f) << i;
+    ++compared;
+  }
+  EXPECT_GE(compared, 4u);  // leaf_site and deep x3 at least
 }
 
 TEST(InjectStack, FramesAreNamedFromTheSymbolTable) {
