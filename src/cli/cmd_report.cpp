@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/report/profile_text.hpp"
@@ -28,9 +29,7 @@ struct ReportCliOptions {
 };
 
 bool is_profile(const Report& r) {
-  return std::any_of(r.results.begin(), r.results.end(), [](const ModeResult& m) {
-    return m.mode == Mode::kApp && m.params.empty() && m.sections.other.contains("profile");
-  });
+  return profile_fields::section(r) != nullptr;
 }
 
 int report_command(const ReportCliOptions& o) {

@@ -75,8 +75,8 @@ void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
 // The profiled program's name ("" for a report of run or sweep).
 std::string profiled_program(const Report& r) {
   for (const ModeResult& res : r.results)
-    if (res.mode == Mode::kApp && res.sections.other.is_object() && res.sections.other.contains("profile")) {
-      const nlohmann::json& p = res.sections.other.at("profile");
+    if (res.mode == Mode::kApp && res.sections.has_profile()) {
+      const nlohmann::json& p = res.sections.profile;
       return p.is_object() && p.contains("program") && p.at("program").is_string() && !p.at("program").get<std::string>().empty()
                  ? p.at("program").get<std::string>()
                  : "(unnamed program)";
@@ -142,8 +142,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         continue;
       }
       ModeResult& into = out.results[it->second];
-      if (into.sections.other.contains("profile") && res.sections.other.contains("profile"))
-        pool_profile_runs(into.sections.other["profile"], res.sections.other.at("profile"));
+      if (into.sections.has_profile() && res.sections.has_profile()) pool_profile_runs(into.sections.profile, res.sections.profile);
       if (into.status != Status::kOk) continue;  // the first failure stays
       if (res.status != Status::kOk) {
         // A mode that failed in any run failed: the gate must see it, not a pool without it.

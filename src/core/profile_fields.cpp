@@ -8,12 +8,15 @@ namespace gp::profile_fields {
 
 using nlohmann::json;
 
-const json* section(const Report& r) {
+const ModeResult* app_result(const Report& r) {
   for (const ModeResult& m : r.results)
-    if (m.mode == Mode::kApp && m.params.empty() && m.sections.other.is_object() && m.sections.other.contains("profile") &&
-        m.sections.other.at("profile").is_object())
-      return &m.sections.other.at("profile");
+    if (m.mode == Mode::kApp && m.params.empty() && m.sections.has_profile()) return &m;
   return nullptr;
+}
+
+const json* section(const Report& r) {
+  const ModeResult* app = app_result(r);
+  return app == nullptr ? nullptr : &app->sections.profile;
 }
 
 std::vector<const json*> runs(const json& profile) {

@@ -34,11 +34,13 @@ ModeResult slowest_rank_decides(const std::vector<const ModeResult*>& per_rank) 
   bool same_output = true;
   for (const ModeResult* r : per_rank) same_output = same_output && r->checksum == all.checksum;
   if (!same_output) all.checksum = "differs between ranks";
-  nlohmann::json medians = nlohmann::json::object(), slowest = nlohmann::json::object();
+  RanksSection ranks;
+  ranks.count = per_rank.size();
+  ranks.same_output_on_every_rank = same_output;
   for (const auto& [key, first] : per_rank.front()->metrics) {
     const Metric* worst = nullptr;
     std::string worst_rank;
-    nlohmann::json per = nlohmann::json::array();
+    std::vector<double> per;
     for (const ModeResult* r : per_rank) {
       auto it = r->metrics.find(key);
       if (it == r->metrics.end()) {
@@ -53,13 +55,10 @@ ModeResult slowest_rank_decides(const std::vector<const ModeResult*>& per_rank) 
     }
     if (worst == nullptr) continue;  // a metric not every rank has cannot be compared across ranks
     all.metrics[key] = *worst;
-    medians[key] = per;
-    slowest[key] = worst_rank;
+    ranks.median_per_rank[key] = std::move(per);
+    ranks.slowest_rank[key] = worst_rank;
   }
-  all.sections.other["ranks"] = {{"count", per_rank.size()},
-                           {"median_per_rank", medians},
-                           {"slowest_rank", slowest},
-                           {"same_output_on_every_rank", same_output}};
+  all.sections.ranks = std::move(ranks);
   all.sections.graph = per_rank.front()->sections.graph;
   derive_within_mode(all);
   return all;

@@ -77,6 +77,23 @@ struct In {
     if (!v->is_object()) fail(key, "expected an object");
     return In{*v, where + "." + key};
   }
+  bool flag(const char* key) const {
+    const json* v = find(key);
+    if (v == nullptr || v->is_null()) return false;
+    if (!v->is_boolean()) fail(key, "expected true or false");
+    return v->get<bool>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    std::vector<std::string> out;
+    const json* v = find(key);
+    if (v == nullptr || v->is_null()) return out;
+    if (!v->is_array()) fail(key, "expected an array");
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_string()) fail(key + std::string("[") + std::to_string(i) + "]", "expected a string");
+      out.push_back((*v)[i].get<std::string>());
+    }
+    return out;
+  }
   bool has(const char* key) const {
     const json* v = find(key);
     return v != nullptr && !v->is_null();
@@ -155,6 +172,25 @@ void spread_to(json& p, const char* side, const TraceSpread& s) {
   p[k + "_p90_ns"] = num(s.p90_ns);
   p[k + "_ci_ns"] = ci_pair(s.ci_low_ns, s.ci_high_ns);
   p[k + "_n"] = s.n;
+}
+
+RanksSection ranks_from(const In& in) {
+  RanksSection r;
+  r.count = in.count<std::size_t>("count");
+  const In medians = in.object("median_per_rank");
+  for (auto it = medians.j.begin(); it != medians.j.end(); ++it) {
+    std::vector<double>& per = r.median_per_rank[it.key()];
+    if (!it->is_array()) medians.fail(it.key(), "expected an array");
+    for (const json& v : *it) {
+      if (!v.is_null() && !v.is_number()) medians.fail(it.key(), "expected numbers");
+      per.push_back(v.is_number() ? v.get<double>() : kNoValue);
+    }
+  }
+  const In slowest = in.object("slowest_rank");
+  for (auto it = slowest.j.begin(); it != slowest.j.end(); ++it) r.slowest_rank[it.key()] = slowest.str(it.key().c_str());
+  r.same_output_on_every_rank = in.flag("same_output_on_every_rank");
+  r.extra = unknown_fields(in.j, {"count", "median_per_rank", "slowest_rank", "same_output_on_every_rank"});
+  return r;
 }
 
 TraceSection trace_from(const In& in) {
@@ -320,6 +356,37 @@ json to_json(const DeviceProbeSection& p) {
   return j;
 }
 
+json to_json(const BudgetSection& b) {
+  json j = b.extra.is_object() ? b.extra : json::object();
+  if (std::isfinite(b.iteration_seconds)) j["iteration_seconds"] = b.iteration_seconds;
+  if (!b.passes_cut_short.empty()) j["passes_cut_short"] = b.passes_cut_short;
+  return j;
+}
+
+json to_json(const PluginSection& p) {
+  json j = p.extra.is_object() ? p.extra : json::object();
+  j["library"] = p.library;
+  j["name"] = p.name;
+  j["version"] = p.version;
+  j["file_fnv1a64"] = p.file_fnv1a64;
+  j["api_version"] = p.api_version;
+  return j;
+}
+
+json to_json(const RanksSection& r) {
+  json j = r.extra.is_object() ? r.extra : json::object();
+  j["count"] = r.count;
+  json medians = json::object();
+  for (const auto& [key, per] : r.median_per_rank) {
+    json& all = medians[key] = json::array();
+    for (double v : per) all.push_back(num(v));
+  }
+  j["median_per_rank"] = std::move(medians);
+  j["slowest_rank"] = r.slowest_rank;
+  j["same_output_on_every_rank"] = r.same_output_on_every_rank;
+  return j;
+}
+
 json to_json(const Sections& s) {
   json j = s.other.is_object() ? s.other : json::object();
   if (s.graph) j["graph"] = to_json(*s.graph);
@@ -331,6 +398,12 @@ json to_json(const Sections& s) {
     j["workload"] = std::move(w);
   }
   if (!s.latched.empty()) j["latched"] = s.latched;
+  if (s.budget) j["budget"] = to_json(*s.budget);
+  if (s.plugin) j["plugin"] = to_json(*s.plugin);
+  if (s.ranks) j["ranks"] = to_json(*s.ranks);
+  if (s.cuda_context_lost) j["cuda_context_lost"] = true;
+  if (s.cut_by_time_limit) j["cut_by_time_limit"] = true;
+  if (!s.profile.is_null()) j["profile"] = s.profile;
   return j;
 }
 
@@ -372,6 +445,26 @@ Sections sections_from_json(const json& j, const std::string& where) {
       for (auto f = w.j.begin(); f != w.j.end(); ++f) s.workload[f.key()] = w.number(f.key().c_str());
     } else if (key == "latched") {
       s.latched = in.str("latched");
+    } else if (key == "budget") {
+      const In b = in.object("budget");
+      BudgetSection& budget = s.budget.emplace();
+      budget.iteration_seconds = b.non_negative("iteration_seconds");
+      budget.passes_cut_short = b.strings("passes_cut_short");
+      budget.extra = unknown_fields(b.j, {"iteration_seconds", "passes_cut_short"});
+    } else if (key == "plugin") {
+      const In p = in.object("plugin");
+      s.plugin = PluginSection{p.str("library"), p.str("name"), p.str("version"), p.str("file_fnv1a64"),
+                               p.str("api_version"),
+                               unknown_fields(p.j, {"library", "name", "version", "file_fnv1a64", "api_version"})};
+    } else if (key == "ranks") {
+      s.ranks = ranks_from(in.object("ranks"));
+    } else if (key == "cuda_context_lost") {
+      s.cuda_context_lost = in.flag("cuda_context_lost");
+    } else if (key == "cut_by_time_limit") {
+      s.cut_by_time_limit = in.flag("cut_by_time_limit");
+    } else if (key == "profile") {
+      if (!it->is_null() && !it->is_object()) in.fail("profile", "expected an object");
+      s.profile = *it;
     } else {
       s.other[key] = *it;
     }

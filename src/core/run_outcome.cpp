@@ -6,11 +6,7 @@
 
 namespace gp {
 
-bool lost_cuda_context(const ModeResult& r) {
-  const nlohmann::json& o = r.sections.other;
-  return o.contains(kContextLostSection) && o.at(kContextLostSection).is_boolean() &&
-         o.at(kContextLostSection).get<bool>();
-}
+bool lost_cuda_context(const ModeResult& r) { return r.sections.cuda_context_lost; }
 
 std::string lost_context_message(const Report& report) {
   for (std::size_t i = 0; i < report.results.size(); ++i) {
@@ -33,14 +29,11 @@ ModeResult cut_by_time_limit(const std::string& workload, Mode mode, const std::
   r.params = params;
   r.status = Status::kFailed;
   r.reason = "not measured: --time-limit was reached before it started";
-  r.sections.other[kTimeLimitSection] = true;
+  r.sections.cut_by_time_limit = true;
   return r;
 }
 
-bool was_cut_by_time_limit(const ModeResult& r) {
-  const nlohmann::json& o = r.sections.other;
-  return o.contains(kTimeLimitSection) && o.at(kTimeLimitSection).is_boolean() && o.at(kTimeLimitSection).get<bool>();
-}
+bool was_cut_by_time_limit(const ModeResult& r) { return r.sections.cut_by_time_limit; }
 
 std::string time_limit_message(const Report& report, double limit_seconds) {
   std::size_t cut = 0;

@@ -78,10 +78,9 @@ PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bo
 // Passes the budget ended before they had min_samples, and the iteration time that explains it:
 // sections.budget of the result (docs/methodology.md).
 void mark_cut_short(ModeResult& res, const std::string& pass) {
-  auto& list = res.sections.other["budget"]["passes_cut_short"];
-  for (const auto& p : list)
-    if (p == pass) return;
-  list.push_back(pass);
+  std::vector<std::string>& list = res.sections.budget ? res.sections.budget->passes_cut_short
+                                                       : res.sections.budget.emplace().passes_cut_short;
+  if (std::find(list.begin(), list.end(), pass) == list.end()) list.push_back(pass);
 }
 
 Metric make_metric(const char* unit, Direction dir, const char* description) {
@@ -245,7 +244,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   const std::size_t calls_per_iter = shape.calls_per_iter;
   res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
   const int batch = batch_size(shape, opt.rule.budget_seconds);
-  if (rep == 0) res.sections.other["budget"]["iteration_seconds"] = iteration_seconds;
+  if (rep == 0) (res.sections.budget ? *res.sections.budget : res.sections.budget.emplace()).iteration_seconds = iteration_seconds;
 
   opt = share_of_time_left(base, --passes_left);
   note("warm-up");
@@ -391,9 +390,8 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   res.params = params.values();
   if (entry.plugin) {
     const PluginOrigin& p = *entry.plugin;
-    res.sections.other["plugin"] = {{"library", p.library}, {"name", p.name}, {"version", p.version},
-                                    {"file_fnv1a64", p.file_fnv1a64},
-                                    {"api_version", std::to_string(p.api_major) + "." + std::to_string(p.api_minor)}};
+    res.sections.plugin = PluginSection{p.library, p.name, p.version, p.file_fnv1a64,
+                                        std::to_string(p.api_major) + "." + std::to_string(p.api_minor)};
   }
   const NvtxRange mode_range(res.workload + " " + to_string(mode));
 
@@ -440,7 +438,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
     // ...) leaves the context unusable: every later call fails with it. The suite stops after this
     // result (graphprof/core/run_outcome.hpp).
     if (recover_from_cuda_error(e)) {
-      res.sections.other[kContextLostSection] = true;
+      res.sections.cuda_context_lost = true;
       res.failure->hint = "the CUDA context is unusable after this error, so graphprof stopped here; run this "
                           "workload and mode alone under compute-sanitizer to find the faulting access";
     }

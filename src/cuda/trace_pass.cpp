@@ -117,10 +117,8 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
   PassOutput out;
   std::optional<NodeJoin> join;
   // Measured by the timing passes (sections.budget.iteration_seconds); 0 when unknown.
-  double iteration_seconds = 0;
-  const nlohmann::json& budget = res.sections.other.value("budget", nlohmann::json::object());
-  if (budget.is_object() && budget.contains("iteration_seconds") && budget["iteration_seconds"].is_number())
-    iteration_seconds = budget["iteration_seconds"].get<double>();
+  const double iteration_seconds =
+      res.sections.budget && std::isfinite(res.sections.budget->iteration_seconds) ? res.sections.budget->iteration_seconds : 0;
   try {
     NvtxRange range("trace pass");
     // A pass that lost records runs once more with bigger buffers.
@@ -171,7 +169,7 @@ void run_trace_pass(const WorkloadEntry& entry, Mode mode, const Params& params,
     // The same recovery as a failed mode's (pass_context.hpp).
     const bool lost = recover_from_cuda_error(e);
     res.sections.trace = sec;
-    if (lost) res.sections.other[kContextLostSection] = true;
+    if (lost) res.sections.cuda_context_lost = true;
     return;
   } catch (const Error& e) {
     if (e.code() == ExitCode::kUsage || e.code() == ExitCode::kEnvironment) throw;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/profile_fields.hpp"
 #include "graphprof/profile/profile.hpp"
 
 namespace gp {
@@ -14,20 +15,14 @@ using nlohmann::json;
 
 namespace {
 
-ModeResult* app_result(Report& r) {
-  for (auto& m : r.results)
-    if (m.mode == Mode::kApp && m.params.empty() && m.sections.other.contains("profile")) return &m;
-  return nullptr;
-}
-
-const ModeResult* app_result(const Report& r) { return app_result(const_cast<Report&>(r)); }
+using profile_fields::app_result;
 
 // (global rank, host) of every process with a rank identity.
 std::set<std::pair<long long, std::string>> ranks_of(const Report& r) {
   std::set<std::pair<long long, std::string>> out;
   const ModeResult* app = app_result(r);
   if (app == nullptr) return out;
-  const json& procs = app->sections.other.at("profile").value("processes", json::array());
+  const json& procs = app->sections.profile.value("processes", json::array());
   for (const auto& p : procs) {
     if (!p.is_object() || !p.contains("rank") || !p["rank"].is_object()) continue;
     const json& rank = p["rank"];
@@ -77,14 +72,14 @@ Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector
   Report out = reports.front();
   out.results.clear();
   ModeResult app = *app_result(reports.front());
-  json& profile = app.sections.other["profile"];
+  json& profile = app.sections.profile;
   json processes = json::array(), notes = json::array(), merged_from = json::array();
   double wall = 0;
   double graph_ns = 0, eager_ns = 0, graph_launches = 0, eager_launches = 0;
   std::vector<double> launch_calls;
   for (std::size_t f = 0; f < reports.size(); ++f) {
     const ModeResult& a = *app_result(reports[f]);
-    const json& p = a.sections.other.at("profile");
+    const json& p = a.sections.profile;
     if (a.workload != app.workload)
       throw input_error(source(f) + ": profiles " + a.workload + ", " + source(0) + " " + app.workload +
                         "; merge the reports of one job");

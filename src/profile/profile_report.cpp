@@ -276,7 +276,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json_of(processes[i], i + 1));
   profile["cross_rank"] = cross_rank_view(procs);
   profile["processes"] = std::move(procs);
-  app.sections.other["profile"] = std::move(profile);
+  app.sections.profile = std::move(profile);
   report.results.push_back(std::move(app));
 
   for (std::size_t i = 0; i < processes.size(); ++i)
@@ -378,7 +378,7 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
         report.results.push_back(std::move(r));
       }
   }
-  app().sections.other["profile"]["runs"] = std::move(all);
+  app().sections.profile["runs"] = std::move(all);
   return report;
 }
 

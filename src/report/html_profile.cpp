@@ -336,10 +336,8 @@ std::string application_section(const json& profile) {
 }  // namespace
 
 std::string profile_page(const Report& report, const HtmlReportOptions& options) {
-  const ModeResult* app = nullptr;
-  for (const ModeResult& r : report.results)
-    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
-  const json& profile = app->sections.other.at("profile");
+  const ModeResult* app = profile_fields::app_result(report);  // render_html_report's test: not null
+  const json& profile = app->sections.profile;
   const std::string program = str(profile, "program");
   const std::string title = options.title.empty() ? "graphprof profile: " + program : options.title;
   const json& procs = list(profile, "processes");

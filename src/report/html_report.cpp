@@ -2,6 +2,7 @@
 // mode with their intervals), sweep curves, graphs, trace perturbation, comparison, environment.
 // See html_report.hpp; the charts are drawn in html_svg.cpp.
 #include "graphprof/core/metric_catalog.hpp"
+#include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/html_report.hpp"
 
 #include <algorithm>
@@ -544,8 +545,7 @@ std::string ns_with_interval(double median, double low, double high) {
 
 std::string render_html_report(const Report& report, const HtmlReportOptions& options) {
   using namespace html;
-  for (const ModeResult& r : report.results)
-    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) return profile_page(report, options);
+  if (profile_fields::section(report) != nullptr) return profile_page(report, options);
   const std::vector<Benchmark> benches = benchmarks_of(report);
   std::map<std::string, int> per_workload;
   for (const Benchmark& b : benches) ++per_workload[b.workload];

@@ -395,11 +395,9 @@ void overhead_text(std::ostringstream& out, const json& p) {
 }  // namespace
 
 std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
-  const ModeResult* app = nullptr;
-  for (const auto& r : report.results)
-    if (r.mode == Mode::kApp && r.params.empty() && r.sections.other.contains("profile")) app = &r;
-  if (app == nullptr) return {};
-  const json& p = app->sections.other.at("profile");
+  const json* section = profile_fields::section(report);
+  if (section == nullptr) return {};
+  const json& p = *section;
   std::ostringstream out;
   const json& procs = p["processes"];
   out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()

@@ -45,7 +45,7 @@ inline std::string console(const std::filesystem::path& out) {
 const nlohmann::json& profile_of(const Report&& r) = delete;
 inline const nlohmann::json& profile_of(const Report& r) {
   for (const auto& x : r.results)
-    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.other.at("profile");
+    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.profile;
   throw std::runtime_error("no app result");
 }
 

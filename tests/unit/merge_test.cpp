@@ -201,7 +201,7 @@ TEST(Merge, RefusesReportsOfAnotherKind) {
     ModeResult app;
     app.workload = program;
     app.mode = Mode::kApp;
-    app.sections.other = nlohmann::json{{"profile", {{"program", program}}}};
+    app.sections.profile = nlohmann::json{{"program", program}};
     r.results = {app};
     return r;
   };

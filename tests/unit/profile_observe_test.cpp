@@ -202,7 +202,7 @@ TEST(ProfileNodeSampling, TheReportAndConsoleSayWhichLaunchesWereTraced) {
   run.program = "app";
   run.exit_description = "exited with status 0";
   const Report r = profile_report(run, {analyze_lines(sampled_lines())});
-  const auto& proc = r.results.front().sections.other.at("profile")["processes"][0];
+  const auto& proc = r.results.front().sections.profile["processes"][0];
   EXPECT_EQ(proc["node_sampling"], "1,1,3,0/1000");
   EXPECT_EQ(proc["coverage"]["estimated"], true);
   const auto& s = proc["graphs"][0]["node_sampling"];

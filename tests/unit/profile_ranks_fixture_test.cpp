@@ -36,7 +36,7 @@ Report profile_of_folder(const fs::path& dir) {
   return r;
 }
 
-const json& profile_json(const Report& r) { return r.results.front().sections.other.at("profile"); }
+const json& profile_json(const Report& r) { return r.results.front().sections.profile; }
 
 TEST(RankFixtures, TwoRanksOnOneGpu) {
   const Report r = profile_of_folder(kRanks / "one_gpu_two_ranks");

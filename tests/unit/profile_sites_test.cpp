@@ -271,7 +271,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   EXPECT_TRUE(r.sites.python_frames->stopped);
   ProfileRun run;
   run.program = "x.py";
-  const nlohmann::json j = profile_report(run, {analyze_process(r)}).results.at(0).sections.other.at("profile");
+  const nlohmann::json j = profile_report(run, {analyze_process(r)}).results.at(0).sections.profile;
   const nlohmann::json& py = j["processes"][0]["python_frames"];
   EXPECT_EQ(py["mode"], "on");
   EXPECT_EQ(py["held"], 3);
@@ -291,7 +291,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
       << verbose.str();
   std::istringstream old("{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n");
   const nlohmann::json none =
-      profile_report(run, {analyze_process(parse_process_records(old, "old"))}).results.at(0).sections.other.at("profile");
+      profile_report(run, {analyze_process(parse_process_records(old, "old"))}).results.at(0).sections.profile;
   EXPECT_TRUE(none["processes"][0]["python_frames"].is_null());
   EXPECT_TRUE(none["processes"][0]["call_site_cost"].is_null());
 }

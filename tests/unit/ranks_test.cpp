@@ -51,9 +51,12 @@ TEST(MergeRanks, KeepsEveryRankAndTheSlowestDecides) {
   ASSERT_NE(graph_all, nullptr);
   EXPECT_DOUBLE_EQ(eager_all->metrics.at("gpu_time_per_iter").summary.median, 120);  // rank 1 slower
   EXPECT_DOUBLE_EQ(graph_all->metrics.at("gpu_time_per_iter").summary.median, 50);   // rank 0 slower
-  EXPECT_EQ(graph_all->sections.other["ranks"]["slowest_rank"]["gpu_time_per_iter"], "0");
-  EXPECT_EQ(graph_all->sections.other["ranks"]["median_per_rank"]["gpu_time_per_iter"].size(), 2u);
-  EXPECT_TRUE(graph_all->sections.other["ranks"]["same_output_on_every_rank"].get<bool>());
+  ASSERT_TRUE(graph_all->sections.ranks);
+  EXPECT_EQ(graph_all->sections.ranks->count, 2u);
+  EXPECT_EQ(graph_all->sections.ranks->slowest_rank.at("gpu_time_per_iter"), "0");
+  EXPECT_EQ(graph_all->sections.ranks->median_per_rank.at("gpu_time_per_iter"), (std::vector<double>{50, 40}));
+  EXPECT_TRUE(graph_all->sections.ranks->same_output_on_every_rank);
+  EXPECT_TRUE(graph_all->sections.other.empty()) << graph_all->sections.other.dump();
   // Speedup of the combined graph result against the combined eager one: 120 / 50.
   EXPECT_NEAR(graph_all->derived.at("speedup_gpu_time_vs_eager"), 2.4, 1e-9);
   EXPECT_EQ(merged.settings["ranks"], 2);
@@ -68,7 +71,8 @@ TEST(MergeRanks, DifferentOutputsAndFailuresAreVisible) {
   const ModeResult* eager_all = find(merged, "eager", "all");
   ASSERT_NE(eager_all, nullptr);
   EXPECT_EQ(eager_all->checksum, "differs between ranks");
-  EXPECT_FALSE(eager_all->sections.other["ranks"]["same_output_on_every_rank"].get<bool>());
+  ASSERT_TRUE(eager_all->sections.ranks);
+  EXPECT_FALSE(eager_all->sections.ranks->same_output_on_every_rank);
   const ModeResult* graph_all = find(merged, "graph", "all");
   ASSERT_NE(graph_all, nullptr);
   EXPECT_EQ(graph_all->status, Status::kFailed);

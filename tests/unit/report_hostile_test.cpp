@@ -188,7 +188,7 @@ TEST(RunOutcome, LostContextNamesWorkloadModeAndErrorAndKeepsEarlierResults) {
   broken.params = {{"trips", "8"}};
   broken.status = Status::kFailed;
   broken.failure = Failure{"cudaStreamSynchronize", "cudaErrorIllegalAddress", "m", "h"};
-  broken.sections.other[kContextLostSection] = true;
+  broken.sections.cuda_context_lost = true;
   r.results.push_back(broken);
   const std::string m = lost_context_message(r);
   EXPECT_NE(m.find("workload while [trips=8], mode graph"), std::string::npos) << m;

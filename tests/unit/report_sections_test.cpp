@@ -24,11 +24,11 @@ using nlohmann::json;
 
 const fs::path kData = GRAPHPROF_TEST_DATA;
 
+// Every JSON file under tests/data (run, sweep, profile and merged reports among them).
 std::vector<fs::path> committed_reports() {
   std::vector<fs::path> out;
-  for (const char* dir : {"h200", "reports"})
-    for (const auto& e : fs::directory_iterator(kData / dir))
-      if (e.path().extension() == ".json") out.push_back(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(kData))
+    if (e.path().extension() == ".json") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -99,6 +99,74 @@ TEST(ReportSections, UnknownSectionsAreKeptAndWrongTypesNameTheirPath) {
               std::string::npos)
         << e.what();
   }
+}
+
+// graphprof's own sections each have a named home in Sections; only a section this version does
+// not know stays in `other`, and every one (with the fields of a newer writer) writes back as read.
+TEST(ReportSections, OwnSectionsAreTypedAndOnlyUnknownOnesStayInOther) {
+  const json in = {
+      {"budget", {{"iteration_seconds", 0.25}, {"passes_cut_short", {"warm-up", "gpu_time_per_iter"}}, {"newer", 1}}},
+      {"plugin",
+       {{"library", "./libw.so"}, {"name", "w"}, {"version", "2"}, {"file_fnv1a64", "00ff"}, {"api_version", "1.0"}}},
+      {"ranks",
+       {{"count", 2},
+        {"median_per_rank", {{"gpu_time_per_iter", {50.0, nullptr}}}},
+        {"slowest_rank", {{"gpu_time_per_iter", "0"}}},
+        {"same_output_on_every_rank", false}}},
+      {"cuda_context_lost", true},
+      {"cut_by_time_limit", true},
+      {"profile", {{"program", "train.py"}, {"processes", json::array()}}},
+      {"latched", "no latch"},
+      {"from_a_newer_graphprof", {{"x", 1}}}};
+  const Sections s = sections_from_json(in, "x.json: results[0].sections");
+  ASSERT_TRUE(s.budget);
+  EXPECT_DOUBLE_EQ(s.budget->iteration_seconds, 0.25);
+  EXPECT_EQ(s.budget->passes_cut_short, (std::vector<std::string>{"warm-up", "gpu_time_per_iter"}));
+  EXPECT_EQ(s.budget->extra, (json{{"newer", 1}}));
+  ASSERT_TRUE(s.plugin);
+  EXPECT_EQ(s.plugin->library, "./libw.so");
+  EXPECT_EQ(s.plugin->api_version, "1.0");
+  ASSERT_TRUE(s.ranks);
+  EXPECT_EQ(s.ranks->count, 2u);
+  ASSERT_EQ(s.ranks->median_per_rank.at("gpu_time_per_iter").size(), 2u);
+  EXPECT_TRUE(std::isnan(s.ranks->median_per_rank.at("gpu_time_per_iter")[1]));
+  EXPECT_EQ(s.ranks->slowest_rank.at("gpu_time_per_iter"), "0");
+  EXPECT_FALSE(s.ranks->same_output_on_every_rank);
+  EXPECT_TRUE(s.cuda_context_lost);
+  EXPECT_TRUE(s.cut_by_time_limit);
+  ASSERT_TRUE(s.has_profile());
+  EXPECT_EQ(s.profile["program"], "train.py");
+  EXPECT_EQ(s.other, (json{{"from_a_newer_graphprof", {{"x", 1}}}}));
+  EXPECT_EQ(to_json(s), in);
+  EXPECT_TRUE(Sections{}.empty());
+  EXPECT_FALSE(s.empty());
+
+  // A result without them reads as none (older reports), and writes none back.
+  const Sections none = sections_from_json(json::object(), "x");
+  EXPECT_FALSE(none.budget || none.plugin || none.ranks || none.cuda_context_lost || none.cut_by_time_limit ||
+               none.has_profile());
+  EXPECT_EQ(to_json(none), json::object());
+}
+
+TEST(ReportSections, OwnSectionsOfTheWrongTypeNameTheirPath) {
+  const auto error_of = [](const json& sections) -> std::string {
+    try {
+      (void)sections_from_json(sections, "x.json: results[0].sections");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      return e.what();
+    }
+    return "(read)";
+  };
+  EXPECT_EQ(error_of({{"budget", {{"passes_cut_short", {"warm-up", 3}}}}}),
+            "x.json: results[0].sections.budget.passes_cut_short[1]: expected a string");
+  EXPECT_EQ(error_of({{"budget", {{"iteration_seconds", -1}}}}).rfind("x.json: results[0].sections.budget.iteration_seconds: ", 0),
+            0u);
+  EXPECT_EQ(error_of({{"cuda_context_lost", "yes"}}), "x.json: results[0].sections.cuda_context_lost: expected true or false");
+  EXPECT_EQ(error_of({{"profile", 3}}), "x.json: results[0].sections.profile: expected an object");
+  EXPECT_EQ(error_of({{"ranks", {{"median_per_rank", {{"gpu_time_per_iter", {"fast"}}}}}}}),
+            "x.json: results[0].sections.ranks.median_per_rank.gpu_time_per_iter: expected numbers");
+  EXPECT_EQ(error_of({{"plugin", {{"name", 7}}}}), "x.json: results[0].sections.plugin.name: expected a string");
 }
 
 // Since 1.4 the probe reads both device methods and is taken around the two device passes: the

@@ -20,7 +20,10 @@ using json_fields::items;
 using json_fields::number;
 using json_fields::text;
 
-// sections.profile of the application's result, or nullptr when `r` is not a profile's report.
+// The application's result of a profile's report (mode app, no params, sections.profile), or
+// nullptr when `r` is not a profile's report.
+const ModeResult* app_result(const Report& r);
+// sections.profile of that result, or nullptr.
 const nlohmann::json* section(const Report& r);
 
 // Every run: sections.profile.runs (profile --repeat, or pooled reports), else the one run the

@@ -1,7 +1,8 @@
 // Typed sections of a result (results[].sections in the report): what the runner and the trace
 // pass write next to the metrics, and what graph, trace and the reporters read back. Each has
 // one JSON form, documented in docs/report-schema.md (sections.trace also in docs/tracing.md).
-// Sections this graphprof does not know are kept as JSON, so reading and writing a report
+// Sections this graphprof does not know are kept as JSON (Sections::other), and so are the fields
+// of a known section that this version does not know (`extra`), so reading and writing a report
 // (merge) loses nothing. Host-only.
 #pragma once
 #include <cstddef>
@@ -158,22 +159,61 @@ struct DeviceProbeSection {
   }
 };
 
+// sections.budget: why a pass has fewer samples than asked (docs/methodology.md).
+struct BudgetSection {
+  double iteration_seconds = kNoValue;        // host time of one iteration before the warm-up (NaN: not written)
+  std::vector<std::string> passes_cut_short;  // "warm-up", "one-off", metric keys
+  nlohmann::json extra = nlohmann::json::object();  // fields this version does not know
+};
+
+// sections.plugin: the library a workload was loaded from (`--load`, docs/api.md).
+struct PluginSection {
+  std::string library;       // the path given to --load
+  std::string name, version;
+  std::string file_fnv1a64;  // digest of the library file
+  std::string api_version;   // "MAJOR.MINOR"
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+// sections.ranks: the result of every rank of `run --ranks` in one (the slowest rank's metrics).
+struct RanksSection {
+  std::size_t count = 0;
+  std::map<std::string, std::vector<double>> median_per_rank;  // metric key -> each rank's median, rank order
+  std::map<std::string, std::string> slowest_rank;             // metric key -> the rank whose median was taken
+  bool same_output_on_every_rank = false;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
 struct Sections {
   std::optional<GraphDumpSection> graph;
   std::optional<TraceSection> trace;
   std::optional<DeviceProbeSection> device_probe;
+  std::optional<BudgetSection> budget;
+  std::optional<PluginSection> plugin;
+  std::optional<RanksSection> ranks;
   std::map<std::string, double> workload;  // sections.workload: the workload's own figures
   std::string latched;                     // sections.latched: why the latched pass was skipped
+  bool cuda_context_lost = false;          // sections.cuda_context_lost (run_outcome.hpp)
+  bool cut_by_time_limit = false;          // sections.cut_by_time_limit (run_outcome.hpp)
+  // sections.profile: the whole profile of an application (`graphprof profile`), an object whose
+  // fields docs/profile.md defines and core/profile_fields.hpp reads; null when the result has none.
+  // Kept as JSON: the document is large and grows with the profile work.
+  nlohmann::json profile;
   nlohmann::json other = nlohmann::json::object();  // sections this graphprof does not know
 
+  bool has_profile() const { return profile.is_object(); }
   bool empty() const {
-    return !graph && !trace && !device_probe && workload.empty() && latched.empty() && other.empty();
+    return !graph && !trace && !device_probe && !budget && !plugin && !ranks && workload.empty() && latched.empty() &&
+           !cuda_context_lost && !cut_by_time_limit && profile.is_null() && other.empty();
   }
 };
 
 nlohmann::json to_json(const GraphDumpSection& g);
 nlohmann::json to_json(const TraceSection& t);
 nlohmann::json to_json(const DeviceProbeSection& p);
+nlohmann::json to_json(const BudgetSection& b);
+nlohmann::json to_json(const PluginSection& p);
+nlohmann::json to_json(const RanksSection& r);
 nlohmann::json to_json(const Sections& s);
 // `where` names the JSON path in error messages ("FILE: results[3].sections"); throws
 // input_error (kBadInput) naming the field that is wrong.

@@ -10,8 +10,6 @@
 
 namespace gp {
 
-inline constexpr const char* kContextLostSection = "cuda_context_lost";
-
 // Whether this result is the one that lost the CUDA context.
 bool lost_cuda_context(const ModeResult& r);
 // Empty when no result lost the context; otherwise one line naming the workload, mode and
@@ -19,11 +17,9 @@ bool lost_cuda_context(const ModeResult& r);
 std::string lost_context_message(const Report& report);
 
 // `--time-limit SECONDS` (run, sweep): a (workload, mode) that had not started when the limit was
-// reached is recorded, not dropped: status failed, reason saying so, sections.other
-// "cut_by_time_limit": true. The CLI writes what was measured, then exits 4 with
+// reached is recorded, not dropped: status failed, reason saying so, sections
+// .cut_by_time_limit = true. The CLI writes what was measured, then exits 4 with
 // time_limit_message().
-inline constexpr const char* kTimeLimitSection = "cut_by_time_limit";
-
 ModeResult cut_by_time_limit(const std::string& workload, Mode mode, const std::map<std::string, std::string>& params);
 bool was_cut_by_time_limit(const ModeResult& r);
 // Empty when no result was cut; otherwise one line: the limit, how many results were measured
