@@ -152,10 +152,9 @@ Report merge_isolated(const std::vector<IsolatedChild>& children, std::vector<st
     reports.push_back(std::move(failed));
   }
   Report out = merge_reports(reports, sources);
-  out.settings["processes"] = processes;  // per child, not summed over the children
-  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<std::int64_t>() * std::int64_t{processes};
-  out.settings["isolate"] = true;
+  out.settings.processes = processes;  // per child, not summed over the children
+  if (out.settings.repetitions) out.settings.repetitions_total = *out.settings.repetitions * static_cast<long long>(processes);
+  out.settings.isolate = true;
   return out;
 }
 

@@ -138,7 +138,7 @@ void setup_run(CLI::App& app, int& exit_code) {
       }
       report = merge_processes(std::move(report), std::move(others));
     }
-    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
+    if (o->time_limit > 0) report.settings.time_limit_seconds = o->time_limit;
     std::ostream& console = console_of(*o, json_path, t->out);
     RunConsoleReporter(o->verbose).write(report, console);
     write_outputs(report, *o, json_path, t->out);

@@ -51,7 +51,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
       CliObserver observer(*o, planned_results(req));
       report = merge_processes(run_suite(req, command_line_of(*sub), &observer), std::move(others));
     }
-    if (o->time_limit > 0) report.settings["time_limit_seconds"] = o->time_limit;
+    if (o->time_limit > 0) report.settings.time_limit_seconds = o->time_limit;
     SweepConsoleReporter(o->verbose).write(report, console_of(*o, json_path));
     write_outputs(report, *o, json_path);
     print_more_hint(*o, json_path, false);

@@ -359,7 +359,7 @@ void CliObserver::result_finished(const ModeResult& r) {
 void stop_if_context_lost(const Report& report) {
   const std::string why = lost_context_message(report);
   if (why.empty()) return;
-  const bool isolated = report.settings.is_object() && report.settings.value("isolate", false);
+  const bool isolated = report.settings.isolate.value_or(false);
   throw environment_error(why + (isolated ? " (--isolate: that process stopped there; the others ran and their "
                                             "results are in the report)"
                                           : ""));

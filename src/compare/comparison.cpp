@@ -219,16 +219,14 @@ namespace {
 
 // Processes behind a report: `graphprof merge`, `run --processes` and pooled folders record
 // them; a plain report is one process.
+// Read reports hold at most 2^31 - 1 of either (run_settings.cpp); a merge in memory may sum more.
 int runs_of(const Report& r) {
-  if (r.settings.is_object() && r.settings.contains("processes") && r.settings.at("processes").is_number_integer())
-    return std::max(1, r.settings.at("processes").get<int>());
-  return 1;
+  return static_cast<int>(std::min<long long>(r.settings.processes_or_one(), std::numeric_limits<int>::max()));
 }
 
 int reps_per_run(const Report& r) {
-  if (r.settings.is_object() && r.settings.contains("repetitions") && r.settings.at("repetitions").is_number_integer())
-    return std::max(1, r.settings.at("repetitions").get<int>());
-  return 0;
+  if (!r.settings.repetitions) return 0;
+  return static_cast<int>(std::clamp<long long>(*r.settings.repetitions, 1, std::numeric_limits<int>::max()));
 }
 
 // The latched pass could not queue an iteration: it waits for the host (docs/compare.md).

@@ -49,15 +49,17 @@ EnvironmentCheck check_environment(const Report& base, const Report& cand, const
   add("host.cpu_model", base.environment.host.cpu_model, cand.environment.host.cpu_model, false);
   add("tool.version", base.tool_version, cand.tool_version, false);
   // Measurement settings change what the numbers mean (fewer samples, other warm-up).
-  if (base.settings.is_object() && cand.settings.is_object()) {
+  {
+    // Key by key as written in the reports, known or not.
+    const nlohmann::json bs = to_json(base.settings), cs = to_json(cand.settings);
     std::set<std::string> keys;
-    for (auto it = base.settings.begin(); it != base.settings.end(); ++it) keys.insert(it.key());
-    for (auto it = cand.settings.begin(); it != cand.settings.end(); ++it) keys.insert(it.key());
+    for (auto it = bs.begin(); it != bs.end(); ++it) keys.insert(it.key());
+    for (auto it = cs.begin(); it != cs.end(); ++it) keys.insert(it.key());
     for (const auto& k : keys) {
       // How many processes were merged is not a measurement setting.
       if (k == "processes" || k == "repetitions_total") continue;
-      const std::string b = base.settings.contains(k) ? base.settings.at(k).dump() : "(none)";
-      const std::string c = cand.settings.contains(k) ? cand.settings.at(k).dump() : "(none)";
+      const std::string b = bs.contains(k) ? bs.at(k).dump() : "(none)";
+      const std::string c = cs.contains(k) ? cs.at(k).dump() : "(none)";
       add("settings." + k, b, c, false);
     }
   }

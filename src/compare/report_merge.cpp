@@ -26,11 +26,6 @@ std::string gpu_text(const Report& r) {
          " SMs)";
 }
 
-int processes_of(const Report& r) {
-  if (r.settings.is_object() && r.settings.contains("processes") && r.settings.at("processes").is_number_integer())
-    return std::max(1, r.settings.at("processes").get<int>());
-  return 1;
-}
 
 // sections.device_probe of a result pooled from several reports (`probes`: each report's, in
 // merge order; nullptr where it had none): the first process's probe stays where readers of schema
@@ -130,7 +125,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
                                             " by " + reports.front().git_revision +
                                             "; merge only runs of one build (compare them instead)");
     compare_detail::index_results(r, {}, source(f));  // one benchmark per report at most
-    processes += processes_of(r);
+    processes += r.settings.processes_or_one();
     for (const ModeResult& res : r.results) {
       const compare_detail::Key k{res.workload, params_text(res.params), to_string(res.mode)};
       const auto it = where.find(k);
@@ -175,10 +170,8 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
     if (res.status == Status::kOk) derive_within_mode(res);
   }
   derive_against_eager(out.results);
-  if (!out.settings.is_object()) out.settings = nlohmann::json::object();
-  out.settings["processes"] = processes;
-  if (out.settings.contains("repetitions") && out.settings["repetitions"].is_number_integer())
-    out.settings["repetitions_total"] = out.settings["repetitions"].get<long long>() * processes;
+  out.settings.processes = processes;
+  if (out.settings.repetitions) out.settings.repetitions_total = *out.settings.repetitions * processes;
   return out;
 }
 

@@ -66,9 +66,8 @@ std::string device_level_cell(const ModeResult& r) {
 }
 
 std::string latch_description(const Report& report) {
-  const auto it = report.settings.find("latch");
-  if (it == report.settings.end() || !it->is_string()) return "a latch";
-  return it->get<std::string>() == "kernel" ? "a polling latch kernel" : "a stream wait";
+  if (!report.settings.latch) return "a latch";
+  return *report.settings.latch == "kernel" ? "a polling latch kernel" : "a stream wait";
 }
 
 }  // namespace gp

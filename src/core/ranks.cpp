@@ -101,11 +101,10 @@ Report merge_ranks(const std::vector<Report>& ranks) {
   }
   for (auto& c : combined) out.results.push_back(std::move(c));
   derive_against_eager(out.results);
-  out.settings["ranks"] = static_cast<int>(ranks.size());
-  nlohmann::json gpus = nlohmann::json::array();
+  out.settings.ranks = static_cast<long long>(ranks.size());
+  std::vector<RankGpu>& gpus = out.settings.rank_gpus.emplace();
   for (const Report& r : ranks)
-    if (r.environment.gpu) gpus.push_back({{"ordinal", r.environment.gpu->ordinal}, {"pci_bus_id", r.environment.gpu->pci_bus_id}});
-  out.settings["rank_gpus"] = gpus;
+    if (r.environment.gpu) gpus.push_back({r.environment.gpu->ordinal, r.environment.gpu->pci_bus_id});
   return out;
 }
 

@@ -68,13 +68,18 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
   Report report = make_report_header(command_line);
   report.environment.gpu = query_gpu(req.device);
   const auto& m = req.measure;
-  report.settings = {{"target_rel_ci", m.rule.target_rel_ci},   {"min_samples", m.rule.min_samples},
-                     {"max_samples", m.rule.max_samples},       {"budget_seconds_per_pass", m.rule.budget_seconds},
-                     {"min_seconds_per_pass", m.rule.min_seconds},
-                     {"warmup_iterations", m.warmup_iterations}, {"warmup_seconds", m.warmup_seconds},
-                     {"verify_iterations", m.verify_iterations}, {"one_off_samples", m.one_off_samples},
-                     {"repetitions", m.repetitions},
-                     {"latch", to_string(latch_kind())}};
+  RunSettings& s = report.settings;
+  s.target_rel_ci = m.rule.target_rel_ci;
+  s.min_samples = static_cast<long long>(m.rule.min_samples);
+  s.max_samples = static_cast<long long>(m.rule.max_samples);
+  s.budget_seconds_per_pass = m.rule.budget_seconds;
+  s.min_seconds_per_pass = m.rule.min_seconds;
+  s.warmup_iterations = m.warmup_iterations;
+  s.warmup_seconds = m.warmup_seconds;
+  s.verify_iterations = m.verify_iterations;
+  s.one_off_samples = m.one_off_samples;
+  s.repetitions = m.repetitions;
+  s.latch = to_string(latch_kind());
 
   MeasureOptions measure = req.measure;
   measure.observer = observer;

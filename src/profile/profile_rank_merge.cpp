@@ -134,8 +134,7 @@ Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector
   }
   app.metrics.erase("wall_time_plain");
   out.results.insert(out.results.begin(), std::move(app));
-  if (!out.settings.is_object()) out.settings = json::object();
-  out.settings["merged_by"] = "rank";
+  out.settings.merged_by = "rank";
   return out;
 }
 

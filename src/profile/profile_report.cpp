@@ -230,7 +230,8 @@ json profile_process_json(const ProcessProfile& p, std::size_t index) { return p
 
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes) {
   Report report;
-  report.settings = {{"command", "profile"}, {"trace", run.trace_level}};
+  report.settings.command = "profile";
+  report.settings.trace = run.trace_level;
 
   ModeResult app;
   app.workload = run.program;
@@ -333,8 +334,8 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
   first.wall_ns = runs.front().wall_ns;
   Report report = profile_report(first, runs.front().processes);
   const std::size_t n = runs.size();
-  report.settings["repeat"] = n;
-  report.settings["processes"] = n;  // independent runs, as `run --processes` counts them
+  report.settings.repeat = static_cast<long long>(n);
+  report.settings.processes = static_cast<long long>(n);  // independent runs, as `run --processes` counts them
   // results[0] is the application's; graphs that run 1 did not have are appended below, so it is
   // reached by index each time (a reference would dangle once the vector grows).
   auto app = [&report]() -> ModeResult& { return report.results.front(); };

@@ -530,7 +530,7 @@ std::string environment_section(const Report& report, const HtmlReportOptions& o
                        ", report schema " + report.schema_version);
   row("created", report.created_utc);
   if (!options.source.empty()) row("report file", options.source);
-  s += "</dl>\n<h4>Measurement settings</h4><pre><code>" + escape(report.settings.dump(1)) + "</code></pre>\n";
+  s += "</dl>\n<h4>Measurement settings</h4><pre><code>" + escape(to_json(report.settings).dump(1)) + "</code></pre>\n";
   return s + "</section>\n";
 }
 

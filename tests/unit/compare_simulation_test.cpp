@@ -45,8 +45,8 @@ Report side(std::mt19937_64& rng, const std::vector<Series>& series, int runs, d
   std::normal_distribution<double> z(0.0, 1.0);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Report r;
-  r.settings["processes"] = runs;
-  r.settings["repetitions"] = 1;
+  r.settings.processes = runs;
+  r.settings.repetitions = 1;
   std::map<std::pair<std::string, std::string>, ModeResult> results;
   for (const Series& s : series) {
     ModeResult& res = results[{s.workload, s.mode}];

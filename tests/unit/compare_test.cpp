@@ -368,8 +368,8 @@ Metric metric_of(const std::vector<double>& rep_centres, double spread = 0.001, 
 // One report of merged runs: each repetition of `m` is one process.
 Report report_of(const std::string& metric, const Metric& m, std::map<std::string, std::string> params = {{"n", "1"}}) {
   Report r;
-  r.settings["processes"] = static_cast<int>(m.repetitions.size());
-  r.settings["repetitions"] = 1;
+  r.settings.processes = static_cast<int>(m.repetitions.size());
+  r.settings.repetitions = 1;
   ModeResult res;
   res.workload = "w";
   res.mode = Mode::kGraph;
@@ -592,7 +592,7 @@ TEST(ComparePooling, ReportsOfSeparateRunsPoolTheirRepetitions) {
   ASSERT_EQ(m.repetitions.size(), 3u);
   EXPECT_EQ(m.repetitions[0], a.results[0].metrics.at("gpu_time_per_iter").repetitions[0]);
   EXPECT_EQ(m.repetitions[1], b.results[0].metrics.at("gpu_time_per_iter").repetitions[0]);
-  EXPECT_EQ(pooled.settings.at("processes"), 3);
+  EXPECT_EQ(pooled.settings.processes.value_or(-1), 3);
   const Comparison c = compare(pooled, pooled, {});
   EXPECT_EQ(c.baseline.runs, 3);
   EXPECT_EQ(c.baseline.repetitions, 3);

@@ -103,9 +103,9 @@ namespace {
 TEST(LatchDescription, SaysWhatHeldTheStreamFromTheReportsSettings) {
   Report r;
   EXPECT_EQ(latch_description(r), "a latch");  // reports from before settings.latch
-  r.settings["latch"] = "wait-value";
+  r.settings.latch = "wait-value";
   EXPECT_EQ(latch_description(r), "a stream wait");
-  r.settings["latch"] = "kernel";
+  r.settings.latch = "kernel";
   EXPECT_EQ(latch_description(r), "a polling latch kernel");
 }
 

@@ -32,7 +32,7 @@ Report report(double eager_ns, double graph_ns, const std::string& gpu = "NVIDIA
   GpuInfo g;
   g.name = gpu;
   r.environment.gpu = g;
-  r.settings["repetitions"] = 1;
+  r.settings.repetitions = 1;
   r.results = {mode_result("eager", eager_ns), mode_result("graph", graph_ns)};
   return r;
 }
@@ -45,8 +45,8 @@ TEST(Merge, RepetitionsAccumulateAndDerivedFiguresAreRecomputed) {
   EXPECT_EQ(g.summary.n, 9u);
   EXPECT_DOUBLE_EQ(g.summary.median, 110.0);
   EXPECT_DOUBLE_EQ(m.results[1].derived.at("speedup_gpu_time_vs_eager"), 3.0);  // 330 / 110
-  EXPECT_EQ(m.settings["processes"].get<int>(), 3);
-  EXPECT_EQ(m.settings["repetitions_total"].get<int>(), 3);
+  EXPECT_EQ(m.settings.processes.value_or(-1), 3);
+  EXPECT_EQ(m.settings.repetitions_total.value_or(-1), 3);
   ASSERT_TRUE(m.results[1].checksum_matches_eager.has_value());
   EXPECT_TRUE(*m.results[1].checksum_matches_eager);
 }
@@ -80,10 +80,10 @@ TEST(Merge, RefusesReportsThatDoNotBelongTogether) {
 
 TEST(Merge, ProcessesAddUpSoCompareCountsRuns) {
   Report two = merge_reports({report(300, 100), report(310, 101)}, {"a", "b"});
-  EXPECT_EQ(two.settings.at("processes"), 2);
+  EXPECT_EQ(two.settings.processes.value_or(-1), 2);
   const Report three = merge_reports({two, report(305, 99)}, {"ab", "c"});
-  EXPECT_EQ(three.settings.at("processes"), 3);
-  EXPECT_EQ(three.settings.at("repetitions_total"), 3);
+  EXPECT_EQ(three.settings.processes.value_or(-1), 3);
+  EXPECT_EQ(three.settings.repetitions_total.value_or(-1), 3);
 }
 
 Report probed(double before, double after) {
@@ -134,11 +134,11 @@ TEST(Merge, KeepsEveryProcessDeviceProbe) {
 // merged report back then refuses its out-of-range count with its path.
 TEST(Merge, LargestCountsAddUpWithoutOverflow) {
   Report big = report(300, 100);
-  big.settings["processes"] = 2147483647;
-  big.settings["repetitions"] = 2147483647;
+  big.settings.processes = 2147483647;
+  big.settings.repetitions = 2147483647;
   const Report m = merge_reports({big, big}, {"a", "b"});
-  EXPECT_EQ(m.settings["processes"].get<long long>(), 2LL * 2147483647);
-  EXPECT_EQ(m.settings["repetitions_total"].get<long long>(), 2LL * 2147483647 * 2147483647);
+  EXPECT_EQ(m.settings.processes.value_or(-1), 2LL * 2147483647);
+  EXPECT_EQ(m.settings.repetitions_total.value_or(-1), 2LL * 2147483647 * 2147483647);
   try {
     report_from_json(to_json(m), "m.json");
     FAIL() << "accepted";

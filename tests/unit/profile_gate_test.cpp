@@ -68,8 +68,8 @@ const MetricComparison* find(const Comparison& c, const std::string& metric, con
 
 TEST(ProfileRepeat, OneReportKeepsEveryRunAndCountsThemAsIndependent) {
   const Report r = side(3);
-  EXPECT_EQ(r.settings.at("processes"), 3);
-  EXPECT_EQ(r.settings.at("repeat"), 3);
+  EXPECT_EQ(r.settings.processes.value_or(-1), 3);
+  EXPECT_EQ(r.settings.repeat.value_or(-1), 3);
   ASSERT_EQ(r.results.size(), 3u) << "the same two graphs in every run: one result each";
   const json& prof = r.results[0].sections.profile;
   ASSERT_EQ(prof.at("runs").size(), 3u);

@@ -59,7 +59,7 @@ TEST(MergeRanks, KeepsEveryRankAndTheSlowestDecides) {
   EXPECT_TRUE(graph_all->sections.other.empty()) << graph_all->sections.other.dump();
   // Speedup of the combined graph result against the combined eager one: 120 / 50.
   EXPECT_NEAR(graph_all->derived.at("speedup_gpu_time_vs_eager"), 2.4, 1e-9);
-  EXPECT_EQ(merged.settings["ranks"], 2);
+  EXPECT_EQ(merged.settings.ranks.value_or(-1), 2);
 }
 
 TEST(MergeRanks, DifferentOutputsAndFailuresAreVisible) {

@@ -14,6 +14,7 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/core/report.hpp"
+#include "graphprof/core/run_settings.hpp"
 #include "graphprof/trace/trace_analysis.hpp"
 
 namespace gp {
@@ -266,6 +267,64 @@ TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
   EXPECT_FALSE(b.perturbation.untraced.has_value());  // no untraced metric in this result
   EXPECT_EQ(j["sections"]["trace"]["perturbation"]["untraced_gpu_time_per_iter_ns"], nullptr);
   EXPECT_EQ(b.perturbation.traced.n, 5u);
+}
+
+// Settings: every known key has a typed field, unknown ones are kept, and every committed report's
+// settings write back exactly as read (the goldens and old reports stay as they are).
+TEST(RunSettings, CommittedReportsWriteTheirSettingsBackUnchanged) {
+  int read = 0;
+  for (const fs::path& p : committed_reports()) {
+    json j;
+    try {
+      j = read_json_file(p.string());
+      (void)report_from_json(j, p.string());
+    } catch (const Error&) {
+      continue;
+    }
+    if (!j.contains("settings")) continue;
+    SCOPED_TRACE(p.string());
+    const RunSettings s = settings_from_json(j.at("settings"), p.string());
+    EXPECT_EQ(to_json(s), j.at("settings"));
+    EXPECT_TRUE(s.extra.empty()) << "a key graphprof writes is not typed: " << s.extra.dump();
+    ++read;
+  }
+  EXPECT_GE(read, 20);
+}
+
+TEST(RunSettings, KnownKeysAreTypedAndUnknownOnesKept) {
+  const json in = {{"target_rel_ci", 0.01},     {"min_samples", 20},      {"repetitions", 2},
+                   {"latch", "kernel"},          {"isolate", true},        {"processes", 3},
+                   {"rank_gpus", {{{"ordinal", 1}, {"pci_bus_id", "0000:19:00.0"}}}},
+                   {"command", "profile"},       {"from_a_newer_graphprof", {{"x", 1}}}};
+  const RunSettings s = settings_from_json(in, "x.json");
+  EXPECT_EQ(s.target_rel_ci.value_or(0), 0.01);
+  EXPECT_EQ(s.min_samples.value_or(0), 20);
+  EXPECT_EQ(s.latch.value_or(""), "kernel");
+  EXPECT_TRUE(s.isolate.value_or(false));
+  EXPECT_EQ(s.processes_or_one(), 3);
+  ASSERT_TRUE(s.rank_gpus);
+  ASSERT_EQ(s.rank_gpus->size(), 1u);
+  EXPECT_EQ((*s.rank_gpus)[0].pci_bus_id, "0000:19:00.0");
+  EXPECT_FALSE(s.max_samples || s.time_limit_seconds || s.trace);
+  EXPECT_EQ(s.extra, (json{{"from_a_newer_graphprof", {{"x", 1}}}}));
+  EXPECT_EQ(to_json(s), in);
+  EXPECT_EQ(RunSettings{}.processes_or_one(), 1);
+  EXPECT_EQ(to_json(RunSettings{}), json::object());
+
+  const auto error_of = [](const json& settings) -> std::string {
+    try {
+      (void)settings_from_json(settings, "x.json");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kBadInput);
+      return e.what();
+    }
+    return "(read)";
+  };
+  EXPECT_EQ(error_of({{"latch", 3}}), "x.json: settings.latch: expected a string");
+  EXPECT_EQ(error_of({{"isolate", "yes"}}), "x.json: settings.isolate: expected true or false");
+  EXPECT_EQ(error_of({{"processes", "two"}}), "x.json: settings.processes: expected a whole number, got \"two\"");
+  EXPECT_EQ(error_of({{"rank_gpus", {{{"ordinal", 0}}}}}), "x.json: settings.rank_gpus[0]: missing field 'pci_bus_id'");
+  EXPECT_EQ(error_of({{"target_rel_ci", 1e300}}).rfind("x.json: settings.target_rel_ci: value ", 0), 0u);
 }
 
 TEST(MetricCatalog, KeysAreUniqueAndDocumented) {

@@ -12,6 +12,7 @@
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/core/mode.hpp"
 #include "graphprof/core/report_sections.hpp"
+#include "graphprof/core/run_settings.hpp"
 #include "graphprof/core/stats.hpp"
 
 namespace gp {
@@ -102,7 +103,7 @@ struct Report {
   std::string created_utc;
   std::vector<std::string> command_line;
   Environment environment;
-  nlohmann::json settings = nlohmann::json::object();
+  RunSettings settings;  // how it was measured (run_settings.hpp)
   std::vector<ModeResult> results;
 
   const ModeResult* find(const std::string& workload, Mode mode,

@@ -269,9 +269,9 @@ TEST(MergeIsolated, FailedChildIsRecordedAsFailedInEveryModeAndTheOthersAreKeptI
   EXPECT_EQ(out.results[8].workload, "chain2");
   EXPECT_EQ(out.results[8].status, Status::kOk);
   EXPECT_FALSE(out.results[8].metrics.empty());
-  EXPECT_EQ(out.settings.at("isolate"), true);
-  EXPECT_EQ(out.settings.at("processes"), 2);  // per child, not summed
-  EXPECT_EQ(out.settings.at("repetitions_total"), 2);
+  EXPECT_EQ(out.settings.isolate.value_or(false), true);
+  EXPECT_EQ(out.settings.processes.value_or(-1), 2);  // per child, not summed
+  EXPECT_EQ(out.settings.repetitions_total.value_or(-1), 2);
 }
 
 // --time-limit with --isolate: a child left unstarted has its modes recorded as cut, and the
