@@ -83,6 +83,16 @@ std::string command_line(const CompareOptions& o, const CLI::App& sub) {
   return s;
 }
 
+// The exit status of each outcome (docs/compare.md, "Exit codes").
+ExitCode exit_code_for(CompareOutcome outcome) {
+  switch (outcome) {
+    case CompareOutcome::kPass: return ExitCode::kOk;
+    case CompareOutcome::kRegression: return ExitCode::kRegression;
+    case CompareOutcome::kNotTrustworthy: return ExitCode::kUntrusted;
+  }
+  return ExitCode::kInternal;
+}
+
 int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!(o.noise_floor_pct < o.threshold_pct))
     throw usage_error("--noise-floor " + strf("%g", o.noise_floor_pct) + ": must be below --threshold " +
@@ -132,22 +142,23 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!unmatched.empty()) throw usage_error(join(unmatched, "; "));
   Comparison c = compare(base, cand, t, InputNames{o.baseline, o.candidate});
   c.command = command_line(o, sub);
+  const ExitCode exit = exit_code_for(c.outcome);
 
   // Every requested output is written before the exit code is returned, so a failing gate
   // still leaves its explanation behind.
   // `--json -` writes to stdout (as `analyze --json -` does); the console table then goes to stderr,
   // as it does when --markdown or --junit writes to stdout.
   const bool json_stdout = o.json_path == "-";
-  if (json_stdout) std::cout << render_compare_json(c) << std::flush;
-  else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c));
+  if (json_stdout) std::cout << render_compare_json(c, exit) << std::flush;
+  else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c, exit));
   const bool output_on_stdout = json_stdout || writes_to_stdout(o.json_path) || writes_to_stdout(o.markdown_path) ||
                                 writes_to_stdout(o.junit_path);
-  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, o.max_markdown_bytes));
+  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, exit, o.max_markdown_bytes));
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
 
   std::ostream& console = output_on_stdout ? std::cerr : std::cout;
   if (o.quiet) {
-    console << one_line(headline(c)) << "\n";
+    console << one_line(headline(c, exit)) << "\n";
   } else {
     CompareConsoleOptions co;
     const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org: set and non-empty
@@ -155,9 +166,9 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
     co.color = !o.no_color && ::isatty(fd) == 1 && !(no_color != nullptr && no_color[0] != '\0');
     co.show_all = o.show_all;
     co.verbose = o.verbose;
-    print_compare_console(c, console, co);
+    print_compare_console(c, exit, console, co);
   }
-  return static_cast<int>(c.exit_code);
+  return static_cast<int>(exit);
 }
 
 }  // namespace

@@ -111,11 +111,17 @@ std::string verdict_label(const MetricComparison& r) {
   return s;
 }
 
-std::string result_line(const Comparison& c) {
-  const char* word = c.exit_code == ExitCode::kOk            ? "PASS"
-                     : c.exit_code == ExitCode::kRegression ? "FAIL"
-                                                            : "NOT TRUSTWORTHY";
-  return std::string(word) + " (exit " + std::to_string(static_cast<int>(c.exit_code)) + "): " + c.exit_reason;
+const char* outcome_word(CompareOutcome o) {
+  switch (o) {
+    case CompareOutcome::kPass: return "PASS";
+    case CompareOutcome::kRegression: return "FAIL";
+    case CompareOutcome::kNotTrustworthy: return "NOT TRUSTWORTHY";
+  }
+  return "NOT TRUSTWORTHY";
+}
+
+std::string result_line(const Comparison& c, ExitCode exit) {
+  return std::string(outcome_word(c.outcome)) + " (exit " + std::to_string(static_cast<int>(exit)) + "): " + c.outcome_reason;
 }
 
 std::string verdict_counts(const Comparison& c, bool gating) {
@@ -134,10 +140,10 @@ std::string false_alarm_text(const Comparison& c) {
   return strf("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
 }
 
-std::string headline(const Comparison& c) {
+std::string headline(const Comparison& c, ExitCode exit) {
   // Informational rows cannot change the result, so they are counted apart and never read
   // as "3 regressions" next to a pass.
-  return result_line(c) + " [gating: " + verdict_counts(c, true) + "; informational: " + verdict_counts(c, false) + "]";
+  return result_line(c, exit) + " [gating: " + verdict_counts(c, true) + "; informational: " + verdict_counts(c, false) + "]";
 }
 
 std::vector<const MetricComparison*> rows_by_severity(const Comparison& c) {

@@ -524,7 +524,7 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
     if (!out.environment.comparable && r.effect == GateEffect::kFail) r.effect = GateEffect::kUntrusted;
   }
   summarize_suite(out);
-  decide_exit(out);
+  decide_outcome(out);
   return out;
 }
 

@@ -60,6 +60,6 @@ void estimate(MetricComparison& r, const Thresholds& t, std::size_t gating_serie
 void judge(MetricComparison& r, const Thresholds& t);
 void check_clock(MetricComparison& r, const Thresholds& t);
 GateEffect effect_of(const MetricComparison& r, const Thresholds& t);
-void decide_exit(Comparison& c);
+void decide_outcome(Comparison& c);
 
 }  // namespace gp::compare_detail

@@ -198,7 +198,7 @@ GateEffect effect_of(const MetricComparison& r, const Thresholds& t) {
 }
 
 
-void decide_exit(Comparison& c) {
+void decide_outcome(Comparison& c) {
   const Thresholds& t = c.thresholds;
   std::size_t regressions = 0, failed = 0, likely = 0;
   for (const auto& r : c.rows) {
@@ -214,8 +214,8 @@ void decide_exit(Comparison& c) {
     if (failed) parts.push_back(plural(failed, "newly failing mode", "newly failing modes"));
     if (likely) parts.push_back(plural(likely, "likely regression (--strict)", "likely regressions (--strict)"));
     if (drift_fails) parts.push_back(plural(c.drift.size(), "structure change (--fail-on-drift)", "structure changes (--fail-on-drift)"));
-    c.exit_code = ExitCode::kRegression;
-    c.exit_reason = join(parts, ", ");
+    c.outcome = CompareOutcome::kRegression;
+    c.outcome_reason = join(parts, ", ");
     return;
   }
   std::vector<std::string> parts;
@@ -246,12 +246,12 @@ void decide_exit(Comparison& c) {
   }
   if (c.compared == 0 && parts.empty()) parts.push_back("nothing was compared: no metric has data on both sides");
   if (!parts.empty()) {
-    c.exit_code = ExitCode::kUntrusted;
-    c.exit_reason = join(parts, ", ");
+    c.outcome = CompareOutcome::kNotTrustworthy;
+    c.outcome_reason = join(parts, ", ");
     return;
   }
-  c.exit_code = ExitCode::kOk;
-  c.exit_reason = "no regression";
+  c.outcome = CompareOutcome::kPass;
+  c.outcome_reason = "no regression";
 }
 
 }  // namespace gp::compare_detail

@@ -149,10 +149,11 @@ std::string short_note(const MetricComparison& r) {
 
 }  // namespace
 
-void print_compare_console(const Comparison& c, std::ostream& out, const CompareConsoleOptions& o) {
-  const std::string head = one_line(result_line(c));
-  const char* head_colour =
-      c.exit_code == ExitCode::kOk ? "\033[1;32m" : (c.exit_code == ExitCode::kRegression ? "\033[1;31m" : "\033[1;33m");
+void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out, const CompareConsoleOptions& o) {
+  const std::string head = one_line(result_line(c, exit));
+  const char* head_colour = c.outcome == CompareOutcome::kPass         ? "\033[1;32m"
+                            : c.outcome == CompareOutcome::kRegression ? "\033[1;31m"
+                                                                        : "\033[1;33m";
   auto print_result = [&]() {
     if (o.color) out << head_colour << head << kReset << "\n";
     else out << head << "\n";

@@ -121,7 +121,7 @@ json row_json(const MetricComparison& r) {
 
 }  // namespace
 
-json compare_to_json(const Comparison& c) {
+json compare_to_json(const Comparison& c, ExitCode exit) {
   const Thresholds& t = c.thresholds;
   json settings{{"threshold", t.threshold},
                 {"noise_multiple", t.noise_multiple},
@@ -165,9 +165,9 @@ json compare_to_json(const Comparison& c) {
               {"environment",
                {{"comparable", c.environment.comparable}, {"differences", std::move(diffs)}, {"warnings", c.environment.warnings}}},
               {"summary",
-               {{"exit_code", static_cast<int>(c.exit_code)},
-                {"exit_reason", c.exit_reason},
-                {"headline", headline(c)},
+               {{"exit_code", static_cast<int>(exit)},
+                {"exit_reason", c.outcome_reason},
+                {"headline", headline(c, exit)},
                 {"compared", c.compared},
                 {"counts", std::move(counts)},
                 {"gate_effects",
@@ -179,6 +179,6 @@ json compare_to_json(const Comparison& c) {
               {"rows", std::move(rows)}};
 }
 
-std::string render_compare_json(const Comparison& c) { return compare_to_json(c).dump(1) + "\n"; }
+std::string render_compare_json(const Comparison& c, ExitCode exit) { return compare_to_json(c, exit).dump(1) + "\n"; }
 
 }  // namespace gp

@@ -84,7 +84,7 @@ std::string render_compare_junit(const Comparison& c) {
     std::string text;
     for (const auto& w : c.environment.warnings) text += w + "\n";
     for (const auto& b : c.banners) text += b + "\n";
-    if (bad) suites << "      <error type=\"not_comparable\" message=\"" << xml(c.exit_reason) << "\">" << xml(text) << "</error>\n";
+    if (bad) suites << "      <error type=\"not_comparable\" message=\"" << xml(c.outcome_reason) << "\">" << xml(text) << "</error>\n";
     else if (!text.empty()) suites << "      <system-out>" << xml(text) << "</system-out>\n";
     suites << "    </testcase>\n  </testsuite>\n";
   }

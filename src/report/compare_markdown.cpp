@@ -110,11 +110,11 @@ std::string side_text(const InputInfo& i) {
 
 }  // namespace
 
-std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) {
+std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::size_t max_bytes) {
   const Thresholds& t = c.thresholds;
-  const char* mark = c.exit_code == ExitCode::kOk ? "✅" : (c.exit_code == ExitCode::kRegression ? "❌" : "⚠️");
+  const char* mark = c.outcome == CompareOutcome::kPass ? "✅" : (c.outcome == CompareOutcome::kRegression ? "❌" : "⚠️");
   std::string head = "<!-- graphprof-compare:v1 -->\n";
-  head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c)) + "\n\n";
+  head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c, exit)) + "\n\n";
   head += short_table(c);
   head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
           "  \n";

@@ -80,8 +80,8 @@ Rates simulate(std::uint64_t seed, int runs, double shift, int pairs) {
   int fails = 0, untrusted = 0, shifted = 0, caught = 0, false_alarms = 0;
   for (int i = 0; i < pairs; ++i) {
     const Comparison c = compare(side(rng, series, runs, 0, ""), side(rng, series, runs, shift, "w0"), {});
-    fails += c.exit_code == ExitCode::kRegression;
-    untrusted += c.exit_code == ExitCode::kUntrusted;
+    fails += c.outcome == CompareOutcome::kRegression;
+    untrusted += c.outcome == CompareOutcome::kNotTrustworthy;
     for (const auto& row : c.rows) {
       if (row.workload != "w0" || !row.rule.gating || row.mode == "eager") continue;
       ++shifted;

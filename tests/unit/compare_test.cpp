@@ -38,7 +38,7 @@ std::size_t gating(const Comparison& c, Verdict v) {
 
 TEST(CompareFixtures, IdenticalFilesShowNoChange) {
   const Comparison c = run("base.json", "base.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   ASSERT_FALSE(c.rows.empty());
   for (const auto& r : c.rows) {
     EXPECT_EQ(r.ratio, 1.0);
@@ -53,7 +53,7 @@ TEST(CompareFixtures, IdenticalFilesShowNoChange) {
 
 TEST(CompareFixtures, RerunOfTheSameCodePasses) {
   const Comparison c = run("base.json", "aa_noise.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
   EXPECT_GE(gating(c, Verdict::kSame), 4u);  // the device-class series are shown to be the same
 }
@@ -62,7 +62,7 @@ TEST(CompareFixtures, SmallRealChangeIsMinorBelowTheThreshold) {
   Thresholds t;
   t.threshold = 0.05;  // --threshold 5
   const Comparison c = run("base.json", "small_change.json", t);
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->verdict, Verdict::kMinor) << r->reason;
@@ -76,12 +76,12 @@ TEST(CompareFixtures, SmallRealChangeIsMinorBelowTheThreshold) {
   EXPECT_EQ(row->rule.threshold, 0.03);
   EXPECT_EQ(row->rule.threshold_basis, ThresholdBasis::kFloor);
   EXPECT_NE(row->reason.find("is beyond the 3% threshold"), std::string::npos) << row->reason;
-  EXPECT_EQ(d.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(d.outcome, CompareOutcome::kRegression);
 }
 
 TEST(CompareFixtures, RealRegressionsFailWithExitOne) {
   const Comparison c = run("base.json", "regression.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   const auto* gpu = find(c, "chain", "graph", "gpu_time_per_iter");
   const auto* cpu = find(c, "fork_join", "capture", "launch_cpu_per_call");
   ASSERT_TRUE(gpu && cpu);
@@ -95,17 +95,17 @@ TEST(CompareFixtures, RealRegressionsFailWithExitOne) {
   EXPECT_EQ(cpu->verdict, Verdict::kRegression) << cpu->reason;
   EXPECT_FALSE(cpu->rule.gating);
   EXPECT_EQ(gating(c, Verdict::kRegression), 1u);
-  EXPECT_NE(c.exit_reason.find("1 regression"), std::string::npos) << c.exit_reason;
+  EXPECT_NE(c.outcome_reason.find("1 regression"), std::string::npos) << c.outcome_reason;
   Thresholds t;
   t.gate_patterns = {"launch_cpu_per_call"};
   const Comparison asked = run("base.json", "regression.json", t);
   EXPECT_EQ(gating(asked, Verdict::kRegression), 2u);
-  EXPECT_NE(asked.exit_reason.find("2 regressions"), std::string::npos) << asked.exit_reason;
+  EXPECT_NE(asked.outcome_reason.find("2 regressions"), std::string::npos) << asked.outcome_reason;
 }
 
 TEST(CompareFixtures, ImprovementsNeverFail) {
   const Comparison c = run("base.json", "improvements.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_GE(gating(c, Verdict::kImprovement), 4u);
   EXPECT_EQ(c.count_effect(GateEffect::kFail), 0u);
   const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
@@ -119,7 +119,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
   Thresholds fixed;
   fixed.noise_multiple = 0;
   const Comparison c = run("noisy_base.json", "noisy_cand.json", fixed);
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
   EXPECT_GE(gating(c, Verdict::kInconclusive), 1u);
   // An undecided row says how many runs would decide it.
@@ -131,7 +131,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
   // By default each noisy device series' threshold is three times its runs' pooled spread, and
   // its row says so; sameness is still judged within the 3 % floor, so they stay undecided.
   const Comparison d = run("noisy_base.json", "noisy_cand.json");
-  EXPECT_EQ(d.exit_code, ExitCode::kOk) << d.exit_reason;
+  EXPECT_EQ(d.outcome, CompareOutcome::kPass) << d.outcome_reason;
   EXPECT_EQ(gating(d, Verdict::kRegression), 0u);
   std::size_t widened = 0;
   for (const auto& r : d.rows) {
@@ -152,7 +152,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
 
 TEST(CompareFixtures, OneOutlierRunIsNotARegression) {
   const Comparison c = run("base.json", "outlier_rep.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   const auto* r = find(c, "chain", "eager", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
   EXPECT_NE(r->verdict, Verdict::kRegression) << r->reason;
@@ -161,7 +161,7 @@ TEST(CompareFixtures, OneOutlierRunIsNotARegression) {
 
 TEST(CompareFixtures, MissingBenchmarksAreNotTrustedUnlessAllowed) {
   const Comparison c = run("base.json", "missing_added.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;
   const auto* gone = find(c, "fork_join", "graph", "*");
   const auto* metric = find(c, "chain", "graph", "wall_time_per_iter");
   const auto* added = find(c, "memcpy", "eager", "*");
@@ -175,34 +175,34 @@ TEST(CompareFixtures, MissingBenchmarksAreNotTrustedUnlessAllowed) {
   Thresholds t;
   t.allow_missing = true;
   const Comparison allowed = run("base.json", "missing_added.json", t);
-  EXPECT_EQ(allowed.exit_code, ExitCode::kOk) << allowed.exit_reason;
+  EXPECT_EQ(allowed.outcome, CompareOutcome::kPass) << allowed.outcome_reason;
   EXPECT_EQ(allowed.count(Verdict::kMissing), 2u);  // still reported
 }
 
 TEST(CompareFixtures, DifferentGpuIsNotComparableUnlessAllowed) {
   const Comparison c = run("base.json", "other_gpu.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
   EXPECT_FALSE(c.environment.comparable);
   ASSERT_FALSE(c.environment.differences.empty());
   EXPECT_EQ(c.environment.differences.front().key, "gpu.name");
   EXPECT_TRUE(c.environment.differences.front().hard);
   for (const auto& r : c.rows) EXPECT_EQ(r.verdict, Verdict::kNotComparable);
-  EXPECT_NE(c.exit_reason.find("gpu.compute_capability"), std::string::npos);
+  EXPECT_NE(c.outcome_reason.find("gpu.compute_capability"), std::string::npos);
 
   Thresholds t;
   t.allow_env_mismatch = true;
   const Comparison allowed = run("base.json", "other_gpu.json", t);
   EXPECT_TRUE(allowed.environment.comparable);
   EXPECT_FALSE(allowed.environment.warnings.empty());
-  EXPECT_EQ(allowed.exit_code, ExitCode::kOk) << allowed.exit_reason;
+  EXPECT_EQ(allowed.outcome, CompareOutcome::kPass) << allowed.outcome_reason;
 }
 
 TEST(CompareFixtures, NanAndEmptySamplesAreInvalid) {
   Thresholds t;
   t.gate_patterns = {"*"};  // the broken series are host-class: gate them to make them count
   const Comparison c = run("base.json", "nan_samples.json", t);
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
-  EXPECT_EQ(run("base.json", "nan_samples.json").exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
+  EXPECT_EQ(run("base.json", "nan_samples.json").outcome, CompareOutcome::kPass);
   const auto* nan = find(c, "chain", "eager", "gpu_time_per_iter");
   const auto* empty = find(c, "chain", "capture", "wall_time_per_iter");
   ASSERT_TRUE(nan && empty);
@@ -214,19 +214,19 @@ TEST(CompareFixtures, NanAndEmptySamplesAreInvalid) {
 
 TEST(CompareFixtures, NewlyFailingModeFails) {
   const Comparison c = run("base.json", "failed_mode.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   const auto* r = find(c, "chain", "capture", "*");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->verdict, Verdict::kFailed);
   EXPECT_NE(r->reason.find("cudaErrorStreamCaptureInvalidated"), std::string::npos);
   EXPECT_NE(r->reason.find("remove the synchronize"), std::string::npos);  // the hint travels along
   // The reverse direction (it works again) is not a failure.
-  EXPECT_EQ(run("failed_mode.json", "base.json").exit_code, ExitCode::kOk);
+  EXPECT_EQ(run("failed_mode.json", "base.json").outcome, CompareOutcome::kPass);
 }
 
 TEST(CompareFixtures, ClockChangeExplainsTheTimeChange) {
   const Comparison c = run("base.json", "clock_change.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;
   const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->verdict, Verdict::kNotComparable);
@@ -243,23 +243,23 @@ TEST(CompareFixtures, ClockChangeExplainsTheTimeChange) {
 
 TEST(CompareFixtures, StructureDriftWarnsAndCanFail) {
   const Comparison c = run("base.json", "drift.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   ASSERT_EQ(c.drift.size(), 2u);
   EXPECT_EQ(c.drift[0].what, "graph edges 99 -> 119");
   EXPECT_EQ(c.drift[1].what, "graph nodes 100 -> 120");
   Thresholds t;
   t.fail_on_drift = true;
   const Comparison strict = run("base.json", "drift.json", t);
-  EXPECT_EQ(strict.exit_code, ExitCode::kRegression);
-  EXPECT_NE(strict.exit_reason.find("structure"), std::string::npos);
+  EXPECT_EQ(strict.outcome, CompareOutcome::kRegression);
+  EXPECT_NE(strict.outcome_reason.find("structure"), std::string::npos);
 }
 
 TEST(CompareFixtures, SingleRunsUseTheClassNoise) {
   // One run per side cannot show that device time stayed within 5 % (2 % class noise), and
   // host series (30 %) are never decided: exit 5, "not enough runs", never a regression.
   const Comparison same = run("r1_base.json", "r1_same.json");
-  EXPECT_EQ(same.exit_code, ExitCode::kUntrusted) << same.exit_reason;
-  EXPECT_NE(same.exit_reason.find("not enough runs"), std::string::npos) << same.exit_reason;
+  EXPECT_EQ(same.outcome, CompareOutcome::kNotTrustworthy) << same.outcome_reason;
+  EXPECT_NE(same.outcome_reason.find("not enough runs"), std::string::npos) << same.outcome_reason;
   for (const auto& r : same.rows) {
     if (!r.has_estimate) continue;
     EXPECT_EQ(r.method, "class-noise");
@@ -272,7 +272,7 @@ TEST(CompareFixtures, SingleRunsUseTheClassNoise) {
     }
   }
   const Comparison slow = run("r1_base.json", "r1_slow.json");
-  EXPECT_EQ(slow.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(slow.outcome, CompareOutcome::kRegression);
   const auto* r = find(slow, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->verdict, Verdict::kRegression);  // +30 % is far beyond 1 % device-class noise
@@ -301,17 +301,17 @@ TEST(CompareRules, AnUndecidedGatingSeriesWithOneRunIsNotTrusted) {
   ASSERT_EQ(cmp.rows.size(), 1u);
   EXPECT_TRUE(cmp.rows[0].not_enough_runs);
   EXPECT_EQ(cmp.rows[0].effect, GateEffect::kUntrusted);
-  EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
-  EXPECT_NE(cmp.exit_reason.find("not enough runs"), std::string::npos) << cmp.exit_reason;
+  EXPECT_EQ(cmp.outcome, CompareOutcome::kNotTrustworthy);
+  EXPECT_NE(cmp.outcome_reason.find("not enough runs"), std::string::npos) << cmp.outcome_reason;
 }
 
 TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
   const Comparison c = run("many_base.json", "many_cand.json");
   // +20 % in 300 benchmarks, 5 runs each; the false-alarm budget is split 300 ways.
   EXPECT_GE(c.count(Verdict::kRegression), 295u);
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
-  EXPECT_EQ(static_cast<int>(c.exit_code), 1);
-  EXPECT_NE(c.exit_reason.find(std::to_string(c.count(Verdict::kRegression)) + " regressions"), std::string::npos);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
+  EXPECT_NE(c.outcome_reason.find(std::to_string(c.count(Verdict::kRegression)) + " regressions"), std::string::npos);
 }
 
 // One process with five repetitions that agree closely, while the next process lands elsewhere
@@ -319,7 +319,7 @@ TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
 // spread the repetitions cannot show, and the scatter of reruns gives no false alarm.
 TEST(CompareFixtures, RepetitionsOfOneProcessAreOneRun) {
   const Comparison c = run("suite_a.json", "suite_b.json");
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;  // "not enough runs"
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;  // "not enough runs"
   EXPECT_EQ(c.count(Verdict::kRegression), 0u);
   for (const auto& r : c.rows) {
     if (!r.has_estimate) continue;
@@ -328,7 +328,7 @@ TEST(CompareFixtures, RepetitionsOfOneProcessAreOneRun) {
   }
   // A gross change in device time still stands out of the class's noise.
   const Comparison slow = run("suite_a.json", "suite_slow.json");
-  EXPECT_EQ(slow.exit_code, ExitCode::kRegression) << slow.exit_reason;
+  EXPECT_EQ(slow.outcome, CompareOutcome::kRegression) << slow.outcome_reason;
   for (const auto& r : slow.rows)
     if (r.verdict == Verdict::kRegression) EXPECT_TRUE(r.workload == "w3" || r.workload == "w7") << r.benchmark();
 }
@@ -394,7 +394,7 @@ TEST(CompareRules, AbsoluteFloorTurnsATinyRegressionIntoMinor) {
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].verdict, Verdict::kMinor);
   EXPECT_NE(c.rows[0].reason.find("below the absolute floor of 20 ns"), std::string::npos) << c.rows[0].reason;
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   Thresholds t;
   t.abs_floors.push_back({"launch_*", 5});
   const Comparison lower = compare(report_of("launch_cpu_per_call", metric_of(kSeven)),
@@ -410,13 +410,13 @@ TEST(CompareRules, HigherIsBetterFlipsTheSign) {
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].verdict, Verdict::kRegression);  // 20% less bandwidth is worse
   EXPECT_FALSE(c.rows[0].rule.gating);                 // not a default gating metric
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   Thresholds t;
   t.gate_patterns = {"bandwidth"};
   EXPECT_EQ(compare(report_of("bandwidth", metric_of(big, 0.001, Direction::kHigherIsBetter, "GB/s")),
                     report_of("bandwidth", metric_of(scaled(big, 0.8), 0.001, Direction::kHigherIsBetter, "GB/s")), t)
-                .exit_code,
-            ExitCode::kRegression);
+                .outcome,
+            CompareOutcome::kRegression);
 }
 
 TEST(CompareRules, MetricThresholdOverridesByPattern) {
@@ -450,7 +450,7 @@ TEST(CompareRules, ANoisyDeviceSeriesGetsThreeTimesItsSpread) {
   EXPECT_GT(r.ci_gate.low, 1.01);
   EXPECT_EQ(r.verdict, Verdict::kMinor) << r.reason;
   EXPECT_NE(r.reason.find("below the 6.7% threshold (3 x the runs' 2.2% spread)"), std::string::npos) << r.reason;
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   // The same data with fixed thresholds (--noise-multiple 0): a regression at the 3 % floor.
   Thresholds fixed;
   fixed.noise_multiple = 0;
@@ -530,7 +530,7 @@ TEST(CompareRules, StrictFailsOnALikelyRegression) {
                                report_of("gpu_time_per_iter", metric_of(noisy_c)), fixed);
   ASSERT_EQ(c.rows[0].verdict, Verdict::kInconclusive) << c.rows[0].reason;
   EXPECT_TRUE(c.rows[0].likely_regression);
-  EXPECT_EQ(c.exit_code, ExitCode::kOk);
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   const Comparison noisy = compare(report_of("gpu_time_per_iter", metric_of(noisy_b)),
                                    report_of("gpu_time_per_iter", metric_of(noisy_c)), {});
   EXPECT_FALSE(noisy.rows[0].likely_regression) << noisy.rows[0].reason;
@@ -538,8 +538,8 @@ TEST(CompareRules, StrictFailsOnALikelyRegression) {
   Thresholds t = fixed;
   t.strict = true;
   EXPECT_EQ(compare(report_of("gpu_time_per_iter", metric_of(noisy_b)), report_of("gpu_time_per_iter", metric_of(noisy_c)), t)
-                .exit_code,
-            ExitCode::kRegression);
+                .outcome,
+            CompareOutcome::kRegression);
 }
 
 TEST(CompareRules, UnitChangeIsNotComparable) {
@@ -547,7 +547,7 @@ TEST(CompareRules, UnitChangeIsNotComparable) {
                                report_of("gpu_time_per_iter", metric_of(kSeven, 0.001, Direction::kLowerIsBetter, "us")), {});
   EXPECT_EQ(c.rows[0].verdict, Verdict::kNotComparable);
   EXPECT_EQ(c.rows[0].reason, "unit changed: ns -> us");
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
 }
 
 TEST(CompareRules, IgnoredParameterLetsDifferentRunsMatch) {
@@ -555,13 +555,13 @@ TEST(CompareRules, IgnoredParameterLetsDifferentRunsMatch) {
   const Report b = report_of("gpu_time_per_iter", metric_of(base), {{"n", "1"}, {"elements", "4096"}});
   const Report c = report_of("gpu_time_per_iter", metric_of(scaled(base, 1.3)), {{"n", "1"}, {"elements", "8192"}});
   const Comparison unmatched = compare(b, c, {});
-  EXPECT_EQ(unmatched.exit_code, ExitCode::kUntrusted);  // one missing, one added
+  EXPECT_EQ(unmatched.outcome, CompareOutcome::kNotTrustworthy);  // one missing, one added
   Thresholds t;
   t.ignore_params = {"elements"};
   const Comparison matched = compare(b, c, t);
   ASSERT_EQ(matched.rows.size(), 1u);
   EXPECT_EQ(matched.rows[0].verdict, Verdict::kRegression);
-  EXPECT_EQ(matched.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(matched.outcome, CompareOutcome::kRegression);
 }
 
 TEST(CompareRules, DuplicateResultsAreBadInput) {
@@ -578,8 +578,8 @@ TEST(CompareRules, DuplicateResultsAreBadInput) {
 
 TEST(CompareRules, EmptyReportsCompareNothing) {
   const Comparison c = compare(Report{}, Report{}, {});
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted);
-  EXPECT_NE(c.exit_reason.find("nothing was compared"), std::string::npos);
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
+  EXPECT_NE(c.outcome_reason.find("nothing was compared"), std::string::npos);
 }
 
 TEST(ComparePooling, ReportsOfSeparateRunsPoolTheirRepetitions) {
@@ -607,7 +607,7 @@ TEST(ComparePooling, AModeThatFailedInAnyRunFails) {
   ASSERT_NE(cap, nullptr);
   EXPECT_EQ(cap->status, Status::kFailed);
   EXPECT_NE(cap->reason.find("(in broken.json)"), std::string::npos) << cap->reason;
-  EXPECT_EQ(compare(ok, pooled, {}).exit_code, ExitCode::kRegression);
+  EXPECT_EQ(compare(ok, pooled, {}).outcome, CompareOutcome::kRegression);
 }
 
 TEST(ComparePooling, OnlyRunsOfOneBuildPool) {
@@ -674,7 +674,7 @@ Comparison gate_compare(const std::string& cand) {
 
 TEST(CompareH200, SameBuildGivesNoGatingRegression) {
   const Comparison c = gate_compare("B");
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(c.count_effect(GateEffect::kFail), 0u);
   // Every capture/graph device series is shown to be within 3 %; the eager latched ones (runs
   // varying by up to 3.5 %) get thresholds of 4.7-8.7 % from their noise and stay undecided at 3 %.
@@ -695,7 +695,7 @@ TEST(CompareH200, SameBuildGivesNoGatingRegression) {
 TEST(CompareH200, SlowedChainKernelsAreFlaggedInEveryModeBeyondFivePercentAndNothingElse) {
   for (const char* set : {"S5", "S10"}) {
     const Comparison c = gate_compare(set);
-    EXPECT_EQ(c.exit_code, ExitCode::kRegression) << set;
+    EXPECT_EQ(c.outcome, CompareOutcome::kRegression) << set;
     std::vector<std::string> flagged;
     for (const auto& r : c.rows)
       if (r.verdict == Verdict::kRegression && r.rule.gating) flagged.push_back(r.workload + "/" + r.mode + "/" + r.metric);
@@ -770,7 +770,7 @@ TEST(CompareDeviceLevel, EqualProbesLeaveTheVerdictAlone) {
   EXPECT_EQ(probed.rows[0].verdict, Verdict::kRegression) << probed.rows[0].reason;
   EXPECT_EQ(probed.rows[0].reason, plain.rows[0].reason);
   EXPECT_TRUE(probed.rows[0].notes.empty());
-  EXPECT_EQ(probed.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(probed.outcome, CompareOutcome::kRegression);
 }
 
 TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
@@ -785,9 +785,9 @@ TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
             std::string::npos)
       << r.reason;
   EXPECT_NE(r.reason.find("would read: regression +35"), std::string::npos) << r.reason;
-  EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
-  EXPECT_NE(cmp.exit_reason.find("1 regression measured at different device levels"), std::string::npos)
-      << cmp.exit_reason;
+  EXPECT_EQ(cmp.outcome, CompareOutcome::kNotTrustworthy);
+  EXPECT_NE(cmp.outcome_reason.find("1 regression measured at different device levels"), std::string::npos)
+      << cmp.outcome_reason;
   // A real regression elsewhere still gives exit 1 (1 wins over 5).
   Report c2 = c;
   ModeResult other = c2.results[0];
@@ -798,7 +798,7 @@ TEST(CompareDeviceLevel, ARegressionAtAnotherDeviceLevelIsNotTrusted) {
   other.workload = "w2";
   other.sections.device_probe.reset();
   b2.results.push_back(other);
-  EXPECT_EQ(compare(b2, c2, {}).exit_code, ExitCode::kRegression);
+  EXPECT_EQ(compare(b2, c2, {}).outcome, CompareOutcome::kRegression);
 }
 
 TEST(CompareDeviceLevel, AnImprovementAtAnotherLevelIsUndecidedAndPasses) {
@@ -809,7 +809,7 @@ TEST(CompareDeviceLevel, AnImprovementAtAnotherLevelIsUndecidedAndPasses) {
   EXPECT_EQ(cmp.rows[0].verdict, Verdict::kInconclusive) << cmp.rows[0].reason;
   EXPECT_NE(cmp.rows[0].reason.find("device level differs: base 685"), std::string::npos) << cmp.rows[0].reason;
   EXPECT_EQ(cmp.rows[0].effect, GateEffect::kPass);
-  EXPECT_EQ(cmp.exit_code, ExitCode::kOk) << cmp.exit_reason;
+  EXPECT_EQ(cmp.outcome, CompareOutcome::kPass) << cmp.outcome_reason;
 }
 
 TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
@@ -817,7 +817,7 @@ TEST(CompareDeviceLevel, ASameVerdictAtAnotherLevelKeepsItAndNotesIt) {
                                  at_level(1, 685, 508), {});
   ASSERT_EQ(cmp.rows.size(), 1u);
   EXPECT_EQ(cmp.rows[0].verdict, Verdict::kSame);
-  EXPECT_EQ(cmp.exit_code, ExitCode::kOk);
+  EXPECT_EQ(cmp.outcome, CompareOutcome::kPass);
   const auto& n = cmp.rows[0].notes;
   ASSERT_EQ(n.size(), 2u);
   EXPECT_NE(n[0].find("device level differs"), std::string::npos) << n[0];
@@ -837,8 +837,8 @@ TEST(CompareDeviceLevel, ARegressionWhileTheDeviceSwitchedIsNotTrusted) {
             std::string::npos)
       << r.reason;
   EXPECT_NE(r.reason.find("would read: regression +34"), std::string::npos) << r.reason;
-  EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
-  EXPECT_NE(cmp.exit_reason.find("while the device switched levels"), std::string::npos) << cmp.exit_reason;
+  EXPECT_EQ(cmp.outcome, CompareOutcome::kNotTrustworthy);
+  EXPECT_NE(cmp.outcome_reason.find("while the device switched levels"), std::string::npos) << cmp.outcome_reason;
   // Without the switch the same change is a regression.
   EXPECT_EQ(compare(b, with_probe(c, 504, 506), {}).rows[0].verdict, Verdict::kRegression);
 }
@@ -861,7 +861,7 @@ TEST(CompareDeviceLevel, AMergedSideIsJudgedByEveryProcess) {
               std::string::npos)
         << r.reason;
     EXPECT_EQ(r.reason.find("baseline"), std::string::npos) << r.reason;  // all of its processes ran at 508
-    EXPECT_EQ(cmp.exit_code, ExitCode::kUntrusted);
+    EXPECT_EQ(cmp.outcome, CompareOutcome::kNotTrustworthy);
   }
   // Every process at one level on each side: the verdict stands.
   EXPECT_EQ(compare(b, merge_reports({c_fast, c_fast}, {"c1.json", "c3.json"}), {}).rows[0].verdict,
@@ -883,7 +883,7 @@ TEST(CompareDeviceLevel, ProbesOnOneSideOnlyOrFailedChangeNothing) {
   failed.results[0].sections.device_probe = DeviceProbeSection{256, kNoValue, kNoValue, "cudaGraphLaunch returned x", {}, {}};
   const Comparison f = compare(failed, c, {});
   EXPECT_EQ(f.rows[0].verdict, Verdict::kRegression);
-  EXPECT_EQ(f.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(f.outcome, CompareOutcome::kRegression);
 }
 
 }  // namespace

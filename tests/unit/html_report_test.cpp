@@ -9,6 +9,7 @@
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/comparison.hpp"
+#include "compare_exit_codes.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -203,7 +204,7 @@ std::string comparison_page(const std::string& base_name, const std::string& can
   if (out != nullptr) *out = c;
   HtmlReportOptions o;
   o.graphs = false;
-  o.comparison = compare_to_json(c);
+  o.comparison = compare_to_json(c, exit_of(c));
   return render_html_report(cand, o);
 }
 

@@ -112,7 +112,7 @@ TEST(ProfileReportFields, TimelineKernelSequenceAndWhenEachGraphWasMade) {
 
 TEST(ProfileGate, TheSameProfileTwicePasses) {
   const Comparison c = compare(side(5), side(5), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(c.count(Verdict::kRegression), 0u);
   ASSERT_NE(find(c, "coverage_kernel_time"), nullptr);
   EXPECT_EQ(find(c, "coverage_kernel_time")->verdict, Verdict::kSame);
@@ -154,7 +154,7 @@ TEST(ProfileGate, EachRowCarriesTheThresholdItWasJudgedBy) {
 
 TEST(ProfileGate, ASlowerGraphFailsOnItsGpuTimePerLaunchAndNothingElse) {
   const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t k) { scale_spans(p.graphs[0], 1.3, k); }), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kRegression);
   EXPECT_EQ(c.count(Verdict::kRegression), 1u);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#2")->verdict, Verdict::kSame);
@@ -174,7 +174,7 @@ TEST(ProfileGate, WorkMovedOutOfAGraphFailsOnCoverageAndEagerLaunchesNotAsAFaste
     p.eager_kernel_ns += 0.3 * p.graph_kernel_ns;
     p.graph_kernel_ns *= 0.7;
   }), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   EXPECT_EQ(find(c, "coverage_kernel_time")->verdict, Verdict::kRegression);
   EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kRegression);
   const MetricComparison* gpu = find(c, "gpu_time_per_launch", "#1");
@@ -190,7 +190,7 @@ TEST(ProfileGate, AGraphNoLongerCapturedIsARegressionNotAMissingBenchmark) {
   const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t) {
     p.graphs.pop_back();
   }), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression) << c.outcome_reason;
   const MetricComparison* gone = find(c, "*", "#2");
   ASSERT_NE(gone, nullptr);
   EXPECT_EQ(gone->verdict, Verdict::kRegression);
@@ -200,7 +200,7 @@ TEST(ProfileGate, AGraphNoLongerCapturedIsARegressionNotAMissingBenchmark) {
 TEST(ProfileGate, ANewCaptureFailureIsARegressionEvenFromOneRunPerSide) {
   const Report clean = side(1, [](ProcessProfile& p, std::size_t) { p.capture_trouble.clear(); });
   const Comparison c = compare(clean, side(1), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kRegression);
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   EXPECT_EQ(find(c, "capture_failures")->verdict, Verdict::kRegression);
 }
 
@@ -208,14 +208,14 @@ TEST(ProfileGate, ShiftedExecAndGraphIdsStillPairTheSameGraphs) {
   const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t) {
     for (auto& g : p.graphs) g.exec.exec_id += 3, g.exec.graph_id += 3;
   }), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kOk) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(c.count(Verdict::kAdded), 0u);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kSame);
 }
 
 TEST(ProfileGate, OneProfilePerSideCannotCallATimeTheSame) {
   const Comparison c = compare(side(1), side(1), Thresholds{});
-  EXPECT_EQ(c.exit_code, ExitCode::kUntrusted) << c.exit_reason;
+  EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kInconclusive);
   EXPECT_EQ(find(c, "eager_launches_per_step")->verdict, Verdict::kSame) << "equal counts are equal";
 }

@@ -29,14 +29,15 @@ std::string threshold_explained(const AppliedRule& rule, const std::string& unit
 std::string threshold_cell(const AppliedRule& rule, const std::string& unit = "");
 // "regression", "regression (info)" for a metric that does not gate, ...
 std::string verdict_label(const MetricComparison& r);
-// "FAIL (exit 1): 2 regressions" - the result every output starts with.
-std::string result_line(const Comparison& c);
+// "FAIL (exit 1): 2 regressions" - the result every output starts with; `exit` is the status the
+// command returns for it (the CLI chooses it from c.outcome).
+std::string result_line(const Comparison& c, ExitCode exit);
 // "2 regressions, 57 same" over the gating (or the informational) rows; "none" when empty.
 std::string verdict_counts(const Comparison& c, bool gating);
 // "1% false-alarm rate over 34 series": the suite-wide budget and the gating series it is split over.
 std::string false_alarm_text(const Comparison& c);
 // result_line plus both counts, in one line.
-std::string headline(const Comparison& c);
+std::string headline(const Comparison& c, ExitCode exit);
 // Rows in reading order: gating rows first, then by severity, larger changes first, then by name.
 std::vector<const MetricComparison*> rows_by_severity(const Comparison& c);
 

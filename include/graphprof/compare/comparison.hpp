@@ -215,6 +215,16 @@ struct InputInfo {
   int runs = 1;         // independent runs (processes) behind this side
 };
 
+// What the comparison concludes; the CLI turns it into its exit status (docs/compare.md: pass 0,
+// regression 1, not trustworthy 5).
+enum class CompareOutcome {
+  kPass,            // no gating regression, and every gating series could be judged
+  kRegression,      // a gating regression, a newly failing mode, or a --fail-on-drift change
+  kNotTrustworthy,  // no regression shown, but the comparison cannot vouch for it (environment, data, runs)
+};
+// "PASS", "FAIL", "NOT TRUSTWORTHY": the word every output starts with.
+const char* outcome_word(CompareOutcome o);
+
 struct Comparison {
   InputInfo baseline, candidate;
   Thresholds thresholds;
@@ -226,8 +236,8 @@ struct Comparison {
   std::vector<std::string> banners;   // suite-level observations, e.g. a suite-wide shift
   std::size_t gating_series = 0;      // series the family_alpha is split over
   std::size_t compared = 0;           // rows where both sides had data and statistics ran
-  ExitCode exit_code = ExitCode::kOk;
-  std::string exit_reason;            // one line
+  CompareOutcome outcome = CompareOutcome::kPass;
+  std::string outcome_reason;         // one line: why that outcome
 
   std::size_t count(Verdict v) const;
   std::size_t count_effect(GateEffect e) const;

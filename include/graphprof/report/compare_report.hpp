@@ -1,6 +1,8 @@
 // Renderings of one Comparison: terminal table, Markdown (PR comments, job summaries), JUnit
 // XML (CI dashboards) and JSON (every number behind every verdict). All of them read the same
-// Comparison and format numbers with fixed rules, so repeated runs give byte-identical text.
+// Comparison and format numbers with fixed rules, so repeated runs give byte-identical text. `exit`
+// is the status the command returns for the comparison's outcome (the CLI chooses it); the outputs
+// print it.
 #pragma once
 #include <cstddef>
 #include <ostream>
@@ -21,16 +23,16 @@ struct CompareConsoleOptions {
   bool verbose = false;   // print each row's full reason and notes under it
 };
 
-void print_compare_console(const Comparison& c, std::ostream& out, const CompareConsoleOptions& options);
+void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out, const CompareConsoleOptions& options);
 
 // GitHub-flavoured Markdown, at most `max_bytes` bytes (rows that do not fit are counted, not
 // cut in half); regressions and failures come first so they survive the cap.
 inline constexpr std::size_t kDefaultMarkdownBytes = 60000;
-std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes = kDefaultMarkdownBytes);
+std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::size_t max_bytes = kDefaultMarkdownBytes);
 
 std::string render_compare_junit(const Comparison& c);
 
-nlohmann::json compare_to_json(const Comparison& c);
-std::string render_compare_json(const Comparison& c);  // pretty-printed, newline-terminated
+nlohmann::json compare_to_json(const Comparison& c, ExitCode exit);
+std::string render_compare_json(const Comparison& c, ExitCode exit);  // pretty-printed, newline-terminated
 
 }  // namespace gp
