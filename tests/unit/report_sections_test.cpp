@@ -25,6 +25,18 @@ using nlohmann::json;
 
 const fs::path kData = GRAPHPROF_TEST_DATA;
 
+// The message of the bad-input error `read` throws ("(read)" when it reads the input).
+template <class F>
+std::string bad_input_of(F&& read) {
+  try {
+    read();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kBadInput);
+    return e.what();
+  }
+  return "(read)";
+}
+
 // Every JSON file under tests/data (run, sweep, profile and merged reports among them).
 std::vector<fs::path> committed_reports() {
   std::vector<fs::path> out;
@@ -150,14 +162,8 @@ TEST(ReportSections, OwnSectionsAreTypedAndOnlyUnknownOnesStayInOther) {
 }
 
 TEST(ReportSections, OwnSectionsOfTheWrongTypeNameTheirPath) {
-  const auto error_of = [](const json& sections) -> std::string {
-    try {
-      (void)sections_from_json(sections, "x.json: results[0].sections");
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kBadInput);
-      return e.what();
-    }
-    return "(read)";
+  const auto error_of = [](const json& sections) {
+    return bad_input_of([&] { (void)sections_from_json(sections, "x.json: results[0].sections"); });
   };
   EXPECT_EQ(error_of({{"budget", {{"passes_cut_short", {"warm-up", 3}}}}}),
             "x.json: results[0].sections.budget.passes_cut_short[1]: expected a string");
@@ -311,14 +317,8 @@ TEST(RunSettings, KnownKeysAreTypedAndUnknownOnesKept) {
   EXPECT_EQ(RunSettings{}.processes_or_one(), 1);
   EXPECT_EQ(to_json(RunSettings{}), json::object());
 
-  const auto error_of = [](const json& settings) -> std::string {
-    try {
-      (void)settings_from_json(settings, "x.json");
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kBadInput);
-      return e.what();
-    }
-    return "(read)";
+  const auto error_of = [](const json& settings) {
+    return bad_input_of([&] { (void)settings_from_json(settings, "x.json"); });
   };
   EXPECT_EQ(error_of({{"latch", 3}}), "x.json: settings.latch: expected a string");
   EXPECT_EQ(error_of({{"isolate", "yes"}}), "x.json: settings.isolate: expected true or false");
