@@ -305,8 +305,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // --time-limit is for all runs of --repeat together.
   std::optional<Deadline> deadline;
   if (o.time_limit > 0)
-    deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                      std::chrono::duration<double>(o.time_limit));
+    deadline = deadline_after(o.time_limit);
   const char* stopped_with = nullptr;
   if (o.overhead > 0) {
     collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "graphprof/core/batch_rule.hpp"
 #include "graphprof/profile/profile.hpp"
 
 namespace gp::cli {
@@ -22,7 +23,7 @@ struct ChildResult {
   const char* stopped_with = nullptr;  // "SIGTERM" or "SIGKILL" when --time-limit stopped it
 };
 
-using Deadline = std::chrono::steady_clock::time_point;
+using gp::Deadline;  // graphprof/core/batch_rule.hpp
 
 // Runs `command` with `env`, output passing through (cmd_profile.cpp); at `deadline` (profile
 // --time-limit) the application is sent SIGTERM, and SIGKILL 5 s later.

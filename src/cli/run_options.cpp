@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/batch_rule.hpp"
 #include "graphprof/compare/report_merge.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/plugin_loader.hpp"
@@ -120,8 +121,7 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   if (o.time_limit > 0 && o.processes > 1) throw usage_error("--time-limit and --processes cannot be combined");
   RunRequest req;
   if (o.time_limit > 0)
-    req.deadline = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit));
+    req.deadline = deadline_after(o.time_limit);
   // Plugins first, so their workloads and parameters are known when the request is checked.
   // With --load and no --workload, the loaded workloads are what runs (not the bundled suite).
   const std::vector<std::string> loaded = load_plugins(o.load);
@@ -288,11 +288,11 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
     throw usage_error("--device " + std::to_string(o.device) + ": only " + std::to_string(devices) + " device(s) present");
   std::vector<std::optional<Report>> got(children.size());
   std::vector<int> status(children.size(), 0);
-  const auto started = std::chrono::steady_clock::now();
+  const Deadline limit = deadline_after(o.time_limit);
   for (std::size_t i = 0; i < children.size(); ++i) {
     const IsolatedChild& c = children[i];
     // --time-limit: each child gets the time left; one that would start after it is cut.
-    const double left = o.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = seconds_left(limit);
     if (o.time_limit > 0 && left <= 0) {
       status[i] = kCutByTimeLimit;
       continue;

@@ -17,6 +17,15 @@ int latched_batch_size(int batch, std::size_t calls_per_iter) {
   return std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
 }
 
+Deadline deadline_after(double seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double seconds_left(Deadline deadline) {
+  return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+}
+
 StoppingRule rule_within_time_left(const StoppingRule& rule, double seconds_left, int passes_left) {
   StoppingRule r = rule;
   const double share = std::max(0.01, seconds_left / std::max(1, passes_left));

@@ -77,9 +77,12 @@ PassResult sample_until_stable(const StoppingRule& rule, Batch&& batch, const bo
 
 // Passes the budget ended before they had min_samples, and the iteration time that explains it:
 // sections.budget of the result (docs/methodology.md).
+BudgetSection& budget_of(ModeResult& res) {
+  return res.sections.budget ? *res.sections.budget : res.sections.budget.emplace();
+}
+
 void mark_cut_short(ModeResult& res, const std::string& pass) {
-  std::vector<std::string>& list = res.sections.budget ? res.sections.budget->passes_cut_short
-                                                       : res.sections.budget.emplace().passes_cut_short;
+  std::vector<std::string>& list = budget_of(res).passes_cut_short;
   if (std::find(list.begin(), list.end(), pass) == list.end()) list.push_back(pass);
 }
 
@@ -176,14 +179,10 @@ void record_device_probe(ModeResult& res, ProbeAt at) {
 // starts with the share of the time left that rule_within_time_left gives it.
 constexpr int kPassesPerMode = 7;  // one-off, warm-up, GPU, latched, launch, latency, trace
 
-double seconds_left(const MeasureOptions& o) {
-  return std::chrono::duration<double>(*o.deadline - std::chrono::steady_clock::now()).count();
-}
-
 MeasureOptions share_of_time_left(const MeasureOptions& base, int passes_left) {
   if (!base.deadline) return base;
   MeasureOptions o = base;
-  o.rule = rule_within_time_left(base.rule, seconds_left(base), passes_left);
+  o.rule = rule_within_time_left(base.rule, seconds_left(*base.deadline), passes_left);
   o.warmup_seconds = std::min(o.warmup_seconds, o.rule.budget_seconds);
   return o;
 }
@@ -244,7 +243,7 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
   const std::size_t calls_per_iter = shape.calls_per_iter;
   res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
   const int batch = batch_size(shape, opt.rule.budget_seconds);
-  if (rep == 0) (res.sections.budget ? *res.sections.budget : res.sections.budget.emplace()).iteration_seconds = iteration_seconds;
+  if (rep == 0) budget_of(res).iteration_seconds = iteration_seconds;
 
   opt = share_of_time_left(base, --passes_left);
   note("warm-up");
@@ -390,8 +389,12 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
   res.params = params.values();
   if (entry.plugin) {
     const PluginOrigin& p = *entry.plugin;
-    res.sections.plugin = PluginSection{p.library, p.name, p.version, p.file_fnv1a64,
-                                        std::to_string(p.api_major) + "." + std::to_string(p.api_minor)};
+    PluginSection& plugin = res.sections.plugin.emplace();
+    plugin.library = p.library;
+    plugin.name = p.name;
+    plugin.version = p.version;
+    plugin.file_fnv1a64 = p.file_fnv1a64;
+    plugin.api_version = std::to_string(p.api_major) + "." + std::to_string(p.api_minor);
   }
   const NvtxRange mode_range(res.workload + " " + to_string(mode));
 
@@ -420,7 +423,7 @@ ModeResult run_mode(const WorkloadEntry& entry, Mode mode, const Params& params,
       (void)cudaGetLastError();
     }
     for (int rep = 0; rep < std::max(1, opt.repetitions); ++rep) {
-      if (rep > 0 && opt.deadline && seconds_left(opt) <= 0) {
+      if (rep > 0 && opt.deadline && seconds_left(*opt.deadline) <= 0) {
         mark_cut_short(res, "repetitions");  // --time-limit: the repetitions measured so far are kept
         break;
       }

@@ -7,6 +7,7 @@
 
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/cuda/host_probe.hpp"
+#include "graphprof/core/batch_rule.hpp"
 #include "graphprof/core/derived.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/run_outcome.hpp"
@@ -88,8 +89,7 @@ Report run_suite(const RunRequest& req, const std::vector<std::string>& command_
     for (Mode mode : req.modes) {
       MeasureOptions this_mode = measure;
       if (req.deadline) {
-        const double left = std::chrono::duration<double>(*req.deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
+        if (seconds_left(*req.deadline) <= 0) {
           report.results.push_back(cut_by_time_limit(entry->info.name, mode, params.values()));
           if (observer != nullptr) observer->result_finished(report.results.back());
           continue;

@@ -49,6 +49,14 @@ TEST(TimeLimitShare, PassesOfAModeBegunNearTheLimitShareTheTimeLeft) {
   EXPECT_NEAR(total, 6.0, 1e-9);
 }
 
+// The time left until a --time-limit: positive before it, zero or less once reached (then nothing
+// new starts). An hour on either side: no timing is asserted.
+TEST(TimeLimitShare, TimeLeftUntilTheLimit) {
+  EXPECT_GT(seconds_left(deadline_after(3600.0)), 3000.0);
+  EXPECT_LE(seconds_left(deadline_after(-3600.0)), -3000.0);
+  EXPECT_LE(seconds_left(deadline_after(3600.0)), 3600.0);
+}
+
 TEST(TimeLimitShare, NeverMoreThanTheBudgetAndAtLeastTenMilliseconds) {
   StoppingRule rule;
   rule.budget_seconds = 0.5;

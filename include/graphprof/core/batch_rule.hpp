@@ -1,6 +1,7 @@
 // How many iterations one batch of a measurement pass queues: the one rule of the GPU, launch,
 // latched and trace passes (src/cuda/runner.cpp, src/cuda/trace_pass.cpp). Host-only.
 #pragma once
+#include <chrono>
 #include <cstddef>
 
 #include "graphprof/core/stats.hpp"
@@ -28,5 +29,12 @@ int latched_batch_size(int batch, std::size_t calls_per_iter);
 // a mode begun just before the limit ends near it, instead of running each pass for a full
 // --budget (several passes per mode).
 StoppingRule rule_within_time_left(const StoppingRule& rule, double seconds_left, int passes_left);
+
+// --time-limit SECONDS as a moment on the steady clock, and the time left until it. Once the time
+// left is zero or less nothing new starts (a workload/mode, a repetition, an isolated child): the
+// one rule of run, sweep and profile.
+using Deadline = std::chrono::steady_clock::time_point;
+Deadline deadline_after(double seconds);
+double seconds_left(Deadline deadline);
 
 }  // namespace gp
