@@ -85,8 +85,7 @@ std::string side_line(const InputInfo& i) {
   if (!i.git_revision.empty()) add("rev " + i.git_revision);
   if (!i.created_utc.empty()) add(i.created_utc);
   if (i.gpu) add(i.gpu->name);
-  add(std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs") + ", " + std::to_string(i.repetitions) +
-      (i.repetitions == 1 ? " repetition" : " repetitions"));
+  add(plural(i.runs, "run", "runs") + ", " + plural(i.repetitions, "repetition", "repetitions"));
   return s + " (" + detail + ")";
 }
 
