@@ -129,7 +129,7 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
     const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
     body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
-    body += std::to_string(model.nodes.size()) + " nodes";
+    body += plural(model.nodes.size(), "node", "nodes");
     if (view.collapsed)
       body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
               " (similar runs folded)";

@@ -391,7 +391,7 @@ void overhead_text(std::ostringstream& out, const json& p) {
   bool wide = false;
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
-    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
+    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + plural(steps, "step", "steps") + ")"
                              : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
