@@ -254,12 +254,12 @@ std::string comparison_section(const json& doc, const std::string& source) {
       shown += table_row(r);
     }
   }
-  s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table\">" + head + "<tbody>\n" + shown +
+  s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table gp-compare\">" + head + "<tbody>\n" + shown +
        "</tbody></table></div>\n";
   if (same_count > 0)
     s += "<details><summary>" + std::to_string(same_count) +
          " rows shown to be the same</summary><div class=\"gp-table-wrap\"><table id=\"table-compare-same\" "
-         "class=\"gp-table\">" +
+         "class=\"gp-table gp-compare\">" +
          head + "<tbody>\n" + same + "</tbody></table></div></details>\n";
   if (doc.contains("drift") && doc["drift"].is_array() && !doc["drift"].empty()) {
     s += "<h4>Drift (graph structure or outputs changed)</h4><ul>";

@@ -37,7 +37,7 @@ table { border-collapse:collapse; margin:6px 0 10px; font-size:0.88em; font-vari
 th, td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:right; vertical-align:top; }
 th { background:var(--bg-soft); font-weight:600; } th:first-child, td:first-child, td.l, th.l { text-align:left; }
 td:not(.l) { white-space:nowrap; }
-.gp-table-wrap { overflow-x:auto; } .gp-note { color:var(--muted); font-size:0.9em; }
+.gp-table-wrap { overflow-x:auto; } table.gp-compare th, table.gp-compare td { padding:4px 6px; } .gp-note { color:var(--muted); font-size:0.9em; }
 .gp-warn { color:var(--warn); } .gp-bad { color:var(--bad); font-weight:600; } .gp-good { color:var(--good); }
 .gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } figure { margin:0 0 14px; }
 figure figcaption { font-size:0.85em; color:var(--muted); max-width:640px; }
