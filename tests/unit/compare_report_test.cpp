@@ -138,6 +138,21 @@ TEST(CompareOutputs, MarkdownListsEveryRegressionAndCountsTheRowsThatDoNotGate) 
   EXPECT_NE(render_compare_markdown(run("base.json", "regression.json")).find("<details><summary>"), std::string::npos);
 }
 
+// Two H200 profiles of the serving app (profile --repeat 5), one graph's kernel slowed: the
+// console's benchmark column keeps the four graphs of one call site apart (each cell read
+// "graphprof_serving_app[gra~/app", cut from the right) and the "/app" at the end.
+TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
+  const std::string dir = std::string(GRAPHPROF_TEST_DATA) + "/profile/gate/repeat/";
+  const Comparison c = compare(read_report(dir + "asis.json"), read_report(dir + "slow.json"), Thresholds{},
+                               InputNames{"asis.json", "slow.json"});
+  const std::string text = console(c, true);
+  for (int k = 1; k <= 4; ++k) EXPECT_NE(text.find(std::to_string(k) + "/4 main in grap…/app"), std::string::npos) << text;
+  const std::size_t regression = text.find("\nregression ");
+  ASSERT_NE(regression, std::string::npos) << text;
+  const std::string line = text.substr(regression + 1, text.find('\n', regression + 1) - regression - 1);
+  EXPECT_NE(line.find("4/4 main in"), std::string::npos) << line;  // the slowed graph
+}
+
 TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
   Comparison c = run("base.json", "other_gpu.json");
   for (int i = 0; i < 60; ++i) c.environment.warnings.push_back("settings.key" + std::to_string(i) + " differs: a lot of text");
