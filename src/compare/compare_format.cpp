@@ -36,8 +36,8 @@ std::string format_value(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "n/a";
   if (unit == "ns") return format_ns(v);
   if (unit == "x") return strf("%.3gx", v);
-  // Whole numbers (counts, bytes) as they are: 30000, not 3e+04.
-  const std::string n = v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);
+  // Counts and bytes as people write them: 30,000 and 30,000.5, never 3e+04.
+  const std::string n = format_count(v);
   return unit.empty() ? n : n + " " + unit;
 }
 
