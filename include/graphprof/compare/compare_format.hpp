@@ -22,6 +22,9 @@ std::string threshold_phrase(const AppliedRule& rule);
 std::string threshold_origin_note(const AppliedRule& rule);
 // The rule in words: "max(3%, 3 x the between-run sd of its runs)", or "3%" without a noise term.
 std::string threshold_rule_text(const Thresholds& t);
+// The rule of two profiles' comparison (the graph-health view, docs/compare.md "Two profiles") in
+// words, as lines without their indentation.
+std::vector<std::string> profile_rule_lines(const Thresholds& t);
 // The threshold with where it came from, for detail lines: "12.0% (3 x the runs' 3.8% spread,
 // above the 3% floor)", "3% (the floor)", "4% (set by --metric-threshold)", "3% (a count: the floor)".
 std::string threshold_explained(const AppliedRule& rule, const std::string& unit = "");
