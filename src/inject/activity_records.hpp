@@ -1,5 +1,5 @@
-// CUPTI's activity records turned into record lines (the format is at the top of
-// src/profile/profile_records.cpp), and the activity buffers handed to and taken back from CUPTI.
+// CUPTI's activity records turned into record lines (record_lines.hpp, reading them through
+// src/trace/cupti_activity.hpp), and the activity buffers handed to and taken back from CUPTI.
 // Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
 #pragma once
 #include <cupti.h>
@@ -10,104 +10,41 @@
 #include <string>
 #include <unordered_set>
 
-#include "graphprof/core/copy_kind.hpp"
 #include "inject_state.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
-
-// The GPU fields kernel, memcpy and memset records share, in the line format's short keys.
-template <typename R>
-void append_gpu_fields(std::string& s, const R& r) {
-  appendf(s, "\"s\":%llu,\"e\":%llu,\"d\":%u,\"c\":%u,\"st\":%u,\"co\":%u,\"g\":%u,\"gn\":%llu",
-          static_cast<unsigned long long>(r.start), static_cast<unsigned long long>(r.end), r.deviceId, r.contextId,
-          r.streamId, r.correlationId, r.graphId, static_cast<unsigned long long>(r.graphNodeId));
-}
 
 // API names are looked up once per (domain, cbid), without CUPTI's "_v10000" suffix.
 inline std::string api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
   const char* name = nullptr;
   if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) return "cbid " + std::to_string(cbid);
-  std::string n = name;
-  const std::size_t v = n.rfind("_v");
-  if (v != std::string::npos && v + 2 < n.size() && n.find_first_not_of("0123456789", v + 2) == std::string::npos) n.resize(v);
-  return n;
+  return gp::cupti_activity::strip_version_suffix(name);
 }
 
-inline void append_record(std::string& s, const CUpti_Activity* r) {
-  switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-      s += "{\"t\":\"k\",\"n\":";
-      append_json_string(s, k->name ? k->name : "(unnamed kernel)");
-      s += ',';
-      append_gpu_fields(s, *k);
-      appendf(s, ",\"gr\":[%d,%d,%d],\"bl\":[%d,%d,%d],\"sh\":%d,\"rg\":%d}\n", k->gridX, k->gridY, k->gridZ, k->blockX,
-              k->blockY, k->blockZ, k->staticSharedMemory + k->dynamicSharedMemory, k->registersPerThread);
-      return;
+// The name of an API record to write, or nullptr for graphprof's own ownership probe (whose record
+// is noted, not written).
+inline const std::string* recorded_api_name(const gp::cupti_activity::Api& a) {
+  const std::uint32_t probe = g_probe_correlation.load();
+  if (!a.runtime && a.cbid == CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) {
+    if (probe != 0 && a.correlation == probe) {
+      g_probe_record_seen = true;  // graphprof's own call, not the application's
+      return nullptr;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-      appendf(s, "{\"t\":\"mc\",\"k\":\"%s\",\"b\":%llu,", gp::copy_kind_name(m->copyKind), static_cast<unsigned long long>(m->bytes));
-      append_gpu_fields(s, *m);
-      s += "}\n";
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
-      appendf(s, "{\"t\":\"ms\",\"v\":%u,\"b\":%llu,", m->value, static_cast<unsigned long long>(m->bytes));
-      append_gpu_fields(s, *m);
-      s += "}\n";
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
-      const bool runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-      const std::uint32_t probe = g_probe_correlation.load();
-      if (!runtime && a->cbid == CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) {
-        if (probe != 0 && a->correlationId == probe) {
-          g_probe_record_seen = true;  // graphprof's own call, not the application's
-          return;
-        }
-        g_record_proven = true;
-      }
-      static thread_local std::string names[2][1024];  // per domain, cbid < 1024 cached
-      std::string local;
-      const std::string* name = &local;
-      if (a->cbid < 1024) {
-        std::string& cached = names[runtime ? 0 : 1][a->cbid];
-        if (cached.empty()) cached = api_name(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
-        name = &cached;
-      } else {
-        local = api_name(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
-      }
-      s += "{\"t\":\"a\",\"n\":";
-      append_json_string(s, name->c_str());
-      appendf(s, ",\"cb\":%u,\"dr\":%d,\"s\":%llu,\"e\":%llu,\"p\":%u,\"th\":%u,\"co\":%u,\"r\":%u}\n", a->cbid,
-              runtime ? 0 : 1, static_cast<unsigned long long>(a->start), static_cast<unsigned long long>(a->end),
-              a->processId, a->threadId, a->correlationId, a->returnValue);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
-      const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r);
-      appendf(s, "{\"t\":\"gt\",\"co\":%u,\"g\":%u,\"s\":%llu,\"e\":%llu,\"d\":%u,\"c\":%u,\"st\":%u}\n", g->correlationId,
-              g->graphId, static_cast<unsigned long long>(g->start), static_cast<unsigned long long>(g->end), g->deviceId,
-              g->contextId, g->streamId);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMORY2: {  // allocations and frees, cudaMallocAsync pools included (the memory ledger)
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(r);
-      appendf(s, "{\"t\":\"mem_op\",\"op\":%d,\"mk\":%d,\"b\":%llu,\"a\":%llu,\"ts\":%llu,\"co\":%u,\"st\":%u,\"async\":%u,\"pt\":%d,\"pa\":%llu}\n",
-              static_cast<int>(m->memoryOperationType), static_cast<int>(m->memoryKind), static_cast<unsigned long long>(m->bytes),
-              static_cast<unsigned long long>(m->address), static_cast<unsigned long long>(m->timestamp), m->correlationId,
-              m->streamId, m->isAsync, static_cast<int>(m->memoryPoolConfig.memoryPoolType),
-              static_cast<unsigned long long>(m->memoryPoolConfig.address));
-      return;
-    }
-    default:
-      return;
+    g_record_proven = true;
   }
+  static thread_local std::string names[2][1024];  // per domain, cbid < 1024 cached
+  static thread_local std::string local;
+  if (a.cbid < 1024) {
+    std::string& cached = names[a.runtime ? 0 : 1][a.cbid];
+    if (cached.empty()) cached = api_name(a.domain, a.cbid);
+    return &cached;
+  }
+  local = api_name(a.domain, a.cbid);
+  return &local;
 }
+
+inline void append_record(std::string& s, const CUpti_Activity* r) { append_record(s, r, recorded_api_name); }
 
 // The activity buffers this library handed CUPTI. After the exit path takes the buffer callbacks
 // back from an application that registered its own, CUPTI hands it that application's buffers

@@ -9,7 +9,7 @@
 namespace gp {
 
 namespace {
-// The test seam's mirror of copy_span / copy_activity: the shared fields of a synthetic GPU record.
+// The writing side of cupti_activity.hpp's span_of: the shared fields of a synthetic GPU record.
 template <typename Cupti>
 void fill_span(const SyntheticCuptiRecord& r, Cupti& c) {
   c.start = r.start;
@@ -28,16 +28,16 @@ void fill_activity(const SyntheticCuptiRecord& r, Cupti& c) {
 }
 }  // namespace
 
-TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {
-  TraceData out;
-  Converter conv;
-  for (const auto& r : records) {
+std::vector<SyntheticCuptiActivity> synthetic_cupti_activity(const std::vector<SyntheticCuptiRecord>& records) {
+  std::vector<SyntheticCuptiActivity> all(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const SyntheticCuptiRecord& r = records[i];
     // Zeroed, 8-byte aligned storage big enough for any record kind used here.
-    alignas(8) unsigned char raw[512];
-    std::memset(raw, 0, sizeof raw);
+    unsigned char* raw = reinterpret_cast<unsigned char*>(all[i].data());
+    std::memset(raw, 0, sizeof(SyntheticCuptiActivity));
     switch (r.kind) {
       case SyntheticCuptiRecord::Kind::kKernel: {
-        static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof raw, "buffer too small");
+        static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof(SyntheticCuptiActivity), "buffer too small");
         auto* k = new (raw) CUpti_ActivityKernel10{};
         k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
         fill_activity(r, *k);
@@ -47,7 +47,6 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         k->staticSharedMemory = r.static_shared;
         k->dynamicSharedMemory = r.dynamic_shared;
         k->registersPerThread = static_cast<uint16_t>(r.registers);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(k), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kMemcpy: {
@@ -56,7 +55,6 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->copyKind = r.copy_kind;
         m->bytes = r.bytes;
         fill_activity(r, *m);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kMemset: {
@@ -65,7 +63,6 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->value = r.value;
         m->bytes = r.bytes;
         fill_activity(r, *m);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kRuntime: {
@@ -77,7 +74,6 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         a->processId = r.pid;
         a->threadId = r.tid;
         a->correlationId = r.correlation;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kMarker: {
@@ -91,24 +87,29 @@ TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord
         m->objectId.pt.threadId = r.tid;
         m->name = r.name;
         m->domain = r.domain;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(m), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kGraphTrace: {
         auto* g = new (raw) CUpti_ActivityGraphTrace2{};
         g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
         fill_span(r, *g);
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(g), out);
         break;
       }
       case SyntheticCuptiRecord::Kind::kOther: {
         auto* a = new (raw) CUpti_ActivityAPI{};
         a->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
-        conv.convert(reinterpret_cast<const CUpti_Activity*>(a), out);
         break;
       }
     }
   }
+  return all;
+}
+
+TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records) {
+  TraceData out;
+  Converter conv;
+  for (const SyntheticCuptiActivity& raw : synthetic_cupti_activity(records))
+    conv.convert(reinterpret_cast<const CUpti_Activity*>(raw.data()), out);
   return out;
 }
 

@@ -3,7 +3,11 @@
 // Linked against graphprof_trace_cupti (see tests/cli/trace_cli_tests.cmake); needs no GPU.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "../../src/inject/record_lines.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/profile/profile.hpp"
 #include "graphprof/trace/cupti_session.hpp"
 
 namespace gp {
@@ -159,6 +163,116 @@ TEST(CuptiConversion, GraphTracesAndUnknownKinds) {
   EXPECT_EQ(d.graph_traces[0].stream_id, 13u);
   EXPECT_EQ(d.graph_traces[0].end_ns, 90u);
   EXPECT_EQ(d.other_records, 2u);
+}
+
+// The two writers of cupti_activity.hpp's views: the trace session's Converter (records in memory)
+// and the injection library's line writer, whose lines `profile` parses back. Fed the same CUPTI
+// structs, they must keep the same fields with the same values.
+TEST(CuptiConversion, TheInjectionLinesAndTheConverterKeepTheSameFields) {
+  std::vector<SyntheticCuptiRecord> in;
+  SyntheticCuptiRecord k;
+  k.kind = Kind::kKernel;
+  k.start = 1000, k.end = 1700, k.device = 1, k.context = 2, k.stream = 17, k.correlation = 42, k.graph_id = 16;
+  k.graph_node_id = (std::uint64_t{16} << 32) | 3;
+  k.name = "_Z6reduceILi256EEvPKfPf\"quoted\"";
+  k.grid[0] = 4096, k.grid[1] = 2, k.grid[2] = 1;
+  k.block[0] = 256, k.block[1] = 1, k.block[2] = 1;
+  k.static_shared = 128, k.dynamic_shared = 4096, k.registers = 40;
+  in.push_back(k);
+  SyntheticCuptiRecord unnamed = k;
+  unnamed.name = nullptr;
+  unnamed.correlation = 43;
+  in.push_back(unnamed);
+  SyntheticCuptiRecord c;
+  c.kind = Kind::kMemcpy;
+  c.copy_kind = 1;  // HtoD
+  c.bytes = 1u << 20;
+  c.start = 2000, c.end = 2300, c.stream = 7, c.correlation = 50, c.graph_id = 3, c.graph_node_id = (std::uint64_t{3} << 32) | 1;
+  in.push_back(c);
+  SyntheticCuptiRecord m;
+  m.kind = Kind::kMemset;
+  m.value = 255, m.bytes = 64, m.start = 2400, m.end = 2410, m.correlation = 51;
+  in.push_back(m);
+  SyntheticCuptiRecord a;
+  a.kind = Kind::kRuntime;
+  a.cbid = 311, a.start = 900, a.end = 950, a.pid = 4, a.tid = 5, a.correlation = 42;
+  in.push_back(a);
+  SyntheticCuptiRecord g;
+  g.kind = Kind::kGraphTrace;
+  g.correlation = 9, g.graph_id = 16, g.start = 50, g.end = 90, g.stream = 13, g.device = 1, g.context = 2;
+  in.push_back(g);
+  SyntheticCuptiRecord marker;
+  marker.kind = Kind::kMarker;
+  marker.marker_flags = 1u;
+  marker.name = "step";
+  in.push_back(marker);
+  SyntheticCuptiRecord other;
+  other.kind = Kind::kOther;
+  in.push_back(other);
+
+  const TraceData conv = convert_synthetic_cupti_records(in);
+  std::string lines = "{\"t\":\"process\",\"pid\":4,\"ppid\":1,\"ts\":1,\"cupti\":130001,\"level\":2,\"cmdline\":\"app\"}\n";
+  auto name = [](const cupti_activity::Api& r) {
+    static std::string n;
+    n = "api" + std::to_string(r.cbid);
+    return &n;
+  };
+  for (const SyntheticCuptiActivity& raw : synthetic_cupti_activity(in))
+    inject::append_record(lines, reinterpret_cast<const CUpti_Activity*>(raw.data()), name);
+  std::istringstream text(lines);
+  const ProcessRecords parsed = parse_process_records(text, "lines");
+  EXPECT_EQ(parsed.malformed_lines, 0u);
+  const TraceData& line = parsed.trace;
+
+  auto same_span = [](const GpuSpan& x, const GpuSpan& y) {
+    EXPECT_EQ(x.start_ns, y.start_ns);
+    EXPECT_EQ(x.end_ns, y.end_ns);
+    EXPECT_EQ(x.device_id, y.device_id);
+    EXPECT_EQ(x.context_id, y.context_id);
+    EXPECT_EQ(x.stream_id, y.stream_id);
+    EXPECT_EQ(x.correlation_id, y.correlation_id);
+    EXPECT_EQ(x.graph_id, y.graph_id);
+  };
+  ASSERT_EQ(conv.kernels.size(), 2u);
+  ASSERT_EQ(line.kernels.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    same_span(conv.kernels[i], line.kernels[i]);
+    EXPECT_EQ(conv.kernels[i].graph_node_id, line.kernels[i].graph_node_id);
+    EXPECT_EQ(conv.kernels[i].name, line.kernels[i].name);
+    EXPECT_EQ(conv.kernels[i].grid, line.kernels[i].grid);
+    EXPECT_EQ(conv.kernels[i].block, line.kernels[i].block);
+    EXPECT_EQ(conv.kernels[i].shared_bytes, line.kernels[i].shared_bytes);
+    EXPECT_EQ(conv.kernels[i].registers_per_thread, line.kernels[i].registers_per_thread);
+  }
+  EXPECT_EQ(line.kernels[0].name, "_Z6reduceILi256EEvPKfPf\"quoted\"");
+  EXPECT_EQ(line.kernels[0].shared_bytes, 4224);
+  ASSERT_EQ(conv.memcpys.size(), 1u);
+  ASSERT_EQ(line.memcpys.size(), 1u);
+  same_span(conv.memcpys[0], line.memcpys[0]);
+  EXPECT_EQ(conv.memcpys[0].graph_node_id, line.memcpys[0].graph_node_id);
+  EXPECT_EQ(conv.memcpys[0].copy_kind, line.memcpys[0].copy_kind);
+  EXPECT_EQ(line.memcpys[0].copy_kind, "HtoD");
+  EXPECT_EQ(conv.memcpys[0].bytes, line.memcpys[0].bytes);
+  ASSERT_EQ(conv.memsets.size(), 1u);
+  ASSERT_EQ(line.memsets.size(), 1u);
+  same_span(conv.memsets[0], line.memsets[0]);
+  EXPECT_EQ(conv.memsets[0].value, line.memsets[0].value);
+  EXPECT_EQ(conv.memsets[0].bytes, line.memsets[0].bytes);
+  ASSERT_EQ(conv.api.size(), 1u);
+  ASSERT_EQ(line.api.size(), 1u);
+  EXPECT_EQ(line.api[0].name, "api311");  // the writer's own name lookup
+  EXPECT_EQ(conv.api[0].cbid, line.api[0].cbid);
+  EXPECT_EQ(conv.api[0].start_ns, line.api[0].start_ns);
+  EXPECT_EQ(conv.api[0].end_ns, line.api[0].end_ns);
+  EXPECT_EQ(conv.api[0].process_id, line.api[0].process_id);
+  EXPECT_EQ(conv.api[0].thread_id, line.api[0].thread_id);
+  EXPECT_EQ(conv.api[0].correlation_id, line.api[0].correlation_id);
+  ASSERT_EQ(conv.graph_traces.size(), 1u);
+  ASSERT_EQ(line.graph_traces.size(), 1u);
+  same_span(conv.graph_traces[0], line.graph_traces[0]);
+  // What each keeps on purpose: the trace pass its NVTX markers, the line files none.
+  EXPECT_EQ(conv.markers.size(), 1u);
+  EXPECT_TRUE(line.markers.empty());
 }
 
 TEST(CuptiSession, WithoutAGpuTheSessionSaysWhyAndRecordsNothing) {

@@ -8,6 +8,7 @@
 // fails (ok() == false, with a reason) under another CUPTI tool such as Nsight Systems. A failed
 // session records nothing and costs nothing; callers report the reason and carry on.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -88,6 +89,10 @@ struct SyntheticCuptiRecord {
   std::uint32_t pid = 0, tid = 0;
 };
 TraceData convert_synthetic_cupti_records(const std::vector<SyntheticCuptiRecord>& records);
+// The same records as CUPTI's raw structs (each element holds one CUpti_Activity of its kind), for
+// a test that feeds them to the injection library's line writer too.
+using SyntheticCuptiActivity = std::array<std::uint64_t, 64>;
+std::vector<SyntheticCuptiActivity> synthetic_cupti_activity(const std::vector<SyntheticCuptiRecord>& records);
 
 // cuptiGetVersion(); 0 when CUPTI cannot be queried.
 int cupti_version() noexcept;
