@@ -108,12 +108,11 @@ std::vector<std::string> profile_rule_lines(const Thresholds& t) {
   const std::string floor = strf("%g%%", 100.0 * t.threshold);
   const std::string time = t.noise_multiple > 0 ? "max(" + floor + ", " + strf("%g", t.noise_multiple) + " x the between-run sd of its runs)"
                                                 : floor;
-  return {"two profiles, run by run: a count changes by max(" + floor + ", its row's floor), a GPU time by " + time +
-              ", a coverage share by 2 points,",
-          "when the two sides' runs do not overlap and each side is the same in every run, or that separation has at most a " +
-              strf("%g%%", 100.0 * t.family_alpha) + " chance (with one run a side, not decidable);",
-          "a new capture failure, or a new eager call site launching 0.05 or more per step, fails on any separation; host times "
-          "(wall time, launch call cost) are reported, not gated"};
+  return {"two profiles, run by run: a count changes by max(" + floor + ", its row's floor), a GPU time by " + time + ",",
+          "a coverage share by 2 points; a change counts when the two sides' runs do not overlap and each side is the same in every run,",
+          "or that separation has at most a " + strf("%g%%", 100.0 * t.family_alpha) +
+              " chance (one run a side cannot show it); a new capture failure, or a new eager call site",
+          "launching 0.05 or more per step, fails on any separation; host times (wall time, launch call cost) are reported, not gated"};
 }
 
 std::string verdict_label(const MetricComparison& r) {

@@ -436,9 +436,18 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     }
     add(row(program, label, "launch_call_cost", "ns", Direction::kLowerIsBetter), graph_values(be, call_cost),
         graph_values(ce, call_cost), host_time);
-    if (std::isfinite(memory_of(*b->entry)) || std::isfinite(memory_of(*c->entry)))
+    const bool bm = std::isfinite(memory_of(*b->entry)), cm = std::isfinite(memory_of(*c->entry));
+    if (bm && cm) {
       add(row(program, label, "memory", "bytes", Direction::kLowerIsBetter), graph_values(be, memory_of), graph_values(ce, memory_of),
           count);
+    } else if (bm || cm) {  // one side's profile predates the memory ledger: nothing to compare, nothing fails
+      MetricComparison r = row(program, label, "memory", "bytes", Direction::kLowerIsBetter);
+      r.method = "profile-runs";
+      r.rule.gating = false;
+      r.verdict = Verdict::kNotComparable;
+      r.reason = std::string(bm ? "the candidate" : "the baseline") + "'s profile has no memory ledger for it";
+      out.rows.push_back(std::move(r));
+    }
   }
   for (const GraphView* g : m.gone) {
     MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);

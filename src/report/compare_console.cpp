@@ -216,8 +216,13 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     rows.push_back(std::move(row));
     std::string why = r->reason;
     for (const auto& n : r->notes) why += "; " + n;
-    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not.
-    details.push_back(o.verbose || r->verdict == Verdict::kFailed ? why : "");
+    // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
+    const auto site = r->params.find("site");
+    if (site != r->params.end()) why = "at " + site->second + ": " + why;
+    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
+    // so is the site of a regression by call site.
+    const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
+    details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression ? why : "");
   }
   out << "\n";
   if (!rows.empty()) {
