@@ -151,7 +151,7 @@ void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) 
   if (const json* notes = member(p, "source_line_notes"); notes != nullptr && notes->is_array() && !notes->empty()) {
     out << "\n";
     for (const auto& n : *notes)
-      if (n.is_string()) out << "  " << one_line(n.get<std::string>()) << "; sites named by function + offset\n";
+      if (n.is_string()) out << "  " << one_line(n.get<std::string>()) << "; sites named by function (module + offset without symbols)\n";
   }
   if (const json* c = member(p, "call_site_cost"); c != nullptr && verbose) {
     const double calls = num(*c, "calls", 0), fresh = num(*c, "new_sites", 0);
