@@ -175,11 +175,17 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
-  out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
-      << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
-  out << "           "
-      << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
-      << "\n";
+  const std::vector<std::string> profile_rule = profile_rule_lines(c);
+  if (!profile_rule.empty()) {
+    out << "rules:     " << join(profile_rule, "\n           ") << "\n";
+    if (!gates.empty()) out << "           also gating: " << gates << "\n";
+  } else {
+    out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
+        << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
+    out << "           "
+        << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
+        << "\n";
+  }
   for (const auto& w : c.environment.warnings) out << "warning: " << one_line(w) << "\n";
   for (const auto& b : c.banners) out << "note: " << one_line(b) << "\n";
   if (!c.drift.empty()) {
