@@ -36,8 +36,8 @@ std::string format_value(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "n/a";
   if (unit == "ns") return format_ns(v);
   if (unit == "x") return strf("%.3gx", v);
-  // Whole numbers (counts, bytes) as they are: 30000, not 3e+04.
-  const std::string n = v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);
+  // Counts and bytes as people write them: 30,000 and 30,000.5, never 3e+04.
+  const std::string n = format_count(v);
   return unit.empty() ? n : n + " " + unit;
 }
 
@@ -104,17 +104,6 @@ std::string threshold_rule_text(const Thresholds& t) {
   return "max(" + floor + ", " + strf("%g", t.noise_multiple) + " x the between-run sd of its runs)";
 }
 
-std::vector<std::string> profile_rule_lines(const Thresholds& t) {
-  const std::string floor = strf("%g%%", 100.0 * t.threshold);
-  const std::string time = t.noise_multiple > 0 ? "max(" + floor + ", " + strf("%g", t.noise_multiple) + " x the between-run sd of its runs)"
-                                                : floor;
-  return {"two profiles, run by run: a count changes by max(" + floor + ", its row's floor), a GPU time by " + time + ",",
-          "a coverage share by 2 points; a change counts when the two sides' runs do not overlap and each side is the same in every run,",
-          "or that separation has at most a " + strf("%g%%", 100.0 * t.family_alpha) +
-              " chance (one run a side cannot show it); a new capture failure, or a new eager call site",
-          "launching 0.05 or more per step, fails on any separation; host times (wall time, launch call cost) are reported, not gated"};
-}
-
 std::string verdict_label(const MetricComparison& r) {
   std::string s = to_string(r.verdict);
   std::replace(s.begin(), s.end(), '_', ' ');
@@ -143,6 +132,17 @@ std::string verdict_counts(const Comparison& c, bool gating) {
 
 std::string false_alarm_text(const Comparison& c) {
   return strf("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
+}
+
+std::vector<std::string> profile_rule_lines(const Comparison& c) {
+  const bool profile = std::any_of(c.rows.begin(), c.rows.end(), [](const MetricComparison& r) { return r.method == "profile-runs"; });
+  if (!profile) return {};
+  return {"two profiles, run by run: a row changes by at least its threshold (its threshold column) when",
+          "the two sides' runs do not overlap and each side repeats one value (2 or more runs) or so clean",
+          "a split is unlikely by chance (at most " + strf("%g%%", 100.0 * c.thresholds.family_alpha) +
+              ": 1 / C(nb + nc, nb)); a graph's GPU time per launch",
+          "gates at " + threshold_rule_text(c.thresholds) + "; a new capture failure, or a new eager call site",
+          "launching 0.05 or more per step, fails on any such split, even with one run a side"};
 }
 
 std::string headline(const Comparison& c) {

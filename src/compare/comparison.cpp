@@ -501,7 +501,6 @@ Comparison compare(const Report& base, const Report& cand, const Thresholds& t, 
 
   if (is_profile_report(base) && is_profile_report(cand)) {
     // Two profiles of one program: the graph-health view decides every row itself.
-    out.profiles = true;
     compare_profiles(base, cand, t, out);
     for (const auto& r : out.rows)
       if (r.base && r.cand && r.rule.gating) ++out.gating_series;

@@ -74,7 +74,6 @@ void compare_profile_sites(const std::string& program, const std::vector<const n
                            Comparison& out);
 
 // verdict_rules.cpp
-std::string plural(std::size_t n, const char* one, const char* many);  // "3 regressions"
 // Pooled sd of two samples of sizes m and n with sds sd_x and sd_y (weighted by degrees of freedom).
 double pooled_sd(double sd_x, std::size_t m, double sd_y, std::size_t n);
 // Raises rule.threshold to expm1(noise_multiple x noise_sd) when that is above its floor

@@ -104,8 +104,8 @@ std::string label_of(const GraphView& g, bool several_processes) {
   // The rank first: a clipped label still tells the graphs of one site apart.
   if (!g.site.empty())
     return s + (g.site_graphs > 1 ? "#" + std::to_string(g.site_rank) + "/" + std::to_string(g.site_graphs) + " " : "") + g.site +
-           " (" + std::to_string(g.nodes) + " nodes)";
-  s += "#" + std::to_string(g.rank) + " " + std::to_string(g.nodes) + " nodes";
+           " (" + plural(g.nodes, "node", "nodes") + ")";
+  s += "#" + std::to_string(g.rank) + " " + plural(g.nodes, "node", "nodes");
   if (!g.first.empty()) s += " " + g.first + (g.last != g.first ? "…" + g.last : "");
   return s;
 }
@@ -414,8 +414,8 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     const auto be = entries_across_runs(*b, bg), ce = entries_across_runs(*c, cg);
     const bool same_shape = b->nodes == c->nodes && b->kernels == c->kernels;
     if (!same_shape) {
-      std::string what = "graph changed: " + std::to_string(b->nodes) + " -> " + std::to_string(c->nodes) + " nodes";
-      if (b->nodes == c->nodes) what = "graph changed: other kernels in its " + std::to_string(b->nodes) + " nodes";
+      std::string what = "graph changed: " + std::to_string(b->nodes) + " -> " + plural(c->nodes, "node", "nodes");
+      if (b->nodes == c->nodes) what = "graph changed: other kernels in its " + plural(b->nodes, "node", "nodes");
       out.drift.push_back({program + "[graph=" + label + "]", what});
     }
     add(row(program, label, "nodes", "count", Direction::kNone), graph_values(be, nodes_of), graph_values(ce, nodes_of), count);
@@ -453,7 +453,7 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);
     r.rule.gating = true;
     r.verdict = Verdict::kRegression;
-    r.reason = "no longer captured: the candidate has no graph like it (" + std::to_string(g->nodes) + " nodes" +
+    r.reason = "no longer captured: the candidate has no graph like it (" + plural(g->nodes, "node", "nodes") +
                (g->site.empty() ? "" : ", made at " + g->site) + ")";
     out.rows.push_back(std::move(r));
   }
@@ -461,7 +461,7 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);
     r.rule.gating = false;
     r.verdict = Verdict::kAdded;
-    r.reason = "new in the candidate (" + std::to_string(g->nodes) + " nodes)";
+    r.reason = "new in the candidate (" + plural(g->nodes, "node", "nodes") + ")";
     out.rows.push_back(std::move(r));
   }
   // A failed application is not a profile of the program's graphs.

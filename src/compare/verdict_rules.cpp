@@ -67,10 +67,6 @@ void apply_noise_term(AppliedRule& rule) {
   }
 }
 
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // Each series is judged by its own between-run noise: the spread of its run values on both
 // sides (Welch), never pooled with other workloads'. With fewer than min_runs runs on a side
 // that spread cannot be seen, so the class's documented between-run noise stands in for it.

@@ -200,10 +200,12 @@ void Analyzer::critical_by_time() {
   }
   out.timed_critical_path = std::move(cp);
   out.times_origin = times->origin;
+  std::vector<std::pair<double, std::size_t>> figures;
   for (std::size_t i = 0; i < n; ++i) {
-    if (time_of(i) != nullptr) ++out.timed_nodes;
+    if (const NodeTime* nt = time_of(i)) ++out.timed_nodes, figures.emplace_back(nt->median_ns, 1);
     else if (is_gpu_work(m.nodes[i].kind)) ++out.untimed_gpu_nodes;
   }
+  out.time_spread = node_time_spread(std::move(figures));
 }
 
 void Analyzer::histograms() {
@@ -276,6 +278,34 @@ GraphMetrics Analyzer::run() {
 }  // namespace gp::analysis
 
 namespace gp {
+
+NodeTimeSpread node_time_spread(std::vector<std::pair<double, std::size_t>> figures) {
+  figures.erase(std::remove_if(figures.begin(), figures.end(),
+                               [](const std::pair<double, std::size_t>& f) { return !(f.first > 0) || f.second == 0; }),
+                figures.end());
+  NodeTimeSpread s;
+  if (figures.empty()) return s;
+  std::sort(figures.begin(), figures.end());
+  for (const auto& f : figures) s.timed += f.second;
+  // The weighted median: the figure at which half the timed nodes have been counted.
+  for (std::size_t seen = 0, i = 0; i < figures.size(); ++i) {
+    seen += figures[i].second;
+    if (2 * seen >= s.timed) {
+      s.median_ns = figures[i].first;
+      break;
+    }
+  }
+  s.min_ns = figures.front().first;
+  s.max_ns = figures.back().first;
+  s.within_2x = s.timed >= 2 && s.min_ns >= 0.5 * s.median_ns && s.max_ns <= 2 * s.median_ns;
+  return s;
+}
+
+std::string none_stands_out_text(const NodeTimeSpread& spread) {
+  if (!spread.within_2x) return {};
+  return "all " + plural(spread.timed, "node", "nodes") + " within 2x of the median (" + format_ns(spread.median_ns) +
+         "): none stands out";
+}
 
 GraphMetrics analyze(const GraphModel& model, const NodeTimes* times) {
   analysis::Analyzer a(model, times);

@@ -107,12 +107,14 @@ int heat_step(double t, double median) {
 
 std::string ratio_text(double r) { return r == 0.5 ? "0.5x" : strf("%gx", r); }
 
-std::string nodes_text(std::size_t n) { return group_digits(n) + (n == 1 ? " node" : " nodes"); }
+std::string nodes_text(std::size_t n) { return plural(n, "node", "nodes"); }
 
 // The heat map's legend: the steps from the lowest to the highest one used, each with its bounds
 // (as multiples of the median and in time) and how many nodes it colours; one entry when every
 // timed node is within 2x of the median (nothing stands out); "no time" only when some node has none.
-void heat_legend(GraphView& v, double median, bool within_2x) {
+void heat_legend(GraphView& v, const NodeTimeSpread& spread) {
+  const double median = spread.median_ns;
+  const bool within_2x = spread.within_2x;
   std::vector<std::size_t> per_step(kHeatSteps, 0);
   std::size_t untimed = 0, timed = 0;
   for (const ViewBox& b : v.boxes) {
@@ -130,8 +132,7 @@ void heat_legend(GraphView& v, double median, bool within_2x) {
     return;
   }
   if (within_2x) {
-    v.legend.push_back({"all " + nodes_text(timed) + " within 2x of the median (" + format_ns(median) + "): none stands out",
-                        kHeat[1]});
+    v.legend.push_back({none_stands_out_text(spread), kHeat[1]});
     return;
   }
   int first = kHeatSteps, last = 0;
@@ -378,7 +379,6 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     for (std::size_t i : f.w[order[k]].members) box_of_node[i] = k;
   }
 
-  double max_time = 0, min_time = 0;
   for (std::size_t b : order) {
     const Work& w = f.w[b];
     ViewBox box;
@@ -398,10 +398,6 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
       // A folded box is coloured by its own figure (time per node), not by its sum: a box of
       // 1,000 tiny kernels is not one hot node.
       if (box.timed > 0) box.node_time_ns = box.time_ns / static_cast<double>(box.timed);
-      if (box.node_time_ns > 0) {
-        max_time = std::max(max_time, box.node_time_ns);
-        min_time = min_time > 0 ? std::min(min_time, box.node_time_ns) : box.node_time_ns;
-      }
     }
     box.label = box_label(model, w, times, box.time_ns);
     box.tooltip = box_tooltip(model, w);
@@ -410,32 +406,20 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
 
   // The median timed node (each box counts for the nodes it times) anchors the colour scale.
   std::vector<std::pair<double, std::size_t>> figures;
-  std::size_t timed_nodes = 0;
-  for (const ViewBox& box : v.boxes)
-    if (box.node_time_ns > 0) figures.emplace_back(box.node_time_ns, box.timed), timed_nodes += box.timed;
-  std::sort(figures.begin(), figures.end());
-  double median = 0;
-  for (std::size_t seen = 0, i = 0; i < figures.size(); ++i) {
-    seen += figures[i].second;
-    if (2 * seen >= timed_nodes) {
-      median = figures[i].first;
-      break;
-    }
-  }
-  const bool within_2x = median > 0 && min_time >= 0.5 * median && max_time <= 2 * median;
+  for (const ViewBox& box : v.boxes) figures.emplace_back(box.node_time_ns, box.timed);
+  const NodeTimeSpread spread = node_time_spread(std::move(figures));
+  const double median = spread.median_ns;
+  const bool within_2x = spread.within_2x;
   for (ViewBox& box : v.boxes) {
     if (!v.heat_map) {
       box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
-    } else if (box.node_time_ns < 0 || max_time <= 0) {
+    } else if (box.node_time_ns < 0 || spread.max_ns <= 0) {
       box.fill = kUntimedFill;
     } else {
       box.fill = kHeat[heat_step(box.node_time_ns, median)];
     }
   }
-  v.heat_min_ns = min_time;
-  v.heat_max_ns = max_time;
-  v.heat_median_ns = median;
-  v.heat_within_2x = within_2x;
+  v.heat = spread;
 
   // Links between boxes, deduplicated.
   std::set<std::pair<std::size_t, std::size_t>> seen;
@@ -516,7 +500,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
                                  ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times->trace_slowdown)
                                  : std::string("traced time (CUPTI)");
     v.title += "\ncolour: " + what + " per node and replay, " +
-               (within_2x ? "all nodes within 2x of the median (" + format_ns(median) + "): none stands out"
+               (within_2x ? none_stands_out_text(spread)
                           : "steps at 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(median) + ")") +
                "; folded boxes: mean per node";
     bool host_gaps = false, loop_gaps = false, loops = false;
@@ -531,7 +515,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
     if (loop_gaps) v.title += "; WHILE nodes: the GPU's idle time between iterations";
     if (host_gaps) v.title += "; host nodes: the GPU's idle gap after them";
     v.title += "\n" + times->origin + "; blue outline: timed critical path";
-    heat_legend(v, median, within_2x);
+    heat_legend(v, spread);
   } else {
     v.title += "\nblue outline: critical path (by node count)";
     std::set<NodeKind> kinds;

@@ -187,10 +187,6 @@ struct GpuWork {
   std::vector<std::string> kernels;  // short names, one per kernel
 };
 
-std::string plural(double n, const char* one, const char* many) {
-  return strf("%.0f ", n) + (std::lround(n) == 1 ? one : many);
-}
-
 std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64_t first_call_ns) {
   const bool sync = s.kind == "sync";
   const char* unit_one = s.kind == "copy" ? "copy" : s.kind == "memset" ? "memset" : sync ? "wait" : "launch";
@@ -198,7 +194,7 @@ std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64
   if (step.steps == 0) {
     if (sync) return "the host waits for the GPU here; no graph is launched in this process";
     return "no graph is launched in this process: capturing the loop that makes these calls would turn " +
-           plural(static_cast<double>(s.calls), unit_one, unit_many) + " into graph launches";
+           plural(s.calls, unit_one, unit_many) + " into graph launches";
   }
   const std::string graph = step.other_graphs > 0 ? "the step's graphs" : "graph_" + std::to_string(step.graph_id);
   if (s.calls_in_steps == 0)
@@ -206,11 +202,11 @@ std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64
                                          : "after the last step only: capturing it saves nothing per step";
   const double per = s.per_step.value_or(0);
   if (sync)
-    return "the host waits for the GPU here " + plural(per, "time", "times") +
+    return "the host waits for the GPU here " + plural(std::round(per), "time", "times") +
            " per step: a graph cannot hold a host wait; move it out of the step or make it asynchronous";
   if (per >= 0.95)
     return "runs between launches of " + graph + " every step: capturing it into " + graph + " would remove " +
-           plural(per, unit_one, unit_many) + " per step";
+           plural(std::round(per), unit_one, unit_many) + " per step";
   return strf("runs in %.0f %% of the steps: capture it with the step (one graph per variant)", 100.0 * per);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphprof/report/compare_report.hpp"
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp {
@@ -85,22 +86,12 @@ std::string side_line(const InputInfo& i) {
   if (!i.git_revision.empty()) add("rev " + i.git_revision);
   if (!i.created_utc.empty()) add(i.created_utc);
   if (i.gpu) add(i.gpu->name);
-  add(std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs") + ", " + std::to_string(i.repetitions) +
-      (i.repetitions == 1 ? " repetition" : " repetitions"));
+  add(plural(i.runs, "run", "runs") + ", " + plural(i.repetitions, "repetition", "repetitions"));
   return s + " (" + detail + ")";
 }
 
 // Keeps a cell to `max` display columns, cutting in the middle of long parameter lists.
 std::string clip(const std::string& s, std::size_t max) { return clip_columns(s, max, "~"); }
-
-// A benchmark name cut in the middle of its parameters, so that the mode stays readable:
-// "chain[elements=4096,kern~]/capture".
-std::string clip_benchmark(const std::string& s, std::size_t max) {
-  const auto slash = s.rfind('/');
-  if (display_width(s) <= max || slash == std::string::npos || s.size() - slash + 8 > max) return clip(s, max);
-  const std::string tail = s.substr(slash);
-  return clip(s.substr(0, slash), max - tail.size()) + tail;
-}
 
 // Per workload, the parameters whose values differ between the listed rows: they tell the rows
 // apart, so a name too long for its column keeps them and drops the ones all rows share.
@@ -123,10 +114,10 @@ std::map<std::string, std::set<std::string>> telling_params(const std::vector<co
 }
 
 // The benchmark cell: the whole name when it fits; otherwise the parameters that tell the listed
-// rows apart and "~" for the rest ("scaling[length=100,~]/capture"), then cut as clip_benchmark.
+// rows apart and "~" for the rest ("scaling[length=100,~]/capture"), cut later by benchmark_column.
 std::string benchmark_cell(const MetricComparison& r, const std::set<std::string>* telling, std::size_t max) {
   const std::string full = r.benchmark();
-  if (display_width(full) <= max || telling == nullptr) return clip_benchmark(full, max);
+  if (display_width(full) <= max || telling == nullptr) return full;
   std::string kept;
   bool dropped = false;
   for (const auto& [k, v] : r.params) {
@@ -134,7 +125,28 @@ std::string benchmark_cell(const MetricComparison& r, const std::set<std::string
     else dropped = true;
   }
   if (dropped) kept += kept.empty() ? "~" : ",~";
-  return clip_benchmark(r.workload + "[" + kept + "]/" + r.mode, max);
+  return r.workload + "[" + kept + "]/" + r.mode;
+}
+
+// The column of benchmark cells, each at most `max` columns with its "/mode" whole: the names
+// before it are cut in the middle and apart (clip_names_apart), so rows that differ only in a
+// long parameter, such as the graph label of a profile comparison ("[graph=#4/4 main in app (14
+// nodes)]"), stay apart.
+std::vector<std::string> benchmark_column(const std::vector<std::string>& cells, std::size_t max) {
+  std::vector<std::string> heads, tails;
+  std::size_t tail_width = 0;
+  for (const std::string& c : cells) {
+    const auto slash = c.rfind('/');
+    const bool split = slash != std::string::npos && display_width(c) > max && c.size() - slash + 8 <= max;
+    heads.push_back(split ? c.substr(0, slash) : c);
+    tails.push_back(split ? c.substr(slash) : "");
+    if (display_width(c) > max) tail_width = std::max(tail_width, display_width(tails.back()));
+  }
+  const std::vector<std::string> cut = clip_names_apart(heads, max - tail_width);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    out.push_back(display_width(cells[i]) <= max ? cells[i] : cut[i] + tails[i]);
+  return out;
 }
 
 // The short "note" column: what to do about a row (the full reason is under --verbose and in JSON).
@@ -163,9 +175,10 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
-  if (c.profiles) {
-    const auto lines = profile_rule_lines(t);
-    for (std::size_t i = 0; i < lines.size(); ++i) out << (i == 0 ? "rules:     " : "           ") << lines[i] << "\n";
+  const std::vector<std::string> profile_rule = profile_rule_lines(c);
+  if (!profile_rule.empty()) {
+    out << "rules:     " << join(profile_rule, "\n           ") << "\n";
+    if (!gates.empty()) out << "           also gating: " << gates << "\n";
   } else {
     out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
         << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
@@ -223,6 +236,12 @@ void print_compare_console(const Comparison& c, std::ostream& out, const Compare
     // so is the site of a regression by call site.
     const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
     details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression ? why : "");
+  }
+  {
+    std::vector<std::string> cells;
+    for (const Row& row : rows) cells.push_back(row.cells[1]);
+    cells = benchmark_column(cells, 30);
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i].cells[1] = cells[i];
   }
   out << "\n";
   if (!rows.empty()) {

@@ -1,11 +1,14 @@
 // Markdown rendering of a Comparison for PR comments and GitHub job summaries: the verdict in
 // the first line, then regressions and failures, then everything else, under a byte cap (a PR
-// comment holds 65536 characters) that drops whole rows, last sections first, and says so.
+// comment holds 65536 characters) that drops whole rows, last sections first, and says so. The
+// folded sections (same, informational) are listed only while the page stays short; past that
+// they are counted, so a few regressions never come with 50 KB of rows that do not gate.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
 
 namespace gp {
@@ -99,12 +102,16 @@ struct Section {
   std::vector<const MetricComparison*> rows;
 };
 
+// Above this size the folded sections are counted rather than listed: a page a reviewer scrolls
+// through (about 60 rows) is the most a PR comment should be when nothing in them gates.
+constexpr std::size_t kListFoldedBelowBytes = 16384;
+
 std::string side_text(const InputInfo& i) {
   std::string s = code(i.label);
   std::string d;
   if (!i.git_revision.empty()) d += "rev " + code(i.git_revision);
   if (i.gpu) d += (d.empty() ? "" : ", ") + cell(i.gpu->name);
-  d += (d.empty() ? "" : ", ") + std::to_string(i.runs) + (i.runs == 1 ? " run" : " runs");
+  d += (d.empty() ? "" : ", ") + plural(i.runs, "run", "runs");
   return s + " (" + d + ")";
 }
 
@@ -119,15 +126,13 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
           "  \n";
   head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
-  if (c.profiles) {
-    std::string rule;
-    for (const auto& l : profile_rule_lines(t)) rule += (rule.empty() ? "" : " ") + l;
-    head += "Rules: " + cell(rule);
-  } else {
+  const std::vector<std::string> profile_rule = profile_rule_lines(c);
+  if (!profile_rule.empty())
+    head += "Rule: " + cell(join(profile_rule, " "));
+  else
     head += "Regression = a device-class series changed by at least its row's threshold, " + cell(threshold_rule_text(t)) +
             ", with an interval beyond " + format_change(1 + t.noise_floor) + " (" + cell(false_alarm_text(c)) + ")";
-  }
-  if (!t.gate_patterns.empty() && !c.profiles) {
+  if (!t.gate_patterns.empty()) {
     head += "; also gating:";
     for (const auto& g : t.gate_patterns) head += " " + code(g);
   }
@@ -182,8 +187,25 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
   std::string body;
   std::size_t total_rows = 0, shown = 0;
   for (const auto& s : sections) total_rows += s.rows.size();
-  // Room for the footer and the "not shown" line.
-  const std::size_t reserve = foot.size() + 200;
+  // Would listing every row make a long page? Then the folded sections are counted, not listed.
+  std::size_t listed_bytes = head.size() + foot.size();
+  for (const auto& s : sections)
+    for (const MetricComparison* r : s.rows) listed_bytes += row_line(*r).size();
+  const bool count_folded = listed_bytes > std::min(max_bytes, kListFoldedBelowBytes);
+  std::vector<std::string> unlisted;
+  for (auto& s : sections) {
+    if (!s.folded || !count_folded || s.rows.empty()) continue;
+    unlisted.push_back(group_digits(s.rows.size()) + (&s == &sections.back() ? " informational" : " same gating") +
+                       (s.rows.size() == 1 ? " row" : " rows"));
+    total_rows -= s.rows.size();
+    s.rows.clear();
+  }
+  const std::string counted =
+      unlisted.empty() ? std::string()
+                       : "\n_Not listed, to keep this page short: " + join(unlisted, " and ") +
+                             " (counted above); the console with `--all` and the JSON list every row._\n";
+  // Room for the footer, the "not shown" line and the counts.
+  const std::size_t reserve = foot.size() + 200 + counted.size();
   if (head.size() + reserve > max_bytes && max_bytes > reserve) {
     // Many warnings under a small cap: keep the first lines (the result comes first) whole.
     const std::string note = "\n_(header shortened to fit the Markdown limit)_\n";
@@ -221,6 +243,7 @@ std::string render_compare_markdown(const Comparison& c, std::size_t max_bytes) 
     body += "\n_" + std::to_string(total_rows - shown) + " more rows not shown (Markdown limit of " +
             std::to_string(max_bytes) + " bytes); the console and JSON outputs list every row._\n";
   }
+  body += counted;
   return head + body + foot;
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 std::string value_of(const Metric& m, double v) {
   if (m.unit == "ns") return format_ns(v);
-  return v == std::floor(v) && std::fabs(v) < 1e15 ? strf("%.0f", v) : strf("%.4g", v);  // 30000, not 3e+04
+  return format_count(v);  // 30,000, not 3e+04
 }
 
 void print_mode_table(const ModeResult& r, std::ostream& out) {

@@ -6,6 +6,7 @@
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/report/graph_analysis_text.hpp"
 #include "graphprof/report/reporter.hpp"
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp {
@@ -53,10 +54,6 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
   return out + line;
 }
 
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return group_digits(n) + " " + (n == 1 ? one : many);
-}
-
 }  // namespace
 
 std::string analysis_text(const GraphMetrics& m) {
@@ -87,6 +84,8 @@ std::string analysis_text(const GraphMetrics& m) {
       << " node time, " << plural(p.nodes.size(), "node", "nodes") << ": " << path_text(p.names) << "\n";
     o << strf("  %-18s", "times from") << m.times_origin << " (" << plural(m.timed_nodes, "node", "nodes")
       << " timed, " << plural(m.untimed_gpu_nodes, "GPU node", "GPU nodes") << " without a time)\n";
+    // The heat map's rule (graph_analysis.hpp), so the text and the picture say the same.
+    if (m.time_spread.within_2x) o << strf("  %-18s", "node times") << none_stands_out_text(m.time_spread) << "\n";
   }
   if (m.graphs.size() > 1) {
     o << "\ngraphs in the dump\n" << strf("  %-10s %-22s %8s %8s %6s %6s\n", "graph", "run by", "nodes", "edges", "depth", "width");
@@ -99,6 +98,9 @@ std::string analysis_text(const GraphMetrics& m) {
     o << "\nkernels (by count)\n"
       << strf("  %8s  %-40s %s\n", "count", "name", timed ? "time (sum of medians)  launch configs <<<grid,block,smem>>>"
                                                         : "launch configs <<<grid,block,smem>>>");
+    std::vector<std::string> names;  // the column, cut so that different kernels stay apart
+    for (std::size_t i = 0; i < m.kernels.size() && i < 30; ++i) names.push_back(one_line(m.kernels[i].short_name));
+    names = clip_names_apart(names, 40);
     std::size_t shown = 0;
     for (const auto& k : m.kernels) {
       if (++shown > 30) {
@@ -114,7 +116,7 @@ std::string analysis_text(const GraphMetrics& m) {
         }
         cfgs += (cfgs.empty() ? "" : ", ") + (cfg == "unknown" ? cfg : "<<<" + cfg + ">>>") + strf(" x%zu", n);
       }
-      o << strf("  %8zu  ", k.count) << pad_right(clip_columns(k.short_name, 40), 40) << ' ';
+      o << strf("  %8zu  ", k.count) << pad_right(names[shown - 1], 40) << ' ';
       if (timed) o << pad_right(k.timed ? format_ns(k.time_ns) : "-", 22) << ' ';  // "µs": pad by columns
       o << cfgs << "\n";
     }

@@ -59,6 +59,8 @@ int severity_of(const std::string& verdict) {
 struct Row {
   const json* j;
   std::string benchmark, metric, verdict, unit;
+  std::string workload = {}, mode = {};  // "update", "graph" (empty in documents without them)
+  std::vector<std::pair<std::string, std::string>> params = {};
   bool gating = false;
   double ratio = NAN, low = NAN, high = NAN;
   double threshold = NAN;  // the row's own (rule.threshold); schema 2.1 says where it comes from
@@ -76,6 +78,36 @@ std::string threshold_text(const Row& r) {
   if (!std::isfinite(r.threshold)) return "-";
   const std::string v = strf(r.basis == "noise" ? "%.1f%%" : "%g%%", 100 * r.threshold);
   return r.basis.empty() || r.basis == "floor" ? v : v + " (" + r.basis + ")";
+}
+
+// "update/graph": what tells most rows apart; "" when the row does not say its workload.
+std::string short_benchmark(const Row& r) { return r.workload.empty() ? "" : r.workload + (r.mode.empty() ? "" : "/" + r.mode); }
+
+// A short label per row, unique where the benchmarks are: workload/mode, with the parameters in
+// which rows of that same workload/mode and metric differ ("update[kernels=32]/graph"); the whole
+// benchmark where the row does not say its parts.
+std::vector<std::string> short_labels(const std::vector<const Row*>& rows) {
+  std::vector<std::string> out;
+  for (const Row* r : rows) {
+    const std::string base = short_benchmark(*r);
+    if (base.empty()) {
+      out.push_back(r->benchmark + " " + r->metric);
+      continue;
+    }
+    std::vector<std::string> differ;  // parameters with another value in a row of the same base
+    for (const auto& [key, value] : r->params)
+      for (const Row* o : rows)
+        if (o != r && short_benchmark(*o) == base && o->metric == r->metric && o->benchmark != r->benchmark) {
+          const auto it = std::find_if(o->params.begin(), o->params.end(), [&](const auto& p) { return p.first == key; });
+          if (it == o->params.end() || it->second != value) {
+            differ.push_back(key + "=" + value);
+            break;
+          }
+        }
+    out.push_back(r->workload + (differ.empty() ? "" : "[" + join(differ, ",") + "]") +
+                  (r->mode.empty() ? "" : "/" + r->mode) + " " + r->metric);
+  }
+  return out;
 }
 
 std::string change_text(double ratio) { return std::isfinite(ratio) ? format_change(ratio) : "-"; }
@@ -123,6 +155,11 @@ std::string comparison_section(const json& doc, const std::string& source) {
     if (!r.is_object()) continue;
     Row row{&r, str(r, "benchmark"), str(r, "metric"), str(r, "verdict"), str(r, "unit")};
     row.gating = r.value("gating", false);
+    row.workload = str(r, "workload");
+    row.mode = str(r, "mode");
+    if (r.contains("params") && r["params"].is_object())
+      for (const auto& [key, value] : r["params"].items())
+        row.params.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
     const json rule = r.value("rule", json());
     row.threshold = number(rule, "threshold");
     row.abs_floor = number(rule, "abs_floor");
@@ -151,14 +188,20 @@ std::string comparison_section(const json& doc, const std::string& source) {
   const json settings = doc.value("settings", json::object());
   if (std::isfinite(number(settings, "threshold"))) chart.threshold = number(settings, "threshold");
   std::size_t left_out = 0;
+  std::vector<const Row*> charted;
   for (const Row& r : rows) {
     if (!r.gating || !std::isfinite(r.ratio)) continue;
-    if (chart.rows.size() >= kMaxChartRows) {
+    if (charted.size() >= kMaxChartRows) {
       ++left_out;
       continue;
     }
+    charted.push_back(&r);
+  }
+  const std::vector<std::string> labels = short_labels(charted);
+  for (std::size_t i = 0; i < charted.size(); ++i) {
+    const Row& r = *charted[i];
     Change c;
-    c.label = r.benchmark + " " + r.metric;
+    c.label = labels[i];
     c.css = "gp-verdict-" + css_token(r.verdict);
     c.change = r.ratio - 1;
     if (std::isfinite(r.threshold)) c.threshold = r.threshold;
@@ -177,10 +220,19 @@ std::string comparison_section(const json& doc, const std::string& source) {
   }
 
   // The table: every row that is not "same" first, the "same" ones folded.
-  auto table_row = [](const Row& r) {
+  // workload/mode on the first line, the parameters (which can wrap) under it, the whole name
+  // in the tooltip: a benchmark name has no space to wrap at and made the table wider than the page.
+  auto benchmark_cell = [](const Row& r) {
+    if (short_benchmark(r).empty()) return escape(r.benchmark);
+    std::vector<std::string> params;
+    for (const auto& [key, value] : r.params) params.push_back(key + "=" + value);
+    return "<span title=\"" + escape(r.benchmark) + "\">" + escape(short_benchmark(r)) + "</span>" +
+           (params.empty() ? "" : "<br><span class=\"gp-note\">" + escape(join(params, " ")) + "</span>");
+  };
+  auto table_row = [&benchmark_cell](const Row& r) {
     const json& j = *r.j;
     const std::string unit = r.unit;
-    return "<tr><td class=\"l\">" + escape(r.benchmark) + "</td><td class=\"l\">" + escape(r.metric) +
+    return "<tr><td class=\"l\">" + benchmark_cell(r) + "</td><td class=\"l\">" + escape(r.metric) +
            (r.gating ? "" : " <span class=\"gp-note\">(info)</span>") + "</td><td class=\"l gp-verdict gp-verdict-" +
            css_token(r.verdict) + "\">" + escape(r.verdict) + "</td><td>" + escape(change_text(r.ratio)) + "</td><td>" +
            escape(std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : "-") + "</td><td>" +
@@ -202,12 +254,12 @@ std::string comparison_section(const json& doc, const std::string& source) {
       shown += table_row(r);
     }
   }
-  s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table\">" + head + "<tbody>\n" + shown +
+  s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table gp-compare\">" + head + "<tbody>\n" + shown +
        "</tbody></table></div>\n";
   if (same_count > 0)
     s += "<details><summary>" + std::to_string(same_count) +
          " rows shown to be the same</summary><div class=\"gp-table-wrap\"><table id=\"table-compare-same\" "
-         "class=\"gp-table\">" +
+         "class=\"gp-table gp-compare\">" +
          head + "<tbody>\n" + same + "</tbody></table></div></details>\n";
   if (doc.contains("drift") && doc["drift"].is_array() && !doc["drift"].empty()) {
     s += "<h4>Drift (graph structure or outputs changed)</h4><ul>";

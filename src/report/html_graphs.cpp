@@ -129,16 +129,16 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
     const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
     body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
-    body += std::to_string(model.nodes.size()) + " nodes";
+    body += plural(model.nodes.size(), "node", "nodes");
     if (view.collapsed)
       body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
               " (similar runs folded)";
     body += !view.heat_map ? ". Colour: node kind. Blue outline: critical path."
-            : view.heat_within_2x
-                ? ". Colour: traced time per node and replay (CUPTI; traced times run slower than untraced ones): all "
-                  "nodes within 2x of the median node (" + format_ns(view.heat_median_ns) + "), none stands out."
+            : view.heat.within_2x
+                ? ". Colour: traced time per node and replay (CUPTI; traced times run slower than untraced ones): " +
+                      none_stands_out_text(view.heat) + "."
                 : ". Colour: traced time per node and replay (CUPTI; traced times run slower than untraced ones), in "
-                  "steps of 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(view.heat_median_ns) + ").";
+                  "steps of 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(view.heat.median_ns) + ").";
     body += " DOT dump: <code>" + escape(path) + "</code>.";
     if (!times_note.empty()) body += " <span class=\"gp-warn\">" + escape(times_note) + "</span>";
     body += "</figcaption>\n" + node_table(r, index);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -207,11 +208,15 @@ std::string eager_section(const json& p, const std::string& tag) {
   chart.unit = "ns";
   chart.label_width = 260;
   chart.axis_label = by_site ? "GPU time of eager kernels by call site" : "GPU time of eager kernels by kernel (no call sites in this report)";
-  for (std::size_t i = 0; i < rows.size() && i < 12; ++i) {
+  std::vector<std::string> fulls;
+  for (std::size_t i = 0; i < rows.size() && i < 12; ++i) fulls.push_back(by_site ? site_of(rows[i]) : str(rows[i], "name"));
+  // Cut in the middle and apart (per-layer suffixes, tile shapes); the tooltip has the whole name.
+  const std::vector<std::string> labels = clip_names_apart(fulls, 38);
+  for (std::size_t i = 0; i < fulls.size(); ++i) {
     const json& r = rows[i];
     Bar b;
-    const std::string full = by_site ? site_of(r) : str(r, "name");
-    b.label = full.size() > 38 ? full.substr(0, 37) + "…" : full;
+    const std::string& full = fulls[i];
+    b.label = labels[i];
     b.css = "gp-mode-eager";
     b.value = num(r, by_site ? "gpu_ns" : "total_ns", 0);
     b.low = 1, b.high = 0;

@@ -37,7 +37,7 @@ table { border-collapse:collapse; margin:6px 0 10px; font-size:0.88em; font-vari
 th, td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:right; vertical-align:top; }
 th { background:var(--bg-soft); font-weight:600; } th:first-child, td:first-child, td.l, th.l { text-align:left; }
 td:not(.l) { white-space:nowrap; }
-.gp-table-wrap { overflow-x:auto; } .gp-note { color:var(--muted); font-size:0.9em; }
+.gp-table-wrap { overflow-x:auto; } table.gp-compare th, table.gp-compare td { padding:4px 6px; } .gp-note { color:var(--muted); font-size:0.9em; }
 .gp-warn { color:var(--warn); } .gp-bad { color:var(--bad); font-weight:600; } .gp-good { color:var(--good); }
 .gp-charts { display:flex; flex-wrap:wrap; gap:4px 28px; } figure { margin:0 0 14px; }
 figure figcaption { font-size:0.85em; color:var(--muted); max-width:640px; }
@@ -174,7 +174,7 @@ std::string mode_bars(const Benchmark& b, const std::string& key, const std::str
     bar.value = s.median;
     bar.low = s.ci_low;
     bar.high = s.ci_high;
-    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : strf("%g", s.median)) + " " + ci_percent_cell(s);
+    bar.value_text = (m->unit == "ns" ? format_ns(s.median) : format_count(s.median)) + " " + ci_percent_cell(s);
     bar.tooltip = std::string(to_string(r->mode)) + ": median " + format_ns(s.median) + ", 95% CI [" + format_ns(s.ci_low) + ", " +
                   format_ns(s.ci_high) + "], p10 " + format_ns(s.p10) + ", p90 " + format_ns(s.p90) +
                   ", n=" + std::to_string(s.n);
@@ -255,7 +255,7 @@ std::string metrics_table(const Benchmark& b, const std::string& id) {
   for (const ModeResult* r : b.modes)
     for (const auto& [key, m] : r->metrics) {
       const Summary& x = m.summary;
-      auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : strf("%g", d); };
+      auto v = [&m = m](double d) { return m.unit == "ns" ? format_ns(d) : format_count(d); };
       s += "<tr><td>" + escape(to_string(r->mode)) + "</td><td class=\"l\" title=\"" + escape(m.description) + "\">" +
            escape(key) + "</td><td>" + escape(v(x.median)) + "</td><td>" + escape(v(x.ci_low)) + " – " +
            escape(v(x.ci_high)) + "</td><td>" + escape(v(x.p10)) + "</td><td>" + escape(v(x.p90)) + "</td><td>" +
@@ -354,7 +354,7 @@ std::string sweep_charts(const std::vector<const Benchmark*>& group, const std::
         }
         if (!std::isfinite(p.y)) continue;
         p.tooltip = std::string(to_string(r->mode)) + " " + x_key + "=" + b->params.at(x_key) + ": " +
-                    (chart.y_unit == "ns" ? format_ns(p.y) : (p.y == 1 ? std::string("1 replay") : strf("%.0f replays", p.y)));
+                    (chart.y_unit == "ns" ? format_ns(p.y) : plural(std::round(p.y), "replay", "replays"));
         std::string name = to_string(r->mode);
         for (const auto& k : others) name += " " + k + "=" + b->params.at(k);
         if (!by_name.count(name)) {

@@ -16,10 +16,10 @@ namespace {
 
 std::string num(double v) { return strf("%.1f", v); }
 
-// A tick label in the chart's unit: durations as "10 µs", other figures as "%g".
+// A tick label in the chart's unit: durations as "10 µs", other figures as counts ("30,000").
 std::string tick_text(double v, const std::string& unit) {
   if (unit == "ns") return format_ns(v);
-  return strf("%g", v) + (unit.empty() || unit == "count" || unit == "x" ? "" : " " + unit);
+  return format_count(v) + (unit.empty() || unit == "count" || unit == "x" ? "" : " " + unit);
 }
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
@@ -155,7 +155,7 @@ std::string svg_loglog_chart(const LineChart& chart) {
   for (double d = lx0; d <= lx1 + 1e-9 && d <= lx0 + 700; d += 1) {
     const double v = std::pow(10.0, d);
     s += line(x_of(v), top, x_of(v), top + plot_h, "gp-grid");
-    s += text(x_of(v), top + plot_h + 16, strf("%g", v), "middle", "gp-tick");
+    s += text(x_of(v), top + plot_h + 16, format_count(v), "middle", "gp-tick");
   }
   // Few decades: label 2x and 5x as well, so a flat curve still has a readable scale.
   const bool fine = ly1 - ly0 <= 2;

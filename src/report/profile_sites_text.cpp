@@ -3,9 +3,11 @@
 // before these fields existed have none of them: every function prints nothing then.
 #include "profile_sites_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "graphprof/report/reporter.hpp"
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp {
@@ -36,7 +38,19 @@ std::string ns_or_dash(const json& j, const char* key) {
   return std::isfinite(v) ? format_ns(v) : "-";
 }
 
+constexpr std::size_t kKernelsColumns = 72;
+
+// "vectorized_elementwise_kernel x15, nvjet_sm90_hsh_8x6…bz_bias_TNN x8": the first three kernels,
+// each name cut in the middle and apart from the others, so the tile shape and suffixes stay.
 std::string kernels_text(const json& kernels) {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) {
+    if (names.size() == 3) break;
+    const std::string n = k.value("name", std::string());
+    names.push_back(one_line(n.size() <= 512 ? n : n.substr(0, 256) + n.substr(n.size() - 256)));
+  }
+  // The cell's kKernelsColumns shared by the names, each with its " xN, ".
+  names = clip_names_apart(names, names.empty() ? 1 : std::max<std::size_t>(12, kKernelsColumns / names.size() - 6));
   std::string s;
   std::size_t shown = 0;
   for (const auto& k : kernels) {
@@ -44,8 +58,8 @@ std::string kernels_text(const json& kernels) {
       s += strf(", +%zu more", kernels.size() - 3);
       break;
     }
-    if (shown++ > 0) s += ", ";
-    s += one_line(k.value("name", std::string())) + " x" + std::to_string(k.value("count", std::size_t{0}));
+    if (shown > 0) s += ", ";
+    s += names[shown++] + " x" + std::to_string(k.value("count", std::size_t{0}));
   }
   return s.empty() ? "-" : s;
 }
@@ -83,7 +97,7 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
     const double per = num(s, "per_step");
     rows.add({std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
               std::to_string(s.value("calls", std::size_t{0})), std::isfinite(per) ? strf("%.1f", per) : "-",
-              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), clip_columns(kernels_text(s.value("kernels", json::array())), 60)});
+              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), clip_columns(kernels_text(s.value("kernels", json::array())), kKernelsColumns)});
     const std::string hint = s.value("hint", std::string());
     if (!hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(hint) + "\n";
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -23,6 +24,14 @@ namespace {
 // reach 10 kB; a hostile one 200 MB). The report keeps the whole name.
 constexpr std::size_t kNameColumns = 60;
 std::string name_cell(const std::string& s) { return clip_columns(one_line(s.substr(0, 4 * kNameColumns + 4)), kNameColumns); }
+// A column of kernel names, cut in the middle so that different kernels stay apart
+// (clip_names_apart); a huge name is first reduced to its two ends.
+std::vector<std::string> name_column(const std::vector<std::string>& names) {
+  std::vector<std::string> lines;
+  for (const std::string& s : names)
+    lines.push_back(one_line(s.size() <= 8 * kNameColumns ? s : s.substr(0, 4 * kNameColumns) + s.substr(s.size() - 4 * kNameColumns)));
+  return clip_names_apart(lines, kNameColumns);
+}
 
 double get(const json& j, const char* key, double fallback = NAN) {
   auto it = j.find(key);
@@ -62,8 +71,8 @@ std::string calls_line(const char* what, const json& c, bool verbose) {
   s += "    host cost " + ns(c["unblocked"], "median_ns") + " (median of the " + calls_of(c["unblocked"]) + " not blocked)\n";
   s += "    " + std::to_string(blocked) + " blocked on a full launch queue";
   if (blocked > 0)
-    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" + strf("%.0f", get(c, "in_flight_when_blocked", 0)) +
-         " launches in flight when blocked)";
+    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" +
+         plural(std::round(get(c, "in_flight_when_blocked", 0)), "launch", "launches") + " in flight when blocked)";
   s += "\n";
   if (!verbose) return s;
   static const json kNull;
@@ -75,8 +84,7 @@ std::string calls_line(const char* what, const json& c, bool verbose) {
     if (idle.is_object() && queued.is_object()) s += ";";
     if (queued.is_object())
       s += " " + ns(queued, "median_ns") + " after it returns when queued behind earlier work (" + calls_of(queued) +
-           ", up to " + strf("%.0f", get(c, "max_in_flight", 0)) +
-           (get(c, "max_in_flight", 0) == 1 ? " launch in flight)" : " launches in flight)");
+           ", up to " + plural(std::round(get(c, "max_in_flight", 0)), "launch", "launches") + " in flight)";
     s += "\n";
   }
   return s;
@@ -110,9 +118,14 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
     out << "  heat map: graphprof render " << (dot.empty() ? std::string("DOT") : shell_word(dot)) << " --report "
         << (report_path.empty() ? std::string("REPORT") : shell_word(report_path)) << " -o graph.svg\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
-    for (const TraceNodeTime* n : nodes)
-      rows.add({name_cell(n->dot_name), name_cell(n->kind), name_cell(n->name), format_ns(n->median_ns), format_ns(n->p90_ns),
+    std::vector<std::string> names;
+    for (const TraceNodeTime* n : nodes) names.push_back(n->name);
+    names = name_column(names);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const TraceNodeTime* n = nodes[i];
+      rows.add({name_cell(n->dot_name), name_cell(n->kind), names[i], format_ns(n->median_ns), format_ns(n->p90_ns),
                 format_ns(n->gap_before_median_ns)});
+    }
     out << rows.str();
     return;
   }
@@ -151,7 +164,7 @@ void sampling_text(std::ostringstream& out, const json& p) {
         << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
         << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
     if (const double n = s.value("set_aside", 0.0); n > 0)
-      out << "; " << strf("%.0f", n) << (n == 1 ? " node record" : " node records")
+      out << "; " << plural(std::round(n), "node record", "node records")
           << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";
     out << "\n";
   }
@@ -290,8 +303,12 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     std::vector<std::string> header{"name", "count", host ? "host total" : "GPU total", "median"};
     if (bytes) header.push_back("bytes");
     TextTable rows(std::move(header));
+    std::vector<std::string> names;
+    for (const auto& n : list) names.push_back(n["name"].get<std::string>());
+    names = name_column(names);
+    std::size_t row = 0;
     for (const auto& n : list) {
-      std::vector<std::string> r{name_cell(n["name"].get<std::string>()), std::to_string(n["count"].get<std::size_t>()),
+      std::vector<std::string> r{names[row++], std::to_string(n["count"].get<std::size_t>()),
                                  ns(n, "total_ns"), ns(n, "median_ns")};
       if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
       rows.add(std::move(r));
@@ -374,7 +391,7 @@ void overhead_text(std::ostringstream& out, const json& p) {
   bool wide = false;
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
-    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + std::to_string(steps) + " steps)"
+    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + plural(steps, "step", "steps") + ")"
                              : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),

@@ -67,7 +67,7 @@ Outcome outcome_of(const Report& rep, const ModeResult& r, std::string label) {
 
 std::string times(double s) { return strf("%.2fx", s); }
 
-std::string replays(double n) { return n == 1 ? "1 replay" : strf("%.0f replays", n); }
+std::string replays(double n) { return plural(std::round(n), "replay", "replays"); }
 
 // The sentence over several outcomes; `noun` names them ("workloads", "points").
 std::string answer_of(const std::vector<Outcome>& all, const char* noun) {

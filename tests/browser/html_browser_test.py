@@ -9,7 +9,9 @@ profile page of `graphprof profile --repeat 5` of the serving test application),
   - in chromium, a copy of the page with a probe script (the report itself has none) records
     uncaught errors, console.error/warn, failed resources and every fetched resource: none allowed;
   - the charts (svg.gp-chart with the ids the report defines) and tables are in the DOM;
-  - a screenshot is taken and is not blank (many colours, a fair share of non-white pixels).
+  - a screenshot is taken and is not blank (many colours, a fair share of non-white pixels);
+  - on the comparison pages (the synthetic fixtures and the H200 gate runs A against S10), at a
+    window of 1280 px the comparison table fits the page and no chart label is cut.
 The probe is first run on a deliberately broken page, which must be caught, so that a silent probe
 cannot pass a broken report.
 
@@ -17,7 +19,9 @@ Without chromium the test fails, unless GRAPHPROF_SKIP_BROWSER_TEST=1 says that 
 intended; then it exits 77 (ctest: skipped). CI installs chromium (scripts/setup.sh).
 Usage: html_browser_test.py GRAPHPROF_BINARY TEST_DATA_DIR WORK_DIR
 """
+import html
 import html.parser
+import json
 import os
 import re
 import shutil
@@ -248,6 +252,54 @@ def check_heat_maps(page_path, figure_ids):
             fail("%s: figure %s is not a heat map of traced time" % (page_path, ident))
 
 
+LAYOUT_PROBE = """<script id="gp-test-layout-probe">
+window.addEventListener("load", function () {
+  var out = {};
+  var table = document.getElementById("table-compare");
+  if (table) { out.table_width = table.scrollWidth; out.room = table.parentElement.clientWidth; }
+  var chart = document.getElementById("chart-compare-changes");
+  if (chart) {
+    var left = 1e9, cut = 0;
+    chart.querySelectorAll("text.gp-bar-label").forEach(function (t) {
+      left = Math.min(left, t.getBBox().x);
+      if (t.textContent.indexOf("\u2026") >= 0) cut += 1;
+    });
+    out.label_left = left;
+    out.cut_labels = cut;
+  }
+  var pre = document.createElement("pre");
+  pre.id = "gp-test-layout";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def check_compare_layout(chromium, page_path, work):
+    # In a 1280 px window the comparison table fits the page (it was wider, benchmark names having
+    # no space to wrap at), and the chart labels are whole and start inside the chart (they were
+    # cut, the workload's name lost).
+    probed = page_path + ".layout.html"
+    with open(page_path, encoding="utf-8") as f:
+        text = f.read()
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(text.replace("<head>", "<head>" + LAYOUT_PROBE, 1))
+    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-layout")) +
+                     ["--window-size=1280,900", "--dump-dom", "file://" + os.path.abspath(probed)])
+    m = re.search(r'<pre id="gp-test-layout">(.*?)</pre>', r.stdout.decode("utf-8", "replace"), re.S)
+    if not m:
+        fail("%s: the layout probe did not run (exit %d)" % (page_path, r.returncode))
+        return
+    layout = json.loads(html.unescape(m.group(1)))
+    print("  comparison layout at 1280 px: %s" % layout)
+    if layout.get("table_width", 0) > layout.get("room", 0):
+        fail("%s: the comparison table is %s px wide in %s px" % (page_path, layout.get("table_width"), layout.get("room")))
+    if layout.get("label_left", 0) < 0:
+        fail("%s: a chart label starts %s px left of the chart" % (page_path, layout.get("label_left")))
+    if layout.get("cut_labels", 0) > 0:
+        fail("%s: %s chart labels are cut" % (page_path, layout.get("cut_labels")))
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -317,6 +369,17 @@ def main():
                ["chart-gpu-chain", "chart-submit-chain", "chart-launch-chain", "chart-compare-changes",
                 "graph-svg-0", "graph-svg-1", "compare-headline", "environment"],
                ["table-summary", "table-compare", "table-metrics-chain"], 4, work)
+    # The H200 gate runs (7 a side, the chain kernels slowed by 10 %): the comparison of the
+    # default suite, long benchmark names and all.
+    gate_json = os.path.join(work, "gate-compare.json")
+    gate_html = os.path.join(work, "gate-compare.html")
+    subprocess.run([binary, "compare", os.path.join(data, "gate", "A"), os.path.join(data, "gate", "S10"),
+                    "--ignore-param", "spin_cycles", "--json", gate_json], stdout=subprocess.DEVNULL, check=False)
+    subprocess.run([binary, "report", os.path.join(data, "gate", "S10", "run1.json"), "--compare", gate_json,
+                    "-o", gate_html], check=True)
+    check_page(chromium, gate_html, ["chart-compare-changes", "compare-headline"], ["table-compare"], 1, work)
+    check_compare_layout(chromium, gate_html, work)
+    check_compare_layout(chromium, run_html, work)
     check_page(chromium, sweep_html,
                ["chart-sweep-gpu-chain", "chart-sweep-submit-chain", "chart-sweep-per-node-chain",
                 "chart-sweep-break-even-chain", "environment"],

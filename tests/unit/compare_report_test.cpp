@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/core/report.hpp"
@@ -106,6 +107,57 @@ TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
   }
   const std::string full = render_compare_markdown(c, 10000000);
   EXPECT_EQ(full.find("more rows not shown"), std::string::npos);
+}
+
+// The H200 gate runs, 7 processes a side, the chain kernels slowed by 10 %: a few regressions among
+// hundreds of rows that do not gate. The page lists every regression, whole, and counts the rest.
+TEST(CompareOutputs, MarkdownListsEveryRegressionAndCountsTheRowsThatDoNotGate) {
+  auto side = [](const std::string& set) {
+    std::vector<std::string> files;
+    for (int i = 1; i <= 7; ++i) files.push_back(std::string(GRAPHPROF_TEST_DATA) + "/gate/" + set + "/run" + std::to_string(i) + ".json");
+    return merge_reports(read_distinct_reports(files), files);
+  };
+  Thresholds t;
+  t.ignore_params = {"spin_cycles"};
+  const Comparison c = compare(side("A"), side("S10"), t, InputNames{"A", "S10"});
+  ASSERT_GE(c.count(Verdict::kRegression), 4u);
+  ASSERT_GT(c.rows.size(), 100u);
+  const std::string md = render_compare_markdown(c);
+  EXPECT_LE(md.size(), 16384u + 4096u) << "a few regressions make a short page";
+  const std::size_t section = md.find("#### Regressions and failures (");
+  ASSERT_NE(section, std::string::npos);
+  for (const auto& r : c.rows)
+    if (r.verdict == Verdict::kRegression && r.rule.gating)
+      EXPECT_NE(md.find("| 🔴 regression | `" + r.benchmark() + "` | " + r.metric + " |", section), std::string::npos)
+          << r.benchmark() << " " << r.metric;
+  EXPECT_EQ(md.find("more rows not shown"), std::string::npos);
+  EXPECT_NE(md.find("_Not listed, to keep this page short: "), std::string::npos);
+  EXPECT_EQ(md.find("Informational metrics (do not gate) ("), std::string::npos);  // counted, not listed
+  EXPECT_NE(md.find("Reproduce with"), std::string::npos);
+  // A small comparison still lists its folded rows.
+  EXPECT_NE(render_compare_markdown(run("base.json", "regression.json")).find("<details><summary>"), std::string::npos);
+}
+
+// Two H200 profiles of the serving app (profile --repeat 5), one graph's kernel slowed: the
+// console's benchmark column keeps the four graphs of one call site apart (each cell read
+// "graphprof_serving_app[gra~/app", cut from the right) and the "/app" at the end.
+TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
+  const std::string dir = std::string(GRAPHPROF_TEST_DATA) + "/profile/gate/repeat/";
+  const Comparison c = compare(read_report(dir + "asis.json"), read_report(dir + "slow.json"), Thresholds{},
+                               InputNames{"asis.json", "slow.json"});
+  const std::string text = console(c, true);
+  for (int k = 1; k <= 4; ++k) EXPECT_NE(text.find(std::to_string(k) + "/4 main in grap…/app"), std::string::npos) << text;
+  const std::size_t regression = text.find("\nregression ");
+  ASSERT_NE(regression, std::string::npos) << text;
+  const std::string line = text.substr(regression + 1, text.find('\n', regression + 1) - regression - 1);
+  EXPECT_NE(line.find("4/4 main in"), std::string::npos) << line;  // the slowed graph
+  // The rule said is the profiles' one, not the run comparison's interval rule.
+  EXPECT_NE(text.find("rules:     two profiles, run by run: a row changes by at least its threshold"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("device-class series regresses"), std::string::npos);
+  const std::string md = render_compare_markdown(c);
+  EXPECT_NE(md.find("Rule: two profiles, run by run"), std::string::npos);
+  EXPECT_EQ(md.find("Regression = a device-class series"), std::string::npos);
 }
 
 TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {

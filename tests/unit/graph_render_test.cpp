@@ -146,8 +146,8 @@ TEST(GraphView, HeatMapColoursByTimeAndMarksTheTimedPath) {
   EXPECT_TRUE(v.heat_map);
   // The median node takes 4 us: the slowest branch (nodes 57..64, 8 us each, 2x the median) is
   // one step above the median's colour and critical; the 1 us branch one below; nothing is red.
-  EXPECT_DOUBLE_EQ(v.heat_median_ns, 4000);
-  EXPECT_FALSE(v.heat_within_2x);
+  EXPECT_DOUBLE_EQ(v.heat.median_ns, 4000);
+  EXPECT_FALSE(v.heat.within_2x);
   EXPECT_EQ(v.boxes[57].fill, "#fed976");
   EXPECT_EQ(v.boxes[33].fill, "#ffeda0");  // 5 us: about the median
   EXPECT_EQ(v.boxes[1].fill, "#ffffcc");   // 1 us: below 0.5x the median
@@ -219,7 +219,7 @@ TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
   ASSERT_EQ(v.legend.size(), 2u);
   EXPECT_EQ(v.legend[0].label, "no time: 40 nodes");
   EXPECT_EQ(v.legend[1].label, "all 60 nodes within 2x of the median (1.03 µs): none stands out");
-  EXPECT_NE(v.title.find("per node and replay, all nodes within 2x of the median (1.03 µs): none stands out;"),
+  EXPECT_NE(v.title.find("per node and replay, all 60 nodes within 2x of the median (1.03 µs): none stands out;"),
             std::string::npos)
       << v.title;
   // One timed node.
@@ -236,7 +236,7 @@ TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
   for (const auto& n : plain.model.nodes) narrow.by_node[n.dot_name] = {830.0 + 710.0 * static_cast<double>(n.index % 18) / 17, 0, 0, 1};
   const GraphView x = build_view(l.model, analyze(l.model, &narrow), &narrow, o);
   ASSERT_EQ(x.legend.size(), 1u);
-  EXPECT_TRUE(x.heat_within_2x);
+  EXPECT_TRUE(x.heat.within_2x);
   EXPECT_NE(x.legend[0].label.find("all 100 nodes within 2x of the median"), std::string::npos) << x.legend[0].label;
   for (const auto& b : x.boxes) EXPECT_EQ(b.fill, "#ffeda0");
 }

@@ -9,6 +9,7 @@
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/compare/report_merge.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -238,6 +239,48 @@ TEST(HtmlReport, ComparisonShowsEachRowsThreshold) {
   const std::string chart = element(page, "svg", "chart-compare-changes");
   EXPECT_EQ(count(chart, "gp-row-threshold"), 2 * 4u);  // both edges of the 4 noisy device rows
   EXPECT_NE(chart.find("shaded: ±3% threshold; bars: a row"), std::string::npos);
+}
+
+// The H200 gate runs (7 a side, chain kernels slowed by 10 %): chart labels keep the workload and
+// the mode ("chain/graph", not "...ain[elements=4096,kernels=100,sync_inside=0]/graph", which the
+// chart cut at its left edge), the whole benchmark in the tooltip; the table's benchmark cell puts
+// the parameters on a line of their own, so it wraps to the page.
+TEST(HtmlReport, ComparisonLabelsKeepTheWorkloadAndTheMode) {
+  auto side = [](const std::string& set) {
+    std::vector<std::string> files;
+    for (int i = 1; i <= 7; ++i) files.push_back(kData + "/gate/" + set + "/run" + std::to_string(i) + ".json");
+    return merge_reports(read_distinct_reports(files), files);
+  };
+  Thresholds t;
+  t.ignore_params = {"spin_cycles"};
+  const Report cand = side("S10");
+  HtmlReportOptions o;
+  o.graphs = false;
+  o.comparison = compare_to_json(compare(side("A"), cand, t, InputNames{"A", "S10"}));
+  const std::string page = render_html_report(cand, o);
+  const std::string chart = element(page, "svg", "chart-compare-changes");
+  ASSERT_FALSE(chart.empty());
+  EXPECT_NE(chart.find(">chain/graph gpu_time_per_iter</text>"), std::string::npos);
+  EXPECT_NE(chart.find("<title>chain[elements=4096,kernels=100,sync_inside=0]/graph gpu_time_per_iter: regression"),
+            std::string::npos);
+  EXPECT_EQ(chart.find("…"), std::string::npos);  // nothing had to be cut
+  const std::string table = element(page, "table", "table-compare");
+  EXPECT_NE(table.find("<span title=\"chain[elements=4096,kernels=100,sync_inside=0]/graph\">chain/graph</span><br>"
+                       "<span class=\"gp-note\">elements=4096 kernels=100 sync_inside=0</span>"),
+            std::string::npos);
+
+  // Rows of one workload and mode that differ in a parameter: the label names that parameter.
+  nlohmann::json doc = {{"summary", {{"exit_code", 0}}}, {"rows", nlohmann::json::array()}};
+  for (const char* kernels : {"32", "64"})
+    doc["rows"].push_back({{"benchmark", std::string("update[elements=4096,kernels=") + kernels + "]/graph"},
+                           {"workload", "update"}, {"mode", "graph"},
+                           {"params", {{"elements", "4096"}, {"kernels", kernels}}},
+                           {"metric", "gpu_time_per_iter"}, {"verdict", "same"}, {"gating", true},
+                           {"estimate", {{"ratio", 1.001}}}});
+  o.comparison = doc;
+  const std::string sweep = element(render_html_report(cand, o), "svg", "chart-compare-changes");
+  EXPECT_NE(sweep.find(">update[kernels=32]/graph gpu_time_per_iter</text>"), std::string::npos) << sweep;
+  EXPECT_NE(sweep.find(">update[kernels=64]/graph gpu_time_per_iter</text>"), std::string::npos);
 }
 
 TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {

@@ -137,6 +137,17 @@ TEST(OutputGolden, AnalyzeText) {
                                       nullptr)));
 }
 
+// `graphprof analyze --report` on the H200's traced fork-join dump: 66 kernels of about the same
+// time, so the text says that none stands out, as the heat map's legend does.
+TEST(OutputGolden, AnalyzeTextWithNodeTimes) {
+  const std::string dot = kData + "/h200/traced_dot/fork-join_depth-8_elements-4096_width-8_capture.dot";
+  NodeTimes times = node_times_from_report(h200("traced_run.json"), "traced_run.json", dot);
+  const GraphModel model = load_dot_text(read_file(dot), "fork-join_depth-8_elements-4096_width-8_capture.dot");
+  const std::string text = analysis_text(analyze(model, &times));
+  EXPECT_NE(text.find("within 2x of the median"), std::string::npos) << text;
+  expect_golden("analyze_fork-join_capture_timed.txt", text);
+}
+
 // `graphprof profile`'s console summary of the H200 test application's records (graphs, launches,
 // eager work, capture trouble), with a fixed run description: no clock, no host.
 TEST(OutputGolden, ProfileSummary) {

@@ -209,6 +209,27 @@ TEST(TextFormat, TraceSummarySaysWhatCuptiDidNotRecord) {
   EXPECT_EQ(format_trace_summary(rep).find("not in CUPTI's records"), std::string::npos);
 }
 
+// Counts and nouns the way a person writes them: never "1 replays", "3e+04 count" or "10.000000".
+TEST(TextFormat, CountsAndPluralsReadAsWritten) {
+  EXPECT_EQ(plural(1, "replay", "replays"), "1 replay");
+  EXPECT_EQ(plural(std::size_t{2}, "launch", "launches"), "2 launches");
+  EXPECT_EQ(plural(0, "node", "nodes"), "0 nodes");
+  EXPECT_EQ(plural(30000u, "node", "nodes"), "30,000 nodes");
+  EXPECT_EQ(plural(1.0, "launch", "launches"), "1 launch");
+  EXPECT_EQ(plural(std::round(1.4), "replay", "replays"), "1 replay");
+  EXPECT_EQ(plural(2.5, "run", "runs"), "2.5 runs");
+  EXPECT_EQ(format_count(30000), "30,000");
+  EXPECT_EQ(format_count(30000.5), "30,000.5");
+  EXPECT_EQ(format_count(10.0), "10");
+  EXPECT_EQ(format_count(2.25), "2.25");
+  EXPECT_EQ(format_count(-1234567), "-1,234,567");
+  EXPECT_EQ(format_count(0.125), "0.125");
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(NAN), "-");
+  for (double v : {3e4, 3e4 + 0.5, 1e6, 123456.789, 1e15})
+    EXPECT_EQ(format_count(v).find('e'), std::string::npos) << format_count(v);
+}
+
 // Kernel names of one model differ at their ends: a cut in the middle keeps them apart.
 TEST(NameMatch, ClipMiddleKeepsBothEnds) {
   const std::string a = "triton_per_fused__fused_rms_norm__unsafe_view_mul_3";
@@ -218,6 +239,49 @@ TEST(NameMatch, ClipMiddleKeepsBothEnds) {
   EXPECT_EQ(clip_middle(a, 30).substr(0, 10), "triton_per");
   EXPECT_EQ(clip_middle("short", 30), "short");
   EXPECT_EQ(clip_middle("µµµµµµµµµµµµ", 5), "µµµ…µ");  // cut between code points
+}
+
+// A table column of kernel names: per-layer triton names (the suffix tells them apart) and the
+// H200 serving app's nvjet names (the tile shape does) stay apart when cut, and fit the column.
+TEST(NameMatch, ClipNamesApartKeepsEveryNameDistinct) {
+  std::vector<std::string> names;
+  for (int layer : {0, 1, 2, 3, 4, 5, 6}) names.push_back("triton_per_fused__fused_rms_norm__unsafe_view_mul_" + std::to_string(layer));
+  names.push_back("nvjet_sm90_hsh_8x64_64x16_2x1_v_bz_bias_TNN");
+  names.push_back("nvjet_sm90_hsh_64x8_64x16_4x2_h_bz_bias_TNT");
+  names.push_back("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_bias_TNT");
+  names.push_back("triton_per_fused__fused_rms_norm__unsafe_view_mul_3");  // a repeat stays equal to its twin
+  for (std::size_t width : {40u, 30u, 20u, 12u}) {
+    const std::vector<std::string> cut = clip_names_apart(names, width);
+    ASSERT_EQ(cut.size(), names.size());
+    for (std::size_t i = 0; i < cut.size(); ++i) {
+      EXPECT_LE(display_width(cut[i]), width) << cut[i];
+      for (std::size_t j = i + 1; j < cut.size(); ++j)
+        EXPECT_EQ(cut[i] == cut[j], names[i] == names[j]) << width << ": " << cut[i] << " / " << cut[j];
+    }
+    EXPECT_EQ(cut[0].substr(0, 6), "triton") << cut[0];
+  }
+  // What the old 40-column cut from the right made of them: one row for seven layers.
+  EXPECT_EQ(clip_columns(names[0], 40), clip_columns(names[6], 40));
+  // Names that differ only in their middle (the tile shape) keep that part.
+  const std::vector<std::string> tiles{"nvjet_sm90_hsh_8x64_64x16_2x1_v_bz_bias_TNN", "nvjet_sm90_hsh_8x64_64x16_4x2_v_bz_bias_TNN"};
+  EXPECT_EQ(clip_middle(tiles[0], 24), clip_middle(tiles[1], 24));
+  const std::vector<std::string> cut = clip_names_apart(tiles, 24);
+  EXPECT_NE(cut[0], cut[1]);
+  EXPECT_NE(cut[0].find("2x1"), std::string::npos) << cut[0];
+  EXPECT_NE(cut[1].find("4x2"), std::string::npos) << cut[1];
+  // Two that share even that window are numbered.
+  const std::vector<std::string> late{"kernel_common_prefix_a_long_shared_middle_Q_part_x1",
+                                      "kernel_common_prefix_a_long_shared_middle_R_part_x1",
+                                      "kernel_common_prefix_b_long_shared_middle_Q_part_x1"};
+  const std::vector<std::string> n = clip_names_apart(late, 20);
+  EXPECT_EQ(n[0].substr(n[0].size() - 2), "~1") << n[0];
+  EXPECT_EQ(n[1].substr(n[1].size() - 2), "~2") << n[1];
+  EXPECT_NE(n[0], n[1]);
+  EXPECT_NE(n[0], n[2]);
+  EXPECT_NE(n[1], n[2]);
+  for (const auto& x : n) EXPECT_LE(display_width(x), 20u) << x;
+  // Names that fit are left alone.
+  EXPECT_EQ(clip_names_apart({"fj_step", "fj_join"}, 40), (std::vector<std::string>{"fj_step", "fj_join"}));
 }
 
 TEST(NameMatch, ClosestNameSuggestsWithinTheEdits) {

@@ -22,9 +22,6 @@ std::string threshold_phrase(const AppliedRule& rule);
 std::string threshold_origin_note(const AppliedRule& rule);
 // The rule in words: "max(3%, 3 x the between-run sd of its runs)", or "3%" without a noise term.
 std::string threshold_rule_text(const Thresholds& t);
-// The rule of two profiles' comparison (the graph-health view, docs/compare.md "Two profiles") in
-// words, as lines without their indentation.
-std::vector<std::string> profile_rule_lines(const Thresholds& t);
 // The threshold with where it came from, for detail lines: "12.0% (3 x the runs' 3.8% spread,
 // above the 3% floor)", "3% (the floor)", "4% (set by --metric-threshold)", "3% (a count: the floor)".
 std::string threshold_explained(const AppliedRule& rule, const std::string& unit = "");
@@ -38,6 +35,10 @@ std::string result_line(const Comparison& c);
 std::string verdict_counts(const Comparison& c, bool gating);
 // "1% false-alarm rate over 34 series": the suite-wide budget and the gating series it is split over.
 std::string false_alarm_text(const Comparison& c);
+// The rule of a comparison of two profiles (rows of method "profile-runs", docs/compare.md "Two
+// profiles"), in lines of at most ~100 columns; empty for a comparison of runs. The console and
+// the Markdown say it instead of the run rule.
+std::vector<std::string> profile_rule_lines(const Comparison& c);
 // result_line plus both counts, in one line.
 std::string headline(const Comparison& c);
 // Rows in reading order: gating rows first, then by severity, larger changes first, then by name.

@@ -226,7 +226,6 @@ struct Comparison {
   std::vector<std::string> banners;   // suite-level observations, e.g. a suite-wide shift
   std::size_t gating_series = 0;      // series the family_alpha is split over
   std::size_t compared = 0;           // rows where both sides had data and statistics ran
-  bool profiles = false;              // two profiles: the graph-health view's rules (profile_rule_lines)
   ExitCode exit_code = ExitCode::kOk;
   std::string exit_reason;            // one line
 

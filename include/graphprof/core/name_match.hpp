@@ -53,4 +53,72 @@ inline std::string clip_middle(const std::string& s, std::size_t max, const std:
   return s.substr(0, starts[head]) + mark + (tail == 0 ? std::string() : s.substr(starts[starts.size() - tail]));
 }
 
+// Names for one table column, each at most `max` columns (max >= 8), and as far apart as the
+// originals: the one shortener of kernel names in report tables. Each is cut in the middle
+// (clip_middle); when different names still come out the same, each of them keeps its start and
+// the part from where they first differ ("triton_per_fus…_mul_3", "nvjet_sm…_64x16_2x1_v_bz_…");
+// when even that is the same, they are numbered ("…~1", "…~2"). Equal names stay equal.
+inline std::vector<std::string> clip_names_apart(const std::vector<std::string>& names, std::size_t max) {
+  const std::string mark = "…";
+  std::vector<std::string> out;
+  for (const std::string& n : names) out.push_back(clip_middle(n, max, mark));
+  // Byte offsets of the code points of `s`, and one past the end.
+  auto starts_of = [](const std::string& s) {
+    std::vector<std::size_t> st;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) st.push_back(i);
+    st.push_back(s.size());
+    return st;
+  };
+  // Indices of the names whose cut form another, different name shares.
+  auto collisions = [&]() {
+    std::vector<std::vector<std::size_t>> groups;
+    std::vector<bool> done(names.size(), false);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (done[i]) continue;
+      std::vector<std::size_t> g{i};
+      bool differ = false;
+      for (std::size_t j = i + 1; j < names.size(); ++j)
+        if (!done[j] && out[j] == out[i]) g.push_back(j), done[j] = true, differ = differ || names[j] != names[i];
+      if (differ) groups.push_back(std::move(g));
+    }
+    return groups;
+  };
+  const std::size_t keep = max > 2 ? max - 2 : 0;  // room for two marks
+  for (const auto& g : collisions()) {
+    // The first code point at which the group's names differ.
+    std::size_t first = std::string::npos;
+    for (std::size_t j : g) {
+      const std::string &a = names[g[0]], &b = names[j];
+      std::size_t p = 0;
+      while (p < a.size() && p < b.size() && a[p] == b[p]) ++p;
+      if (p < a.size() || p < b.size()) first = std::min(first, p);
+    }
+    if (first == std::string::npos) continue;
+    for (std::size_t j : g) {
+      const std::string& n = names[j];
+      const std::vector<std::size_t> st = starts_of(n);
+      const std::size_t points = st.size() - 1;
+      std::size_t at = 0;  // the code point holding byte `first`
+      while (at + 1 < st.size() && st[at + 1] <= first) ++at;
+      const std::size_t head = keep / 3, rest = keep - head;
+      if (points <= max || at < head) continue;
+      if (points - at <= rest + 1)  // the end, from before the first difference, fits
+        out[j] = n.substr(0, st[head]) + mark + n.substr(st[points - (rest + 1)]);
+      else
+        out[j] = n.substr(0, st[head]) + mark + n.substr(st[at], st[at + rest] - st[at]) + mark;
+    }
+  }
+  for (const auto& g : collisions()) {
+    std::vector<std::string> seen;  // the group's different names, in order: name k is numbered k
+    for (std::size_t j : g) {
+      auto it = std::find(seen.begin(), seen.end(), names[j]);
+      if (it == seen.end()) it = seen.insert(seen.end(), names[j]);
+      const std::string number = "~" + std::to_string(it - seen.begin() + 1);
+      out[j] = clip_middle(names[j], max > number.size() ? max - number.size() : 0, mark) + number;
+    }
+  }
+  return out;
+}
+
 }  // namespace gp

@@ -4,12 +4,14 @@
 // holding "µs" or "±" (two bytes, one column) lines up with plain ASCII cells. The one helper
 // every table printer uses (TextTable below; compare console, analyze).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,6 +73,36 @@ inline std::string group_digits(std::uint64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
   return s;
+}
+
+// A count as people write it: whole numbers whole and grouped ("30,000", never "3e+04" or
+// "10.000000"), others with at most two decimals ("30,000.5", "2.25") or, below 1, three
+// significant digits ("0.125"); "-" when not finite. The one number formatter of counts and
+// other figures without a time unit.
+inline std::string format_count(double n) {
+  if (!std::isfinite(n)) return "-";
+  const double r = std::round(n);
+  if (std::fabs(n - r) < 1e-9 * std::max(1.0, std::fabs(n)) && std::fabs(r) < 1e18)
+    return (r < 0 ? "-" : "") + group_digits(static_cast<std::uint64_t>(std::fabs(r)));
+  if (std::fabs(n) < 1) return strf(std::fabs(n) < 1e-3 ? "%.2g" : "%.3g", n);
+  std::string s = strf("%.2f", std::fabs(n));
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  const std::size_t point = std::min(s.find('.'), s.size());
+  for (std::size_t i = point; i > 3; i -= 3) s.insert(i - 3, ",");
+  return (n < 0 ? "-" : "") + s;
+}
+
+// A count with its noun, the one pluraliser of the outputs: plural(1, "replay", "replays") is
+// "1 replay", plural(30000, "node", "nodes") "30,000 nodes", plural(2.5, "run", "runs") "2.5 runs".
+template <typename N, std::enable_if_t<std::is_integral_v<N>, int> = 0>
+std::string plural(N n, const std::string& one, const std::string& many) {
+  if constexpr (std::is_signed_v<N>)
+    if (n < 0) return strf("%lld ", static_cast<long long>(n)) + many;
+  return group_digits(static_cast<std::uint64_t>(n)) + " " + (n == 1 ? one : many);
+}
+inline std::string plural(double n, const std::string& one, const std::string& many) {
+  return format_count(n) + " " + (format_count(n) == "1" ? one : many);
 }
 
 // Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes don't count).

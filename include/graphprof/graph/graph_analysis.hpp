@@ -107,6 +107,19 @@ struct Finding {
   std::vector<std::string> nodes;  // a few dot_names to look at
 };
 
+// How timed nodes spread around the median timed node: the anchor of the heat map's colour steps
+// and the one rule for "none stands out" (the heat map's legend and caption, `analyze`'s text).
+// Each figure counts for `weight` nodes (a folded box stands for the nodes it times; its figure is
+// their mean). Figures <= 0 are not timed.
+struct NodeTimeSpread {
+  double median_ns = 0, min_ns = 0, max_ns = 0;
+  std::size_t timed = 0;   // nodes with a positive time
+  bool within_2x = false;  // >= 2 timed nodes, every figure within [0.5x, 2x] the median: none stands out
+};
+NodeTimeSpread node_time_spread(std::vector<std::pair<double, std::size_t>> figures);
+// "all 66 nodes within 2x of the median (1.20 µs): none stands out"; "" unless within_2x.
+std::string none_stands_out_text(const NodeTimeSpread& spread);
+
 struct GraphMetrics {
   std::string source;
   bool verbose = false;
@@ -133,6 +146,7 @@ struct GraphMetrics {
 
   std::string times_origin;  // NodeTimes::origin when times were joined
   std::size_t timed_nodes = 0, untimed_gpu_nodes = 0;
+  NodeTimeSpread time_spread;  // of the timed nodes, one figure each
 
   std::vector<Finding> findings;  // warnings first
 };

@@ -53,10 +53,9 @@ struct GraphView {
   bool collapsed = false;
   bool heat_map = false;
   // Heat map scale: fixed steps relative to the median timed node (0.5x, 2x, 4x, 10x, 30x, 100x),
-  // so near-identical nodes share one pale colour whatever their spread; the fastest and slowest
-  // figure shown, and whether every timed node is within 2x of the median (nothing stands out).
-  double heat_min_ns = 0, heat_max_ns = 0, heat_median_ns = 0;
-  bool heat_within_2x = false;
+  // so near-identical nodes share one pale colour whatever their spread; the boxes' figures
+  // (a folded box's is its mean per node): median, fastest, slowest, and whether none stands out.
+  NodeTimeSpread heat;
   // What the picture leaves out or merges beyond the folding that box labels state (links
   // implied by longer paths, links over the budget, folding despite --no-collapse), one
   // sentence each. Also in the title; `render` repeats them on stderr.
