@@ -26,6 +26,7 @@
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/core/version.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/profile/source_lines.hpp"
 #include "graphprof/report/chrome_trace.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/profile_text.hpp"
@@ -274,6 +275,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // What one run left in `dir`: its processes' records, analysed, in the order they started CUDA.
   std::vector<ProfileRepetition> repetitions;
   std::vector<ProcessRecords> records;  // of the last run, for --trace-out
+  SourceLineResolver source_lines;      // file:line of native call sites, after each run, here (not in the program)
   auto collect = [&](const fs::path& dir, const ChildResult& child) {
     ProfileRepetition rep;
     rep.exit_status = child.status;
@@ -299,7 +301,10 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
       return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
     });
-    for (const auto& r : records) rep.processes.push_back(analyze_process(r));
+    for (auto& r : records) {
+      source_lines.resolve(r.sites);
+      rep.processes.push_back(analyze_process(r));
+    }
     repetitions.push_back(std::move(rep));
   };
   // --time-limit is for all runs of --repeat together.

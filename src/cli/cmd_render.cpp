@@ -7,6 +7,7 @@
 #include "graph_input.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/text_format.hpp"
 #include "graphprof/graph/graph_render.hpp"
 #include "graphprof/graph/graph_view.hpp"
 
@@ -39,7 +40,7 @@ int render_command(const RenderCliOptions& o) {
   const RenderResult r = render_view(view, ro);
   for (const auto& note : r.notes) std::cerr << "graphprof: " << note << "\n";
   (writes_to_stdout(o.output) ? std::cerr : std::cout) << "wrote " << o.output << " (" << r.format << ", " << r.bytes << " bytes): " << in.model.nodes.size()
-            << " nodes drawn as " << view.boxes.size() << (view.boxes.size() == 1 ? " box" : " boxes")
+            << " nodes drawn as " << plural(view.boxes.size(), "box", "boxes")
             << (view.collapsed ? " (folded)" : "")
             << (view.heat_map ? ", coloured by measured time" : "") << "\n";
   return 0;

@@ -140,6 +140,17 @@ std::string false_alarm_text(const Comparison& c) {
   return strf("%g%%", 100.0 * c.thresholds.family_alpha) + " false-alarm rate over " + std::to_string(c.gating_series) + " series";
 }
 
+std::vector<std::string> profile_rule_lines(const Comparison& c) {
+  const bool profile = std::any_of(c.rows.begin(), c.rows.end(), [](const MetricComparison& r) { return r.method == "profile-runs"; });
+  if (!profile) return {};
+  return {"two profiles, run by run: a row changes by at least its threshold (its threshold column) when",
+          "the two sides' runs do not overlap and each side repeats one value (2 or more runs) or so clean",
+          "a split is unlikely by chance (at most " + strf("%g%%", 100.0 * c.thresholds.family_alpha) +
+              ": 1 / C(nb + nc, nb)); a graph's GPU time per launch",
+          "gates at " + threshold_rule_text(c.thresholds) + "; a new capture failure, or a new eager call site",
+          "launching 0.05 or more per step, fails on any such split, even with one run a side"};
+}
+
 std::string headline(const Comparison& c, ExitCode exit) {
   // Informational rows cannot change the result, so they are counted apart and never read
   // as "3 regressions" next to a pass.

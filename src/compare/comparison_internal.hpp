@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/core/text_format.hpp"
 
@@ -48,6 +50,28 @@ std::optional<SideData> side_data(const Metric& m, int runs, int reps_per_run, d
 // (rows appended to `out`, drift for graphs that changed shape), not result by result.
 bool is_profile_report(const Report& r);
 void compare_profiles(const Report& base, const Report& cand, const Thresholds& t, Comparison& out);
+
+// The rule of one series of the graph-health view (docs/compare.md, "Two profiles").
+enum class Kind { kFraction, kCount, kTime };
+struct SeriesRule {
+  Kind kind = Kind::kCount;
+  double floor = 0;          // smallest change that matters, in the unit (fractions: points)
+  bool categorical = false;  // any separation is a change, even with one run per side (capture failures)
+  bool gating = true;
+  double relative = -1;      // smallest relative change that matters; < 0: the --threshold
+};
+// Judges one row from the per-run values of each side by `rule` (profile_health.cpp).
+void decide(MetricComparison& r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule,
+            const Thresholds& t);
+// A row of the view: workload `workload`, mode app, params {graph: `graph`} unless empty.
+MetricComparison row(const std::string& workload, const std::string& graph, const std::string& metric, const std::string& unit,
+                     Direction d);
+
+// profile_site_rows.cpp: the rows by call site (eager launches per step, graph memory, captures),
+// from every run of each side.
+void compare_profile_sites(const std::string& program, const std::vector<const nlohmann::json*>& base_runs,
+                           const std::vector<const nlohmann::json*>& cand_runs, bool several_processes, const Thresholds& t,
+                           Comparison& out);
 
 // verdict_rules.cpp
 // Pooled sd of two samples of sizes m and n with sds sd_x and sd_y (weighted by degrees of freedom).

@@ -114,17 +114,11 @@ std::string label_of(const GraphView& g, bool several_processes) {
 
 using RunFigures = profile_fields::RunTotals;
 
-// --- the rule ------------------------------------------------------------------------------
+}  // namespace
 
-enum class Kind { kFraction, kCount, kTime };
+// --- the rule (SeriesRule: comparison_internal.hpp) ------------------------------------------
 
-struct SeriesRule {
-  Kind kind = Kind::kCount;
-  double floor = 0;        // smallest change that matters, in the unit (fractions: points)
-  bool categorical = false;  // any separation is a change, even with one run per side (capture failures)
-  bool gating = true;
-  double relative = -1;      // smallest relative change that matters; < 0: the --threshold
-};
+namespace {
 
 // A duration for a reason line ("1.25 µs"); compare does not use the reporters' formatting.
 std::string duration_text(double ns) {
@@ -148,6 +142,8 @@ SideData side_of(const std::vector<double>& v) {
   s.center = median(v);
   return s;
 }
+
+}  // namespace
 
 void decide(MetricComparison& r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule,
             const Thresholds& t) {
@@ -246,6 +242,8 @@ MetricComparison row(const std::string& workload, const std::string& graph, cons
   r.direction = d;
   return r;
 }
+
+namespace {
 
 template <typename F>
 std::vector<double> per_run(const std::vector<RunFigures>& runs, F f) {
@@ -402,11 +400,14 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   cw.erase(std::remove_if(cw.begin(), cw.end(), [](double v) { return !std::isfinite(v); }), cw.end());
   add(row(program, "", "wall_time", "ns", Direction::kLowerIsBetter), bw, cw, host_time);
 
+  // By call site: eager launches per step, graph memory, graphs made (profile_site_rows.cpp).
+  const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
+  compare_profile_sites(program, bruns, cruns, several, t, out);
+
   // Per graph.
   std::vector<std::vector<GraphView>> bg, cg;
   for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i]));
   for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i]));
-  const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
   const Matching m = match(bg.front(), cg.front());
   for (const auto& [b, c] : m.pairs) {
     const std::string label = label_of(*b, several);
@@ -435,9 +436,18 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     }
     add(row(program, label, "launch_call_cost", "ns", Direction::kLowerIsBetter), graph_values(be, call_cost),
         graph_values(ce, call_cost), host_time);
-    if (std::isfinite(memory_of(*b->entry)) || std::isfinite(memory_of(*c->entry)))
+    const bool bm = std::isfinite(memory_of(*b->entry)), cm = std::isfinite(memory_of(*c->entry));
+    if (bm && cm) {
       add(row(program, label, "memory", "bytes", Direction::kLowerIsBetter), graph_values(be, memory_of), graph_values(ce, memory_of),
           count);
+    } else if (bm || cm) {  // one side's profile predates the memory ledger: nothing to compare, nothing fails
+      MetricComparison r = row(program, label, "memory", "bytes", Direction::kLowerIsBetter);
+      r.method = "profile-runs";
+      r.rule.gating = false;
+      r.verdict = Verdict::kNotComparable;
+      r.reason = std::string(bm ? "the candidate" : "the baseline") + "'s profile has no memory ledger for it";
+      out.rows.push_back(std::move(r));
+    }
   }
   for (const GraphView* g : m.gone) {
     MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);

@@ -492,7 +492,7 @@ GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const
             " edges, depth " + std::to_string(metrics.depth) + ", max parallelism " +
             std::to_string(metrics.max_parallelism);
   if (v.collapsed)
-    v.title += "\nfolded into " + group_digits(v.boxes.size()) + (v.boxes.size() == 1 ? " box" : " boxes") +
+    v.title += "\nfolded into " + plural(v.boxes.size(), "box", "boxes") +
                " (xN = nodes folded)";
   for (const std::string& s : v.simplified) v.title += "\nsimplified: " + s;
   if (v.heat_map) {

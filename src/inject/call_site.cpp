@@ -188,6 +188,8 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
   line += ",\"n\":[";
   std::size_t internal = 0;
   bool first = true;
+  std::string modules;  // the `mi` list: each module of the stack once, with its identity
+  std::vector<std::string> seen;
   for (std::size_t i = 0; i < n; ++i) {
     const NativeFrame f = describe_frame(pcs[i]);
     if (f.internal && first) {  // the way into this callback (CUPTI, the driver, this library)
@@ -200,8 +202,16 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
     appendf(line, ",\"0x%llx\",", static_cast<unsigned long long>(f.offset));
     append_json_string(line, f.function.c_str());
     appendf(line, ",%llu]", static_cast<unsigned long long>(f.function_offset));
+    if (f.module.empty() || f.identity.size == 0 || std::find(seen.begin(), seen.end(), f.module) != seen.end()) continue;
+    seen.push_back(f.module);
+    modules += modules.empty() ? "[" : ",[";
+    append_json_string(modules, f.module.c_str());
+    modules += ',';
+    append_json_string(modules, f.identity.build_id.c_str());
+    appendf(modules, ",%llu,%lld]", static_cast<unsigned long long>(f.identity.size), static_cast<long long>(f.identity.mtime));
   }
   appendf(line, "],\"ni\":%zu", internal);
+  if (!modules.empty()) line += ",\"mi\":[" + modules + "]";
   if (python) {
     line += ",\"py\":[";
     const std::vector<PyFrameInfo> frames = python_stack_named(kPythonMax);

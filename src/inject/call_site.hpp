@@ -6,7 +6,8 @@
 // callback with the few facts they need (no CUPTI types cross this interface).
 //
 // Lines written (format at the top of src/profile/profile_records.cpp):
-//   site {s, api, n: [[module, offset, function, function offset], ...], ni, py: [[file, line, function], ...]}
+//   site {s, api, n: [[module, offset, function, function offset], ...], ni, mi: [[module, build id, size,
+//         mtime], ...], py: [[file, line, function], ...]}
 //   sc   {s, co: [correlation ids of the calls made from site s]}
 #pragma once
 #include <cstdint>

@@ -4,7 +4,9 @@
 // emit them by default on x86-64 and AArch64), so it works without frame pointers. Naming a frame:
 // dladdr1 gives the module and its load bias; the module's file is read once and its .symtab (or,
 // in a stripped file, .dynsym) sorted, so static functions of an executable are named too (dladdr
-// alone sees exported symbols only); names are demangled with the C++ ABI's demangler.
+// alone sees exported symbols only); names are demangled with the C++ ABI's demangler. The same
+// read takes the module's identity (GNU build ID, size, modification time), which graphprof
+// checks before it reads the file's debug information for file:line after the run.
 #include "native_stack.hpp"
 
 #include <cxxabi.h>
@@ -27,6 +29,8 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+
+#include "graphprof/core/elf_identity.hpp"
 
 namespace gp::inject {
 
@@ -103,12 +107,14 @@ struct Symbol {
 struct SymbolTable {
   std::vector<Symbol> symbols;
   std::string strings;
+  ModuleIdentity identity;
 };
 
 // Maps a file read-only for the duration of one parse.
 struct Mapping {
   const char* data = nullptr;
   std::size_t size = 0;
+  std::int64_t mtime = 0;
   explicit Mapping(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -118,6 +124,7 @@ struct Mapping {
       if (map != MAP_FAILED) {
         data = static_cast<const char*>(map);
         size = static_cast<std::size_t>(st.st_size);
+        mtime = static_cast<std::int64_t>(st.st_mtime);
       }
     }
     ::close(fd);
@@ -135,6 +142,7 @@ std::unique_ptr<SymbolTable> load_symbols(const std::string& path) {
   auto table = std::make_unique<SymbolTable>();
   const Mapping file(path);
   if (file.data == nullptr || file.size < sizeof(Elf64_Ehdr)) return table;
+  table->identity = ModuleIdentity{elf_build_id(file.data, file.size), file.size, file.mtime};
   const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(file.data);
   if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) return table;
   if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
@@ -300,6 +308,7 @@ NativeFrame describe_frame(std::uintptr_t pc) {
   f.internal = internal_module(f.module);
   if (f.internal) return f;  // not named: nobody reads them
   const SymbolTable& t = symbols_of(f.module);
+  f.identity = t.identity;
   const std::uintptr_t at = f.offset - 1;
   auto it = std::upper_bound(t.symbols.begin(), t.symbols.end(), at,
                              [](std::uintptr_t a, const Symbol& s) { return a < s.value; });

@@ -25,12 +25,21 @@ std::size_t cached_native_stack(std::uintptr_t* pcs, std::size_t max);
 // How many of its calls unwound fully so far (the rest read the stack with learned sizes).
 std::uint64_t full_unwinds();
 
+// Which build of a module a frame is in, read with its symbols: graphprof compares it with the file
+// it finds after the run before reading that file's debug information (src/profile/source_lines.cpp).
+struct ModuleIdentity {
+  std::string build_id;    // hex of the GNU build ID note; "" when the module has none
+  std::uint64_t size = 0;  // bytes of the file (0: not read)
+  std::int64_t mtime = 0;  // its modification time, seconds since the epoch
+};
+
 struct NativeFrame {
   std::string module;        // path of the shared object or executable; "" when no module maps it (JIT code)
   std::uintptr_t offset = 0; // pc - the module's load bias (what addr2line takes), or the absolute pc without a module
   std::string function;      // demangled name of the enclosing function; "" when no symbol covers it
   std::uintptr_t function_offset = 0;
   bool internal = false;     // in this library, CUPTI or the CUDA driver: not the application's
+  ModuleIdentity identity;   // of `module` (not read for internal frames)
 };
 
 // Names one return address (looked up at pc - 1, inside the call). Reads a module's symbol table

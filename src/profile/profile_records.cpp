@@ -29,8 +29,9 @@
 //            "activity_taken" (activity records went to another client), "teardown_timeout"; also
 //            exit_ms (the final flush) and probe {enabled, callback_proven, fired, record_proven,
 //            record_seen, foreign_buffer} (what the ownership check saw), for diagnosis only
-//   site     {s, api, n: [[module, offset "0x..", function, function offset]...], ni, py: [[file, line, function]...]}
-//            a distinct call stack (innermost first; ni frames that led into the callback left out)
+//   site     {s, api, n: [[module, offset "0x..", function, function offset]...], ni, mi, py: [[file, line, function]...]}
+//            a distinct call stack (innermost first; ni frames that led into the callback left out);
+//            mi: [[module, GNU build id hex, file size, mtime s]...] of its modules (older records lack it)
 //   sc       {s, co: [...]}                              correlation ids of calls made from site s
 //   site_cost {calls, ns, new, new_ns, full_unwinds}     what taking the call sites cost in the callbacks
 //            (calls from known sites; calls that met a new site, named then)

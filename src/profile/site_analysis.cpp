@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 
 #include "graphprof/graph/graph_model.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -31,16 +32,27 @@ bool library_python(const std::string& file) {
 
 // Frames of the CUDA runtime and driver, CUPTI and graphprof: how the call reached the API, not
 // where the application made it.
-bool runtime_frame(const NativeFrameRecord& f) {
-  const std::string b = base_name(f.module);
-  for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
-    if (starts_with(b, lib)) return true;
-  const std::string& fn = f.function;
+bool runtime_function(const std::string& fn) {
   // libcudart_static_<hash>: the static runtime's internal functions (nvcc links it by default).
   if (starts_with(fn, "cuda") || starts_with(fn, "__cuda") || starts_with(fn, "cudart::") || starts_with(fn, "__device_stub") ||
       starts_with(fn, "void __device_stub") || starts_with(fn, "libcudart_static"))
     return true;
   return fn.size() > 2 && fn[0] == 'c' && fn[1] == 'u' && std::isupper(static_cast<unsigned char>(fn[2]));  // cuLaunchKernel
+}
+
+bool runtime_frame(const NativeFrameRecord& f) {
+  const std::string b = base_name(f.module);
+  for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
+    if (starts_with(b, lib)) return true;
+  return runtime_function(f.function);
+}
+
+// A source line inside the CUDA runtime's headers (cuda_runtime.h's cudaLaunchKernel<T> inlined
+// into the application) or nvcc's generated kernel stubs: not the application's line.
+bool runtime_location(const SourceLocation& s) {
+  if (runtime_function(s.function) || s.file.find(".cudafe1.") != std::string::npos) return true;
+  const std::string b = base_name(s.file);
+  return starts_with(b, "cuda_runtime") || starts_with(b, "cuda_device_runtime") || s.file.find("/include/crt/") != std::string::npos;
 }
 
 // "name(args)" -> "name" (templates and namespaces kept).
@@ -65,11 +77,51 @@ std::string python_line(const PythonFrameRecord& f, bool full_path) {
   return (full_path ? f.file : base_name(f.file)) + ":" + std::to_string(f.line) + " in " + f.function;
 }
 
-std::string native_line(const NativeFrameRecord& f) {
+std::string line_of(const SourceLocation& s) { return " at " + s.file + ":" + std::to_string(s.line); }
+
+// A native frame's stack lines: the calls inlined at it first (innermost first), then the frame.
+void native_lines(const NativeFrameRecord& f, std::vector<std::string>& out) {
+  for (std::size_t i = 0; i + 1 < f.source.size(); ++i)
+    out.push_back((f.source[i].function.empty() ? std::string("(inlined)") : f.source[i].function + " (inlined)") +
+                  line_of(f.source[i]));
   const std::string module = f.module.empty() ? "(no module)" : f.module;
-  if (f.function.empty()) return module + "+" + strf("0x%llx", static_cast<unsigned long long>(f.offset));
-  return f.function + strf("+0x%llx", static_cast<unsigned long long>(f.function_offset)) + " in " + module +
-         strf(" (0x%llx)", static_cast<unsigned long long>(f.offset));
+  const std::string at = f.source.empty() ? "" : line_of(f.source.back());
+  if (f.function.empty()) {
+    out.push_back(module + "+" + strf("0x%llx", static_cast<unsigned long long>(f.offset)) + at);
+    return;
+  }
+  out.push_back(f.function + strf("+0x%llx", static_cast<unsigned long long>(f.function_offset)) + " in " + module +
+                strf(" (0x%llx)", static_cast<unsigned long long>(f.offset)) + at);
+}
+
+void native_frames(const NativeFrameRecord& f, std::vector<SiteFrame>& out) {
+  for (std::size_t i = 0; i + 1 < f.source.size(); ++i)
+    out.push_back(SiteFrame{f.module, f.offset, f.source[i].function, f.source[i].file, f.source[i].line, true});
+  SiteFrame frame{f.module, f.offset, f.function, "", 0, false};
+  if (!f.source.empty()) {
+    frame.file = f.source.back().file;
+    frame.line = f.source.back().line;
+  }
+  out.push_back(std::move(frame));
+}
+
+}  // namespace
+
+namespace {
+
+// Once per module that names a site (an eager site, a graph's capture or instantiation) whose
+// frames could not be given a source line: which module and why.
+void note_missing_lines(const SiteRecords& r, SiteProfile& sp) {
+  std::set<std::string> modules;
+  for (const auto& e : sp.eager_sites) modules.insert(e.site.module);
+  for (const auto& g : sp.graphs)
+    for (const auto* site : {&g.capture_site, &g.instantiate_site})
+      if (*site) modules.insert((*site)->module);
+  for (const auto& m : modules) {
+    const auto why = r.source_lines_missing.find(m);
+    if (m.empty() || why == r.source_lines_missing.end() || why->second.empty()) continue;
+    sp.source_line_notes.push_back("no file:line for the sites in " + base_name(m) + ": " + why->second);
+  }
 }
 
 }  // namespace
@@ -78,33 +130,38 @@ SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::strin
   SiteSummary out;
   out.id = s.id;
   for (const auto& f : s.python) out.stack.push_back(python_line(f, true));
-  for (const auto& f : s.native) out.stack.push_back(native_line(f));
-  for (const auto& f : s.python)
-    if (!library_python(f.file)) {
-      out.where = python_line(f, false);
-      out.from = "python";
-      return out;
-    }
-  if (!s.python.empty()) {
-    out.where = python_line(s.python.front(), false) + " (library code)";
-    out.from = "python";
-    return out;
+  for (const auto& f : s.native) {
+    native_lines(f, out.stack);
+    native_frames(f, out.frames);
   }
+  auto named = [&out](std::string where, const char* from) {
+    out.where = std::move(where);
+    out.from = from;
+    if (out.function_where.empty()) out.function_where = out.where;
+    return out;
+  };
+  for (const auto& f : s.python)
+    if (!library_python(f.file)) return named(python_line(f, false), "python");
+  if (!s.python.empty()) return named(python_line(s.python.front(), false) + " (library code)", "python");
   for (const auto& f : s.native) {
     if (runtime_frame(f) || is_stub_of(f, kernels)) continue;
-    if (!f.function.empty()) {
-      out.where = without_arguments(f.function) + " in " + base_name(f.module);
-      out.from = "native";
-    } else {
-      out.where = (f.module.empty() ? std::string("(no module)") : base_name(f.module)) +
-                  strf("+0x%llx", static_cast<unsigned long long>(f.offset));
-      out.from = "module+offset";
+    out.module = f.module;
+    if (f.function.empty())
+      out.function_where = (f.module.empty() ? std::string("(no module)") : base_name(f.module)) +
+                           strf("+0x%llx", static_cast<unsigned long long>(f.offset));
+    else
+      out.function_where = without_arguments(f.function) + " in " + base_name(f.module);
+    // With debug information: the innermost source line of the call outside the CUDA runtime's
+    // headers (a function inlined there first), named by the function that line is in.
+    auto line = std::find_if(f.source.begin(), f.source.end(), [](const SourceLocation& l) { return !runtime_location(l); });
+    if (line != f.source.end()) {
+      const SourceLocation& at = *line;
+      const std::string fn = !at.function.empty() ? at.function : f.function;
+      return named(base_name(at.file) + ":" + std::to_string(at.line) + (fn.empty() ? "" : " in " + without_arguments(fn)), "native");
     }
-    return out;
+    return named(out.function_where, f.function.empty() ? "module+offset" : "native");
   }
-  out.where = "(no frame outside CUDA)";
-  out.from = "unknown";
-  return out;
+  return named("(no frame outside CUDA)", "unknown");
 }
 
 namespace {
@@ -304,6 +361,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   }
 
   fill_ledgers(p, in, out);
+  note_missing_lines(r, sp);
 }
 
 }  // namespace gp

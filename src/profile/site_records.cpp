@@ -2,6 +2,7 @@
 #include "site_records.hpp"
 
 #include <cstdlib>
+#include <utility>
 
 #include "record_fields.hpp"
 
@@ -27,6 +28,19 @@ std::uint64_t non_negative(const json& v) {
   return v.get<std::uint64_t>();
 }
 
+// `mi`: [[module, build id, size, mtime], ...] (records of an older library have none).
+void read_module_identities(const json& j, std::map<std::string, ModuleIdentityRecord>& out) {
+  auto mi = j.find("mi");
+  if (mi == j.end() || mi->is_null()) return;
+  std::vector<std::pair<std::string, ModuleIdentityRecord>> read;
+  for (const json& m : mi->get_ref<const json::array_t&>()) {
+    if (!m.is_array() || m.size() != 4 || !m[3].is_number_integer())
+      throw std::out_of_range("mi: a module is [path, build id, size, mtime]");
+    read.emplace_back(m[0].get<std::string>(), ModuleIdentityRecord{m[1].get<std::string>(), non_negative(m[2]), m[3].get<std::int64_t>()});
+  }
+  for (auto& [path, id] : read) out[path] = std::move(id);
+}
+
 CallSiteRecord read_site(const json& j) {
   CallSiteRecord s;
   s.id = field<std::uint32_t>(j, "s");
@@ -35,7 +49,7 @@ CallSiteRecord read_site(const json& j) {
   if (auto n = j.find("n"); n != j.end() && !n->is_null())
     for (const json& f : n->get_ref<const json::array_t&>()) {
       if (!f.is_array() || f.size() != 4) throw std::out_of_range("n: a frame is [module, offset, function, offset]");
-      s.native.push_back(NativeFrameRecord{f[0].get<std::string>(), hex_offset(f[1]), f[2].get<std::string>(), non_negative(f[3])});
+      s.native.push_back(NativeFrameRecord{f[0].get<std::string>(), hex_offset(f[1]), f[2].get<std::string>(), non_negative(f[3]), {}});
     }
   if (auto py = j.find("py"); py != j.end() && !py->is_null())
     for (const json& f : py->get_ref<const json::array_t&>()) {
@@ -50,7 +64,9 @@ CallSiteRecord read_site(const json& j) {
 
 bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
   if (t == "site") {
-    out.sites.push_back(read_site(j));
+    CallSiteRecord site = read_site(j);
+    read_module_identities(j, out.modules);
+    out.sites.push_back(std::move(site));
   } else if (t == "sc") {
     const std::uint32_t site = field<std::uint32_t>(j, "s");
     std::vector<std::uint32_t> calls;  // all read before any is kept: a bad line adds nothing

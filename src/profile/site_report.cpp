@@ -1,6 +1,8 @@
 // Report fields of call sites and ledgers (site_report.hpp).
 #include "site_report.hpp"
 
+#include "graphprof/core/text_format.hpp"
+
 namespace gp {
 
 using nlohmann::json;
@@ -16,7 +18,16 @@ json counts_json(const UpdateCounts& c) { return json{{"calls", c.calls}, {"fail
 
 json site_json(const std::optional<SiteSummary>& s) {
   if (!s) return nullptr;
-  return json{{"id", s->id}, {"where", s->where}, {"from", s->from}, {"stack", s->stack}};
+  json frames = json::array();
+  for (const auto& f : s->frames)
+    frames.push_back({{"module", f.module},
+                      {"offset", strf("0x%llx", static_cast<unsigned long long>(f.offset))},
+                      {"function", f.function},
+                      {"file", f.file.empty() ? json(nullptr) : json(f.file)},
+                      {"line", f.line > 0 ? json(f.line) : json(nullptr)},
+                      {"inlined", f.inlined}});
+  return json{{"id", s->id},         {"where", s->where}, {"from", s->from}, {"function_where", s->function_where},
+              {"stack", s->stack},   {"frames", std::move(frames)}};
 }
 
 void add_graph_ledger_json(json& g, const GraphLedger& l) {
@@ -89,6 +100,7 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                            {"full_unwinds", c->full_unwinds}};
   else
     j["call_site_cost"] = nullptr;
+  j["source_line_notes"] = s.source_line_notes;
   j["exec_updates"] = counts_json(s.exec_updates);
   j["set_params"] = counts_json(s.set_params);
 }

@@ -176,11 +176,17 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
   const Thresholds& t = c.thresholds;
   std::string gates;
   for (const auto& g : t.gate_patterns) gates += (gates.empty() ? "" : ", ") + g;
-  out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
-      << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
-  out << "           "
-      << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
-      << "\n";
+  const std::vector<std::string> profile_rule = profile_rule_lines(c);
+  if (!profile_rule.empty()) {
+    out << "rules:     " << join(profile_rule, "\n           ") << "\n";
+    if (!gates.empty()) out << "           also gating: " << gates << "\n";
+  } else {
+    out << "rules:     a device-class series regresses when it changes by its row's threshold, " << threshold_rule_text(t)
+        << ",\n           and its interval clears " << format_change(1 + t.noise_floor) << " (" << false_alarm_text(c) << ")\n";
+    out << "           "
+        << (gates.empty() ? "host-class series are reported, not gated (--gate METRIC gates one)" : "also gating: " + gates)
+        << "\n";
+  }
   for (const auto& w : c.environment.warnings) out << "warning: " << one_line(w) << "\n";
   for (const auto& b : c.banners) out << "note: " << one_line(b) << "\n";
   if (!c.drift.empty()) {
@@ -224,8 +230,13 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
     rows.push_back(std::move(row));
     std::string why = r->reason;
     for (const auto& n : r->notes) why += "; " + n;
-    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not.
-    details.push_back(o.verbose || r->verdict == Verdict::kFailed ? why : "");
+    // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
+    const auto site = r->params.find("site");
+    if (site != r->params.end()) why = "at " + site->second + ": " + why;
+    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
+    // so is the site of a regression by call site.
+    const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
+    details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression ? why : "");
   }
   {
     std::vector<std::string> cells;

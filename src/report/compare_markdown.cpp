@@ -126,8 +126,12 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
   head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
           "  \n";
   head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
-  head += "Regression = a device-class series changed by at least its row's threshold, " + cell(threshold_rule_text(t)) +
-          ", with an interval beyond " + format_change(1 + t.noise_floor) + " (" + cell(false_alarm_text(c)) + ")";
+  const std::vector<std::string> profile_rule = profile_rule_lines(c);
+  if (!profile_rule.empty())
+    head += "Rule: " + cell(join(profile_rule, " "));
+  else
+    head += "Regression = a device-class series changed by at least its row's threshold, " + cell(threshold_rule_text(t)) +
+            ", with an interval beyond " + format_change(1 + t.noise_floor) + " (" + cell(false_alarm_text(c)) + ")";
   if (!t.gate_patterns.empty()) {
     head += "; also gating:";
     for (const auto& g : t.gate_patterns) head += " " + code(g);

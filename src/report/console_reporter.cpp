@@ -249,7 +249,7 @@ void print_brief_notes(const Report& report, std::ostream& out) {
     if (r.sections.trace->status != "ok") ++not_ok;
   }
   if (traced > 0) {
-    out << "\ntrace pass: " << traced << (traced == 1 ? " result" : " results") << " traced";
+    out << "\ntrace pass: " << plural(traced, "result", "results") << " traced";
     if (not_ok > 0) out << " (" << not_ok << " not ok)";
     out << "; traced vs untraced GPU time and the slowest nodes with --verbose, every node in the report\n";
   }

@@ -131,7 +131,7 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
     body += plural(model.nodes.size(), "node", "nodes");
     if (view.collapsed)
-      body += ", drawn as " + std::to_string(view.boxes.size()) + (view.boxes.size() == 1 ? " box" : " boxes") +
+      body += ", drawn as " + plural(view.boxes.size(), "box", "boxes") +
               " (similar runs folded)";
     body += !view.heat_map ? ". Colour: node kind. Blue outline: critical path."
             : view.heat.within_2x

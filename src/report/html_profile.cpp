@@ -221,7 +221,7 @@ std::string eager_section(const json& p, const std::string& tag) {
     b.value = num(r, by_site ? "gpu_ns" : "total_ns", 0);
     b.low = 1, b.high = 0;
     const double n = num(r, by_site ? "calls" : "count", 0);
-    b.value_text = format_ns(b.value) + " · " + count(n) + (n == 1 ? " call" : " calls");
+    b.value_text = format_ns(b.value) + " · " + (std::isfinite(n) ? plural(std::round(n), "call", "calls") : "- calls");
     if (by_site && std::isfinite(num(r, "per_step"))) b.value_text += strf(" (%.2f per step)", num(r, "per_step"));
     b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : ", median " + format_ns(num(r, "median_ns")));
     chart.bars.push_back(std::move(b));

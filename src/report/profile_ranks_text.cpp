@@ -76,7 +76,7 @@ std::string format_cross_rank_summary(const json& view, bool verbose) {
   const json& hosts = member(view, "hosts");
   out << "\ncross-rank view: " << ranks.size() << " ranks";
   if (member(view, "world_size").is_number()) out << " of world size " << integer(view, "world_size");
-  out << " on " << (hosts.is_array() ? hosts.size() : 0) << (hosts.is_array() && hosts.size() == 1 ? " host" : " hosts") << "\n";
+  out << " on " << plural(hosts.is_array() ? hosts.size() : 0, "host", "hosts") << "\n";
   TextTable per_rank({"rank", "local", "host", "GPU", "pids", "graph launches", "GPU in graphs", "in collectives", "wait (est.)"});
   for (const auto& r : ranks)
     per_rank.add({integer(r, "rank"), integer(r, "local_rank"), text(r, "host"), gpus_text(r), ints_text(member(r, "pids")),

@@ -161,6 +161,12 @@ void ledgers_text(std::ostringstream& out, const json& p) {
 }
 
 void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) {
+  // Sites without file:line: once per module, why (no debug information, a rebuilt file, ...).
+  if (const json* notes = member(p, "source_line_notes"); notes != nullptr && notes->is_array() && !notes->empty()) {
+    out << "\n";
+    for (const auto& n : *notes)
+      if (n.is_string()) out << "  " << one_line(n.get<std::string>()) << "; sites named by function (module + offset without symbols)\n";
+  }
   if (const json* c = member(p, "call_site_cost"); c != nullptr && verbose) {
     const double calls = num(*c, "calls", 0), fresh = num(*c, "new_sites", 0);
     if (calls + fresh > 0) {

@@ -56,7 +56,7 @@ std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f)
 // "1 call", "55 calls" for a stats object's count.
 std::string calls_of(const json& stats) {
   const std::size_t n = stats.is_object() ? stats["count"].get<std::size_t>() : 0;
-  return std::to_string(n) + (n == 1 ? " call" : " calls");
+  return plural(n, "call", "calls");
 }
 
 // A launch call line, then (with GPU records) what the calls cost the host, how many waited for a

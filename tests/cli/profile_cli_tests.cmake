@@ -90,3 +90,12 @@ add_test(NAME cli.profile_record_files
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_record_files.sh $<TARGET_FILE:graphprof>
                  ${CMAKE_CURRENT_BINARY_DIR}/profile_record_files ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
 set_tests_properties(cli.profile_record_files PROPERTIES LABELS cpu)
+# file:line of native call sites, resolved by `profile` after the run: records with two sites in the
+# fixture library (built with and without debug information); the report and the console name the
+# first by its source line and say once why the second has none.
+add_test(NAME cli.profile_source_lines
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_source_lines.py $<TARGET_FILE:graphprof>
+                 ${CMAKE_CURRENT_BINARY_DIR}/profile_source_lines ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl
+                 $<TARGET_FILE:graphprof_source_lines_debug> $<TARGET_FILE:graphprof_source_lines_nodebug>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/unit/source_lines/source_lines_fixture.cpp)
+set_tests_properties(cli.profile_source_lines PROPERTIES LABELS cpu)

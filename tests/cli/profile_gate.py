@@ -10,7 +10,10 @@ profiles in gate/, `profile --repeat 5` in gate/repeat/):
     coverage and eager launches per step and on nothing else; no graph reads as faster;
   - as is against "slow" (one graph's kernel does 16x the work): exit 1, failing on that one
     graph's GPU time per launch and nothing else.
-Also: Markdown and JUnit outputs say the same verdict, and two single profiles cannot pass.
+Also: Markdown and JUnit outputs say the same verdict, and two single profiles cannot pass; and the
+rows by call site on edited copies of the --repeat set: a new eager site, more launches per step from
+a site, more graph memory, a re-capture each fail naming the site; profiles without call sites or
+ledgers (an older graphprof) compare with those rows not comparable.
 """
 import json
 import os
@@ -90,6 +93,95 @@ def replay(gp, d, work, singles):
     check(rc == 5, "%s one profile per side: exit %d, expected 5 (not enough runs)" % (tag, rc))
 
 
+def profile_runs(doc):
+    """Every run's process list of a profile report (sections.profile.runs[], and the section itself)."""
+    for res in doc["results"]:
+        prof = res.get("sections", {}).get("profile")
+        if prof is None:
+            continue
+        yield prof
+        for run in prof.get("runs", []):
+            yield run
+
+
+def edited(src, work, name, edit):
+    """A copy of the report at src with edit(process) applied to every process of every run."""
+    with open(src) as f:
+        doc = json.load(f)
+    doc["created_utc"] = "2026-12-01T12:00:00Z"
+    for run in profile_runs(doc):
+        for proc in run.get("processes", []):
+            edit(proc)
+    out = os.path.join(work, name + ".json")
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out
+
+
+def by_site(gp, d, work):
+    """The rows by call site (docs/compare.md, "By call site") on copies of the --repeat fixtures."""
+    asis, asis_b = os.path.join(d, "asis.json"), os.path.join(d, "asis_b.json")
+    rc, doc, text = compare(gp, asis, asis_b, work, "sites-aa")
+    rows = [(r["metric"], r.get("params", {}).get("site", ""), r["verdict"]) for r in doc["rows"] if r.get("params", {}).get("site")]
+    check(("eager_launches_per_step", "main in graphprof_serving_app", "same") in rows, "sites A/A: no eager row of main: %s" % rows)
+    check(("graph_memory", "main in graphprof_serving_app", "same") in rows, "sites A/A: no graph memory row: %s" % rows)
+    check(("graphs_made", "main in graphprof_serving_app", "same") in rows, "sites A/A: no graphs made row: %s" % rows)
+    # The rules line describes the profile rule, not the run report's.
+    check("two profiles, run by run" in text and "interval clears" not in text, "sites A/A: the rules line:\n" + text)
+
+    def new_site(proc):
+        site = dict(next(e for e in proc["eager_sites"] if e["kind"] == "kernel launch"))
+        site["site"] = dict(site["site"], where="serving_app.cu:999 in new_eager_work",
+                            function_where="new_eager_work in graphprof_serving_app")
+        site["per_step"] = 2.0
+        proc["eager_sites"].append(site)
+    rc, doc, _ = compare(gp, asis, edited(asis_b, work, "sites-new", new_site), work, "sites-new")
+    fails = [(r["metric"], r.get("params", {}).get("site", ""), r["reason"]) for r in doc["rows"] if r["effect"] == "fail"]
+    check(rc == 1, "sites new eager site: exit %d, expected 1" % rc)
+    check([f[:2] for f in fails] == [("eager_launches_per_step", "serving_app.cu:999 in new_eager_work")],
+          "sites new eager site: failing rows %s" % fails)
+    check(fails and fails[0][2].startswith("new eager call site"), "sites new eager site: reason %s" % fails)
+
+    def more_per_step(proc):
+        for e in proc["eager_sites"]:
+            if e["kind"] == "kernel launch" and e["site"]["where"] == "main in graphprof_serving_app":
+                e["per_step"] *= 3
+    rc, doc, _ = compare(gp, asis, edited(asis_b, work, "sites-more", more_per_step), work, "sites-more")
+    fails = [(r["metric"], r.get("params", {}).get("site", "")) for r in doc["rows"] if r["effect"] == "fail"]
+    check(("eager_launches_per_step", "main in graphprof_serving_app") in fails, "sites more launches: failing rows %s" % fails)
+
+    def more_memory(proc):
+        proc["graphs"][0]["memory"]["capture_alloc_bytes"] += 64 << 20
+    rc, doc, _ = compare(gp, asis, edited(asis_b, work, "sites-memory", more_memory), work, "sites-memory")
+    fails = [(r["metric"], r.get("params", {}).get("site", "")) for r in doc["rows"] if r["effect"] == "fail"]
+    check(rc == 1 and ("graph_memory", "main in graphprof_serving_app") in fails, "sites more memory: exit %d, failing %s" % (rc, fails))
+
+    def recapture(proc):
+        extra = json.loads(json.dumps(proc["graphs"][0]))
+        extra["exec"] = extra["exec"] + 1000
+        proc["graphs"].append(extra)
+    rc, doc, _ = compare(gp, asis, edited(asis_b, work, "sites-recapture", recapture), work, "sites-recapture")
+    fails = [(r["metric"], r.get("params", {}).get("site", "")) for r in doc["rows"] if r["effect"] == "fail"]
+    check(rc == 1 and ("graphs_made", "main in graphprof_serving_app") in fails, "sites re-capture: exit %d, failing %s" % (rc, fails))
+
+    # Profiles of an older graphprof (no call sites, no ledger): they still compare, and the rows by
+    # site say why they are not there.
+    def old(proc):
+        for k in ("call_sites_recorded", "ledgers_recorded", "eager_sites", "recaptures"):
+            proc.pop(k, None)
+        for g in proc["graphs"]:
+            for k in ("capture_site", "instantiate_site", "memory"):
+                g.pop(k, None)
+    old_a, old_b = edited(asis, work, "sites-old-a", old), edited(asis_b, work, "sites-old-b", old)
+    rc, doc, _ = compare(gp, old_a, old_b, work, "sites-old")
+    nc = [r["metric"] for r in doc["rows"] if r["verdict"] == "not_comparable"]
+    check(rc == 0 and "eager_launches_per_step" in nc, "sites old profiles: exit %d, not comparable %s" % (rc, nc))
+    rc, doc, _ = compare(gp, old_a, asis_b, work, "sites-old-new")
+    nc = [(r["metric"], r["reason"]) for r in doc["rows"] if r["verdict"] == "not_comparable"]
+    check(rc == 0 and any(m == "eager_launches_per_step" and "baseline" in why for m, why in nc),
+          "sites old against new: exit %d, not comparable %s" % (rc, nc))
+
+
 def main():
     gp, data, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -108,6 +200,7 @@ def main():
     # `profile --repeat 5` sets, and two single profiles, of today's schema.
     r = os.path.join(d, "repeat")
     replay(gp, r, work, (os.path.join(r, "single_a.json"), os.path.join(r, "single_b.json")))
+    by_site(gp, r, work)
 
     print("%d problem(s)" % len(problems) if problems else "ok")
     return 1 if problems else 0

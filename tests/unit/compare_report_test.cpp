@@ -153,6 +153,13 @@ TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
   ASSERT_NE(regression, std::string::npos) << text;
   const std::string line = text.substr(regression + 1, text.find('\n', regression + 1) - regression - 1);
   EXPECT_NE(line.find("4/4 main in"), std::string::npos) << line;  // the slowed graph
+  // The rule said is the profiles' one, not the run comparison's interval rule.
+  EXPECT_NE(text.find("rules:     two profiles, run by run: a row changes by at least its threshold"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("device-class series regresses"), std::string::npos);
+  const std::string md = render_compare_markdown(c, exit_of(c));
+  EXPECT_NE(md.find("Rule: two profiles, run by run"), std::string::npos);
+  EXPECT_EQ(md.find("Regression = a device-class series"), std::string::npos);
 }
 
 TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {

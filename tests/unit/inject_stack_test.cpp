@@ -1,16 +1,20 @@
 // The injection library's native stacks (src/inject/native_stack.cpp), host-only: the cached
 // unwinder gives the same return addresses as the full unwind, in this thread and another, for
 // shallow and deep chains and a frame with a large local array; frames are named from the
-// executable's own symbol table (static functions too); an address no module maps is named by
-// nothing and does not crash.
+// executable's own symbol table (static functions too), with the module's identity; an address no
+// module maps is named by nothing and does not crash.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../../src/inject/native_stack.hpp"
+#include "graphprof/core/elf_identity.hpp"
 
 namespace gp::inject {
 namespace {
@@ -100,6 +104,21 @@ TEST(InjectStack, FramesAreNamedFromTheSymbolTable) {
   EXPECT_FALSE(f.module.empty());
   EXPECT_FALSE(f.internal);
   EXPECT_GT(f.function_offset, 0u);
+}
+
+// The module's identity is read with its symbols: the file's size and time, and its build ID as
+// graphprof reads it back after the run (graphprof/core/elf_identity.hpp).
+TEST(InjectStack, FramesCarryTheirModulesIdentity) {
+  const Stack s = leaf_site(false);
+  ASSERT_GE(s.size(), 2u);
+  const NativeFrame f = describe_frame(s[1]);
+  struct stat st {};
+  ASSERT_EQ(::stat(f.module.c_str(), &st), 0) << f.module;
+  EXPECT_EQ(f.identity.size, static_cast<std::uint64_t>(st.st_size));
+  EXPECT_EQ(f.identity.mtime, static_cast<std::int64_t>(st.st_mtime));
+  std::ifstream in(f.module, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(f.identity.build_id, elf_build_id(bytes.data(), bytes.size()));
 }
 
 TEST(InjectStack, CodeOutsideAnyModuleIsNamedByItsAddressOnly) {

@@ -36,6 +36,10 @@ std::string result_line(const Comparison& c, ExitCode exit);
 std::string verdict_counts(const Comparison& c, bool gating);
 // "1% false-alarm rate over 34 series": the suite-wide budget and the gating series it is split over.
 std::string false_alarm_text(const Comparison& c);
+// The rule of a comparison of two profiles (rows of method "profile-runs", docs/compare.md "Two
+// profiles"), in lines of at most ~100 columns; empty for a comparison of runs. The console and
+// the Markdown say it instead of the run rule.
+std::vector<std::string> profile_rule_lines(const Comparison& c);
 // result_line plus both counts, in one line.
 std::string headline(const Comparison& c, ExitCode exit);
 // Rows in reading order: gating rows first, then by severity, larger changes first, then by name.

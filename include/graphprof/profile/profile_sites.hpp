@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -16,11 +17,28 @@ namespace gp {
 // ---------------------------------------------------------------------------------------------
 // Records
 
+// A source line of a native frame, from the module's debug information (read after the run).
+struct SourceLocation {
+  std::string function;  // demangled, as the debug information names it
+  std::string file;      // as compiled (often an absolute path)
+  int line = 0;
+};
+
 struct NativeFrameRecord {
   std::string module;             // path of the shared object or executable; "" for code no module maps (JIT)
   std::uint64_t offset = 0;       // in the module (pc - load bias), or the absolute pc without a module
   std::string function;           // demangled; "" when no symbol covers the address
   std::uint64_t function_offset = 0;
+  // Filled by resolve_source_lines (source_lines.hpp): the call's source line, innermost first: the
+  // functions inlined at the call, then the function the code is in. Empty: not known.
+  std::vector<SourceLocation> source;
+};
+
+// Which build of a module ran (a site line's `mi`): compared with the file found after the run.
+struct ModuleIdentityRecord {
+  std::string build_id;     // GNU build ID, hex; "" when the module has none
+  std::uint64_t size = 0;   // bytes
+  std::int64_t mtime = 0;   // modification time, seconds
 };
 
 struct PythonFrameRecord {
@@ -95,17 +113,37 @@ struct SiteRecords {
   std::uint64_t process_start_resolution_ns = 0;  // one clock tick of /proc/self/stat
   std::optional<PythonFramesRecord> python_frames;
   std::optional<SiteCostRecord> site_cost;
+  std::map<std::string, ModuleIdentityRecord> modules;  // identity of each module the sites name
+  // SourceLineResolver::resolve (source_lines.hpp): per module of the sites, why its frames have no source line ("" when
+  // they were resolved). Empty: it was not run (the records were only read).
+  std::map<std::string, std::string> source_lines_missing;
 };
 
 // ---------------------------------------------------------------------------------------------
 // Analysis
 
+// A native frame of a site as the report lists it; a call inlined there is a frame of its own
+// (inlined = true) before the frame of the function it was inlined into.
+struct SiteFrame {
+  std::string module;
+  std::uint64_t offset = 0;
+  std::string function;
+  std::string file;  // from the debug information; "" when not known
+  int line = 0;
+  bool inlined = false;
+};
+
 // A call site as the report names it.
 struct SiteSummary {
   std::uint32_t id = 0;
-  std::string where;               // one line: "serve.py:57 in step", "eager_scale(CUstream_st*) in app", "libx.so+0x1a2b"
+  // one line: "serve.py:57 in step", "app.cu:120 in eager_scale" (debug information), "eager_scale in app",
+  // "libx.so+0x1a2b"
+  std::string where;
   std::string from;                // "python", "native", "module+offset" or "unknown": what `where` could name
+  std::string function_where;      // `where` without the source line of a native frame ("eager_scale in app")
+  std::string module;              // the module of the native frame `where` names ("" for a Python frame)
   std::vector<std::string> stack;  // Python frames (innermost first), then native frames
+  std::vector<SiteFrame> frames;   // the native frames, innermost first
 };
 
 struct KernelCount {
@@ -194,6 +232,9 @@ struct SiteProfile {
   bool ledgers_recorded = false;  // ... and memory samples or the process start (a library that takes them)
   std::optional<PythonFramesRecord> python_frames;
   std::optional<SiteCostRecord> site_cost;
+  // Per module naming a site whose frames have no source line: "no file:line for the sites in app:
+  // no debug information (...)". Empty when every such module had lines, or lines were not looked up.
+  std::vector<std::string> source_line_notes;
 };
 
 }  // namespace gp

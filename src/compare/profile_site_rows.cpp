@@ -1,0 +1,187 @@
+// The graph-health view's rows by call site (docs/compare.md, "Two profiles: by call site"): from
+// every run of each side, per site of the application,
+// - eager kernel launches per step (sections.profile.processes[].eager_sites): a site whose
+//   launches per step grew past the row's threshold fails, and so does a site the baseline never
+//   launched from (a new eager site), named;
+// - graph memory of the graphs made there (the memory ledger: bytes allocated during their
+//   captures, their memory nodes, and the free device memory the driver took at instantiate);
+// - graphs made there (captures and re-captures of one site).
+// Sites are matched by their `where`; when only one side knows source lines (one profile's
+// modules had debug information, or it predates file:line), by the function (`function_where`).
+// A side whose profile has no call sites or no memory ledger (an older graphprof, --call-sites
+// off) gives one "not comparable" row per kind, never a failure.
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "comparison_internal.hpp"
+#include "graphprof/core/profile_fields.hpp"
+#include "graphprof/core/stats.hpp"
+
+namespace gp::compare_detail {
+
+namespace {
+
+using nlohmann::json;
+using profile_fields::field;
+using profile_fields::items;
+using profile_fields::number;
+using profile_fields::text;
+
+// A site's name and key in one side: `where`, or its function when source lines are not used.
+struct SiteName {
+  std::string key, label;
+};
+
+SiteName site_name(const json& site, std::size_t process, bool several, bool by_function) {
+  const std::string where = site.is_string() ? site.get<std::string>() : text(site, "where");
+  const std::string function = text(site, "function_where");
+  const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
+  return SiteName{prefix + (by_function && !function.empty() ? function : where), prefix + where};
+}
+
+// Whether a side's sites carry source lines (a native `where` other than its function's name).
+bool has_source_lines(const std::vector<const json*>& runs) {
+  for (const json* run : runs)
+    for (const auto& p : items(*run, "processes"))
+      for (const auto& e : items(p, "eager_sites")) {
+        const json& s = field(e, "site");
+        const std::string f = text(s, "function_where");
+        if (!f.empty() && text(s, "from") == "native" && text(s, "where") != f) return true;
+      }
+  return false;
+}
+
+// One run's figures by site.
+struct RunSites {
+  bool sites = false, ledgers = false;
+  std::map<std::string, double> launches_per_step, memory, graphs;
+  std::map<std::string, std::string> label;
+};
+
+RunSites sites_of_run(const json& run, bool several, bool by_function) {
+  RunSites out;
+  for (const auto& p : items(run, "processes")) {
+    const std::size_t process = static_cast<std::size_t>(number(p, "process", 1));
+    if (field(p, "call_sites_recorded").is_boolean() && field(p, "call_sites_recorded").get<bool>()) out.sites = true;
+    if (field(p, "ledgers_recorded").is_boolean() && field(p, "ledgers_recorded").get<bool>()) out.ledgers = true;
+    for (const auto& e : items(p, "eager_sites")) {
+      if (text(e, "kind") != "kernel launch") continue;
+      const SiteName n = site_name(field(e, "site"), process, several, by_function);
+      double v = number(e, "per_step");
+      if (!std::isfinite(v)) v = number(e, "calls", 0);  // no step: launches in all
+      out.launches_per_step[n.key] += v;
+      out.label.emplace(n.key, n.label);
+    }
+    for (const auto& g : items(p, "graphs")) {
+      const json* site = nullptr;
+      for (const char* k : {"capture_site", "instantiate_site"})
+        if (site == nullptr && field(g, k).is_object() && !text(field(g, k), "where").empty()) site = &field(g, k);
+      if (site == nullptr) continue;
+      const SiteName n = site_name(*site, process, several, by_function);
+      out.label.emplace(n.key, n.label);
+      out.graphs[n.key] += 1;
+      const double own = profile_fields::graph_memory_bytes(g);
+      const double at_instantiate = number(field(g, "memory"), "instantiate_free_delta_bytes", 0);
+      out.memory[n.key] += (std::isfinite(own) ? own : 0) + (at_instantiate > 0 ? at_instantiate : 0);
+    }
+  }
+  return out;
+}
+
+double median_of(std::vector<double> v) { return v.empty() ? 0 : median(v); }
+
+MetricComparison site_row(const std::string& program, const std::string& site, const std::string& metric, const std::string& unit) {
+  MetricComparison r = row(program, "", metric, unit, Direction::kLowerIsBetter);
+  if (!site.empty()) r.params = {{"site", site}};
+  return r;
+}
+
+}  // namespace
+
+void compare_profile_sites(const std::string& program, const std::vector<const json*>& base_runs,
+                           const std::vector<const json*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
+  const bool by_function = has_source_lines(base_runs) != has_source_lines(cand_runs);
+  std::vector<RunSites> b, c;
+  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, by_function));
+  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, by_function));
+  auto all = [](const std::vector<RunSites>& runs, bool RunSites::*what) {
+    return !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const RunSites& r) { return r.*what; });
+  };
+  auto not_comparable = [&](const std::string& metric, const std::string& unit, const std::string& what, bool base_has) {
+    MetricComparison r = site_row(program, "", metric, unit);
+    r.method = "profile-runs";
+    r.rule.gating = false;
+    r.verdict = Verdict::kNotComparable;
+    r.reason = std::string(base_has ? "the candidate" : "the baseline") + "'s profile has no " + what +
+               " (recorded by an older graphprof, or with call sites or ledgers off)";
+    out.rows.push_back(std::move(r));
+  };
+  // The per-run values of one figure at `key`; a run that has the figure but not the site: 0.
+  auto values = [](const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what, const std::string& key) {
+    std::vector<double> v;
+    for (const auto& r : runs) {
+      const auto it = (r.*what).find(key);
+      v.push_back(it == (r.*what).end() ? 0.0 : it->second);
+    }
+    return v;
+  };
+  auto keys_of = [](const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what) {
+    std::set<std::string> k;
+    for (const auto& r : runs)
+      for (const auto& [key, v] : r.*what) k.insert(key);
+    return k;
+  };
+  auto label_of = [&](const std::string& key) {
+    for (const auto* side : {&c, &b})
+      for (const auto& r : *side)
+        if (auto it = r.label.find(key); it != r.label.end()) return it->second;
+    return key;
+  };
+  auto add = [&](MetricComparison r, const std::vector<double>& bv, const std::vector<double>& cv, const SeriesRule& rule) {
+    decide(r, bv, cv, rule, t);
+    if (r.base && r.cand) ++out.compared;
+    out.rows.push_back(std::move(r));
+  };
+
+  // Eager kernel launches per step, by site.
+  const SeriesRule per_step{Kind::kCount, 0.05, false, true};
+  const SeriesRule new_site{Kind::kCount, 0.05, true, true};  // any separation from none: a new eager site
+  if (!all(b, &RunSites::sites) || !all(c, &RunSites::sites)) {
+    not_comparable("eager_launches_per_step", "per step", "call sites", all(b, &RunSites::sites));
+  } else {
+    std::set<std::string> keys = keys_of(b, &RunSites::launches_per_step);
+    for (const auto& k : keys_of(c, &RunSites::launches_per_step)) keys.insert(k);
+    for (const auto& key : keys) {
+      const auto bv = values(b, &RunSites::launches_per_step, key), cv = values(c, &RunSites::launches_per_step, key);
+      if (median_of(bv) < per_step.floor && median_of(cv) < per_step.floor) continue;  // start-up work: no step figure
+      const bool fresh = *std::max_element(bv.begin(), bv.end()) == 0;
+      MetricComparison r = site_row(program, label_of(key), "eager_launches_per_step", "per step");
+      add(r, bv, cv, fresh ? new_site : per_step);
+      MetricComparison& done = out.rows.back();
+      if (fresh && done.verdict == Verdict::kRegression) done.reason = "new eager call site: " + done.reason;
+    }
+  }
+
+  // Graph memory and graphs made, by site: sites with graphs on both sides (a site that is new or
+  // gone has its graphs listed as new or no longer captured by the per-graph rows).
+  const SeriesRule memory{Kind::kCount, 2.0 * 1024 * 1024, false, true};  // the driver's 2 MiB granularity
+  const SeriesRule graphs{Kind::kCount, 1.0, false, true};
+  std::set<std::string> both;
+  const auto bk = keys_of(b, &RunSites::graphs), ck = keys_of(c, &RunSites::graphs);
+  std::set_intersection(bk.begin(), bk.end(), ck.begin(), ck.end(), std::inserter(both, both.begin()));
+  if (!both.empty() && (!all(b, &RunSites::ledgers) || !all(c, &RunSites::ledgers))) {
+    not_comparable("graph_memory", "bytes", "memory ledger", all(b, &RunSites::ledgers));
+  } else {
+    for (const auto& key : both)
+      add(site_row(program, label_of(key), "graph_memory", "bytes"), values(b, &RunSites::memory, key), values(c, &RunSites::memory, key),
+          memory);
+  }
+  for (const auto& key : both)
+    add(site_row(program, label_of(key), "graphs_made", "count"), values(b, &RunSites::graphs, key), values(c, &RunSites::graphs, key),
+        graphs);
+}
+
+}  // namespace gp::compare_detail
