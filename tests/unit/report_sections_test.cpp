@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/atomic_file.hpp"
@@ -46,23 +48,32 @@ std::vector<fs::path> committed_reports() {
   return out;
 }
 
+// The committed JSON files that read as reports (the deliberately broken fixtures, malformed,
+// truncated or not a report, left out), each with its JSON.
+std::vector<std::pair<fs::path, json>> readable_reports() {
+  std::vector<std::pair<fs::path, json>> out;
+  for (const fs::path& p : committed_reports()) {
+    try {
+      json j = read_json_file(p.string());
+      (void)report_from_json(j, p.string());
+      out.emplace_back(p, std::move(j));
+    } catch (const Error&) {
+    }
+  }
+  return out;
+}
+
 TEST(ReportSections, EveryCommittedReportKeepsItsModesAndSections) {
   int read = 0;
-  for (const fs::path& p : committed_reports()) {
-    json j;
-    try {
-      j = read_json_file(p.string());
-      (void)report_from_json(j, p.string());
-    } catch (const Error&) {
-      continue;  // the deliberately broken fixtures (malformed, truncated, not a report)
-    }
+  for (const auto& [p, j] : readable_reports()) {
     SCOPED_TRACE(p.filename().string());
     // Mode and sections come back exactly (other parts may gain defaults, e.g. a summary).
     const json back = to_json(report_from_json(j, p.string()));
-    ASSERT_EQ(back["results"].size(), j["results"].size());
-    for (std::size_t i = 0; i < j["results"].size(); ++i) {
-      EXPECT_EQ(back["results"][i]["mode"], j["results"][i]["mode"]);
-      EXPECT_EQ(back["results"][i]["sections"], j["results"][i].value("sections", json::object())) << i;
+    const json& results = j.at("results");
+    ASSERT_EQ(back["results"].size(), results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      EXPECT_EQ(back["results"][i]["mode"], results[i].at("mode"));
+      EXPECT_EQ(back["results"][i]["sections"], results[i].value("sections", json::object())) << i;
     }
     ++read;
   }
@@ -279,14 +290,7 @@ TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
 // settings write back exactly as read (the goldens and old reports stay as they are).
 TEST(RunSettings, CommittedReportsWriteTheirSettingsBackUnchanged) {
   int read = 0;
-  for (const fs::path& p : committed_reports()) {
-    json j;
-    try {
-      j = read_json_file(p.string());
-      (void)report_from_json(j, p.string());
-    } catch (const Error&) {
-      continue;
-    }
+  for (const auto& [p, j] : readable_reports()) {
     if (!j.contains("settings")) continue;
     SCOPED_TRACE(p.string());
     const RunSettings s = settings_from_json(j.at("settings"), p.string());
