@@ -65,7 +65,9 @@ std::vector<std::pair<fs::path, json>> readable_reports() {
 
 TEST(ReportSections, EveryCommittedReportKeepsItsModesAndSections) {
   int read = 0;
-  for (const auto& [p, j] : readable_reports()) {
+  for (const auto& file : readable_reports()) {
+    const fs::path& p = file.first;
+    const json& j = file.second;
     SCOPED_TRACE(p.filename().string());
     // Mode and sections come back exactly (other parts may gain defaults, e.g. a summary).
     const json back = to_json(report_from_json(j, p.string()));
@@ -290,7 +292,9 @@ TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
 // settings write back exactly as read (the goldens and old reports stay as they are).
 TEST(RunSettings, CommittedReportsWriteTheirSettingsBackUnchanged) {
   int read = 0;
-  for (const auto& [p, j] : readable_reports()) {
+  for (const auto& file : readable_reports()) {
+    const fs::path& p = file.first;
+    const json& j = file.second;
     if (!j.contains("settings")) continue;
     SCOPED_TRACE(p.string());
     const RunSettings s = settings_from_json(j.at("settings"), p.string());
