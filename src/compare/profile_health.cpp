@@ -60,7 +60,7 @@ std::vector<std::string> sequence_from_result(const Report& report, std::size_t 
   return seq;
 }
 
-std::vector<GraphView> graphs_of_run(const Report& report, const json& run) {
+std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool by_function) {
   std::vector<GraphView> out;
   for (const auto& p : list(run, "processes")) {
     const std::size_t process = static_cast<std::size_t>(num(p, "process", 1));
@@ -68,7 +68,7 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run) {
     for (const auto& g : list(p, "graphs")) {
       GraphView v;
       v.process = process;
-      v.site = profile_fields::graph_site(g);
+      v.site = graph_site_key(g, by_function);
       v.nodes = static_cast<std::size_t>(num(g, "nodes", 0));
       std::vector<std::string> seq;
       if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
@@ -406,8 +406,10 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
 
   // Per graph.
   std::vector<std::vector<GraphView>> bg, cg;
-  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i]));
-  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i]));
+  // A graph's site by its function when only one side knows source lines (profile_site_rows.cpp).
+  const bool by_function = sites_by_function(bruns, cruns);
+  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i], by_function));
+  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i], by_function));
   const Matching m = match(bg.front(), cg.front());
   for (const auto& [b, c] : m.pairs) {
     const std::string label = label_of(*b, several);

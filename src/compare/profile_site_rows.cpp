@@ -42,15 +42,27 @@ SiteName site_name(const json& site, std::size_t process, bool several, bool by_
   return SiteName{prefix + (by_function && !function.empty() ? function : where), prefix + where};
 }
 
+// A graph's site object (where it was captured, else instantiated), or nullptr.
+const json* graph_site_of(const json& g) {
+  for (const char* k : {"capture_site", "instantiate_site"})
+    if (field(g, k).is_object() && !text(field(g, k), "where").empty()) return &field(g, k);
+  return nullptr;
+}
+
+bool has_line(const json& site) {
+  const std::string f = text(site, "function_where");
+  return !f.empty() && text(site, "from") == "native" && text(site, "where") != f;
+}
+
 // Whether a side's sites carry source lines (a native `where` other than its function's name).
 bool has_source_lines(const std::vector<const json*>& runs) {
   for (const json* run : runs)
-    for (const auto& p : items(*run, "processes"))
-      for (const auto& e : items(p, "eager_sites")) {
-        const json& s = field(e, "site");
-        const std::string f = text(s, "function_where");
-        if (!f.empty() && text(s, "from") == "native" && text(s, "where") != f) return true;
-      }
+    for (const auto& p : items(*run, "processes")) {
+      for (const auto& e : items(p, "eager_sites"))
+        if (has_line(field(e, "site"))) return true;
+      for (const auto& g : items(p, "graphs"))
+        if (const json* s = graph_site_of(g); s != nullptr && has_line(*s)) return true;
+    }
   return false;
 }
 
@@ -76,9 +88,7 @@ RunSites sites_of_run(const json& run, bool several, bool by_function) {
       out.label.emplace(n.key, n.label);
     }
     for (const auto& g : items(p, "graphs")) {
-      const json* site = nullptr;
-      for (const char* k : {"capture_site", "instantiate_site"})
-        if (site == nullptr && field(g, k).is_object() && !text(field(g, k), "where").empty()) site = &field(g, k);
+      const json* site = graph_site_of(g);
       if (site == nullptr) continue;
       const SiteName n = site_name(*site, process, several, by_function);
       out.label.emplace(n.key, n.label);
@@ -101,9 +111,18 @@ MetricComparison site_row(const std::string& program, const std::string& site, c
 
 }  // namespace
 
+bool sites_by_function(const std::vector<const json*>& base_runs, const std::vector<const json*>& cand_runs) {
+  return has_source_lines(base_runs) != has_source_lines(cand_runs);
+}
+
+std::string graph_site_key(const json& g, bool by_function) {
+  if (const json* s = graph_site_of(g)) return site_name(*s, 0, false, by_function).key;
+  return profile_fields::graph_site(g);  // an older report's site string, or none
+}
+
 void compare_profile_sites(const std::string& program, const std::vector<const json*>& base_runs,
                            const std::vector<const json*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
-  const bool by_function = has_source_lines(base_runs) != has_source_lines(cand_runs);
+  const bool by_function = sites_by_function(base_runs, cand_runs);
   std::vector<RunSites> b, c;
   for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, by_function));
   for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, by_function));

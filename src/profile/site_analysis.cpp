@@ -105,10 +105,6 @@ void native_frames(const NativeFrameRecord& f, std::vector<SiteFrame>& out) {
   out.push_back(std::move(frame));
 }
 
-}  // namespace
-
-namespace {
-
 // Once per module that names a site (an eager site, a graph's capture or instantiation) whose
 // frames could not be given a source line: which module and why.
 void note_missing_lines(const SiteRecords& r, SiteProfile& sp) {

@@ -4,6 +4,8 @@
 #include "graphprof/profile/source_lines.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -89,8 +92,8 @@ bool has_debug_info(const char* data, std::size_t size) {
 }
 
 // Runs `argv` with stdout to a pipe (stderr to /dev/null) and returns what it wrote; false when it
-// could not be started or did not exit 0.
-bool run_tool(const std::vector<std::string>& args, std::string& out, int& spawn_error) {
+// could not be started, did not exit 0, or ran past `timeout_ms` (then it is killed, `timed_out`).
+bool run_tool(const std::vector<std::string>& args, int timeout_ms, std::string& out, int& spawn_error, bool& timed_out) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     spawn_error = errno;
@@ -112,8 +115,19 @@ bool run_tool(const std::vector<std::string>& args, std::string& out, int& spawn
     return false;
   }
   char buf[65536];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  timed_out = false;
   for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {  // a module too large to read in time: the report does not wait for it
+      timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    const ssize_t n = ready > 0 ? ::read(fds[0], buf, sizeof buf) : -1;
     if (n > 0) {
       out.append(buf, static_cast<std::size_t>(n));
     } else if (n < 0 && errno == EINTR) {
@@ -126,7 +140,7 @@ bool run_tool(const std::vector<std::string>& args, std::string& out, int& spawn
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 bool is_address_line(const std::string& l) {
@@ -171,7 +185,7 @@ std::map<std::uint64_t, std::vector<SourceLocation>> parse_addr2line_output(cons
   return out;
 }
 
-SourceLineResolver::SourceLineResolver(std::string tool) : tool_(std::move(tool)) {}
+SourceLineResolver::SourceLineResolver(std::string tool, int timeout_ms) : tool_(std::move(tool)), timeout_ms_(timeout_ms) {}
 
 SourceLineResolver::Module& SourceLineResolver::check(const std::string& path, const ModuleIdentityRecord& id) {
   Module& m = modules_[Key{path, id.build_id, id.size, id.mtime}];
@@ -200,9 +214,11 @@ void SourceLineResolver::look_up(const std::string& path, Module& m, const std::
       args.push_back(strf("0x%llx", static_cast<unsigned long long>(addresses[i])));
     std::string out;
     int spawn_error = 0;
-    if (!run_tool(args, out, spawn_error)) {
+    bool timed_out = false;
+    if (!run_tool(args, timeout_ms_, out, spawn_error, timed_out)) {
       m.missing = spawn_error == ENOENT ? tool_ + " not found (binutils)"
                   : spawn_error != 0    ? tool_ + " could not be started: " + std::strerror(spawn_error)
+                  : timed_out           ? tool_ + strf(" did not finish within %d s (stopped)", timeout_ms_ / 1000)
                                         : tool_ + " failed on the file";
       return;
     }

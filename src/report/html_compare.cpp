@@ -95,7 +95,9 @@ std::vector<std::string> short_labels(const std::vector<const Row*>& rows) {
       continue;
     }
     std::vector<std::string> differ;  // parameters with another value in a row of the same base
-    for (const auto& [key, value] : r->params)
+    for (const auto& param : r->params) {
+      const std::string& key = param.first;  // not a structured binding: C++17 lambdas cannot capture one
+      const std::string& value = param.second;
       for (const Row* o : rows)
         if (o != r && short_benchmark(*o) == base && o->metric == r->metric && o->benchmark != r->benchmark) {
           const auto it = std::find_if(o->params.begin(), o->params.end(), [&](const auto& p) { return p.first == key; });
@@ -104,6 +106,7 @@ std::vector<std::string> short_labels(const std::vector<const Row*>& rows) {
             break;
           }
         }
+    }
     out.push_back(r->workload + (differ.empty() ? "" : "[" + join(differ, ",") + "]") +
                   (r->mode.empty() ? "" : "/" + r->mode) + " " + r->metric);
   }

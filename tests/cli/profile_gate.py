@@ -164,6 +164,21 @@ def by_site(gp, d, work):
     fails = [(r["metric"], r.get("params", {}).get("site", "")) for r in doc["rows"] if r["effect"] == "fail"]
     check(rc == 1 and ("graphs_made", "main in graphprof_serving_app") in fails, "sites re-capture: exit %d, failing %s" % (rc, fails))
 
+    # The same program built with debug information: every native site named by its line. Against
+    # the profile without lines, sites and graphs are matched by their function: nothing is gone.
+    def with_lines(proc):
+        sites = [e["site"] for e in proc["eager_sites"]]
+        sites += [g[k] for g in proc["graphs"] for k in ("capture_site", "instantiate_site") if g.get(k)]
+        for n, site in enumerate(sites):
+            if site.get("from") == "native":
+                site["function_where"] = site["where"]
+                site["where"] = "serving_app.cu:%d in %s" % (100 + n, site["where"].split(" in ")[0])
+    rc, doc, _ = compare(gp, asis, edited(asis_b, work, "sites-lines", with_lines), work, "sites-lines")
+    fails = [(r["metric"], r.get("params", {}).get("graph", ""), r["reason"]) for r in doc["rows"] if r["effect"] != "pass"]
+    check(rc == 0 and fails == [], "sites with lines against without: exit %d, rows %s" % (rc, fails))
+    rows = [(r["metric"], r.get("params", {}).get("site", "")) for r in doc["rows"] if r.get("params", {}).get("site")]
+    check(("eager_launches_per_step", "serving_app.cu:100 in main") in rows, "sites with lines: rows %s" % rows)
+
     # Profiles of an older graphprof (no call sites, no ledger): they still compare, and the rows by
     # site say why they are not there.
     def old(proc):

@@ -7,6 +7,7 @@
 #include <link.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -190,6 +191,22 @@ TEST(SourceLines, TheRuntimesInlinedHeadersAreNotTheSite) {
   ASSERT_EQ(sum.stack.size(), 2u);
   EXPECT_NE(sum.stack[0].find("cuda_runtime.h:216"), std::string::npos) << sum.stack[0];
   EXPECT_NE(sum.stack[1].find("at /src/app.cu:40"), std::string::npos) << sum.stack[1];
+}
+
+// A tool that does not finish (a module with gigabytes of debug information) is stopped: the
+// report does not wait for it.
+TEST(SourceLines, ASlowToolIsStopped) {
+  const std::string tool = ::testing::TempDir() + "graphprof_slow_addr2line.sh";
+  {
+    std::ofstream script(tool);
+    script << "#!/bin/sh\nexec sleep 30\n";
+  }
+  ASSERT_EQ(::chmod(tool.c_str(), 0755), 0);
+  SiteRecords r = one_site(frame_from(GRAPHPROF_SOURCE_LINES_DEBUG, "fixture_direct"));
+  SourceLineResolver(tool, 200).resolve(r);  // had it waited the 30 s, the reason would be "no debug information"
+  EXPECT_TRUE(r.sites[0].native[0].source.empty());
+  EXPECT_NE(r.source_lines_missing.begin()->second.find("did not finish"), std::string::npos) << r.source_lines_missing.begin()->second;
+  std::remove(tool.c_str());
 }
 
 TEST(SourceLines, ParsesInlinedDiscriminatorsAndUnknowns) {

@@ -3,7 +3,7 @@
 // address (pc minus the module's load bias, what a PIE executable's or a shared library's debug
 // information is addressed by) and each module by its build ID, size and modification time. Per
 // module whose file is still the one that ran, the addresses are looked up in one batch with
-// binutils' addr2line (inlined frames included). A module without debug information, a file that
+// binutils' addr2line (inlined frames included; a call stopped after a minute). A module without debug information, a file that
 // changed or is gone, records of an older library without module identities, or no addr2line:
 // the frames keep function + offset, and the module's reason is recorded once. Host-only;
 // src/profile/source_lines.cpp is the one file that runs the tool.
@@ -20,8 +20,9 @@ namespace gp {
 
 class SourceLineResolver {
  public:
-  // `tool`: the addr2line to run (looked up in PATH when it has no '/').
-  explicit SourceLineResolver(std::string tool = "addr2line");
+  // `tool`: the addr2line to run (looked up in PATH when it has no '/'). One call that takes
+  // longer than `timeout_ms` is stopped and its module keeps function + offset.
+  explicit SourceLineResolver(std::string tool = "addr2line", int timeout_ms = 60000);
 
   // Fills NativeFrameRecord::source of every frame it can and records.source_lines_missing for
   // every module the sites name. Never throws for a module it cannot read; keeps what it learned
@@ -39,6 +40,7 @@ class SourceLineResolver {
   void look_up(const std::string& path, Module& m, const std::vector<std::uint64_t>& addresses);
 
   std::string tool_;
+  int timeout_ms_;
   std::map<Key, Module> modules_;
 };
 
