@@ -41,16 +41,24 @@ inline std::string closest_name(const std::string& word, const std::vector<std::
 
 // `s` cut to at most `max` columns by dropping its middle ("triton_per_fused_rms…_3"): names that
 // differ only at their end (per-layer suffixes, tile shapes) stay apart. Cuts between code points.
+// Byte offsets of the code points of `s`, and one past the end (s.size()).
+inline std::vector<std::size_t> code_point_starts(const std::string& s) {
+  std::vector<std::size_t> st;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) st.push_back(i);
+  st.push_back(s.size());
+  return st;
+}
+
 inline std::string clip_middle(const std::string& s, std::size_t max, const std::string& mark = "…") {
   if (display_width(s) <= max) return s;
-  std::vector<std::size_t> starts;  // byte offset of each code point
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  const std::vector<std::size_t> starts = code_point_starts(s);
+  const std::size_t points = starts.size() - 1;
   const std::size_t mark_width = display_width(mark);
   const std::size_t keep = max > mark_width ? max - mark_width : 0;
   const std::size_t tail = keep * 2 / 5, head = keep - tail;
-  if (head + tail >= starts.size()) return s;
-  return s.substr(0, starts[head]) + mark + (tail == 0 ? std::string() : s.substr(starts[starts.size() - tail]));
+  if (head + tail >= points) return s;
+  return s.substr(0, starts[head]) + mark + (tail == 0 ? std::string() : s.substr(starts[points - tail]));
 }
 
 // Names for one table column, each at most `max` columns (max >= 8), and as far apart as the
@@ -62,14 +70,6 @@ inline std::vector<std::string> clip_names_apart(const std::vector<std::string>&
   const std::string mark = "…";
   std::vector<std::string> out;
   for (const std::string& n : names) out.push_back(clip_middle(n, max, mark));
-  // Byte offsets of the code points of `s`, and one past the end.
-  auto starts_of = [](const std::string& s) {
-    std::vector<std::size_t> st;
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) st.push_back(i);
-    st.push_back(s.size());
-    return st;
-  };
   // Indices of the names whose cut form another, different name shares.
   auto collisions = [&]() {
     std::vector<std::vector<std::size_t>> groups;
@@ -97,7 +97,7 @@ inline std::vector<std::string> clip_names_apart(const std::vector<std::string>&
     if (first == std::string::npos) continue;
     for (std::size_t j : g) {
       const std::string& n = names[j];
-      const std::vector<std::size_t> st = starts_of(n);
+      const std::vector<std::size_t> st = code_point_starts(n);
       const std::size_t points = st.size() - 1;
       std::size_t at = 0;  // the code point holding byte `first`
       while (at + 1 < st.size() && st[at + 1] <= first) ++at;
