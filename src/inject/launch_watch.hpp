@@ -32,7 +32,8 @@
 // Lines written (format at the top of src/profile/profile_records.cpp):
 //   clock {exec, n, first, last, settled}   per exec: launches, first and last launch call's start,
 //                                           the return of the first synchronising call after the last (CUPTI clock)
-//   ks {on, ts}                             CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock)
+//   ks {on, ts, took}                       CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
+//                                           took: the switching call's ns
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -100,11 +101,13 @@ struct KernelActivitySwitch {
 };
 inline KernelActivitySwitch g_kernels;
 
-inline void write_switch_line(bool on) {
+// The switch's line; `took_ns`: how long the cuptiActivityEnable/Disable call took (diagnosis).
+inline void write_switch_line(bool on, std::uint64_t took_ns) {
   std::uint64_t ts = 0;
   if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) ts = watch_now_ns();
-  char line[64];
-  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu}\n", on ? 1 : 0, static_cast<unsigned long long>(ts));
+  char line[96];
+  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu,\"took\":%llu}\n", on ? 1 : 0,
+                static_cast<unsigned long long>(ts), static_cast<unsigned long long>(took_ns));
   (void)write_lines(line, false);
 }
 
@@ -128,7 +131,7 @@ inline bool kernels_for_sample_locked() {
     if (static_cast<double>(k.on_ns) > elapsed * static_cast<double>(g_rule.kernel_duty_pct) / 100.0) return false;
   }
   if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
-  write_switch_line(true);
+  write_switch_line(true, watch_now_ns() - now);
   k.on = true;
   k.sampled = true;
   k.since_ns = now;
@@ -152,9 +155,9 @@ inline void kernels_off_when_drained_locked(CUstream stream) {
     return;
   }
   if (cuEventQuery(k.drained) != CUDA_SUCCESS) return;  // not yet (or an error: the kind stays on)
-  if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return;
-  write_switch_line(false);
   const std::uint64_t now = watch_now_ns();
+  if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return;
+  write_switch_line(false, watch_now_ns() - now);
   if (k.sampled && now > k.since_ns) k.on_ns += now - k.since_ns;
   k.on = false;
   k.sampled = false;

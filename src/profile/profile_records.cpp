@@ -17,8 +17,8 @@
 //            launch call's start, the return of the first synchronising call after the last launch
 //            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
 //            --overhead's plain runs)
-//   ks       {on, ts}                                    CONCURRENT_KERNEL switched on (1) or off (0) at ts
-//            (node sampling with kernels=P%, src/inject/launch_watch.hpp)
+//   ks       {on, ts, took}                              CONCURRENT_KERNEL switched on (1) or off (0) at ts
+//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
