@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "graphprof/core/node_sampling.hpp"
 #include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
@@ -240,10 +241,12 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
 // node statistics come from the traced launches alone.
 TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
   const fs::path out = fresh_dir("sampling");
-  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000", "--launches 200 --eager 20")), 0) << console(out);
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000,kernels=on", "--launches 200 --eager 20")), 0) << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& proc = profile_of(r)["processes"][0];
-  EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000");
+  NodeSampling rule;
+  ASSERT_TRUE(NodeSampling::parse("1,5,10,0/1000,kernels=on", rule));
+  EXPECT_EQ(proc["node_sampling"], rule.text()) << "the kernel activity on throughout, whatever the default";
   const json& ga = proc["graphs"][0];
   EXPECT_EQ(ga["launches"], 200);
   EXPECT_EQ(ga["gpu_span"]["count"], 200) << "a GRAPH_TRACE span for every launch";
