@@ -32,8 +32,10 @@
 // Lines written (format at the top of src/profile/profile_records.cpp):
 //   clock {exec, n, first, last, settled}   per exec: launches, first and last launch call's start,
 //                                           the return of the first synchronising call after the last (CUPTI clock)
-//   ks {on, ts, took}                       CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
-//                                           took: the switching call's ns
+//   ks {on, ts, took, done, st}             CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
+//                                           took: the switching call's ns; off: every call on stream st with a
+//                                           correlation id below done had finished
+//   ks_fail {call, r}                       a driver call of the switch failed (once per call; the kind stays on)
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -98,38 +100,92 @@ struct KernelActivitySwitch {
   std::uint64_t on_ns = 0;     // time on, finished sample periods
   CUevent drained = nullptr;   // recorded after the last traced launch
   bool pending = false;        // `drained` was recorded and has not been seen complete
+  bool draining = false;       // a launch without a reason came since the last traced one
+  std::uint32_t done_before = 0, done_stream = 0;  // `drained` follows the calls before this correlation id on that stream
+  unsigned failed = 0;         // calls whose failure was written (bit per call)
 };
 inline KernelActivitySwitch g_kernels;
 
 // The switch's line; `took_ns`: how long the cuptiActivityEnable/Disable call took (diagnosis).
+// A switch off also says which calls the drain event followed (done: the correlation id before
+// which every call on stream st had finished).
 inline void write_switch_line(bool on, std::uint64_t took_ns) {
   std::uint64_t ts = 0;
   if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) ts = watch_now_ns();
-  char line[96];
-  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu,\"took\":%llu}\n", on ? 1 : 0,
-                static_cast<unsigned long long>(ts), static_cast<unsigned long long>(took_ns));
+  char line[160];
+  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu,\"took\":%llu,\"done\":%u,\"st\":%u}\n", on ? 1 : 0,
+                static_cast<unsigned long long>(ts), static_cast<unsigned long long>(took_ns), on ? 0u : g_kernels.done_before,
+                on ? 0u : g_kernels.done_stream);
   (void)write_lines(line, false);
 }
 
-// Whether a launch that wants node records may have them now: the kind is on, or turning it on
-// keeps the time on within the budget. Switches it on in that case.
+// A driver call of the switch that failed: said once per call (a `ks_fail` line), the kind then stays on.
+inline void switch_call_failed(unsigned bit, const char* call, CUresult r) {
+  if (g_kernels.failed & bit) return;
+  g_kernels.failed |= bit;
+  char line[128];
+  std::snprintf(line, sizeof line, "{\"t\":\"ks_fail\",\"call\":\"%s\",\"r\":%d}\n", call, static_cast<int>(r));
+  (void)write_lines(line, false);
+}
+
+// Records the drain event on `stream` after the calls before correlation id `before`; false if it could not.
+inline bool record_drain_locked(CUstream stream, std::uint32_t before) {
+  KernelActivitySwitch& k = g_kernels;
+  CUresult r = CUDA_SUCCESS;
+  if (k.drained == nullptr && (r = cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+    k.drained = nullptr;
+    switch_call_failed(1, "cuEventCreate", r);
+    return false;
+  }
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if ((r = cuStreamIsCapturing(stream, &capturing)) != CUDA_SUCCESS) {
+    switch_call_failed(2, "cuStreamIsCapturing", r);
+    return false;
+  }
+  if (capturing != CU_STREAM_CAPTURE_STATUS_NONE) return false;
+  if ((r = cuEventRecord(k.drained, stream)) != CUDA_SUCCESS) {
+    switch_call_failed(4, "cuEventRecord", r);
+    return false;
+  }
+  CUcontext ctx = nullptr;
+  std::uint32_t id = 0;
+  if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr || cuptiGetStreamIdEx(ctx, stream, 0, &id) != CUPTI_SUCCESS) id = 0;
+  k.done_before = before;
+  k.done_stream = id;
+  return true;
+}
+
+// Whether the time with the kind on stays within the budget (with the current on period, if `on`).
+inline bool within_budget(std::uint64_t now, bool on) {
+  const KernelActivitySwitch& k = g_kernels;
+  if (k.first_ns == 0 || now <= k.first_ns) return true;
+  const double elapsed = static_cast<double>(now - k.first_ns);
+  const double spent = static_cast<double>(k.on_ns) + (on && now > k.since_ns ? static_cast<double>(now - k.since_ns) : 0.0);
+  return spent <= elapsed * static_cast<double>(g_rule.kernel_duty_pct) / 100.0;
+}
+
+// Whether a launch that wants node records may have them now: the kind is on and the sample goes
+// on (no launch without a reason since the last traced one), or a new sample keeps the time on
+// within the budget. Switches it on in that case.
 inline bool kernels_for_sample_locked() {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels()) return true;
   const std::uint64_t now = watch_now_ns();
-  k.pending = false;
   if (k.on) {
     if (!k.sampled) {  // the first sample of the start-up period: the budget counts from here
       k.sampled = true;
       k.since_ns = now;
       if (k.first_ns == 0) k.first_ns = now;
+    } else if (k.draining && !within_budget(now, true)) {
+      return false;  // a new sample while the last one drains: only within the budget
     }
+    k.pending = false;
+    k.draining = false;
     return true;
   }
-  if (k.first_ns != 0 && now > k.first_ns) {
-    const double elapsed = static_cast<double>(now - k.first_ns);
-    if (static_cast<double>(k.on_ns) > elapsed * static_cast<double>(g_rule.kernel_duty_pct) / 100.0) return false;
-  }
+  if (!within_budget(now, false)) return false;
+  k.pending = false;
+  k.draining = false;
   if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
   write_switch_line(true, watch_now_ns() - now);
   k.on = true;
@@ -142,19 +198,18 @@ inline bool kernels_for_sample_locked() {
 // At the entry of a launch without a reason: the kind goes off once the last traced launch's work
 // is done (at the first such entry after the start-up period, the work before this launch on its
 // stream: the event is recorded here).
-inline void kernels_off_when_drained_locked(CUstream stream) {
+inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t correlation) {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels() || !k.on) return;
+  k.draining = true;
   if (!k.pending) {
-    CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (k.drained == nullptr && cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) k.drained = nullptr;
-    if (k.drained == nullptr || cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS ||
-        capturing != CU_STREAM_CAPTURE_STATUS_NONE || cuEventRecord(k.drained, stream) != CUDA_SUCCESS)
-      return;
-    k.pending = true;
+    k.pending = record_drain_locked(stream, correlation);
     return;
   }
-  if (cuEventQuery(k.drained) != CUDA_SUCCESS) return;  // not yet (or an error: the kind stays on)
+  if (const CUresult r = cuEventQuery(k.drained); r != CUDA_SUCCESS) {  // not yet (or an error: the kind stays on)
+    if (r != CUDA_ERROR_NOT_READY) switch_call_failed(8, "cuEventQuery", r);
+    return;
+  }
   const std::uint64_t now = watch_now_ns();
   if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return;
   write_switch_line(false, watch_now_ns() - now);
@@ -162,16 +217,14 @@ inline void kernels_off_when_drained_locked(CUstream stream) {
   k.on = false;
   k.sampled = false;
   k.pending = false;
+  k.draining = false;
 }
 
 // At the return of a launch made with a reason held (kernels=P%): the event follows its work.
-inline void mark_traced_launch_locked(CUstream stream) {
+inline void mark_traced_launch_locked(CUstream stream, std::uint32_t correlation) {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels() || !k.on) return;
-  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (k.drained == nullptr && cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) k.drained = nullptr;
-  k.pending = k.drained != nullptr && cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS &&
-              capturing == CU_STREAM_CAPTURE_STATUS_NONE && cuEventRecord(k.drained, stream) == CUDA_SUCCESS;
+  k.pending = record_drain_locked(stream, correlation + 1);
 }
 
 inline void node_records_locked(bool add_reason) {
@@ -201,18 +254,18 @@ inline void apply_window() {
 }
 
 // At a launch call's entry, after its reasons were taken: with none held, the kind may go off.
-inline void entry_without_reason(CUstream stream) {
+inline void entry_without_reason(CUstream stream, std::uint32_t correlation) {
   if (!g_rule.switches_kernels()) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped || g_node_reasons != 0) return;
-  kernels_off_when_drained_locked(stream);
+  kernels_off_when_drained_locked(stream, correlation);
 }
 
-inline void exit_of_node_launch(CUstream stream) {
+inline void exit_of_node_launch(CUstream stream, std::uint32_t correlation) {
   if (!g_rule.switches_kernels()) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped) return;
-  mark_traced_launch_locked(stream);
+  mark_traced_launch_locked(stream, correlation);
 }
 
 inline bool is_runtime_graph_launch(CUpti_CallbackId cbid) {
@@ -292,7 +345,7 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
     }
     if (t_node_launch) {
       t_node_launch = false;
-      exit_of_node_launch(stream);
+      exit_of_node_launch(stream, cd->correlationId);
     }
     return true;
   }
@@ -325,7 +378,7 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
   if (g_sampling && g_rule.traced(ordinal)) t_traced_launch = node_records(true);
   if (g_sampling && g_rule.switches_kernels()) {
     t_node_launch = t_traced_launch || g_window_held.load();
-    if (!t_node_launch) entry_without_reason(stream);
+    if (!t_node_launch) entry_without_reason(stream, cd->correlationId);
   }
   return true;
 }

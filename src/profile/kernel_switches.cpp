@@ -13,6 +13,7 @@ std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<Kernel
   // The periods with the kind off: [off, next on), the last one open-ended.
   struct Off {
     std::uint64_t from, to;
+    std::uint32_t done_before, stream;
   };
   std::vector<KernelSwitch> sorted = switches;
   std::stable_sort(sorted.begin(), sorted.end(), [](const KernelSwitch& a, const KernelSwitch& b) { return a.ts_ns < b.ts_ns; });
@@ -21,18 +22,23 @@ std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<Kernel
   for (const KernelSwitch& s : sorted) {
     if (s.on == on) continue;  // a repeated word changes nothing
     on = s.on;
-    if (!on) off.push_back(Off{s.ts_ns, UINT64_MAX});
+    if (!on) off.push_back(Off{s.ts_ns, UINT64_MAX, s.done_before, s.stream_id});
     else off.back().to = s.ts_ns;
   }
   if (off.empty()) return out;
   for (const KernelRecord& k : kernels) {
     if (k.correlation_id == 0) continue;
-    // The last period that began before the record ended: the record ran into it (or across the
-    // switch on that ended it) when it started before that period's end.
+    // The periods the record overlaps: those that began before it ended and ended after it began.
     auto it = std::lower_bound(off.begin(), off.end(), k.end_ns, [](const Off& o, std::uint64_t e) { return o.from < e; });
-    if (it == off.begin()) continue;
-    --it;
-    if (k.start_ns < it->to) out.insert(k.correlation_id);
+    while (it != off.begin()) {
+      --it;
+      if (it->to <= k.start_ns) break;
+      const bool finished = it->done_before != 0 && it->stream != 0 && k.stream_id == it->stream && k.correlation_id < it->done_before;
+      if (!finished) {
+        out.insert(k.correlation_id);
+        break;
+      }
+    }
   }
   return out;
 }

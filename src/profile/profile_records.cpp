@@ -17,8 +17,10 @@
 //            launch call's start, the return of the first synchronising call after the last launch
 //            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
 //            --overhead's plain runs)
-//   ks       {on, ts, took}                              CONCURRENT_KERNEL switched on (1) or off (0) at ts
-//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns
+//   ks       {on, ts, took, done, st}                    CONCURRENT_KERNEL switched on (1) or off (0) at ts
+//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns;
+//            off: every call on stream st with a correlation id below done had finished
+//   ks_fail  {call, r}                                   a driver call of that switch failed (the kind stayed on)
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
@@ -164,7 +166,8 @@ void read_line(const json& j, ProcessRecords& p) {
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
   } else if (t == "ks") {
-    p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0});
+    p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0,
+                                             field<std::uint32_t>(j, "done", 0u), field<std::uint32_t>(j, "st", 0u)});
   } else if (t == "lx") {
     const auto exec = field<std::uint32_t>(j, "exec");
     const json& co = j.at("co");

@@ -173,6 +173,19 @@ TEST(KernelSwitches, TheLaunchesInFlightAtASwitchAreNamed) {
   EXPECT_TRUE(launches_across_kernel_switches(k, {{50, true}}).empty()) << "on while on: nothing changed";
 }
 
+// The switch off says which launches had finished (the drain event: calls before correlation id 3
+// on stream 13): their records stay, whatever the clocks say; the same record on another stream
+// does not.
+TEST(KernelSwitches, ALaunchTheDrainEventSawFinishedKeepsItsRecords) {
+  std::vector<KernelRecord> k = {kernel_at(2, 250, 310), kernel_at(3, 280, 320), kernel_at(1, 200, 305)};
+  for (auto& r : k) r.stream_id = 13;
+  k[2].stream_id = 14;
+  const std::vector<KernelSwitch> sw = {{300, false, 3, 13}, {500, true}};
+  EXPECT_EQ(launches_across_kernel_switches(k, sw), (std::set<std::uint32_t>{1, 3}));
+  const std::vector<KernelSwitch> unsaid = {{300, false}, {500, true}};
+  EXPECT_EQ(launches_across_kernel_switches(k, unsaid), (std::set<std::uint32_t>{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace gp
 

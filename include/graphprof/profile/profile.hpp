@@ -58,13 +58,18 @@ struct ExecCall {
 struct KernelSwitch {
   std::uint64_t ts_ns = 0;
   bool on = false;
+  // A switch off: every call on this stream (CUPTI id) with a correlation id below done_before had
+  // finished (the injection's drain event); 0: not said.
+  std::uint32_t done_before = 0, stream_id = 0;
 };
 
 // The correlation ids of kernel records made while CONCURRENT_KERNEL was being switched: a record
 // whose kernel ran (start to end) across a switch off, or that ended after one and started before
 // the kind was on again (a launch in flight when the kind went off: CUPTI gives such kernels wrong
-// times), or that started before a switch on (launched while it was off). Every record of such a
-// launch is set aside (profile_analysis.cpp); empty without switches. Host-only, CPU-tested.
+// times), unless the switch off says the record's launch had finished (its stream, a correlation
+// id below done_before: the record's times and the switch's differ by clock conversion only).
+// Every record of such a launch is set aside (profile_analysis.cpp); empty without switches.
+// Host-only, CPU-tested.
 std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<KernelRecord>& kernels,
                                                         const std::vector<KernelSwitch>& switches);
 
