@@ -47,6 +47,7 @@
 #include "inject_output.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
+#include "nvtx_steps.hpp"
 #include "process_identity.hpp"
 #include "recorded_apis.hpp"
 #include "inject_state.hpp"
@@ -336,6 +337,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   line += "}\n";
   write_lines(line, true);
   gp::inject::write_rank_line();
+  gp::inject::init_step_ranges();
   init_call_sites();
   write_lines(process_start_line(), true);
   if (g_on.any_off() || !g_on.unknown.empty())
