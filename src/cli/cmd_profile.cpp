@@ -199,7 +199,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
     throw usage_error("--node-sample " + o.node_sample +
-                      ": expected 'all' or W,K,M[,A/B] (warm-up launches, first traced, then 1 in M; window A ms of every B ms)");
+                      ": expected 'all' or W,K,M[,A/B][,kernels=on|kernels=P%] (warm-up launches, first traced, then 1 in M; "
+                      "window A ms of every B ms; kernel activity on throughout, or switched, on at most P % of the time)");
   if (o.step_range_given) {
     if (o.step_range.empty()) throw usage_error("--step-range: expected the message of an NVTX range, got an empty name");
     for (const unsigned char c : o.step_range)
@@ -428,7 +429,8 @@ void setup_profile(CLI::App& app, int& exit_code) {
   sub->add_option("--node-sample", o->node_sample,
                   "at --trace node, which launches of each graph are traced node by node: W,K,M[,A/B] = after W warm-up "
                   "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "
-                  "'all' traces every launch and kernel")
+                  "',kernels=P%' switches CUPTI's kernel activity off between samples (on at most P % of the time; "
+                  "',kernels=on' keeps it on); 'all' traces every launch and kernel")
       ->capture_default_str();
   sub->add_flag("--verbose,-v", o->verbose,
                 "also print when work starts after each launch call, the eager launch calls, up to 40 graphs, the "

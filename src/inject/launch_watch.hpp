@@ -20,9 +20,20 @@
 // application could tell (a GPU-bound loop's last launch call returns long before its work ends),
 // the end of `--overhead`'s window.
 //
+// With `kernels=P%` (node_sampling.hpp) CONCURRENT_KERNEL is switched too, always from a launch
+// call's entry: on (if off) when that launch holds a node reason and the duty budget allows a new
+// sample (the time with the kind on since the first sample within P % of the time since then; a
+// launch that the budget refuses is not traced), off at the entry of a launch without a reason
+// once the GPU finished the work of the last traced launch: an event the library records on the
+// traced launch's stream at its return, queried at later entries (never while the stream is
+// capturing). Launches still in flight when the kind went off would come back with wrong times;
+// the `ks` lines say when it was switched, and the analysis sets aside the records in flight then.
+//
 // Lines written (format at the top of src/profile/profile_records.cpp):
 //   clock {exec, n, first, last, settled}   per exec: launches, first and last launch call's start,
 //                                           the return of the first synchronising call after the last (CUPTI clock)
+//   ks {on, ts, took}                       CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
+//                                           took: the switching call's ns
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -70,32 +81,138 @@ inline thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch
 
 inline std::atomic<bool> g_window_open{false};  // a sampling window is open (the window thread's word)
 inline std::atomic<bool> g_window_held{false};  // ... and holds a reason (switched under g_toggle_mu)
+inline thread_local bool t_node_launch = false;  // this thread's launch call was made with a reason held
+
+inline std::uint64_t watch_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// kernels=P%: the CONCURRENT_KERNEL switch (under g_toggle_mu).
+struct KernelActivitySwitch {
+  bool on = true;             // the kind is on (enabled with the others at start)
+  bool sampled = false;       // a sample began while it was on (the start-up period is not one)
+  std::uint64_t since_ns = 0;  // the current on period's first sample (0: none yet)
+  std::uint64_t first_ns = 0;  // the first sample's start: the duty budget's time base
+  std::uint64_t on_ns = 0;     // time on, finished sample periods
+  CUevent drained = nullptr;   // recorded after the last traced launch
+  bool pending = false;        // `drained` was recorded and has not been seen complete
+};
+inline KernelActivitySwitch g_kernels;
+
+// The switch's line; `took_ns`: how long the cuptiActivityEnable/Disable call took (diagnosis).
+inline void write_switch_line(bool on, std::uint64_t took_ns) {
+  std::uint64_t ts = 0;
+  if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) ts = watch_now_ns();
+  char line[96];
+  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu,\"took\":%llu}\n", on ? 1 : 0,
+                static_cast<unsigned long long>(ts), static_cast<unsigned long long>(took_ns));
+  (void)write_lines(line, false);
+}
+
+// Whether a launch that wants node records may have them now: the kind is on, or turning it on
+// keeps the time on within the budget. Switches it on in that case.
+inline bool kernels_for_sample_locked() {
+  KernelActivitySwitch& k = g_kernels;
+  if (!g_rule.switches_kernels()) return true;
+  const std::uint64_t now = watch_now_ns();
+  k.pending = false;
+  if (k.on) {
+    if (!k.sampled) {  // the first sample of the start-up period: the budget counts from here
+      k.sampled = true;
+      k.since_ns = now;
+      if (k.first_ns == 0) k.first_ns = now;
+    }
+    return true;
+  }
+  if (k.first_ns != 0 && now > k.first_ns) {
+    const double elapsed = static_cast<double>(now - k.first_ns);
+    if (static_cast<double>(k.on_ns) > elapsed * static_cast<double>(g_rule.kernel_duty_pct) / 100.0) return false;
+  }
+  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
+  write_switch_line(true, watch_now_ns() - now);
+  k.on = true;
+  k.sampled = true;
+  k.since_ns = now;
+  if (k.first_ns == 0) k.first_ns = now;
+  return true;
+}
+
+// At the entry of a launch without a reason: the kind goes off once the last traced launch's work
+// is done (at the first such entry after the start-up period, the work before this launch on its
+// stream: the event is recorded here).
+inline void kernels_off_when_drained_locked(CUstream stream) {
+  KernelActivitySwitch& k = g_kernels;
+  if (!g_rule.switches_kernels() || !k.on) return;
+  if (!k.pending) {
+    CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (k.drained == nullptr && cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) k.drained = nullptr;
+    if (k.drained == nullptr || cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS ||
+        capturing != CU_STREAM_CAPTURE_STATUS_NONE || cuEventRecord(k.drained, stream) != CUDA_SUCCESS)
+      return;
+    k.pending = true;
+    return;
+  }
+  if (cuEventQuery(k.drained) != CUDA_SUCCESS) return;  // not yet (or an error: the kind stays on)
+  const std::uint64_t now = watch_now_ns();
+  if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return;
+  write_switch_line(false, watch_now_ns() - now);
+  if (k.sampled && now > k.since_ns) k.on_ns += now - k.since_ns;
+  k.on = false;
+  k.sampled = false;
+  k.pending = false;
+}
+
+// At the return of a launch made with a reason held (kernels=P%): the event follows its work.
+inline void mark_traced_launch_locked(CUstream stream) {
+  KernelActivitySwitch& k = g_kernels;
+  if (!g_rule.switches_kernels() || !k.on) return;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (k.drained == nullptr && cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) k.drained = nullptr;
+  k.pending = k.drained != nullptr && cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS &&
+              capturing == CU_STREAM_CAPTURE_STATUS_NONE && cuEventRecord(k.drained, stream) == CUDA_SUCCESS;
+}
 
 inline void node_records_locked(bool add_reason) {
   if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
   (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
 }
 
-inline void node_records(bool add_reason) {
+// Adds or releases a launch's reason; false when a reason to add was refused (the kernel budget).
+inline bool node_records(bool add_reason) {
   std::lock_guard<std::mutex> lock(g_toggle_mu);
-  if (g_sampling_stopped) return;
+  if (g_sampling_stopped) return false;
+  if (add_reason && g_node_reasons == 0 && !kernels_for_sample_locked()) return false;
   node_records_locked(add_reason);
+  return true;
 }
 
-// At a launch call's entry: the window's reason follows the window thread's word.
+// At a launch call's entry: the window's reason follows the window thread's word (an opening the
+// kernel budget refuses is tried again at the next entry).
 inline void apply_window() {
   if (g_window_open.load(std::memory_order_relaxed) == g_window_held.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   const bool open = g_window_open.load();
   if (g_sampling_stopped || open == g_window_held.load()) return;
+  if (open && g_node_reasons == 0 && !kernels_for_sample_locked()) return;
   g_window_held = open;
   node_records_locked(open);
 }
 
-inline std::uint64_t watch_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+// At a launch call's entry, after its reasons were taken: with none held, the kind may go off.
+inline void entry_without_reason(CUstream stream) {
+  if (!g_rule.switches_kernels()) return;
+  std::lock_guard<std::mutex> lock(g_toggle_mu);
+  if (g_sampling_stopped || g_node_reasons != 0) return;
+  kernels_off_when_drained_locked(stream);
+}
+
+inline void exit_of_node_launch(CUstream stream) {
+  if (!g_rule.switches_kernels()) return;
+  std::lock_guard<std::mutex> lock(g_toggle_mu);
+  if (g_sampling_stopped) return;
+  mark_traced_launch_locked(stream);
 }
 
 inline bool is_runtime_graph_launch(CUpti_CallbackId cbid) {
@@ -162,17 +279,25 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
   if (driver ? !is_driver_graph_launch(cbid) : !is_runtime_graph_launch(cbid)) return false;
   const bool enter = cd->callbackSite == CUPTI_API_ENTER;
   if (driver && t_in_runtime_launch) return true;  // the runtime's own cuGraphLaunch
+  // Both calls' parameters are (exec, stream); the _ptsz calls' stream 0 is the per-thread stream.
+  const void* exec = cd->functionParams != nullptr ? *static_cast<void* const*>(cd->functionParams) : nullptr;
+  CUstream stream = cd->functionParams != nullptr ? static_cast<CUstream const*>(cd->functionParams)[1] : nullptr;
+  if (stream == nullptr && (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000 || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz))
+    stream = CU_STREAM_PER_THREAD;
   if (!enter) {
     if (!driver) t_in_runtime_launch = false;
     if (t_traced_launch) {
       t_traced_launch = false;
       node_records(false);
     }
+    if (t_node_launch) {
+      t_node_launch = false;
+      exit_of_node_launch(stream);
+    }
     return true;
   }
   if (!driver) t_in_runtime_launch = true;
   if (g_sampling) apply_window();
-  const void* exec = cd->functionParams != nullptr ? *static_cast<void* const*>(cd->functionParams) : nullptr;
   if (exec == nullptr) return true;
   const std::uint64_t now = watch_now_ns();
   std::uint64_t ordinal = 0;
@@ -197,9 +322,10 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
     }
   }
   if (!batch.empty()) (void)write_lines(batch, false);
-  if (g_sampling && g_rule.traced(ordinal)) {
-    t_traced_launch = true;
-    node_records(true);
+  if (g_sampling && g_rule.traced(ordinal)) t_traced_launch = node_records(true);
+  if (g_sampling && g_rule.switches_kernels()) {
+    t_node_launch = t_traced_launch || g_window_held.load();
+    if (!t_node_launch) entry_without_reason(stream);
   }
   return true;
 }

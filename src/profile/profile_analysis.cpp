@@ -309,16 +309,22 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.lost_buffers = p.lost_buffers;
   const RecordLimits limits = node_record_limits(p.trace);
   std::map<std::uint32_t, std::size_t> set_aside;  // exec -> implausible records (said with its node sampling)
+  // Every record of a launch in flight while CONCURRENT_KERNEL was switched (kernels=P%).
+  const std::set<std::uint32_t> across = launches_across_kernel_switches(p.trace.kernels, p.kernel_switches);
+  std::map<std::uint32_t, std::size_t> switched_aside;  // exec (0: eager) -> those records
   for (const auto& k : p.trace.kernels)
-    if (implausible(k, limits)) ++set_aside[k.graph_id];
+    if (across.count(k.correlation_id)) ++switched_aside[k.graph_id];
+    else if (implausible(k, limits)) ++set_aside[k.graph_id];
+  for (const auto& sw : p.kernel_switches) out.kernel_switches_off += sw.on ? 0 : 1;
+  out.eager_switched_aside = switched_aside.count(0) ? switched_aside[0] : 0;
   TraceData kept;  // the records without the implausible ones, when there were any
-  if (!set_aside.empty()) {
+  if (!set_aside.empty() || !switched_aside.empty()) {
     kept = p.trace;
     kept.kernels.erase(std::remove_if(kept.kernels.begin(), kept.kernels.end(),
-                                      [&](const KernelRecord& k) { return implausible(k, limits); }),
+                                      [&](const KernelRecord& k) { return across.count(k.correlation_id) || implausible(k, limits); }),
                        kept.kernels.end());
   }
-  const TraceData& d = set_aside.empty() ? p.trace : kept;
+  const TraceData& d = set_aside.empty() && switched_aside.empty() ? p.trace : kept;
 
   // GPU extent and exec of every launch, by correlation id.
   std::unordered_map<std::uint32_t, Extent> extent;
@@ -340,6 +346,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     last_record_ns = std::max(last_record_ns, g.end_ns);
   }
   for (const auto& l : p.launches) exec_of[l.correlation_id] = l.exec_id;
+  for (const auto& k : p.trace.kernels)  // a launch set aside whole still counts for its exec
+    if (k.graph_id != 0 && k.correlation_id != 0 && across.count(k.correlation_id)) exec_of.emplace(k.correlation_id, k.graph_id);
   for (const auto& a : d.api) last_record_ns = std::max(last_record_ns, a.end_ns);
   out.records_end_ns = duration(p.begin_ns, last_record_ns);
   out.cuda_wall_ns = duration(p.begin_ns, std::max(p.end_ns, last_record_ns));
@@ -472,6 +480,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     for (const auto& m : t.memcpys) traced.insert(m.correlation_id);
     for (const auto& m : t.memsets) traced.insert(m.correlation_id);
     if (auto n = set_aside.find(e.exec_id); n != set_aside.end()) g.sampling.set_aside = n->second;
+    if (auto n = switched_aside.find(e.exec_id); n != switched_aside.end()) g.sampling.switched_aside = n->second;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const ApiRecord* a = calls[i];
       g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));

@@ -17,6 +17,8 @@
 //            launch call's start, the return of the first synchronising call after the last launch
 //            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
 //            --overhead's plain runs)
+//   ks       {on, ts, took}                              CONCURRENT_KERNEL switched on (1) or off (0) at ts
+//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
@@ -165,6 +167,8 @@ void read_line(const json& j, ProcessRecords& p) {
     p.captures.push_back(c);
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
+  } else if (t == "ks") {
+    p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0});
   } else if (t == "lx") {
     const auto exec = field<std::uint32_t>(j, "exec");
     const json& co = j.at("co");

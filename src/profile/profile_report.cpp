@@ -105,7 +105,8 @@ json sampling_json(const GraphProfile& g) {
               {"span_untraced", stats(duration_stats(s.span_untraced_ns))},
               {"perturbation", traced > 0 && untraced > 0 ? json(traced / untraced - 1.0) : json(nullptr)},
               {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)},
-              {"set_aside", s.set_aside}};
+              {"set_aside", s.set_aside},
+              {"set_aside_switched", s.switched_aside}};
 }
 
 json process_json_of(const ProcessProfile& p, std::size_t index) {
@@ -125,6 +126,9 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
   j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);
+  j["kernel_activity"] = p.kernel_switches_off == 0 ? json(nullptr)
+                                                    : json{{"switched_off", p.kernel_switches_off},
+                                                           {"eager_records_set_aside", p.eager_switched_aside}};
   j["cuda_wall_ns"] = p.cuda_wall_ns;
   const double graph_launches = static_cast<double>(p.graph_launches);
   const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;

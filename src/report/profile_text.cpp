@@ -157,6 +157,10 @@ void sampling_text(std::ostringstream& out, const json& p) {
           << "; --node-sample all traces every launch): node times come from the launches\n"
              "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
              "  ran on the GPU than an untraced one (medians: first node record to last, and GRAPH_TRACE spans)\n";
+      if (const json ka = p.value("kernel_activity", json()); ka.is_object())
+        out << "  kernel activity (CONCURRENT_KERNEL) was on for the samples only: switched off "
+            << plural(ka.value("switched_off", 0.0), "time", "times") << ", each once the GPU had run the last traced launch; records in flight at a switch set aside ("
+            << ka.value("eager_records_set_aside", 0) << " eager)\n";
       header = true;
     }
     out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
@@ -166,6 +170,8 @@ void sampling_text(std::ostringstream& out, const json& p) {
     if (const double n = s.value("set_aside", 0.0); n > 0)
       out << "; " << plural(std::round(n), "node record", "node records")
           << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";
+    if (const double n = s.value("set_aside_switched", 0.0); n > 0)
+      out << "; " << plural(std::round(n), "node record", "node records") << " of launches in flight at a kernel switch set aside";
     out << "\n";
   }
 }

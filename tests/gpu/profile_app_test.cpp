@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "graphprof/core/node_sampling.hpp"
 #include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
@@ -240,10 +241,12 @@ TEST(ProfileApp, AnApplicationThatTakesCuptisActivityApiEndsNormallyAndIsSaidSo)
 // node statistics come from the traced launches alone.
 TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
   const fs::path out = fresh_dir("sampling");
-  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000", "--launches 200 --eager 20")), 0) << console(out);
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000,kernels=on", "--launches 200 --eager 20")), 0) << console(out);
   const Report r = read_report((out / "report.json").string());
   const json& proc = profile_of(r)["processes"][0];
-  EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000");
+  NodeSampling rule;
+  ASSERT_TRUE(NodeSampling::parse("1,5,10,0/1000,kernels=on", rule));
+  EXPECT_EQ(proc["node_sampling"], rule.text()) << "the kernel activity on throughout, whatever the default";
   const json& ga = proc["graphs"][0];
   EXPECT_EQ(ga["launches"], 200);
   EXPECT_EQ(ga["gpu_span"]["count"], 200) << "a GRAPH_TRACE span for every launch";
@@ -261,6 +264,29 @@ TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
   ASSERT_EQ(trace["nodes"].size(), 5u);
   for (const auto& n : trace["nodes"]) EXPECT_EQ(n["count"].get<std::size_t>(), traced) << n.dump();
   EXPECT_NE(console(out).find("node sampling"), std::string::npos) << console(out);
+}
+
+// The same rule with the kernel activity switched (kernels=100%: no budget, so the rule alone picks
+// the launches): CONCURRENT_KERNEL goes off between the samples, every launch is still counted, and
+// a traced launch keeps all its kernel records (the kind goes off only once its work is done).
+TEST(ProfileApp, NodeSamplingWithTheKernelActivitySwitchedKeepsTheCountsAndTheTracedLaunches) {
+  const fs::path out = fresh_dir("sampling-kernels");
+  ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000,kernels=100%", "--launches 200 --eager 20")), 0) << console(out);
+  const Report r = read_report((out / "report.json").string());
+  const json& proc = profile_of(r)["processes"][0];
+  EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000,kernels=100%");
+  ASSERT_TRUE(proc["kernel_activity"].is_object()) << "the kind was switched off at least once; " << console(out);
+  EXPECT_GE(proc["kernel_activity"]["switched_off"].get<std::size_t>(), 1u);
+  const json& ga = proc["graphs"][0];
+  EXPECT_EQ(ga["launches"], 200);
+  ASSERT_TRUE(ga["node_sampling"].is_object()) << ga.dump();
+  const std::size_t traced = ga["node_sampling"]["traced_launches"].get<std::size_t>();
+  EXPECT_GE(traced, 20u) << "launches 2-6 and 16, 26, ..., 196, a few perhaps set aside; " << ga["node_sampling"].dump();
+  EXPECT_LE(traced, 30u);
+  EXPECT_EQ(ga["kernels"].get<std::size_t>(), 4 * traced) << "every traced launch whole";
+  EXPECT_EQ(proc["coverage"]["graph_launches"], 203);
+  EXPECT_EQ(proc["coverage"]["eager_launches"], 20) << "counted by their calls, recorded or not";
+  EXPECT_NE(console(out).find("kernel activity (CONCURRENT_KERNEL) was on for the samples only"), std::string::npos) << console(out);
 }
 
 // An application whose own CUPTI client (a profiler inside it) subscribes after CUDA started: CUPTI

@@ -124,6 +124,55 @@ TEST(NodeSampling, AllTracesEveryLaunchAndTheTextRoundTrips) {
   EXPECT_EQ(untouched.text(), "1,20,20,10/200");
 }
 
+// kernels=P%: the kernel activity switched between samples, on at most P % of the time;
+// kernels=on keeps it on (the text names the one that is not the default).
+TEST(NodeSampling, TheKernelActivityIsKeptOnOrSwitchedWithABudget) {
+  NodeSampling s;
+  ASSERT_TRUE(NodeSampling::parse("1,20,20,10/200,kernels=10%", s));
+  EXPECT_EQ(s.kernel_duty_pct, 10u);
+  EXPECT_TRUE(s.switches_kernels());
+  EXPECT_EQ(s.window_ms, 10u);
+  NodeSampling back;
+  ASSERT_TRUE(NodeSampling::parse(s.text(), back)) << s.text();
+  EXPECT_EQ(back.kernel_duty_pct, 10u);
+  ASSERT_TRUE(NodeSampling::parse("2,5,50,kernels=100%", s)) << "the windows may be left at their default";
+  EXPECT_EQ(s.kernel_duty_pct, 100u);
+  EXPECT_EQ(s.period_ms, 200u);
+  ASSERT_TRUE(NodeSampling::parse("1,20,20,10/200,kernels=on", s));
+  EXPECT_FALSE(s.switches_kernels());
+  ASSERT_TRUE(NodeSampling::parse(s.text(), back)) << s.text();
+  EXPECT_FALSE(back.switches_kernels());
+  ASSERT_TRUE(NodeSampling::parse("all", s));
+  EXPECT_FALSE(s.switches_kernels()) << "all: every kernel, the kind on throughout";
+  NodeSampling untouched;
+  for (const char* bad : {"1,2,3,kernels=0%", "1,2,3,kernels=101%", "1,2,3,kernels=10", "1,2,3,kernels=%", "1,2,3,kernels=off",
+                          "1,2,3,10/200,kernels=5%x", "1,2,3,kernels=5%,10/200", "1,2,3,10/200,", "1,2,3,kernels=-5%"})
+    EXPECT_FALSE(NodeSampling::parse(bad, untouched)) << bad;
+}
+
+KernelRecord kernel_at(std::uint32_t correlation, std::uint64_t start, std::uint64_t end) {
+  KernelRecord k;
+  k.correlation_id = correlation;
+  k.start_ns = start;
+  k.end_ns = end;
+  return k;
+}
+
+// A launch whose kernels ran while the kind went off, or ran (or ended) while it was off, loses all
+// its records; one that finished before the switch off or started after the switch on keeps them.
+TEST(KernelSwitches, TheLaunchesInFlightAtASwitchAreNamed) {
+  const std::vector<KernelRecord> k = {kernel_at(1, 100, 200),   kernel_at(1, 210, 290),  // done before the off at 300
+                                       kernel_at(2, 250, 280),   kernel_at(2, 290, 350),  // the second across the off
+                                       kernel_at(3, 400, 9000),                            // a wrong end, started while off
+                                       kernel_at(4, 480, 520),                             // across the on at 500
+                                       kernel_at(5, 600, 700),                             // while on again
+                                       kernel_at(6, 1100, 1200), kernel_at(0, 1100, 1300)};  // after the last off; no launch
+  const std::vector<KernelSwitch> sw = {{1000, false}, {300, false}, {500, true}, {800, true}};  // out of order, a repeat
+  EXPECT_EQ(launches_across_kernel_switches(k, sw), (std::set<std::uint32_t>{2, 3, 4, 6}));
+  EXPECT_TRUE(launches_across_kernel_switches(k, {}).empty()) << "no switch: the kind was on throughout";
+  EXPECT_TRUE(launches_across_kernel_switches(k, {{50, true}}).empty()) << "on while on: nothing changed";
+}
+
 }  // namespace
 }  // namespace gp
 
@@ -216,6 +265,37 @@ TEST(ProfileNodeSampling, TheReportAndConsoleSayWhichLaunchesWereTraced) {
   for (const char* want : {"node sampling (1,1,3,0/1000", "graph_3: 2 of 6 launches traced (launch 2, 5)", "; 1 node record set aside",
                            "graph kernels estimated from the node-traced launches", "nodes timed over 2 node-traced launches"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+}
+
+// kernels=P%: the kind went off at 14300 while launch 5 (co 104) was still running: both of its
+// records are set aside (not the implausible rule's), launch 2 stays the only traced one; the
+// eager kernel after the switch off is set aside too unless the kind was on again before it began.
+TEST(ProfileNodeSampling, RecordsInFlightAtAKernelSwitchAreSetAside) {
+  const ProcessProfile p = analyze_lines(sampled_lines() + R"({"t":"ks","on":0,"ts":14300})" + "\n");
+  ASSERT_EQ(p.graphs.size(), 1u);
+  const GraphProfile& g = p.graphs[0];
+  EXPECT_EQ(g.sampling.traced_ordinals, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(g.sampling.switched_aside, 2u);
+  EXPECT_EQ(g.sampling.set_aside, 0u) << "counted once, as in flight at the switch";
+  EXPECT_EQ(p.kernel_switches_off, 1u);
+  EXPECT_EQ(p.eager_switched_aside, 1u);
+  EXPECT_EQ(g.launches, 6u) << "counts from every launch call";
+  EXPECT_DOUBLE_EQ(p.graph_kernel_ns, 1800.0) << "launch 2's 300 ns for all 6 launches";
+  ProfileRun run;
+  run.program = "app";
+  run.exit_description = "exited with status 0";
+  const Report r = profile_report(run, {p});
+  const auto& proc = r.results.front().sections.profile["processes"][0];
+  EXPECT_EQ(proc["kernel_activity"]["switched_off"], 1);
+  EXPECT_EQ(proc["graphs"][0]["node_sampling"]["set_aside_switched"], 2);
+  const std::string text = format_profile_summary(r);
+  for (const char* want : {"switched off 1 time, each once the GPU had run the last traced launch", "2 node records of launches in flight at a kernel switch set aside"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+
+  const ProcessProfile on_again =
+      analyze_lines(sampled_lines() + R"({"t":"ks","on":0,"ts":14300})" + "\n" + R"({"t":"ks","on":1,"ts":16000})" + "\n");
+  EXPECT_EQ(on_again.eager_switched_aside, 0u);
+  EXPECT_DOUBLE_EQ(on_again.eager_kernel_ns, 300.0);
 }
 
 TEST(ProfileOverhead, TheSteadyWindowIsTheMostLaunchedExecsClockLine) {

@@ -9,6 +9,12 @@
 // start): eager kernels and copies get their sample there (coverage), and graph launches in a
 // window are traced too. `all` traces every launch and every kernel. Host-only: the injection
 // library and the analysis share it, and the CPU tests check it.
+//
+// The kernel activity (CONCURRENT_KERNEL, with which CUPTI times every kernel on the GPU, graph
+// kernels of untraced launches included) either stays on for the whole run (`kernels=on`) or is
+// switched (`kernels=P%`): on from the start and for each sample, off once the GPU finished the
+// sample's last traced launch, and a new sample starts only while the time with the kind on stays
+// within P % of the time since the first sample (docs/profile.md "Node sampling").
 #pragma once
 #include <cstdint>
 #include <cstdlib>
@@ -16,10 +22,16 @@
 
 namespace gp {
 
+// The default of `kernels=`: 0 keeps the kernel activity on throughout.
+constexpr unsigned kDefaultKernelDutyPct = 0;
+
 struct NodeSampling {
   bool all = false;
   std::uint64_t warmup = 1, first = 20, every = 20;
   std::uint64_t window_ms = 10, period_ms = 200;
+  unsigned kernel_duty_pct = kDefaultKernelDutyPct;  // 0: kernels=on; 1-100: kernels=P% (switched)
+
+  bool switches_kernels() const { return !all && kernel_duty_pct > 0; }
 
   bool traced(std::uint64_t ordinal) const {
     if (all) return true;
@@ -37,16 +49,21 @@ struct NodeSampling {
     return first + (every > 0 ? (after - first) / every : 0);
   }
 
-  // "all", or "W,K,M,A/B" (warm-up, first, every, window ms / period ms); the text of
+  // "all", or "W,K,M,A/B" (warm-up, first, every, window ms / period ms), followed by
+  // ",kernels=on" or ",kernels=P%" where that differs from the default; the text of
   // GRAPHPROF_PROFILE_SAMPLE, of the records' process line and of --node-sample.
   std::string text() const {
-    return all ? "all"
-               : std::to_string(warmup) + "," + std::to_string(first) + "," + std::to_string(every) + "," +
-                     std::to_string(window_ms) + "/" + std::to_string(period_ms);
+    if (all) return "all";
+    std::string s = std::to_string(warmup) + "," + std::to_string(first) + "," + std::to_string(every) + "," +
+                    std::to_string(window_ms) + "/" + std::to_string(period_ms);
+    if (kernel_duty_pct != kDefaultKernelDutyPct)
+      s += kernel_duty_pct == 0 ? ",kernels=on" : ",kernels=" + std::to_string(kernel_duty_pct) + "%";
+    return s;
   }
 
-  // Parses text() ("W,K,M" alone keeps the default windows); false (and `out` untouched) unless it
-  // is "all" or those numbers with every >= 1 and window <= period, period >= 1.
+  // Parses text() ("W,K,M" alone keeps the default windows, and no kernels= part the default
+  // kernel activity); false (and `out` untouched) unless it is "all" or those numbers with
+  // every >= 1 and window <= period, period >= 1, and P from 1 to 100.
   static bool parse(const std::string& s, NodeSampling& out) {
     if (s == "all") {
       out = NodeSampling{};
@@ -66,7 +83,7 @@ struct NodeSampling {
       }
     }
     NodeSampling r;
-    if (*p == ',') {
+    if (*p == ',' && p[1] >= '0' && p[1] <= '9') {
       std::uint64_t w[2];
       for (int i = 0; i < 2; ++i) {
         ++p;
@@ -78,6 +95,21 @@ struct NodeSampling {
       }
       r.window_ms = w[0];
       r.period_ms = w[1];
+    }
+    if (*p == ',') {
+      const std::string k = p + 1;
+      if (k == "kernels=on") {
+        r.kernel_duty_pct = 0;
+      } else {
+        const std::string prefix = "kernels=";
+        if (k.size() < prefix.size() + 2 || k.compare(0, prefix.size(), prefix) != 0 || k.back() != '%') return false;
+        const std::string digits = k.substr(prefix.size(), k.size() - prefix.size() - 1);
+        if (digits.empty() || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+        const unsigned pct = static_cast<unsigned>(std::stoul(digits));
+        if (pct < 1 || pct > 100) return false;
+        r.kernel_duty_pct = pct;
+      }
+      p += 1 + k.size();
     }
     if (*p != '\0' || v[2] == 0 || r.period_ms == 0 || r.window_ms > r.period_ms) return false;
     r.warmup = v[0];

@@ -10,6 +10,7 @@
 #include <istream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,21 @@ struct ExecCall {
   std::uint32_t exec_id = 0, correlation_id = 0;
 };
 
+// Node sampling with kernels=P%: when the injection switched CONCURRENT_KERNEL (CUPTI clock). The
+// kind is on from the start until the first switch.
+struct KernelSwitch {
+  std::uint64_t ts_ns = 0;
+  bool on = false;
+};
+
+// The correlation ids of kernel records made while CONCURRENT_KERNEL was being switched: a record
+// whose kernel ran (start to end) across a switch off, or that ended after one and started before
+// the kind was on again (a launch in flight when the kind went off: CUPTI gives such kernels wrong
+// times), or that started before a switch on (launched while it was off). Every record of such a
+// launch is set aside (profile_analysis.cpp); empty without switches. Host-only, CPU-tested.
+std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<KernelRecord>& kernels,
+                                                        const std::vector<KernelSwitch>& switches);
+
 struct ProcessRecords {
   std::string source;  // the file
   int pid = 0, ppid = 0;
@@ -76,6 +92,7 @@ struct ProcessRecords {
   std::vector<CaptureCall> captures;
   std::vector<ExecCall> uploads;
   std::vector<ExecCall> launches;
+  std::vector<KernelSwitch> kernel_switches;  // in the order written (ks lines)
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
   SiteRecords sites;                // call sites and ledger samples (profile_sites.hpp)
@@ -126,6 +143,7 @@ struct NodeSamplingFigures {
   std::vector<double> span_untraced_ns;           // ... of each launch without node tracing
   std::optional<double> kernel_time_estimate_ns;  // all launches' kernel time, from the traced ones
   std::size_t set_aside = 0;  // node records longer than twice an untraced launch, left out (profile_analysis.cpp)
+  std::size_t switched_aside = 0;  // node records of launches in flight when CONCURRENT_KERNEL was switched, left out
 };
 
 struct GraphProfile {
@@ -196,6 +214,8 @@ struct ProcessProfile {
   std::string cupti_at_end;  // as in ProcessRecords
   int trace_level = 2;
   std::string node_sampling;  // as in ProcessRecords
+  std::size_t kernel_switches_off = 0;   // kernels=P%: times CONCURRENT_KERNEL was switched off between samples
+  std::size_t eager_switched_aside = 0;  // ... eager kernel records in flight then, left out
   double cuda_wall_ns = 0;  // CUDA initialisation to the final flush
   double records_end_ns = 0;  // CUDA initialisation to the last API call, GPU work or graph instantiation recorded
   std::vector<GraphProfile> graphs;
