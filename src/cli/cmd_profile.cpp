@@ -393,8 +393,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     console << "HTML page written to " << o.html << "\n";
   }
   if (!o.verbose)
-    console << "more: the same command with --verbose (launch latency, slowest nodes, eager kernels, copies, syncs); "
-               "graphprof report " << json_path << (o.html.empty() ? " -o profile.html" : "") << "\n";
+    console << wrap_clauses("more: the same command with --verbose (launch latency, slowest nodes, eager kernels, copies, "
+                          "syncs); graphprof report " + json_path + (o.html.empty() ? " -o profile.html" : ""),
+                          kSentenceWidth);
   if (!o.trace_out.empty()) {
     ChromeTraceBuilder chrome;
     for (const auto& r : records) chrome.add(run.program + " pid " + std::to_string(r.pid), r.trace, nullptr);
