@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -52,6 +53,8 @@ struct ProfileOptions {
   std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none
   bool verbose = false;
+  bool step_range_given = false;
+  std::string step_range;  // --step-range NAME: a step is one NVTX range NAME; empty: one launch of the most-launched graph
   std::vector<std::string> command;
 };
 
@@ -203,6 +206,11 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--node-sample " + o.node_sample +
                       ": expected 'all' or W,K,M[,A/B][,kernels=on|kernels=P%] (warm-up launches, first traced, then 1 in M; "
                       "window A ms of every B ms; kernel activity on throughout, or switched, on at most P % of the time)");
+  if (o.step_range_given) {
+    if (o.step_range.empty()) throw usage_error("--step-range: expected the message of an NVTX range, got an empty name");
+    for (const unsigned char c : o.step_range)
+      if (c < 0x20 || c == 0x7f) throw usage_error("--step-range: the name has a control character (an NVTX message is one line)");
+  }
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
@@ -251,13 +259,27 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                         "; CUDA loads one injection library per process, so graphprof replaced it for the application");
     std::cerr << "graphprof profile: " << run.notes.back() << "\n";
   }
+  if (const char* existing = std::getenv("NVTX_INJECTION64_PATH"); existing && *existing && o.step_range_given) {
+    run.notes.push_back(std::string("NVTX_INJECTION64_PATH was set to ") + existing +
+                        "; NVTX loads one injection library per process, so graphprof replaced it for --step-range");
+    std::cerr << "graphprof profile: " << run.notes.back() << "\n";
+  }
 
   // The application's environment with the injection: records into `dir`, at `level`.
   auto injected_env = [&](const fs::path& dir, const std::string& level) {
     std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                         "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE",
-                                                        "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_OBSERVE"});
+                                                        "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_STEP_RANGE",
+                                                        "GRAPHPROF_PROFILE_OBSERVE"});
     env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
+    // --step-range: the library is NVTX's injection too (src/inject/nvtx_steps.hpp), the same file
+    // as CUDA's, so both load one copy. Not in --overhead's plain runs (level clock).
+    if (o.step_range_given && level != "clock") {
+      env.erase(std::remove_if(env.begin(), env.end(), [](const std::string& v) { return v.rfind("NVTX_INJECTION64_PATH=", 0) == 0; }),
+                env.end());
+      env.push_back("NVTX_INJECTION64_PATH=" + fs::absolute(lib).string());
+      env.push_back("GRAPHPROF_PROFILE_STEP_RANGE=" + o.step_range);
+    }
     env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
@@ -440,6 +462,11 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites "
                   "(default: on, but off at --trace none, which takes no stack unless asked)")
       ->check(CLI::IsMember({"on", "held", "native", "off"}));
+  sub->add_option("--step-range", o->step_range,
+                  "a step is one occurrence of the NVTX range NAME (push/pop or start/end, any thread, any domain) for "
+                  "every per-step figure (default: one launch of the most-launched graph)")
+      ->each([o](const std::string&) { o->step_range_given = true; })
+      ->option_text("NAME");
   sub->add_option("--observe", o->observe,
                   "how the process is observed at --trace none: cupti, or interpose = the CUDA runtime and driver calls "
                   "are interposed (LD_PRELOAD) and CUPTI is not used at all, in each process that calls the shared "

@@ -20,6 +20,7 @@
 #include "call_site.hpp"
 #include "inject_state.hpp"
 #include "ledger_samples.hpp"
+#include "nvtx_steps.hpp"
 
 namespace gp::inject {
 
@@ -127,7 +128,7 @@ inline void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped,
   const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
   flush_call_sites(exiting);
   if (g_end_lines != nullptr) (void)g_end_lines(exiting);
-  write_lines(gp::inject::clock_lines(exiting) + gp::inject::refused_subscribers_line(), true,
+  write_lines(gp::inject::clock_lines(exiting) + gp::inject::step_range_lines(exiting) + gp::inject::refused_subscribers_line(), true,
               std::chrono::seconds(2));
   if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);
   std::string line;

@@ -49,6 +49,7 @@
 #include "inject_output.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
+#include "nvtx_steps.hpp"
 #include "process_identity.hpp"
 #include "recorded_apis.hpp"
 #include "inject_state.hpp"
@@ -395,6 +396,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   line += "}\n";
   write_lines(line, true);
   gp::inject::write_rank_line();
+  gp::inject::init_step_ranges();
   write_lines(process_start_line(), true);
   if (g_on.any_off() || !g_on.unknown.empty())
     warn(std::string("developer switches GRAPHPROF_INJECT_OFF=") + std::getenv("GRAPHPROF_INJECT_OFF") +

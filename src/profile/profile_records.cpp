@@ -49,6 +49,10 @@
 //   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
+//   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
+//   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
+//   nvtx_end {inits, others, open}                       at exit: NVTX initialisations of the library, ranges of
+//                                                        other names, NAME ranges never ended
 // Field names are short because a busy application writes millions of lines.
 #include <fcntl.h>
 #include <sys/stat.h>

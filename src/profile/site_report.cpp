@@ -57,6 +57,13 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                                 : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
                                        {"other_graphs", s.step.other_graphs},
                                        {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
+  if (s.step.steps > 0 && s.step.from == "nvtx range") j["step"]["range"] = s.step.range_name;
+  j["step_range"] = s.step.range_name.empty()
+                        ? json(nullptr)
+                        : json{{"name", s.step.range_name},
+                               {"used", s.step.range_missing.empty()},
+                               {"ranges", s.step.range_missing.empty() ? s.step.steps : 0},
+                               {"missing", s.step.range_missing.empty() ? json(nullptr) : json(s.step.range_missing)}};
   json eager = json::array();
   for (const auto& e : s.eager_sites) {
     json kernels = json::array();

@@ -82,7 +82,10 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   if (sites == nullptr || sites->empty()) return;
   const json* step = member(p, "step");
   out << "\n  eager work left, by call site (GPU time; ";
-  if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
+  if (step != nullptr && step->value("from", std::string()) == "nvtx range")
+    out << "a step = one NVTX range '" << one_line(step->value("range", std::string())) << "', "
+        << step->value("steps", std::size_t{0}) << " steps)\n";
+  else if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
     out << "a step = one launch of graph_" << step->value("graph", 0u) << " or of the " << step->value("other_graphs", std::size_t{0})
         << " other graphs captured at its site, " << step->value("steps", std::size_t{0}) << " steps)\n";
   else if (step != nullptr)
@@ -103,6 +106,30 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   }
   out << rows.str() << hints;
   if (sites->size() > 15) out << "  ... " << sites->size() - 15 << " more call sites in the report\n";
+}
+
+void step_text(std::ostringstream& out, const json& p) {
+  const json* asked = member(p, "step_range");
+  if (asked == nullptr) return;  // the graph rule, said with the eager work
+  const json* step = member(p, "step");
+  const std::string name = one_line(asked->value("name", std::string()));
+  if (step == nullptr || step->value("from", std::string()) != "nvtx range") {
+    out << "  step = " << (step != nullptr ? "one launch of graph_" + std::to_string(step->value("graph", 0u)) + " (" +
+                                                 plural(step->value("steps", std::size_t{0}), "step", "steps") + ")"
+                                           : std::string("none"))
+        << ": the NVTX range '" << name << "' never occurred in this process\n";
+    return;
+  }
+  double launches = 0, waits = 0;
+  for (const auto& s : p.value("eager_sites", json::array())) {
+    const double per = num(s, "per_step", 0);
+    const std::string kind = s.value("kind", std::string());
+    if (kind == "kernel launch") launches += per;
+    else if (kind == "sync") waits += per;
+  }
+  const std::size_t steps = step->value("steps", std::size_t{0});
+  out << "  step = NVTX range '" << name << "' (" << plural(steps, "range", "ranges") << "): "
+      << strf("%.2f", launches) << " eager kernel launches and " << strf("%.2f", waits) << " host waits per step\n";
 }
 
 void ledgers_text(std::ostringstream& out, const json& p) {

@@ -190,6 +190,7 @@ void coverage_text(std::ostringstream& out, const json& p, bool verbose) {
   if (c["eager_launches_per_graph_launch"].is_number())
     out << " (" << strf("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
   out << "\n";
+  step_text(out, p);
   out << calls_line("cudaGraphLaunch", p["graph_launch_calls"], verbose);
   if (!verbose) return;
   if (p["trace_level"] == "node" && c["graph_launches"].get<std::size_t>() > 0)
