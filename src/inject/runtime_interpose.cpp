@@ -67,21 +67,24 @@ void* cudart_handle() {
 // ---- state ----
 
 WriteFn g_write = nullptr;
-std::string g_dir;
+std::string& g_dir = *new std::string;
 bool g_dot = true;
 std::uint32_t g_pid = 0;
 std::atomic<std::uint32_t> g_next_exec{0};
 std::uint32_t g_next_graph = 0;  // under g_mu
 
-std::mutex g_mu;  // the book and the graph maps
-gp::interpose::LaunchBook g_book;
-std::unordered_map<const void*, std::uint32_t> g_exec_ids;   // exec handle -> exec id
-std::unordered_map<const void*, std::uint32_t> g_graph_ids;  // graph handle -> graph id
+// Everything below is allocated once and never destroyed: the application's threads (and the
+// writer) may still use it while exit handlers and static destructors run, and destroying a
+// condition variable a thread waits on blocks the exit for ever.
+std::mutex& g_mu = *new std::mutex;  // the book and the graph maps
+gp::interpose::LaunchBook& g_book = *new gp::interpose::LaunchBook;
+std::unordered_map<const void*, std::uint32_t>& g_exec_ids = *new std::unordered_map<const void*, std::uint32_t>;   // exec -> id
+std::unordered_map<const void*, std::uint32_t>& g_graph_ids = *new std::unordered_map<const void*, std::uint32_t>;  // graph -> id
 struct PendingEnd {
   std::uint32_t stream = 0, correlation = 0;
 };
 // Successful captures whose graph id is known only once the graph is dumped (at instantiation).
-std::unordered_map<const void*, PendingEnd> g_pending_ends;
+std::unordered_map<const void*, PendingEnd>& g_pending_ends = *new std::unordered_map<const void*, PendingEnd>;
 
 // Without a dump, the interposer's own graph numbering (above any id CUPTI gives, where dumps
 // give those). Under g_mu.
@@ -94,11 +97,11 @@ void write_now(const std::string& s, bool flush) {
 // ---- API records: kept in binary, formatted and written by a writer thread in chunks ----
 
 constexpr std::size_t kChunk = 16384;
-std::mutex g_rec_mu;
-std::vector<ApiCall> g_recs;
-std::mutex g_queue_mu;
-std::condition_variable g_queue_cv;
-std::deque<std::vector<ApiCall>> g_queue;
+std::mutex& g_rec_mu = *new std::mutex;
+std::vector<ApiCall>& g_recs = *new std::vector<ApiCall>;
+std::mutex& g_queue_mu = *new std::mutex;
+std::condition_variable& g_queue_cv = *new std::condition_variable;
+std::deque<std::vector<ApiCall>>& g_queue = *new std::deque<std::vector<ApiCall>>;
 int g_writing = 0;  // chunks taken by the writer and not yet written (under g_queue_mu)
 
 std::string format(const std::vector<ApiCall>& calls) {
