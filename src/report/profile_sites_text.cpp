@@ -38,6 +38,18 @@ std::string ns_or_dash(const json& j, const char* key) {
   return std::isfinite(v) ? format_ns(v) : "-";
 }
 
+// "96 MiB (3)", "96 MiB (3, since start)" for the first capture of its thread, ", 46 MiB freed" when
+// the thread freed device memory in that window too; "-" when not
+// measured (an explicit graph, or a report older than the figure).
+std::string before_capture_text(const json& m) {
+  const json* since = member(m, "before_capture_since");
+  if (since == nullptr || !since->is_string()) return "-";
+  const std::uint64_t freed = m.value("before_capture_freed_bytes", std::uint64_t{0});
+  return format_bytes(m.value("before_capture_alloc_bytes", std::uint64_t{0})) +
+         strf(" (%zu%s)", m.value("before_capture_allocs", std::size_t{0}), *since == "start" ? ", since start" : "") +
+         (freed > 0 ? ", " + format_bytes(freed) + " freed" : "");
+}
+
 constexpr std::size_t kKernelsColumns = 72;
 
 // "vectorized_elementwise_kernel x15, nvjet_sm90_hsh_8x6…bz_bias_TNN x8": the first three kernels,
@@ -135,8 +147,9 @@ void step_text(std::ostringstream& out, const json& p) {
 void ledgers_text(std::ostringstream& out, const json& p) {
   const json& graphs = p.value("graphs", json::array());
   if (!p.value("ledgers_recorded", false) || graphs.empty()) return;
-  out << "\n  memory per graph (allocated while it was captured = what it added; free-memory change around the call)\n";
-  TextTable mem({"graph", "allocated in capture", "memory nodes", "free change: capture", "instantiate", "upload",
+  out << "\n  memory per graph (allocated while it was captured = what it added; before capture = on its thread since the\n"
+         "  previous capture, not added; free-memory change around the call)\n";
+  TextTable mem({"graph", "allocated in capture", "before capture", "memory nodes", "free change: capture", "instantiate", "upload",
                  "graph pool after", "note"});
   std::size_t shown = 0;
   for (const auto& g : graphs) {
@@ -147,6 +160,7 @@ void ledgers_text(std::ostringstream& out, const json& p) {
     mem.add({"graph_" + std::to_string(g.value("graph", 0u)),
              format_bytes(m->value("capture_alloc_bytes", std::uint64_t{0}) + m->value("capture_vmm_bytes", std::uint64_t{0})) +
                  strf(" (%zu)", m->value("capture_allocs", std::size_t{0})),
+             before_capture_text(*m),
              m->value("memory_nodes", std::size_t{0}) > 0
                  ? format_bytes(m->value("memory_node_bytes", std::uint64_t{0})) + strf(" (%zu)", m->value("memory_nodes", std::size_t{0}))
                  : "-",

@@ -68,6 +68,13 @@ TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
     EXPECT_TRUE(g["startup"]["capture_ns"].is_number()) << g.dump(1);
   }
   EXPECT_EQ(buckets, 3u);
+  // Before the first capture the app allocated its one device buffer (4096 floats); the other
+  // captures follow one another with no device allocation between (the memory node's pool grows at
+  // that graph's launch: the graph-memory pool's, not counted).
+  const json& first = proc["graphs"][0]["memory"];
+  EXPECT_EQ(first["before_capture_since"], "start") << first.dump();
+  EXPECT_EQ(first["before_capture_alloc_bytes"], 4096u * sizeof(float));
+  for (std::size_t i = 1; i < proc["graphs"].size(); ++i) EXPECT_EQ(proc["graphs"][i]["memory"]["before_capture_alloc_bytes"], 0u) << i;
   // One site, three shapes (grids 1, 4 and 16 blocks).
   ASSERT_EQ(proc["recaptures"].size(), 1u) << proc["recaptures"].dump(1);
   EXPECT_EQ(where(proc["recaptures"][0]["site"]), "capture_bucket " + kApp);

@@ -206,6 +206,14 @@ struct GraphLedger {
   std::uint64_t capture_alloc_bytes = 0;  // device allocations (cudaMalloc*, pool growth) made during its capture
   std::size_t capture_allocs = 0;
   std::uint64_t capture_vmm_bytes = 0;    // cuMemCreate during its capture
+  // Device memory allocated on the capturing thread before its capture: from the end of the
+  // previous capture on that thread (the first capture: from the start) to its BeginCapture. What a
+  // framework's warm-up run allocates for the graph (CUDA-graph trees), and whatever else the thread
+  // allocated then; shown beside, never added to, what it allocated in capture.
+  std::uint64_t before_capture_alloc_bytes = 0;
+  std::size_t before_capture_allocs = 0;
+  std::uint64_t before_capture_freed_bytes = 0;  // device memory freed on that thread in the same window
+  bool before_capture_from_start = false;  // no earlier capture on its thread: the window began at the start
   std::uint64_t memory_node_bytes = 0;    // its graph memory nodes (cudaMallocAsync inside the capture, AddMemAllocNode)
   std::size_t memory_nodes = 0;
   std::optional<double> capture_free_delta;      // free device memory before BeginCapture minus after EndCapture
