@@ -49,15 +49,29 @@ void uploaded(Handle exec, std::uint32_t co);
 void capture_begun(Handle stream, int mode, std::uint32_t co, Err r);
 void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
 
-// A call timed and, once recording started, recorded (also the call during which the injection
-// started it: CUDA initialises inside an application's first call).
+// Calls `real` and, once recording started, records the call (also the call during which the
+// injection started it: CUDA initialises inside an application's first call). True when it was
+// recorded (the caller then notes what else the call did); `co` and `start` are the call's.
+template <typename Fn, typename... A>
+bool forward(Api api, Fn real, Err& r, std::uint32_t& co, std::uint64_t& start, A... a) {
+  if (real == nullptr) {
+    r = kNotFound;
+    return false;
+  }
+  co = ++g_correlation;
+  start = now_ns();
+  r = real(a...);
+  if (!active()) return false;
+  record(api, start, now_ns(), co, r);
+  return true;
+}
+
 template <typename Fn, typename... A>
 Err timed(Api api, Fn real, A... a) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(a...);
-  if (active()) record(api, s, now_ns(), co, r);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  (void)forward(api, real, r, co, start, a...);
   return r;
 }
 
@@ -71,55 +85,47 @@ Err capture_breaker(Api api, Fn real, A... a) {
 
 template <typename Fn, typename... A>
 Err synchronising(Api api, Fn real, A... a) {
-  const Err r = timed(api, real, a...);
-  if (real != nullptr && active()) synchronised(now_ns());
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (forward(api, real, r, co, start, a...)) synchronised(now_ns());
   return r;
 }
 
 template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, stream);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  launched(exec, co, s);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (forward(api, real, r, co, start, exec, stream)) launched(exec, co, start);
   return r;
 }
 
 template <typename Fn, typename... A>
 Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, graph, rest...);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  if (r == 0 && exec != nullptr && *exec != nullptr) instantiated(*exec, graph, co);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (forward(api, real, r, co, start, exec, graph, rest...) && r == 0 && exec != nullptr && *exec != nullptr)
+    instantiated(*exec, graph, co);
   return r;
 }
 
 template <typename Fn>
 Err upload(Api api, Fn real, Handle exec, Handle stream) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, stream);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  uploaded(exec, co);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (forward(api, real, r, co, start, exec, stream)) uploaded(exec, co);
   return r;
 }
 
 template <typename Fn>
 Err begin_capture(Api api, Fn real, Handle stream, int mode) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(stream, mode);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (!forward(api, real, r, co, start, stream, mode)) return r;
   if (r == 0) ++t_capturing;
   capture_begun(stream, mode, co, r);
   return r;
@@ -127,12 +133,10 @@ Err begin_capture(Api api, Fn real, Handle stream, int mode) {
 
 template <typename Fn>
 Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(stream, graph);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+  if (!forward(api, real, r, co, start, stream, graph)) return r;
   if (t_capturing > 0) --t_capturing;
   capture_ended(stream, r == 0 && graph != nullptr ? *graph : nullptr, co, r);
   return r;
