@@ -83,16 +83,6 @@ std::string command_line(const CompareOptions& o, const CLI::App& sub) {
   return s;
 }
 
-// The exit status of each outcome (docs/compare.md, "Exit codes").
-ExitCode exit_code_for(CompareOutcome outcome) {
-  switch (outcome) {
-    case CompareOutcome::kPass: return ExitCode::kOk;
-    case CompareOutcome::kRegression: return ExitCode::kRegression;
-    case CompareOutcome::kNotTrustworthy: return ExitCode::kUntrusted;
-  }
-  return ExitCode::kInternal;
-}
-
 int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!(o.noise_floor_pct < o.threshold_pct))
     throw usage_error("--noise-floor " + strf("%g", o.noise_floor_pct) + ": must be below --threshold " +
@@ -142,7 +132,7 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!unmatched.empty()) throw usage_error(join(unmatched, "; "));
   Comparison c = compare(base, cand, t, InputNames{o.baseline, o.candidate});
   c.command = command_line(o, sub);
-  const ExitCode exit = exit_code_for(c.outcome);
+  const ExitCode exit = compare_exit_code(c.outcome);
 
   // Every requested output is written before the exit code is returned, so a failing gate
   // still leaves its explanation behind.

@@ -1,6 +1,8 @@
 // Shared option handling of `run` and `sweep`.
 #include "run_options.hpp"
 
+#include "progress_line.hpp"
+
 #include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
@@ -175,6 +177,7 @@ std::vector<std::string> command_line_of(const CLI::App& sub) {
 }
 
 std::ostream& console_of(const RunOptions& o, const std::string& json_path, const std::string& trace_out) {
+  progress_line().clear();  // the progress line goes before the console's first line
   for (const std::string* path : {&json_path, &o.markdown_path, &o.csv_path, &o.html_path, &trace_out})
     if (writes_to_stdout(*path)) return std::cerr;
   return std::cout;
@@ -206,9 +209,10 @@ void write_outputs(const Report& report, const RunOptions& o, const std::string&
 void print_more_hint(const RunOptions& o, const std::string& json_path, bool traced, const std::string& trace_out) {
   if (o.verbose) return;
   std::ostream& out = console_of(o, json_path, trace_out);
-  out << "more: the same command with --verbose (every metric with its CI" << (traced ? ", the trace pass's detail)" : ")");
-  if (!json_path.empty() && !writes_to_stdout(json_path)) out << "; graphprof report " << json_path << " -o report.html (charts)";
-  out << "\n";
+  std::string more = std::string("more: the same command with --verbose (every metric with its CI") +
+                     (traced ? ", the trace pass's detail)" : ")");
+  if (!json_path.empty() && !writes_to_stdout(json_path)) more += "; graphprof report " + json_path + " -o report.html (charts)";
+  out << wrap_clauses(more, kSentenceWidth);
 }
 
 namespace {
@@ -255,7 +259,7 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
   child.quiet = true;
   child.out_dir.clear();
   for (int k = 2; k <= o.processes; ++k) {
-    if (!o.quiet) std::cerr << "  process " << k << " of " << o.processes << "\n";
+    if (!o.quiet) progress_line().show("  process " + std::to_string(k) + " of " + std::to_string(o.processes));
     const std::string json = child_report_path("process", static_cast<std::size_t>(k));
     std::vector<std::string> args = child_arguments(subcommand, child);
     args.push_back("--json=" + json);
@@ -297,7 +301,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
       status[i] = kCutByTimeLimit;
       continue;
     }
-    if (!o.quiet) std::cerr << "  " << c.which << "\n";
+    if (!o.quiet) progress_line().show("  " + c.which);
     const std::string json = child_report_path("isolate", i + 1);
     std::vector<std::string> args = c.args;
     args.push_back("--json=" + json);
@@ -319,7 +323,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
                   "--isolate: the process of " + c.which + " exited with status " + std::to_string(rc) +
                       " (its message is above); graphprof stopped there, before writing any report");
     status[i] = rc;
-    if (!o.quiet) std::cerr << "  " << c.which << " failed: its process exited with status " << rc << "\n";
+    if (!o.quiet) progress_line().keep("  " + c.which + " failed: its process exited with status " + std::to_string(rc));
   }
   return merge_isolated(children, std::move(got), status, modes, o.processes);
 }
@@ -335,7 +339,7 @@ void CliObserver::pass_started(const ModeResult& r, const char* pass) {
     mode_started_ = now;
   }
   const double s = std::chrono::duration<double>(now - mode_started_).count();
-  if (s >= 2.0) std::cerr << "  ... " << key << ": " << pass << " (" << static_cast<int>(s) << " s into this mode)\n";
+  if (s >= 2.0) progress_line().show("  ... " + key + ": " + pass + " (" + std::to_string(static_cast<int>(s)) + " s into this mode)");
 }
 
 void CliObserver::trace_recorded(const ModeResult& r, const TraceData& data, const NodeJoin& join) {
@@ -353,7 +357,7 @@ void CliObserver::result_finished(const ModeResult& r) {
     const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     line += " (" + std::to_string(static_cast<long long>(used)) + " s of --time-limit " + strf("%g", time_limit_) + " s)";
   }
-  std::cerr << line << "\n";
+  progress_line().show(line);
 }
 
 void stop_if_context_lost(const Report& report) {

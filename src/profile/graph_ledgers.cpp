@@ -5,7 +5,9 @@
 // to its cudaStreamEndCapture call's end (the capture_begin line that precedes the capture_end
 // line which returned the graph, on the same stream). Memory "of" a graph is what was allocated in
 // that interval on the capturing thread: that is what the graph added, so graphs that share a pool
-// are charged their marginal cost and the sum over graphs is what all of them added.
+// are charged their marginal cost and the sum over graphs is what all of them added. Beside it, what
+// the capturing thread allocated before the capture, since its previous capture ended (the warm-up
+// run of CUDA-graph trees allocates the graph's pool memory then): not added to the graph's figures.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -74,6 +76,14 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       signatures[k.graph_id].insert(k.name + "@" + std::to_string(k.grid[0]) + "," + std::to_string(k.grid[1]) + "," +
                                     std::to_string(k.grid[2]));
 
+  // The end of each successful capture, per thread, sorted: where "before its capture" begins.
+  std::map<std::uint32_t, std::vector<std::uint64_t>> capture_ends_of_thread;
+  for (const auto& [graph, c] : capture_of_graph) {
+    const ApiRecord* end = api(c.end_co);
+    if (end != nullptr) capture_ends_of_thread[end->thread_id].push_back(end->end_ns);
+  }
+  for (auto& [thread, ends] : capture_ends_of_thread) std::sort(ends.begin(), ends.end());
+
   bool earlier_allocated = false;  // an earlier capture allocated memory a later one can reuse
   sp.graphs.clear();
   for (const auto& g : out.graphs) {
@@ -100,6 +110,26 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           if (at < begin->start_ns || at > end->end_ns) continue;
           if (by != nullptr && by->thread_id != begin->thread_id) continue;
           l.capture_vmm_bytes += v.bytes;
+        }
+        // Before its capture: since the previous capture on its thread ended.
+        std::uint64_t since = 0;
+        if (auto t = capture_ends_of_thread.find(begin->thread_id); t != capture_ends_of_thread.end()) {
+          auto it = std::lower_bound(t->second.begin(), t->second.end(), begin->start_ns);
+          if (it != t->second.begin()) since = *std::prev(it);
+        }
+        l.before_capture_from_start = since == 0;
+        for (const auto& m : r.memory_ops) {
+          if ((m.op != 1 && m.op != 2) || m.memory_kind != kDeviceMemory || m.ts < since || m.ts >= begin->start_ns) continue;
+          const ApiRecord* by = api(m.correlation_id);
+          if (by != nullptr && by->thread_id != begin->thread_id) continue;
+          // A graph launch's allocation is the graph-memory pool's (another graph's memory nodes).
+          if (by != nullptr && by->name.find("GraphLaunch") != std::string::npos) continue;
+          if (m.op == 2) {
+            l.before_capture_freed_bytes += m.bytes;
+            continue;
+          }
+          l.before_capture_alloc_bytes += m.bytes;
+          ++l.before_capture_allocs;
         }
       }
       l.capture_free_delta = free_delta("capture_begin", "capture_end", c->second.begin_co);

@@ -192,7 +192,9 @@ std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64
     return "no graph is launched in this process: capturing the loop that makes these calls would turn " +
            plural(s.calls, unit_one, unit_many) + " into graph launches";
   }
-  const std::string graph = step.other_graphs > 0 ? "the step's graphs" : "graph_" + std::to_string(step.graph_id);
+  const std::string graph = step.other_graphs > 0 ? "the step's graphs"
+                            : step.graph_id == 0  ? "a graph of the step"
+                                                  : "graph_" + std::to_string(step.graph_id);
   if (s.calls_in_steps == 0)
     return first_call_ns < step.first_ns ? "start-up only (before the first step): capturing it saves nothing per step"
                                          : "after the last step only: capturing it saves nothing per step";
@@ -206,7 +208,42 @@ std::string hint_for(const EagerSite& s, const StepDefinition& step, std::uint64
   return strf("runs in %.0f %% of the steps: capture it with the step (one graph per variant)", 100.0 * per);
 }
 
+// --step-range NAME: a step is one occurrence of the NVTX range NAME when the records have any;
+// otherwise the graph rule stays and range_missing says why.
+void use_step_ranges(const StepRangeRecords& r, StepDefinition& step) {
+  if (r.name.empty()) return;
+  step.range_name = r.name;
+  if (r.ranges.empty()) {
+    if (!r.ended) step.range_missing = "the NVTX range '" + r.name + "' was not seen (the process ended before writing its ranges)";
+    else if (r.nvtx_inits == 0) step.range_missing = "the NVTX range '" + r.name + "' never occurred: the process made no NVTX call";
+    else
+      step.range_missing = "the NVTX range '" + r.name + "' never occurred (" +
+                           plural(r.other_ranges, "range", "ranges") + " of other names" +
+                           (r.open_ranges > 0 ? ", " + plural(r.open_ranges, "range", "ranges") + " named so never ended" : "") + ")";
+    return;
+  }
+  step.from = "nvtx range";
+  step.steps = r.ranges.size();
+  auto sorted = r.ranges;
+  std::sort(sorted.begin(), sorted.end());
+  step.windows.clear();
+  for (const auto& w : sorted) {
+    if (!step.windows.empty() && w.first <= step.windows.back().second) step.windows.back().second = std::max(step.windows.back().second, w.second);
+    else step.windows.push_back(w);
+  }
+  step.first_ns = step.windows.front().first;
+  step.last_ns = step.windows.back().second;
+}
+
 }  // namespace
+
+bool StepDefinition::contains(std::uint64_t t) const {
+  if (steps == 0) return false;
+  if (windows.empty()) return t >= first_ns && t <= last_ns;
+  auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                             [](std::uint64_t x, const std::pair<std::uint64_t, std::uint64_t>& w) { return x < w.first; });
+  return it != windows.begin() && t <= std::prev(it)->second;
+}
 
 void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
   SiteProfile& sp = out.sites;
@@ -258,6 +295,11 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       }
     }
   }
+  use_step_ranges(r.step_ranges, sp.step);
+  if (!sp.step.range_missing.empty())
+    out.warnings.push_back("--step-range " + sp.step.range_name + ": " + sp.step.range_missing +
+                           (sp.step.steps > 0 ? "; a step is one launch of graph_" + std::to_string(sp.step.graph_id) + " instead"
+                                              : "; no step is defined"));
 
   // GPU work of eager calls, by correlation id.
   std::unordered_map<std::uint32_t, GpuWork> work;
@@ -299,7 +341,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       const ApiRecord& call = *ar->second;
       a.s.host_ns += call.end_ns > call.start_ns ? static_cast<double>(call.end_ns - call.start_ns) : 0.0;
       a.first_ns = std::min(a.first_ns, call.start_ns);
-      if (sp.step.steps > 0 && call.start_ns >= sp.step.first_ns && call.start_ns <= sp.step.last_ns) ++a.s.calls_in_steps;
+      if (sp.step.contains(call.start_ns)) ++a.s.calls_in_steps;
     }
     auto w = work.find(co);
     if (w != work.end()) {

@@ -119,6 +119,21 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
   } else if (t == "site_cost") {
     out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"), field<std::uint64_t>(j, "new"),
                                    field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds")};
+  } else if (t == "step_range") {
+    out.step_ranges.name = field<std::string>(j, "name");
+  } else if (t == "nvtx") {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // all read before any is kept
+    for (const json& r : j.at("r").get_ref<const json::array_t&>()) {
+      const std::uint64_t start = non_negative(r.at(0)), end = non_negative(r.at(1));
+      if (end < start) throw std::out_of_range("r: a range that ends before it starts");
+      ranges.emplace_back(start, end);
+    }
+    out.step_ranges.ranges.insert(out.step_ranges.ranges.end(), ranges.begin(), ranges.end());
+  } else if (t == "nvtx_end") {
+    out.step_ranges.ended = true;
+    out.step_ranges.nvtx_inits = field<std::uint64_t>(j, "inits");
+    out.step_ranges.other_ranges = field<std::uint64_t>(j, "others");
+    out.step_ranges.open_ranges = field<std::uint64_t>(j, "open");
   } else if (t == "proc_start") {
     out.process_start_ns = field<std::uint64_t>(j, "ts");
     out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");

@@ -36,6 +36,10 @@ void add_graph_ledger_json(json& g, const GraphLedger& l) {
   g["memory"] = {{"capture_alloc_bytes", l.capture_alloc_bytes},
                  {"capture_allocs", l.capture_allocs},
                  {"capture_vmm_bytes", l.capture_vmm_bytes},
+                 {"before_capture_alloc_bytes", l.before_capture_alloc_bytes},
+                 {"before_capture_allocs", l.before_capture_allocs},
+                 {"before_capture_freed_bytes", l.before_capture_freed_bytes},
+                 {"before_capture_since", !l.capture_ns ? json(nullptr) : json(l.before_capture_from_start ? "start" : "previous capture")},
                  {"memory_node_bytes", l.memory_node_bytes},
                  {"memory_nodes", l.memory_nodes},
                  {"capture_free_delta_bytes", opt(l.capture_free_delta)},
@@ -57,6 +61,13 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                                 : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
                                        {"other_graphs", s.step.other_graphs},
                                        {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
+  if (s.step.steps > 0 && s.step.from == "nvtx range") j["step"]["range"] = s.step.range_name;
+  j["step_range"] = s.step.range_name.empty()
+                        ? json(nullptr)
+                        : json{{"name", s.step.range_name},
+                               {"used", s.step.range_missing.empty()},
+                               {"ranges", s.step.range_missing.empty() ? s.step.steps : 0},
+                               {"missing", s.step.range_missing.empty() ? json(nullptr) : json(s.step.range_missing)}};
   json eager = json::array();
   for (const auto& e : s.eager_sites) {
     json kernels = json::array();

@@ -38,6 +38,18 @@ std::string ns_or_dash(const json& j, const char* key) {
   return std::isfinite(v) ? format_ns(v) : "-";
 }
 
+// "96 MiB (3)", "96 MiB (3, since start)" for the first capture of its thread, ", 46 MiB freed" when
+// the thread freed device memory in that window too; "-" when not
+// measured (an explicit graph, or a report older than the figure).
+std::string before_capture_text(const json& m) {
+  const json* since = member(m, "before_capture_since");
+  if (since == nullptr || !since->is_string()) return "-";
+  const std::uint64_t freed = m.value("before_capture_freed_bytes", std::uint64_t{0});
+  return format_bytes(m.value("before_capture_alloc_bytes", std::uint64_t{0})) +
+         strf(" (%zu%s)", m.value("before_capture_allocs", std::size_t{0}), *since == "start" ? ", since start" : "") +
+         (freed > 0 ? ", " + format_bytes(freed) + " freed" : "");
+}
+
 constexpr std::size_t kKernelsColumns = 72;
 
 // "vectorized_elementwise_kernel x15, nvjet_sm90_hsh_8x6…bz_bias_TNN x8": the first three kernels,
@@ -82,7 +94,10 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   if (sites == nullptr || sites->empty()) return;
   const json* step = member(p, "step");
   out << "\n  eager work left, by call site (GPU time; ";
-  if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
+  if (step != nullptr && step->value("from", std::string()) == "nvtx range")
+    out << "a step = one NVTX range '" << one_line(step->value("range", std::string())) << "', "
+        << step->value("steps", std::size_t{0}) << " steps)\n";
+  else if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
     out << "a step = one launch of graph_" << step->value("graph", 0u) << " or of the " << step->value("other_graphs", std::size_t{0})
         << " other graphs captured at its site, " << step->value("steps", std::size_t{0}) << " steps)\n";
   else if (step != nullptr)
@@ -105,11 +120,36 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   if (sites->size() > 15) out << "  ... " << sites->size() - 15 << " more call sites in the report\n";
 }
 
+void step_text(std::ostringstream& out, const json& p) {
+  const json* asked = member(p, "step_range");
+  if (asked == nullptr) return;  // the graph rule, said with the eager work
+  const json* step = member(p, "step");
+  const std::string name = one_line(asked->value("name", std::string()));
+  if (step == nullptr || step->value("from", std::string()) != "nvtx range") {
+    out << "  step = " << (step != nullptr ? "one launch of graph_" + std::to_string(step->value("graph", 0u)) + " (" +
+                                                 plural(step->value("steps", std::size_t{0}), "step", "steps") + ")"
+                                           : std::string("none"))
+        << ": the NVTX range '" << name << "' never occurred in this process\n";
+    return;
+  }
+  double launches = 0, waits = 0;
+  for (const auto& s : p.value("eager_sites", json::array())) {
+    const double per = num(s, "per_step", 0);
+    const std::string kind = s.value("kind", std::string());
+    if (kind == "kernel launch") launches += per;
+    else if (kind == "sync") waits += per;
+  }
+  const std::size_t steps = step->value("steps", std::size_t{0});
+  out << "  step = NVTX range '" << name << "' (" << plural(steps, "range", "ranges") << "): "
+      << strf("%.2f", launches) << " eager kernel launches and " << strf("%.2f", waits) << " host waits per step\n";
+}
+
 void ledgers_text(std::ostringstream& out, const json& p) {
   const json& graphs = p.value("graphs", json::array());
   if (!p.value("ledgers_recorded", false) || graphs.empty()) return;
-  out << "\n  memory per graph (allocated while it was captured = what it added; free-memory change around the call)\n";
-  TextTable mem({"graph", "allocated in capture", "memory nodes", "free change: capture", "instantiate", "upload",
+  out << "\n  memory per graph (allocated while it was captured = what it added; before capture = on its thread since the\n"
+         "  previous capture, not added; free-memory change around the call)\n";
+  TextTable mem({"graph", "allocated in capture", "before capture", "memory nodes", "free change: capture", "instantiate", "upload",
                  "graph pool after", "note"});
   std::size_t shown = 0;
   for (const auto& g : graphs) {
@@ -120,6 +160,7 @@ void ledgers_text(std::ostringstream& out, const json& p) {
     mem.add({"graph_" + std::to_string(g.value("graph", 0u)),
              format_bytes(m->value("capture_alloc_bytes", std::uint64_t{0}) + m->value("capture_vmm_bytes", std::uint64_t{0})) +
                  strf(" (%zu)", m->value("capture_allocs", std::size_t{0})),
+             before_capture_text(*m),
              m->value("memory_nodes", std::size_t{0}) > 0
                  ? format_bytes(m->value("memory_node_bytes", std::uint64_t{0})) + strf(" (%zu)", m->value("memory_nodes", std::size_t{0}))
                  : "-",

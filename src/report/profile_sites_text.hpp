@@ -13,6 +13,8 @@ std::string site_where(const nlohmann::json& site, std::size_t max_columns);
 // Where a graph was made: its capture site, else its instantiation site, else "-".
 std::string graph_made_at(const nlohmann::json& graph);
 void eager_sites_text(std::ostringstream& out, const nlohmann::json& process);
+// With --step-range: "step = NVTX range 'decode' (200 ranges): ...", or that it never occurred.
+void step_text(std::ostringstream& out, const nlohmann::json& process);
 void ledgers_text(std::ostringstream& out, const nlohmann::json& process);
 void instability_text(std::ostringstream& out, const nlohmann::json& process);
 // What taking the call sites cost and how the Python stacks were read (--verbose); without it only

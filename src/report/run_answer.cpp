@@ -104,7 +104,7 @@ std::string answer_of(const std::vector<Outcome>& all, const char* noun) {
   if (!not_compared.empty())
     parts.push_back(and_list(not_compared) + ": no eager and graph mode to compare (--mode all compares them)");
   for (auto& p : problems) parts.push_back(std::move(p));
-  return parts.empty() ? std::string() : "answer: " + join(parts, "; ") + "\n";
+  return parts.empty() ? std::string() : wrap_clauses("answer: " + join(parts, "; "), kSentenceWidth);
 }
 
 // The sentence for one (workload, parameters).
@@ -129,7 +129,7 @@ std::string answer_of(const Outcome& o) {
   }
   if (!o.differs.empty()) parts.push_back("OUTPUT DIFFERS from eager (" + join(o.differs, ", ") + ")");
   if (!o.failed.empty()) parts.push_back("failed in " + join(o.failed, ", "));
-  return parts.empty() ? std::string() : "answer: " + join(parts, "; ") + "\n";
+  return parts.empty() ? std::string() : wrap_clauses("answer: " + join(parts, "; "), kSentenceWidth);
 }
 
 }  // namespace

@@ -13,7 +13,10 @@
 // A step launches the 1024-bucket graph once. Then cudaGraphExecUpdate twice (one success, one
 // topology change that fails). --steps N (default 40). --bench N: instead, times N eager launches
 // of an empty kernel back to back (host time per launch call, printed), for the per-launch cost.
+// --nvtx-step NAME: each step of the loop is one NVTX range NAME (nvtxRangePushA/Pop, with a
+// range of another name nested inside), for `profile --step-range NAME`.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <chrono>
@@ -161,11 +164,13 @@ int bench(int n) {
 
 int main(int argc, char** argv) {
   int steps = 40, bench_n = 0;
+  std::string nvtx_step;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if ((a == "--steps" || a == "--bench") && i + 1 < argc) (a == "--steps" ? steps : bench_n) = std::atoi(argv[++i]);
+    else if (a == "--nvtx-step" && i + 1 < argc) nvtx_step = argv[++i];
     else {
-      std::fprintf(stderr, "usage: call_site_app [--steps N] [--bench N]\n");
+      std::fprintf(stderr, "usage: call_site_app [--steps N] [--bench N] [--nvtx-step NAME]\n");
       return 2;
     }
   }
@@ -183,10 +188,14 @@ int main(int argc, char** argv) {
   CHECK(cudaGraphLaunch(buckets[0], s));
   CHECK(cudaGraphLaunch(buckets[2], s));
   for (int i = 0; i < steps; ++i) {
+    if (!nvtx_step.empty()) nvtxRangePushA(nvtx_step.c_str());
     CHECK(cudaGraphLaunch(buckets[1], s));
+    if (!nvtx_step.empty()) nvtxRangePushA("eager part");
     eager_scale(s);
     eager_copy(s);
+    if (!nvtx_step.empty()) nvtxRangePop();
     step_sync(s);
+    if (!nvtx_step.empty()) nvtxRangePop();
   }
   cudaGraphExec_t late = late_capture(s);
   CHECK(cudaGraphLaunch(late, s));

@@ -68,7 +68,7 @@ if "$bin" run --help 2>/dev/null | grep -q -- --trace-out; then
     expect 2 "^$opt: nan is not a finite number" -- run "$opt" nan
     expect 2 "^$opt: inf is not a finite number" -- sweep "$opt" inf
   done
-  for opt in --out --json --trace-out; do
+  for opt in --out --json --trace-out --step-range; do
     expect 2 "^$opt: empty value" -- profile "$opt" '' -- true
   done
   # The application's own arguments may be empty strings.

@@ -12,7 +12,6 @@
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/report.hpp"
-#include "../unit/compare_exit_codes.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -27,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     (void)gp::to_json(r).dump();
     const gp::Comparison c = gp::compare(r, r, gp::Thresholds{});
-    (void)gp::render_compare_json(c, gp::exit_of(c));
-    (void)gp::render_compare_markdown(c, gp::exit_of(c));
+    (void)gp::render_compare_json(c, gp::compare_exit_code(c.outcome));
+    (void)gp::render_compare_markdown(c, gp::compare_exit_code(c.outcome));
     (void)gp::render_compare_junit(c);
     (void)gp::merge_reports({r, r}, {"a.json", "b.json"});
   } catch (const gp::Error& e) {

@@ -27,11 +27,11 @@ struct Profiled {
   const json& process() const { return profile_of(report)["processes"][0]; }
 };
 
-Profiled profile(const std::string& name, const std::string& extra) {
+Profiled profile(const std::string& name, const std::string& extra, const std::string& app_args = "") {
   Profiled p;
   p.out = fresh_dir(name);
   const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + p.out.string() + " " + extra + " -- " +
-                          GRAPHPROF_CALL_SITE_APP + " --steps " + std::to_string(kSteps) + " > " +
+                          GRAPHPROF_CALL_SITE_APP + " --steps " + std::to_string(kSteps) + " " + app_args + " > " +
                           (p.out / "console.txt").string() + " 2>&1";
   const int rc = shell(cmd);
   if (rc != 0) throw std::runtime_error("graphprof profile exited " + std::to_string(rc) + "\n" + console(p.out));
@@ -68,6 +68,13 @@ TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
     EXPECT_TRUE(g["startup"]["capture_ns"].is_number()) << g.dump(1);
   }
   EXPECT_EQ(buckets, 3u);
+  // Before the first capture the app allocated its one device buffer (4096 floats); the other
+  // captures follow one another with no device allocation between (the memory node's pool grows at
+  // that graph's launch: the graph-memory pool's, not counted).
+  const json& first = proc["graphs"][0]["memory"];
+  EXPECT_EQ(first["before_capture_since"], "start") << first.dump();
+  EXPECT_EQ(first["before_capture_alloc_bytes"], 4096u * sizeof(float));
+  for (std::size_t i = 1; i < proc["graphs"].size(); ++i) EXPECT_EQ(proc["graphs"][i]["memory"]["before_capture_alloc_bytes"], 0u) << i;
   // One site, three shapes (grids 1, 4 and 16 blocks).
   ASSERT_EQ(proc["recaptures"].size(), 1u) << proc["recaptures"].dump(1);
   EXPECT_EQ(where(proc["recaptures"][0]["site"]), "capture_bucket " + kApp);
@@ -129,6 +136,46 @@ TEST(CallSiteApp, CallSitesCanBeTurnedOff) {
   bool node = false;
   for (const auto& g : proc["graphs"]) node = node || g["memory"]["memory_node_bytes"] == kMemNodeBytes;
   EXPECT_TRUE(node);
+}
+
+// --step-range step: the app's loop steps are NVTX ranges 'step' (a range 'eager part' nested in
+// each): every eager call of a step is inside its range, so the per-step figures are exact — 2
+// launches, 1 copy, 1 sync — where the graph rule counts 78 of the 80 launches (1.95).
+TEST(CallSiteApp, StepRangeMakesEveryPerStepFigureExact) {
+  const Profiled run = profile("step_range", "--step-range step", "--nvtx-step step");
+  const json& proc = run.process();
+  ASSERT_TRUE(proc["step"].is_object()) << console(run.out);
+  EXPECT_EQ(proc["step"]["from"], "nvtx range") << proc["step"].dump() << console(run.out);
+  EXPECT_EQ(proc["step"]["range"], "step");
+  EXPECT_EQ(proc["step"]["steps"], kSteps);
+  EXPECT_EQ(proc["step_range"]["used"], true);
+  std::map<std::string, const json*> by_where;
+  for (const auto& s : proc["eager_sites"]) by_where[where(s["site"])] = &s;
+  ASSERT_TRUE(by_where.count("eager_scale " + kApp)) << proc["eager_sites"].dump(1);
+  EXPECT_EQ((*by_where["eager_scale " + kApp])["calls_in_steps"], 2 * kSteps);
+  EXPECT_DOUBLE_EQ((*by_where["eager_scale " + kApp])["per_step"].get<double>(), 2.0);
+  ASSERT_TRUE(by_where.count("eager_copy " + kApp));
+  EXPECT_DOUBLE_EQ((*by_where["eager_copy " + kApp])["per_step"].get<double>(), 1.0);
+  ASSERT_TRUE(by_where.count("step_sync " + kApp));
+  EXPECT_DOUBLE_EQ((*by_where["step_sync " + kApp])["per_step"].get<double>(), 1.0);
+  const std::string text = console(run.out);
+  EXPECT_NE(text.find("step = NVTX range 'step' (40 ranges): 2.00 eager kernel launches and 1.00 host waits per step"),
+            std::string::npos)
+      << text;
+}
+
+// A name the program never uses: the graph rule, and the console and report say so.
+TEST(CallSiteApp, StepRangeThatNeverOccursFallsBackWithAWarning) {
+  const Profiled run = profile("step_range_missing", "--step-range decode", "--nvtx-step step");
+  const json& proc = run.process();
+  ASSERT_TRUE(proc["step"].is_object()) << console(run.out);
+  EXPECT_EQ(proc["step"]["from"], "most-launched graph");
+  EXPECT_EQ(proc["step"]["steps"], kSteps);
+  EXPECT_EQ(proc["step_range"]["used"], false);
+  // The app's own ranges reached graphprof: 40 'step' and 40 'eager part', none named 'decode'.
+  EXPECT_EQ(proc["step_range"]["missing"], "the NVTX range 'decode' never occurred (80 ranges of other names)");
+  const std::string text = console(run.out);
+  EXPECT_NE(text.find("graphprof warning: --step-range decode: the NVTX range 'decode' never occurred"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/core/report.hpp"
-#include "compare_exit_codes.hpp"
 #include "golden.hpp"
 
 namespace gp {
@@ -28,7 +27,7 @@ Comparison run(const std::string& base, const std::string& cand, const Threshold
 
 std::string console(const Comparison& c, bool all = false) {
   std::ostringstream o;
-  print_compare_console(c, exit_of(c), o, CompareConsoleOptions{false, all});
+  print_compare_console(c, compare_exit_code(c.outcome), o, CompareConsoleOptions{false, all});
   return o.str();
 }
 
@@ -39,19 +38,19 @@ void expect_golden(const std::string& name, const std::string& text) {
 TEST(CompareGolden, Regression) {
   const Comparison c = run("base.json", "regression.json");
   expect_golden("regression.txt", console(c));
-  expect_golden("regression.md", render_compare_markdown(c, exit_of(c)));
+  expect_golden("regression.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
   expect_golden("regression.xml", render_compare_junit(c));
 }
 
 TEST(CompareGolden, MissingAndAdded) {
   const Comparison c = run("base.json", "missing_added.json");
   expect_golden("missing_added.txt", console(c));
-  expect_golden("missing_added.md", render_compare_markdown(c, exit_of(c)));
+  expect_golden("missing_added.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareGolden, OtherGpu) {
   const Comparison c = run("base.json", "other_gpu.json");
-  expect_golden("other_gpu.md", render_compare_markdown(c, exit_of(c)));
+  expect_golden("other_gpu.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareGolden, FailedMode) {
@@ -65,7 +64,7 @@ TEST(CompareGolden, FailedMode) {
 TEST(CompareGolden, DeviceLevels) {
   const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
   expect_golden("device_levels.txt", console(c));
-  expect_golden("device_levels.md", render_compare_markdown(c, exit_of(c)));
+  expect_golden("device_levels.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
 
 // The same check as data in compare --json: each row carries both sides' probes, and a row whose
@@ -73,7 +72,7 @@ TEST(CompareGolden, DeviceLevels) {
 // sweep switched during its 100-kernel point).
 TEST(CompareJson, DeviceLevelIsAFieldOfEachRow) {
   const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
-  const nlohmann::json j = compare_to_json(c, exit_of(c));
+  const nlohmann::json j = compare_to_json(c, compare_exit_code(c.outcome));
   std::size_t probed = 0, switched = 0;
   for (const auto& row : j.at("rows")) {
     const auto& d = row.at("device_level");
@@ -91,13 +90,13 @@ TEST(CompareJson, DeviceLevelIsAFieldOfEachRow) {
 TEST(CompareGolden, SingleRepetition) {
   const Comparison c = run("r1_base.json", "r1_slow.json");
   expect_golden("r1_slow.txt", console(c, true));
-  expect_golden("r1_slow.json", render_compare_json(c, exit_of(c)));
+  expect_golden("r1_slow.json", render_compare_json(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
   const Comparison c = run("many_base.json", "many_cand.json");
   for (std::size_t cap : {2048u, 4096u, 10000u, 60000u}) {
-    const std::string md = render_compare_markdown(c, exit_of(c), cap);
+    const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome), cap);
     EXPECT_LE(md.size(), cap);
     EXPECT_NE(md.find("| 🔴 regression | `synthetic"), std::string::npos);  // the short table under the verdict
     if (cap >= 10000)
@@ -106,7 +105,7 @@ TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
     EXPECT_NE(md.find("more rows not shown (Markdown limit of " + std::to_string(cap) + " bytes)"), std::string::npos);
     EXPECT_NE(md.find("Reproduce with"), std::string::npos);  // the footer survives the cap
   }
-  const std::string full = render_compare_markdown(c, exit_of(c), 10000000);
+  const std::string full = render_compare_markdown(c, compare_exit_code(c.outcome), 10000000);
   EXPECT_EQ(full.find("more rows not shown"), std::string::npos);
 }
 
@@ -123,7 +122,7 @@ TEST(CompareOutputs, MarkdownListsEveryRegressionAndCountsTheRowsThatDoNotGate) 
   const Comparison c = compare(side("A"), side("S10"), t, InputNames{"A", "S10"});
   ASSERT_GE(c.count(Verdict::kRegression), 4u);
   ASSERT_GT(c.rows.size(), 100u);
-  const std::string md = render_compare_markdown(c, exit_of(c));
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome));
   EXPECT_LE(md.size(), 16384u + 4096u) << "a few regressions make a short page";
   const std::size_t section = md.find("#### Regressions and failures (");
   ASSERT_NE(section, std::string::npos);
@@ -137,7 +136,7 @@ TEST(CompareOutputs, MarkdownListsEveryRegressionAndCountsTheRowsThatDoNotGate) 
   EXPECT_NE(md.find("Reproduce with"), std::string::npos);
   // A small comparison still lists its folded rows.
   const Comparison small = run("base.json", "regression.json");
-  EXPECT_NE(render_compare_markdown(small, exit_of(small)).find("<details><summary>"), std::string::npos);
+  EXPECT_NE(render_compare_markdown(small, compare_exit_code(small.outcome)).find("<details><summary>"), std::string::npos);
 }
 
 // Two H200 profiles of the serving app (profile --repeat 5), one graph's kernel slowed: the
@@ -157,7 +156,7 @@ TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
   EXPECT_NE(text.find("rules:     two profiles, run by run: a row changes by at least its threshold"),
             std::string::npos) << text;
   EXPECT_EQ(text.find("device-class series regresses"), std::string::npos);
-  const std::string md = render_compare_markdown(c, exit_of(c));
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome));
   EXPECT_NE(md.find("Rule: two profiles, run by run"), std::string::npos);
   EXPECT_EQ(md.find("Regression = a device-class series"), std::string::npos);
 }
@@ -165,7 +164,7 @@ TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
 TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
   Comparison c = run("base.json", "other_gpu.json");
   for (int i = 0; i < 60; ++i) c.environment.warnings.push_back("settings.key" + std::to_string(i) + " differs: a lot of text");
-  const std::string md = render_compare_markdown(c, exit_of(c), 2048);
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome), 2048);
   EXPECT_LE(md.size(), 2048u);
   EXPECT_EQ(md.rfind("<!-- graphprof-compare:v1 -->\n### ⚠️ graphprof compare: NOT TRUSTWORTHY (exit 5)", 0), 0u);
   EXPECT_NE(md.find("header shortened"), std::string::npos);
@@ -173,7 +172,7 @@ TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
 
 TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
   const Comparison c = run("base.json", "regression.json");
-  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, exit_of(c)));
+  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, compare_exit_code(c.outcome)));
   EXPECT_EQ(j.at("schema"), "graphprof-compare");
   EXPECT_EQ(j.at("summary").at("exit_code"), 1);
   EXPECT_EQ(j.at("summary").at("counts").at("regression"), c.count(Verdict::kRegression));
@@ -216,19 +215,19 @@ TEST(CompareOutputs, EveryOutputShowsEachRowsThreshold) {
   ASSERT_NE(noisy, nullptr);
   const std::string cell = strf("%.1f%%", 100 * noisy->rule.threshold);
   std::ostringstream out;
-  print_compare_console(c, exit_of(c), out, CompareConsoleOptions{false, true, false});
+  print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, false});
   const std::string text = out.str();
   EXPECT_NE(text.find("  threshold  "), std::string::npos) << text;
   EXPECT_NE(text.find(cell + " (3σ)"), std::string::npos) << text;
   EXPECT_NE(text.find("threshold: 3σ = 3 x the between-run sd of the series' runs"), std::string::npos) << text;
   EXPECT_NE(text.find("max(3%, 3 x the between-run sd of its runs)"), std::string::npos) << text;
-  const std::string md = render_compare_markdown(c, exit_of(c));
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome));
   EXPECT_NE(md.find("| Interval | Threshold | Runs b/c |"), std::string::npos);
   EXPECT_NE(md.find(" | " + cell + " (3σ) | "), std::string::npos) << md.substr(0, 2000);
   const std::string xml = render_compare_junit(c);
   EXPECT_NE(xml.find("threshold: " + cell + " (3 x the runs&#39; "), std::string::npos) << xml.substr(0, 2000);
   EXPECT_NE(xml.find("threshold: 3% (the floor)"), std::string::npos);
-  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, exit_of(c)));
+  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, compare_exit_code(c.outcome)));
   EXPECT_EQ(j.at("settings").at("noise_multiple"), 3.0);
   std::size_t noise_rows = 0;
   for (const auto& row : j.at("rows")) {
@@ -259,7 +258,7 @@ TEST(CompareOutputs, JunitCountsMatchTheRows) {
 TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
   const Comparison c = run("base.json", "regression.json");
   std::ostringstream out;
-  print_compare_console(c, exit_of(c), out, CompareConsoleOptions{false, true, false});
+  print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, false});
   const std::string text = out.str();
   EXPECT_EQ(text.rfind("FAIL (exit 1): 1 regression\n", 0), 0u) << text.substr(0, 200);
   std::istringstream lines(text);
@@ -270,7 +269,7 @@ TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
     if (line.rfind("baseline:", 0) == 0 || line.rfind("candidate:", 0) == 0) continue;  // paths as given
     EXPECT_LE(columns, 160u) << line;
   }
-  const std::string md = render_compare_markdown(c, exit_of(c));
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome));
   const std::size_t verdict = md.find("### ❌ graphprof compare: FAIL (exit 1): 1 regression");
   const std::size_t table = md.find("| Verdict | Benchmark | Metric | Change |");
   EXPECT_LT(verdict, table);
@@ -289,7 +288,7 @@ TEST(CompareOutputs, ConsoleStaysNarrowWithAbsurdValues) {
     for (auto& [key, m] : r.metrics) m.resummarize();
   const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "absurd.json"});
   std::ostringstream out;
-  print_compare_console(c, exit_of(c), out, CompareConsoleOptions{false, true, false});
+  print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, false});
   std::istringstream lines(out.str());
   std::string line;
   bool seen = false;
@@ -308,7 +307,7 @@ TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
   cand.results[0].workload = "evil\nname\x1b[31m";
   const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "evil.json"});
   std::ostringstream out;
-  print_compare_console(c, exit_of(c), out, CompareConsoleOptions{false, true, true});
+  print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, true});
   const std::string text = out.str();
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
   const std::size_t row = text.find("\nadded ");
@@ -328,7 +327,7 @@ TEST(CompareOutputs, ConsoleHeaderLinesShowControlCharactersAsEscapes) {
   cand.environment.gpu->name = "H200\x1b[2J\nfake line";
   const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "evil.json"});
   std::ostringstream out;
-  print_compare_console(c, exit_of(c), out, CompareConsoleOptions{false, true, true});
+  print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, true});
   const std::string text = out.str();
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
   EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
@@ -345,7 +344,7 @@ TEST(CompareOutputs, MarkdownCodeSpansSurviveBackticks) {
   cand.results[1].params["note"] = "``x";
   cand.results[2].workload = "`c";
   const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "tick`s.json"});
-  const std::string md = render_compare_markdown(c, exit_of(c), 10000000);
+  const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome), 10000000);
   EXPECT_NE(md.find("| ``a`b["), std::string::npos) << md;
   EXPECT_NE(md.find("| ```chain[elements=4096,kernels=100,note=``x,"), std::string::npos) << md;
   EXPECT_NE(md.find("| `` `c["), std::string::npos) << md;  // starts with a backtick: padded
@@ -375,8 +374,8 @@ TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
 TEST(CompareOutputs, ColourOnlyWhenAsked) {
   const Comparison c = run("base.json", "regression.json");
   std::ostringstream plain, coloured;
-  print_compare_console(c, exit_of(c), plain, CompareConsoleOptions{false, false, false});
-  print_compare_console(c, exit_of(c), coloured, CompareConsoleOptions{true, false, false});
+  print_compare_console(c, compare_exit_code(c.outcome), plain, CompareConsoleOptions{false, false, false});
+  print_compare_console(c, compare_exit_code(c.outcome), coloured, CompareConsoleOptions{true, false, false});
   EXPECT_EQ(plain.str().find("\033["), std::string::npos);
   EXPECT_NE(coloured.str().find("\033[1;31mregression"), std::string::npos);
 }

@@ -9,7 +9,6 @@
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/comparison.hpp"
-#include "compare_exit_codes.hpp"
 #include "graphprof/compare/report_merge.hpp"
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/report/html_report.hpp"
@@ -205,7 +204,7 @@ std::string comparison_page(const std::string& base_name, const std::string& can
   if (out != nullptr) *out = c;
   HtmlReportOptions o;
   o.graphs = false;
-  o.comparison = compare_to_json(c, exit_of(c));
+  o.comparison = compare_to_json(c, compare_exit_code(c.outcome));
   return render_html_report(cand, o);
 }
 
@@ -258,7 +257,7 @@ TEST(HtmlReport, ComparisonLabelsKeepTheWorkloadAndTheMode) {
   HtmlReportOptions o;
   o.graphs = false;
   const Comparison c = compare(side("A"), cand, t, InputNames{"A", "S10"});
-  o.comparison = compare_to_json(c, exit_of(c));
+  o.comparison = compare_to_json(c, compare_exit_code(c.outcome));
   const std::string page = render_html_report(cand, o);
   const std::string chart = element(page, "svg", "chart-compare-changes");
   ASSERT_FALSE(chart.empty());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "golden.hpp"
+#include "step_range_records.hpp"
 #include "graphprof/graph/dot_graph_info.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
@@ -188,6 +189,9 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   };
   const ProcessProfile app = analyze_process(read_process_records(kData + "/profile/h200/call_site_app/proc-4180.jsonl"));
   expect_golden("profile_summary_call_site_app.txt", summary(app));
+  // --step-range step: a step is one NVTX range around each loop step (step_range_records.hpp).
+  expect_golden("profile_summary_call_site_app_step_range.txt",
+                summary(analyze_process(test::records_with_ranges(test::loop_step_ranges()))));
   run.program = "serving_buckets.py";
   run.command = {"python3", "serving_buckets.py", "--steps", "24", "--buckets", "1,4,16", "--hidden", "1024"};
   const ProcessProfile serve = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets/proc-4276.jsonl"));

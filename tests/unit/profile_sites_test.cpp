@@ -117,6 +117,23 @@ TEST(ProfileSites, MemoryAndStartUpLedgers) {
   }
   EXPECT_EQ(with_node, 1u);
   EXPECT_EQ(p.sites.memory_node_bytes, std::uint64_t{3} << 20);
+  // Before the first capture the app allocated its one device buffer (kMaxN floats, 16 KiB); every
+  // later capture follows another on the same thread with no allocation between (the 32 MiB the
+  // driver reserved for the memory node at that graph's first launch, before the late capture, is
+  // the graph-memory pool's, not counted here).
+  EXPECT_TRUE(p.sites.graphs[0].before_capture_from_start);
+  EXPECT_EQ(p.sites.graphs[0].before_capture_alloc_bytes, 4096u * sizeof(float));
+  EXPECT_EQ(p.sites.graphs[0].before_capture_allocs, 1u);
+  for (std::size_t i = 1; i < p.graphs.size(); ++i) {
+    EXPECT_FALSE(p.sites.graphs[i].before_capture_from_start) << i;
+    EXPECT_EQ(p.sites.graphs[i].before_capture_alloc_bytes, 0u) << i;
+  }
+  // Not added to the graph's memory: the process total is the memory node's alone.
+  const nlohmann::json j = profile_process_json(p, 1);
+  EXPECT_EQ(j["graphs"][0]["memory"]["before_capture_alloc_bytes"], 16384u);
+  EXPECT_EQ(j["graphs"][0]["memory"]["before_capture_since"], "start");
+  EXPECT_EQ(j["graphs"][1]["memory"]["before_capture_since"], "previous capture");
+  EXPECT_EQ(j["memory"]["capture_alloc_bytes"], 0u);
   ASSERT_TRUE(p.sites.graph_pool_reserved_high.has_value());
   EXPECT_GE(*p.sites.graph_pool_reserved_high, std::uint64_t{3} << 20);
   ASSERT_EQ(p.sites.late_graphs.size(), 1u);
@@ -153,6 +170,18 @@ TEST(ProfileSites, ServingBucketsShareOnePool) {
     EXPECT_TRUE(p.sites.graphs[i].reuses_memory);
   }
   EXPECT_EQ(p.sites.capture_alloc_bytes, std::uint64_t{34} << 20);
+  // Before its capture: everything the serving thread allocated since CUDA started (the model's
+  // weights, the warm-up's activations, cuBLAS's 64 MiB and 32 MiB workspaces outside PyTorch's pool:
+  // 20 + 2 + 2 + 64 + 32 + 2 MiB and two small blocks); the later buckets, nothing since the previous
+  // capture. Shown beside what the graph added, never in its totals.
+  EXPECT_TRUE(first.before_capture_from_start);
+  EXPECT_EQ(first.before_capture_allocs, 8u);
+  EXPECT_GE(first.before_capture_alloc_bytes, std::uint64_t{122} << 20);
+  EXPECT_LT(first.before_capture_alloc_bytes, std::uint64_t{123} << 20);
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_FALSE(p.sites.graphs[i].before_capture_from_start);
+    EXPECT_EQ(p.sites.graphs[i].before_capture_alloc_bytes, 0u);
+  }
   // Recorded when the library read Python frames only where the thread held the GIL (what
   // --call-sites held does): PyTorch releases it around its operators, so sites are native frames.
   ASSERT_TRUE(first.capture_site.has_value());

@@ -295,3 +295,33 @@ TEST(NameMatch, ClosestNameSuggestsWithinTheEdits) {
 
 }  // namespace
 }  // namespace gp
+
+TEST(WrapClauses, BreaksBetweenClausesAndKeepsShortSentencesWhole) {
+  const std::string answer =
+      "answer: graphs pay off (1.10x faster on the GPU or more) in 9 of 11 workloads; host never breaks even; "
+      "device-launch (1.10x) gains less; fork-join gains most, 19.22x";
+  EXPECT_EQ(gp::wrap_clauses(answer, 110),
+            "answer: graphs pay off (1.10x faster on the GPU or more) in 9 of 11 workloads; host never breaks even;\n"
+            "  device-launch (1.10x) gains less; fork-join gains most, 19.22x\n");
+  EXPECT_EQ(gp::wrap_clauses("a; b", 110), "a; b\n");
+  EXPECT_EQ(gp::wrap_clauses("", 110), "\n");
+}
+
+TEST(WrapClauses, BreaksAClauseWiderThanALineAtSpaces) {
+  const std::string a(50, 'a'), b(50, 'b'), c(50, 'c');
+  EXPECT_EQ(gp::wrap_clauses(a + " " + b + " " + c + "; d", 60), a + "\n  " + b + "\n  " + c + "; d\n");
+  // No line is wider than the width unless one word is.
+  const std::string text = "more: the same command with --verbose (every metric with its CI, the trace pass's detail); "
+                           "graphprof report /a/very/long/path/to/the/report/of/this/run/report.json -o report.html (charts)";
+  const std::string w = gp::wrap_clauses(text, 60);
+  std::size_t start = 0;
+  while (start < w.size()) {
+    const std::size_t end = w.find('\n', start);
+    EXPECT_LE(gp::display_width(w.substr(start, end - start)), 60u) << w;
+    start = end + 1;
+  }
+}
+
+TEST(WrapWords, WordLongerThanALineStaysWhole) {
+  EXPECT_EQ(gp::wrap_words("x " + std::string(20, 'y') + " z", 10), "x\n  " + std::string(20, 'y') + "\n  z\n");
+}

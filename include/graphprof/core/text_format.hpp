@@ -136,6 +136,60 @@ inline std::string clip_columns(const std::string& s, std::size_t max, const std
   return out + mark;
 }
 
+// `text` (one paragraph, no newline) broken at spaces into lines of at most `width` columns, each
+// continuation line starting with `indent`; a word longer than a line stays whole. Every line ends
+// in a newline. For the console's sentences (the answer, the commands that show more), so that they
+// read in a terminal of kSentenceWidth columns without the terminal breaking words.
+// The width the console's sentences are wrapped to (its tables are as wide as their columns).
+constexpr std::size_t kSentenceWidth = 110;
+
+inline std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent = "  ") {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = indent + word;
+    } else {
+      line += (line.empty() ? "" : " ") + word;
+    }
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+// The same for a sentence of clauses joined by `separator` ("; "): lines break between clauses
+// where they can (a clause wider than a line is broken at spaces), so a line holds whole clauses.
+inline std::string wrap_clauses(const std::string& text, std::size_t width, const std::string& indent = "  ",
+                                const std::string& separator = "; ") {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(separator, start);
+    const bool last = end == std::string::npos;
+    const std::string clause = text.substr(start, last ? std::string::npos : end + separator.size() - 1 - start);
+    start = last ? text.size() : end + separator.size();
+    if (!line.empty() && display_width(line) + 1 + display_width(clause) > width) {
+      out += line + "\n";
+      line = indent;
+    } else if (!line.empty()) {
+      line += " ";
+    }
+    line += clause;
+    if (display_width(line) > width) {
+      std::string wrapped = wrap_words(line, width, indent);
+      const std::size_t cut = wrapped.rfind('\n', wrapped.size() - 2);
+      out += cut == std::string::npos ? "" : wrapped.substr(0, cut + 1);
+      line = wrapped.substr(cut == std::string::npos ? 0 : cut + 1);
+      line.pop_back();  // its newline
+    }
+  }
+  return out + line + "\n";
+}
+
 // `s` on one line and without terminal escapes: control characters (a newline or an ESC in a
 // hostile report's workload or GPU name) are shown as \n, \t, \xNN. For what a terminal prints.
 inline std::string one_line(const std::string& s) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gp {
@@ -102,6 +103,16 @@ struct SiteCostRecord {
   std::uint64_t full_unwinds = 0;  // native stacks unwound fully (the rest read with learned frame sizes)
 };
 
+// `profile --step-range NAME`: the NVTX ranges named NAME (step_range, nvtx, nvtx_end lines).
+struct StepRangeRecords {
+  std::string name;  // NAME; empty: the records were made without --step-range
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // [start, end] of each closed NAME range (CUPTI clock)
+  bool ended = false;                 // the nvtx_end line was read (the process flushed at its end)
+  std::uint64_t nvtx_inits = 0;       // how often NVTX initialised the library (0: no NVTX call reached it)
+  std::uint64_t other_ranges = 0;     // ranges of other names
+  std::uint64_t open_ranges = 0;      // NAME ranges started and never ended
+};
+
 struct SiteRecords {
   std::vector<CallSiteRecord> sites;
   std::unordered_map<std::uint32_t, std::uint32_t> site_of_call;  // correlation id -> site id
@@ -117,6 +128,7 @@ struct SiteRecords {
   // SourceLineResolver::resolve (source_lines.hpp): per module of the sites, why its frames have no source line ("" when
   // they were resolved). Empty: it was not run (the records were only read).
   std::map<std::string, std::string> source_lines_missing;
+  StepRangeRecords step_ranges;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -170,12 +182,20 @@ struct EagerSite {
 // The step the per-step figures use.
 struct StepDefinition {
   // "most-launched graph"; "graphs captured at one site" (the most-launched graph and the others
-  // captured where it was: a server's buckets, one launched per step); "" (no graph launched: no step)
+  // captured where it was: a server's buckets, one launched per step); "nvtx range" (--step-range
+  // NAME: one occurrence of that NVTX range); "" (no step)
   std::string from;
-  std::uint32_t exec_id = 0, graph_id = 0;  // the most-launched graph
+  std::uint32_t exec_id = 0, graph_id = 0;  // the most-launched graph (0: none launched)
   std::size_t other_graphs = 0;             // the other graphs of its site
   std::size_t steps = 0;
-  std::uint64_t first_ns = 0, last_ns = 0;  // start of the first step's launch, end of the last's
+  std::uint64_t first_ns = 0, last_ns = 0;  // start of the first step, end of the last
+  // --step-range NAME: NAME (also when it never occurred and the graph rule was used instead), and
+  // the ranges' union, sorted (a call is in a step when it starts inside one of them).
+  std::string range_name;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+  std::string range_missing;  // why NAME gave no step ("" when it did or was not asked for)
+  // A call that starts at `t` is in a step: inside an NVTX range, or from the first step to the last.
+  bool contains(std::uint64_t t) const;
 };
 
 // What one graph holds and what making it cost (per graph of ProcessProfile::graphs).
@@ -186,6 +206,14 @@ struct GraphLedger {
   std::uint64_t capture_alloc_bytes = 0;  // device allocations (cudaMalloc*, pool growth) made during its capture
   std::size_t capture_allocs = 0;
   std::uint64_t capture_vmm_bytes = 0;    // cuMemCreate during its capture
+  // Device memory allocated on the capturing thread before its capture: from the end of the
+  // previous capture on that thread (the first capture: from the start) to its BeginCapture. What a
+  // framework's warm-up run allocates for the graph (CUDA-graph trees), and whatever else the thread
+  // allocated then; shown beside, never added to, what it allocated in capture.
+  std::uint64_t before_capture_alloc_bytes = 0;
+  std::size_t before_capture_allocs = 0;
+  std::uint64_t before_capture_freed_bytes = 0;  // device memory freed on that thread in the same window
+  bool before_capture_from_start = false;  // no earlier capture on its thread: the window began at the start
   std::uint64_t memory_node_bytes = 0;    // its graph memory nodes (cudaMallocAsync inside the capture, AddMemAllocNode)
   std::size_t memory_nodes = 0;
   std::optional<double> capture_free_delta;      // free device memory before BeginCapture minus after EndCapture

@@ -1,8 +1,8 @@
 // Renderings of one Comparison: terminal table, Markdown (PR comments, job summaries), JUnit
 // XML (CI dashboards) and JSON (every number behind every verdict). All of them read the same
 // Comparison and format numbers with fixed rules, so repeated runs give byte-identical text. `exit`
-// is the status the command returns for the comparison's outcome (the CLI chooses it); the outputs
-// print it.
+// is the status the command returns for the comparison's outcome (compare_exit_code: the CLI
+// returns it); the outputs print it.
 #pragma once
 #include <cstddef>
 #include <ostream>
@@ -13,9 +13,21 @@
 
 #include "graphprof/compare/compare_format.hpp"
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/core/error.hpp"
 #include "graphprof/core/params.hpp"  // params_text, used with these
 
 namespace gp {
+
+// The exit status of each outcome (docs/compare.md, "Exit codes"): the one mapping, which the CLI
+// returns and the outputs (and their tests) print.
+inline ExitCode compare_exit_code(CompareOutcome outcome) {
+  switch (outcome) {
+    case CompareOutcome::kPass: return ExitCode::kOk;
+    case CompareOutcome::kRegression: return ExitCode::kRegression;
+    case CompareOutcome::kNotTrustworthy: return ExitCode::kUntrusted;
+  }
+  return ExitCode::kInternal;
+}
 
 struct CompareConsoleOptions {
   bool color = false;     // ANSI colours; the CLI enables them only on a TTY without NO_COLOR

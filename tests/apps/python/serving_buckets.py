@@ -5,10 +5,11 @@ fits (an eager copy), replays that bucket's graph and picks tokens eagerly (argm
 capture it prints its own memory figures (torch.cuda.memory_reserved(), memory_allocated() and
 torch.cuda.mem_get_info()), to check graphprof's memory ledger against.
 
-    python serving_buckets.py [--steps N] [--buckets 1,2,4,8,16] [--hidden H] [--busy-thread]
+    python serving_buckets.py [--steps N] [--buckets 1,2,4,8,16] [--hidden H] [--busy-thread] [--nvtx-step NAME]
 
 --busy-thread runs a pure-Python loop on a second thread all along (a tokenizer, a scheduler), so
-the serving thread has to win the GIL back after each operator.
+the serving thread has to win the GIL back after each operator. --nvtx-step NAME makes each step
+one NVTX range NAME (torch.cuda.nvtx.range_push/range_pop), for `graphprof profile --step-range NAME`.
 """
 import argparse
 import threading
@@ -51,7 +52,7 @@ def capture_buckets(model, buckets, hidden):
     return graphs, inputs, outputs
 
 
-def serve(graphs, inputs, outputs, steps, hidden):
+def serve(graphs, inputs, outputs, steps, hidden, nvtx_step=None):
     buckets = sorted(graphs)
     requests = torch.randn(max(buckets), hidden, device="cuda", dtype=torch.half)
     sizes = [1, 3, 2, 8, 5, 16, 7, 4]
@@ -60,11 +61,15 @@ def serve(graphs, inputs, outputs, steps, hidden):
     end = torch.cuda.Event(enable_timing=True)
     start.record()
     for step in range(steps):
+        if nvtx_step:
+            torch.cuda.nvtx.range_push(nvtx_step)
         n = min(sizes[step % len(sizes)], max(buckets))
         b = next(x for x in buckets if x >= n)
         inputs[b][:n].copy_(requests[:n])
         graphs[b].replay()
         tokens += int(outputs[b][:n].argmax(dim=-1).sum().item() >= 0)
+        if nvtx_step:
+            torch.cuda.nvtx.range_pop()
     end.record()
     torch.cuda.synchronize()
     print(f"serving_buckets: {steps} steps in {start.elapsed_time(end):.3f} ms ({tokens} batches served)", flush=True)
@@ -82,6 +87,7 @@ def main():
     ap.add_argument("--buckets", default="1,2,4,8,16")
     ap.add_argument("--hidden", type=int, default=2048)
     ap.add_argument("--busy-thread", action="store_true")
+    ap.add_argument("--nvtx-step", default=None)
     a = ap.parse_args()
     if a.busy_thread:
         threading.Thread(target=busy, daemon=True).start()
@@ -91,7 +97,7 @@ def main():
     memory("model loaded")
     graphs, inputs, outputs = capture_buckets(model, buckets, a.hidden)
     memory("all buckets captured")
-    serve(graphs, inputs, outputs, a.steps, a.hidden)
+    serve(graphs, inputs, outputs, a.steps, a.hidden, a.nvtx_step)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,148 @@
+// The CUDA runtime and driver functions libgraphprof_interpose.so defines (runtime_interpose.cpp
+// says why and how): each forwards to the real one, looked up once, and is recorded through
+// interpose_core.hpp under the name CUPTI gives it. Declared with plain types of the same ABI; no
+// CUDA header. Where a signature changed between CUDA versions (cudaGraphInstantiate,
+// cudaGraphExecUpdate, cuGraphExecUpdate), the definition takes the longer one and forwards every
+// argument, which is correct for either.
+#include <cstddef>
+
+#include "interpose_core.hpp"
+
+#define GP_EXPORT extern "C" __attribute__((visibility("default")))
+
+using namespace gp::interposer;
+
+namespace {
+constexpr bool kRuntime = false, kDriver = true;
+}  // namespace
+
+// NAME PARAMS forwards ARGS to the real NAME (of libcudart or libcuda) through HELPER, recorded
+// as Api::RECORDED.
+#define GP_DEFINE_AS(helper, domain, recorded, name, T, params, ...) \
+  GP_EXPORT Err name params {                                        \
+    static const auto real = real_fn<T>(#name, domain);              \
+    return helper(Api::recorded, real, __VA_ARGS__);                 \
+  }
+#define GP_DEFINE(helper, domain, name, T, params, ...) GP_DEFINE_AS(helper, domain, name, name, T, params, __VA_ARGS__)
+
+// Kernel launches.
+using LaunchFn = Err (*)(const void*, Dim3, Dim3, void**, std::size_t, Handle);
+#define GP_LAUNCH(name) \
+  GP_DEFINE(timed, kRuntime, name, LaunchFn, (const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st), f, g, b, a, sh, st)
+GP_LAUNCH(cudaLaunchKernel)
+GP_LAUNCH(cudaLaunchKernel_ptsz)
+GP_LAUNCH(__cudaLaunchKernel)
+GP_LAUNCH(__cudaLaunchKernel_ptsz)
+GP_LAUNCH(cudaLaunchCooperativeKernel)
+GP_LAUNCH(cudaLaunchCooperativeKernel_ptsz)
+using LaunchExFn = Err (*)(const void*, const void*, void**);
+GP_DEFINE(timed, kRuntime, cudaLaunchKernelExC, LaunchExFn, (const void* config, const void* f, void** a), config, f, a)
+GP_DEFINE(timed, kRuntime, cudaLaunchKernelExC_ptsz, LaunchExFn, (const void* config, const void* f, void** a), config, f, a)
+
+// Graph launches and uploads.
+using GraphLaunchFn = Err (*)(Handle, Handle);
+GP_DEFINE(graph_launch, kRuntime, cudaGraphLaunch, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(graph_launch, kRuntime, cudaGraphLaunch_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(upload, kRuntime, cudaGraphUpload, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(upload, kRuntime, cudaGraphUpload_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+
+// Captures.
+using BeginFn = Err (*)(Handle, int);
+using EndFn = Err (*)(Handle, Handle*);
+GP_DEFINE(begin_capture, kRuntime, cudaStreamBeginCapture, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(begin_capture, kRuntime, cudaStreamBeginCapture_ptsz, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(end_capture, kRuntime, cudaStreamEndCapture, EndFn, (Handle stream, Handle* graph), stream, graph)
+GP_DEFINE(end_capture, kRuntime, cudaStreamEndCapture_ptsz, EndFn, (Handle stream, Handle* graph), stream, graph)
+
+// Instantiation. cudaGraphInstantiate: CUDA 12+ (exec*, graph, unsigned long long flags); before:
+// (exec*, graph, errorNode*, log, size).
+using InstantiateFn = Err (*)(Handle*, Handle, void*, void*, std::size_t);
+using InstantiateFlagsFn = Err (*)(Handle*, Handle, unsigned long long);
+using InstantiateParamsFn = Err (*)(Handle*, Handle, void*);
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiate, InstantiateFn, (Handle* exec, Handle graph, void* a3, void* a4, std::size_t a5),
+          exec, graph, a3, a4, a5)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithFlags, InstantiateFlagsFn, (Handle* exec, Handle graph, unsigned long long f),
+          exec, graph, f)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithParams, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec,
+          graph, p)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithParams_ptsz, InstantiateParamsFn, (Handle* exec, Handle graph, void* p),
+          exec, graph, p)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithFlags, InstantiateFlagsFn, (Handle* exec, Handle graph, unsigned long long f),
+          exec, graph, f)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithParams, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec, graph,
+          p)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithParams_ptsz, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec,
+          graph, p)
+
+// Exec updates and parameter changes (counted per process). cudaGraphExecUpdate and
+// cuGraphExecUpdate before CUDA 12: (exec, graph, errorNode*, result*); since: (exec, graph, info*).
+using Ptr4Fn = Err (*)(void*, void*, void*, void*);
+using Ptr3Fn = Err (*)(void*, void*, void*);
+GP_DEFINE(timed, kRuntime, cudaGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE(timed, kDriver, cuGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE_AS(timed, kDriver, cuGraphExecUpdate, cuGraphExecUpdate_v2, Ptr3Fn, (void* e, void* g, void* info), e, g, info)
+#define GP_SET_PARAMS(domain, recorded, name) \
+  GP_DEFINE_AS(timed, domain, recorded, name, Ptr3Fn, (void* exec, void* node, void* params), exec, node, params)
+GP_SET_PARAMS(kRuntime, cudaGraphExecKernelNodeSetParams, cudaGraphExecKernelNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecNodeSetParams, cudaGraphExecNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecMemsetNodeSetParams, cudaGraphExecMemsetNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecHostNodeSetParams, cudaGraphExecHostNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecChildGraphNodeSetParams, cudaGraphExecChildGraphNodeSetParams)
+GP_SET_PARAMS(kDriver, cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams)
+GP_SET_PARAMS(kDriver, cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams_v2)
+GP_SET_PARAMS(kDriver, cuGraphExecNodeSetParams, cuGraphExecNodeSetParams)
+
+// Synchronising calls (they end --overhead's window), and the synchronous copy and memset.
+using VoidFn = Err (*)();
+using OneFn = Err (*)(Handle);
+GP_EXPORT Err cudaDeviceSynchronize(void) {
+  static const auto real = real_fn<VoidFn>("cudaDeviceSynchronize", kRuntime);
+  return synchronising(Api::cudaDeviceSynchronize, real);
+}
+GP_EXPORT Err cuCtxSynchronize(void) {
+  static const auto real = real_fn<VoidFn>("cuCtxSynchronize", kDriver);
+  return synchronising(Api::cuCtxSynchronize, real);
+}
+GP_DEFINE(synchronising, kRuntime, cudaStreamSynchronize, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kRuntime, cudaStreamSynchronize_ptsz, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kRuntime, cudaEventSynchronize, OneFn, (Handle e), e)
+GP_DEFINE(synchronising, kDriver, cuStreamSynchronize, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kDriver, cuStreamSynchronize_ptsz, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kDriver, cuEventSynchronize, OneFn, (Handle e), e)
+GP_DEFINE(timed, kRuntime, cudaMemcpy, Err (*)(void*, const void*, std::size_t, int), (void* d, const void* s, std::size_t n, int k), d,
+          s, n, k)
+GP_DEFINE(timed, kRuntime, cudaMemcpy2D, Err (*)(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, int),
+          (void* d, std::size_t dp, const void* s, std::size_t sp, std::size_t w, std::size_t h, int k), d, dp, s, sp, w, h, k)
+GP_DEFINE(timed, kRuntime, cudaMemset, Err (*)(void*, int, std::size_t), (void* p, int v, std::size_t n), p, v, n)
+
+// Calls not allowed inside a capture (what breaks one).
+GP_DEFINE(capture_breaker, kRuntime, cudaMalloc, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
+GP_DEFINE(capture_breaker, kRuntime, cudaFree, Err (*)(void*), (void* p), p)
+GP_DEFINE(capture_breaker, kRuntime, cudaMallocHost, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
+GP_DEFINE(capture_breaker, kRuntime, cudaFreeHost, Err (*)(void*), (void* p), p)
+GP_DEFINE(capture_breaker, kRuntime, cudaStreamQuery, OneFn, (Handle s), s)
+GP_DEFINE(capture_breaker, kRuntime, cudaEventQuery, OneFn, (Handle e), e)
+
+// The driver's launches (programs and libraries that call libcuda.so's exported symbols).
+using CuLaunchFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**, void**);
+using CuCoopFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**);
+using CuLaunchExFn = Err (*)(const void*, Handle, void**, void**);
+#define GP_CU_LAUNCH(name)                                                                                                   \
+  GP_DEFINE(timed, kDriver, name, CuLaunchFn,                                                                                \
+            (Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, Handle st, \
+             void** params, void** extra),                                                                                   \
+            f, gx, gy, gz, bx, by, bz, sh, st, params, extra)
+#define GP_CU_COOP(name)                                                                                                     \
+  GP_DEFINE(timed, kDriver, name, CuCoopFn,                                                                                  \
+            (Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, Handle st, \
+             void** params),                                                                                                 \
+            f, gx, gy, gz, bx, by, bz, sh, st, params)
+GP_CU_LAUNCH(cuLaunchKernel)
+GP_CU_LAUNCH(cuLaunchKernel_ptsz)
+GP_CU_COOP(cuLaunchCooperativeKernel)
+GP_CU_COOP(cuLaunchCooperativeKernel_ptsz)
+GP_DEFINE(timed, kDriver, cuLaunchKernelEx, CuLaunchExFn, (const void* c, Handle f, void** p, void** x), c, f, p, x)
+GP_DEFINE(timed, kDriver, cuLaunchKernelEx_ptsz, CuLaunchExFn, (const void* c, Handle f, void** p, void** x), c, f, p, x)
+GP_DEFINE(graph_launch, kDriver, cuGraphLaunch, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(graph_launch, kDriver, cuGraphLaunch_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)

@@ -1,0 +1,138 @@
+// The interposer's machinery shared by its two translation units: runtime_interpose.cpp (its
+// state, the record writer, the calls for the injection library) and interpose_api.cpp (the CUDA
+// runtime and driver functions it defines). Internal to libgraphprof_interpose.so; no CUDA header
+// (the functions are declared with plain types of the same ABI).
+#pragma once
+#include <time.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "interpose_records.hpp"
+
+namespace gp::interposer {
+
+using gp::interpose::Api;
+using Err = int;  // cudaError_t / CUresult
+using Handle = void*;
+struct Dim3 {
+  unsigned x, y, z;
+};
+constexpr Err kNotFound = 999;  // cudaErrorUnknown / CUDA_ERROR_UNKNOWN: the real function is missing
+
+// The real function `name` (runtime: the shared libcudart the process loaded; driver: libcuda.so.1).
+void* resolve(const char* name, bool driver);
+template <typename Fn>
+Fn real_fn(const char* name, bool driver) {
+  return reinterpret_cast<Fn>(resolve(name, driver));
+}
+
+inline std::atomic<bool> g_active{false};  // recording (between begin and end)
+inline std::atomic<std::uint32_t> g_correlation{0};
+inline thread_local int t_capturing = 0;  // captures this thread began and has not ended
+
+inline std::uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+inline bool active() { return g_active.load(std::memory_order_relaxed); }
+
+// runtime_interpose.cpp
+void record(Api api, std::uint64_t start, std::uint64_t end, std::uint32_t co, Err r);
+void synchronised(std::uint64_t now);
+void launched(Handle exec, std::uint32_t co, std::uint64_t start);
+void instantiated(Handle exec, Handle graph, std::uint32_t co);
+void uploaded(Handle exec, std::uint32_t co);
+void capture_begun(Handle stream, int mode, std::uint32_t co, Err r);
+void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
+
+// One forwarded call: its result, correlation id and start.
+struct Call {
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+};
+
+// Calls `real` and, once recording started, records the call (also the call during which the
+// injection started it: CUDA initialises inside an application's first call). True when it was
+// recorded (the caller then notes what else the call did).
+template <typename Fn, typename... A>
+bool forward(Api api, Fn real, Call& c, A... a) {
+  if (real == nullptr) {
+    c.r = kNotFound;
+    return false;
+  }
+  c.co = ++g_correlation;
+  c.start = now_ns();
+  c.r = real(a...);
+  if (!active()) return false;
+  record(api, c.start, now_ns(), c.co, c.r);
+  return true;
+}
+
+template <typename Fn, typename... A>
+Err timed(Api api, Fn real, A... a) {
+  Call c;
+  (void)forward(api, real, c, a...);
+  return c.r;
+}
+
+// A call that matters only inside a capture (what breaks one): recorded on a thread that is capturing.
+template <typename Fn, typename... A>
+Err capture_breaker(Api api, Fn real, A... a) {
+  if (real == nullptr) return kNotFound;
+  if (t_capturing == 0 || !active()) return real(a...);
+  return timed(api, real, a...);
+}
+
+template <typename Fn, typename... A>
+Err synchronising(Api api, Fn real, A... a) {
+  Call c;
+  if (forward(api, real, c, a...)) synchronised(now_ns());
+  return c.r;
+}
+
+template <typename Fn>
+Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
+  Call c;
+  if (forward(api, real, c, exec, stream)) launched(exec, c.co, c.start);
+  return c.r;
+}
+
+template <typename Fn, typename... A>
+Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
+  Call c;
+  if (forward(api, real, c, exec, graph, rest...) && c.r == 0 && exec != nullptr && *exec != nullptr)
+    instantiated(*exec, graph, c.co);
+  return c.r;
+}
+
+template <typename Fn>
+Err upload(Api api, Fn real, Handle exec, Handle stream) {
+  Call c;
+  if (forward(api, real, c, exec, stream)) uploaded(exec, c.co);
+  return c.r;
+}
+
+template <typename Fn>
+Err begin_capture(Api api, Fn real, Handle stream, int mode) {
+  Call c;
+  if (!forward(api, real, c, stream, mode)) return c.r;
+  if (c.r == 0) ++t_capturing;
+  capture_begun(stream, mode, c.co, c.r);
+  return c.r;
+}
+
+template <typename Fn>
+Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
+  Call c;
+  if (!forward(api, real, c, stream, graph)) return c.r;
+  if (t_capturing > 0) --t_capturing;
+  capture_ended(stream, c.r == 0 && graph != nullptr ? *graph : nullptr, c.co, c.r);
+  return c.r;
+}
+
+}  // namespace gp::interposer
