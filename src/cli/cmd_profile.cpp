@@ -48,6 +48,7 @@ struct ProfileOptions {
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
   std::string call_sites;  // --call-sites; empty: on, off at --trace none (which takes no stacks unless asked)
+  std::string observe = "cupti";  // --observe: cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
   int repeat = 1;
   std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none
@@ -197,6 +198,10 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
   if (o.time_limit > 0 && o.overhead > 0)
     throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
+  if (o.observe == "interpose" && o.trace != "none")
+    throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
+  if (o.observe == "interpose" && !o.call_sites.empty() && o.call_sites != "off")
+    throw usage_error("--observe interpose: call sites need CUPTI's callbacks; leave --call-sites out or set it to off");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
     throw usage_error("--node-sample " + o.node_sample +
                       ": expected 'all' or W,K,M[,A/B][,kernels=on|kernels=P%] (warm-up launches, first traced, then 1 in M; "
@@ -217,6 +222,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (!fs::is_regular_file(lib))
     throw environment_error("the injection library " + lib.string() +
                             " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
+  if (o.observe == "interpose" && !fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so"))
+    throw environment_error("--observe interpose: the interposer " + (lib.parent_path() / "libgraphprof_interpose.so").string() +
+                            " is missing; it is built and installed next to the injection library");
 
   std::error_code ec;
   const fs::path out = fs::absolute(o.out);
@@ -261,7 +269,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   auto injected_env = [&](const fs::path& dir, const std::string& level) {
     std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                         "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE",
-                                                        "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_STEP_RANGE"});
+                                                        "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_STEP_RANGE",
+                                                        "GRAPHPROF_PROFILE_OBSERVE"});
     env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
     // --step-range: the library is NVTX's injection too (src/inject/nvtx_steps.hpp), the same file
     // as CUDA's, so both load one copy. Not in --overhead's plain runs (level clock).
@@ -281,9 +290,18 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                                                                  : sites));
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
+    // With --observe interpose the interposer follows it (src/inject/runtime_interpose.cpp): the
+    // injection library uses it instead of CUPTI where the process calls the shared runtime.
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
-    if (fs::is_regular_file(watch)) {
-      std::string preload = "LD_PRELOAD=" + fs::absolute(watch).string();
+    std::vector<fs::path> preloads;
+    if (fs::is_regular_file(watch)) preloads.push_back(watch);
+    if (o.observe == "interpose" && level == "none") {
+      env.push_back("GRAPHPROF_PROFILE_OBSERVE=interpose");
+      preloads.push_back(lib.parent_path() / "libgraphprof_interpose.so");
+    }
+    if (!preloads.empty()) {
+      std::string preload = "LD_PRELOAD=";
+      for (const fs::path& p : preloads) preload += (&p == &preloads.front() ? "" : " ") + fs::absolute(p).string();
       for (auto it = env.begin(); it != env.end(); ++it)
         if (it->rfind("LD_PRELOAD=", 0) == 0) {
           preload += " " + it->substr(11);
@@ -373,6 +391,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
   report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+  if (o.observe != "cupti") report.command_line.push_back("--observe=" + o.observe);
   if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
   report.command_line.push_back("--");
   report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
@@ -448,6 +467,12 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "every per-step figure (default: one launch of the most-launched graph)")
       ->each([o](const std::string&) { o->step_range_given = true; })
       ->option_text("NAME");
+  sub->add_option("--observe", o->observe,
+                  "how the process is observed at --trace none: cupti, or interpose = the CUDA runtime and driver calls "
+                  "are interposed (LD_PRELOAD) and CUPTI is not used at all, in each process that calls the shared "
+                  "libcudart.so (others keep CUPTI; the report says which, per process)")
+      ->check(CLI::IsMember({"cupti", "interpose"}))
+      ->capture_default_str();
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
                   "so `compare` has independent runs to judge")

@@ -25,7 +25,7 @@
 namespace gp::inject {
 
 // What became of graphprof's CUPTI session by the end of the process: the end line's "cupti".
-enum class CuptiAtEnd { kOurs, kFinalizedElsewhere, kActivityTaken, kTeardownTimedOut };
+enum class CuptiAtEnd { kOurs, kFinalizedElsewhere, kActivityTaken, kTeardownTimedOut, kUnused };
 
 inline const char* cupti_at_end_id(CuptiAtEnd c) {
   switch (c) {
@@ -33,6 +33,7 @@ inline const char* cupti_at_end_id(CuptiAtEnd c) {
     case CuptiAtEnd::kFinalizedElsewhere: return "finalized_elsewhere";
     case CuptiAtEnd::kActivityTaken: return "activity_taken";
     case CuptiAtEnd::kTeardownTimedOut: return "teardown_timeout";
+    case CuptiAtEnd::kUnused: return "unused";  // interposed: no CUPTI call was made
   }
   return "graphprof";
 }
@@ -51,6 +52,7 @@ inline void warn(const std::string& what) {
 inline void warn_about(CuptiAtEnd c) {
   switch (c) {
     case CuptiAtEnd::kOurs:
+    case CuptiAtEnd::kUnused:
     case CuptiAtEnd::kTeardownTimedOut:  // said where it happens
       return;
     case CuptiAtEnd::kFinalizedElsewhere:
@@ -90,6 +92,7 @@ inline bool subscription_alive() {
 // CUPTI dropped.
 inline CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
   dropped = 0;
+  if (g_end_lines != nullptr) return CuptiAtEnd::kUnused;  // interposed: CUPTI was never started
   if (g_subscriber == nullptr) return CuptiAtEnd::kOurs;  // released already
   if (!subscription_alive()) {
     g_subscriber = nullptr;  // dead: never pass it to CUPTI again
@@ -124,6 +127,7 @@ inline void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped,
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
   const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
   flush_call_sites(exiting);
+  if (g_end_lines != nullptr) (void)g_end_lines(exiting);
   write_lines(gp::inject::clock_lines(exiting) + gp::inject::step_range_lines(exiting) + gp::inject::refused_subscribers_line(), true,
               std::chrono::seconds(2));
   if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);

@@ -21,6 +21,8 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -53,6 +55,7 @@
 #include "inject_state.hpp"
 #include "activity_records.hpp"
 #include "exit_path.hpp"
+#include "observe_choice.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -302,6 +305,54 @@ std::string start_cupti() {
   return {};
 }
 
+// --observe interpose (docs/profile.md): the preloaded interposer (runtime_interpose.cpp) records
+// the process at --trace none instead of CUPTI, where it can see the calls. Its functions are found
+// with dlsym: the two libraries do not link each other.
+using InterposeReadyFn = int (*)();
+using InterposeWriteFn = int (*)(const char*, std::size_t, int);
+using InterposeBeginFn = int (*)(InterposeWriteFn, const char*, int);
+using InterposeEndFn = void (*)(int);
+InterposeEndFn g_interpose_end = nullptr;
+
+int interpose_write(const char* data, std::size_t size, int flush) {
+  return write_lines(std::string(data, size), flush != 0) ? 1 : 0;
+}
+
+std::string interpose_end_lines(bool may_wait) {
+  if (g_interpose_end != nullptr) g_interpose_end(may_wait ? 1 : 0);
+  return {};
+}
+
+// Whether CUDA is being initialised from the shared runtime: the driver calls InitializeInjection
+// inside cuInit, on the stack of the call that started CUDA. A statically linked runtime's frames
+// are in the program (or the library that carries it), not in a libcudart.so.
+bool initialised_from_shared_runtime() {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  for (int i = 0; i < n; ++i) {
+    Dl_info info{};
+    if (dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
+    const char* base = std::strrchr(info.dli_fname, '/');
+    if (std::strncmp(base != nullptr ? base + 1 : info.dli_fname, "libcudart.so", 12) == 0) return true;
+  }
+  return false;
+}
+
+gp::inject::ObserveChoice choose_observer_here() {
+  gp::inject::ObserveFacts f;
+  f.level = g_level;
+  const char* observe = std::getenv("GRAPHPROF_PROFILE_OBSERVE");
+  f.asked = observe != nullptr && std::strcmp(observe, "interpose") == 0;
+  if (!f.asked) return {};
+  f.call_sites = call_sites_enabled();
+  const auto ready = reinterpret_cast<InterposeReadyFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_ready"));
+  f.interposer_loaded = ready != nullptr && dlsym(RTLD_DEFAULT, "graphprof_interpose_begin") != nullptr &&
+                        dlsym(RTLD_DEFAULT, "graphprof_interpose_end") != nullptr;
+  f.interposer_ready = f.interposer_loaded && ready() == 1;
+  f.shared_runtime_caller = f.interposer_ready && initialised_from_shared_runtime();
+  return gp::inject::choose_observer(f);
+}
+
 }  // namespace
 
 // Called by the CUDA driver at initialisation in every process where CUDA_INJECTION64_PATH names
@@ -327,23 +378,42 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
     std::fprintf(stderr, "graphprof profile: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
     return 1;
   }
+  init_call_sites();
+  const gp::inject::ObserveChoice observe = choose_observer_here();
+  // Interposed, the library makes no CUPTI call at all (not even for the version or the clock).
   uint32_t version = 0;
-  (void)cuptiGetVersion(&version);
+  if (!observe.interpose) (void)cuptiGetVersion(&version);
   std::string line;
-  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"sample\":\"%s\",\"cmdline\":",
-          static_cast<int>(::getpid()), static_cast<int>(::getppid()), static_cast<unsigned long long>(now_ns()), version,
-          g_level, g_level >= 2 ? g_sample_rule.text().c_str() : "");
+  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"sample\":\"%s\",\"observed\":\"%s\",\"cmdline\":",
+          static_cast<int>(::getpid()), static_cast<int>(::getppid()),
+          static_cast<unsigned long long>(observe.interpose ? realtime_ns() : now_ns()), version, g_level,
+          g_level >= 2 ? g_sample_rule.text().c_str() : "", observe.interpose ? "interpose" : "cupti");
   append_json_string(line, process_command_line().c_str());
+  if (!observe.why_not.empty()) {
+    line += ",\"observe_note\":";
+    append_json_string(line, ("interposition was asked for but not used: " + observe.why_not).c_str());
+  }
   line += "}\n";
   write_lines(line, true);
   gp::inject::write_rank_line();
   gp::inject::init_step_ranges();
-  init_call_sites();
   write_lines(process_start_line(), true);
   if (g_on.any_off() || !g_on.unknown.empty())
     warn(std::string("developer switches GRAPHPROF_INJECT_OFF=") + std::getenv("GRAPHPROF_INJECT_OFF") +
          " left pieces of the injection out (for measuring their cost): this profile is incomplete" +
          (g_on.unknown.empty() ? "" : "; unknown names ignored: " + g_on.unknown));
+  if (observe.interpose) {
+    const auto begin = reinterpret_cast<InterposeBeginFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_begin"));
+    g_interpose_end = reinterpret_cast<InterposeEndFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_end"));
+    if (begin(interpose_write, g_dir.c_str(), g_dump_dot ? 1 : 0) != 1) {
+      write_error("the interposer could not start its writer thread: this process is not profiled");
+      return 1;
+    }
+    g_end_lines = interpose_end_lines;
+    on_exit(at_exit, nullptr);
+    install_signal_handlers();
+    return 1;
+  }
   if (!g_on.cupti) return 1;
   const std::string why = start_cupti();
   if (!why.empty()) {

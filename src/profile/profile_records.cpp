@@ -1,6 +1,9 @@
 // Reading the line files of the injection library. One JSON object per line; "t" names the kind:
-//   process  {pid, ppid, ts, cupti, level, sample, cmdline}  first line of every file; sample: the node
-//            sampling rule at level 2 ("all" or "W,K,M", include/graphprof/core/node_sampling.hpp)
+//   process  {pid, ppid, ts, cupti, level, sample, observed, observe_note, cmdline}  first line of every
+//            file; sample: the node sampling rule at level 2 ("all" or "W,K,M",
+//            include/graphprof/core/node_sampling.hpp); observed: "cupti" or "interpose" (the interposer
+//            wrote the API lines, no CUPTI: src/inject/runtime_interpose.cpp; older records lack it);
+//            observe_note: why interposition was asked for and not used
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
 //   mc       memcpy  {k (HtoD...), b, s, e, d, c, st, co, g, gn}
@@ -181,6 +184,8 @@ void read_line(const json& j, ProcessRecords& p) {
     p.trace_level = field<int>(j, "level", 2);
     p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
+    p.observed_by = field<std::string>(j, "observed", "cupti");
+    p.observe_note = field<std::string>(j, "observe_note");
     d.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {
     std::string what = field<std::string>(j, "what");

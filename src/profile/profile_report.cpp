@@ -123,6 +123,8 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                                                  : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
                                                         {"caller", p.refused_caller}};
   j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
+  j["observed_by"] = p.observed_by.empty() ? "cupti" : p.observed_by;
+  j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
   j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);

@@ -250,6 +250,13 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
     return;
   }
+  // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
+  if (p.value("observed_by", "cupti") == "interpose")
+    out << "  observed by: interposition (no CUPTI). Not seen: launches by libraries with a runtime of their own\n"
+           "    (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager launches are a lower bound;\n"
+           "    no memory ledger\n";
+  else if (const auto note = p.find("observe_note"); note != p.end() && note->is_string())
+    out << "  observed by: CUPTI (" << note->get<std::string>() << ")\n";
   if (!(no_work && taken)) coverage_text(out, p, verbose);
 
   const json& graphs = p["graphs"];

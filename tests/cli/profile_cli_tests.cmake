@@ -118,3 +118,21 @@ add_test(NAME cli.profile_step_range_nvtx_injection_replaced
                  -- $<TARGET_FILE:graphprof> profile --step-range decode --out ${CMAKE_CURRENT_BINARY_DIR}/profile_step_nvtx -- true)
 set_tests_properties(cli.profile_step_range_control_character cli.profile_step_range_environment
                      cli.profile_step_range_nvtx_injection_replaced PROPERTIES LABELS cpu)
+# --observe interpose: --trace none only, without call sites; it preloads the interposer after the
+# CUPTI watch library and names it in the application's environment.
+add_test(NAME cli.profile_observe_needs_trace_none
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose: only with --trace none"
+                 -- $<TARGET_FILE:graphprof> profile --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node -- true)
+add_test(NAME cli.profile_observe_without_call_sites
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose: call sites need CUPTI"
+                 -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --call-sites on
+                    --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_sites -- true)
+add_test(NAME cli.profile_observe_preloads_the_interposer
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_cupti_watch.so [^ ]*libgraphprof_interpose.so observe=interpose" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_env
+                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
+set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_without_call_sites
+                     cli.profile_observe_preloads_the_interposer PROPERTIES LABELS cpu)

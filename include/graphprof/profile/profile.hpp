@@ -76,6 +76,10 @@ struct ProcessRecords {
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   int trace_level = 2;         // 0 none, 1 graph, 2 node
+  // How the process was observed (the process line's "observed"): "cupti", or "interpose" (the
+  // preloaded interposer at --trace none, no CUPTI); empty in older records (CUPTI). observe_note:
+  // why interposition was asked for and not used.
+  std::string observed_by, observe_note;
   std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
@@ -212,6 +216,7 @@ struct ProcessProfile {
   std::size_t refused_subscribes = 0;         // as in ProcessRecords
   std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
+  std::string observed_by, observe_note;  // as in ProcessRecords
   int trace_level = 2;
   std::string node_sampling;  // as in ProcessRecords
   std::size_t kernel_switches_off = 0;   // kernels=P%: times CONCURRENT_KERNEL was switched off between samples

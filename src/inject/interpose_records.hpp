@@ -1,0 +1,238 @@
+// The host-only part of the interposer (runtime_interpose.cpp, docs/profile.md "--observe
+// interpose"): the record lines it writes, in the injection library's format (the top of
+// src/profile/profile_records.cpp), and its book of graph launches per exec. No CUDA here: the
+// CPU tests check that these lines read back as the injection's lines do
+// (tests/unit/interpose_records_test.cpp).
+//
+// Times are CLOCK_REALTIME in ns, the clock CUPTI's records and the injection's lines use on
+// Linux, so lines of both kinds (and the process line) are on one time axis. Correlation ids are
+// the interposer's own counter: the analysis only joins lines of one process with each other.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gp::interpose {
+
+// The calls the interposer records, named as the injection names CUPTI's API records (CUPTI's
+// name without its version suffix), so the analysis treats them alike.
+enum class Api : std::uint8_t {
+  cudaLaunchKernel, cudaLaunchKernel_ptsz, __cudaLaunchKernel, __cudaLaunchKernel_ptsz, cudaLaunchKernelExC,
+  cudaLaunchKernelExC_ptsz, cudaLaunchCooperativeKernel, cudaLaunchCooperativeKernel_ptsz, cudaGraphLaunch,
+  cudaGraphLaunch_ptsz, cudaDeviceSynchronize, cudaStreamSynchronize, cudaStreamSynchronize_ptsz, cudaEventSynchronize,
+  cudaMemcpy, cudaMemcpy2D, cudaMemset, cudaMalloc, cudaFree, cudaMallocHost, cudaFreeHost, cudaStreamQuery,
+  cudaEventQuery, cudaGraphInstantiate, cudaGraphInstantiateWithFlags, cudaGraphInstantiateWithParams,
+  cudaGraphInstantiateWithParams_ptsz, cudaGraphUpload, cudaGraphUpload_ptsz, cudaStreamBeginCapture,
+  cudaStreamBeginCapture_ptsz, cudaStreamEndCapture, cudaStreamEndCapture_ptsz, cudaGraphExecUpdate,
+  cudaGraphExecKernelNodeSetParams, cudaGraphExecNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
+  cudaGraphExecMemsetNodeSetParams, cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+  // driver API
+  cuLaunchKernel, cuLaunchKernel_ptsz, cuLaunchKernelEx, cuLaunchKernelEx_ptsz, cuLaunchCooperativeKernel,
+  cuLaunchCooperativeKernel_ptsz, cuGraphLaunch, cuGraphLaunch_ptsz, cuCtxSynchronize, cuStreamSynchronize,
+  cuStreamSynchronize_ptsz, cuEventSynchronize, cuGraphInstantiateWithFlags, cuGraphInstantiateWithParams,
+  cuGraphInstantiateWithParams_ptsz, cuGraphExecUpdate, cuGraphExecKernelNodeSetParams, cuGraphExecNodeSetParams,
+  kCount
+};
+
+inline const char* api_name(Api a) {
+  static const char* const kNames[] = {
+      "cudaLaunchKernel", "cudaLaunchKernel_ptsz", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernelExC",
+      "cudaLaunchKernelExC_ptsz", "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz", "cudaGraphLaunch",
+      "cudaGraphLaunch_ptsz", "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaStreamSynchronize_ptsz",
+      "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D", "cudaMemset", "cudaMalloc", "cudaFree", "cudaMallocHost",
+      "cudaFreeHost", "cudaStreamQuery", "cudaEventQuery", "cudaGraphInstantiate", "cudaGraphInstantiateWithFlags",
+      "cudaGraphInstantiateWithParams", "cudaGraphInstantiateWithParams_ptsz", "cudaGraphUpload", "cudaGraphUpload_ptsz",
+      "cudaStreamBeginCapture", "cudaStreamBeginCapture_ptsz", "cudaStreamEndCapture", "cudaStreamEndCapture_ptsz",
+      "cudaGraphExecUpdate", "cudaGraphExecKernelNodeSetParams", "cudaGraphExecNodeSetParams",
+      "cudaGraphExecMemcpyNodeSetParams", "cudaGraphExecMemsetNodeSetParams", "cudaGraphExecHostNodeSetParams",
+      "cudaGraphExecChildGraphNodeSetParams", "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx",
+      "cuLaunchKernelEx_ptsz", "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz", "cuGraphLaunch",
+      "cuGraphLaunch_ptsz", "cuCtxSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", "cuEventSynchronize",
+      "cuGraphInstantiateWithFlags", "cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams_ptsz",
+      "cuGraphExecUpdate", "cuGraphExecKernelNodeSetParams", "cuGraphExecNodeSetParams"};
+  static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(Api::kCount), "one name per call");
+  return kNames[static_cast<std::size_t>(a)];
+}
+
+inline bool is_driver(Api a) { return a >= Api::cuLaunchKernel; }
+
+// One recorded call, kept in binary until the writer formats it.
+struct ApiCall {
+  Api api = Api::cudaLaunchKernel;
+  int result = 0;
+  std::uint32_t thread = 0, correlation = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+};
+
+inline void append_u64(std::string& s, std::uint64_t v) {
+  char buf[24];
+  char* p = buf + sizeof buf;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  s.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
+}
+
+// The `a` line of a call ("cb" 0: interposed calls have no CUPTI callback id; the analysis goes by
+// the name). A driver error is a CUresult, a runtime error a cudaError_t, both written as the
+// unsigned value CUPTI's records carry.
+inline void append_api_line(std::string& s, const ApiCall& c, std::uint32_t pid) {
+  s += "{\"t\":\"a\",\"n\":\"";
+  s += api_name(c.api);
+  s += "\",\"cb\":0,\"dr\":";
+  s += is_driver(c.api) ? '1' : '0';
+  s += ",\"s\":";
+  append_u64(s, c.start_ns);
+  s += ",\"e\":";
+  append_u64(s, c.end_ns < c.start_ns ? c.start_ns : c.end_ns);
+  s += ",\"p\":";
+  append_u64(s, pid);
+  s += ",\"th\":";
+  append_u64(s, c.thread);
+  s += ",\"co\":";
+  append_u64(s, c.correlation);
+  s += ",\"r\":";
+  append_u64(s, static_cast<std::uint32_t>(c.result));
+  s += "}\n";
+}
+
+inline std::string capture_begin_line(std::uint32_t stream, int mode, std::uint32_t co, int r) {
+  char b[160];
+  std::snprintf(b, sizeof b, "{\"t\":\"capture_begin\",\"stream\":%u,\"mode\":%d,\"co\":%u,\"r\":%d}\n", stream, mode, co, r);
+  return b;
+}
+
+inline std::string capture_end_line(std::uint32_t stream, std::uint32_t graph, std::uint32_t co, int r) {
+  char b[160];
+  std::snprintf(b, sizeof b, "{\"t\":\"capture_end\",\"stream\":%u,\"graph\":%u,\"co\":%u,\"r\":%d}\n", stream, graph, co, r);
+  return b;
+}
+
+inline std::string upload_line(std::uint32_t exec, std::uint32_t co) {
+  char b[96];
+  std::snprintf(b, sizeof b, "{\"t\":\"upload\",\"exec\":%u,\"co\":%u}\n", exec, co);
+  return b;
+}
+
+// The graph id a DOT dump of cuGraphDebugDotPrint carries: its "subgraph cluster_<G>" (the same
+// id CUPTI gives the graph, which names its nodes graph_<G>_node_<i>); 0 when there is none.
+inline std::uint32_t dot_graph_id(const std::string& text) {
+  const char* key = "cluster_";
+  const std::size_t at = text.find(key);
+  if (at == std::string::npos) return 0;
+  std::uint64_t id = 0;
+  std::size_t i = at + std::strlen(key), digits = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 10; ++i, ++digits) id = id * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  return digits == 0 || id > 0xffffffffull ? 0 : static_cast<std::uint32_t>(id);
+}
+
+// Graph launches per exec, as the injection's launch callbacks keep them (launch_watch.hpp): the
+// count, the first and last launch call's start, the return of the first synchronising call after
+// the last launch, and which launch (correlation id) ran which exec (lx lines, in batches).
+// Not thread-safe: the caller holds a lock.
+class LaunchBook {
+ public:
+  static constexpr std::size_t kBatch = 4096;
+
+  // A new exec made at `handle` (an earlier exec at the same address was destroyed: its launches
+  // stay in the book).
+  void instantiated(const void* handle, std::uint32_t exec_id) {
+    auto it = by_handle_.find(handle);
+    if (it != by_handle_.end()) by_handle_.erase(it);
+    execs_.push_back(make_exec(exec_id));
+    by_handle_[handle] = execs_.size() - 1;
+  }
+
+  // A launch of `handle`; returns an lx line when a batch is full (else empty). An exec whose
+  // instantiation was not seen is kept under exec id 0.
+  std::string launched(const void* handle, std::uint32_t correlation, std::uint64_t now_ns) {
+    auto it = by_handle_.find(handle);
+    if (it == by_handle_.end()) {
+      execs_.push_back(make_exec(0));
+      it = by_handle_.emplace(handle, execs_.size() - 1).first;
+    }
+    Exec& e = execs_[it->second];
+    if (e.launches == 0) e.first_ns = now_ns;
+    ++e.launches;
+    e.last_ns = now_ns;
+    e.settled_ns = 0;
+    if (!e.unsettled) {
+      e.unsettled = true;
+      unsettled_.push_back(it->second);
+    }
+    e.correlations.push_back(correlation);
+    return e.correlations.size() >= kBatch ? lx_line(e) : std::string();
+  }
+
+  // A synchronising call returned at `now_ns`: every exec launched since the previous one is settled.
+  void synchronised(std::uint64_t now_ns) {
+    for (std::size_t i : unsettled_) {
+      execs_[i].settled_ns = now_ns;
+      execs_[i].unsettled = false;
+    }
+    unsettled_.clear();
+  }
+
+  // Launches of execs whose instantiation the interposer did not see.
+  std::uint64_t unseen_launches() const {
+    std::uint64_t n = 0;
+    for (const Exec& e : execs_)
+      if (e.exec_id == 0) n += e.launches;
+    return n;
+  }
+
+  // The pending lx lines and one clock line per exec that was launched (at the end).
+  std::string final_lines() {
+    std::string s;
+    for (Exec& e : execs_) {
+      if (e.launches == 0) continue;
+      s += lx_line(e);
+      char b[200];
+      std::snprintf(b, sizeof b, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
+                    e.exec_id, static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
+                    static_cast<unsigned long long>(e.last_ns), static_cast<unsigned long long>(e.settled_ns));
+      s += b;
+    }
+    return s;
+  }
+
+ private:
+  struct Exec {
+    std::uint32_t exec_id = 0;
+    std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
+    bool unsettled = false;
+    std::vector<std::uint32_t> correlations;
+  };
+
+  static Exec make_exec(std::uint32_t id) {
+    Exec e;
+    e.exec_id = id;
+    return e;
+  }
+
+  static std::string lx_line(Exec& e) {
+    std::string s;
+    if (e.correlations.empty()) return s;
+    s.reserve(32 + 11 * e.correlations.size());
+    s += "{\"t\":\"lx\",\"exec\":";
+    append_u64(s, e.exec_id);
+    s += ",\"co\":[";
+    for (std::size_t i = 0; i < e.correlations.size(); ++i) {
+      if (i > 0) s += ',';
+      append_u64(s, e.correlations[i]);
+    }
+    s += "]}\n";
+    e.correlations.clear();
+    return s;
+  }
+
+  std::vector<Exec> execs_;
+  std::unordered_map<const void*, std::size_t> by_handle_;
+  std::vector<std::size_t> unsettled_;
+};
+
+}  // namespace gp::interpose

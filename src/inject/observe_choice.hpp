@@ -1,0 +1,39 @@
+// Which way the injection library observes a process (docs/profile.md, "--observe interpose"):
+// through CUPTI (callbacks and activity records), or, at --trace none when asked for, through the
+// preloaded interposer (libgraphprof_interpose.so, runtime_interpose.cpp), with no CUPTI call at
+// all. Decided once, in InitializeInjection, from facts the library gathers there; host-only, so
+// the CPU tests check the rule (tests/unit/interpose_records_test.cpp).
+#pragma once
+#include <string>
+
+namespace gp::inject {
+
+struct ObserveFacts {
+  int level = 2;                 // GRAPHPROF_PROFILE_LEVEL (0: none)
+  bool asked = false;            // GRAPHPROF_PROFILE_OBSERVE=interpose
+  bool call_sites = false;       // call sites are CUPTI callbacks: they need CUPTI
+  bool interposer_loaded = false;  // its symbols are in the process (LD_PRELOAD)
+  bool interposer_ready = false;   // it found the real runtime and the process's runtime calls resolve to it
+  bool shared_runtime_caller = false;  // CUDA was initialised from the shared libcudart (not a static runtime)
+};
+
+struct ObserveChoice {
+  bool interpose = false;
+  std::string why_not;  // when asked for and not taken: why (said in the records)
+};
+
+inline ObserveChoice choose_observer(const ObserveFacts& f) {
+  ObserveChoice c;
+  if (!f.asked) return c;
+  if (f.level != 0) c.why_not = "interposition observes --trace none only";
+  else if (f.call_sites) c.why_not = "call sites need CUPTI's callbacks";
+  else if (!f.interposer_loaded) c.why_not = "the interposer library is not loaded in this process";
+  else if (!f.interposer_ready) c.why_not = "the interposer did not find the shared CUDA runtime (libcudart.so) the process calls";
+  else if (!f.shared_runtime_caller)
+    c.why_not = "CUDA was not initialised through the shared runtime (a statically linked runtime, or the driver API "
+                "directly): interposition would not see the calls";
+  else c.interpose = true;
+  return c;
+}
+
+}  // namespace gp::inject
