@@ -326,14 +326,16 @@ std::string interpose_end_lines(bool may_wait) {
 // Whether CUDA is being initialised from the shared runtime: the driver calls InitializeInjection
 // inside cuInit, on the stack of the call that started CUDA. A statically linked runtime's frames
 // are in the program (or the library that carries it), not in a libcudart.so.
-bool initialised_from_shared_runtime() {
+bool initialised_from_shared_runtime(std::string& modules) {
   void* frames[64];
   const int n = backtrace(frames, 64);
   for (int i = 0; i < n; ++i) {
     Dl_info info{};
     if (dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
     const char* base = std::strrchr(info.dli_fname, '/');
-    if (std::strncmp(base != nullptr ? base + 1 : info.dli_fname, "libcudart.so", 12) == 0) return true;
+    base = base != nullptr ? base + 1 : info.dli_fname;
+    if (std::strncmp(base, "libcudart.so", 12) == 0) return true;
+    if (modules.find(base) == std::string::npos) modules += std::string(modules.empty() ? "" : ", ") + base;
   }
   return false;
 }
@@ -349,8 +351,11 @@ gp::inject::ObserveChoice choose_observer_here() {
   f.interposer_loaded = ready != nullptr && dlsym(RTLD_DEFAULT, "graphprof_interpose_begin") != nullptr &&
                         dlsym(RTLD_DEFAULT, "graphprof_interpose_end") != nullptr;
   f.interposer_ready = f.interposer_loaded && ready() == 1;
-  f.shared_runtime_caller = f.interposer_ready && initialised_from_shared_runtime();
-  return gp::inject::choose_observer(f);
+  std::string modules;  // of the initialising call's stack, said when none is the shared runtime
+  f.shared_runtime_caller = f.interposer_ready && initialised_from_shared_runtime(modules);
+  gp::inject::ObserveChoice c = gp::inject::choose_observer(f);
+  if (f.interposer_ready && !f.shared_runtime_caller) c.why_not += " (the stack of CUDA's initialisation: " + modules + ")";
+  return c;
 }
 
 }  // namespace

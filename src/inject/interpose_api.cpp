@@ -1,6 +1,9 @@
 // The CUDA runtime and driver functions libgraphprof_interpose.so defines (runtime_interpose.cpp
 // says why and how): each forwards to the real one, looked up once, and is recorded through
-// interpose_core.hpp. Declared with plain types of the same ABI; no CUDA header.
+// interpose_core.hpp under the name CUPTI gives it. Declared with plain types of the same ABI; no
+// CUDA header. Where a signature changed between CUDA versions (cudaGraphInstantiate,
+// cudaGraphExecUpdate, cuGraphExecUpdate), the definition takes the longer one and forwards every
+// argument, which is correct for either.
 #include <cstddef>
 
 #include "interpose_core.hpp"
@@ -9,260 +12,137 @@
 
 using namespace gp::interposer;
 
-#define RT(name, T) static const auto real = real_fn<T>(#name, false)
-#define DR(name, T) static const auto real = real_fn<T>(#name, true)
+namespace {
+constexpr bool kRuntime = false, kDriver = true;
+}  // namespace
 
+// NAME PARAMS forwards ARGS to the real NAME (of libcudart or libcuda) through HELPER, recorded
+// as Api::RECORDED.
+#define GP_DEFINE_AS(helper, domain, recorded, name, T, params, ...) \
+  GP_EXPORT Err name params {                                        \
+    static const auto real = real_fn<T>(#name, domain);              \
+    return helper(Api::recorded, real, __VA_ARGS__);                 \
+  }
+#define GP_DEFINE(helper, domain, name, T, params, ...) GP_DEFINE_AS(helper, domain, name, name, T, params, __VA_ARGS__)
+
+// Kernel launches.
 using LaunchFn = Err (*)(const void*, Dim3, Dim3, void**, std::size_t, Handle);
-GP_EXPORT Err cudaLaunchKernel(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(cudaLaunchKernel, LaunchFn);
-  return timed(Api::cudaLaunchKernel, real, f, g, b, a, sh, st);
-}
-GP_EXPORT Err cudaLaunchKernel_ptsz(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(cudaLaunchKernel_ptsz, LaunchFn);
-  return timed(Api::cudaLaunchKernel_ptsz, real, f, g, b, a, sh, st);
-}
-GP_EXPORT Err __cudaLaunchKernel(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(__cudaLaunchKernel, LaunchFn);
-  return timed(Api::__cudaLaunchKernel, real, f, g, b, a, sh, st);
-}
-GP_EXPORT Err __cudaLaunchKernel_ptsz(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(__cudaLaunchKernel_ptsz, LaunchFn);
-  return timed(Api::__cudaLaunchKernel_ptsz, real, f, g, b, a, sh, st);
-}
-GP_EXPORT Err cudaLaunchCooperativeKernel(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(cudaLaunchCooperativeKernel, LaunchFn);
-  return timed(Api::cudaLaunchCooperativeKernel, real, f, g, b, a, sh, st);
-}
-GP_EXPORT Err cudaLaunchCooperativeKernel_ptsz(const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st) {
-  RT(cudaLaunchCooperativeKernel_ptsz, LaunchFn);
-  return timed(Api::cudaLaunchCooperativeKernel_ptsz, real, f, g, b, a, sh, st);
-}
+#define GP_LAUNCH(name) \
+  GP_DEFINE(timed, kRuntime, name, LaunchFn, (const void* f, Dim3 g, Dim3 b, void** a, std::size_t sh, Handle st), f, g, b, a, sh, st)
+GP_LAUNCH(cudaLaunchKernel)
+GP_LAUNCH(cudaLaunchKernel_ptsz)
+GP_LAUNCH(__cudaLaunchKernel)
+GP_LAUNCH(__cudaLaunchKernel_ptsz)
+GP_LAUNCH(cudaLaunchCooperativeKernel)
+GP_LAUNCH(cudaLaunchCooperativeKernel_ptsz)
 using LaunchExFn = Err (*)(const void*, const void*, void**);
-GP_EXPORT Err cudaLaunchKernelExC(const void* config, const void* f, void** a) {
-  RT(cudaLaunchKernelExC, LaunchExFn);
-  return timed(Api::cudaLaunchKernelExC, real, config, f, a);
-}
-GP_EXPORT Err cudaLaunchKernelExC_ptsz(const void* config, const void* f, void** a) {
-  RT(cudaLaunchKernelExC_ptsz, LaunchExFn);
-  return timed(Api::cudaLaunchKernelExC_ptsz, real, config, f, a);
-}
+GP_DEFINE(timed, kRuntime, cudaLaunchKernelExC, LaunchExFn, (const void* config, const void* f, void** a), config, f, a)
+GP_DEFINE(timed, kRuntime, cudaLaunchKernelExC_ptsz, LaunchExFn, (const void* config, const void* f, void** a), config, f, a)
 
+// Graph launches and uploads.
 using GraphLaunchFn = Err (*)(Handle, Handle);
-GP_EXPORT Err cudaGraphLaunch(Handle exec, Handle stream) {
-  RT(cudaGraphLaunch, GraphLaunchFn);
-  return graph_launch(Api::cudaGraphLaunch, real, exec, stream);
-}
-GP_EXPORT Err cudaGraphLaunch_ptsz(Handle exec, Handle stream) {
-  RT(cudaGraphLaunch_ptsz, GraphLaunchFn);
-  return graph_launch(Api::cudaGraphLaunch_ptsz, real, exec, stream);
-}
-GP_EXPORT Err cudaGraphUpload(Handle exec, Handle stream) {
-  RT(cudaGraphUpload, GraphLaunchFn);
-  return upload(Api::cudaGraphUpload, real, exec, stream);
-}
-GP_EXPORT Err cudaGraphUpload_ptsz(Handle exec, Handle stream) {
-  RT(cudaGraphUpload_ptsz, GraphLaunchFn);
-  return upload(Api::cudaGraphUpload_ptsz, real, exec, stream);
-}
+GP_DEFINE(graph_launch, kRuntime, cudaGraphLaunch, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(graph_launch, kRuntime, cudaGraphLaunch_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(upload, kRuntime, cudaGraphUpload, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(upload, kRuntime, cudaGraphUpload_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
 
+// Captures.
 using BeginFn = Err (*)(Handle, int);
 using EndFn = Err (*)(Handle, Handle*);
-GP_EXPORT Err cudaStreamBeginCapture(Handle stream, int mode) {
-  RT(cudaStreamBeginCapture, BeginFn);
-  return begin_capture(Api::cudaStreamBeginCapture, real, stream, mode);
-}
-GP_EXPORT Err cudaStreamBeginCapture_ptsz(Handle stream, int mode) {
-  RT(cudaStreamBeginCapture_ptsz, BeginFn);
-  return begin_capture(Api::cudaStreamBeginCapture_ptsz, real, stream, mode);
-}
-GP_EXPORT Err cudaStreamEndCapture(Handle stream, Handle* graph) {
-  RT(cudaStreamEndCapture, EndFn);
-  return end_capture(Api::cudaStreamEndCapture, real, stream, graph);
-}
-GP_EXPORT Err cudaStreamEndCapture_ptsz(Handle stream, Handle* graph) {
-  RT(cudaStreamEndCapture_ptsz, EndFn);
-  return end_capture(Api::cudaStreamEndCapture_ptsz, real, stream, graph);
-}
+GP_DEFINE(begin_capture, kRuntime, cudaStreamBeginCapture, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(begin_capture, kRuntime, cudaStreamBeginCapture_ptsz, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(end_capture, kRuntime, cudaStreamEndCapture, EndFn, (Handle stream, Handle* graph), stream, graph)
+GP_DEFINE(end_capture, kRuntime, cudaStreamEndCapture_ptsz, EndFn, (Handle stream, Handle* graph), stream, graph)
 
-// CUDA 12+: (exec*, graph, unsigned long long flags); before: (exec*, graph, errorNode*, log, size).
+// Instantiation. cudaGraphInstantiate: CUDA 12+ (exec*, graph, unsigned long long flags); before:
+// (exec*, graph, errorNode*, log, size).
 using InstantiateFn = Err (*)(Handle*, Handle, void*, void*, std::size_t);
-GP_EXPORT Err cudaGraphInstantiate(Handle* exec, Handle graph, void* a3, void* a4, std::size_t a5) {
-  RT(cudaGraphInstantiate, InstantiateFn);
-  return instantiate(Api::cudaGraphInstantiate, real, exec, graph, a3, a4, a5);
-}
 using InstantiateFlagsFn = Err (*)(Handle*, Handle, unsigned long long);
-GP_EXPORT Err cudaGraphInstantiateWithFlags(Handle* exec, Handle graph, unsigned long long flags) {
-  RT(cudaGraphInstantiateWithFlags, InstantiateFlagsFn);
-  return instantiate(Api::cudaGraphInstantiateWithFlags, real, exec, graph, flags);
-}
 using InstantiateParamsFn = Err (*)(Handle*, Handle, void*);
-GP_EXPORT Err cudaGraphInstantiateWithParams(Handle* exec, Handle graph, void* params) {
-  RT(cudaGraphInstantiateWithParams, InstantiateParamsFn);
-  return instantiate(Api::cudaGraphInstantiateWithParams, real, exec, graph, params);
-}
-GP_EXPORT Err cudaGraphInstantiateWithParams_ptsz(Handle* exec, Handle graph, void* params) {
-  RT(cudaGraphInstantiateWithParams_ptsz, InstantiateParamsFn);
-  return instantiate(Api::cudaGraphInstantiateWithParams_ptsz, real, exec, graph, params);
-}
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiate, InstantiateFn, (Handle* exec, Handle graph, void* a3, void* a4, std::size_t a5),
+          exec, graph, a3, a4, a5)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithFlags, InstantiateFlagsFn, (Handle* exec, Handle graph, unsigned long long f),
+          exec, graph, f)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithParams, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec,
+          graph, p)
+GP_DEFINE(instantiate, kRuntime, cudaGraphInstantiateWithParams_ptsz, InstantiateParamsFn, (Handle* exec, Handle graph, void* p),
+          exec, graph, p)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithFlags, InstantiateFlagsFn, (Handle* exec, Handle graph, unsigned long long f),
+          exec, graph, f)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithParams, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec, graph,
+          p)
+GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithParams_ptsz, InstantiateParamsFn, (Handle* exec, Handle graph, void* p), exec,
+          graph, p)
 
-// Exec updates and parameter changes (counted per process). cudaGraphExecUpdate: CUDA 12+
-// (exec, graph, resultInfo*); before: (exec, graph, errorNode*, result*).
+// Exec updates and parameter changes (counted per process). cudaGraphExecUpdate and
+// cuGraphExecUpdate before CUDA 12: (exec, graph, errorNode*, result*); since: (exec, graph, info*).
 using Ptr4Fn = Err (*)(void*, void*, void*, void*);
 using Ptr3Fn = Err (*)(void*, void*, void*);
-GP_EXPORT Err cudaGraphExecUpdate(void* exec, void* graph, void* a3, void* a4) {
-  RT(cudaGraphExecUpdate, Ptr4Fn);
-  return timed(Api::cudaGraphExecUpdate, real, exec, graph, a3, a4);
-}
-#define GP_SET_PARAMS(name, domain)                                    \
-  GP_EXPORT Err name(void* exec, void* node, void* params) {           \
-    domain(name, Ptr3Fn);                                              \
-    return timed(Api::name, real, exec, node, params);                 \
-  }
-GP_SET_PARAMS(cudaGraphExecKernelNodeSetParams, RT)
-GP_SET_PARAMS(cudaGraphExecNodeSetParams, RT)
-GP_SET_PARAMS(cudaGraphExecMemcpyNodeSetParams, RT)
-GP_SET_PARAMS(cudaGraphExecMemsetNodeSetParams, RT)
-GP_SET_PARAMS(cudaGraphExecHostNodeSetParams, RT)
-GP_SET_PARAMS(cudaGraphExecChildGraphNodeSetParams, RT)
-GP_SET_PARAMS(cuGraphExecKernelNodeSetParams, DR)
-GP_SET_PARAMS(cuGraphExecNodeSetParams, DR)
-GP_EXPORT Err cuGraphExecKernelNodeSetParams_v2(void* exec, void* node, void* params) {
-  DR(cuGraphExecKernelNodeSetParams_v2, Ptr3Fn);
-  return timed(Api::cuGraphExecKernelNodeSetParams, real, exec, node, params);
-}
+GP_DEFINE(timed, kRuntime, cudaGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE(timed, kDriver, cuGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE_AS(timed, kDriver, cuGraphExecUpdate, cuGraphExecUpdate_v2, Ptr3Fn, (void* e, void* g, void* info), e, g, info)
+#define GP_SET_PARAMS(domain, recorded, name) \
+  GP_DEFINE_AS(timed, domain, recorded, name, Ptr3Fn, (void* exec, void* node, void* params), exec, node, params)
+GP_SET_PARAMS(kRuntime, cudaGraphExecKernelNodeSetParams, cudaGraphExecKernelNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecNodeSetParams, cudaGraphExecNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecMemsetNodeSetParams, cudaGraphExecMemsetNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecHostNodeSetParams, cudaGraphExecHostNodeSetParams)
+GP_SET_PARAMS(kRuntime, cudaGraphExecChildGraphNodeSetParams, cudaGraphExecChildGraphNodeSetParams)
+GP_SET_PARAMS(kDriver, cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams)
+GP_SET_PARAMS(kDriver, cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams_v2)
+GP_SET_PARAMS(kDriver, cuGraphExecNodeSetParams, cuGraphExecNodeSetParams)
 
-// Synchronising calls (they end --overhead's window) and the synchronous copy and memset.
+// Synchronising calls (they end --overhead's window), and the synchronous copy and memset.
 using VoidFn = Err (*)();
 using OneFn = Err (*)(Handle);
 GP_EXPORT Err cudaDeviceSynchronize(void) {
-  RT(cudaDeviceSynchronize, VoidFn);
+  static const auto real = real_fn<VoidFn>("cudaDeviceSynchronize", kRuntime);
   return synchronising(Api::cudaDeviceSynchronize, real);
 }
-GP_EXPORT Err cudaStreamSynchronize(Handle s) {
-  RT(cudaStreamSynchronize, OneFn);
-  return synchronising(Api::cudaStreamSynchronize, real, s);
-}
-GP_EXPORT Err cudaStreamSynchronize_ptsz(Handle s) {
-  RT(cudaStreamSynchronize_ptsz, OneFn);
-  return synchronising(Api::cudaStreamSynchronize_ptsz, real, s);
-}
-GP_EXPORT Err cudaEventSynchronize(Handle e) {
-  RT(cudaEventSynchronize, OneFn);
-  return synchronising(Api::cudaEventSynchronize, real, e);
-}
-GP_EXPORT Err cudaMemcpy(void* dst, const void* src, std::size_t n, int kind) {
-  RT(cudaMemcpy, Err (*)(void*, const void*, std::size_t, int));
-  return timed(Api::cudaMemcpy, real, dst, src, n, kind);
-}
-GP_EXPORT Err cudaMemcpy2D(void* dst, std::size_t dp, const void* src, std::size_t sp, std::size_t w, std::size_t h, int kind) {
-  RT(cudaMemcpy2D, Err (*)(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, int));
-  return timed(Api::cudaMemcpy2D, real, dst, dp, src, sp, w, h, kind);
-}
-GP_EXPORT Err cudaMemset(void* p, int v, std::size_t n) {
-  RT(cudaMemset, Err (*)(void*, int, std::size_t));
-  return timed(Api::cudaMemset, real, p, v, n);
-}
-
-// Calls not allowed inside a capture (what breaks one).
-GP_EXPORT Err cudaMalloc(void** p, std::size_t n) {
-  RT(cudaMalloc, Err (*)(void**, std::size_t));
-  return capture_breaker(Api::cudaMalloc, real, p, n);
-}
-GP_EXPORT Err cudaFree(void* p) {
-  RT(cudaFree, Err (*)(void*));
-  return capture_breaker(Api::cudaFree, real, p);
-}
-GP_EXPORT Err cudaMallocHost(void** p, std::size_t n) {
-  RT(cudaMallocHost, Err (*)(void**, std::size_t));
-  return capture_breaker(Api::cudaMallocHost, real, p, n);
-}
-GP_EXPORT Err cudaFreeHost(void* p) {
-  RT(cudaFreeHost, Err (*)(void*));
-  return capture_breaker(Api::cudaFreeHost, real, p);
-}
-GP_EXPORT Err cudaStreamQuery(Handle s) {
-  RT(cudaStreamQuery, OneFn);
-  return capture_breaker(Api::cudaStreamQuery, real, s);
-}
-GP_EXPORT Err cudaEventQuery(Handle e) {
-  RT(cudaEventQuery, OneFn);
-  return capture_breaker(Api::cudaEventQuery, real, e);
-}
-
-// ---- the driver API (programs and libraries that call libcuda.so's exported symbols) ----
-
-using CuLaunchFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**, void**);
-GP_EXPORT Err cuLaunchKernel(Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh,
-                             Handle st, void** params, void** extra) {
-  DR(cuLaunchKernel, CuLaunchFn);
-  return timed(Api::cuLaunchKernel, real, f, gx, gy, gz, bx, by, bz, sh, st, params, extra);
-}
-GP_EXPORT Err cuLaunchKernel_ptsz(Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                  unsigned sh, Handle st, void** params, void** extra) {
-  DR(cuLaunchKernel_ptsz, CuLaunchFn);
-  return timed(Api::cuLaunchKernel_ptsz, real, f, gx, gy, gz, bx, by, bz, sh, st, params, extra);
-}
-using CuCoopFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**);
-GP_EXPORT Err cuLaunchCooperativeKernel(Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                        unsigned sh, Handle st, void** params) {
-  DR(cuLaunchCooperativeKernel, CuCoopFn);
-  return timed(Api::cuLaunchCooperativeKernel, real, f, gx, gy, gz, bx, by, bz, sh, st, params);
-}
-GP_EXPORT Err cuLaunchCooperativeKernel_ptsz(Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                             unsigned bz, unsigned sh, Handle st, void** params) {
-  DR(cuLaunchCooperativeKernel_ptsz, CuCoopFn);
-  return timed(Api::cuLaunchCooperativeKernel_ptsz, real, f, gx, gy, gz, bx, by, bz, sh, st, params);
-}
-using CuLaunchExFn = Err (*)(const void*, Handle, void**, void**);
-GP_EXPORT Err cuLaunchKernelEx(const void* config, Handle f, void** params, void** extra) {
-  DR(cuLaunchKernelEx, CuLaunchExFn);
-  return timed(Api::cuLaunchKernelEx, real, config, f, params, extra);
-}
-GP_EXPORT Err cuLaunchKernelEx_ptsz(const void* config, Handle f, void** params, void** extra) {
-  DR(cuLaunchKernelEx_ptsz, CuLaunchExFn);
-  return timed(Api::cuLaunchKernelEx_ptsz, real, config, f, params, extra);
-}
-GP_EXPORT Err cuGraphLaunch(Handle exec, Handle stream) {
-  DR(cuGraphLaunch, GraphLaunchFn);
-  return graph_launch(Api::cuGraphLaunch, real, exec, stream);
-}
-GP_EXPORT Err cuGraphLaunch_ptsz(Handle exec, Handle stream) {
-  DR(cuGraphLaunch_ptsz, GraphLaunchFn);
-  return graph_launch(Api::cuGraphLaunch_ptsz, real, exec, stream);
-}
-GP_EXPORT Err cuGraphInstantiateWithFlags(Handle* exec, Handle graph, unsigned long long flags) {
-  DR(cuGraphInstantiateWithFlags, InstantiateFlagsFn);
-  return instantiate(Api::cuGraphInstantiateWithFlags, real, exec, graph, flags);
-}
-GP_EXPORT Err cuGraphInstantiateWithParams(Handle* exec, Handle graph, void* params) {
-  DR(cuGraphInstantiateWithParams, InstantiateParamsFn);
-  return instantiate(Api::cuGraphInstantiateWithParams, real, exec, graph, params);
-}
-GP_EXPORT Err cuGraphInstantiateWithParams_ptsz(Handle* exec, Handle graph, void* params) {
-  DR(cuGraphInstantiateWithParams_ptsz, InstantiateParamsFn);
-  return instantiate(Api::cuGraphInstantiateWithParams_ptsz, real, exec, graph, params);
-}
-GP_EXPORT Err cuGraphExecUpdate(void* exec, void* graph, void* a3, void* a4) {  // before CUDA 12
-  DR(cuGraphExecUpdate, Ptr4Fn);
-  return timed(Api::cuGraphExecUpdate, real, exec, graph, a3, a4);
-}
-GP_EXPORT Err cuGraphExecUpdate_v2(void* exec, void* graph, void* info) {
-  DR(cuGraphExecUpdate_v2, Ptr3Fn);
-  return timed(Api::cuGraphExecUpdate, real, exec, graph, info);
-}
 GP_EXPORT Err cuCtxSynchronize(void) {
-  DR(cuCtxSynchronize, VoidFn);
+  static const auto real = real_fn<VoidFn>("cuCtxSynchronize", kDriver);
   return synchronising(Api::cuCtxSynchronize, real);
 }
-GP_EXPORT Err cuStreamSynchronize(Handle s) {
-  DR(cuStreamSynchronize, OneFn);
-  return synchronising(Api::cuStreamSynchronize, real, s);
-}
-GP_EXPORT Err cuStreamSynchronize_ptsz(Handle s) {
-  DR(cuStreamSynchronize_ptsz, OneFn);
-  return synchronising(Api::cuStreamSynchronize_ptsz, real, s);
-}
-GP_EXPORT Err cuEventSynchronize(Handle e) {
-  DR(cuEventSynchronize, OneFn);
-  return synchronising(Api::cuEventSynchronize, real, e);
-}
+GP_DEFINE(synchronising, kRuntime, cudaStreamSynchronize, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kRuntime, cudaStreamSynchronize_ptsz, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kRuntime, cudaEventSynchronize, OneFn, (Handle e), e)
+GP_DEFINE(synchronising, kDriver, cuStreamSynchronize, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kDriver, cuStreamSynchronize_ptsz, OneFn, (Handle s), s)
+GP_DEFINE(synchronising, kDriver, cuEventSynchronize, OneFn, (Handle e), e)
+GP_DEFINE(timed, kRuntime, cudaMemcpy, Err (*)(void*, const void*, std::size_t, int), (void* d, const void* s, std::size_t n, int k), d,
+          s, n, k)
+GP_DEFINE(timed, kRuntime, cudaMemcpy2D, Err (*)(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, int),
+          (void* d, std::size_t dp, const void* s, std::size_t sp, std::size_t w, std::size_t h, int k), d, dp, s, sp, w, h, k)
+GP_DEFINE(timed, kRuntime, cudaMemset, Err (*)(void*, int, std::size_t), (void* p, int v, std::size_t n), p, v, n)
+
+// Calls not allowed inside a capture (what breaks one).
+GP_DEFINE(capture_breaker, kRuntime, cudaMalloc, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
+GP_DEFINE(capture_breaker, kRuntime, cudaFree, Err (*)(void*), (void* p), p)
+GP_DEFINE(capture_breaker, kRuntime, cudaMallocHost, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
+GP_DEFINE(capture_breaker, kRuntime, cudaFreeHost, Err (*)(void*), (void* p), p)
+GP_DEFINE(capture_breaker, kRuntime, cudaStreamQuery, OneFn, (Handle s), s)
+GP_DEFINE(capture_breaker, kRuntime, cudaEventQuery, OneFn, (Handle e), e)
+
+// The driver's launches (programs and libraries that call libcuda.so's exported symbols).
+using CuLaunchFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**, void**);
+using CuCoopFn = Err (*)(Handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Handle, void**);
+using CuLaunchExFn = Err (*)(const void*, Handle, void**, void**);
+#define GP_CU_LAUNCH(name)                                                                                                   \
+  GP_DEFINE(timed, kDriver, name, CuLaunchFn,                                                                                \
+            (Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, Handle st, \
+             void** params, void** extra),                                                                                   \
+            f, gx, gy, gz, bx, by, bz, sh, st, params, extra)
+#define GP_CU_COOP(name)                                                                                                     \
+  GP_DEFINE(timed, kDriver, name, CuCoopFn,                                                                                  \
+            (Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, Handle st, \
+             void** params),                                                                                                 \
+            f, gx, gy, gz, bx, by, bz, sh, st, params)
+GP_CU_LAUNCH(cuLaunchKernel)
+GP_CU_LAUNCH(cuLaunchKernel_ptsz)
+GP_CU_COOP(cuLaunchCooperativeKernel)
+GP_CU_COOP(cuLaunchCooperativeKernel_ptsz)
+GP_DEFINE(timed, kDriver, cuLaunchKernelEx, CuLaunchExFn, (const void* c, Handle f, void** p, void** x), c, f, p, x)
+GP_DEFINE(timed, kDriver, cuLaunchKernelEx_ptsz, CuLaunchExFn, (const void* c, Handle f, void** p, void** x), c, f, p, x)
+GP_DEFINE(graph_launch, kDriver, cuGraphLaunch, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(graph_launch, kDriver, cuGraphLaunch_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)

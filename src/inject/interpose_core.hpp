@@ -49,16 +49,35 @@ void uploaded(Handle exec, std::uint32_t co);
 void capture_begun(Handle stream, int mode, std::uint32_t co, Err r);
 void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
 
-// A call timed and, once recording started, recorded (also the call during which the injection
-// started it: CUDA initialises inside an application's first call).
+// One forwarded call: its result, correlation id and start.
+struct Call {
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+};
+
+// Calls `real` and, once recording started, records the call (also the call during which the
+// injection started it: CUDA initialises inside an application's first call). True when it was
+// recorded (the caller then notes what else the call did).
+template <typename Fn, typename... A>
+bool forward(Api api, Fn real, Call& c, A... a) {
+  if (real == nullptr) {
+    c.r = kNotFound;
+    return false;
+  }
+  c.co = ++g_correlation;
+  c.start = now_ns();
+  c.r = real(a...);
+  if (!active()) return false;
+  record(api, c.start, now_ns(), c.co, c.r);
+  return true;
+}
+
 template <typename Fn, typename... A>
 Err timed(Api api, Fn real, A... a) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(a...);
-  if (active()) record(api, s, now_ns(), co, r);
-  return r;
+  Call c;
+  (void)forward(api, real, c, a...);
+  return c.r;
 }
 
 // A call that matters only inside a capture (what breaks one): recorded on a thread that is capturing.
@@ -71,71 +90,49 @@ Err capture_breaker(Api api, Fn real, A... a) {
 
 template <typename Fn, typename... A>
 Err synchronising(Api api, Fn real, A... a) {
-  const Err r = timed(api, real, a...);
-  if (real != nullptr && active()) synchronised(now_ns());
-  return r;
+  Call c;
+  if (forward(api, real, c, a...)) synchronised(now_ns());
+  return c.r;
 }
 
 template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, stream);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  launched(exec, co, s);
-  return r;
+  Call c;
+  if (forward(api, real, c, exec, stream)) launched(exec, c.co, c.start);
+  return c.r;
 }
 
 template <typename Fn, typename... A>
 Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, graph, rest...);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  if (r == 0 && exec != nullptr && *exec != nullptr) instantiated(*exec, graph, co);
-  return r;
+  Call c;
+  if (forward(api, real, c, exec, graph, rest...) && c.r == 0 && exec != nullptr && *exec != nullptr)
+    instantiated(*exec, graph, c.co);
+  return c.r;
 }
 
 template <typename Fn>
 Err upload(Api api, Fn real, Handle exec, Handle stream) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(exec, stream);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  uploaded(exec, co);
-  return r;
+  Call c;
+  if (forward(api, real, c, exec, stream)) uploaded(exec, c.co);
+  return c.r;
 }
 
 template <typename Fn>
 Err begin_capture(Api api, Fn real, Handle stream, int mode) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(stream, mode);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
-  if (r == 0) ++t_capturing;
-  capture_begun(stream, mode, co, r);
-  return r;
+  Call c;
+  if (!forward(api, real, c, stream, mode)) return c.r;
+  if (c.r == 0) ++t_capturing;
+  capture_begun(stream, mode, c.co, c.r);
+  return c.r;
 }
 
 template <typename Fn>
 Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
-  if (real == nullptr) return kNotFound;
-  const std::uint32_t co = ++g_correlation;
-  const std::uint64_t s = now_ns();
-  const Err r = real(stream, graph);
-  if (!active()) return r;
-  record(api, s, now_ns(), co, r);
+  Call c;
+  if (!forward(api, real, c, stream, graph)) return c.r;
   if (t_capturing > 0) --t_capturing;
-  capture_ended(stream, r == 0 && graph != nullptr ? *graph : nullptr, co, r);
-  return r;
+  capture_ended(stream, c.r == 0 && graph != nullptr ? *graph : nullptr, c.co, c.r);
+  return c.r;
 }
 
 }  // namespace gp::interposer

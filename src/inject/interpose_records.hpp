@@ -2,7 +2,8 @@
 // interpose"): the record lines it writes, in the injection library's format (the top of
 // src/profile/profile_records.cpp), and its book of graph launches per exec. No CUDA here: the
 // CPU tests check that these lines read back as the injection's lines do
-// (tests/unit/interpose_records_test.cpp).
+// (tests/unit/interpose_records_test.cpp). The lx and clock lines are the injection's own too
+// (launch_watch.hpp writes them with these functions).
 //
 // Times are CLOCK_REALTIME in ns, the clock CUPTI's records and the injection's lines use on
 // Linux, so lines of both kinds (and the process line) are on one time axis. Correlation ids are
@@ -130,6 +131,34 @@ inline std::uint32_t dot_graph_id(const std::string& text) {
   return digits == 0 || id > 0xffffffffull ? 0 : static_cast<std::uint32_t>(id);
 }
 
+// The exec's pending correlation ids as an lx line (emptied): which launch ran which exec.
+inline std::string lx_line(std::uint32_t exec_id, std::vector<std::uint32_t>& correlations) {
+  std::string s;
+  if (correlations.empty()) return s;
+  s.reserve(32 + 11 * correlations.size());
+  s += "{\"t\":\"lx\",\"exec\":";
+  append_u64(s, exec_id);
+  s += ",\"co\":[";
+  for (std::size_t i = 0; i < correlations.size(); ++i) {
+    if (i > 0) s += ',';
+    append_u64(s, correlations[i]);
+  }
+  s += "]}\n";
+  correlations.clear();
+  return s;
+}
+
+// An exec's clock line: launches, first and last launch call's start, the return of the first
+// synchronising call after the last (0: none).
+inline std::string clock_line(std::uint32_t exec_id, std::uint64_t n, std::uint64_t first, std::uint64_t last,
+                              std::uint64_t settled) {
+  char b[200];
+  std::snprintf(b, sizeof b, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
+                exec_id, static_cast<unsigned long long>(n), static_cast<unsigned long long>(first),
+                static_cast<unsigned long long>(last), static_cast<unsigned long long>(settled));
+  return b;
+}
+
 // Graph launches per exec, as the injection's launch callbacks keep them (launch_watch.hpp): the
 // count, the first and last launch call's start, the return of the first synchronising call after
 // the last launch, and which launch (correlation id) ran which exec (lx lines, in batches).
@@ -191,11 +220,7 @@ class LaunchBook {
     for (Exec& e : execs_) {
       if (e.launches == 0) continue;
       s += lx_line(e);
-      char b[200];
-      std::snprintf(b, sizeof b, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
-                    e.exec_id, static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
-                    static_cast<unsigned long long>(e.last_ns), static_cast<unsigned long long>(e.settled_ns));
-      s += b;
+      s += clock_line(e.exec_id, e.launches, e.first_ns, e.last_ns, e.settled_ns);
     }
     return s;
   }
@@ -214,21 +239,7 @@ class LaunchBook {
     return e;
   }
 
-  static std::string lx_line(Exec& e) {
-    std::string s;
-    if (e.correlations.empty()) return s;
-    s.reserve(32 + 11 * e.correlations.size());
-    s += "{\"t\":\"lx\",\"exec\":";
-    append_u64(s, e.exec_id);
-    s += ",\"co\":[";
-    for (std::size_t i = 0; i < e.correlations.size(); ++i) {
-      if (i > 0) s += ',';
-      append_u64(s, e.correlations[i]);
-    }
-    s += "]}\n";
-    e.correlations.clear();
-    return s;
-  }
+  static std::string lx_line(Exec& e) { return gp::interpose::lx_line(e.exec_id, e.correlations); }
 
   std::vector<Exec> execs_;
   std::unordered_map<const void*, std::size_t> by_handle_;

@@ -49,6 +49,7 @@
 
 #include "graphprof/core/node_sampling.hpp"
 #include "inject_output.hpp"
+#include "interpose_records.hpp"
 
 namespace gp::inject {
 
@@ -259,19 +260,7 @@ inline bool on_sync_callback(bool driver, CUpti_CallbackId cbid, const CUpti_Cal
 }
 
 // The exec's pending correlation ids as an lx line (emptied); under g_watch_mu.
-inline std::string lx_line(ExecLaunches& e) {
-  std::string s;
-  if (e.correlations.empty()) return s;
-  s.reserve(32 + 11 * e.correlations.size());
-  s += "{\"t\":\"lx\",\"exec\":" + std::to_string(e.exec_id) + ",\"co\":[";
-  for (std::size_t i = 0; i < e.correlations.size(); ++i) {
-    if (i > 0) s += ',';
-    s += std::to_string(e.correlations[i]);
-  }
-  s += "]}\n";
-  e.correlations.clear();
-  return s;
-}
+inline std::string lx_line(ExecLaunches& e) { return gp::interpose::lx_line(e.exec_id, e.correlations); }
 
 // A graph-launch callback; returns false for any other callback. Both launch calls have the exec
 // first in their parameters.
@@ -377,11 +366,7 @@ inline std::string clock_lines(bool may_wait) {
   else if (!lock.try_lock()) return s;
   for (auto& [exec, e] : g_launches) {
     s += lx_line(e);
-    char line[200];
-    std::snprintf(line, sizeof line, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
-                  e.exec_id, static_cast<unsigned long long>(e.launches), static_cast<unsigned long long>(e.first_ns),
-                  static_cast<unsigned long long>(e.last_ns), static_cast<unsigned long long>(e.settled_ns));
-    s += line;
+    s += gp::interpose::clock_line(e.exec_id, e.launches, e.first_ns, e.last_ns, e.settled_ns);
   }
   return s;
 }

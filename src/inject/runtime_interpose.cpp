@@ -340,9 +340,9 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     if (const std::uint64_t unseen = g_book.unseen_launches(); unseen > 0) {
       lines += "{\"t\":\"warning\",\"what\":";
       gp::inject::append_json_string(
-          lines, (std::to_string(unseen) +
-                  " graph launches ran execs whose instantiation interposition did not see (made through a call it "
-                  "does not define): they count as graph launches but belong to no graph row")
+          lines, (std::to_string(unseen) + (unseen == 1 ? " graph launch ran an exec" : " graph launches ran execs") +
+                  " whose instantiation interposition did not see (made through a call it does not define): counted as "
+                  "graph launches, in no graph row")
                      .c_str());
       lines += "}\n";
     }

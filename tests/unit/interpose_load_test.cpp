@@ -72,7 +72,7 @@ TEST(InterposeLibrary, ForwardsToTheRealRuntimeAndRecordsTheCalls) {
   ASSERT_EQ(r.launches.size(), 1u) << "the graph launch's exec, by its correlation id";
   EXPECT_EQ(r.launches[0].correlation_id, r.trace.api[1].correlation_id);
   ASSERT_EQ(r.warnings.size(), 1u) << g_lines;
-  EXPECT_NE(r.warnings[0].find("1 graph launches ran execs whose instantiation"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("1 graph launch ran an exec whose instantiation"), std::string::npos) << r.warnings[0];
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.graph_launches, 1u);
   EXPECT_EQ(p.eager_launches, 1u);
