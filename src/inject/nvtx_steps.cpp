@@ -73,6 +73,19 @@ bool is_name(const nvtxEventAttributes_t* a) {
   }
 }
 
+// The pending ranges as an nvtx line ("" when none), emptied; under g_mu.
+std::string take_pending_line() {
+  std::string line;
+  if (g_pending.empty()) return line;
+  line = "{\"t\":\"nvtx\",\"r\":[";
+  for (std::size_t i = 0; i < g_pending.size(); ++i)
+    appendf(line, "%s[%llu,%llu]", i > 0 ? "," : "", static_cast<unsigned long long>(g_pending[i].first),
+            static_cast<unsigned long long>(g_pending[i].second));
+  line += "]}\n";
+  g_pending.clear();
+  return line;
+}
+
 void closed(std::uint64_t start) {
   const std::uint64_t end = realtime_ns();
   g_open.fetch_sub(1, std::memory_order_relaxed);
@@ -81,12 +94,7 @@ void closed(std::uint64_t start) {
     std::lock_guard<std::mutex> lock(g_mu);
     g_pending.emplace_back(start, end);
     if (!g_output_open || g_pending.size() < kBatch) return;
-    line = "{\"t\":\"nvtx\",\"r\":[";
-    for (std::size_t i = 0; i < g_pending.size(); ++i)
-      appendf(line, "%s[%llu,%llu]", i > 0 ? "," : "", static_cast<unsigned long long>(g_pending[i].first),
-              static_cast<unsigned long long>(g_pending[i].second));
-    line += "]}\n";
-    g_pending.clear();
+    line = take_pending_line();
   }
   (void)write_lines(line, false);
 }
@@ -164,14 +172,7 @@ std::string step_range_lines(bool may_wait) {
   std::unique_lock<std::mutex> lock(g_mu, std::defer_lock);
   if (may_wait) lock.lock();
   else if (!lock.try_lock()) return s;
-  if (!g_pending.empty()) {
-    s = "{\"t\":\"nvtx\",\"r\":[";
-    for (std::size_t i = 0; i < g_pending.size(); ++i)
-      appendf(s, "%s[%llu,%llu]", i > 0 ? "," : "", static_cast<unsigned long long>(g_pending[i].first),
-              static_cast<unsigned long long>(g_pending[i].second));
-    s += "]}\n";
-    g_pending.clear();
-  }
+  s = take_pending_line();
   appendf(s, "{\"t\":\"nvtx_end\",\"inits\":%u,\"others\":%llu,\"open\":%lld}\n", g_inits.load(), g_others.load(),
           std::max(0LL, g_open.load()));
   return s;

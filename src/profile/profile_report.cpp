@@ -124,6 +124,13 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                                                         {"caller", p.refused_caller}};
   j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
   j["observed_by"] = p.observed_by.empty() ? "cupti" : p.observed_by;
+  // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
+  // bound in this process, not zero.
+  j["not_observed"] = p.observed_by == "interpose"
+                          ? json::array({"eager launches of libraries with a runtime of their own or that look the driver up themselves "
+                                         "(eager_launches is a lower bound)",
+                                         "memory ledger", "GPU identity"})
+                          : json::array();
   j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";

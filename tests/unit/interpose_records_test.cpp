@@ -130,6 +130,15 @@ TEST(InterposeRecords, ReadBackAsTheInjectionsLinesWithTheSameCounts) {
   EXPECT_DOUBLE_EQ(*g.instantiate_ns, 5000.0);
   EXPECT_TRUE(p.capture_trouble.empty());
   EXPECT_EQ(p.cupti_at_end, "unused");
+  // The report says how the process was observed and what that leaves out.
+  ProfileRun run;
+  run.program = "app";
+  run.trace_level = "none";
+  const Report report = profile_report(run, {p});
+  const nlohmann::json& proc = report.results.at(0).sections.profile["processes"][0];
+  EXPECT_EQ(proc["observed_by"], "interpose");
+  ASSERT_EQ(proc["not_observed"].size(), 3u);
+  EXPECT_EQ(proc["not_observed"][1], "memory ledger");
 }
 
 TEST(InterposeRecords, TheClockLinesGiveTheSteadyWindow) {

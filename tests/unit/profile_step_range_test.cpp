@@ -4,6 +4,7 @@
 // graph rule with a warning; unreadable range lines are counted, not fatal.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "graphprof/core/profile_fields.hpp"
@@ -146,6 +147,42 @@ TEST(ProfileStepRange, UnreadableRangeLinesAreCountedNotFatal) {
   EXPECT_EQ(r.sites.step_ranges.ranges[0].first, 600u);
   EXPECT_EQ(r.sites.step_ranges.open_ranges, 1u);
   EXPECT_TRUE(r.sites.step_ranges.ended);
+}
+
+}  // namespace
+}  // namespace gp
+
+namespace gp {
+namespace {
+
+// Recorded on the H200: `profile --step-range serve_step -- python serving_buckets.py --steps 24
+// --buckets 1,4,16 --hidden 1024 --nvtx-step serve_step` (torch.cuda.nvtx.range_push/pop around
+// each step; tests/data/profile/README.md). The ranges came from PyTorch's own NVTX: 24 steps,
+// each with its argmax and sum (2 launches), the request copy and the .item() wait.
+TEST(ProfileStepRange, PyTorchRangesFromTheH200) {
+  const ProcessProfile p =
+      analyze_process(read_process_records(std::string(GRAPHPROF_TEST_DATA) + "/profile/h200/serving_buckets_nvtx/proc-12161.jsonl"));
+  ASSERT_EQ(p.sites.step.from, "nvtx range");
+  EXPECT_EQ(p.sites.step.range_name, "serve_step");
+  EXPECT_EQ(p.sites.step.steps, 24u);
+  EXPECT_EQ(p.sites.step.windows.size(), 24u);  // one thread: no two overlap
+  std::map<std::pair<std::string, std::string>, const EagerSite*> by;
+  for (const auto& s : p.sites.eager_sites) by[{s.site.where, s.kind}] = &s;
+  const EagerSite* pick = by[{"serving_buckets.py:70 in serve", "kernel launch"}];
+  ASSERT_NE(pick, nullptr);
+  EXPECT_EQ(pick->calls, 48u);
+  EXPECT_DOUBLE_EQ(pick->per_step.value_or(0), 2.0);
+  const EagerSite* copy = by[{"serving_buckets.py:68 in serve", "copy"}];
+  ASSERT_NE(copy, nullptr);
+  EXPECT_DOUBLE_EQ(copy->per_step.value_or(0), 1.0);
+  const EagerSite* wait = by[{"at::native::_local_scalar_dense_cuda in libtorch_cuda.so", "sync"}];
+  ASSERT_NE(wait, nullptr);
+  EXPECT_DOUBLE_EQ(wait->per_step.value_or(0), 1.0);
+  // The model's set-up and the captures' warm-up are in no step.
+  const EagerSite* setup = by[{"serving_buckets.py:40 in capture_buckets", "kernel launch"}];
+  ASSERT_NE(setup, nullptr);
+  EXPECT_EQ(setup->calls_in_steps, 0u);
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
 }
 
 }  // namespace
