@@ -130,9 +130,14 @@ add_test(NAME cli.profile_observe_without_call_sites
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --call-sites on
                     --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_sites -- true)
 add_test(NAME cli.profile_observe_preloads_the_interposer
-         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1 GRAPHPROF_EXPERIMENTAL_INTERPOSE=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_cupti_watch.so [^ ]*libgraphprof_interpose.so observe=interpose" --stdout
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_env
                  -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
+# Experimental: without GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 it is refused (exit 2), naming why.
+add_test(NAME cli.profile_observe_interpose_is_experimental
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose is experimental and not usable yet"
+                 -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_exp -- true)
 set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_without_call_sites
-                     cli.profile_observe_preloads_the_interposer PROPERTIES LABELS cpu)
+                     cli.profile_observe_preloads_the_interposer cli.profile_observe_interpose_is_experimental PROPERTIES LABELS cpu)

@@ -6,6 +6,9 @@
 // Exit 77 without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
@@ -21,6 +24,18 @@ struct Profiled {
   Report report;
   const json& process() const { return profile_of(report)["processes"][0]; }
 };
+
+// The interposer is experimental: on the H200 it invalidated the serving app's capture, so these
+// tests run only where its developer asks for them (GRAPHPROF_EXPERIMENTAL_INTERPOSE=1), which also
+// lets `profile --observe interpose` run.
+bool experimental_asked() {
+  const char* e = std::getenv("GRAPHPROF_EXPERIMENTAL_INTERPOSE");
+  return e != nullptr && std::string(e) == "1";
+}
+#define SKIP_UNLESS_EXPERIMENTAL()                                                                       \
+  if (!experimental_asked())                                                                             \
+  GTEST_SKIP() << "--observe interpose is experimental (it broke a capture on the H200); "               \
+                  "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 runs these tests"
 
 Profiled profile(const std::string& name, const std::string& app, const std::string& extra, const std::string& args) {
   Profiled p;
@@ -71,11 +86,18 @@ void expect_same_counts(const std::string& variant, int steps) {
       << console(interposed.out);
 }
 
-TEST(Interpose, SharedRuntimeAppCountsMatchCupti) { expect_same_counts("as-is", 400); }
+TEST(Interpose, SharedRuntimeAppCountsMatchCupti) {
+  SKIP_UNLESS_EXPERIMENTAL();
+  expect_same_counts("as-is", 400);
+}
 
-TEST(Interpose, BrokenCaptureIsSeenAsByCupti) { expect_same_counts("bad-capture", 40); }
+TEST(Interpose, BrokenCaptureIsSeenAsByCupti) {
+  SKIP_UNLESS_EXPERIMENTAL();
+  expect_same_counts("bad-capture", 40);
+}
 
 TEST(Interpose, StaticRuntimeKeepsCuptiAndSaysWhy) {
+  SKIP_UNLESS_EXPERIMENTAL();
   const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "--observe interpose", "--steps 40");
   const json& proc = p.process();
   EXPECT_EQ(proc["observed_by"], "cupti") << console(p.out);
