@@ -249,9 +249,10 @@ void print_brief_notes(const Report& report, std::ostream& out) {
     if (r.sections.trace->status != "ok") ++not_ok;
   }
   if (traced > 0) {
-    out << "\ntrace pass: " << plural(traced, "result", "results") << " traced";
-    if (not_ok > 0) out << " (" << not_ok << " not ok)";
-    out << "; traced vs untraced GPU time and the slowest nodes with --verbose, every node in the report\n";
+    std::string line = "trace pass: " + plural(traced, "result", "results") + " traced";
+    if (not_ok > 0) line += " (" + std::to_string(not_ok) + " not ok)";
+    line += "; traced vs untraced GPU time and the slowest nodes with --verbose, every node in the report";
+    out << "\n" << wrap_clauses(line, kSentenceWidth);
   }
 }
 
