@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cwchar>
+#include <deque>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -139,13 +140,17 @@ int NVTX_API domain_push(nvtxDomainHandle_t, const nvtxEventAttributes_t* a) { r
 int NVTX_API domain_pop(nvtxDomainHandle_t) { return pop(); }
 nvtxRangeId_t NVTX_API domain_start(nvtxDomainHandle_t, const nvtxEventAttributes_t* a) { return start(is_name(a)); }
 void NVTX_API domain_end(nvtxDomainHandle_t, nvtxRangeId_t id) { end(id); }
-// Registered strings live as long as the process (NVTX has no call to unregister one).
-nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t, const char* s) {
-  return reinterpret_cast<nvtxStringHandle_t>(new Registered{is_name(s)});
+// Registered strings live as long as the process (NVTX has no call to unregister one): kept in a
+// list that is never destroyed (a handle may be used while the process exits), reachable to the end.
+nvtxStringHandle_t keep_registered(bool name) {
+  static std::mutex* mu = new std::mutex();
+  static std::deque<Registered>* kept = new std::deque<Registered>();  // addresses stay put
+  std::lock_guard<std::mutex> lock(*mu);
+  kept->push_back(Registered{name});
+  return reinterpret_cast<nvtxStringHandle_t>(&kept->back());
 }
-nvtxStringHandle_t NVTX_API register_w(nvtxDomainHandle_t, const wchar_t* s) {
-  return reinterpret_cast<nvtxStringHandle_t>(new Registered{is_name(s)});
-}
+nvtxStringHandle_t NVTX_API register_a(nvtxDomainHandle_t, const char* s) { return keep_registered(is_name(s)); }
+nvtxStringHandle_t NVTX_API register_w(nvtxDomainHandle_t, const wchar_t* s) { return keep_registered(is_name(s)); }
 
 template <typename F>
 void put(NvtxFunctionTable table, unsigned int size, unsigned int id, F f) {

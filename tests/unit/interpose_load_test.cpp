@@ -13,6 +13,12 @@
 
 #include "graphprof/profile/profile.hpp"
 
+namespace gp::interposer {
+struct Dim3 {  // the same as src/inject/interpose_core.hpp's
+  unsigned x, y, z;
+};
+}  // namespace gp::interposer
+
 namespace gp {
 namespace {
 
@@ -22,9 +28,9 @@ int collect(const char* data, std::size_t size, int) {
   return 1;
 }
 
-struct Dim3 {
-  unsigned x, y, z;
-};
+// The interposer's own dim3 (src/inject/interpose_core.hpp), so that the launch is called through a
+// pointer of the type it is defined with (UBSan's function check compares the types by name).
+using gp::interposer::Dim3;
 using LaunchFn = int (*)(const void*, Dim3, Dim3, void**, std::size_t, void*);
 using GraphLaunchFn = int (*)(void*, void*);
 
