@@ -64,7 +64,19 @@ void CUPTIAPI on_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t 
   std::free(buffer);
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) { ++g_callbacks; }
+// A detach asked for is done at the exit of the next API call the subscriber sees (CUPTI's advice:
+// never while another thread may be inside CUPTI), as the injection would.
+std::atomic<bool> g_detach_asked{false};
+double g_us_detach = -1;
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+  ++g_callbacks;
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT || !g_detach_asked.exchange(false)) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  (void)cuptiFinalize();
+  g_us_detach = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
 
 void need(CUptiResult r, const char* what) {
   if (r == CUPTI_SUCCESS) return;
@@ -154,11 +166,12 @@ int main(int argc, char** argv) {
   if (mode == "subscribe_off") need(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe");
   double us_detach = -1, us_attach = -1;
   unsigned long long reattached_records = 0;
+  // Detached from inside the callback at the exit of a graph launch (the subscriber sees those).
   const auto detach = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    need(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-    need(cuptiFinalize(), "cuptiFinalize");
-    us_detach = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    g_detach_asked = true;
+    CHECK(cudaGraphLaunch(graphs[0], s));
+    CHECK(cudaStreamSynchronize(s));
+    us_detach = g_us_detach;
   };
   if (mode == "node_finalized" || mode == "node_reattached") {
     for (int k = 0; k < 50; ++k) CHECK(cudaGraphLaunch(graphs[0], s));  // traced while attached

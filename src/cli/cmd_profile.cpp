@@ -48,7 +48,7 @@ struct ProfileOptions {
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
   std::string call_sites;  // --call-sites; empty: on, off at --trace none (which takes no stacks unless asked)
-  std::string observe = "cupti";  // --observe: cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
+  std::string observe = "auto";  // --observe: auto, cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
   int repeat = 1;
   std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none
@@ -202,12 +202,6 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
   if (o.observe == "interpose" && !o.call_sites.empty() && o.call_sites != "off")
     throw usage_error("--observe interpose: call sites need CUPTI's callbacks; leave --call-sites out or set it to off");
-  // Not usable yet: on the H200 the interposed serving app's capture was invalidated (docs/profile.md).
-  if (const char* e = std::getenv("GRAPHPROF_EXPERIMENTAL_INTERPOSE");
-      o.observe == "interpose" && (e == nullptr || std::string(e) != "1"))
-    throw usage_error("--observe interpose is experimental and not usable yet: on the H200 it invalidated an application's "
-                      "stream capture (cudaErrorStreamCaptureInvalidated), so it can change what the program does; "
-                      "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 lets it run anyway (docs/profile.md)");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
     throw usage_error("--node-sample " + o.node_sample +
                       ": expected 'all' or W,K,M[,A/B][,kernels=on|kernels=P%] (warm-up launches, first traced, then 1 in M; "
@@ -228,7 +222,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (!fs::is_regular_file(lib))
     throw environment_error("the injection library " + lib.string() +
                             " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
-  if (o.observe == "interpose" && !fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so"))
+  const bool have_interposer = fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so");
+  if (o.observe == "interpose" && !have_interposer)
     throw environment_error("--observe interpose: the interposer " + (lib.parent_path() / "libgraphprof_interpose.so").string() +
                             " is missing; it is built and installed next to the injection library");
 
@@ -290,7 +285,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
     env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
-    const std::string sites = !o.call_sites.empty() ? o.call_sites : o.trace == "none" ? "off" : "on";
+    // --overhead's plain runs (level clock) take no call sites.
+    const std::string sites = level == "clock" ? "off" : !o.call_sites.empty() ? o.call_sites : o.trace == "none" ? "off" : "on";
     env.push_back("GRAPHPROF_PROFILE_SITES=" + (sites == "on"    ? std::string("1")
                                                 : sites == "off" ? std::string("0")
                                                                  : sites));
@@ -301,7 +297,11 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
     std::vector<fs::path> preloads;
     if (fs::is_regular_file(watch)) preloads.push_back(watch);
-    if (o.observe == "interpose" && level == "none") {
+    // Interposed where it can be (docs/profile.md, "--trace none without CUPTI"): at --trace none
+    // without call sites, and in --overhead's plain runs, unless --observe cupti; the injection
+    // library still keeps CUPTI in a process whose runtime the interposer cannot see.
+    const bool interpose = o.observe != "cupti" && have_interposer && (level == "clock" || (level == "none" && sites == "off"));
+    if (interpose) {
       env.push_back("GRAPHPROF_PROFILE_OBSERVE=interpose");
       preloads.push_back(lib.parent_path() / "libgraphprof_interpose.so");
     }
@@ -397,7 +397,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
   report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
-  if (o.observe != "cupti") report.command_line.push_back("--observe=" + o.observe);
+  if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
   if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
   report.command_line.push_back("--");
   report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
@@ -474,11 +474,11 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->each([o](const std::string&) { o->step_range_given = true; })
       ->option_text("NAME");
   sub->add_option("--observe", o->observe,
-                  "how the process is observed at --trace none: cupti, or interpose (experimental, refused unless "
-                  "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1: on the H200 it broke a capture) = the CUDA runtime and driver calls "
-                  "are interposed (LD_PRELOAD) and CUPTI is not used at all, in each process that calls the shared "
-                  "libcudart.so (others keep CUPTI; the report says which, per process)")
-      ->check(CLI::IsMember({"cupti", "interpose"}))
+                  "how a process is observed at --trace none and in --overhead's plain runs: auto = interposed (LD_PRELOAD: "
+                  "the CUDA runtime and driver calls, no CUPTI at all) in each process that calls the shared libcudart.so, "
+                  "CUPTI in the others (the report says which, per process); interpose = the same, asked for (only with "
+                  "--trace none and no call sites); cupti = CUPTI always")
+      ->check(CLI::IsMember({"auto", "cupti", "interpose"}))
       ->capture_default_str();
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "

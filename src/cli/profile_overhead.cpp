@@ -24,6 +24,7 @@ void add_window(OverheadRun& r, const fs::path& dir) {
   r.window_ns = static_cast<double>((r.settled ? w->settled_ns : w->last_ns) - w->first_ns);
   r.steps = r.settled ? w->launches : w->launches - 1;
   r.exec = w->exec;
+  r.observed_by = w->observed_by;
 }
 
 }  // namespace

@@ -396,7 +396,7 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   append_json_string(line, process_command_line().c_str());
   if (!observe.why_not.empty()) {
     line += ",\"observe_note\":";
-    append_json_string(line, ("interposition was asked for but not used: " + observe.why_not).c_str());
+    append_json_string(line, ("not interposed: " + observe.why_not).c_str());
   }
   line += "}\n";
   write_lines(line, true);

@@ -293,13 +293,17 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
     } catch (const Error&) {
       continue;  // the profile itself lists that process with the error
     }
-    std::string line;
+    std::string line, observed = "cupti";
     while (std::getline(in, line)) {
+      if (line.rfind("{\"t\":\"process\"", 0) == 0) {
+        if (line.find("\"observed\":\"interpose\"") != std::string::npos) observed = "interpose";
+        continue;
+      }
       if (line.find("\"t\":\"clock\"") == std::string::npos) continue;  // only these lines: a node-level file is large
       try {
         const json j = json::parse(line);
         SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0})};
+                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
         if (w.last_ns < w.first_ns) continue;
         if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
         if (!best || w.launches > best->launches) best = w;

@@ -274,6 +274,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   for (const auto& r : run.overhead_runs)
     runs.push_back({{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns}, {"window_ns", opt(r.window_ns)},
                     {"steps", r.steps}, {"exec", r.exec}, {"window_end", r.settled ? "synchronised" : "last_launch_call"},
+                    {"observed_by", r.observed_by.empty() ? json(nullptr) : json(r.observed_by)},
                     {"host_per_step_ns", r.window_ns && r.steps > 0 ? json(*r.window_ns / static_cast<double>(r.steps)) : json(nullptr)}});
   profile["overhead_runs"] = std::move(runs);
   json changes = json::array();

@@ -391,12 +391,15 @@ void overhead_text(std::ostringstream& out, const json& p) {
   std::size_t steps = 0;
   unsigned exec = 0;
   bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
+  bool plain_interposed = !runs.empty();  // every plain run was observed without CUPTI
   for (const auto& r : runs) {
     if (r["profiled"].get<bool>() && r["steps"].is_number()) {
       steps = r["steps"].get<std::size_t>();
       exec = r["exec"].get<unsigned>();
     }
     synchronised = synchronised && r.value("window_end", "") == "synchronised";
+    if (!r["profiled"].get<bool>()) plain_interposed = plain_interposed && r.value("observed_by", json()).is_string() &&
+                                                       r["observed_by"].get<std::string>() == "interpose";
   }
   out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
   if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
@@ -417,8 +420,10 @@ void overhead_text(std::ostringstream& out, const json& p) {
   out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
                          "   last launch, so the GPU's work is in it; "
                        : "  (window: first to last launch call of the most-launched graph; ")
-      << "plain runs carry graphprof's graph-launch\n"
-         "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n";
+      << (plain_interposed ? "plain runs are timed by interposition alone,\n"
+                             "   without CUPTI; medians of the runs, every run in the report)\n"
+                           : "plain runs carry graphprof's graph-launch\n"
+                             "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n");
   if (wide)
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }

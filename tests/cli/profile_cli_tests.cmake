@@ -130,14 +130,26 @@ add_test(NAME cli.profile_observe_without_call_sites
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --call-sites on
                     --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_sites -- true)
 add_test(NAME cli.profile_observe_preloads_the_interposer
-         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1 GRAPHPROF_EXPERIMENTAL_INTERPOSE=1
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_cupti_watch.so [^ ]*libgraphprof_interpose.so observe=interpose" --stdout
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_env
                  -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
-# Experimental: without GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 it is refused (exit 2), naming why.
-add_test(NAME cli.profile_observe_interpose_is_experimental
+# --trace none interposes by default (--observe auto); --observe cupti and the CUPTI levels do not.
+add_test(NAME cli.profile_trace_none_interposes_by_default
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose is experimental and not usable yet"
-                 -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_exp -- true)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_interpose.so observe=interpose sites=0" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --trace none --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_auto
+                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE sites=$GRAPHPROF_PROFILE_SITES")
+add_test(NAME cli.profile_observe_cupti_does_not_interpose
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "^[^ ]*libgraphprof_cupti_watch.so observe=$" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --trace none --observe cupti --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_cupti
+                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
+add_test(NAME cli.profile_node_level_does_not_interpose
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "^[^ ]*libgraphprof_cupti_watch.so observe=$" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node_default
+                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
 set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_without_call_sites
-                     cli.profile_observe_preloads_the_interposer cli.profile_observe_interpose_is_experimental PROPERTIES LABELS cpu)
+                     cli.profile_observe_preloads_the_interposer cli.profile_trace_none_interposes_by_default
+                     cli.profile_observe_cupti_does_not_interpose cli.profile_node_level_does_not_interpose PROPERTIES LABELS cpu)

@@ -25,18 +25,6 @@ struct Profiled {
   const json& process() const { return profile_of(report)["processes"][0]; }
 };
 
-// The interposer is experimental: on the H200 it invalidated the serving app's capture, so these
-// tests run only where its developer asks for them (GRAPHPROF_EXPERIMENTAL_INTERPOSE=1), which also
-// lets `profile --observe interpose` run.
-bool experimental_asked() {
-  const char* e = std::getenv("GRAPHPROF_EXPERIMENTAL_INTERPOSE");
-  return e != nullptr && std::string(e) == "1";
-}
-#define SKIP_UNLESS_EXPERIMENTAL()                                                                       \
-  if (!experimental_asked())                                                                             \
-  GTEST_SKIP() << "--observe interpose is experimental (it broke a capture on the H200); "               \
-                  "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 runs these tests"
-
 Profiled profile(const std::string& name, const std::string& app, const std::string& extra, const std::string& args) {
   Profiled p;
   p.out = fresh_dir(name);
@@ -61,8 +49,9 @@ json counts(const json& proc) {
 
 void expect_same_counts(const std::string& variant, int steps) {
   const std::string args = "--steps " + std::to_string(steps) + " --variant " + variant;
-  const Profiled cupti = profile("cupti-" + variant, GRAPHPROF_SERVING_APP_SHARED, "", args);
-  const Profiled interposed = profile("interposed-" + variant, GRAPHPROF_SERVING_APP_SHARED, "--observe interpose", args);
+  // --trace none interposes by default (--observe auto) where the process calls the shared runtime.
+  const Profiled cupti = profile("cupti-" + variant, GRAPHPROF_SERVING_APP_SHARED, "--observe cupti", args);
+  const Profiled interposed = profile("interposed-" + variant, GRAPHPROF_SERVING_APP_SHARED, "", args);
   ASSERT_EQ(profile_of(cupti.report)["processes"].size(), 1u) << console(cupti.out);
   ASSERT_EQ(profile_of(interposed.report)["processes"].size(), 1u) << console(interposed.out);
   const json& c = cupti.process();
@@ -87,18 +76,15 @@ void expect_same_counts(const std::string& variant, int steps) {
 }
 
 TEST(Interpose, SharedRuntimeAppCountsMatchCupti) {
-  SKIP_UNLESS_EXPERIMENTAL();
   expect_same_counts("as-is", 400);
 }
 
 TEST(Interpose, BrokenCaptureIsSeenAsByCupti) {
-  SKIP_UNLESS_EXPERIMENTAL();
   expect_same_counts("bad-capture", 40);
 }
 
 TEST(Interpose, StaticRuntimeKeepsCuptiAndSaysWhy) {
-  SKIP_UNLESS_EXPERIMENTAL();
-  const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "--observe interpose", "--steps 40");
+  const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "", "--steps 40");
   const json& proc = p.process();
   EXPECT_EQ(proc["observed_by"], "cupti") << console(p.out);
   ASSERT_TRUE(proc["observe_note"].is_string()) << console(p.out);

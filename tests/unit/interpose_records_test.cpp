@@ -27,6 +27,9 @@ TEST(ObserveChoice, InterposesOnlyWhenAskedAtTraceNoneAndTheSharedRuntimeIsSeen)
   EXPECT_TRUE(inject::choose_observer(f).why_not.empty()) << "nothing to say when not asked";
   f.asked = true;
   EXPECT_TRUE(inject::choose_observer(f).interpose);
+  inject::ObserveFacts clock = f;
+  clock.level = -1;  // --overhead's plain runs
+  EXPECT_TRUE(inject::choose_observer(clock).interpose);
   struct Case {
     const char* what;
     inject::ObserveFacts facts;
@@ -38,7 +41,7 @@ TEST(ObserveChoice, InterposesOnlyWhenAskedAtTraceNoneAndTheSharedRuntimeIsSeen)
     return g;
   };
   const Case cases[] = {
-      {"graph level", with([](auto& g) { g.level = 1; }), "--trace none only"},
+      {"graph level", with([](auto& g) { g.level = 1; }), "--trace none and --overhead's plain runs only"},
       {"call sites", with([](auto& g) { g.call_sites = true; }), "call sites"},
       {"not preloaded", with([](auto& g) { g.interposer_loaded = false; }), "not loaded"},
       {"no shared runtime", with([](auto& g) { g.interposer_ready = false; }), "libcudart.so"},

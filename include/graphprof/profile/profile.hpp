@@ -271,6 +271,7 @@ struct OverheadRun {
   std::uint64_t steps = 0;
   std::uint32_t exec = 0;  // the exec the window is of
   bool settled = false;    // the window ends when a call waited for the GPU's work after the last launch
+  std::string observed_by;  // how the window's process was observed: "cupti" or "interpose" (no CUPTI)
 };
 
 // The change of one figure over the pairs (compare's paired_change), for the report.
@@ -290,6 +291,7 @@ struct OverheadChange {
 struct SteadyWindow {
   std::uint32_t exec = 0;
   std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
+  std::string observed_by;  // the process line's "observed" (cupti, interpose) of the window's process
 };
 std::optional<SteadyWindow> read_steady_window(const std::string& dir);
 
