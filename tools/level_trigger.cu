@@ -35,6 +35,10 @@
 //       interval (the replay that follows the latch)
 //   G   the same 32: median of the other 31 intervals (graphprof's gpu_time_per_iter_latched)
 //   B   32 replays back to back without a latch, median interval (graphprof's gpu_time_per_iter)
+//   E   32 replays behind the latch with an event only before the first and after the last: the
+//       total / 32 (does the event between replays cost?)
+//   A   32 replays behind the latch alternating two execs of the same graph, an event between
+//       consecutive ones, median of the last 31 (does a replay wait longer for its own exec's last one?)
 //   K   S with the sample's own latch kernel (polling host-mapped memory), measured last
 // Defaults: 10 4 0  10 4 1  10 16 0  10 16 1  100 4 0  100 4 1  10 1 0  1000 1 0.
 // Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_trigger tools/level_trigger.cu
@@ -302,8 +306,8 @@ static int cmd_methods(std::vector<Shape> shapes) {
   const int kChain = 1000;
   cudaGraphExec_t probe = make_chain_exec(ps, kChain);
   std::printf("methods: chain level before: %.0f ns/node\n", chain_level(probe, ps, kChain));
-  std::printf("%-12s %-8s %-11s %7s %7s %7s %7s %7s   (ns per node, median of 5)\n", "shape", "build", "streams", "S",
-              "W1", "G1", "G", "B");
+  std::printf("%-12s %-8s %-11s %7s %7s %7s %7s %7s %7s %7s   (ns per node, median of 5)\n", "shape", "build",
+              "streams", "S", "W1", "G1", "G", "B", "E", "A");
   struct Later {
     Shape sh;
     bool captured, blocking;
@@ -317,7 +321,7 @@ static int cmd_methods(std::vector<Shape> shapes) {
       cudaEvent_t fork;
       CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
       for (bool captured : {true, false}) {
-        std::vector<double> S, W1, G1, G, B;
+        std::vector<double> S, W1, G1, G, B, E, A;
         for (int rep = 0; rep < 5; ++rep) {
           cudaGraph_t g = captured ? build_captured(s, fork, sh.length, sh.width, sh.entry)
                                    : build_explicit(sh.length, sh.width, sh.entry);
@@ -348,13 +352,32 @@ static int cmd_methods(std::vector<Shape> shapes) {
           }
           CK(cudaStreamSynchronize(s[0]));
           for (int i = 2; i <= 32; ++i) B.push_back(ms_between(ev[i - 1], ev[i]) * 1e6 / nodes);
+          hold(s[0]);
+          CK(cudaEventRecord(ev[0], s[0]));
+          for (int i = 1; i <= 32; ++i) CK(cudaGraphLaunch(x, s[0]));
+          CK(cudaEventRecord(ev[1], s[0]));
+          release(s[0]);
+          E.push_back(ms_between(ev[0], ev[1]) * 1e6 / nodes / 32);
+          cudaGraphExec_t y = instantiate(g);
+          CK(cudaGraphUpload(y, s[0]));
+          for (int i = 0; i < 20; ++i) CK(cudaGraphLaunch(y, s[0]));
+          hold(s[0]);
+          CK(cudaEventRecord(ev[0], s[0]));
+          for (int i = 1; i <= 32; ++i) {
+            CK(cudaGraphLaunch(i % 2 ? x : y, s[0]));
+            CK(cudaEventRecord(ev[i], s[0]));
+          }
+          release(s[0]);
+          for (int i = 2; i <= 32; ++i) A.push_back(ms_between(ev[i - 1], ev[i]) * 1e6 / nodes);
+          CK(cudaGraphExecDestroy(y));
           CK(cudaGraphExecDestroy(x));
           CK(cudaGraphDestroy(g));
         }
         char name[32];
         std::snprintf(name, sizeof name, "%dx%d e%d", sh.length, sh.width, sh.entry ? 1 : 0);
-        std::printf("%-12s %-8s %-11s %7.0f %7.0f %7.0f %7.0f %7.0f\n", name, captured ? "capture" : "explicit",
-                    blocking ? "blocking" : "nonblocking", median(S), median(W1), median(G1), median(G), median(B));
+        std::printf("%-12s %-8s %-11s %7.0f %7.0f %7.0f %7.0f %7.0f %7.0f %7.0f\n", name,
+                    captured ? "capture" : "explicit", blocking ? "blocking" : "nonblocking", median(S), median(W1),
+                    median(G1), median(G), median(B), median(E), median(A));
         if (blocking) later.push_back({sh, captured, blocking});
       }
       CK(cudaEventDestroy(fork));
