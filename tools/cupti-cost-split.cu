@@ -20,6 +20,11 @@
 //   none_today      subscribe + resource + capture callbacks + launch_cb + register + flush + api_select
 //                   (about what `--trace none` does)
 //   none_light      register + flush + api_select + subscribe with the resource callbacks only
+//   node_attached   none_today + CONCURRENT_KERNEL + GRAPH_TRACE (about what --trace node does), kept
+//   node_finalized  the same, a traced warm-up, then flushed and detached (cuptiFinalize) before the loops
+//   node_reattached the same, detached, attached again (set up anew) for one traced round whose
+//                   kernel records are counted, detached again before the loops
+// The detach modes also print how long a detach and an attach took (us_detach, us_attach).
 // It prints `cupti_split mode=M phase=P us_per_call=X` lines and the number of activity records seen.
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -117,6 +122,11 @@ void set_up(const std::string& m) {
   api_select();
   if (m == "none_light") return subscribe(), resource_callbacks();
   if (m == "none_today") return subscribe(), resource_callbacks(), capture_callbacks(), launch_callbacks();
+  if (m.rfind("node_", 0) == 0) {
+    subscribe(), resource_callbacks(), capture_callbacks(), launch_callbacks();
+    need(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "CONCURRENT_KERNEL kind");
+    return need(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE), "GRAPH_TRACE kind");
+  }
   std::fprintf(stderr, "cupti_split: unknown mode %s\n", m.c_str());
   std::exit(2);
 }
@@ -142,6 +152,30 @@ int main(int argc, char** argv) {
   cudaEvent_t ev = nullptr;
   CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
   if (mode == "subscribe_off") need(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe");
+  double us_detach = -1, us_attach = -1;
+  unsigned long long reattached_records = 0;
+  const auto detach = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    need(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    need(cuptiFinalize(), "cuptiFinalize");
+    us_detach = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (mode == "node_finalized" || mode == "node_reattached") {
+    for (int k = 0; k < 50; ++k) CHECK(cudaGraphLaunch(graphs[0], s));  // traced while attached
+    CHECK(cudaStreamSynchronize(s));
+    detach();
+  }
+  if (mode == "node_reattached") {
+    const auto t0 = std::chrono::steady_clock::now();
+    set_up("node_attached");
+    us_attach = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    const unsigned long long before = g_records.load();
+    for (int k = 0; k < 10; ++k) CHECK(cudaGraphLaunch(graphs[0], s));
+    CHECK(cudaStreamSynchronize(s));
+    need(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    reattached_records = g_records.load() - before;
+    detach();
+  }
   double graph = 0, graph1 = 0, graph100 = 0, eager = 0, step = 0;
   for (int round = 0; round < 2; ++round) {  // the first round is a warm-up
     graph = timed(batches, 20, s, [&](int) { CHECK(cudaGraphLaunch(graphs[0], s)); });
@@ -154,7 +188,11 @@ int main(int argc, char** argv) {
       CHECK(cudaEventRecord(ev, s));
     });
   }
-  if (mode != "plain" && mode != "timestamp") (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const bool detached = mode == "node_finalized" || mode == "node_reattached";
+  if (mode != "plain" && mode != "timestamp" && !detached) (void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (detached)
+    std::printf("cupti_split mode=%s us_detach=%.1f us_attach=%.1f reattached_records=%llu\n", mode.c_str(), us_detach, us_attach,
+                reattached_records);
   std::printf("cupti_split mode=%s phase=graph us_per_call=%.3f\n", mode.c_str(), graph);
   std::printf("cupti_split mode=%s phase=graph1 us_per_call=%.3f\n", mode.c_str(), graph1);
   std::printf("cupti_split mode=%s phase=graph100 us_per_call=%.3f\n", mode.c_str(), graph100);
@@ -163,6 +201,6 @@ int main(int argc, char** argv) {
   std::printf("cupti_split mode=%s records=%llu callbacks=%llu\n", mode.c_str(), g_records.load(), g_callbacks.load());
   std::fflush(stdout);
   // CUDA 13.0 can crash while unloading CUPTI at exit unless it was finalized.
-  if (mode != "plain") (void)cuptiFinalize();
+  if (mode != "plain" && !detached) (void)cuptiFinalize();
   return 0;
 }

@@ -28,7 +28,9 @@ inline ObserveChoice choose_observer(const ObserveFacts& f) {
   if (f.level != 0) c.why_not = "interposition observes --trace none only";
   else if (f.call_sites) c.why_not = "call sites need CUPTI's callbacks";
   else if (!f.interposer_loaded) c.why_not = "the interposer library is not loaded in this process";
-  else if (!f.interposer_ready) c.why_not = "the interposer did not find the shared CUDA runtime (libcudart.so) the process calls";
+  else if (!f.interposer_ready)
+    c.why_not = "the process calls no shared CUDA runtime (libcudart.so) that the interposer could take over: its runtime is "
+                "statically linked (nvcc's default), or it calls the driver directly";
   else if (!f.shared_runtime_caller)
     c.why_not = "CUDA was not initialised through the shared runtime (a statically linked runtime, or the driver API "
                 "directly): interposition would not see the calls";

@@ -85,6 +85,14 @@ struct PendingEnd {
 };
 // Successful captures whose graph id is known only once the graph is dumped (at instantiation).
 std::unordered_map<const void*, PendingEnd>& g_pending_ends = *new std::unordered_map<const void*, PendingEnd>;
+// Captures begun and not yet ended, by stream: their capture_begin line is written when the capture
+// ends, because the stream's id can be read only then (cudaStreamGetId on a capturing stream fails
+// and invalidates the capture: the application's next captured call then fails).
+struct PendingBegin {
+  int mode = 0;
+  std::uint32_t correlation = 0;
+};
+std::unordered_map<const void*, PendingBegin>& g_open_captures = *new std::unordered_map<const void*, PendingBegin>;
 
 // Without a dump, the interposer's own graph numbering (above any id CUPTI gives, where dumps
 // give those). Under g_mu.
@@ -254,12 +262,28 @@ void uploaded(Handle exec, std::uint32_t co) {
   if (id != 0) write_now(gp::interpose::upload_line(id, co), false);
 }
 
+// Nothing here calls CUDA while the stream captures: a failed begin did not start a capture, so
+// its line is written at once; a capture's begin line waits for its end (g_open_captures).
 void capture_begun(Handle stream, int mode, std::uint32_t co, Err r) {
-  write_now(gp::interpose::capture_begin_line(stream_id(stream), mode, co, r), true);
+  if (r != 0) {
+    write_now(gp::interpose::capture_begin_line(stream_id(stream), mode, co, r), true);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_open_captures[stream] = PendingBegin{mode, co};
 }
 
 void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r) {
-  const std::uint32_t id = stream_id(stream);
+  const std::uint32_t id = stream_id(stream);  // the capture is over, whatever its result
+  std::string begin;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (auto b = g_open_captures.find(stream); b != g_open_captures.end()) {
+      begin = gp::interpose::capture_begin_line(id, b->second.mode, b->second.correlation, 0);
+      g_open_captures.erase(b);
+    }
+  }
+  write_now(begin, false);
   if (r != 0 || graph == nullptr) {
     write_now(gp::interpose::capture_end_line(id, 0, co, r), true);
     return;
@@ -337,6 +361,10 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     for (const auto& [graph, p] : g_pending_ends)
       lines += gp::interpose::capture_end_line(p.stream, own_graph_id(), p.correlation, 0);
     g_pending_ends.clear();
+    // Captures still open at the end (the process exits or is killed inside one): their stream
+    // cannot be asked for its id now.
+    for (const auto& [stream, b] : g_open_captures) lines += gp::interpose::capture_begin_line(0, b.mode, b.correlation, 0);
+    g_open_captures.clear();
     if (const std::uint64_t unseen = g_book.unseen_launches(); unseen > 0) {
       lines += "{\"t\":\"warning\",\"what\":";
       gp::inject::append_json_string(
