@@ -391,12 +391,16 @@ void overhead_text(std::ostringstream& out, const json& p) {
   std::size_t steps = 0;
   unsigned exec = 0;
   bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
+  bool by_range = !runs.empty();      // --step-range NAME: the ranges' window (older reports: no "window")
+  std::string range;
   for (const auto& r : runs) {
     if (r["profiled"].get<bool>() && r["steps"].is_number()) {
       steps = r["steps"].get<std::size_t>();
       exec = r["exec"].get<unsigned>();
     }
     synchronised = synchronised && r.value("window_end", "") == "synchronised";
+    by_range = by_range && r.value("window", "") == "nvtx range";
+    if (range.empty()) range = r.value("range", "");
   }
   out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
   if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
@@ -405,7 +409,8 @@ void overhead_text(std::ostringstream& out, const json& p) {
   bool wide = false;
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
-    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + plural(steps, "step", "steps") + ")"
+    const std::string window_of = by_range ? "NVTX range '" + range + "'" : "exec " + std::to_string(exec);
+    const std::string name = m == "steady_window" ? "steady-state window (" + window_of + ", " + plural(steps, "step", "steps") + ")"
                              : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
@@ -414,11 +419,16 @@ void overhead_text(std::ostringstream& out, const json& p) {
     wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
   }
   out << rows.str();
-  out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
-                         "   last launch, so the GPU's work is in it; "
-                       : "  (window: first to last launch call of the most-launched graph; ")
-      << "plain runs carry graphprof's graph-launch\n"
-         "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n";
+  if (by_range)
+    out << "  (window: from the start of the first NVTX range '" << range << "' to the end of the last, a step per range\n"
+           "   (--step-range); plain runs carry graphprof's graph-launch and synchronisation callbacks and its NVTX\n"
+           "   range hooks alone, to time it; medians of the runs, every run in the report)\n";
+  else
+    out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
+                           "   last launch, so the GPU's work is in it; "
+                         : "  (window: first to last launch call of the most-launched graph; ")
+        << "plain runs carry graphprof's graph-launch\n"
+           "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n";
   if (wide)
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }
