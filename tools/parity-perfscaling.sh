@@ -7,15 +7,23 @@
 # temporary folder, never into the project's build. GRAPHPROF defaults to ./build-gpu/graphprof.
 # Both measure the sample's topologies -- `width` chains of `length` empty kernels <<<1,1>>>, with
 # (pattern 1, graphprof entry=1) or without (pattern 0) one entry kernel -- for every length in
-# PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in capture mode
-# (the sample captures too), with one `graphprof run` process per shape as the sample does
-# (PARITY_GRAPHPROF=shapes, the default), all shapes in one `graphprof sweep` process (sweep), or
-# both (two tables). The sample prints each trial (OUTFMT 2): the table shows the trials' range, and the ratio
-# is taken to their median, since the H200 replays chains at one of two speeds and a process can
-# switch during its run; graphprof's sections.device_probe says which speed each shape ran at.
-# Writes $OUT/parity.md (the side-by-side tables with ratios) and $OUT/parity.tgz (the sample's
-# CSVs, graphprof's JSON and console output, the timings of each step).
-# Device time on the H200: about 1 minute per graphprof mode plus ~30 s for the sample.
+# PARITY_LENGTHS and width in PARITY_WIDTHS; graphprof runs the `scaling` workload in the modes of
+# PARITY_MODES (default capture, as the sample captures; `capture,graph` adds the same DAG built
+# explicitly). PARITY_GRAPHPROF says how, a comma list of: `shapes` (one `graphprof run` process
+# per shape, as the sample does; the default), `isolate` (`graphprof sweep --isolate-modes`: a
+# fresh process per shape and mode), `sweep` (every shape and mode in one `graphprof sweep`
+# process); `both` = shapes,sweep. PARITY_BUDGET (default 0.3) is graphprof's --budget,
+# PARITY_GP_ARGS more graphprof options (e.g. `--min-time 0.02`). The sample prints each trial
+# (OUTFMT 2): the tables show the trials, since the H200 replays chains at one of two speeds and a
+# process can switch during its run; graphprof's sections.device_probe says which speed each shape
+# ran at. Writes $OUT/parity.md (per way of running graphprof, the wide capture table: every
+# figure against the sample, ratio to the trials' median), $OUT/parity_compact.md
+# (tools/parity-table.py: device time per node per shape and mode, every way side by side, ratios
+# to the sample's trial 1 and median, graphprof's two methods, the level) and $OUT/parity.tgz (the
+# sample's CSVs, graphprof's JSON and console output, the timings of each step).
+# Device time on the H200: about 1 minute per graphprof mode plus ~30 s for the sample (defaults);
+# PARITY_TRIALS=3 PARITY_BUDGET=0.05 PARITY_GP_ARGS='--min-time 0.02' with isolate,sweep and
+# capture,graph: ~40 s for the sample, ~30 s isolated, ~20 s in one process.
 set -euo pipefail
 
 usage() { echo "usage: $0 SAMPLE.cu [GRAPHPROF]  (writes \$OUT/parity.md and \$OUT/parity.tgz)" >&2; exit 2; }
@@ -33,10 +41,18 @@ arch=${PERFSCALING_ARCH:-sm_90}
 trials_small=${PARITY_TRIALS:-5}
 trials_large=${PARITY_TRIALS_LARGE:-2}
 sample_budget=${PARITY_SAMPLE_SECONDS:-110}   # seconds since the start after which no new sample run starts
-# graphprof: `shapes`: one process per shape (default), `sweep`: one process over every shape, or
-# `both` (two tables).
+# graphprof: a comma list of shapes (one process per shape, default), isolate (a process per shape
+# and mode), sweep (one process over every shape); both = shapes,sweep.
 gp_processes=${PARITY_GRAPHPROF:-shapes}
-case $gp_processes in sweep|shapes|both) ;; *) echo "$0: PARITY_GRAPHPROF=$gp_processes: expected sweep, shapes or both" >&2; exit 2;; esac
+[ "$gp_processes" = both ] && gp_processes=shapes,sweep
+for way in ${gp_processes//,/ }; do
+  case $way in shapes|isolate|sweep) ;; *) echo "$0: PARITY_GRAPHPROF=$gp_processes: expected a comma list of shapes, isolate, sweep (or both)" >&2; exit 2;; esac
+done
+wants() { case ",$gp_processes," in *",$1,"*) return 0;; esac; return 1; }
+modes=${PARITY_MODES:-capture}
+gp_budget=${PARITY_BUDGET:-0.3}
+read -r -a gp_args <<< "${PARITY_GP_ARGS:-}"
+here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -79,15 +95,15 @@ for pattern in 0 1; do
 done
 
 csv() { echo "$1" | tr -s ' ' ','; }
-if [ "$gp_processes" != sweep ]; then
+if wants shapes; then
   # One graphprof process per shape, as the sample runs: no shape measured after another.
-  step "running graphprof, one process per shape (scaling, capture)"
+  step "running graphprof, one process per shape (scaling, $modes)"
   for entry in 0 1; do
     for width in $widths; do
       for length in $lengths; do
-        "$gp" run --workload scaling --mode capture --quiet --trace none \
+        "$gp" run --workload scaling --mode "$modes" --quiet --trace none \
           --param "length=$length" --param "width=$width" --param "entry=$entry" \
-          --budget 0.3 --json "$work/gp-$length-$width-$entry.json" >> "$work/graphprof-shapes.txt" 2>&1 \
+          --budget "$gp_budget" "${gp_args[@]}" --json "$work/gp-$length-$width-$entry.json" >> "$work/graphprof-shapes.txt" 2>&1 \
           || step "graphprof failed at length $length width $width entry $entry (exit $?)"
       done
     done
@@ -103,15 +119,20 @@ os.replace(sys.argv[1] + ".tmp", sys.argv[1])
 PY
   rm -f "$work"/gp-*.json
 fi
-if [ "$gp_processes" != shapes ]; then
-  step "running graphprof sweep (scaling, capture)"
-  "$gp" sweep --workload scaling --mode capture --quiet \
+# A sweep over every shape: `isolate` with a fresh process per shape and mode, `sweep` in one process.
+# Its console (the level column) is kept in graphprof-NAME.txt.
+for way in isolate sweep; do
+  wants $way || continue
+  extra=()
+  [ $way = isolate ] && extra=(--isolate-modes)
+  step "running graphprof sweep ${extra[*]} (scaling, $modes)"
+  "$gp" sweep --workload scaling --mode "$modes" "${extra[@]}" \
     --param "length=$(csv "$lengths")" --param "width=$(csv "$widths")" --param entry=0,1 \
-    --budget 0.3 --json "$work/graphprof-sweep.json" > "$work/graphprof-sweep.txt" 2>&1 \
-    && step "graphprof sweep done" || step "graphprof sweep failed (exit $?): see graphprof-sweep.txt"
-fi
+    --budget "$gp_budget" "${gp_args[@]}" --json "$work/graphprof-$way.json" > "$work/graphprof-$way.txt" 2>&1 \
+    && step "graphprof sweep ($way) done" || step "graphprof sweep ($way) failed (exit $?): see graphprof-$way.txt"
+done
 
-python3 - "$work/sample.csv" "$work/sample_trials.csv" "$out/parity.md" "$work/graphprof-shapes.json" "$work/graphprof-sweep.json" <<'PY'
+python3 - "$work/sample.csv" "$work/sample_trials.csv" "$out/parity.md" "$work/graphprof-shapes.json" "$work/graphprof-isolate.json" "$work/graphprof-sweep.json" <<'PY'
 import csv, json, os, statistics, sys
 
 sample_csv, trials_csv, md_path = sys.argv[1:4]
@@ -159,7 +180,8 @@ def table(title, report):
     gp = {}
     for r in report["results"]:
         p = r["params"]
-        gp[(int(p["length"]), int(p["width"]), int(p["entry"]))] = r
+        if r.get("mode", "capture") == "capture":  # this table compares the capture mode, as the sample captures
+            gp[(int(p["length"]), int(p["width"]), int(p["entry"]))] = r
     probes = [v for r in gp.values() for v in probes_of(r)]
     fast = min(probes) if probes else None
     env = report.get("environment", {}).get("gpu") or {}
@@ -216,6 +238,7 @@ def table(title, report):
 
 lines = []
 titles = {"graphprof-shapes.json": "graphprof: one process per shape (as the sample)",
+          "graphprof-isolate.json": "graphprof: one process per shape and mode (sweep --isolate-modes)",
           "graphprof-sweep.json": "graphprof: all shapes in one sweep process"}
 for path in gp_paths:
     lines += table(titles.get(os.path.basename(path), path), json.load(open(path)))
@@ -234,5 +257,15 @@ os.replace(md_path + ".tmp", md_path)
 print("\n".join(lines))
 PY
 step "table written to $out/parity.md"
+labels=()
+for way in shapes isolate sweep; do
+  case $way in shapes) label="per-shape process";; isolate) label=isolated;; sweep) label="one process";; esac
+  [ -f "$work/graphprof-$way.json" ] && labels+=("$label=$work/graphprof-$way.json")
+done
+if [ ${#labels[@]} -gt 0 ]; then
+  python3 "$here/parity-table.py" "$work/sample_trials.csv" "${labels[@]}" > "$out/parity_compact.md.tmp" \
+    && mv "$out/parity_compact.md.tmp" "$out/parity_compact.md" && step "compact table written to $out/parity_compact.md" \
+    || step "compact table failed (exit $?)"
+fi
 (cd "$work" && tar czf "$out/parity.tgz.tmp" sample.csv sample_trials.csv steps.txt $(ls graphprof-* 2>/dev/null))
 mv "$out/parity.tgz.tmp" "$out/parity.tgz"

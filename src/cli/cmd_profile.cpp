@@ -274,8 +274,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                                                         "GRAPHPROF_PROFILE_OBSERVE"});
     env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
     // --step-range: the library is NVTX's injection too (src/inject/nvtx_steps.hpp), the same file
-    // as CUDA's, so both load one copy. Not in --overhead's plain runs (level clock).
-    if (o.step_range_given && level != "clock") {
+    // as CUDA's, so both load one copy. Also in --overhead's plain runs (level clock): their window
+    // is the ranges' too.
+    if (o.step_range_given) {
       env.erase(std::remove_if(env.begin(), env.end(), [](const std::string& v) { return v.rfind("NVTX_INJECTION64_PATH=", 0) == 0; }),
                 env.end());
       env.push_back("NVTX_INJECTION64_PATH=" + fs::absolute(lib).string());
@@ -360,7 +361,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   const char* stopped_with = nullptr;
   if (o.overhead > 0) {
     collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,
-                                      o.trace, run));
+                                      o.trace, o.step_range_given ? o.step_range : std::string(), run));
   } else {
     // --repeat N: each run writes its records and dumps into a folder of its own (run-<k>/), so no
     // run's files are read as another's processes.

@@ -16,8 +16,14 @@ namespace {
 // From the first launch call of the most-launched exec to the return of the first call that waited
 // for the GPU after its last launch: every launch's work, as the application's own loop timing
 // (which ends with a synchronisation) sees it; a GPU-bound loop's launch calls return long before
-// their work is done. Without such a call, to the last launch call (one step fewer).
-void add_window(OverheadRun& r, const fs::path& dir) {
+// their work is done. Without such a call, to the last launch call (one step fewer). With
+// --step-range NAME also the ranges' window: the first range's start to the last one's end.
+void add_window(OverheadRun& r, const fs::path& dir, bool ranges) {
+  if (ranges)
+    if (const auto rw = read_range_window(dir.string())) {
+      r.ranges = rw->ranges;
+      r.range_window_ns = static_cast<double>(rw->last_ns - rw->first_ns);
+    }
   const auto w = read_steady_window(dir.string());
   if (!w || w->launches < 2) return;
   r.settled = w->settled_ns > 0;
@@ -30,7 +36,8 @@ void add_window(OverheadRun& r, const fs::path& dir) {
 }  // namespace
 
 ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
-                                const InjectedEnv& injected_env, const fs::path& data, const std::string& level, ProfileRun& run) {
+                                const InjectedEnv& injected_env, const fs::path& data, const std::string& level,
+                                const std::string& step_range, ProfileRun& run) {
   const int total = 2 * pairs + 1;
   int number = 1;
   std::cerr << "graphprof profile: run 1 of " << total << " (--overhead " << pairs << "): warm-up without the injection, not counted\n";
@@ -58,7 +65,7 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
       o.profiled = profiled;
       o.status = r.status;
       o.wall_ns = r.wall_ns;
-      add_window(o, dir);
+      add_window(o, dir, !step_range.empty());
       run.overhead_runs.push_back(o);
       if (profiled) last = r;
       if (r.status != 0) run.notes.push_back(std::string(profiled ? "a profiled" : "a plain") + " run of --overhead: the application " + r.description);
@@ -74,6 +81,10 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
     double sum = 0;
     for (double w : run.plain_runs_ns) sum += w;
     run.plain_wall_ns = sum / static_cast<double>(run.plain_runs_ns.size());
+  }
+  if (const std::string note = choose_overhead_window(run.overhead_runs, step_range); !note.empty()) {
+    run.notes.push_back(note);
+    std::cerr << "graphprof profile: " << note << "\n";
   }
   run.overhead_changes = overhead_changes(run.overhead_runs);
   return last;
@@ -109,10 +120,11 @@ std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& run
     o.profiled_median_ns = median(pb);
     out.push_back(o);
   };
-  add("steady_window", [](const OverheadRun& r) { return r.window_ns; });
+  add("steady_window", [](const OverheadRun& r) { return r.compared_window_ns(); });
   add("host_per_step", [](const OverheadRun& r) -> std::optional<double> {
-    if (!r.window_ns || r.steps == 0) return std::nullopt;
-    return *r.window_ns / static_cast<double>(r.steps);
+    const auto w = r.compared_window_ns();
+    if (!w || r.compared_steps() == 0) return std::nullopt;
+    return *w / static_cast<double>(r.compared_steps());
   });
   add("wall_time", [](const OverheadRun& r) -> std::optional<double> { return r.wall_ns; });
   return out;

@@ -1,8 +1,8 @@
 // `graphprof profile --overhead N`: the application runs N times plain and N times profiled,
 // alternating (plain first in even pairs, profiled first in odd ones, so drift cancels), after a
 // warm-up run without the injection. Plain runs carry the injection's graph-launch callbacks alone
-// (GRAPHPROF_PROFILE_LEVEL=clock), which time the steady-state window the same way as in the
-// profiled runs. docs/profile.md ("Overhead") says what the figures mean.
+// (GRAPHPROF_PROFILE_LEVEL=clock; with --step-range also its NVTX range hooks), which time the
+// steady-state window the same way as in the profiled runs. docs/profile.md ("Overhead") says what the figures mean.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -35,10 +35,12 @@ using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem
 
 // Runs the series; the last profiled run writes its records into `data` (the profile), the others
 // into a scratch folder under it, removed afterwards. Fills run.overhead_runs, overhead_changes,
-// warmup_wall_ns, plain_runs_ns and plain_wall_ns; returns the last profiled run.
+// warmup_wall_ns, plain_runs_ns and plain_wall_ns; returns the last profiled run. `step_range`
+// (--step-range NAME, "" without): the window compared is the NVTX ranges NAME when every run had
+// them (choose_overhead_window), else the most-launched graph's and a note says why.
 ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
                                 const InjectedEnv& injected_env, const std::filesystem::path& data, const std::string& level,
-                                ProfileRun& run);
+                                const std::string& step_range, ProfileRun& run);
 
 // The changes over the pairs of `runs` (the i-th plain run with the i-th profiled run).
 std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& runs);

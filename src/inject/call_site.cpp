@@ -47,7 +47,7 @@ const char* g_mode_name = "on";  // GRAPHPROF_PROFILE_SITES, for the `py` line
 // line file, and must write nothing into it (its CUDA calls fail anyway).
 volatile bool g_forked_child = false;
 
-enum class Kind { kNone, kSite, kSiteAndLedger, kLedger };
+enum class Kind { kNone, kSite, kSiteAndLedger, kLedger, kAlloc };
 
 constexpr std::uint32_t kRuntimeSites[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
@@ -115,6 +115,22 @@ constexpr std::uint32_t kRuntimeLedgerOnly[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000,
 };
 
+// Device allocations: their sites name what the memory ledger's allocations were made by (in a
+// graph's capture, or before it). The GIL is never taken for them: PyTorch's caching allocator
+// allocates under its own mutex, which a thread holding the GIL may wait for (a tensor freed), so
+// Python frames come only where the thread already holds the GIL.
+constexpr std::uint32_t kRuntimeAllocs[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
+};
+// cuMemCreate (PyTorch's expandable segments) is also a ledger call (its size); cuMemAlloc_v2 made
+// inside a runtime allocation takes no second site.
+constexpr std::uint32_t kDriverAllocs[] = {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemCreate};
+
 constexpr std::uint32_t kDriverSites[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
@@ -129,10 +145,11 @@ bool in(const std::uint32_t (&list)[N], std::uint32_t cbid) {
 Kind kind_of(bool driver, std::uint32_t cbid) {
   if (driver) {
     if (in(kDriverSites, cbid)) return Kind::kSite;
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) return Kind::kLedger;
+    if (in(kDriverAllocs, cbid)) return Kind::kAlloc;
     return Kind::kNone;
   }
   if (in(kRuntimeSites, cbid)) return Kind::kSite;
+  if (in(kRuntimeAllocs, cbid)) return Kind::kAlloc;
   if (in(kRuntimeGraphSites, cbid)) return Kind::kSiteAndLedger;
   if (in(kRuntimeLedgerOnly, cbid)) return Kind::kLedger;
   return Kind::kNone;
@@ -238,7 +255,9 @@ std::uint64_t monotonic_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-void take_site(const ApiEvent& e) {
+// `may_take_gil`: a Python thread that released the GIL has it taken for the read (not for
+// synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs).
+void take_site(const ApiEvent& e, bool may_take_gil) {
   const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
@@ -246,7 +265,7 @@ void take_site(const ApiEvent& e) {
   {
     // The GIL (when taken) is held to the end of this block: the Python keys, the table and the
     // naming of a new site; the table's lock is never held by a thread that waits for the GIL.
-    const PythonScope scope(e.driver || !in(kRuntimeSyncs, e.cbid));
+    const PythonScope scope(may_take_gil);
     PyFrameKey py[kPythonMax];
     const std::size_t npy = scope.readable() ? python_stack(py, kPythonMax) : 0;
     python = npy > 0;
@@ -340,11 +359,18 @@ bool call_sites_enabled() { return g_enabled; }
 std::vector<std::uint32_t> site_callback_ids(bool driver) {
   std::vector<std::uint32_t> out;
   if (driver) {
-    if (g_enabled) out.assign(std::begin(kDriverSites), std::end(kDriverSites));
-    out.push_back(CUPTI_DRIVER_TRACE_CBID_cuMemCreate);
+    if (g_enabled) {
+      out.assign(std::begin(kDriverSites), std::end(kDriverSites));
+      out.insert(out.end(), std::begin(kDriverAllocs), std::end(kDriverAllocs));
+    } else {
+      out.push_back(CUPTI_DRIVER_TRACE_CBID_cuMemCreate);
+    }
     return out;
   }
-  if (g_enabled) out.assign(std::begin(kRuntimeSites), std::end(kRuntimeSites));
+  if (g_enabled) {
+    out.assign(std::begin(kRuntimeSites), std::end(kRuntimeSites));
+    out.insert(out.end(), std::begin(kRuntimeAllocs), std::end(kRuntimeAllocs));
+  }
   return out;  // capture, instantiate and upload callbacks are enabled by graphprof_inject.cpp
 }
 
@@ -373,15 +399,16 @@ void on_api_event(const ApiEvent& e) {
   if (g_forked_child) return;
   const Kind k = kind_of(e.driver, e.cbid);
   if (k == Kind::kNone) return;
-  if (e.driver && e.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
-    if (!e.enter) note_mem_create(e.correlation, e.params);
+  if (e.driver && e.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate && !e.enter) {
+    note_mem_create(e.correlation, e.params);
     return;
   }
   if (k == Kind::kSiteAndLedger || k == Kind::kLedger) take_sample(sample_of(e.enter, e.cbid), e.correlation);
   // A runtime launch calls the driver's: the driver callback inside it (the same launch, whose
-  // kernel records carry the runtime call's correlation id) takes no second site.
+  // kernel records carry the runtime call's correlation id) takes no second site; the same for a
+  // runtime allocation and the driver allocation it makes.
   thread_local int t_runtime_sites = 0;  // runtime site calls this thread is inside
-  if (!e.driver && k == Kind::kSite) {
+  if (!e.driver && (k == Kind::kSite || k == Kind::kAlloc)) {
     if (!e.enter) {
       if (t_runtime_sites > 0) --t_runtime_sites;
       return;
@@ -389,7 +416,9 @@ void on_api_event(const ApiEvent& e) {
     ++t_runtime_sites;
   }
   if (e.driver && t_runtime_sites > 0) return;
-  if (g_enabled && e.enter && (k == Kind::kSite || k == Kind::kSiteAndLedger)) take_site(e);
+  if (!g_enabled || !e.enter) return;
+  if (k == Kind::kAlloc) take_site(e, false);
+  else if (k == Kind::kSite || k == Kind::kSiteAndLedger) take_site(e, e.driver || !in(kRuntimeSyncs, e.cbid));
 }
 
 void flush_call_sites(bool may_wait) {

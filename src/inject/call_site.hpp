@@ -32,7 +32,8 @@ void init_call_sites();
 bool call_sites_enabled();
 
 // The callback ids this part needs enabled, per domain (runtime: launches, copies, memsets,
-// syncs, host functions, capture, instantiate, upload; driver: cuLaunchKernel*, cuMemCreate).
+// syncs, host functions, capture, instantiate, upload, device allocations; driver: cuLaunchKernel*,
+// cuMemAlloc_v2, cuMemCreate). An allocation's site is taken without taking the GIL.
 std::vector<std::uint32_t> site_callback_ids(bool driver);
 
 // The API calls whose activity records the call-site and ledger analysis needs, besides those

@@ -26,6 +26,26 @@ struct Capture {
   std::uint32_t begin_co = 0, end_co = 0;
 };
 
+// Allocations grouped by the `where` of their call's site, most bytes first.
+class AllocationSites {
+ public:
+  void add(const std::optional<SiteSummary>& site, std::uint64_t bytes) {
+    if (!site) return;
+    auto [it, fresh] = index_.emplace(site->where, sites_.size());
+    if (fresh) sites_.push_back(AllocationSite{*site, 0, 0});
+    sites_[it->second].bytes += bytes;
+    ++sites_[it->second].allocations;
+  }
+  std::vector<AllocationSite> sorted() && {
+    std::stable_sort(sites_.begin(), sites_.end(), [](const AllocationSite& a, const AllocationSite& b) { return a.bytes > b.bytes; });
+    return std::move(sites_);
+  }
+
+ private:
+  std::vector<AllocationSite> sites_;
+  std::map<std::string, std::size_t> index_;
+};
+
 }  // namespace
 
 void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
@@ -97,12 +117,14 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       const ApiRecord* end = api(c->second.end_co);
       if (begin != nullptr && end != nullptr && end->end_ns >= begin->start_ns) {
         l.capture_ns = span(begin->start_ns, end->end_ns);
+        AllocationSites in_capture, before;
         for (const auto& m : r.memory_ops) {
           if (m.op != 1 || m.memory_kind != kDeviceMemory || m.ts < begin->start_ns || m.ts > end->end_ns) continue;
           const ApiRecord* by = api(m.correlation_id);
           if (by != nullptr && by->thread_id != begin->thread_id) continue;  // another thread's allocation
           l.capture_alloc_bytes += m.bytes;
           ++l.capture_allocs;
+          in_capture.add(site_of(m.correlation_id), m.bytes);
         }
         for (const auto& v : r.vmm_creates) {
           const ApiRecord* by = api(v.correlation_id);
@@ -110,6 +132,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           if (at < begin->start_ns || at > end->end_ns) continue;
           if (by != nullptr && by->thread_id != begin->thread_id) continue;
           l.capture_vmm_bytes += v.bytes;
+          in_capture.add(site_of(v.correlation_id), v.bytes);
         }
         // Before its capture: since the previous capture on its thread ended.
         std::uint64_t since = 0;
@@ -130,7 +153,10 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           }
           l.before_capture_alloc_bytes += m.bytes;
           ++l.before_capture_allocs;
+          before.add(site_of(m.correlation_id), m.bytes);
         }
+        l.capture_alloc_sites = std::move(in_capture).sorted();
+        l.before_capture_alloc_sites = std::move(before).sorted();
       }
       l.capture_free_delta = free_delta("capture_begin", "capture_end", c->second.begin_co);
       if (!l.capture_free_delta) {

@@ -60,6 +60,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -313,6 +314,56 @@ std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
     }
   }
   return best;
+}
+
+std::optional<RangeWindow> read_range_window(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::optional<RangeWindow> best;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
+    std::ifstream in;
+    try {
+      in = open_records(entry.path().string());
+    } catch (const Error&) {
+      continue;
+    }
+    RangeWindow w;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("\"t\":\"nvtx\"") == std::string::npos) continue;
+      try {
+        const json j = json::parse(line);
+        for (const auto& r : j.at("r")) {
+          const auto start = r.at(0).get<std::uint64_t>(), end = r.at(1).get<std::uint64_t>();
+          if (end < start) continue;
+          w.first_ns = w.ranges == 0 ? start : std::min(w.first_ns, start);
+          w.last_ns = std::max(w.last_ns, end);
+          ++w.ranges;
+        }
+      } catch (const json::exception&) {
+      }
+    }
+    if (w.ranges > 0 && (!best || w.ranges > best->ranges)) best = w;
+  }
+  return best;
+}
+
+std::string choose_overhead_window(std::vector<OverheadRun>& runs, const std::string& range) {
+  if (range.empty() || runs.empty()) return {};
+  std::size_t without = 0;
+  for (auto& r : runs) {
+    r.range = range;
+    if (r.ranges == 0 || !r.range_window_ns) ++without;
+  }
+  if (without == 0) {
+    for (auto& r : runs) r.by_range = true;
+    return {};
+  }
+  return "--step-range " + range + ": " + std::to_string(without) + " of the " + std::to_string(runs.size()) +
+         " runs of --overhead closed no NVTX range '" + range +
+         "', so the steady-state window compared is the most-launched graph's";
 }
 
 ProcessRecords read_process_records(const std::string& path) {

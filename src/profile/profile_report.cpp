@@ -271,11 +271,24 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile["warmup_wall_ns"] = opt(run.warmup_wall_ns);
   profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
   json runs = json::array();
-  for (const auto& r : run.overhead_runs)
-    runs.push_back({{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns}, {"window_ns", opt(r.window_ns)},
-                    {"steps", r.steps}, {"exec", r.exec}, {"window_end", r.settled ? "synchronised" : "last_launch_call"},
-                    {"observed_by", r.observed_by.empty() ? json(nullptr) : json(r.observed_by)},
-                    {"host_per_step_ns", r.window_ns && r.steps > 0 ? json(*r.window_ns / static_cast<double>(r.steps)) : json(nullptr)}});
+  for (const auto& r : run.overhead_runs) {
+    const auto window = r.compared_window_ns();
+    const std::uint64_t steps = r.compared_steps();
+    json o = {{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns},
+              {"window", r.by_range ? "nvtx range" : "most-launched graph"}, {"window_ns", opt(window)}, {"steps", steps},
+              {"exec", r.exec}, {"window_end", r.by_range ? "range_end" : r.settled ? "synchronised" : "last_launch_call"},
+              {"observed_by", r.observed_by.empty() ? json(nullptr) : json(r.observed_by)},
+              {"host_per_step_ns", window && steps > 0 ? json(*window / static_cast<double>(steps)) : json(nullptr)}};
+    if (!r.range.empty()) {  // --step-range NAME: both windows
+      o["range"] = r.range;
+      o["ranges"] = r.ranges;
+      o["range_window_ns"] = opt(r.range_window_ns);
+      o["graph_window_ns"] = opt(r.window_ns);
+      o["graph_steps"] = r.steps;
+      o["graph_window_end"] = r.settled ? "synchronised" : "last_launch_call";
+    }
+    runs.push_back(std::move(o));
+  }
   profile["overhead_runs"] = std::move(runs);
   json changes = json::array();
   for (const auto& c : run.overhead_changes) {

@@ -66,6 +66,17 @@ std::string without_arguments(const std::string& fn) {
   return fn;
 }
 
+// An allocation call: its site names the memory ledger's allocations, it is no eager work.
+bool allocation_api(const std::string& api) {
+  return api.find("Malloc") != std::string::npos || starts_with(api, "cuMemAlloc") || api == "cuMemCreate";
+}
+
+// A frame of an allocator (PyTorch's c10::cuda::CUDACachingAllocator): an allocation's site is
+// named by the first frame that called it, not by the allocator that made the CUDA call.
+bool allocator_frame(const NativeFrameRecord& f) {
+  return f.function.find("Allocator") != std::string::npos || f.function.find("allocator") != std::string::npos;
+}
+
 bool is_stub_of(const NativeFrameRecord& f, const std::vector<std::string>& kernels) {
   const std::string name = without_arguments(f.function);
   const std::size_t colon = name.rfind("::");
@@ -139,8 +150,9 @@ SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::strin
   for (const auto& f : s.python)
     if (!library_python(f.file)) return named(python_line(f, false), "python");
   if (!s.python.empty()) return named(python_line(s.python.front(), false) + " (library code)", "python");
+  const bool allocation = allocation_api(s.api);
   for (const auto& f : s.native) {
-    if (runtime_frame(f) || is_stub_of(f, kernels)) continue;
+    if (runtime_frame(f) || is_stub_of(f, kernels) || (allocation && allocator_frame(f))) continue;
     out.module = f.module;
     if (f.function.empty())
       out.function_where = (f.module.empty() ? std::string("(no module)") : base_name(f.module)) +
@@ -329,7 +341,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
     auto sr = site_by_id.find(site);
     if (sr == site_by_id.end()) continue;
     const std::string api = strip_version(sr->second->api);
-    if (api.find("BeginCapture") != std::string::npos || api.find("Instantiate") != std::string::npos) continue;
+    if (api.find("BeginCapture") != std::string::npos || api.find("Instantiate") != std::string::npos || allocation_api(api)) continue;
     Acc& a = by_site[site];
     if (a.s.calls == 0) {
       a.s.api = api;

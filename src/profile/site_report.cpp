@@ -30,6 +30,16 @@ json site_json(const std::optional<SiteSummary>& s) {
               {"stack", s->stack},   {"frames", std::move(frames)}};
 }
 
+namespace {
+
+json allocation_sites_json(const std::vector<AllocationSite>& sites) {
+  json out = json::array();
+  for (const auto& a : sites) out.push_back({{"site", site_json(a.site)}, {"bytes", a.bytes}, {"allocations", a.allocations}});
+  return out;
+}
+
+}  // namespace
+
 void add_graph_ledger_json(json& g, const GraphLedger& l) {
   g["capture_site"] = site_json(l.capture_site);
   g["instantiate_site"] = site_json(l.instantiate_site);
@@ -40,6 +50,8 @@ void add_graph_ledger_json(json& g, const GraphLedger& l) {
                  {"before_capture_allocs", l.before_capture_allocs},
                  {"before_capture_freed_bytes", l.before_capture_freed_bytes},
                  {"before_capture_since", !l.capture_ns ? json(nullptr) : json(l.before_capture_from_start ? "start" : "previous capture")},
+                 {"capture_alloc_sites", allocation_sites_json(l.capture_alloc_sites)},
+                 {"before_capture_alloc_sites", allocation_sites_json(l.before_capture_alloc_sites)},
                  {"memory_node_bytes", l.memory_node_bytes},
                  {"memory_nodes", l.memory_nodes},
                  {"capture_free_delta_bytes", opt(l.capture_free_delta)},

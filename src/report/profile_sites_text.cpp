@@ -144,6 +144,41 @@ void step_text(std::ostringstream& out, const json& p) {
       << strf("%.2f", launches) << " eager kernel launches and " << strf("%.2f", waits) << " host waits per step\n";
 }
 
+// Where each graph's allocations in its capture and before it were made: up to three sites per
+// graph and window, most bytes first (the report has them all, with their stacks).
+void allocation_sites_text(std::ostringstream& out, const json& graphs) {
+  constexpr std::size_t kShown = 3;
+  TextTable by({"graph", "when", "allocated", "at"});
+  std::size_t rows = 0, shown = 0;
+  for (const auto& g : graphs) {
+    const json* m = member(g, "memory");
+    if (m == nullptr || ++shown > 40) continue;
+    for (const auto& [key, when] : {std::pair<const char*, const char*>{"capture_alloc_sites", "in capture"},
+                                    std::pair<const char*, const char*>{"before_capture_alloc_sites", "before capture"}}) {
+      const json* sites = member(*m, key);
+      if (sites == nullptr || !sites->is_array()) continue;
+      std::uint64_t rest = 0;
+      for (std::size_t i = 0; i < sites->size(); ++i) {
+        const json& a = (*sites)[i];
+        if (i >= kShown) {
+          rest += a.value("bytes", std::uint64_t{0});
+          continue;
+        }
+        const json* site = member(a, "site");
+        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when,
+                format_bytes(a.value("bytes", std::uint64_t{0})) + strf(" (%zu)", a.value("allocations", std::size_t{0})),
+                site != nullptr ? site->value("where", std::string("?")) : "?"});
+        ++rows;
+      }
+      if (sites->size() > kShown)
+        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when, format_bytes(rest),
+                plural(sites->size() - kShown, "more site", "more sites") + " (in the report)"});
+    }
+  }
+  if (rows == 0) return;
+  out << "  allocated at (the call sites of those allocations, most bytes first)\n" << by.str();
+}
+
 void ledgers_text(std::ostringstream& out, const json& p) {
   const json& graphs = p.value("graphs", json::array());
   if (!p.value("ledgers_recorded", false) || graphs.empty()) return;
@@ -175,6 +210,7 @@ void ledgers_text(std::ostringstream& out, const json& p) {
       out << ", graph-memory pool high-water mark " << bytes_or_dash(*t, "graph_pool_reserved_high_bytes");
     out << "\n";
   }
+  allocation_sites_text(out, graphs);
 
   out << "\n  start-up per graph\n";
   TextTable st({"graph", "capture", "instantiate", "upload", "first launch", "instantiated"});

@@ -392,6 +392,8 @@ void overhead_text(std::ostringstream& out, const json& p) {
   unsigned exec = 0;
   bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
   bool plain_interposed = !runs.empty();  // every plain run was observed without CUPTI
+  bool by_range = !runs.empty();      // --step-range NAME: the ranges' window (older reports: no "window")
+  std::string range;
   for (const auto& r : runs) {
     if (r["profiled"].get<bool>() && r["steps"].is_number()) {
       steps = r["steps"].get<std::size_t>();
@@ -400,6 +402,8 @@ void overhead_text(std::ostringstream& out, const json& p) {
     synchronised = synchronised && r.value("window_end", "") == "synchronised";
     if (!r["profiled"].get<bool>()) plain_interposed = plain_interposed && r.value("observed_by", json()).is_string() &&
                                                        r["observed_by"].get<std::string>() == "interpose";
+    by_range = by_range && r.value("window", "") == "nvtx range";
+    if (range.empty()) range = r.value("range", "");
   }
   out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
   if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
@@ -408,7 +412,8 @@ void overhead_text(std::ostringstream& out, const json& p) {
   bool wide = false;
   for (const auto& c : *changes) {
     const std::string m = c["metric"].get<std::string>();
-    const std::string name = m == "steady_window" ? "steady-state window (exec " + std::to_string(exec) + ", " + plural(steps, "step", "steps") + ")"
+    const std::string window_of = by_range ? "NVTX range '" + range + "'" : "exec " + std::to_string(exec);
+    const std::string name = m == "steady_window" ? "steady-state window (" + window_of + ", " + plural(steps, "step", "steps") + ")"
                              : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
     rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
@@ -417,13 +422,24 @@ void overhead_text(std::ostringstream& out, const json& p) {
     wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
   }
   out << rows.str();
-  out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
-                         "   last launch, so the GPU's work is in it; "
-                       : "  (window: first to last launch call of the most-launched graph; ")
-      << (plain_interposed ? "plain runs are timed by interposition alone,\n"
-                             "   without CUPTI; medians of the runs, every run in the report)\n"
-                           : "plain runs carry graphprof's graph-launch\n"
-                             "   and synchronisation callbacks alone, to time it; medians of the runs, every run in the report)\n");
+  // How the plain runs were timed: by interposition alone, or with graphprof's CUPTI callbacks.
+  const char* range_plain = plain_interposed ? "plain runs are observed by interposition alone (no CUPTI) and\n"
+                                               "   graphprof's NVTX range hooks, to time it; "
+                                             : "plain runs carry graphprof's graph-launch and synchronisation callbacks and its NVTX\n"
+                                               "   range hooks alone, to time it; ";
+  const char* graph_plain = plain_interposed ? "plain runs are observed by interposition\n"
+                                               "   alone (no CUPTI), to time it; "
+                                             : "plain runs carry graphprof's graph-launch\n"
+                                               "   and synchronisation callbacks alone, to time it; ";
+  if (by_range)
+    out << "  (window: from the start of the first NVTX range '" << range << "' to the end of the last, a step per range\n"
+           "   (--step-range); "
+        << range_plain << "medians of the runs, every run in the report)\n";
+  else
+    out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
+                           "   last launch, so the GPU's work is in it; "
+                         : "  (window: first to last launch call of the most-launched graph; ")
+        << graph_plain << "medians of the runs, every run in the report)\n";
   if (wide)
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }

@@ -48,6 +48,12 @@ add_test(NAME cli.profile_overhead_command_options
                  -- $<TARGET_FILE:graphprof> profile --overhead 2 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_opts
                  -- sh -c "exit 0" --steps 10 -v)
 set_tests_properties(cli.profile_overhead_runs cli.profile_overhead_command_options PROPERTIES LABELS cpu)
+# --overhead N --step-range NAME: plain and profiled runs get the NVTX injection; the window
+# compared is the ranges' (the graph's, with a note, when a run had none).
+add_test(NAME cli.profile_overhead_step_range
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_overhead_step_range.sh $<TARGET_FILE:graphprof>
+                 ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_step_range)
+set_tests_properties(cli.profile_overhead_step_range PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.
 foreach(stream IN ITEMS stderr stdout)

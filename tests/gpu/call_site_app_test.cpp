@@ -74,6 +74,11 @@ TEST(CallSiteApp, GraphsAreNamedByTheirCaptureSiteAndLedgered) {
   const json& first = proc["graphs"][0]["memory"];
   EXPECT_EQ(first["before_capture_since"], "start") << first.dump();
   EXPECT_EQ(first["before_capture_alloc_bytes"], 4096u * sizeof(float));
+  // ... named by its call site: main's cudaMalloc.
+  ASSERT_EQ(first["before_capture_alloc_sites"].size(), 1u) << first.dump(1);
+  EXPECT_EQ(where(first["before_capture_alloc_sites"][0]["site"]), "main " + kApp);
+  EXPECT_EQ(first["before_capture_alloc_sites"][0]["bytes"], 4096u * sizeof(float));
+  EXPECT_EQ(first["before_capture_alloc_sites"][0]["allocations"], 1u);
   for (std::size_t i = 1; i < proc["graphs"].size(); ++i) EXPECT_EQ(proc["graphs"][i]["memory"]["before_capture_alloc_bytes"], 0u) << i;
   // One site, three shapes (grids 1, 4 and 16 blocks).
   ASSERT_EQ(proc["recaptures"].size(), 1u) << proc["recaptures"].dump(1);

@@ -361,5 +361,103 @@ TEST(ProfileOverhead, TheWindowEndsAtTheFirstSynchronisationAfterTheLastLaunch) 
   fs::remove_all(dir);
 }
 
+
+// --overhead --step-range NAME: the window of the NVTX ranges NAME, from the H200 records of the
+// PyTorch serving loop with a torch.cuda.nvtx range per step (24 ranges named serve_step).
+TEST(ProfileOverhead, TheRangeWindowIsTheFirstRangesStartToTheLastRangesEnd) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("range-window-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  EXPECT_FALSE(read_range_window(dir.string()).has_value()) << "no records";
+  fs::copy_file(std::string(GRAPHPROF_TEST_DATA) + "/profile/h200/serving_buckets_nvtx/proc-12161.jsonl", dir / "proc-12161.jsonl");
+  {
+    std::ofstream other(dir / "proc-2.jsonl");  // a second process with fewer ranges, one line unreadable
+    other << R"({"t":"nvtx","r":[[10,20],[30,40]]})" << "\n" << R"({"t":"nvtx","r":[[50,)" << "\n"
+          << R"({"t":"nvtx_end","inits":1,"others":0,"open":0})" << "\n";
+  }
+  const auto w = read_range_window(dir.string());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->ranges, 24u) << "the process that closed most ranges";
+  EXPECT_EQ(w->first_ns, 1796159361873365499ull);
+  EXPECT_EQ(w->last_ns, 1796159361947180287ull);
+  const auto g = read_steady_window(dir.string());
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->launches, 12u) << "the most-launched graph of the same records: half the steps";
+  fs::remove_all(dir);
+}
+
+std::vector<OverheadRun> range_runs() {
+  // plain, profiled, profiled, plain: the graph windows and the ranges' windows differ.
+  std::vector<OverheadRun> runs(4);
+  const double graph[] = {1.0e6, 1.1e6, 1.1e6, 1.0e6}, range[] = {2.0e6, 3.0e6, 3.0e6, 2.0e6};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].profiled = i == 1 || i == 2;
+    runs[i].wall_ns = 5.0e9;
+    runs[i].window_ns = graph[i];
+    runs[i].steps = 11;
+    runs[i].exec = 2;
+    runs[i].settled = true;
+    runs[i].range_window_ns = range[i];
+    runs[i].ranges = 24;
+  }
+  return runs;
+}
+
+TEST(ProfileOverhead, EveryRunWithTheRangesComparesTheRangesWindow) {
+  std::vector<OverheadRun> runs = range_runs();
+  EXPECT_EQ(choose_overhead_window(runs, "serve_step"), "");
+  for (const auto& r : runs) {
+    EXPECT_TRUE(r.by_range);
+    EXPECT_EQ(r.compared_steps(), 24u);
+  }
+  EXPECT_DOUBLE_EQ(*runs[1].compared_window_ns(), 3.0e6);
+
+  runs = range_runs();
+  runs[3].ranges = 0;
+  runs[3].range_window_ns.reset();
+  const std::string note = choose_overhead_window(runs, "serve_step");
+  EXPECT_EQ(note, "--step-range serve_step: 1 of the 4 runs of --overhead closed no NVTX range 'serve_step', so the steady-state "
+                  "window compared is the most-launched graph's");
+  for (const auto& r : runs) {
+    EXPECT_FALSE(r.by_range) << "one window for the whole series";
+    EXPECT_DOUBLE_EQ(*r.compared_window_ns(), *r.window_ns);
+  }
+  runs = range_runs();
+  EXPECT_EQ(choose_overhead_window(runs, ""), "") << "no --step-range";
+  EXPECT_FALSE(runs[0].by_range);
+}
+
+TEST(ProfileOverhead, TheReportAndTheConsoleNameTheRangesWindow) {
+  ProfileRun run;
+  run.program = "serving_buckets.py";
+  run.exit_description = "exited with status 0";
+  run.overhead_runs = range_runs();
+  (void)choose_overhead_window(run.overhead_runs, "serve_step");
+  run.overhead_changes = {OverheadChange{"steady_window", 2, 0.5, 0.4, 0.6, false, 2.0e6, 3.0e6},
+                          OverheadChange{"host_per_step", 2, 0.5, 0.4, 0.6, false, 2.0e6 / 24, 3.0e6 / 24}};
+  const Report r = profile_report(run, {});
+  const auto& o = r.results.front().sections.profile["overhead_runs"];
+  ASSERT_EQ(o.size(), 4u);
+  EXPECT_EQ(o[1]["window"], "nvtx range");
+  EXPECT_EQ(o[1]["range"], "serve_step");
+  EXPECT_EQ(o[1]["steps"], 24);
+  EXPECT_DOUBLE_EQ(o[1]["window_ns"].get<double>(), 3.0e6);
+  EXPECT_DOUBLE_EQ(o[1]["host_per_step_ns"].get<double>(), 3.0e6 / 24);
+  EXPECT_EQ(o[1]["window_end"], "range_end");
+  EXPECT_DOUBLE_EQ(o[1]["graph_window_ns"].get<double>(), 1.1e6) << "the graph's window is kept beside it";
+  EXPECT_EQ(o[1]["graph_steps"], 11);
+  const std::string text = format_profile_summary(r);
+  for (const char* want : {"steady-state window (NVTX range 'serve_step', 24 steps)", "from the start of the first NVTX range 'serve_step'",
+                           "NVTX\n   range hooks alone"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  EXPECT_EQ(text.find("exec 2"), std::string::npos) << text;
+
+  run.overhead_runs = range_runs();  // without --step-range: the graph's window, as before
+  const std::string plain = format_profile_summary(profile_report(run, {}));
+  EXPECT_NE(plain.find("steady-state window (exec 2, 11 steps)"), std::string::npos) << plain;
+  EXPECT_EQ(profile_report(run, {}).results.front().sections.profile["overhead_runs"][0]["window"], "most-launched graph");
+}
+
 }  // namespace
 }  // namespace gp

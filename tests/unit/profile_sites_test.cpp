@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -363,6 +364,64 @@ TEST(ProfileSites, UnreadableSiteLinesAreCountedNotFatal) {
   ASSERT_EQ(r.sites.sites.size(), 1u);
   EXPECT_EQ(r.sites.sites[0].native[0].offset, 0x10u);
   EXPECT_EQ(r.sites.site_of_call.size(), 2u);  // 7 and 8 (the line with -1 is unreadable)
+}
+
+
+// The allocations in and before each capture are named by the call sites of their allocation calls
+// (the library takes a site at cudaMalloc*, cuMemAlloc and cuMemCreate, never taking the GIL there).
+// The H200 records of the test application predate those sites: the site line the library now
+// writes for its one cudaMalloc (in main, before the first capture) is added to them, with a
+// second allocation site inside an allocator (PyTorch's caching allocator calls cudaMalloc).
+TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
+  std::ifstream f(only_records("call_site_app"));
+  std::stringstream lines;
+  lines << f.rdbuf();
+  const std::string app = "/work/main/build-gpu/tests/apps/graphprof_call_site_app";
+  lines << R"({"t":"site","s":30,"api":"cudaMalloc","n":[[")" << app << R"(","0x75f00","cudaMalloc",300],[")" << app
+        << R"(","0xcb10","main",432],["/lib/x86_64-linux-gnu/libc.so.6","0x2a1ca","",0]],"ni":9})" << "\n"
+        << R"({"t":"sc","s":30,"co":[2]})" << "\n";
+  const ProcessProfile p = analyze_process(parse_process_records(lines, "call_site_app+alloc"));
+  ASSERT_FALSE(p.sites.graphs.empty());
+  const GraphLedger& first = p.sites.graphs[0];
+  ASSERT_EQ(first.before_capture_alloc_sites.size(), 1u);
+  EXPECT_EQ(first.before_capture_alloc_sites[0].site.where, "main " + kApp);
+  EXPECT_EQ(first.before_capture_alloc_sites[0].bytes, 16384u);
+  EXPECT_EQ(first.before_capture_alloc_sites[0].allocations, 1u);
+  EXPECT_TRUE(first.capture_alloc_sites.empty());
+  for (std::size_t i = 1; i < p.sites.graphs.size(); ++i) EXPECT_TRUE(p.sites.graphs[i].before_capture_alloc_sites.empty()) << i;
+  for (const auto& e : p.sites.eager_sites) EXPECT_NE(e.api, "cudaMalloc") << "an allocation is no eager work";
+
+  const nlohmann::json j = profile_process_json(p, 1);
+  const auto& sites = j["graphs"][0]["memory"]["before_capture_alloc_sites"];
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0]["site"]["where"], "main " + kApp);
+  EXPECT_EQ(sites[0]["bytes"], 16384u);
+  EXPECT_TRUE(j["graphs"][0]["memory"]["capture_alloc_sites"].empty());
+  std::ostringstream text;
+  ledgers_text(text, j);
+  const std::string t = text.str();
+  const std::size_t table = t.find("allocated at (the call sites");
+  ASSERT_NE(table, std::string::npos) << t;
+  const std::size_t row = t.find("main " + kApp, table);
+  ASSERT_NE(row, std::string::npos) << t;
+  const std::string line = t.substr(t.rfind('\n', row) + 1, t.find('\n', row) - t.rfind('\n', row) - 1);
+  for (const char* want : {"graph_", "before capture", "(1)"}) EXPECT_NE(line.find(want), std::string::npos) << want << ": " << line;
+
+  // Records without allocation sites (older ones): no table.
+  std::ostringstream old;
+  ledgers_text(old, profile_process_json(call_site_app(), 1));
+  EXPECT_EQ(old.str().find("allocated at"), std::string::npos) << old.str();
+}
+
+TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
+  CallSiteRecord s;
+  s.api = "cudaMalloc";
+  s.native = {NativeFrameRecord{"/usr/lib/libcudart.so.13", 0x10, "cudaMalloc", 0, {}},
+              NativeFrameRecord{"/t/lib/libc10_cuda.so", 0x20, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int, unsigned long, CUstream_st*)", 0, {}},
+              NativeFrameRecord{"/t/lib/libtorch_cuda.so", 0x30, "at::detail::empty_cuda(c10::ArrayRef<long>)", 0, {}}};
+  EXPECT_EQ(summarize_site(s).where, "at::detail::empty_cuda in libtorch_cuda.so");
+  s.api = "cudaLaunchKernel";  // other calls keep their innermost frame
+  EXPECT_EQ(summarize_site(s).where, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc in libc10_cuda.so");
 }
 
 }  // namespace

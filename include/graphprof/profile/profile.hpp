@@ -261,17 +261,26 @@ ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_ke
 // The report
 
 // One run of `profile --overhead N` (plain runs carry the injection's graph-launch callbacks alone:
-// GRAPHPROF_PROFILE_LEVEL=clock). The steady-state window is the first to the last launch call of
-// the most-launched graph (the `clock` lines), `steps` its launches minus one.
+// GRAPHPROF_PROFILE_LEVEL=clock, and with --step-range its NVTX range hooks). The steady-state
+// window of the most-launched graph (the `clock` lines): its first launch call to the first
+// synchronisation after its last (or to the last launch call, one step fewer). With --step-range
+// NAME also the window of the NVTX ranges NAME: the first one's start to the last one's end, a
+// step per range; `by_range` when that is the window compared (every run of the series had them).
 struct OverheadRun {
   bool profiled = false;
   int status = 0;
   double wall_ns = 0;
-  std::optional<double> window_ns;
+  std::optional<double> window_ns;  // the most-launched graph's
   std::uint64_t steps = 0;
   std::uint32_t exec = 0;  // the exec the window is of
   bool settled = false;    // the window ends when a call waited for the GPU's work after the last launch
   std::string observed_by;  // how the window's process was observed: "cupti" or "interpose" (no CUPTI)
+  std::string range;       // --step-range NAME ("" without)
+  std::optional<double> range_window_ns;
+  std::uint64_t ranges = 0;  // NAME ranges of the process that closed most of them
+  bool by_range = false;
+  std::optional<double> compared_window_ns() const { return by_range ? range_window_ns : window_ns; }
+  std::uint64_t compared_steps() const { return by_range ? ranges : steps; }
 };
 
 // The change of one figure over the pairs (compare's paired_change), for the report.
@@ -294,6 +303,19 @@ struct SteadyWindow {
   std::string observed_by;  // the process line's "observed" (cupti, interpose) of the window's process
 };
 std::optional<SteadyWindow> read_steady_window(const std::string& dir);
+
+// --step-range NAME: the NVTX ranges NAME of one run's records (the `nvtx` lines of every
+// proc-*.jsonl in `dir`), of the process that closed most of them: how many, the first one's start
+// and the last one's end. Empty when no process closed one.
+struct RangeWindow {
+  std::uint64_t ranges = 0, first_ns = 0, last_ns = 0;
+};
+std::optional<RangeWindow> read_range_window(const std::string& dir);
+
+// --overhead with --step-range NAME: the runs compare the ranges' window when every run had NAME
+// ranges (sets by_range on all); otherwise the most-launched graph's, and the returned note says
+// why ("" when the ranges are used or none was asked for).
+std::string choose_overhead_window(std::vector<OverheadRun>& runs, const std::string& range);
 
 struct ProfileRun {
   std::string program;                    // workload name in the report

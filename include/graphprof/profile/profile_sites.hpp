@@ -198,6 +198,13 @@ struct StepDefinition {
   bool contains(std::uint64_t t) const;
 };
 
+// Device memory allocated from one call site (the allocation calls' sites, merged by `where`).
+struct AllocationSite {
+  SiteSummary site;
+  std::uint64_t bytes = 0;
+  std::size_t allocations = 0;
+};
+
 // What one graph holds and what making it cost (per graph of ProcessProfile::graphs).
 struct GraphLedger {
   std::optional<SiteSummary> capture_site;      // stream capture: where cudaStreamBeginCapture was called
@@ -214,6 +221,9 @@ struct GraphLedger {
   std::size_t before_capture_allocs = 0;
   std::uint64_t before_capture_freed_bytes = 0;  // device memory freed on that thread in the same window
   bool before_capture_from_start = false;  // no earlier capture on its thread: the window began at the start
+  // Where the allocations in its capture and before it were made, most bytes first (allocations
+  // whose call has a site: none without call sites or in records of an older library).
+  std::vector<AllocationSite> capture_alloc_sites, before_capture_alloc_sites;
   std::uint64_t memory_node_bytes = 0;    // its graph memory nodes (cudaMallocAsync inside the capture, AddMemAllocNode)
   std::size_t memory_nodes = 0;
   std::optional<double> capture_free_delta;      // free device memory before BeginCapture minus after EndCapture
