@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "option_checks.hpp"
+#include "experimental.hpp"
 #include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
@@ -203,8 +204,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.observe == "interpose" && !o.call_sites.empty() && o.call_sites != "off")
     throw usage_error("--observe interpose: call sites need CUPTI's callbacks; leave --call-sites out or set it to off");
   // Not usable yet: on the H200 the interposed serving app's capture was invalidated (docs/profile.md).
-  if (const char* e = std::getenv("GRAPHPROF_EXPERIMENTAL_INTERPOSE");
-      o.observe == "interpose" && (e == nullptr || std::string(e) != "1"))
+  if (o.observe == "interpose" && !experimental_interpose_allowed())
     throw usage_error("--observe interpose is experimental and not usable yet: on the H200 it invalidated an application's "
                       "stream capture (cudaErrorStreamCaptureInvalidated), so it can change what the program does; "
                       "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 lets it run anyway (docs/profile.md)");

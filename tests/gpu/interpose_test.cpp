@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../../src/cli/experimental.hpp"
 #include "graphprof/core/report.hpp"
 #include "profile_helpers.hpp"
 
@@ -28,12 +29,8 @@ struct Profiled {
 // The interposer is experimental: on the H200 it invalidated the serving app's capture, so these
 // tests run only where its developer asks for them (GRAPHPROF_EXPERIMENTAL_INTERPOSE=1), which also
 // lets `profile --observe interpose` run.
-bool experimental_asked() {
-  const char* e = std::getenv("GRAPHPROF_EXPERIMENTAL_INTERPOSE");
-  return e != nullptr && std::string(e) == "1";
-}
 #define SKIP_UNLESS_EXPERIMENTAL()                                                                       \
-  if (!experimental_asked())                                                                             \
+  if (!cli::experimental_interpose_allowed())                                                            \
   GTEST_SKIP() << "--observe interpose is experimental (it broke a capture on the H200); "               \
                   "GRAPHPROF_EXPERIMENTAL_INTERPOSE=1 runs these tests"
 
