@@ -1,12 +1,12 @@
 // level_trigger: two direct tests of the device level (docs/findings.md, "What switches the device
 // level" and "Parity grid"), stand-alone, built with nvcc on the GPU machine, never into the project.
 //
-//   level_trigger trigger KIND PATTERN [MAXCOUNT]
+//   level_trigger trigger KIND PATTERN [MAXCOUNT [STEP]]
 //
 // One fresh process: a 1000-kernel chain exec is made first (built explicitly, uploaded, launched
 // once) and timed back to back (second of two replays, ns per node); then rounds of tiny kernels of
-// one KIND are launched, the cumulative count doubling up to MAXCOUNT (default 8192), and the chain
-// is timed again after every round. Prints one line per round and a TRIGGER summary line with the
+// one KIND are launched, the cumulative count doubling up to MAXCOUNT (default 8192; with STEP > 0
+// growing by STEP instead), and the chain is timed again after every round. Prints one line per round and a TRIGGER summary line with the
 // first count after which the chain read the slow level (> 1.15 x the first reading).
 //   KIND     empty   an empty kernel <<<1,1>>>
 //            dev     reads one int of device memory, writes it to device memory
@@ -17,6 +17,8 @@
 //            sync    each kernel followed by a stream synchronize
 //            graph   each kernel followed by one replay of a 10-kernel chain exec, then a synchronize
 //                    (the shape of a latched measurement: latch, graph, wait)
+//            pair    two kernels at once, one on each of two streams, then a synchronize (the
+//                    sample's upload step holds two latch kernels so); the count is of pairs
 // (Pinned host memory that is not mapped cannot be read by a kernel: with unified addressing every
 // cudaHostAlloc/cudaMallocHost allocation is mapped, so hread covers the sample's cudaMallocHost.)
 //
@@ -216,31 +218,39 @@ static void setup() {
   for (auto& e : ev) CK(cudaEventCreate(&e));
 }
 
-static int cmd_trigger(const std::string& kind, const std::string& pattern, long maxcount) {
+static int cmd_trigger(const std::string& kind, const std::string& pattern, long maxcount, long step) {
   static const char* kinds[] = {"empty", "dev", "hread", "hwrite", "wait"};
-  static const char* patterns[] = {"burst", "sync", "graph"};
+  static const char* patterns[] = {"burst", "sync", "graph", "pair"};
   if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* k) { return kind == k; }) == std::end(kinds) ||
       std::find_if(std::begin(patterns), std::end(patterns), [&](const char* k) { return pattern == k; }) ==
           std::end(patterns) ||
-      maxcount < 1) {
-    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph, MAXCOUNT >= 1\n");
+      maxcount < 1 || step < 0) {
+    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair, MAXCOUNT >= 1, STEP >= 0\n");
     return 2;
   }
   setup();
-  cudaStream_t s;
+  cudaStream_t s, s2;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   const int kChain = 1000;
   cudaGraphExec_t probe = make_chain_exec(s, kChain);  // the process's oldest exec
   cudaGraphExec_t small = make_chain_exec(s, 10);
   h_flag[0] = 1;  // the wait kind's flag is set: each wait passes at once
-  const auto one = [&] {
-    if (kind == "empty") k_empty<<<1, 1, 0, s>>>();
-    else if (kind == "dev") k_read<<<1, 1, 0, s>>>(d_mem, d_mem + 1);
-    else if (kind == "hread") k_read<<<1, 1, 0, s>>>(d_flag, d_mem + 1);
-    else if (kind == "hwrite") k_write<<<1, 1, 0, s>>>(d_flag + 1);
+  const auto launch = [&](cudaStream_t st) {
+    if (kind == "empty") k_empty<<<1, 1, 0, st>>>();
+    else if (kind == "dev") k_read<<<1, 1, 0, st>>>(d_mem, d_mem + 1);
+    else if (kind == "hread") k_read<<<1, 1, 0, st>>>(d_flag, d_mem + 1);
+    else if (kind == "hwrite") k_write<<<1, 1, 0, st>>>(d_flag + 1);
     else
-      CKD(wait_value()(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(d_flag), 1, CU_STREAM_WAIT_VALUE_GEQ));
+      CKD(wait_value()(reinterpret_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(d_flag), 1, CU_STREAM_WAIT_VALUE_GEQ));
     CK(cudaGetLastError());
+  };
+  const auto one = [&] {
+    launch(s);
+    if (pattern == "pair") {
+      launch(s2);
+      CK(cudaStreamSynchronize(s2));
+    }
     if (pattern == "graph") CK(cudaGraphLaunch(small, s));
     if (pattern != "burst") CK(cudaStreamSynchronize(s));
   };
@@ -248,7 +258,7 @@ static int cmd_trigger(const std::string& kind, const std::string& pattern, long
   std::printf("trigger %s %s count 0: %.0f ns/node\n", kind.c_str(), pattern.c_str(), first);
   long done = 0, switched_after = -1;
   double last = first;
-  for (long target = 1; target <= maxcount; target *= 2) {
+  for (long target = step > 0 ? step : 1; target <= maxcount; target = step > 0 ? target + step : target * 2) {
     while (done < target) {
       one();
       ++done;
@@ -409,8 +419,8 @@ static int cmd_methods(std::vector<Shape> shapes) {
 
 int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
-  if (cmd == "trigger" && (argc == 4 || argc == 5))
-    return cmd_trigger(argv[2], argv[3], argc == 5 ? std::atol(argv[4]) : 8192);
+  if (cmd == "trigger" && argc >= 4 && argc <= 6)
+    return cmd_trigger(argv[2], argv[3], argc >= 5 ? std::atol(argv[4]) : 8192, argc == 6 ? std::atol(argv[5]) : 0);
   if (cmd == "methods" && (argc - 2) % 3 == 0) {
     std::vector<Shape> shapes;
     for (int i = 2; i + 2 < argc; i += 3)
@@ -423,7 +433,7 @@ int main(int argc, char** argv) {
     return cmd_methods(shapes);
   }
   std::fprintf(stderr,
-               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph [MAXCOUNT]\n"
+               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair [MAXCOUNT [STEP]]\n"
                "       level_trigger methods [LENGTH WIDTH ENTRY]...\n");
   return 2;
 }
