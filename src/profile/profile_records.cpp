@@ -65,6 +65,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -279,46 +280,14 @@ std::ifstream open_records(const std::string& path) {
   return in;
 }
 
-}  // namespace
-
-std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
+// The lines of kind `marker` ("\"t\":\"clock\"": only those are parsed, a node-level file is
+// large) of every record file in `dir` (proc-*.jsonl; an unreadable one is skipped, the profile
+// itself lists that process with the error), parsed; `file_done` after each file; `on_process`
+// (when given) sees each file's process line, unparsed.
+void scan_record_lines(const std::string& dir, const char* marker, const std::function<void(const json&)>& on_line,
+                       const std::function<void()>& file_done,
+                       const std::function<void(const std::string&)>& on_process = nullptr) {
   namespace fs = std::filesystem;
-  std::optional<SteadyWindow> best;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("proc-", 0) != 0 || entry.path().extension() != ".jsonl") continue;
-    std::ifstream in;
-    try {
-      in = open_records(entry.path().string());
-    } catch (const Error&) {
-      continue;  // the profile itself lists that process with the error
-    }
-    std::string line, observed = "cupti";
-    while (std::getline(in, line)) {
-      if (line.rfind("{\"t\":\"process\"", 0) == 0) {
-        if (line.find("\"observed\":\"interpose\"") != std::string::npos) observed = "interpose";
-        continue;
-      }
-      if (line.find("\"t\":\"clock\"") == std::string::npos) continue;  // only these lines: a node-level file is large
-      try {
-        const json j = json::parse(line);
-        SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
-        if (w.last_ns < w.first_ns) continue;
-        if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
-        if (!best || w.launches > best->launches) best = w;
-      } catch (const json::exception&) {
-      } catch (const std::out_of_range&) {
-      }
-    }
-  }
-  return best;
-}
-
-std::optional<RangeWindow> read_range_window(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::optional<RangeWindow> best;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
@@ -329,12 +298,47 @@ std::optional<RangeWindow> read_range_window(const std::string& dir) {
     } catch (const Error&) {
       continue;
     }
-    RangeWindow w;
     std::string line;
     while (std::getline(in, line)) {
-      if (line.find("\"t\":\"nvtx\"") == std::string::npos) continue;
+      if (on_process && line.rfind("{\"t\":\"process\"", 0) == 0) on_process(line);
+      if (line.find(marker) == std::string::npos) continue;
       try {
-        const json j = json::parse(line);
+        on_line(json::parse(line));
+      } catch (const json::exception&) {
+      } catch (const std::out_of_range&) {
+      }
+    }
+    file_done();
+  }
+}
+
+}  // namespace
+
+std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
+  std::optional<SteadyWindow> best;
+  std::string observed = "cupti";  // the current file's process line: interposed or CUPTI
+  scan_record_lines(
+      dir, "\"t\":\"clock\"",
+      [&](const json& j) {
+        SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
+                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
+        if (w.last_ns < w.first_ns) return;
+        if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
+        if (!best || w.launches > best->launches) best = w;
+      },
+      [&] { observed = "cupti"; },
+      [&](const std::string& process) {
+        observed = process.find("\"observed\":\"interpose\"") != std::string::npos ? "interpose" : "cupti";
+      });
+  return best;
+}
+
+std::optional<RangeWindow> read_range_window(const std::string& dir) {
+  std::optional<RangeWindow> best;
+  RangeWindow w;  // of the file being read
+  scan_record_lines(
+      dir, "\"t\":\"nvtx\"",
+      [&](const json& j) {
         for (const auto& r : j.at("r")) {
           const auto start = r.at(0).get<std::uint64_t>(), end = r.at(1).get<std::uint64_t>();
           if (end < start) continue;
@@ -342,11 +346,11 @@ std::optional<RangeWindow> read_range_window(const std::string& dir) {
           w.last_ns = std::max(w.last_ns, end);
           ++w.ranges;
         }
-      } catch (const json::exception&) {
-      }
-    }
-    if (w.ranges > 0 && (!best || w.ranges > best->ranges)) best = w;
-  }
+      },
+      [&] {
+        if (w.ranges > 0 && (!best || w.ranges > best->ranges)) best = w;
+        w = RangeWindow{};
+      });
   return best;
 }
 
