@@ -35,7 +35,7 @@
 //   ks {on, ts, took, done, st}             CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
 //                                           took: the switching call's ns; off: every call on stream st with a
 //                                           correlation id below done had finished
-//   ks_fail {call, r}                       a driver call of the switch failed (once per call; the kind stays on)
+//   ks_fail {call, r}                       a driver or CUPTI call of the switch failed (once per call; the kind stays on)
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -120,7 +120,8 @@ inline void write_switch_line(bool on, std::uint64_t took_ns) {
   (void)write_lines(line, false);
 }
 
-// A driver call of the switch that failed: said once per call (a `ks_fail` line), the kind then stays on.
+// A driver or CUPTI call of the switch that failed: said once per call (a `ks_fail` line, `r` its
+// CUresult or CUptiResult), the kind then stays on.
 inline void switch_call_failed(unsigned bit, const char* call, CUresult r) {
   if (g_kernels.failed & bit) return;
   g_kernels.failed |= bit;
@@ -187,7 +188,10 @@ inline bool kernels_for_sample_locked() {
   if (!within_budget(now, false)) return false;
   k.pending = false;
   k.draining = false;
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
+  if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
+    switch_call_failed(16, "cuptiActivityEnable", static_cast<CUresult>(r));
+    return false;
+  }
   write_switch_line(true, watch_now_ns() - now);
   k.on = true;
   k.sampled = true;
@@ -212,7 +216,10 @@ inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t corre
     return;
   }
   const std::uint64_t now = watch_now_ns();
-  if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return;
+  if (const CUptiResult r = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
+    switch_call_failed(32, "cuptiActivityDisable", static_cast<CUresult>(r));  // a CUPTI result, not a driver one
+    return;
+  }
   write_switch_line(false, watch_now_ns() - now);
   if (k.sampled && now > k.since_ns) k.on_ns += now - k.since_ns;
   k.on = false;

@@ -23,7 +23,8 @@
 //   ks       {on, ts, took, done, st}                    CONCURRENT_KERNEL switched on (1) or off (0) at ts
 //            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns;
 //            off: every call on stream st with a correlation id below done had finished
-//   ks_fail  {call, r}                                   a driver call of that switch failed (the kind stayed on)
+//   ks_fail  {call, r}                                   a driver or CUPTI call of that switch failed (the kind stayed
+//                                                        on; a warning of the process)
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
@@ -177,6 +178,11 @@ void read_line(const json& j, ProcessRecords& p) {
   } else if (t == "ks") {
     p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0,
                                              field<std::uint32_t>(j, "done", 0u), field<std::uint32_t>(j, "st", 0u)});
+  } else if (t == "ks_fail") {  // the kind stayed on from there: said, as a warning of the process
+    const std::string call = field<std::string>(j, "call");
+    if (call.empty()) throw std::out_of_range("call: missing");
+    p.warnings.push_back("kernels=P%: " + call + " failed (result " + std::to_string(field<int>(j, "r")) +
+                         "): CONCURRENT_KERNEL stayed on from there, so untraced launches kept its cost");
   } else if (t == "lx") {
     const auto exec = field<std::uint32_t>(j, "exec");
     const json& co = j.at("co");

@@ -337,6 +337,45 @@ TEST(ProfileOverhead, TheSteadyWindowIsTheMostLaunchedExecsClockLine) {
   fs::remove_all(dir);
 }
 
+// --overhead's plain runs may be interposed (no CUPTI): the window says how its process was observed.
+TEST(ProfileOverhead, TheWindowSaysHowItsProcessWasObserved) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("window-observed-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream a(dir / "proc-1.jsonl");  // CUPTI: few launches
+    a << R"({"t":"process","pid":1,"level":-1,"observed":"cupti"})" << "\n"
+      << R"({"t":"clock","exec":2,"n":10,"first":100,"last":900})" << "\n";
+    std::ofstream b(dir / "proc-2.jsonl");  // interposed: the most launches
+    b << R"({"t":"process","pid":2,"level":-1,"observed":"interpose"})" << "\n"
+      << R"({"t":"clock","exec":1,"n":400,"first":1000,"last":41000})" << "\n";
+  }
+  auto w = read_steady_window(dir.string());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->exec, 1u);
+  EXPECT_EQ(w->observed_by, "interpose");
+  {
+    std::ofstream b(dir / "proc-2.jsonl");  // now CUPTI's (a process line without the field, as older records)
+    b << R"({"t":"process","pid":2,"level":-1})" << "\n" << R"({"t":"clock","exec":1,"n":400,"first":1000,"last":41000})" << "\n";
+  }
+  w = read_steady_window(dir.string());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->observed_by, "cupti");
+  fs::remove_all(dir);
+}
+
+// A switch of kernels=P% that failed leaves the kind on: the process says so.
+TEST(KernelSwitches, AFailedSwitchIsAWarningOfTheProcess) {
+  const ProcessProfile p = analyze_lines(
+      R"({"t":"process","pid":1,"ppid":0,"ts":1000,"cupti":130000,"level":2,"sample":"1,20,20,10/200,kernels=10%","cmdline":"app"}
+{"t":"ks_fail","call":"cuptiActivityDisable","r":17}
+)");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("cuptiActivityDisable failed (result 17)"), std::string::npos) << p.warnings[0];
+  EXPECT_NE(p.warnings[0].find("stayed on"), std::string::npos) << p.warnings[0];
+}
+
 TEST(ProfileOverhead, TheWindowEndsAtTheFirstSynchronisationAfterTheLastLaunch) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(::testing::TempDir()) / ("settled-window-" + std::to_string(::getpid()));
