@@ -36,6 +36,7 @@
 //                                           took: the switching call's ns; off: every call on stream st with a
 //                                           correlation id below done had finished
 //   ks_fail {call, r}                       a driver or CUPTI call of the switch failed (once per call; the kind stays on)
+//   ks_stats {untraced, drains, queries, not_ready, offs, on, pending}   at exit: how the switch went
 #pragma once
 #include <cupti.h>
 #include <pthread.h>
@@ -104,6 +105,9 @@ struct KernelActivitySwitch {
   bool draining = false;       // a launch without a reason came since the last traced one
   std::uint32_t done_before = 0, done_stream = 0;  // `drained` follows the calls before this correlation id on that stream
   unsigned failed = 0;         // calls whose failure was written (bit per call)
+  // Diagnosis (the ks_stats line at exit): launches without a reason that reached the switch,
+  // drain events recorded, queries of it, queries that found it not complete, switches off.
+  std::uint64_t untraced = 0, drains = 0, queries = 0, not_ready = 0, offs = 0;
 };
 inline KernelActivitySwitch g_kernels;
 
@@ -149,6 +153,7 @@ inline bool record_drain_locked(CUstream stream, std::uint32_t before) {
     switch_call_failed(4, "cuEventRecord", r);
     return false;
   }
+  ++k.drains;
   CUcontext ctx = nullptr;
   std::uint32_t id = 0;
   if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr || cuptiGetStreamIdEx(ctx, stream, 0, &id) != CUPTI_SUCCESS) id = 0;
@@ -206,13 +211,16 @@ inline bool kernels_for_sample_locked() {
 inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t correlation) {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels() || !k.on) return;
+  ++k.untraced;
   k.draining = true;
   if (!k.pending) {
     k.pending = record_drain_locked(stream, correlation);
     return;
   }
+  ++k.queries;
   if (const CUresult r = cuEventQuery(k.drained); r != CUDA_SUCCESS) {  // not yet (or an error: the kind stays on)
     if (r != CUDA_ERROR_NOT_READY) switch_call_failed(8, "cuEventQuery", r);
+    else ++k.not_ready;
     return;
   }
   const std::uint64_t now = watch_now_ns();
@@ -221,6 +229,7 @@ inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t corre
     return;
   }
   write_switch_line(false, watch_now_ns() - now);
+  ++k.offs;
   if (k.sampled && now > k.since_ns) k.on_ns += now - k.since_ns;
   k.on = false;
   k.sampled = false;
@@ -427,6 +436,17 @@ inline std::string clock_lines(bool may_wait) {
   for (auto& [exec, e] : g_launches) {
     s += lx_line(e);
     s += gp::interpose::clock_line(e.exec_id, e.launches, e.first_ns, e.last_ns, e.settled_ns);
+  }
+  if (g_rule.switches_kernels()) {  // kernels=P%: how the switch went (diagnosis)
+    const KernelActivitySwitch& k = g_kernels;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "{\"t\":\"ks_stats\",\"untraced\":%llu,\"drains\":%llu,\"queries\":%llu,\"not_ready\":%llu,\"offs\":%llu,"
+                  "\"on\":%d,\"pending\":%d}\n",
+                  static_cast<unsigned long long>(k.untraced), static_cast<unsigned long long>(k.drains),
+                  static_cast<unsigned long long>(k.queries), static_cast<unsigned long long>(k.not_ready),
+                  static_cast<unsigned long long>(k.offs), k.on ? 1 : 0, k.pending ? 1 : 0);
+    s += line;
   }
   return s;
 }

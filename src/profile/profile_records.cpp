@@ -25,6 +25,7 @@
 //            off: every call on stream st with a correlation id below done had finished
 //   ks_fail  {call, r}                                   a driver or CUPTI call of that switch failed (the kind stayed
 //                                                        on; a warning of the process)
+//   ks_stats {untraced, drains, queries, ...}             at exit: how that switch went (diagnosis; not read)
 //   dropped  {n}
 //   rank     {host, host_from, env: {NAME: value}}          the launcher's rank variables (graphprof/core/rank_env.hpp)
 //   device   {ord, pci, uuid}                            a GPU the process created a context on
