@@ -24,6 +24,8 @@
 //            chained the two kernels ordered by an event (stream 2 waits for stream 1's kernel),
 //                    queued without a synchronize between: both streams hold work at once, the
 //                    kernels never run at once
+//            gpair   one kernel on stream 2 and one replay of the 10-kernel chain exec on stream 1
+//                    at once, then a synchronize (does a graph replay count as a stream's kernel?)
 //            held    a latch, one replay of the 10-kernel chain exec behind it, release,
 //                    synchronize (a latched measurement): KIND wait = the stream-wait latch, any
 //                    other KIND = a kernel polling a host-mapped flag (the sample's and the old
@@ -229,12 +231,12 @@ static void setup() {
 
 static int cmd_trigger(const std::string& kind, const std::string& pattern, long maxcount, long step) {
   static const char* kinds[] = {"empty", "dev", "hread", "hwrite", "wait"};
-  static const char* patterns[] = {"burst", "sync", "graph", "pair", "alt", "chained", "held"};
+  static const char* patterns[] = {"burst", "sync", "graph", "pair", "alt", "chained", "gpair", "held"};
   if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* k) { return kind == k; }) == std::end(kinds) ||
       std::find_if(std::begin(patterns), std::end(patterns), [&](const char* k) { return pattern == k; }) ==
           std::end(patterns) ||
       maxcount < 1 || step < 0) {
-    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair|alt|chained|held, MAXCOUNT >= 1, STEP >= 0\n");
+    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair|alt|chained|gpair|held, MAXCOUNT >= 1, STEP >= 0\n");
     return 2;
   }
   setup();
@@ -263,6 +265,13 @@ static int cmd_trigger(const std::string& kind, const std::string& pattern, long
       CK(cudaGraphLaunch(small, s));
       release(s);
       h_flag[0] = 1;
+      return;
+    }
+    if (pattern == "gpair") {
+      launch(s2);
+      CK(cudaGraphLaunch(small, s));
+      CK(cudaStreamSynchronize(s2));
+      CK(cudaStreamSynchronize(s));
       return;
     }
     launch(s);
@@ -466,7 +475,7 @@ int main(int argc, char** argv) {
     return cmd_methods(shapes);
   }
   std::fprintf(stderr,
-               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair|alt|chained|held [MAXCOUNT [STEP]]\n"
+               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair|alt|chained|gpair|held [MAXCOUNT [STEP]]\n"
                "       level_trigger methods [LENGTH WIDTH ENTRY]...\n");
   return 2;
 }
