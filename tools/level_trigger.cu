@@ -19,6 +19,15 @@
 //                    (the shape of a latched measurement: latch, graph, wait)
 //            pair    two kernels at once, one on each of two streams, then a synchronize (the
 //                    sample's upload step holds two latch kernels so); the count is of pairs
+//            alt     the same two kernels one after the other: stream 1, synchronize, stream 2,
+//                    synchronize (two streams, never both with work at once)
+//            chained the two kernels ordered by an event (stream 2 waits for stream 1's kernel),
+//                    queued without a synchronize between: both streams hold work at once, the
+//                    kernels never run at once
+//            held    a latch, one replay of the 10-kernel chain exec behind it, release,
+//                    synchronize (a latched measurement): KIND wait = the stream-wait latch, any
+//                    other KIND = a kernel polling a host-mapped flag (the sample's and the old
+//                    graphprof latch)
 // (Pinned host memory that is not mapped cannot be read by a kernel: with unified addressing every
 // cudaHostAlloc/cudaMallocHost allocation is mapped, so hread covers the sample's cudaMallocHost.)
 //
@@ -220,12 +229,12 @@ static void setup() {
 
 static int cmd_trigger(const std::string& kind, const std::string& pattern, long maxcount, long step) {
   static const char* kinds[] = {"empty", "dev", "hread", "hwrite", "wait"};
-  static const char* patterns[] = {"burst", "sync", "graph", "pair"};
+  static const char* patterns[] = {"burst", "sync", "graph", "pair", "alt", "chained", "held"};
   if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* k) { return kind == k; }) == std::end(kinds) ||
       std::find_if(std::begin(patterns), std::end(patterns), [&](const char* k) { return pattern == k; }) ==
           std::end(patterns) ||
       maxcount < 1 || step < 0) {
-    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair, MAXCOUNT >= 1, STEP >= 0\n");
+    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair|alt|chained|held, MAXCOUNT >= 1, STEP >= 0\n");
     return 2;
   }
   setup();
@@ -245,8 +254,32 @@ static int cmd_trigger(const std::string& kind, const std::string& pattern, long
       CKD(wait_value()(reinterpret_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(d_flag), 1, CU_STREAM_WAIT_VALUE_GEQ));
     CK(cudaGetLastError());
   };
+  cudaEvent_t order;
+  CK(cudaEventCreateWithFlags(&order, cudaEventDisableTiming));
   const auto one = [&] {
+    if (pattern == "held") {
+      if (kind == "wait") hold(s);
+      else hold_kernel(s, 1000000000LL);
+      CK(cudaGraphLaunch(small, s));
+      release(s);
+      h_flag[0] = 1;
+      return;
+    }
     launch(s);
+    if (pattern == "alt") {
+      CK(cudaStreamSynchronize(s));
+      launch(s2);
+      CK(cudaStreamSynchronize(s2));
+      return;
+    }
+    if (pattern == "chained") {
+      CK(cudaEventRecord(order, s));
+      CK(cudaStreamWaitEvent(s2, order, 0));
+      launch(s2);
+      CK(cudaStreamSynchronize(s2));
+      CK(cudaStreamSynchronize(s));
+      return;
+    }
     if (pattern == "pair") {
       launch(s2);
       CK(cudaStreamSynchronize(s2));
@@ -271,7 +304,7 @@ static int cmd_trigger(const std::string& kind, const std::string& pattern, long
   // A new exec after all rounds: is the level the context's or the old exec's?
   cudaGraphExec_t fresh = make_chain_exec(s, kChain);
   const double fresh_v = chain_level(fresh, s, kChain);
-  std::printf("TRIGGER kind=%-6s pattern=%-5s first=%.0f last=%.0f new_exec=%.0f switched_after=%s\n", kind.c_str(),
+  std::printf("TRIGGER kind=%-6s pattern=%-7s first=%.0f last=%.0f new_exec=%.0f switched_after=%s\n", kind.c_str(),
               pattern.c_str(), first, last, fresh_v,
               switched_after < 0 ? "none" : std::to_string(switched_after).c_str());
   return 0;
@@ -433,7 +466,7 @@ int main(int argc, char** argv) {
     return cmd_methods(shapes);
   }
   std::fprintf(stderr,
-               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair [MAXCOUNT [STEP]]\n"
+               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair|alt|chained|held [MAXCOUNT [STEP]]\n"
                "       level_trigger methods [LENGTH WIDTH ENTRY]...\n");
   return 2;
 }

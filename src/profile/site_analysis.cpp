@@ -151,9 +151,18 @@ SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::strin
     if (!library_python(f.file)) return named(python_line(f, false), "python");
   if (!s.python.empty()) return named(python_line(s.python.front(), false) + " (library code)", "python");
   const bool allocation = allocation_api(s.api);
-  for (const auto& f : s.native) {
+  for (auto it = s.native.begin(); it != s.native.end(); ++it) {
+    const NativeFrameRecord& f = *it;
     if (runtime_frame(f) || is_stub_of(f, kernels) || (allocation && allocator_frame(f))) continue;
     out.module = f.module;
+    // An allocation inside a library without symbols for its own frames (cuBLAS allocating under
+    // cublasCreate): named by the library's entry point that was called, its first frame further
+    // out that has a name, when only that library's frames lie between.
+    const auto entry = allocation && f.function.empty() && !f.module.empty()
+                           ? std::find_if(it, s.native.end(), [&](const NativeFrameRecord& g) { return g.module != f.module || !g.function.empty(); })
+                           : s.native.end();
+    if (entry != s.native.end() && entry->module == f.module)
+      return named(without_arguments(entry->function) + " in " + base_name(f.module), "native");
     if (f.function.empty())
       out.function_where = (f.module.empty() ? std::string("(no module)") : base_name(f.module)) +
                            strf("+0x%llx", static_cast<unsigned long long>(f.offset));

@@ -158,10 +158,12 @@ void allocation_sites_text(std::ostringstream& out, const json& graphs) {
       const json* sites = member(*m, key);
       if (sites == nullptr || !sites->is_array()) continue;
       std::uint64_t rest = 0;
+      std::size_t rest_allocations = 0;
       for (std::size_t i = 0; i < sites->size(); ++i) {
         const json& a = (*sites)[i];
         if (i >= kShown) {
           rest += a.value("bytes", std::uint64_t{0});
+          rest_allocations += a.value("allocations", std::size_t{0});
           continue;
         }
         const json* site = member(a, "site");
@@ -171,7 +173,7 @@ void allocation_sites_text(std::ostringstream& out, const json& graphs) {
         ++rows;
       }
       if (sites->size() > kShown)
-        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when, format_bytes(rest),
+        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when, format_bytes(rest) + strf(" (%zu)", rest_allocations),
                 plural(sites->size() - kShown, "more site", "more sites") + " (in the report)"});
     }
   }

@@ -200,6 +200,10 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   const ProcessProfile serve_py = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_py/proc-5450.jsonl"));
   expect_golden("profile_summary_serving_buckets_py.txt", summary(serve_py));
   expect_golden("profile_summary_serving_buckets_py_brief.txt", format_profile_summary(profile_report(run, {serve_py}), false));
+  // Recorded by a library that names each allocation's call site: the "allocated at" table.
+  const ProcessProfile serve_alloc =
+      analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_alloc/proc-14855.jsonl"));
+  expect_golden("profile_summary_serving_buckets_alloc.txt", summary(serve_alloc));
 }
 
 }  // namespace
