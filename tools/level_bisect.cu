@@ -5,6 +5,7 @@
 // the device from ~0.50 to ~0.68 us per node. Written from reading the sample; no code copied.
 //
 // Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_bisect tools/level_bisect.cu
+// (tools/perfscaling_graphs.cuh beside it holds the sample's graphs).
 // Evidence and how to read its output: evidence/device-level/, docs/findings.md ("Parity").
 //
 //   level_bisect [-o OFF] [-t TRIALS] [-n LENGTH] [-w WIDTH] [-m MEAS] [-R] [-q]
@@ -29,14 +30,7 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                                     \
-  do {                                                                                            \
-    cudaError_t e_ = (x);                                                                         \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "line %d: %s: %s\n", __LINE__, #x, cudaGetErrorString(e_));            \
-      std::exit(4);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "perfscaling_graphs.cuh"
 
 static const char* kActions =
     "c capture a new graph each trial (off: one graph captured at start, reused)\n"
@@ -112,34 +106,10 @@ static void destroy_exec(cudaGraphExec_t x) {
   else kept_execs.push_back(x);
 }
 
-static cudaGraph_t capture_chain(int length, int width) {
-  cudaGraph_t g;
-  CK(cudaStreamBeginCapture(S[0], cudaStreamCaptureModeGlobal));
-  CK(cudaEventRecord(ev, S[0]));
-  for (int i = 1; i < width; ++i) CK(cudaStreamWaitEvent(S[i], ev, 0));
-  for (int i = 0; i < width; ++i)
-    for (int j = 0; j < length; ++j) k_empty<<<1, 1, 0, S[i]>>>();
-  for (int i = 1; i < width; ++i) {
-    CK(cudaEventRecord(ev, S[i]));
-    CK(cudaStreamWaitEvent(S[0], ev, 0));
-  }
-  CK(cudaStreamEndCapture(S[0], &g));
-  return g;
-}
+static cudaGraph_t capture_chain(int length, int width) { return capture_parallel_chain(S, ev, length, width, false); }
 
 static cudaGraphExec_t build_measure_exec(int n) {
-  cudaGraph_t g;
-  CK(cudaGraphCreate(&g, 0));
-  cudaGraphNode_t prev = nullptr;
-  for (int k = 0; k < n; ++k) {
-    cudaKernelNodeParams p{};
-    p.func = reinterpret_cast<void*>(k_empty);
-    p.gridDim = dim3(1);
-    p.blockDim = dim3(1);
-    cudaGraphNode_t node;
-    CK(cudaGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, &p));
-    prev = node;
-  }
+  cudaGraph_t g = build_parallel_chain(n, 1, false);
   cudaGraphExec_t x;
   CK(cudaGraphInstantiateWithFlags(&x, g, 0));
   CK(cudaGraphUpload(x, SM));

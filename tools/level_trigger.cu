@@ -24,6 +24,8 @@
 //            chained the two kernels ordered by an event (stream 2 waits for stream 1's kernel),
 //                    queued without a synchronize between: both streams hold work at once, the
 //                    kernels never run at once
+//            gpair   one kernel on stream 2 and one replay of the 10-kernel chain exec on stream 1
+//                    at once, then a synchronize (does a graph replay count as a stream's kernel?)
 //            held    a latch, one replay of the 10-kernel chain exec behind it, release,
 //                    synchronize (a latched measurement): KIND wait = the stream-wait latch, any
 //                    other KIND = a kernel polling a host-mapped flag (the sample's and the old
@@ -53,6 +55,7 @@
 //   K   S with the sample's own latch kernel (polling host-mapped memory), measured last
 // Defaults: 10 4 0  10 4 1  10 16 0  10 16 1  100 4 0  100 4 1  10 1 0  1000 1 0.
 // Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_trigger tools/level_trigger.cu
+// (tools/perfscaling_graphs.cuh beside it holds the sample's graphs).
 // Written from reading the sample; no code copied.
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -65,14 +68,8 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "line %d: %s: %s\n", __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(4);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "perfscaling_graphs.cuh"
+
 #define CKD(x)                                                            \
   do {                                                                    \
     CUresult r_ = (x);                                                    \
@@ -139,45 +136,6 @@ static cudaGraphExec_t instantiate(cudaGraph_t g) {
   return x;
 }
 
-// width chains of length empty kernels, optionally after one entry kernel; no join node.
-static cudaGraph_t build_explicit(int length, int width, bool entry) {
-  cudaGraph_t g;
-  CK(cudaGraphCreate(&g, 0));
-  cudaKernelNodeParams p{};
-  p.func = reinterpret_cast<void*>(k_empty);
-  p.gridDim = dim3(1);
-  p.blockDim = dim3(1);
-  cudaGraphNode_t root = nullptr;
-  if (entry) CK(cudaGraphAddKernelNode(&root, g, nullptr, 0, &p));
-  for (int b = 0; b < width; ++b) {
-    cudaGraphNode_t prev = root;
-    for (int j = 0; j < length; ++j) {
-      cudaGraphNode_t n;
-      CK(cudaGraphAddKernelNode(&n, g, prev ? &prev : nullptr, prev ? 1 : 0, &p));
-      prev = n;
-    }
-  }
-  return g;
-}
-
-// The sample's capture: chain i on stream i, forked by an event on stream 0, joined back by events.
-static cudaGraph_t build_captured(const std::vector<cudaStream_t>& s, cudaEvent_t fork, int length, int width,
-                                  bool entry) {
-  cudaGraph_t g;
-  CK(cudaStreamBeginCapture(s[0], cudaStreamCaptureModeGlobal));
-  if (entry) k_empty<<<1, 1, 0, s[0]>>>();
-  CK(cudaEventRecord(fork, s[0]));
-  for (int i = 1; i < width; ++i) CK(cudaStreamWaitEvent(s[i], fork, 0));
-  for (int i = 0; i < width; ++i)
-    for (int j = 0; j < length; ++j) k_empty<<<1, 1, 0, s[i]>>>();
-  for (int i = 1; i < width; ++i) {
-    CK(cudaEventRecord(fork, s[i]));
-    CK(cudaStreamWaitEvent(s[0], fork, 0));
-  }
-  CK(cudaStreamEndCapture(s[0], &g));
-  return g;
-}
-
 // The stream-wait latch: the stream stalls until h_flag[0] >= 1.
 static void hold(cudaStream_t s) {
   h_flag[0] = 0;
@@ -208,7 +166,7 @@ static double chain_level(cudaGraphExec_t x, cudaStream_t s, int nodes) {
 }
 
 static cudaGraphExec_t make_chain_exec(cudaStream_t s, int n) {
-  cudaGraph_t g = build_explicit(n, 1, false);
+  cudaGraph_t g = build_parallel_chain(n, 1, false);
   cudaGraphExec_t x = instantiate(g);
   CK(cudaGraphDestroy(g));
   CK(cudaGraphUpload(x, s));
@@ -229,12 +187,12 @@ static void setup() {
 
 static int cmd_trigger(const std::string& kind, const std::string& pattern, long maxcount, long step) {
   static const char* kinds[] = {"empty", "dev", "hread", "hwrite", "wait"};
-  static const char* patterns[] = {"burst", "sync", "graph", "pair", "alt", "chained", "held"};
+  static const char* patterns[] = {"burst", "sync", "graph", "pair", "alt", "chained", "gpair", "held"};
   if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* k) { return kind == k; }) == std::end(kinds) ||
       std::find_if(std::begin(patterns), std::end(patterns), [&](const char* k) { return pattern == k; }) ==
           std::end(patterns) ||
       maxcount < 1 || step < 0) {
-    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair|alt|chained|held, MAXCOUNT >= 1, STEP >= 0\n");
+    std::fprintf(stderr, "trigger: KIND empty|dev|hread|hwrite|wait, PATTERN burst|sync|graph|pair|alt|chained|gpair|held, MAXCOUNT >= 1, STEP >= 0\n");
     return 2;
   }
   setup();
@@ -263,6 +221,13 @@ static int cmd_trigger(const std::string& kind, const std::string& pattern, long
       CK(cudaGraphLaunch(small, s));
       release(s);
       h_flag[0] = 1;
+      return;
+    }
+    if (pattern == "gpair") {
+      launch(s2);
+      CK(cudaGraphLaunch(small, s));
+      CK(cudaStreamSynchronize(s2));
+      CK(cudaStreamSynchronize(s));
       return;
     }
     launch(s);
@@ -366,8 +331,8 @@ static int cmd_methods(std::vector<Shape> shapes) {
       for (bool captured : {true, false}) {
         std::vector<double> S, W1, G1, G, B, E, A;
         for (int rep = 0; rep < 5; ++rep) {
-          cudaGraph_t g = captured ? build_captured(s, fork, sh.length, sh.width, sh.entry)
-                                   : build_explicit(sh.length, sh.width, sh.entry);
+          cudaGraph_t g = captured ? capture_parallel_chain(s.data(), fork, sh.length, sh.width, sh.entry)
+                                   : build_parallel_chain(sh.length, sh.width, sh.entry);
           S.push_back(sample_method(g, s, nodes, false));
           cudaGraphExec_t x = instantiate(g);
           CK(cudaGraphUpload(x, s[0]));
@@ -438,7 +403,7 @@ static int cmd_methods(std::vector<Shape> shapes) {
     for (auto& x : s) CK(cudaStreamCreate(&x));
     cudaEvent_t fork;
     CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-    cudaGraph_t g = build_captured(s, fork, sh.length, sh.width, sh.entry);
+    cudaGraph_t g = capture_parallel_chain(s.data(), fork, sh.length, sh.width, sh.entry);
     const double k = sample_method(g, s, nodes, true);
     std::printf("K %dx%d e%d capture blocking: %.0f ns/node (timed out: %d)\n", sh.length, sh.width, sh.entry ? 1 : 0,
                 k, h_flag[2]);
@@ -466,7 +431,7 @@ int main(int argc, char** argv) {
     return cmd_methods(shapes);
   }
   std::fprintf(stderr,
-               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair|alt|chained|held [MAXCOUNT [STEP]]\n"
+               "usage: level_trigger trigger empty|dev|hread|hwrite|wait burst|sync|graph|pair|alt|chained|gpair|held [MAXCOUNT [STEP]]\n"
                "       level_trigger methods [LENGTH WIDTH ENTRY]...\n");
   return 2;
 }
