@@ -274,7 +274,7 @@ void take_site(const ApiEvent& e, bool may_take_gil) {
     std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
     for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
     for (std::size_t i = 0; i < npy; ++i)
-      h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(py[i].line));
+      h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(static_cast<std::uint32_t>(py[i].at)));
     {
       std::lock_guard<std::timed_mutex> lock(g_mu);
       auto it = g_site_of.find(h);

@@ -36,6 +36,7 @@ struct PyApi {
   Obj (*frame_back)(Obj) = nullptr;    // new reference
   Obj (*frame_code)(Obj) = nullptr;    // new reference
   int (*frame_line)(Obj) = nullptr;
+  int (*frame_lasti)(Obj) = nullptr;  // optional (3.11+): the key's position without the line table
   Obj (*get_attr)(Obj, const char*) = nullptr;
   const char* (*utf8)(Obj) = nullptr;
   void (*dec_ref)(Obj) = nullptr;
@@ -93,6 +94,7 @@ bool look_up_python() {
   find(p->frame_back, "PyFrame_GetBack");
   find(p->frame_code, "PyFrame_GetCode");
   find(p->frame_line, "PyFrame_GetLineNumber");
+  find(p->frame_lasti, "PyFrame_GetLasti");
   find(p->get_attr, "PyObject_GetAttrString");
   find(p->utf8, "PyUnicode_AsUTF8");
   find(p->dec_ref, "Py_DecRef");
@@ -184,7 +186,7 @@ std::size_t python_stack(PyFrameKey* frames, std::size_t max) {
   while (f != nullptr && n < max) {
     Obj code = a->frame_code(f);
     frames[n].code = code;
-    frames[n].line = a->frame_line(f);
+    frames[n].at = a->frame_lasti != nullptr ? a->frame_lasti(f) : a->frame_line(f);
     ++n;
     if (code != nullptr) a->dec_ref(code);  // the frame still holds it: the pointer stays valid as a key
     Obj back = a->frame_back(f);

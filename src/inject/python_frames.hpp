@@ -20,10 +20,12 @@ enum class PythonMode { kOff, kHeld, kTake };
 void set_python_mode(PythonMode mode);
 PythonMode python_mode();
 
-// One frame as the key of a call site: the code object and the line being executed.
+// One frame as the key of a call site: the code object and where in it the frame is: the
+// instruction offset (PyFrame_GetLasti, 3.11+: read in constant time) or, before 3.11, the line
+// (PyFrame_GetLineNumber decodes the code's line table up to the instruction on every call).
 struct PyFrameKey {
   const void* code = nullptr;
-  int line = 0;
+  int at = 0;
 };
 
 struct PyFrameInfo {

@@ -32,9 +32,11 @@ using gp::inject::PythonScope;
 struct Seen {
   bool readable = false;
   std::size_t keys = 0;
+  std::vector<PyFrameKey> key;  // the site key's frames
   std::vector<PyFrameInfo> frames;
 };
 Seen g_seen;
+std::vector<Seen> g_log;  // every probe since the last clear
 
 void probe(bool may_take) {
   Seen s;
@@ -43,9 +45,11 @@ void probe(bool may_take) {
     s.readable = scope.readable();
     PyFrameKey keys[48];
     s.keys = gp::inject::python_stack(keys, 48);
+    s.key.assign(keys, keys + s.keys);
     if (s.readable) s.frames = gp::inject::python_stack_named(48);
   }
   g_seen = s;
+  g_log.push_back(s);
 }
 
 }  // namespace
@@ -86,7 +90,10 @@ constexpr const char* kProgram =
     "    while busy_on:\n"                                 // 18
     "        n = (n * 31 + 7) % 1000003\n"                  // 19
     "def paused():\n"                                      // 20
-    "    released_lib.gp_test_probe_after_pause()\n";      // 21
+    "    released_lib.gp_test_probe_after_pause()\n"       // 21
+    "def two():\n"                                         // 22
+    "    released_lib.gp_test_probe(1)\n"                  // 23
+    "    released_lib.gp_test_probe(1)\n";                 // 24
 
 struct Python {
   int (*run)(const char*) = nullptr;
@@ -140,6 +147,23 @@ TEST_F(InjectPython, ReleasedGilIsTakenAndTheWholeStackIsRead) {
   const auto after = gp::inject::python_stats();
   EXPECT_EQ(after.taken, before.taken + 1);
   EXPECT_EQ(after.held, before.held);
+}
+
+// The key tells call sites apart and finds the same one again: two calls in one function differ in
+// their innermost frame's position, the same call made again has the same key there.
+TEST_F(InjectPython, TheKeyTellsCallSitesApartAndFindsThemAgain) {
+  g_log.clear();
+  run("two()\ntwo()\n");
+  ASSERT_EQ(g_log.size(), 4u);
+  for (const Seen& s : g_log) ASSERT_GE(s.key.size(), 2u);
+  EXPECT_EQ(g_log[0].key[0].code, g_log[1].key[0].code) << "the same function";
+  EXPECT_NE(g_log[0].key[0].at, g_log[1].key[0].at) << "two call sites in it";
+  EXPECT_EQ(g_log[0].key[0].code, g_log[2].key[0].code);
+  EXPECT_EQ(g_log[0].key[0].at, g_log[2].key[0].at) << "the first call site again";
+  EXPECT_EQ(g_log[1].key[0].at, g_log[3].key[0].at) << "the second call site again";
+  EXPECT_NE(g_log[0].key[1].at, g_log[2].key[1].at) << "called from two places of the module";
+  EXPECT_EQ(g_log[0].frames[0].line, 23);
+  EXPECT_EQ(g_log[1].frames[0].line, 24);
 }
 
 TEST_F(InjectPython, HeldGilIsReadWithoutTakingIt) {
