@@ -293,8 +293,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                                                                  : sites));
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
-    // With --observe interpose the interposer follows it (src/inject/runtime_interpose.cpp): the
-    // injection library uses it instead of CUPTI where the process calls the shared runtime.
+    // Where the process is interposed the interposer follows it (src/inject/runtime_interpose.cpp):
+    // the injection library uses it instead of CUPTI where the process calls the shared runtime.
     const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
     std::vector<fs::path> preloads;
     if (fs::is_regular_file(watch)) preloads.push_back(watch);

@@ -19,12 +19,12 @@ namespace {
 // their work is done. Without such a call, to the last launch call (one step fewer). With
 // --step-range NAME also the ranges' window: the first range's start to the last one's end.
 void add_window(OverheadRun& r, const fs::path& dir, bool ranges) {
-  if (ranges)
-    if (const auto rw = read_range_window(dir.string())) {
-      r.ranges = rw->ranges;
-      r.range_window_ns = static_cast<double>(rw->last_ns - rw->first_ns);
-    }
-  const auto w = read_steady_window(dir.string());
+  const RunWindows windows = read_run_windows(dir.string(), ranges);
+  if (const auto& rw = windows.range) {
+    r.ranges = rw->ranges;
+    r.range_window_ns = static_cast<double>(rw->last_ns - rw->first_ns);
+  }
+  const auto& w = windows.steady;
   if (!w || w->launches < 2) return;
   r.settled = w->settled_ns > 0;
   r.window_ns = static_cast<double>((r.settled ? w->settled_ns : w->last_ns) - w->first_ns);

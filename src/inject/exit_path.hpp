@@ -92,7 +92,7 @@ inline bool subscription_alive() {
 // CUPTI dropped.
 inline CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
   dropped = 0;
-  if (g_end_lines != nullptr) return CuptiAtEnd::kUnused;  // interposed: CUPTI was never started
+  if (g_interposer_end != nullptr) return CuptiAtEnd::kUnused;  // interposed: CUPTI was never started
   if (g_subscriber == nullptr) return CuptiAtEnd::kOurs;  // released already
   if (!subscription_alive()) {
     g_subscriber = nullptr;  // dead: never pass it to CUPTI again
@@ -127,7 +127,7 @@ inline void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped,
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
   const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
   flush_call_sites(exiting);
-  if (g_end_lines != nullptr) (void)g_end_lines(exiting);
+  if (g_interposer_end != nullptr) g_interposer_end(exiting ? 1 : 0);
   write_lines(gp::inject::clock_lines(exiting) + gp::inject::step_range_lines(exiting) + gp::inject::refused_subscribers_line(), true,
               std::chrono::seconds(2));
   if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);

@@ -47,6 +47,7 @@
 #include "cupti_clients.hpp"
 #include "dev_switches.hpp"
 #include "inject_output.hpp"
+#include "interpose_records.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
 #include "nvtx_steps.hpp"
@@ -106,9 +107,7 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
       uint32_t exec = 0;
       if (p != nullptr && p->graphExec != nullptr &&
           cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(p->graphExec), &exec) == CUPTI_SUCCESS) {
-        std::string line;
-        appendf(line, "{\"t\":\"upload\",\"exec\":%u,\"co\":%u}\n", exec, cd->correlationId);
-        write_lines(line, false);
+        write_lines(gp::interpose::upload_line(exec, cd->correlationId), false);
       }
     }
     return;
@@ -123,8 +122,8 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   std::string line;
   if (begin) {
     const auto* p = static_cast<const cudaStreamBeginCapture_v10000_params*>(cd->functionParams);
-    appendf(line, "{\"t\":\"capture_begin\",\"stream\":%u,\"mode\":%d,\"co\":%u,\"r\":%d}\n",
-            p ? stream_id_of(cd->context, p->stream) : 0, p ? static_cast<int>(p->mode) : -1, cd->correlationId, ret);
+    line = gp::interpose::capture_begin_line(p ? stream_id_of(cd->context, p->stream) : 0, p ? static_cast<int>(p->mode) : -1,
+                                             cd->correlationId, ret);
   } else {
     const auto* p = static_cast<const cudaStreamEndCapture_v10000_params*>(cd->functionParams);
     uint32_t graph = 0;
@@ -132,8 +131,7 @@ void on_runtime_callback(CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
     if (ret == 0 && p != nullptr && p->pGraph != nullptr && *p->pGraph != nullptr &&
         cuptiGetGraphId(reinterpret_cast<CUgraph>(*p->pGraph), &graph) != CUPTI_SUCCESS)
       graph = 0;
-    appendf(line, "{\"t\":\"capture_end\",\"stream\":%u,\"graph\":%u,\"co\":%u,\"r\":%d}\n",
-            p ? stream_id_of(cd->context, p->stream) : 0, graph, cd->correlationId, ret);
+    line = gp::interpose::capture_end_line(p ? stream_id_of(cd->context, p->stream) : 0, graph, cd->correlationId, ret);
   }
   write_lines(line, true);
 }
@@ -312,15 +310,9 @@ using InterposeReadyFn = int (*)();
 using InterposeWriteFn = int (*)(const char*, std::size_t, int);
 using InterposeBeginFn = int (*)(InterposeWriteFn, const char*, int);
 using InterposeEndFn = void (*)(int);
-InterposeEndFn g_interpose_end = nullptr;
 
 int interpose_write(const char* data, std::size_t size, int flush) {
   return write_lines(std::string(data, size), flush != 0) ? 1 : 0;
-}
-
-std::string interpose_end_lines(bool may_wait) {
-  if (g_interpose_end != nullptr) g_interpose_end(may_wait ? 1 : 0);
-  return {};
 }
 
 // Whether CUDA is being initialised from the shared runtime: the driver calls InitializeInjection
@@ -409,12 +401,12 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
          (g_on.unknown.empty() ? "" : "; unknown names ignored: " + g_on.unknown));
   if (observe.interpose) {
     const auto begin = reinterpret_cast<InterposeBeginFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_begin"));
-    g_interpose_end = reinterpret_cast<InterposeEndFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_end"));
+    const auto end = reinterpret_cast<InterposeEndFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_end"));
     if (begin(interpose_write, g_dir.c_str(), g_dump_dot ? 1 : 0) != 1) {
       write_error("the interposer could not start its writer thread: this process is not profiled");
       return 1;
     }
-    g_end_lines = interpose_end_lines;
+    g_interposer_end = end;
     on_exit(at_exit, nullptr);
     install_signal_handlers();
     return 1;

@@ -31,9 +31,9 @@ inline bool g_api_selected = false;   // only the calls of recorded_apis.hpp are
 inline std::string g_dir;
 
 inline std::atomic<bool> g_end_written{false};
-// Interposed (--observe interpose, no CUPTI): writes the interposer's pending lines at the end
-// (`may_wait` false in a signal handler); null when CUPTI observes the process.
-inline std::string (*g_end_lines)(bool may_wait) = nullptr;
+// Interposed (no CUPTI): the interposer's graphprof_interpose_end, which writes its pending lines
+// at the end (`may_wait` 0 in a signal handler); null when CUPTI observes the process.
+inline void (*g_interposer_end)(int may_wait) = nullptr;
 inline CUpti_SubscriberHandle g_subscriber = nullptr;
 inline std::atomic<unsigned long long> g_lost_buffers{0};
 inline std::atomic<unsigned long long> g_buffers_done{0};  // progress of a flush, for the exit wait

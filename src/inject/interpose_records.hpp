@@ -2,8 +2,9 @@
 // interpose"): the record lines it writes, in the injection library's format (the top of
 // src/profile/profile_records.cpp), and its book of graph launches per exec. No CUDA here: the
 // CPU tests check that these lines read back as the injection's lines do
-// (tests/unit/interpose_records_test.cpp). The lx and clock lines are the injection's own too
-// (launch_watch.hpp writes them with these functions).
+// (tests/unit/interpose_records_test.cpp). The lx, clock, capture_begin, capture_end and upload
+// lines are the injection's own too (launch_watch.hpp and graphprof_inject.cpp write them with
+// these functions).
 //
 // Times are CLOCK_REALTIME in ns, the clock CUPTI's records and the injection's lines use on
 // Linux, so lines of both kinds (and the process line) are on one time axis. Correlation ids are

@@ -287,13 +287,16 @@ std::ifstream open_records(const std::string& path) {
   return in;
 }
 
-// The lines of kind `marker` ("\"t\":\"clock\"": only those are parsed, a node-level file is
-// large) of every record file in `dir` (proc-*.jsonl; an unreadable one is skipped, the profile
-// itself lists that process with the error), parsed; `file_done` after each file; `on_process`
-// (when given) sees each file's process line, unparsed.
-void scan_record_lines(const std::string& dir, const char* marker, const std::function<void(const json&)>& on_line,
-                       const std::function<void()>& file_done,
-                       const std::function<void(const std::string&)>& on_process = nullptr) {
+// A kind of line to read from the record files: the lines that contain `marker` are parsed and
+// handed to `on_line` (only those: a node-level file is large).
+struct LineKind {
+  const char* marker;
+  std::function<void(const json&)> on_line;
+};
+
+// The lines of `kinds` of every record file in `dir` (proc-*.jsonl; an unreadable one is skipped,
+// the profile itself lists that process with the error), in one pass; `file_done` after each file.
+void scan_record_lines(const std::string& dir, const std::vector<LineKind>& kinds, const std::function<void()>& file_done) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -307,12 +310,14 @@ void scan_record_lines(const std::string& dir, const char* marker, const std::fu
     }
     std::string line;
     while (std::getline(in, line)) {
-      if (on_process && line.rfind("{\"t\":\"process\"", 0) == 0) on_process(line);
-      if (line.find(marker) == std::string::npos) continue;
-      try {
-        on_line(json::parse(line));
-      } catch (const json::exception&) {
-      } catch (const std::out_of_range&) {
+      for (const LineKind& k : kinds) {
+        if (line.find(k.marker) == std::string::npos) continue;
+        try {
+          k.on_line(json::parse(line));
+        } catch (const json::exception&) {
+        } catch (const std::out_of_range&) {
+        }
+        break;
       }
     }
     file_done();
@@ -321,45 +326,41 @@ void scan_record_lines(const std::string& dir, const char* marker, const std::fu
 
 }  // namespace
 
-std::optional<SteadyWindow> read_steady_window(const std::string& dir) {
-  std::optional<SteadyWindow> best;
+RunWindows read_run_windows(const std::string& dir, bool ranges) {
+  RunWindows out;
   std::string observed = "cupti";  // the current file's process line: interposed or CUPTI
-  scan_record_lines(
-      dir, "\"t\":\"clock\"",
-      [&](const json& j) {
-        SteadyWindow w{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                       field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
-        if (w.last_ns < w.first_ns) return;
-        if (w.settled_ns < w.last_ns) w.settled_ns = 0;  // not after the last launch: no end
-        if (!best || w.launches > best->launches) best = w;
-      },
-      [&] { observed = "cupti"; },
-      [&](const std::string& process) {
-        observed = process.find("\"observed\":\"interpose\"") != std::string::npos ? "interpose" : "cupti";
-      });
-  return best;
+  RangeWindow w;                   // the current file's ranges
+  std::vector<LineKind> kinds = {
+      {"{\"t\":\"process\"", [&](const json& j) { observed = j.value("observed", std::string("cupti")); }},
+      {"\"t\":\"clock\"",
+       [&](const json& j) {
+         SteadyWindow s{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
+                        field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
+         if (s.last_ns < s.first_ns) return;
+         if (s.settled_ns < s.last_ns) s.settled_ns = 0;  // not after the last launch: no end
+         if (!out.steady || s.launches > out.steady->launches) out.steady = s;
+       }}};
+  if (ranges)
+    kinds.push_back({"\"t\":\"nvtx\"", [&](const json& j) {
+                       for (const auto& r : j.at("r")) {
+                         const auto start = r.at(0).get<std::uint64_t>(), end = r.at(1).get<std::uint64_t>();
+                         if (end < start) continue;
+                         w.first_ns = w.ranges == 0 ? start : std::min(w.first_ns, start);
+                         w.last_ns = std::max(w.last_ns, end);
+                         ++w.ranges;
+                       }
+                     }});
+  scan_record_lines(dir, kinds, [&] {
+    if (w.ranges > 0 && (!out.range || w.ranges > out.range->ranges)) out.range = w;
+    w = RangeWindow{};
+    observed = "cupti";
+  });
+  return out;
 }
 
-std::optional<RangeWindow> read_range_window(const std::string& dir) {
-  std::optional<RangeWindow> best;
-  RangeWindow w;  // of the file being read
-  scan_record_lines(
-      dir, "\"t\":\"nvtx\"",
-      [&](const json& j) {
-        for (const auto& r : j.at("r")) {
-          const auto start = r.at(0).get<std::uint64_t>(), end = r.at(1).get<std::uint64_t>();
-          if (end < start) continue;
-          w.first_ns = w.ranges == 0 ? start : std::min(w.first_ns, start);
-          w.last_ns = std::max(w.last_ns, end);
-          ++w.ranges;
-        }
-      },
-      [&] {
-        if (w.ranges > 0 && (!best || w.ranges > best->ranges)) best = w;
-        w = RangeWindow{};
-      });
-  return best;
-}
+std::optional<SteadyWindow> read_steady_window(const std::string& dir) { return read_run_windows(dir, false).steady; }
+
+std::optional<RangeWindow> read_range_window(const std::string& dir) { return read_run_windows(dir, true).range; }
 
 std::string choose_overhead_window(std::vector<OverheadRun>& runs, const std::string& range) {
   if (range.empty() || runs.empty()) return {};

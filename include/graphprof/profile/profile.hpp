@@ -312,6 +312,14 @@ struct RangeWindow {
 };
 std::optional<RangeWindow> read_range_window(const std::string& dir);
 
+// Both windows of one run, from one pass over its record files (--overhead reads them per run; a
+// node-level file is large); the ranges' only when `ranges` (--step-range).
+struct RunWindows {
+  std::optional<SteadyWindow> steady;
+  std::optional<RangeWindow> range;
+};
+RunWindows read_run_windows(const std::string& dir, bool ranges);
+
 // --overhead with --step-range NAME: the runs compare the ranges' window when every run had NAME
 // ranges (sets by_range on all); otherwise the most-launched graph's, and the returned note says
 // why ("" when the ranges are used or none was asked for).
