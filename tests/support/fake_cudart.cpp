@@ -6,11 +6,7 @@
 // calls them through (src/inject/interpose_core.hpp: UBSan's function check compares them by name).
 #include <cstddef>
 
-namespace gp::interposer {
-struct Dim3 {  // the same as src/inject/interpose_core.hpp's
-  unsigned x, y, z;
-};
-}  // namespace gp::interposer
+#include "interposer_calls.hpp"
 
 namespace {
 constexpr int kUnsupported = 900;  // cudaErrorStreamCaptureUnsupported

@@ -8,34 +8,27 @@
 
 #include <string>
 
-namespace gp::interposer {
-struct Dim3 {  // the same as src/inject/interpose_core.hpp's
-  unsigned x, y, z;
-};
-}  // namespace gp::interposer
+#include "../support/interposer_calls.hpp"
 
 namespace {
 
-std::string g_lines;
-int collect(const char* data, std::size_t size, int) {
-  g_lines.append(data, size);
-  return 1;
-}
+using gp::interposer_test::collect;
+std::string& g_lines = gp::interposer_test::lines();
 
 using gp::interposer::Dim3;
-using BeginFn = int (*)(void*, int);
-using EndFn = int (*)(void*, void**);
-using LaunchFn = int (*)(const void*, Dim3, Dim3, void**, std::size_t, void*);
+using CaptureBeginFn = int (*)(void*, int);
+using CaptureEndFn = int (*)(void*, void**);
+using gp::interposer_test::LaunchFn;
 
 TEST(InterposeCapture, ACaptureStaysValidAndItsLinesHaveTheStreamId) {
   void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
   ASSERT_NE(cudart, nullptr) << dlerror();
   void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
-  auto begin = reinterpret_cast<int (*)(int (*)(const char*, std::size_t, int), const char*, int)>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<void (*)(int)>(dlsym(lib, "graphprof_interpose_end"));
-  auto capture = reinterpret_cast<BeginFn>(dlsym(lib, "cudaStreamBeginCapture"));
-  auto end_capture = reinterpret_cast<EndFn>(dlsym(lib, "cudaStreamEndCapture"));
+  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
+  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
+  auto capture = reinterpret_cast<CaptureBeginFn>(dlsym(lib, "cudaStreamBeginCapture"));
+  auto end_capture = reinterpret_cast<CaptureEndFn>(dlsym(lib, "cudaStreamEndCapture"));
   auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
   ASSERT_TRUE(begin && end && capture && end_capture && launch);
   ASSERT_NE(reinterpret_cast<void*>(capture), dlsym(cudart, "cudaStreamBeginCapture")) << "the interposer's own";

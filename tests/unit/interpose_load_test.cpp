@@ -13,25 +13,16 @@
 
 #include "graphprof/profile/profile.hpp"
 
-namespace gp::interposer {
-struct Dim3 {  // the same as src/inject/interpose_core.hpp's
-  unsigned x, y, z;
-};
-}  // namespace gp::interposer
+#include "../support/interposer_calls.hpp"
 
 namespace gp {
 namespace {
 
-std::string g_lines;
-int collect(const char* data, std::size_t size, int) {
-  g_lines.append(data, size);
-  return 1;
-}
+using gp::interposer_test::collect;
+std::string& g_lines = gp::interposer_test::lines();
 
-// The interposer's own dim3 (src/inject/interpose_core.hpp), so that the launch is called through a
-// pointer of the type it is defined with (UBSan's function check compares the types by name).
 using gp::interposer::Dim3;
-using LaunchFn = int (*)(const void*, Dim3, Dim3, void**, std::size_t, void*);
+using gp::interposer_test::LaunchFn;
 using GraphLaunchFn = int (*)(void*, void*);
 
 TEST(InterposeLibrary, ForwardsToTheRealRuntimeAndRecordsTheCalls) {
@@ -40,8 +31,8 @@ TEST(InterposeLibrary, ForwardsToTheRealRuntimeAndRecordsTheCalls) {
   void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   auto ready = reinterpret_cast<int (*)()>(dlsym(lib, "graphprof_interpose_ready"));
-  auto begin = reinterpret_cast<int (*)(int (*)(const char*, std::size_t, int), const char*, int)>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<void (*)(int)>(dlsym(lib, "graphprof_interpose_end"));
+  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
+  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
   ASSERT_TRUE(ready != nullptr && begin != nullptr && end != nullptr);
   EXPECT_EQ(ready(), 0) << "loaded after libcudart, the process's calls do not resolve to it";
 

@@ -1,0 +1,33 @@
+// What the tests of the interposer (tests/unit/interpose_load_test.cpp, interpose_capture_test.cpp)
+// and its stand-in runtime (tests/support/fake_cudart.cpp) share: the interposer's own dim3, so
+// that a launch is called through a pointer of the type it is defined with (UBSan's function check
+// compares the types by name), its calls' pointer types, and a line writer that keeps what the
+// interposer writes.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace gp::interposer {
+struct Dim3 {  // the same as src/inject/interpose_core.hpp's
+  unsigned x, y, z;
+};
+}  // namespace gp::interposer
+
+namespace gp::interposer_test {
+
+using LaunchFn = int (*)(const void*, gp::interposer::Dim3, gp::interposer::Dim3, void**, std::size_t, void*);
+using WriteFn = int (*)(const char*, std::size_t, int);
+using BeginFn = int (*)(WriteFn, const char* dir, int dump_dot);  // graphprof_interpose_begin
+using EndFn = void (*)(int may_wait);                             // graphprof_interpose_end
+
+// The lines the interposer wrote (collect is its WriteFn).
+inline std::string& lines() {
+  static std::string s;
+  return s;
+}
+inline int collect(const char* data, std::size_t size, int) {
+  lines().append(data, size);
+  return 1;
+}
+
+}  // namespace gp::interposer_test
