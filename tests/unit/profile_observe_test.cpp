@@ -498,5 +498,26 @@ TEST(ProfileOverhead, TheReportAndTheConsoleNameTheRangesWindow) {
   EXPECT_EQ(profile_report(run, {}).results.front().sections.profile["overhead_runs"][0]["window"], "most-launched graph");
 }
 
+// Plain runs observed by interposition (no CUPTI): the report keeps each run's observer and the
+// console says the plain runs had no CUPTI, only when every plain run was interposed.
+TEST(ProfileOverhead, TheConsoleSaysWhenThePlainRunsHadNoCupti) {
+  ProfileRun run;
+  run.program = "serving_loop.py";
+  run.exit_description = "exited with status 0";
+  run.overhead_runs = range_runs();
+  for (auto& r : run.overhead_runs) r.observed_by = r.profiled ? "cupti" : "interpose";
+  run.overhead_changes = {OverheadChange{"steady_window", 2, 0.5, 0.4, 0.6, false, 2.0e6, 3.0e6}};
+  const Report r = profile_report(run, {});
+  const auto& o = r.results.front().sections.profile["overhead_runs"];
+  ASSERT_EQ(o.size(), 4u);
+  for (const auto& x : o) EXPECT_EQ(x["observed_by"], x["profiled"].get<bool>() ? "cupti" : "interpose");
+  std::string text = format_profile_summary(r);
+  EXPECT_NE(text.find("plain runs are observed by interposition\n   alone (no CUPTI)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("plain runs carry"), std::string::npos) << text;
+  run.overhead_runs[0].observed_by = "cupti";  // one plain run kept CUPTI (a static runtime)
+  text = format_profile_summary(profile_report(run, {}));
+  EXPECT_NE(text.find("plain runs carry graphprof's graph-launch"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace gp
