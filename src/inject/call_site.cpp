@@ -479,22 +479,13 @@ void on_api_event(const ApiEvent& e) {
 
 void on_interposed_call(const char* api, std::uint32_t correlation, int kind) {
   if (g_forked_child || !g_enabled || api == nullptr) return;
+  // Most eager calls are not sampled: decided before anything else is done for them.
+  const std::uint32_t weight = kind == kSiteEager || kind == kSiteSync ? eager_weight() : 1;
+  if (weight == 0 || kind < kSiteEager || kind > kSiteGraph) return;
   std::uint64_t seed = 3;
   for (const char* c = api; *c != '\0'; ++c) seed = mix(seed, static_cast<unsigned char>(*c));
-  switch (kind) {
-    case kSiteEager:
-    case kSiteSync:
-      if (const std::uint32_t w = eager_weight(); w != 0) take_site(seed, api, correlation, kind == kSiteEager, w);
-      return;
-    case kSiteAlloc:
-      take_site(seed, api, correlation, false, 1);
-      return;
-    case kSiteGraph:
-      take_site(seed, api, correlation, true, 1);
-      return;
-    default:
-      return;
-  }
+  // The GIL may be taken for a launch's or a graph's site, never for a sync's or an allocation's.
+  take_site(seed, api, correlation, kind == kSiteEager || kind == kSiteGraph, weight);
 }
 
 void flush_call_sites(bool may_wait) {
