@@ -738,7 +738,8 @@ TEST(CompareClasses, EveryCatalogueMetricHasItsClassInEveryMode) {
     EXPECT_EQ(series_class("gpu_time_per_iter_latched", mode, true), SeriesClass::kHost) << mode;
     for (const char* host : {"host_time_per_iter_batched", "wall_time_per_iter", "launch_cpu_per_call",
                              "launch_cpu_isolated", "launch_cpu_per_iter", "capture_time", "build_time",
-                             "instantiate_time", "upload_time", "first_launch_time"})
+                             "instantiate_time", "upload_time", "first_launch_time", "upload_call_time",
+                             "instantiate_time_first", "upload_time_first", "upload_call_time_first"})
       EXPECT_EQ(series_class(host, mode, false), SeriesClass::kHost) << host << " " << mode;
     EXPECT_EQ(series_class("kernels_per_iter", mode, false), SeriesClass::kInfo) << mode;  // not in the catalogue
   }
