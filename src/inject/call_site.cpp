@@ -25,6 +25,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "alloc_python.hpp"
 #include "inject_output.hpp"
 #include "ledger_samples.hpp"
 #include "native_stack.hpp"
@@ -245,6 +246,19 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
   return line;
 }
 
+// The `ap` line: this thread's allocations made inside the same call from Python as this call of
+// site `id`, whose Python stack is theirs (alloc_python.hpp); "" when none.
+std::string allocation_python_line(std::uint32_t id) {
+  std::size_t shared = 0;
+  const std::vector<std::uint32_t> co = allocations_of_this_python_call(&shared);
+  std::string line;
+  if (co.empty()) return line;
+  appendf(line, "{\"t\":\"ap\",\"s\":%u,\"k\":%zu,\"co\":[", id, shared);
+  for (std::size_t i = 0; i < co.size(); ++i) appendf(line, i ? ",%u" : "%u", co[i]);
+  line += "]}\n";
+  return line;
+}
+
 // What taking the sites cost inside the callbacks (the `site_cost` line).
 // A new site is named (its modules' ELF symbols read once per module): counted apart.
 std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0}, g_new_sites{0}, g_new_sites_ns{0};
@@ -256,8 +270,9 @@ std::uint64_t monotonic_ns() {
 }
 
 // `may_take_gil`: a Python thread that released the GIL has it taken for the read (not for
-// synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs).
-void take_site(const ApiEvent& e, bool may_take_gil) {
+// synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs). An allocation
+// without Python frames is kept on its thread until a call with them (alloc_python.hpp).
+void take_site(const ApiEvent& e, bool may_take_gil, bool allocation = false) {
   const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
@@ -296,6 +311,9 @@ void take_site(const ApiEvent& e, bool may_take_gil) {
     write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
+  if (allocation && !python && python_present()) keep_allocation_without_python(e.correlation);
+  if (python && allocations_kept())
+    if (const std::string ap = allocation_python_line(id); !ap.empty()) write_lines(ap, false);
   const std::uint64_t took = monotonic_ns() - t0;
   if (fresh) {
     g_new_sites.fetch_add(1, std::memory_order_relaxed);
@@ -417,7 +435,7 @@ void on_api_event(const ApiEvent& e) {
   }
   if (e.driver && t_runtime_sites > 0) return;
   if (!g_enabled || !e.enter) return;
-  if (k == Kind::kAlloc) take_site(e, false);
+  if (k == Kind::kAlloc) take_site(e, false, true);
   else if (k == Kind::kSite || k == Kind::kSiteAndLedger) take_site(e, e.driver || !in(kRuntimeSyncs, e.cbid));
 }
 

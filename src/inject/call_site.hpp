@@ -9,6 +9,8 @@
 //   site {s, api, n: [[module, offset, function, function offset], ...], ni, mi: [[module, build id, size,
 //         mtime], ...], py: [[file, line, function], ...]}
 //   sc   {s, co: [correlation ids of the calls made from site s]}
+//   ap   {s, k, co: [allocations made inside the same call from Python as a call of site s: its Python
+//         stack is theirs; k frames in common], alloc_python.hpp}
 #pragma once
 #include <cstdint>
 #include <vector>
