@@ -27,6 +27,7 @@
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/core/version.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/core/site_sampling.hpp"
 #include "graphprof/profile/source_lines.hpp"
 #include "graphprof/report/chrome_trace.hpp"
 #include "graphprof/report/html_report.hpp"
@@ -43,11 +44,12 @@ struct ProfileOptions {
   std::string out = "graphprof-profile";
   std::string json;
   std::string trace_out;
-  std::string trace = "node";
+  std::string trace = "none";  // the light default: graphs, calls, call sites and ledgers (no GPU records)
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   bool dot = true;
-  std::string call_sites;  // --call-sites; empty: on, off at --trace none (which takes no stacks unless asked)
+  std::string call_sites = "on";  // --call-sites
+  std::string site_sample = SiteSampling{}.text();  // --site-sample: which eager calls' stacks are taken
   std::string observe = "auto";  // --observe: auto, cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
   int repeat = 1;
   std::string html;
@@ -200,8 +202,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
   if (o.observe == "interpose" && o.trace != "none")
     throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
-  if (o.observe == "interpose" && !o.call_sites.empty() && o.call_sites != "off")
-    throw usage_error("--observe interpose: call sites need CUPTI's callbacks; leave --call-sites out or set it to off");
+  if (SiteSampling rule; !SiteSampling::parse(o.site_sample, rule))
+    throw usage_error("--site-sample " + o.site_sample +
+                      ": expected 'all' or K,M (on each thread the first K eager calls' stacks, then 1 in M at random; M >= 1)");
   if (NodeSampling rule; !NodeSampling::parse(o.node_sample, rule))
     throw usage_error("--node-sample " + o.node_sample +
                       ": expected 'all' or W,K,M[,A/B][,kernels=on|kernels=P%] (warm-up launches, first traced, then 1 in M; "
@@ -287,10 +290,11 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
     env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
     // --overhead's plain runs (level clock) take no call sites.
-    const std::string sites = level == "clock" ? "off" : !o.call_sites.empty() ? o.call_sites : o.trace == "none" ? "off" : "on";
+    const std::string sites = level == "clock" ? "off" : o.call_sites;
     env.push_back("GRAPHPROF_PROFILE_SITES=" + (sites == "on"    ? std::string("1")
                                                 : sites == "off" ? std::string("0")
                                                                  : sites));
+    env.push_back("GRAPHPROF_PROFILE_SITE_SAMPLE=" + o.site_sample);
     // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
     // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
     // Where the process is interposed the interposer follows it (src/inject/runtime_interpose.cpp):
@@ -299,9 +303,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::vector<fs::path> preloads;
     if (fs::is_regular_file(watch)) preloads.push_back(watch);
     // Interposed where it can be (docs/profile.md, "--trace none without CUPTI"): at --trace none
-    // without call sites, and in --overhead's plain runs, unless --observe cupti; the injection
-    // library still keeps CUPTI in a process whose runtime the interposer cannot see.
-    const bool interpose = o.observe != "cupti" && have_interposer && (level == "clock" || (level == "none" && sites == "off"));
+    // (the default) and in --overhead's plain runs, unless --observe cupti; the injection library
+    // still keeps CUPTI in a process whose runtime the interposer cannot see.
+    const bool interpose = o.observe != "cupti" && have_interposer && (level == "clock" || level == "none");
     if (interpose) {
       env.push_back("GRAPHPROF_PROFILE_OBSERVE=interpose");
       preloads.push_back(lib.parent_path() / "libgraphprof_interpose.so");
@@ -443,8 +447,10 @@ void setup_profile(CLI::App& app, int& exit_code) {
   sub->add_option("--json", o->json, "write the JSON report here instead of OUT/report.json");
   sub->add_option("--trace-out", o->trace_out, "write a Chrome trace-event file of everything recorded (ui.perfetto.dev)");
   sub->add_option("--trace", o->trace,
-                  "what to record: none (graphs and API calls), graph (+ one GPU span per graph launch), node (+ every "
-                  "kernel, copy and memset)")
+                  "what to record: none = graphs, API calls, call sites and memory/start-up ledgers, no GPU records "
+                  "(the default: without CUPTI where the process calls the shared libcudart.so, see --observe); graph = + "
+                  "one GPU span per graph launch; node = + every kernel, copy and memset of a sample of launches "
+                  "(CUPTI costs every graph launch about 0.2 us per node for the whole run)")
       ->check(CLI::IsMember({"none", "graph", "node"}))
       ->capture_default_str();
   sub->add_option("--overhead", o->overhead,
@@ -464,11 +470,16 @@ void setup_profile(CLI::App& app, int& exit_code) {
                 "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
   sub->add_option("--call-sites", o->call_sites,
-                  "where the application made each launch, copy, memset, sync, capture and instantiation: on = native "
-                  "and Python frames (a Python thread that released the GIL has it taken briefly for the read); held = "
-                  "Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites "
-                  "(default: on, but off at --trace none, which takes no stack unless asked)")
-      ->check(CLI::IsMember({"on", "held", "native", "off"}));
+                  "where the application made each launch, copy, memset, sync, capture, instantiation and allocation: on = "
+                  "native and Python frames (a Python thread that released the GIL has it taken briefly for the read); held "
+                  "= Python frames only where the thread holds the GIL; native = no Python frames; off = no call sites")
+      ->check(CLI::IsMember({"on", "held", "native", "off"}))
+      ->capture_default_str();
+  sub->add_option("--site-sample", o->site_sample,
+                  "which eager launches, copies, memsets and syncs have their call site taken: K,M = on each thread the "
+                  "first K, then 1 in M at random, each standing for M calls (per-site counts are then estimates); 'all' "
+                  "= every call. Captures, instantiations and allocations: always")
+      ->capture_default_str();
   sub->add_option("--step-range", o->step_range,
                   "a step is one occurrence of the NVTX range NAME (push/pop or start/end, any thread, any domain) for "
                   "every per-step figure (default: one launch of the most-launched graph)")
@@ -478,7 +489,7 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "how a process is observed at --trace none and in --overhead's plain runs: auto = interposed (LD_PRELOAD: "
                   "the CUDA runtime and driver calls, no CUPTI at all) in each process that calls the shared libcudart.so, "
                   "CUPTI in the others (the report says which, per process); interpose = the same, asked for (only with "
-                  "--trace none and no call sites); cupti = CUPTI always")
+                  "--trace none); cupti = CUPTI always")
       ->check(CLI::IsMember({"auto", "cupti", "interpose"}))
       ->capture_default_str();
   sub->add_option("--repeat", o->repeat,

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include <unordered_map>
 
 #include "alloc_python.hpp"
+#include "graphprof/core/site_sampling.hpp"
 #include "inject_output.hpp"
 #include "ledger_samples.hpp"
 #include "native_stack.hpp"
@@ -176,7 +178,39 @@ Sample sample_of(bool enter, std::uint32_t cbid) {
 std::timed_mutex g_mu;
 std::unordered_map<std::uint64_t, std::uint32_t> g_site_of;
 std::vector<std::vector<std::uint32_t>> g_pending;  // by site id
+std::vector<std::vector<std::uint32_t>> g_pending_sampled;  // by site id: calls that stand for g_sampling.every calls
 std::size_t g_pending_count = 0;
+
+// Which eager calls have their stack taken (GRAPHPROF_PROFILE_SITE_SAMPLE, site_sampling.hpp):
+// a sampled call stands for g_sampling.every calls.
+gp::SiteSampling g_sampling;
+std::atomic<std::uint64_t> g_site_skipped{0};
+
+// 0: skip this call; 1: taken, stands for itself; M: taken, stands for M calls.
+std::uint32_t eager_weight() {
+  if (g_sampling.all || g_sampling.every <= 1) return 1;
+  thread_local std::uint32_t t_calls = 0;
+  thread_local std::uint64_t t_state = 0;
+  thread_local std::uint64_t t_gap = 0;
+  if (t_calls < g_sampling.first) {
+    ++t_calls;
+    return 1;
+  }
+  if (t_state == 0) t_state = (reinterpret_cast<std::uintptr_t>(&t_calls) * 0x9e3779b97f4a7c15ull) | 1u;
+  if (t_gap > 0) {
+    --t_gap;
+    g_site_skipped.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
+  // xorshift64*; the gap before the next taken call is geometric with mean M (M - 1 skipped).
+  t_state ^= t_state >> 12;
+  t_state ^= t_state << 25;
+  t_state ^= t_state >> 27;
+  const double u = static_cast<double>((t_state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+  const double p = 1.0 / static_cast<double>(g_sampling.every);
+  t_gap = static_cast<std::uint64_t>(std::log1p(-u) / std::log1p(-p));
+  return g_sampling.every;
+}
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -185,14 +219,20 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 std::string pending_lines_locked() {
   std::string out;
-  for (std::size_t s = 0; s < g_pending.size(); ++s) {
-    std::vector<std::uint32_t>& co = g_pending[s];
-    if (co.empty()) continue;
-    appendf(out, "{\"t\":\"sc\",\"s\":%zu,\"co\":[", s);
-    for (std::size_t i = 0; i < co.size(); ++i) appendf(out, i ? ",%u" : "%u", co[i]);
-    out += "]}\n";
-    co.clear();
-  }
+  auto lists = [&out](std::vector<std::vector<std::uint32_t>>& pending, std::uint32_t weight) {
+    for (std::size_t s = 0; s < pending.size(); ++s) {
+      std::vector<std::uint32_t>& co = pending[s];
+      if (co.empty()) continue;
+      appendf(out, "{\"t\":\"sc\",\"s\":%zu,", s);
+      if (weight != 1) appendf(out, "\"w\":%u,", weight);
+      out += "\"co\":[";
+      for (std::size_t i = 0; i < co.size(); ++i) appendf(out, i ? ",%u" : "%u", co[i]);
+      out += "]}\n";
+      co.clear();
+    }
+  };
+  lists(g_pending, 1);
+  lists(g_pending_sampled, g_sampling.every);
   g_pending_count = 0;
   return out;
 }
@@ -270,9 +310,12 @@ std::uint64_t monotonic_ns() {
 }
 
 // `may_take_gil`: a Python thread that released the GIL has it taken for the read (not for
-// synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs). An allocation
-// without Python frames is kept on its thread until a call with them (alloc_python.hpp).
-void take_site(const ApiEvent& e, bool may_take_gil, bool allocation = false) {
+// synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs). `seed` tells the
+// calls apart (CUPTI's domain and callback id, or the interposer's name); `weight`: how many calls
+// this one stands for (eager_weight; 0: none, taken only for an allocation's Python stack). An
+// allocation without Python frames is kept on its thread until a call with them (alloc_python.hpp).
+void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, bool may_take_gil, std::uint32_t weight,
+               bool allocation = false) {
   const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
@@ -286,7 +329,7 @@ void take_site(const ApiEvent& e, bool may_take_gil, bool allocation = false) {
     python = npy > 0;
     std::uintptr_t pcs[kNativeMax];
     const std::size_t n = cached_native_stack(pcs, python ? kNativeWithPython : kNativeMax);
-    std::uint64_t h = mix(e.driver ? 1 : 2, e.cbid);
+    std::uint64_t h = seed;
     for (std::size_t i = 0; i < n; ++i) h = mix(h, pcs[i]);
     for (std::size_t i = 0; i < npy; ++i)
       h = mix(mix(h, reinterpret_cast<std::uintptr_t>(py[i].code)), static_cast<std::uint64_t>(static_cast<std::uint32_t>(py[i].at)));
@@ -297,21 +340,24 @@ void take_site(const ApiEvent& e, bool may_take_gil, bool allocation = false) {
         id = static_cast<std::uint32_t>(g_pending.size());
         g_site_of.emplace(h, id);
         g_pending.emplace_back();
+        g_pending_sampled.emplace_back();
         fresh = true;
       } else {
         id = it->second;
       }
-      g_pending[id].push_back(e.correlation);
-      if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+      if (weight != 0) {
+        (weight == 1 ? g_pending : g_pending_sampled)[id].push_back(correlation);
+        if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+      }
     }
-    if (fresh) site = site_line(id, e.function, pcs, n, python);
+    if (fresh) site = site_line(id, api, pcs, n, python);
   }
   if (fresh) {
     if (!python) look_up_python();  // an interpreter loaded after CUDA started
     write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
-  if (allocation && !python && python_present()) keep_allocation_without_python(e.correlation);
+  if (allocation && !python && python_present()) keep_allocation_without_python(correlation);
   if (python && allocations_kept())
     if (const std::string ap = allocation_python_line(id); !ap.empty()) write_lines(ap, false);
   const std::uint64_t took = monotonic_ns() - t0;
@@ -329,10 +375,13 @@ void take_site(const ApiEvent& e, bool may_take_gil, bool allocation = false) {
 // (also naming and writing them); how many native stacks were unwound fully.
 std::string site_cost_line() {
   std::string line;
-  appendf(line, "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu}\n",
+  appendf(line,
+          "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu,\"skipped\":%llu,"
+          "\"first\":%u,\"every\":%u}\n",
           static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
           static_cast<unsigned long long>(g_new_sites.load()), static_cast<unsigned long long>(g_new_sites_ns.load()),
-          static_cast<unsigned long long>(full_unwinds()));
+          static_cast<unsigned long long>(full_unwinds()), static_cast<unsigned long long>(g_site_skipped.load()),
+          g_sampling.all ? 0u : g_sampling.first, g_sampling.all ? 1u : g_sampling.every);
   return line;
 }
 
@@ -364,6 +413,10 @@ void init_call_sites() {
     } else if (std::strcmp(v, "native") == 0) {
       g_mode_name = "native";
     }
+  }
+  if (const char* v = std::getenv("GRAPHPROF_PROFILE_SITE_SAMPLE")) {
+    gp::SiteSampling rule;
+    if (gp::SiteSampling::parse(v, rule)) g_sampling = rule;
   }
   set_python_mode(std::strcmp(g_mode_name, "on") == 0     ? PythonMode::kTake
                   : std::strcmp(g_mode_name, "held") == 0 ? PythonMode::kHeld
@@ -435,8 +488,28 @@ void on_api_event(const ApiEvent& e) {
   }
   if (e.driver && t_runtime_sites > 0) return;
   if (!g_enabled || !e.enter) return;
-  if (k == Kind::kAlloc) take_site(e, false, true);
-  else if (k == Kind::kSite || k == Kind::kSiteAndLedger) take_site(e, e.driver || !in(kRuntimeSyncs, e.cbid));
+  const std::uint64_t seed = mix(e.driver ? 1 : 2, e.cbid);
+  if (k == Kind::kAlloc) {
+    take_site(seed, e.function, e.correlation, false, 1, true);
+  } else if (k == Kind::kSiteAndLedger) {
+    take_site(seed, e.function, e.correlation, true, 1);
+  } else if (k == Kind::kSite) {
+    // A call not sampled is still taken (counted for nothing) while its thread keeps allocations
+    // waiting for a Python stack.
+    const std::uint32_t w = eager_weight();
+    if (w != 0 || allocations_kept()) take_site(seed, e.function, e.correlation, e.driver || !in(kRuntimeSyncs, e.cbid), w);
+  }
+}
+
+void on_interposed_call(const char* api, std::uint32_t correlation, int kind) {
+  if (g_forked_child || !g_enabled || api == nullptr) return;
+  // Most eager calls are not sampled: decided before anything else is done for them.
+  const std::uint32_t weight = kind == kSiteEager || kind == kSiteSync ? eager_weight() : 1;
+  if ((weight == 0 && !allocations_kept()) || kind < kSiteEager || kind > kSiteGraph) return;
+  std::uint64_t seed = 3;
+  for (const char* c = api; *c != '\0'; ++c) seed = mix(seed, static_cast<unsigned char>(*c));
+  // The GIL may be taken for a launch's or a graph's site, never for a sync's or an allocation's.
+  take_site(seed, api, correlation, kind == kSiteEager || kind == kSiteGraph, weight, kind == kSiteAlloc);
 }
 
 void flush_call_sites(bool may_wait) {

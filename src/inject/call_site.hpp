@@ -8,7 +8,8 @@
 // Lines written (format at the top of src/profile/profile_records.cpp):
 //   site {s, api, n: [[module, offset, function, function offset], ...], ni, mi: [[module, build id, size,
 //         mtime], ...], py: [[file, line, function], ...]}
-//   sc   {s, co: [correlation ids of the calls made from site s]}
+//   sc   {s, w, co: [correlation ids of the calls made from site s]}  (w: each stands for w calls, --site-sample;
+//         absent: 1)
 //   ap   {s, k, co: [allocations made inside the same call from Python as a call of site s: its Python
 //         stack is theirs; k frames in common], alloc_python.hpp}
 #pragma once
@@ -50,6 +51,12 @@ bool is_site_driver_callback(std::uint32_t cbid);
 
 // Takes the call site (at ENTER of the tracked calls) and the ledger samples; never throws.
 void on_api_event(const ApiEvent& e);
+
+// The interposer's call (runtime_interpose.cpp, at --trace none without CUPTI): the site of a
+// call named `api` (as recorded), of kind kSiteEager (launch, copy, memset, host function),
+// kSiteSync, kSiteAlloc or kSiteGraph (capture, instantiation) — gp::interpose::SiteKind's values.
+enum : int { kSiteEager = 1, kSiteSync = 2, kSiteAlloc = 3, kSiteGraph = 4 };
+void on_interposed_call(const char* api, std::uint32_t correlation, int kind);
 
 // Writes the pending correlation lists and the `py` line (how the Python stacks were read) before
 // the end line; the lists also when they grow large.

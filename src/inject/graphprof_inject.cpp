@@ -308,11 +308,27 @@ std::string start_cupti() {
 // with dlsym: the two libraries do not link each other.
 using InterposeReadyFn = int (*)();
 using InterposeWriteFn = int (*)(const char*, std::size_t, int);
-using InterposeBeginFn = int (*)(InterposeWriteFn, const char*, int);
+using InterposeBeginFn = int (*)(InterposeWriteFn, const char*, int, const gp::interpose::Hooks*);
 using InterposeEndFn = void (*)(int);
 
 int interpose_write(const char* data, std::size_t size, int flush) {
   return write_lines(std::string(data, size), flush != 0) ? 1 : 0;
+}
+
+// What the injection does for the interposer: the call sites and the ledger's samples and memory
+// nodes, as it does in its CUPTI callbacks.
+static_assert(static_cast<int>(gp::inject::Sample::kCaptureBegin) == gp::interpose::ledger_at::kCaptureBegin &&
+                  static_cast<int>(gp::inject::Sample::kUploadEnd) == gp::interpose::ledger_at::kUploadEnd,
+              "the interposer numbers the ledger samples as gp::inject::Sample does");
+static_assert(static_cast<int>(gp::interpose::SiteKind::kEager) == gp::inject::kSiteEager &&
+                  static_cast<int>(gp::interpose::SiteKind::kGraph) == gp::inject::kSiteGraph,
+              "the interposer numbers the site kinds as call_site.hpp does");
+void interposed_sample(int at, std::uint32_t co) {
+  gp::inject::take_sample(static_cast<gp::inject::Sample>(at), co);
+}
+void interposed_memory_nodes(void* graph, std::uint32_t graph_id, std::uint32_t exec_id) {
+  const std::string line = gp::inject::memory_nodes_line(graph, graph_id, exec_id);
+  if (!line.empty()) write_lines(line, false);
 }
 
 // Whether CUDA is being initialised from the shared runtime: the driver calls InitializeInjection
@@ -338,7 +354,6 @@ gp::inject::ObserveChoice choose_observer_here() {
   const char* observe = std::getenv("GRAPHPROF_PROFILE_OBSERVE");
   f.asked = observe != nullptr && std::strcmp(observe, "interpose") == 0;
   if (!f.asked) return {};
-  f.call_sites = call_sites_enabled();
   const auto ready = reinterpret_cast<InterposeReadyFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_ready"));
   f.interposer_loaded = ready != nullptr && dlsym(RTLD_DEFAULT, "graphprof_interpose_begin") != nullptr &&
                         dlsym(RTLD_DEFAULT, "graphprof_interpose_end") != nullptr;
@@ -402,7 +417,11 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   if (observe.interpose) {
     const auto begin = reinterpret_cast<InterposeBeginFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_begin"));
     const auto end = reinterpret_cast<InterposeEndFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_end"));
-    if (begin(interpose_write, g_dir.c_str(), g_dump_dot ? 1 : 0) != 1) {
+    gp::interpose::Hooks hooks;
+    hooks.site = gp::inject::on_interposed_call;
+    hooks.sample = interposed_sample;
+    hooks.memory_nodes = interposed_memory_nodes;
+    if (begin(interpose_write, g_dir.c_str(), g_dump_dot ? 1 : 0, &hooks) != 1) {
       write_error("the interposer could not start its writer thread: this process is not profiled");
       return 1;
     }

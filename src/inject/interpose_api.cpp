@@ -116,9 +116,82 @@ GP_DEFINE(timed, kRuntime, cudaMemcpy2D, Err (*)(void*, std::size_t, const void*
           (void* d, std::size_t dp, const void* s, std::size_t sp, std::size_t w, std::size_t h, int k), d, dp, s, sp, w, h, k)
 GP_DEFINE(timed, kRuntime, cudaMemset, Err (*)(void*, int, std::size_t), (void* p, int v, std::size_t n), p, v, n)
 
+// Asynchronous copies and memsets, host functions: eager work (or captured, inside a capture).
+using CopyAsyncFn = Err (*)(void*, const void*, std::size_t, int, Handle);
+using Copy2DAsyncFn = Err (*)(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, int, Handle);
+using SetAsyncFn = Err (*)(void*, int, std::size_t, Handle);
+using HostFuncFn = Err (*)(Handle, void*, void*);
+#define GP_COPY_ASYNC(name) \
+  GP_DEFINE(timed, kRuntime, name, CopyAsyncFn, (void* d, const void* s, std::size_t n, int k, Handle st), d, s, n, k, st)
+#define GP_COPY2D_ASYNC(name)                                                                                           \
+  GP_DEFINE(timed, kRuntime, name, Copy2DAsyncFn,                                                                      \
+            (void* d, std::size_t dp, const void* s, std::size_t sp, std::size_t w, std::size_t h, int k, Handle st), d, dp, s, \
+            sp, w, h, k, st)
+GP_COPY_ASYNC(cudaMemcpyAsync)
+GP_COPY_ASYNC(cudaMemcpyAsync_ptsz)
+GP_COPY2D_ASYNC(cudaMemcpy2DAsync)
+GP_COPY2D_ASYNC(cudaMemcpy2DAsync_ptsz)
+GP_DEFINE(timed, kRuntime, cudaMemsetAsync, SetAsyncFn, (void* p, int v, std::size_t n, Handle st), p, v, n, st)
+GP_DEFINE(timed, kRuntime, cudaMemsetAsync_ptsz, SetAsyncFn, (void* p, int v, std::size_t n, Handle st), p, v, n, st)
+GP_DEFINE(timed, kRuntime, cudaLaunchHostFunc, HostFuncFn, (Handle st, void* fn, void* data), st, fn, data)
+GP_DEFINE(timed, kRuntime, cudaLaunchHostFunc_ptsz, HostFuncFn, (Handle st, void* fn, void* data), st, fn, data)
+
+// Device allocations and frees (the memory ledger; cudaMalloc and cudaFree also break a capture).
+constexpr int kDeviceMemory = 3, kManagedMemory = 5;  // CUpti_ActivityMemoryKind, as CUPTI's records carry it
+GP_EXPORT Err cudaMalloc(void** p, std::size_t n) {
+  static const auto real = real_fn<Err (*)(void**, std::size_t)>("cudaMalloc", kRuntime);
+  return allocation(Api::cudaMalloc, kDeviceMemory, false, real, p, n);
+}
+GP_EXPORT Err cudaMallocManaged(void** p, std::size_t n, unsigned flags) {
+  static const auto real = real_fn<Err (*)(void**, std::size_t, unsigned)>("cudaMallocManaged", kRuntime);
+  return allocation(Api::cudaMallocManaged, kManagedMemory, false, real, p, n, flags);
+}
+#define GP_MALLOC_ASYNC(name)                                                                  \
+  GP_EXPORT Err name(void** p, std::size_t n, Handle st) {                                    \
+    static const auto real = real_fn<Err (*)(void**, std::size_t, Handle)>(#name, kRuntime); \
+    return allocation(Api::name, kDeviceMemory, true, real, p, n, st);                         \
+  }
+GP_MALLOC_ASYNC(cudaMallocAsync)
+GP_MALLOC_ASYNC(cudaMallocAsync_ptsz)
+#define GP_MALLOC_POOL(name)                                                                           \
+  GP_EXPORT Err name(void** p, std::size_t n, Handle pool, Handle st) {                               \
+    static const auto real = real_fn<Err (*)(void**, std::size_t, Handle, Handle)>(#name, kRuntime); \
+    return allocation(Api::name, kDeviceMemory, true, real, p, n, pool, st);                           \
+  }
+GP_MALLOC_POOL(cudaMallocFromPoolAsync)
+GP_MALLOC_POOL(cudaMallocFromPoolAsync_ptsz)
+GP_EXPORT Err cudaFree(void* p) {
+  static const auto real = real_fn<Err (*)(void*)>("cudaFree", kRuntime);
+  return release(Api::cudaFree, false, real, p);
+}
+GP_EXPORT Err cudaFreeAsync(void* p, Handle st) {
+  static const auto real = real_fn<Err (*)(void*, Handle)>("cudaFreeAsync", kRuntime);
+  return release(Api::cudaFreeAsync, true, real, p, st);
+}
+GP_EXPORT Err cudaFreeAsync_ptsz(void* p, Handle st) {
+  static const auto real = real_fn<Err (*)(void*, Handle)>("cudaFreeAsync_ptsz", kRuntime);
+  return release(Api::cudaFreeAsync_ptsz, true, real, p, st);
+}
+// The driver's (CUdeviceptr is an unsigned long long): cuMemAlloc is cuMemAlloc_v2 since CUDA 3.2.
+GP_EXPORT Err cuMemAlloc_v2(unsigned long long* p, std::size_t n) {
+  static const auto real = real_fn<Err (*)(unsigned long long*, std::size_t)>("cuMemAlloc_v2", kDriver);
+  return allocation(Api::cuMemAlloc, kDeviceMemory, false, real, p, n);
+}
+GP_EXPORT Err cuMemFree_v2(unsigned long long p) {
+  static const auto real = real_fn<Err (*)(unsigned long long)>("cuMemFree_v2", kDriver);
+  Call c;
+  if (forward(Api::cuMemFree, real, c, p) && c.r == 0) freed(p, c.co, false);
+  return c.r;
+}
+// A physical allocation of the virtual-memory API (PyTorch's expandable segments): its size.
+GP_EXPORT Err cuMemCreate(unsigned long long* handle, std::size_t n, const void* prop, unsigned long long flags) {
+  static const auto real = real_fn<Err (*)(unsigned long long*, std::size_t, const void*, unsigned long long)>("cuMemCreate", kDriver);
+  Call c;
+  if (forward(Api::cuMemCreate, real, c, handle, n, prop, flags) && c.r == 0) physical_allocation(n, c.co);
+  return c.r;
+}
+
 // Calls not allowed inside a capture (what breaks one).
-GP_DEFINE(capture_breaker, kRuntime, cudaMalloc, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
-GP_DEFINE(capture_breaker, kRuntime, cudaFree, Err (*)(void*), (void* p), p)
 GP_DEFINE(capture_breaker, kRuntime, cudaMallocHost, Err (*)(void**, std::size_t), (void** p, std::size_t n), p, n)
 GP_DEFINE(capture_breaker, kRuntime, cudaFreeHost, Err (*)(void*), (void* p), p)
 GP_DEFINE(capture_breaker, kRuntime, cudaStreamQuery, OneFn, (Handle s), s)

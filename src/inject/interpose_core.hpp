@@ -40,6 +40,13 @@ inline std::uint64_t now_ns() {
 }
 inline bool active() { return g_active.load(std::memory_order_relaxed); }
 
+// What the injection library does for the interposer (set before recording starts).
+inline gp::interpose::Hooks g_hooks;
+using namespace gp::interpose::ledger_at;
+inline void ledger_sample(int at, std::uint32_t co) {
+  if (at != kNoSample && g_hooks.sample != nullptr) g_hooks.sample(at, co);
+}
+
 // runtime_interpose.cpp
 void record(Api api, std::uint64_t start, std::uint64_t end, std::uint32_t co, Err r);
 void synchronised(std::uint64_t now);
@@ -48,6 +55,9 @@ void instantiated(Handle exec, Handle graph, std::uint32_t co);
 void uploaded(Handle exec, std::uint32_t co);
 void capture_begun(Handle stream, int mode, std::uint32_t co, Err r);
 void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
+void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async);
+void freed(std::uint64_t address, std::uint32_t co, bool is_async);
+void physical_allocation(std::uint64_t bytes, std::uint32_t co);
 
 // One forwarded call: its result, correlation id and start.
 struct Call {
@@ -57,15 +67,21 @@ struct Call {
 };
 
 // Calls `real` and, once recording started, records the call (also the call during which the
-// injection started it: CUDA initialises inside an application's first call). True when it was
+// injection started it: CUDA initialises inside an application's first call). While recording,
+// the call's site is taken and the ledger sample `before` written first. True when it was
 // recorded (the caller then notes what else the call did).
 template <typename Fn, typename... A>
-bool forward(Api api, Fn real, Call& c, A... a) {
+bool forward_after(Api api, int before, Fn real, Call& c, A... a) {
   if (real == nullptr) {
     c.r = kNotFound;
     return false;
   }
   c.co = ++g_correlation;
+  if (active()) {
+    ledger_sample(before, c.co);
+    const gp::interpose::SiteKind kind = gp::interpose::site_kind(api);
+    if (kind != gp::interpose::SiteKind::kNone && g_hooks.site != nullptr) g_hooks.site(api_name(api), c.co, static_cast<int>(kind));
+  }
   c.start = now_ns();
   c.r = real(a...);
   if (!active()) return false;
@@ -74,9 +90,35 @@ bool forward(Api api, Fn real, Call& c, A... a) {
 }
 
 template <typename Fn, typename... A>
+bool forward(Api api, Fn real, Call& c, A... a) {
+  return forward_after(api, kNoSample, real, c, a...);
+}
+
+template <typename Fn, typename... A>
 Err timed(Api api, Fn real, A... a) {
   Call c;
   (void)forward(api, real, c, a...);
+  return c.r;
+}
+
+// A device allocation (cudaMalloc, cudaMallocAsync, cudaMallocFromPoolAsync, cudaMallocManaged,
+// cuMemAlloc): recorded always (the memory ledger's allocations before and in each capture), with
+// its size and address (a mem_op line). `memory_kind` 3: device, 5: managed.
+inline std::uint64_t address_of(const void* p) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)); }
+inline std::uint64_t address_of(unsigned long long p) { return p; }
+
+template <typename Fn, typename P, typename... A>
+Err allocation(Api api, int memory_kind, bool is_async, Fn real, P* ptr, std::size_t bytes, A... rest) {
+  Call c;
+  if (forward(api, real, c, ptr, bytes, rest...) && c.r == 0 && ptr != nullptr)
+    allocated(address_of(*ptr), bytes, c.co, memory_kind, is_async);
+  return c.r;
+}
+
+template <typename Fn, typename P, typename... A>
+Err release(Api api, bool is_async, Fn real, P ptr, A... rest) {
+  Call c;
+  if (forward(api, real, c, ptr, rest...) && c.r == 0) freed(address_of(ptr), c.co, is_async);
   return c.r;
 }
 
@@ -105,22 +147,25 @@ Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
 template <typename Fn, typename... A>
 Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
   Call c;
-  if (forward(api, real, c, exec, graph, rest...) && c.r == 0 && exec != nullptr && *exec != nullptr)
-    instantiated(*exec, graph, c.co);
+  if (!forward_after(api, kInstantiateBegin, real, c, exec, graph, rest...)) return c.r;
+  ledger_sample(kInstantiateEnd, c.co);
+  if (c.r == 0 && exec != nullptr && *exec != nullptr) instantiated(*exec, graph, c.co);
   return c.r;
 }
 
 template <typename Fn>
 Err upload(Api api, Fn real, Handle exec, Handle stream) {
   Call c;
-  if (forward(api, real, c, exec, stream)) uploaded(exec, c.co);
+  if (!forward_after(api, kUploadBegin, real, c, exec, stream)) return c.r;
+  ledger_sample(kUploadEnd, c.co);
+  uploaded(exec, c.co);
   return c.r;
 }
 
 template <typename Fn>
 Err begin_capture(Api api, Fn real, Handle stream, int mode) {
   Call c;
-  if (!forward(api, real, c, stream, mode)) return c.r;
+  if (!forward_after(api, kCaptureBegin, real, c, stream, mode)) return c.r;
   if (c.r == 0) ++t_capturing;
   capture_begun(stream, mode, c.co, c.r);
   return c.r;
@@ -131,6 +176,7 @@ Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
   Call c;
   if (!forward(api, real, c, stream, graph)) return c.r;
   if (t_capturing > 0) --t_capturing;
+  ledger_sample(kCaptureEnd, c.co);
   capture_ended(stream, c.r == 0 && graph != nullptr ? *graph : nullptr, c.co, c.r);
   return c.r;
 }

@@ -31,11 +31,15 @@ enum class Api : std::uint8_t {
   cudaStreamBeginCapture_ptsz, cudaStreamEndCapture, cudaStreamEndCapture_ptsz, cudaGraphExecUpdate,
   cudaGraphExecKernelNodeSetParams, cudaGraphExecNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
   cudaGraphExecMemsetNodeSetParams, cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+  cudaMemcpyAsync, cudaMemcpyAsync_ptsz, cudaMemcpy2DAsync, cudaMemcpy2DAsync_ptsz, cudaMemsetAsync, cudaMemsetAsync_ptsz,
+  cudaLaunchHostFunc, cudaLaunchHostFunc_ptsz, cudaMallocAsync, cudaMallocAsync_ptsz, cudaFreeAsync, cudaFreeAsync_ptsz,
+  cudaMallocFromPoolAsync, cudaMallocFromPoolAsync_ptsz, cudaMallocManaged,
   // driver API
   cuLaunchKernel, cuLaunchKernel_ptsz, cuLaunchKernelEx, cuLaunchKernelEx_ptsz, cuLaunchCooperativeKernel,
   cuLaunchCooperativeKernel_ptsz, cuGraphLaunch, cuGraphLaunch_ptsz, cuCtxSynchronize, cuStreamSynchronize,
   cuStreamSynchronize_ptsz, cuEventSynchronize, cuGraphInstantiateWithFlags, cuGraphInstantiateWithParams,
   cuGraphInstantiateWithParams_ptsz, cuGraphExecUpdate, cuGraphExecKernelNodeSetParams, cuGraphExecNodeSetParams,
+  cuMemAlloc, cuMemFree, cuMemCreate,
   kCount
 };
 
@@ -50,16 +54,90 @@ inline const char* api_name(Api a) {
       "cudaStreamBeginCapture", "cudaStreamBeginCapture_ptsz", "cudaStreamEndCapture", "cudaStreamEndCapture_ptsz",
       "cudaGraphExecUpdate", "cudaGraphExecKernelNodeSetParams", "cudaGraphExecNodeSetParams",
       "cudaGraphExecMemcpyNodeSetParams", "cudaGraphExecMemsetNodeSetParams", "cudaGraphExecHostNodeSetParams",
-      "cudaGraphExecChildGraphNodeSetParams", "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx",
+      "cudaGraphExecChildGraphNodeSetParams", "cudaMemcpyAsync", "cudaMemcpyAsync_ptsz", "cudaMemcpy2DAsync",
+      "cudaMemcpy2DAsync_ptsz", "cudaMemsetAsync", "cudaMemsetAsync_ptsz", "cudaLaunchHostFunc", "cudaLaunchHostFunc_ptsz",
+      "cudaMallocAsync", "cudaMallocAsync_ptsz", "cudaFreeAsync", "cudaFreeAsync_ptsz", "cudaMallocFromPoolAsync",
+      "cudaMallocFromPoolAsync_ptsz", "cudaMallocManaged", "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx",
       "cuLaunchKernelEx_ptsz", "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz", "cuGraphLaunch",
       "cuGraphLaunch_ptsz", "cuCtxSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", "cuEventSynchronize",
       "cuGraphInstantiateWithFlags", "cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams_ptsz",
-      "cuGraphExecUpdate", "cuGraphExecKernelNodeSetParams", "cuGraphExecNodeSetParams"};
+      "cuGraphExecUpdate", "cuGraphExecKernelNodeSetParams", "cuGraphExecNodeSetParams", "cuMemAlloc", "cuMemFree",
+      "cuMemCreate"};
   static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(Api::kCount), "one name per call");
   return kNames[static_cast<std::size_t>(a)];
 }
 
 inline bool is_driver(Api a) { return a >= Api::cuLaunchKernel; }
+
+// What the injection library takes at a call besides its record (call_site.hpp): nothing; an eager
+// call's site (launch, copy, memset, host function; sampled); a synchronising call's site (the
+// GIL never taken for it); an allocation's site (neither); a capture's or an instantiation's site.
+enum class SiteKind : int { kNone = 0, kEager = 1, kSync = 2, kAlloc = 3, kGraph = 4 };
+
+inline SiteKind site_kind(Api a) {
+  switch (a) {
+    case Api::cudaLaunchKernel: case Api::cudaLaunchKernel_ptsz: case Api::__cudaLaunchKernel:
+    case Api::__cudaLaunchKernel_ptsz: case Api::cudaLaunchKernelExC: case Api::cudaLaunchKernelExC_ptsz:
+    case Api::cudaLaunchCooperativeKernel: case Api::cudaLaunchCooperativeKernel_ptsz: case Api::cudaMemcpy:
+    case Api::cudaMemcpy2D: case Api::cudaMemset: case Api::cudaMemcpyAsync: case Api::cudaMemcpyAsync_ptsz:
+    case Api::cudaMemcpy2DAsync: case Api::cudaMemcpy2DAsync_ptsz: case Api::cudaMemsetAsync: case Api::cudaMemsetAsync_ptsz:
+    case Api::cudaLaunchHostFunc: case Api::cudaLaunchHostFunc_ptsz: case Api::cuLaunchKernel: case Api::cuLaunchKernel_ptsz:
+    case Api::cuLaunchKernelEx: case Api::cuLaunchKernelEx_ptsz: case Api::cuLaunchCooperativeKernel:
+    case Api::cuLaunchCooperativeKernel_ptsz:
+      return SiteKind::kEager;
+    case Api::cudaDeviceSynchronize: case Api::cudaStreamSynchronize: case Api::cudaStreamSynchronize_ptsz:
+    case Api::cudaEventSynchronize:
+      return SiteKind::kSync;
+    case Api::cudaMalloc: case Api::cudaMallocAsync: case Api::cudaMallocAsync_ptsz: case Api::cudaMallocFromPoolAsync:
+    case Api::cudaMallocFromPoolAsync_ptsz: case Api::cudaMallocManaged: case Api::cuMemAlloc: case Api::cuMemCreate:
+      return SiteKind::kAlloc;
+    case Api::cudaStreamBeginCapture: case Api::cudaStreamBeginCapture_ptsz: case Api::cudaGraphInstantiate:
+    case Api::cudaGraphInstantiateWithFlags: case Api::cudaGraphInstantiateWithParams:
+    case Api::cudaGraphInstantiateWithParams_ptsz: case Api::cuGraphInstantiateWithFlags:
+    case Api::cuGraphInstantiateWithParams: case Api::cuGraphInstantiateWithParams_ptsz:
+      return SiteKind::kGraph;
+    default:
+      return SiteKind::kNone;
+  }
+}
+
+// The ledger samples' kinds, as gp::inject::Sample numbers them (graphprof_inject.cpp checks).
+namespace ledger_at {
+enum : int { kNoSample = 0, kCaptureBegin = 1, kCaptureEnd = 2, kInstantiateBegin = 3, kInstantiateEnd = 4, kUploadBegin = 5, kUploadEnd = 6 };
+}  // namespace ledger_at
+
+// What the injection library does for the interposer (runtime_interpose.cpp calls these; the
+// injection hands them over in graphprof_interpose_begin). Plain C types only: the two libraries
+// share no CUDA header and do not link each other.
+struct Hooks {
+  // At a call's entry, before the real call: its site (SiteKind as int; `api` its recorded name).
+  void (*site)(const char* api, std::uint32_t correlation, int kind) = nullptr;
+  // A ledger sample (gp::inject::Sample as int) around call `correlation`.
+  void (*sample)(int at, std::uint32_t correlation) = nullptr;
+  // The memory nodes of a graph just instantiated (the mem_nodes line).
+  void (*memory_nodes)(void* graph, std::uint32_t graph_id, std::uint32_t exec_id) = nullptr;
+};
+
+// The memory ledger's allocation (op 1) or free (op 2), in the line CUPTI's MEMORY2 records are
+// written as (mk 3: device memory; pt, pa: the pool, 0 where not known).
+inline std::string memory_op_line(int op, int memory_kind, std::uint64_t bytes, std::uint64_t address, std::uint64_t ts,
+                                  std::uint32_t co, std::uint32_t stream, bool is_async, int pool_type, std::uint64_t pool_address) {
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "{\"t\":\"mem_op\",\"op\":%d,\"mk\":%d,\"b\":%llu,\"a\":%llu,\"ts\":%llu,\"co\":%u,\"st\":%u,\"async\":%u,\"pt\":%d,\"pa\":%llu}\n",
+                op, memory_kind, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(address),
+                static_cast<unsigned long long>(ts), co, stream, is_async ? 1u : 0u, pool_type,
+                static_cast<unsigned long long>(pool_address));
+  return b;
+}
+
+// cuMemCreate's physical allocation of `bytes` (the vmm line).
+inline std::string vmm_line(std::uint32_t co, std::uint64_t ts, std::uint64_t bytes) {
+  char b[128];
+  std::snprintf(b, sizeof b, "{\"t\":\"vmm\",\"co\":%u,\"ts\":%llu,\"b\":%llu}\n", co, static_cast<unsigned long long>(ts),
+                static_cast<unsigned long long>(bytes));
+  return b;
+}
 
 // One recorded call, kept in binary until the writer formats it.
 struct ApiCall {

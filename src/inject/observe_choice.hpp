@@ -11,7 +11,6 @@ namespace gp::inject {
 struct ObserveFacts {
   int level = 2;                 // GRAPHPROF_PROFILE_LEVEL (0: none, -1: clock, --overhead's plain runs)
   bool asked = false;            // GRAPHPROF_PROFILE_OBSERVE=interpose
-  bool call_sites = false;       // call sites are CUPTI callbacks: they need CUPTI
   bool interposer_loaded = false;  // its symbols are in the process (LD_PRELOAD)
   bool interposer_ready = false;   // it found the real runtime and the process's runtime calls resolve to it
   bool shared_runtime_caller = false;  // CUDA was initialised from the shared libcudart (not a static runtime)
@@ -26,7 +25,6 @@ inline ObserveChoice choose_observer(const ObserveFacts& f) {
   ObserveChoice c;
   if (!f.asked) return c;
   if (f.level != 0 && f.level != -1) c.why_not = "interposition observes --trace none and --overhead's plain runs only";
-  else if (f.call_sites) c.why_not = "call sites need CUPTI's callbacks";
   else if (!f.interposer_loaded) c.why_not = "the interposer library is not loaded in this process";
   else if (!f.interposer_ready)
     c.why_not = "the process calls no shared CUDA runtime (libcudart.so) that the interposer could take over: its runtime is "

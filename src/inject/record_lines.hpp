@@ -9,6 +9,7 @@
 
 #include "../trace/cupti_activity.hpp"
 #include "inject_output.hpp"
+#include "interpose_records.hpp"
 
 namespace gp::inject {
 
@@ -59,10 +60,8 @@ inline void append_line(std::string& s, const ca::GraphTrace& g) {
 
 // The memory ledger's allocations and frees.
 inline void append_line(std::string& s, const ca::Memory& m) {
-  appendf(s, "{\"t\":\"mem_op\",\"op\":%d,\"mk\":%d,\"b\":%llu,\"a\":%llu,\"ts\":%llu,\"co\":%u,\"st\":%u,\"async\":%u,\"pt\":%d,\"pa\":%llu}\n",
-          m.operation, m.memory_kind, static_cast<unsigned long long>(m.bytes), static_cast<unsigned long long>(m.address),
-          static_cast<unsigned long long>(m.timestamp), m.correlation, m.stream, m.is_async, m.pool_type,
-          static_cast<unsigned long long>(m.pool_address));
+  s += gp::interpose::memory_op_line(m.operation, m.memory_kind, m.bytes, m.address, m.timestamp, m.correlation, m.stream,
+                                     m.is_async != 0, m.pool_type, m.pool_address);
 }
 
 // A sink for cupti_activity::read that writes every kind the line format has (NVTX markers are

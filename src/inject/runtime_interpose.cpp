@@ -152,6 +152,11 @@ std::uint32_t read_dot_graph_id(const std::string& path) {
   return gp::interpose::dot_graph_id(head);
 }
 
+// Device allocations alive, by address: a free's size (CUPTI's release records carry it).
+std::mutex& g_alloc_mu = *new std::mutex;
+std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>>& g_allocations =
+    *new std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>>;  // address -> bytes, memory kind
+
 void on_fork_child() { g_active = false; }  // a fork() child must not write into its parent's records
 
 }  // namespace
@@ -190,6 +195,28 @@ void record(Api api, std::uint64_t start, std::uint64_t end, std::uint32_t co, E
   g_queue.push_back(std::move(full));
   g_queue_cv.notify_all();
 }
+
+void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async) {
+  {
+    std::lock_guard<std::mutex> lock(g_alloc_mu);
+    g_allocations[address] = {bytes, memory_kind};
+  }
+  write_now(gp::interpose::memory_op_line(1, memory_kind, bytes, address, now_ns(), co, 0, is_async, 0, 0), false);
+}
+
+void freed(std::uint64_t address, std::uint32_t co, bool is_async) {
+  std::pair<std::uint64_t, int> known{0, 0};
+  {
+    std::lock_guard<std::mutex> lock(g_alloc_mu);
+    auto it = g_allocations.find(address);
+    if (it == g_allocations.end()) return;  // not seen made (before recording began), or not device memory
+    known = it->second;
+    g_allocations.erase(it);
+  }
+  write_now(gp::interpose::memory_op_line(2, known.second, known.first, address, now_ns(), co, 0, is_async, 0, 0), false);
+}
+
+void physical_allocation(std::uint64_t bytes, std::uint32_t co) { write_now(gp::interpose::vmm_line(co, now_ns(), bytes), false); }
 
 void synchronised(std::uint64_t now) {
   std::lock_guard<std::mutex> lock(g_mu);
@@ -244,6 +271,7 @@ void instantiated(Handle exec, Handle graph, std::uint32_t co) {
     g_exec_ids[exec] = exec_id;
     g_book.instantiated(exec, exec_id);
   }
+  if (g_hooks.memory_nodes != nullptr) g_hooks.memory_nodes(graph, graph_id, exec_id);
   gp::inject::appendf(lines, "{\"t\":\"exec\",\"exec\":%u,\"graph\":%u,\"nodes\":%zu,\"edges\":%zu,\"co\":%u,\"ts\":%llu,\"dot\":",
                       exec_id, graph_id, nodes, edges, co, static_cast<unsigned long long>(now_ns()));
   gp::inject::append_json_string(lines, dot.c_str());
@@ -313,9 +341,10 @@ GP_EXPORT int graphprof_interpose_ready(void) {
   return 1;
 }
 
-// Starts recording: lines go to `write` (the injection's line file), dumps into `dir`. 0 when it
-// cannot (no writer thread).
-GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump_dot) {
+// Starts recording: lines go to `write` (the injection's line file), dumps into `dir`; `hooks`
+// (may be null) take the call sites and the ledger samples. 0 when it cannot (no writer thread).
+GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump_dot, const gp::interpose::Hooks* hooks) {
+  if (hooks != nullptr) g_hooks = *hooks;
   g_write = write;
   g_dir = dir != nullptr ? dir : ".";
   g_dot = dump_dot != 0;

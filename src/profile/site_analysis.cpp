@@ -356,18 +356,22 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       a.s.api = api;
       a.s.kind = kind_of_api(api);
     }
-    ++a.s.calls;
+    // A call whose site was taken at random (--site-sample) stands for `weight` calls.
+    const auto sampled = r.weight_of_call.find(co);
+    const std::size_t weight = sampled != r.weight_of_call.end() ? sampled->second : 1;
+    a.s.calls += weight;
+    ++a.s.taken;
     auto ar = in.api_by_correlation.find(co);
     if (ar != in.api_by_correlation.end()) {
       const ApiRecord& call = *ar->second;
-      a.s.host_ns += call.end_ns > call.start_ns ? static_cast<double>(call.end_ns - call.start_ns) : 0.0;
+      a.s.host_ns += static_cast<double>(weight) * (call.end_ns > call.start_ns ? static_cast<double>(call.end_ns - call.start_ns) : 0.0);
       a.first_ns = std::min(a.first_ns, call.start_ns);
-      if (sp.step.contains(call.start_ns)) ++a.s.calls_in_steps;
+      if (sp.step.contains(call.start_ns)) a.s.calls_in_steps += weight;
     }
     auto w = work.find(co);
     if (w != work.end()) {
-      a.s.gpu_ns += w->second.ns;
-      for (const auto& k : w->second.kernels) ++a.kernels[k];
+      a.s.gpu_ns += static_cast<double>(weight) * w->second.ns;
+      for (const auto& k : w->second.kernels) a.kernels[k] += weight;
     }
   }
   // Stacks with the same innermost application frame and kind are one site.
@@ -381,6 +385,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
     Acc& m = it->second;
     ++m.s.stacks;
     m.s.calls += a.s.calls;
+    m.s.taken += a.s.taken;
     m.s.calls_in_steps += a.s.calls_in_steps;
     m.s.gpu_ns += a.s.gpu_ns;
     m.s.host_ns += a.s.host_ns;

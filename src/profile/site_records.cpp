@@ -75,7 +75,12 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
       if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
       calls.push_back(static_cast<std::uint32_t>(c));
     }
-    for (std::uint32_t c : calls) out.site_of_call[c] = site;
+    const std::uint32_t weight = field<std::uint32_t>(j, "w", 1u);
+    if (weight == 0) throw std::out_of_range("w: a sampled call stands for at least itself");
+    for (std::uint32_t c : calls) {
+      out.site_of_call[c] = site;
+      if (weight != 1) out.weight_of_call[c] = weight;
+    }
   } else if (t == "ap") {
     const std::uint32_t site = field<std::uint32_t>(j, "s");
     const std::size_t shared = field<std::size_t>(j, "k");
@@ -128,7 +133,9 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.python_frames = p;
   } else if (t == "site_cost") {
     out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"), field<std::uint64_t>(j, "new"),
-                                   field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds")};
+                                   field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds"),
+                                   field<std::uint64_t>(j, "skipped", std::uint64_t{0}), field<std::uint32_t>(j, "first", 0u),
+                                   std::max(1u, field<std::uint32_t>(j, "every", 1u))};
   } else if (t == "step_range") {
     out.step_ranges.name = field<std::string>(j, "name");
   } else if (t == "nvtx") {

@@ -93,6 +93,7 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                      {"kind", e.kind},
                      {"api", e.api},
                      {"calls", e.calls},
+                     {"taken", e.taken},
                      {"calls_in_steps", e.calls_in_steps},
                      {"per_step", opt(e.per_step)},
                      {"gpu_ns", e.gpu_ns},
@@ -124,7 +125,8 @@ void add_sites_json(json& j, const ProcessProfile& p) {
   if (const auto& c = s.site_cost)
     j["call_site_cost"] = {{"calls", c->calls},         {"ns", c->ns},
                            {"new_sites", c->new_sites}, {"new_sites_ns", c->new_sites_ns},
-                           {"full_unwinds", c->full_unwinds}};
+                           {"full_unwinds", c->full_unwinds}, {"skipped", c->skipped},
+                           {"sample_first", c->first},   {"sample_every", c->every}};
   else
     j["call_site_cost"] = nullptr;
   j["source_line_notes"] = s.source_line_notes;

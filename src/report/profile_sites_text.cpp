@@ -93,7 +93,9 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   const json* sites = member(p, "eager_sites");
   if (sites == nullptr || sites->empty()) return;
   const json* step = member(p, "step");
-  out << "\n  eager work left, by call site (GPU time; ";
+  // Without GPU records (--trace none, the default) the sites are ranked by host time.
+  const bool gpu = p.value("trace_level", std::string("node")) != "none";
+  out << "\n  eager work left, by call site (" << (gpu ? "GPU time" : "host time; no GPU records at --trace none") << "; ";
   if (step != nullptr && step->value("from", std::string()) == "nvtx range")
     out << "a step = one NVTX range '" << one_line(step->value("range", std::string())) << "', "
         << step->value("steps", std::size_t{0}) << " steps)\n";
@@ -104,20 +106,38 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
     out << "a step = one launch of graph_" << step->value("graph", 0u) << ", " << step->value("steps", std::size_t{0}) << " steps)\n";
   else
     out << "no graph launched: no steps)\n";
-  TextTable rows({"#", "call site", "what", "calls", "per step", "GPU total", "host total", "kernels"});
+  std::vector<std::string> head = {"#", "call site", "what", "calls", "per step", "GPU total", "host total", "kernels"};
+  if (!gpu) head = {"#", "call site", "what", "calls", "per step", "host total"};
+  TextTable rows(head);
   std::string hints;
   std::size_t n = 0;
+  bool estimated = false;
   for (const auto& s : *sites) {
     if (++n > 15) break;
     const double per = num(s, "per_step");
-    rows.add({std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
-              std::to_string(s.value("calls", std::size_t{0})), std::isfinite(per) ? strf("%.1f", per) : "-",
-              ns_or_dash(s, "gpu_ns"), ns_or_dash(s, "host_ns"), clip_columns(kernels_text(s.value("kernels", json::array())), kKernelsColumns)});
+    const std::size_t calls = s.value("calls", std::size_t{0});
+    // A site whose calls were sampled (--site-sample): its counts and totals are estimates.
+    const bool sampled = s.contains("taken") && s.value("taken", calls) != calls;
+    estimated = estimated || sampled;
+    const std::string approx = sampled ? "~" : "";
+    std::vector<std::string> row = {std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
+                                    approx + std::to_string(calls), std::isfinite(per) ? approx + strf("%.1f", per) : "-"};
+    if (gpu) row.push_back(ns_or_dash(s, "gpu_ns"));
+    row.push_back(ns_or_dash(s, "host_ns"));
+    if (gpu) row.push_back(clip_columns(kernels_text(s.value("kernels", json::array())), kKernelsColumns));
+    rows.add(row);
     const std::string hint = s.value("hint", std::string());
     if (!hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(hint) + "\n";
   }
   out << rows.str() << hints;
   if (sites->size() > 15) out << "  ... " << sites->size() - 15 << " more call sites in the report\n";
+  if (estimated) {
+    const json* cost = member(p, "call_site_cost");
+    const std::uint32_t first = cost != nullptr ? cost->value("sample_first", 0u) : 0u;
+    const std::uint32_t every = cost != nullptr ? cost->value("sample_every", 1u) : 1u;
+    out << "  ~ estimated: after the first " << first << " calls of each thread, 1 call in " << every
+        << " at random had its site taken and stands for " << every << " (--site-sample all: every call)\n";
+  }
 }
 
 void step_text(std::ostringstream& out, const json& p) {

@@ -124,28 +124,34 @@ add_test(NAME cli.profile_step_range_nvtx_injection_replaced
                  -- $<TARGET_FILE:graphprof> profile --step-range decode --out ${CMAKE_CURRENT_BINARY_DIR}/profile_step_nvtx -- true)
 set_tests_properties(cli.profile_step_range_control_character cli.profile_step_range_environment
                      cli.profile_step_range_nvtx_injection_replaced PROPERTIES LABELS cpu)
-# --observe interpose: --trace none only, without call sites; it preloads the interposer after the
-# CUPTI watch library and names it in the application's environment.
+# --observe interpose: --trace none only (with call sites, sampled); it preloads the interposer
+# after the CUPTI watch library and names it in the application's environment.
 add_test(NAME cli.profile_observe_needs_trace_none
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose: only with --trace none"
-                 -- $<TARGET_FILE:graphprof> profile --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node -- true)
-add_test(NAME cli.profile_observe_without_call_sites
+                 -- $<TARGET_FILE:graphprof> profile --trace node --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node -- true)
+add_test(NAME cli.profile_observe_with_call_sites
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--observe interpose: call sites need CUPTI"
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "observe=interpose sites=1 sample=256,16" --stdout
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --call-sites on
-                    --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_sites -- true)
+                    --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_sites
+                 -- sh -c "echo observe=$GRAPHPROF_PROFILE_OBSERVE sites=$GRAPHPROF_PROFILE_SITES sample=$GRAPHPROF_PROFILE_SITE_SAMPLE")
+add_test(NAME cli.profile_site_sample_checked
+         COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 2 "--site-sample 16: expected 'all' or K,M"
+                 -- $<TARGET_FILE:graphprof> profile --site-sample 16 --out ${CMAKE_CURRENT_BINARY_DIR}/profile_site_sample_bad -- true)
 add_test(NAME cli.profile_observe_preloads_the_interposer
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_cupti_watch.so [^ ]*libgraphprof_interpose.so observe=interpose" --stdout
                  -- $<TARGET_FILE:graphprof> profile --trace none --observe interpose --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_env
                  -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
-# --trace none interposes by default (--observe auto); --observe cupti and the CUPTI levels do not.
+# The default (--trace none) interposes (--observe auto) with call sites on; --observe cupti and
+# the CUPTI levels do not interpose.
 add_test(NAME cli.profile_trace_none_interposes_by_default
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
-                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_interpose.so observe=interpose sites=0" --stdout
-                 -- $<TARGET_FILE:graphprof> profile --trace none --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_auto
-                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE sites=$GRAPHPROF_PROFILE_SITES")
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "libgraphprof_interpose.so observe=interpose level=none sites=1" --stdout
+                 -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_auto
+                 -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE level=$GRAPHPROF_PROFILE_LEVEL sites=$GRAPHPROF_PROFILE_SITES")
 add_test(NAME cli.profile_observe_cupti_does_not_interpose
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "^[^ ]*libgraphprof_cupti_watch.so observe=$" --stdout
@@ -154,8 +160,8 @@ add_test(NAME cli.profile_observe_cupti_does_not_interpose
 add_test(NAME cli.profile_node_level_does_not_interpose
          COMMAND ${CMAKE_COMMAND} -E env GRAPHPROF_PROFILE_NO_GPU_CHECK=1
                  ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh 0 "^[^ ]*libgraphprof_cupti_watch.so observe=$" --stdout
-                 -- $<TARGET_FILE:graphprof> profile --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node_default
+                 -- $<TARGET_FILE:graphprof> profile --trace node --out ${CMAKE_CURRENT_BINARY_DIR}/profile_observe_node_level
                  -- sh -c "echo $LD_PRELOAD observe=$GRAPHPROF_PROFILE_OBSERVE")
-set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_without_call_sites
+set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_with_call_sites cli.profile_site_sample_checked
                      cli.profile_observe_preloads_the_interposer cli.profile_trace_none_interposes_by_default
                      cli.profile_observe_cupti_does_not_interpose cli.profile_node_level_does_not_interpose PROPERTIES LABELS cpu)

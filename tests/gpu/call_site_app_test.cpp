@@ -30,7 +30,7 @@ struct Profiled {
 Profiled profile(const std::string& name, const std::string& extra, const std::string& app_args = "") {
   Profiled p;
   p.out = fresh_dir(name);
-  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + p.out.string() + " " + extra + " -- " +
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + p.out.string() + " " + extra + " -- " +
                           GRAPHPROF_CALL_SITE_APP + " --steps " + std::to_string(kSteps) + " " + app_args + " > " +
                           (p.out / "console.txt").string() + " 2>&1";
   const int rc = shell(cmd);

@@ -83,6 +83,57 @@ TEST(Interpose, BrokenCaptureIsSeenAsByCupti) {
   expect_same_counts("bad-capture", 40);
 }
 
+// The default (--trace none, interposed) takes the call sites and the ledgers as CUPTI's
+// callbacks do: the same capture site per graph, the same eager sites with the same counts (every
+// call's site taken), the same bytes allocated before and in each capture.
+json sites_and_ledgers(const json& proc) {
+  json s;
+  for (const auto& e : proc["eager_sites"])
+    s["eager"][e["site"]["where"].get<std::string>() + " / " + e["kind"].get<std::string>()] = e["calls"];
+  for (const auto& g : proc["graphs"]) {
+    s["capture_sites"].push_back(g["capture_site"].is_object() ? g["capture_site"]["where"] : json());
+    s["capture_alloc_bytes"].push_back(g["memory"]["capture_alloc_bytes"]);
+    s["before_capture_alloc_bytes"].push_back(g["memory"]["before_capture_alloc_bytes"]);
+    s["memory_node_bytes"].push_back(g["memory"]["memory_node_bytes"]);
+  }
+  return s;
+}
+
+TEST(Interpose, CallSitesAndLedgersMatchCupti) {
+  const std::string args = "--steps 200 --variant as-is";
+  const Profiled cupti = profile("sites-cupti", GRAPHPROF_SERVING_APP_SHARED, "--observe cupti --site-sample all", args);
+  const Profiled interposed = profile("sites-interposed", GRAPHPROF_SERVING_APP_SHARED, "--site-sample all", args);
+  const json& c = cupti.process();
+  const json& i = interposed.process();
+  ASSERT_EQ(i["observed_by"], "interpose") << console(interposed.out);
+  ASSERT_TRUE(i["call_sites_recorded"].get<bool>()) << console(interposed.out);
+  const json a = sites_and_ledgers(i), b = sites_and_ledgers(c);
+  EXPECT_FALSE(a["eager"].empty()) << console(interposed.out);
+  EXPECT_FALSE(a["capture_sites"][0].is_null()) << console(interposed.out);
+  EXPECT_EQ(a, b) << "interposed:\n" << a.dump(1) << "\nCUPTI:\n" << b.dump(1);
+}
+
+// The default samples the eager calls' sites after the first ones of each thread: the per-site
+// counts are estimates (taken < calls), and the console says so.
+TEST(Interpose, TheDefaultSamplesEagerSites) {
+  const Profiled p = profile("sites-sampled", GRAPHPROF_SERVING_APP_SHARED, "--verbose", "--steps 2000 --variant as-is");
+  const json& proc = p.process();
+  ASSERT_EQ(proc["observed_by"], "interpose") << console(p.out);
+  std::size_t calls = 0, taken = 0;
+  for (const auto& e : proc["eager_sites"]) {
+    if (e["kind"] != "kernel launch") continue;
+    calls += e["calls"].get<std::size_t>();
+    taken += e["taken"].get<std::size_t>();
+  }
+  EXPECT_LT(taken, calls) << console(p.out);
+  EXPECT_GT(taken, 0u);
+  // Each sampled launch stands for 16: the estimate is near the exact count (its spread here is
+  // about 10 %; 35 % is more than three times that).
+  const double eager = proc["coverage"]["eager_launches"].get<double>();
+  EXPECT_NEAR(static_cast<double>(calls), eager, 0.35 * eager) << console(p.out);
+  EXPECT_NE(console(p.out).find("~ estimated"), std::string::npos) << console(p.out);
+}
+
 TEST(Interpose, StaticRuntimeKeepsCuptiAndSaysWhy) {
   const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "", "--steps 40");
   const json& proc = p.process();

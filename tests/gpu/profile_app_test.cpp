@@ -33,7 +33,7 @@ constexpr int kLaunches = 50;
 constexpr int kEager = 20;
 
 std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
-  return kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
+  return kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
          app_args + " > " + (out / "console.txt").string() + " 2>&1";
 }
 
@@ -147,7 +147,7 @@ TEST(ProfileApp, BrokenCaptureAndFailingExitAreReported) {
 // and the profile is complete: the injection keeps CUPTI to the end.
 TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
   const fs::path out = fresh_dir("cupti-app");
-  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_BINARY +
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " -- " + GRAPHPROF_BINARY +
                           " run --workload chain --mode capture --param kernels=10 --trace node --budget 0.05 --min-time 0.01"
                           " --json " + (out / "inner.json").string() + " > " + (out / "console.txt").string() + " 2>&1";
   ASSERT_EQ(shell(cmd), 0) << console(out);
@@ -184,7 +184,7 @@ TEST(ProfileApp, AnApplicationThatUsesCuptiItselfStillRunsAndIsProfiled) {
 void profile_cupti_app(const std::string& name, const std::string& arg, const std::string& cupti_at_end,
                        const std::string& phrase, fs::path& out, std::string& text) {
   out = fresh_dir(name);
-  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
                           " " + arg + " > " + (out / "console.txt").string() + " 2>&1";
   ASSERT_EQ(shell(cmd), 0) << console(out);
   text = console(out);
@@ -295,7 +295,7 @@ TEST(ProfileApp, NodeSamplingWithTheKernelActivitySwitchedKeepsTheCountsAndTheTr
 // not attach (seen by the preloaded libgraphprof_cupti_watch.so).
 TEST(ProfileApp, AnApplicationWhoseOwnProfilerCannotAttachIsSaidSo) {
   const fs::path out = fresh_dir("cupti-refused");
-  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
+  const std::string cmd = kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " -- " + GRAPHPROF_CUPTI_ACTIVITY_APP +
                           " subscribe > " + (out / "console.txt").string() + " 2>&1";
   ASSERT_EQ(shell(cmd), 0) << console(out);
   const std::string text = console(out);
@@ -314,7 +314,7 @@ TEST(ProfileApp, AnApplicationWhoseOwnProfilerCannotAttachIsSaidSo) {
 
 TEST(ProfileApp, SigtermReachesTheApplicationAndTheReportIsWritten) {
   const fs::path out = fresh_dir("sigterm");
-  std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,
+  std::vector<std::string> args{GRAPHPROF_BINARY, "profile", "--trace", "node", "--out", out.string(), "--", GRAPHPROF_GRAPH_APP,
                                 "--launches", "20", "--sleep-ms", "30000"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -356,7 +356,7 @@ TEST(ProfileApp, TwoRanksOnOneGpuGetACrossRankView) {
   const std::string app = GRAPHPROF_RANK_APP;
   const std::string launcher = "bash -c 'RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 " + app + " --launches 20 --iters 64 && RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 " +
                                app + " --launches 20 --iters 128 --extra'";
-  ASSERT_EQ(shell(kTimeout + GRAPHPROF_BINARY + " profile --out " + out.string() + " -- " + launcher + " > " +
+  ASSERT_EQ(shell(kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " -- " + launcher + " > " +
                   (out / "console.txt").string() + " 2>&1"),
             0)
       << console(out);

@@ -2,6 +2,7 @@
 // tests/unit/interpose_capture_test.cpp: a capture that the driver would invalidate when its stream
 // is asked for its id, as on the H200 (cudaStreamGetId on a capturing stream returns
 // cudaErrorStreamCaptureUnsupported and invalidates the capture; evidence/interpose/capture-safety.txt).
+// It also allocates (from one static arena) and copies (nothing), for the hooks test there.
 // Only the functions the test calls through the interposer, with the very types the interposer
 // calls them through (src/inject/interpose_core.hpp: UBSan's function check compares them by name).
 #include <cstddef>
@@ -33,6 +34,14 @@ __attribute__((visibility("default"))) int cudaStreamGetId(void*, unsigned long 
 __attribute__((visibility("default"))) int cudaLaunchKernel(const void*, Dim3, Dim3, void**, std::size_t, void*) {
   return g_capturing && g_invalidated ? kInvalidated : 0;
 }
+__attribute__((visibility("default"))) int cudaMalloc(void** p, std::size_t n) {
+  static unsigned char arena[1 << 16];
+  if (n > sizeof arena) return 2;  // cudaErrorMemoryAllocation
+  *p = arena;
+  return 0;
+}
+__attribute__((visibility("default"))) int cudaFree(void*) { return 0; }
+__attribute__((visibility("default"))) int cudaMemcpyAsync(void*, const void*, std::size_t, int, void*) { return 0; }
 __attribute__((visibility("default"))) int cudaStreamEndCapture(void*, void** graph) {
   g_capturing = false;
   *graph = g_invalidated ? nullptr : &g_graph;

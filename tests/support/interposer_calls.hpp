@@ -13,11 +13,15 @@ struct Dim3 {  // the same as src/inject/interpose_core.hpp's
 };
 }  // namespace gp::interposer
 
+namespace gp::interpose {
+struct Hooks;  // src/inject/interpose_records.hpp's (the tests pass none)
+}  // namespace gp::interpose
+
 namespace gp::interposer_test {
 
 using LaunchFn = int (*)(const void*, gp::interposer::Dim3, gp::interposer::Dim3, void**, std::size_t, void*);
 using WriteFn = int (*)(const char*, std::size_t, int);
-using BeginFn = int (*)(WriteFn, const char* dir, int dump_dot);  // graphprof_interpose_begin
+using BeginFn = int (*)(WriteFn, const char* dir, int dump_dot, const gp::interpose::Hooks* hooks);  // graphprof_interpose_begin
 using EndFn = void (*)(int may_wait);                             // graphprof_interpose_end
 
 // The lines the interposer wrote (collect is its WriteFn).

@@ -6,8 +6,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "../../src/inject/interpose_records.hpp"
 #include "../support/interposer_calls.hpp"
 
 namespace {
@@ -32,7 +35,7 @@ TEST(InterposeCapture, ACaptureStaysValidAndItsLinesHaveTheStreamId) {
   auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
   ASSERT_TRUE(begin && end && capture && end_capture && launch);
   ASSERT_NE(reinterpret_cast<void*>(capture), dlsym(cudart, "cudaStreamBeginCapture")) << "the interposer's own";
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0), 1);
+  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
 
   int stream = 0;  // any handle: the stand-in has one stream
   const Dim3 one{1, 1, 1};
@@ -49,6 +52,70 @@ TEST(InterposeCapture, ACaptureStaysValidAndItsLinesHaveTheStreamId) {
   EXPECT_NE(g_lines.find("{\"t\":\"capture_end\",\"stream\":42,"), std::string::npos) << "a graph never instantiated ends at exit\n"
                                                                                        << g_lines;
   EXPECT_EQ(g_lines.find("\"stream\":0,"), std::string::npos) << "no stream id read during the capture\n" << g_lines;
+}
+
+// What the interposer asked of the injection library, in order: "site API KIND" and "sample AT".
+std::vector<std::string>& asked() {
+  static std::vector<std::string> v;
+  return v;
+}
+void on_site(const char* api, std::uint32_t, int kind) { asked().push_back(std::string("site ") + api + " " + std::to_string(kind)); }
+void on_sample(int at, std::uint32_t) { asked().push_back("sample " + std::to_string(at)); }
+
+// The interposer hands each call's site and the ledger's samples to the injection library (the
+// hooks), and writes each device allocation and its free as mem_op lines with the size.
+TEST(InterposeCapture, TheHooksGetTheSitesAndSamplesAndAllocationsAreRecorded) {
+  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
+  ASSERT_NE(cudart, nullptr) << dlerror();
+  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
+  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
+  auto capture = reinterpret_cast<CaptureBeginFn>(dlsym(lib, "cudaStreamBeginCapture"));
+  auto end_capture = reinterpret_cast<CaptureEndFn>(dlsym(lib, "cudaStreamEndCapture"));
+  auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
+  auto malloc_fn = reinterpret_cast<int (*)(void**, std::size_t)>(dlsym(lib, "cudaMalloc"));
+  auto free_fn = reinterpret_cast<int (*)(void*)>(dlsym(lib, "cudaFree"));
+  auto copy = reinterpret_cast<int (*)(void*, const void*, std::size_t, int, void*)>(dlsym(lib, "cudaMemcpyAsync"));
+  ASSERT_TRUE(begin && end && capture && end_capture && launch && malloc_fn && free_fn && copy);
+  gp::interpose::Hooks hooks;
+  hooks.site = on_site;
+  hooks.sample = on_sample;
+  g_lines.clear();
+  asked().clear();
+  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, &hooks), 1);
+
+  int stream = 0;
+  const Dim3 one{1, 1, 1};
+  void* p = nullptr;
+  ASSERT_EQ(malloc_fn(&p, 4096), 0);
+  EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, &stream), 0);
+  EXPECT_EQ(copy(p, p, 16, 3, &stream), 0);
+  ASSERT_EQ(capture(&stream, 1), 0);
+  EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, &stream), 0);
+  void* graph = nullptr;
+  EXPECT_EQ(end_capture(&stream, &graph), 0);
+  EXPECT_EQ(free_fn(p), 0);
+  end(1);
+
+  using gp::interpose::SiteKind;
+  auto site = [](const char* api, SiteKind k) { return std::string("site ") + api + " " + std::to_string(static_cast<int>(k)); };
+  auto sample = [](int at) { return "sample " + std::to_string(at); };
+  namespace at = gp::interpose::ledger_at;
+  const std::vector<std::string> expected = {site("cudaMalloc", SiteKind::kAlloc),
+                                             site("cudaLaunchKernel", SiteKind::kEager),
+                                             site("cudaMemcpyAsync", SiteKind::kEager),
+                                             sample(at::kCaptureBegin),
+                                             site("cudaStreamBeginCapture", SiteKind::kGraph),
+                                             site("cudaLaunchKernel", SiteKind::kEager),
+                                             sample(at::kCaptureEnd)};
+  EXPECT_EQ(asked(), expected);
+  const std::string address = std::to_string(reinterpret_cast<std::uintptr_t>(p));
+  EXPECT_NE(g_lines.find("{\"t\":\"mem_op\",\"op\":1,\"mk\":3,\"b\":4096,\"a\":" + address + ","), std::string::npos) << g_lines;
+  EXPECT_NE(g_lines.find("{\"t\":\"mem_op\",\"op\":2,\"mk\":3,\"b\":4096,\"a\":" + address + ","), std::string::npos)
+      << "the free carries the allocation's size\n"
+      << g_lines;
+  EXPECT_NE(g_lines.find("\"n\":\"cudaMemcpyAsync\""), std::string::npos) << "asynchronous copies are recorded\n" << g_lines;
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(InterposeLibrary, ForwardsToTheRealRuntimeAndRecordsTheCalls) {
   ASSERT_NE(expected, 0) << "without a driver the runtime refuses";
 
   EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, nullptr), expected) << "not recorded yet, but forwarded";
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0), 1);
+  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
   EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, nullptr), expected);
   int fake_exec = 0;
   const int graph_result = graph_launch(&fake_exec, nullptr);

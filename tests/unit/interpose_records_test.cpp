@@ -42,7 +42,6 @@ TEST(ObserveChoice, InterposesOnlyWhenAskedAtTraceNoneAndTheSharedRuntimeIsSeen)
   };
   const Case cases[] = {
       {"graph level", with([](auto& g) { g.level = 1; }), "--trace none and --overhead's plain runs only"},
-      {"call sites", with([](auto& g) { g.call_sites = true; }), "call sites"},
       {"not preloaded", with([](auto& g) { g.interposer_loaded = false; }), "not loaded"},
       {"no shared runtime", with([](auto& g) { g.interposer_ready = false; }), "libcudart.so"},
       {"static runtime", with([](auto& g) { g.shared_runtime_caller = false; }), "statically linked"},

@@ -13,6 +13,8 @@
 
 #include "graphprof/profile/profile.hpp"
 #include "../../src/profile/site_analysis.hpp"
+#include "../../src/profile/site_report.hpp"
+#include "graphprof/core/site_sampling.hpp"
 #include "../../src/report/profile_sites_text.hpp"
 
 namespace gp {
@@ -497,6 +499,67 @@ TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
   EXPECT_EQ(summarize_site(s).where, "at::detail::empty_cuda in libtorch_cuda.so");
   s.api = "cudaLaunchKernel";  // other calls keep their innermost frame
   EXPECT_EQ(summarize_site(s).where, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc in libc10_cuda.so");
+}
+
+// --site-sample: a call whose site was taken at random stands for `w` calls. The call-site app's
+// records with every other call of each site kept and marked as standing for two: the counts are
+// estimated from the taken calls (exact in expectation), the console marks them with ~ and says how.
+TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
+  std::ifstream in(only_records("call_site_app"));
+  std::ostringstream sampled;
+  std::size_t kept = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("{\"t\":\"sc\",", 0) != 0) {
+      sampled << line << "\n";
+      continue;
+    }
+    const nlohmann::json j = nlohmann::json::parse(line);
+    nlohmann::json half = nlohmann::json::array();
+    const auto& co = j.at("co");
+    for (std::size_t i = 0; i < co.size(); i += 2) half.push_back(co[i]);
+    kept += half.size();
+    sampled << nlohmann::json{{"t", "sc"}, {"s", j.at("s")}, {"w", 2}, {"co", half}}.dump() << "\n";
+  }
+  ASSERT_GT(kept, 0u);
+  std::istringstream records(sampled.str());
+  const ProcessProfile p = analyze_process(parse_process_records(records, "sampled"));
+  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  ASSERT_NE(scale, nullptr);
+  EXPECT_LT(scale->taken, 80u);
+  EXPECT_EQ(scale->calls, 2 * scale->taken);
+  EXPECT_NEAR(static_cast<double>(scale->calls), 80.0, 2.0);
+  ASSERT_EQ(scale->kernels.size(), 1u);
+  EXPECT_EQ(scale->kernels[0].count, scale->calls) << "kernels are counted with the weight too";
+  const EagerSite* exact = eager(call_site_app(), "eager_scale " + kApp);
+  ASSERT_NE(exact, nullptr);
+  EXPECT_EQ(exact->taken, exact->calls) << "records without w: every call stands for itself";
+
+  std::ostringstream text;
+  nlohmann::json report;
+  add_sites_json(report, p);  // the process's report members the console reads
+  report["trace_level"] = "node";
+  report["call_site_cost"] = {{"sample_first", 256}, {"sample_every", 2}};
+  eager_sites_text(text, report);
+  EXPECT_NE(text.str().find("~" + std::to_string(scale->calls)), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("1 call in 2 at random"), std::string::npos) << text.str();
+
+  std::istringstream zero("{\"t\":\"sc\",\"s\":0,\"w\":0,\"co\":[5]}\n");
+  EXPECT_EQ(parse_process_records(zero, "hand-made").malformed_lines, 1u) << "a call stands for at least itself";
+}
+
+TEST(SiteSampling, ParsesItsRule) {
+  SiteSampling r;
+  ASSERT_TRUE(SiteSampling::parse("256,16", r));
+  EXPECT_FALSE(r.all);
+  EXPECT_EQ(r.first, 256u);
+  EXPECT_EQ(r.every, 16u);
+  EXPECT_EQ(r.text(), "256,16");
+  ASSERT_TRUE(SiteSampling::parse("all", r));
+  EXPECT_TRUE(r.all);
+  ASSERT_TRUE(SiteSampling::parse("0,1", r));
+  EXPECT_TRUE(r.all) << "1 in 1 is every call";
+  for (const char* bad : {"", "16", ",16", "16,", "1,0", "-1,4", "1,-4", "a,b", "1,2,3", "1,99999999", "all,1"})
+    EXPECT_FALSE(SiteSampling::parse(bad, r)) << bad;
 }
 
 }  // namespace

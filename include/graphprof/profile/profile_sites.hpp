@@ -101,6 +101,10 @@ struct SiteCostRecord {
   std::uint64_t new_sites = 0;     // calls that met a new site (named once: ELF symbols read per module)
   std::uint64_t new_sites_ns = 0;  // time spent on those, in all
   std::uint64_t full_unwinds = 0;  // native stacks unwound fully (the rest read with learned frame sizes)
+  // --site-sample: eager calls whose stack was not taken, and the rule (every == 1: all were taken;
+  // older records: 0, 0, 1)
+  std::uint64_t skipped = 0;
+  std::uint32_t first = 0, every = 1;
 };
 
 // `profile --step-range NAME`: the NVTX ranges named NAME (step_range, nvtx, nvtx_end lines).
@@ -124,6 +128,9 @@ struct AllocationPythonRecord {
 struct SiteRecords {
   std::vector<CallSiteRecord> sites;
   std::unordered_map<std::uint32_t, std::uint32_t> site_of_call;  // correlation id -> site id
+  // --site-sample: calls whose site was taken at random, and how many calls each stands for
+  // (absent: 1, the call itself)
+  std::unordered_map<std::uint32_t, std::uint32_t> weight_of_call;
   std::unordered_map<std::uint32_t, AllocationPythonRecord> python_of_allocation;  // allocation correlation id -> `ap`
   std::vector<MemorySample> memory_samples;
   std::vector<MemoryNodesRecord> memory_nodes;
@@ -179,8 +186,9 @@ struct EagerSite {
   std::size_t stacks = 1;
   std::string kind;  // "kernel launch", "copy", "memset", "sync", "host function"
   std::string api;   // the API called there (first seen)
-  std::size_t calls = 0;
+  std::size_t calls = 0;                 // with --site-sample: estimated (each taken call stands for M)
   std::size_t calls_in_steps = 0;        // between the first and the last step
+  std::size_t taken = 0;                 // calls whose stack was taken (calls, when every call was)
   std::optional<double> per_step;        // calls_in_steps / steps
   double gpu_ns = 0;                     // its kernels', copies' or memsets' GPU time
   double host_ns = 0;                    // host time of its calls (what a sync waits)

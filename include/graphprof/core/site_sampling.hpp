@@ -1,0 +1,41 @@
+// Which eager calls `graphprof profile` takes the call site of (`--site-sample`, docs/profile.md
+// "Call sites"). Taking a stack costs about a microsecond or two a call (more under Python), so
+// after the first K eager launches, copies, memsets and synchronising calls of each thread only
+// 1 in M is taken, at random (a geometric gap of mean M after each taken call, so that no loop
+// period lines up with it), and each taken one stands for M calls: per-site call counts and times
+// are then estimates, whose expected value is the exact figure. Captures, instantiations and
+// allocations are always taken. Host-only: the injection library and the command line share it,
+// and the CPU tests check it.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace gp {
+
+struct SiteSampling {
+  bool all = false;
+  std::uint32_t first = 256, every = 16;
+
+  // "all" or "K,M" (K >= 0, M >= 1; M = 1 is every call). False for anything else.
+  static bool parse(const std::string& text, SiteSampling& out) {
+    if (text == "all") {
+      out = SiteSampling{true, 0, 1};
+      return true;
+    }
+    const std::size_t comma = text.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 >= text.size()) return false;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (i != comma && (text[i] < '0' || text[i] > '9')) return false;
+    if (comma > 9 || text.size() - comma - 1 > 7) return false;
+    const unsigned long k = std::strtoul(text.substr(0, comma).c_str(), nullptr, 10);
+    const unsigned long m = std::strtoul(text.substr(comma + 1).c_str(), nullptr, 10);
+    if (m == 0) return false;
+    out = SiteSampling{m == 1, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(m)};
+    return true;
+  }
+
+  std::string text() const { return all ? "all" : std::to_string(first) + "," + std::to_string(every); }
+};
+
+}  // namespace gp
