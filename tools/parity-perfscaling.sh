@@ -13,7 +13,8 @@
 # per shape, as the sample does; the default), `isolate` (`graphprof sweep --isolate-modes`: a
 # fresh process per shape and mode), `sweep` (every shape and mode in one `graphprof sweep`
 # process); `both` = shapes,sweep. PARITY_BUDGET (default 0.3) is graphprof's --budget,
-# PARITY_GP_ARGS more graphprof options (e.g. `--min-time 0.02`). The sample prints each trial
+# PARITY_GP_ARGS more graphprof options (e.g. `--min-time 0.02`); PARITY_SAMPLE_BIN a sample
+# binary built before from SAMPLE.cu (skips the build). The sample prints each trial
 # (OUTFMT 2): the tables show the trials, since the H200 replays chains at one of two speeds and a
 # process can switch during its run; graphprof's sections.device_probe says which speed each shape
 # ran at. Writes $OUT/parity.md (per way of running graphprof, the wide capture table: every
@@ -60,8 +61,14 @@ export PATH=$PATH:/usr/local/cuda/bin
 
 step() { echo "[$(( SECONDS ))s] $*" | tee -a "$work/steps.txt" >&2; }
 
-step "building the sample ($arch) from $src (sha256 $(sha256sum "$src" | cut -c1-16))"
-nvcc -O2 -std=c++17 -arch="$arch" -o "$work/perfscaling" "$src"
+if [ -n "${PARITY_SAMPLE_BIN:-}" ]; then
+  # A sample built earlier from the same source (PARITY_SAMPLE_BIN=path), to save the build.
+  step "using the sample built at $PARITY_SAMPLE_BIN (source sha256 $(sha256sum "$src" | cut -c1-16))"
+  cp "$PARITY_SAMPLE_BIN" "$work/perfscaling"
+else
+  step "building the sample ($arch) from $src (sha256 $(sha256sum "$src" | cut -c1-16))"
+  nvcc -O2 -std=c++17 -arch="$arch" -o "$work/perfscaling" "$src"
+fi
 
 step "running the sample"
 header=length,width,pattern,capture,instantiation,first_launch_api,first_launch_total,repeat_launch_api,repeat_launch_total,first_launch_device,first_timeout,repeat_launch_device,repeat_timeout,upload_api_time,upload_device_time,upload_timeout
@@ -188,15 +195,15 @@ def table(title, report):
     lines = [f"### {title}", "",
              f"GPU: {env.get('name', '?')}, driver {env.get('driver_version', '?')}, runtime {env.get('runtime_version', '?')}; "
              f"graphprof {report.get('tool', {}).get('git_revision', '?')}. Times in µs unless marked; ratio = graphprof / sample.", "",
-             "| length × width | entry | nodes | device per node: sample (mean of trials) | sample trials (min–max) | graphprof | ratio (to the trials' median) | graphprof device probe before/after, ns/kernel | repeat launch, host (after sync): sample (2nd launch of a new exec) | graphprof (warm exec, median) | ratio | graphprof back to back | instantiate: sample | graphprof | ratio | upload: sample (API only) | graphprof (+sync) | first launch: sample (incl. upload, +sync) | graphprof upload + first launch | ratio | sample latch timeouts |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| length × width | entry | nodes | device per node: sample (mean of trials) | sample trials (min–max) | graphprof | ratio (to the trials' median) | graphprof device probe before/after, ns/kernel | repeat launch, host (after sync): sample (2nd launch of a new exec) | graphprof (warm exec, median) | ratio | graphprof back to back | instantiate: sample (after its warm-up trial) | graphprof (repeated) | ratio | graphprof first | ratio | upload: sample (API only) | graphprof (API only) | ratio | graphprof (+sync) | first launch: sample (incl. upload, +sync) | graphprof upload + first launch | ratio | sample latch timeouts |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     slow_rows = 0
     for key in sorted(set(sample) | set(gp)):
         length, width, pattern = key
         s, r = sample.get(key), gp.get(key)
         nodes = length * width + pattern
         if r is not None and r.get("status") != "ok":
-            lines.append(f"| {length} × {width} | {pattern} | {nodes} | graphprof {r.get('status')}: {r.get('reason', '')} |" + " |" * 17)
+            lines.append(f"| {length} × {width} | {pattern} | {nodes} | graphprof {r.get('status')}: {r.get('reason', '')} |" + " |" * 21)
             continue
         s_node = s["repeat_launch_device"] / nodes if s else None
         t = [v / nodes for v in trials.get(key, [])]
@@ -214,8 +221,10 @@ def table(title, report):
         g_b2b = med(r, "launch_cpu_per_call") if r else None
         s_inst = s["instantiation"] if s else None
         g_inst = med(r, "instantiate_time") if r else None
+        g_inst_first = med(r, "instantiate_time_first") if r else None
         s_up = s["upload_api_time"] if s else None
         g_up = med(r, "upload_time") if r else None
+        g_up_call = med(r, "upload_call_time") if r else None
         s_first = s["first_launch_total"] if s else None
         g_first_only = med(r, "first_launch_time") if r else None
         g_first = g_up + g_first_only if g_up is not None and g_first_only is not None else None
@@ -226,7 +235,8 @@ def table(title, report):
             f"| {ratio(g_node, t_med, 'device per node', True)} | {pr_text} "
             f"| {fmt(s_rep)} | {fmt(g_iso)} | {ratio(g_iso, s_rep, 'repeat launch host', False)} | {fmt(g_b2b)} "
             f"| {fmt(s_inst)} | {fmt(g_inst)} | {ratio(g_inst, s_inst, 'instantiate', True)} "
-            f"| {fmt(s_up)} | {fmt(g_up)} "
+            f"| {fmt(g_inst_first)} | {ratio(g_inst_first, s_inst, 'instantiate first', False)} "
+            f"| {fmt(s_up)} | {fmt(g_up_call)} | {ratio(g_up_call, s_up, 'upload call', True)} | {fmt(g_up)} "
             f"| {fmt(s_first)} | {fmt(g_first)} | {ratio(g_first, s_first, 'first launch', False)} | {timeouts} |")
     lines.append("")
     lines.append("Same method, same shape, within ±10 %: " +
@@ -250,6 +260,11 @@ lines.append("Sample latch timeouts: how many of its three latched measurements 
              "ran past the latch's timeout (4 µs + 0.5 µs per node), so the host submission was not fully hidden; "
              f"repeat_launch_device, the one compared, timed out in {sum(v['repeat_timeout'] for v in sample.values()):.1f} "
              f"(summed over {len(sample)} shapes).")
+lines.append("Instantiate: the sample's mean over its trials, each the first instantiate of a freshly captured graph after an "
+             "unprinted warm-up trial of the same shape (three instantiates); graphprof's instantiate_time the median of its "
+             "one-off sequences after the first, instantiate_time_first the first (a graph of this size met for the first "
+             "time in the process). Upload: both the cudaGraphUpload call alone (the sample's into a stream held by its "
+             "latch kernel, graphprof's into an idle stream); graphprof's upload_time adds the synchronize.")
 lines.append("Repeat launch, host: not held to ±10 %: the sample times the second launch of a freshly instantiated exec "
              "(one call per trial), graphprof the median over hundreds of launches of a warm exec.")
 open(md_path + ".tmp", "w").write("\n".join(lines) + "\n")

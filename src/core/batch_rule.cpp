@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "graphprof/core/metric_catalog.hpp"
+
 namespace gp {
 
 int batch_size(const IterationShape& shape, double budget_seconds) {
@@ -15,6 +17,16 @@ int batch_size(const IterationShape& shape, double budget_seconds) {
 
 int latched_batch_size(int batch, std::size_t calls_per_iter) {
   return std::min(batch, static_cast<int>(std::clamp<std::size_t>(256 / (calls_per_iter + 1), 1, 32)));
+}
+
+void split_first_one_off(std::map<std::string, std::vector<double>>& costs) {
+  using namespace metric_key;
+  for (const char* key : {kInstantiateTime, kUploadTime, kUploadCallTime}) {
+    auto it = costs.find(key);
+    if (it == costs.end() || it->second.size() < 2) continue;
+    costs[std::string(key) + "_first"].push_back(it->second.front());
+    it->second.erase(it->second.begin());
+  }
 }
 
 Deadline deadline_after(double seconds) {

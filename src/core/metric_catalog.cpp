@@ -43,7 +43,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {kGpuTimePerIter, "ns", "GPU time / iteration (events, back to back)", kLower, GateClass::kDeviceStable, true, true,
        "time of one iteration between CUDA events, iterations queued back to back"},
       {kGpuTimePerIterLatched, "ns", "GPU time / iteration (behind a latch)", kLower, GateClass::kDeviceStable, false, true,
-       "device time of one iteration queued behind a latch (host submission hidden)"},
+       "device time of one iteration queued alone behind a latch, between two events, after an idle stream (host "
+       "submission hidden; the repeat-launch method of NVIDIA's cudaGraphsPerfScaling)"},
       {kHostTimePerIterBatched, "ns", "host clock / iteration (cross-check)", kLower, GateClass::kInformational, false, false,
        "host clock over a whole GPU-pass batch (launches to event sync) divided by its iterations; "
        "cross-check of gpu_time_per_iter"},
@@ -60,6 +61,14 @@ const std::vector<MetricInfo>& metric_catalog() {
       {kBuildTime, "ns", "one-off: explicit build", kLower, GateClass::kOneOff, false, false, kOneOffText},
       {kInstantiateTime, "ns", "one-off: instantiate", kLower, GateClass::kOneOff, false, false, kOneOffText},
       {kUploadTime, "ns", "one-off: upload", kLower, GateClass::kOneOff, false, false, kOneOffText},
+      {kUploadCallTime, "ns", "one-off: upload call (API only)", kLower, GateClass::kOneOff, false, false,
+       "one-off cost: host time of the cudaGraphUpload call alone, without waiting for the upload to complete"},
+      {kInstantiateTimeFirst, "ns", "one-off: first instantiate", kLower, GateClass::kOneOff, false, false,
+       "one-off cost: the first instantiate of the repetition (instantiate_time: the later ones)"},
+      {kUploadTimeFirst, "ns", "one-off: first upload", kLower, GateClass::kOneOff, false, false,
+       "one-off cost: the first upload (+ sync) of the repetition (upload_time: the later ones)"},
+      {kUploadCallTimeFirst, "ns", "one-off: first upload call", kLower, GateClass::kOneOff, false, false,
+       "one-off cost: the first upload call of the repetition (upload_call_time: the later ones)"},
       {kFirstLaunchTime, "ns", "one-off: first launch (+sync)", kLower, GateClass::kOneOff, false, false, kOneOffText},
   };
   return catalog;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "graphprof/core/atomic_file.hpp"
+#include "graphprof/core/device_level.hpp"
 #include "graphprof/core/error.hpp"
 #include "report_reader.hpp"
 
@@ -104,6 +105,8 @@ json to_json(const ModeResult& r) {
   json derived = json::object();
   for (const auto& [k, v] : r.derived) derived[k] = number_or_null(v);
   j["derived"] = std::move(derived);
+  // Why the two device figures differ, when they do (recomputed from the result on every write).
+  if (const std::string note = device_methods_note(r); !note.empty()) j["device_methods_note"] = note;
   j["checksum"] = r.checksum;
   j["checksum_matches_eager"] = r.checksum_matches_eager ? json(*r.checksum_matches_eager) : json(nullptr);
   j["sections"] = to_json(r.sections);

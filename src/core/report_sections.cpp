@@ -249,6 +249,8 @@ json to_json(const GraphDumpSection& g) {
   json j = g.extra.is_object() ? g.extra : json::object();
   j["nodes"] = g.nodes;
   j["edges"] = g.edges;
+  if (g.roots > 0) j["roots"] = g.roots;
+  if (g.sinks > 0) j["sinks"] = g.sinks;
   if (!g.dot.empty()) j["dot"] = g.dot;
   if (!g.dot_verbose.empty()) j["dot_verbose"] = g.dot_verbose;
   if (!g.dot_error.empty()) j["dot_error"] = g.dot_error;
@@ -418,7 +420,8 @@ Sections sections_from_json(const json& j, const std::string& where) {
       const In g = in.object("graph");
       s.graph = GraphDumpSection{g.str("dot"), g.str("dot_verbose"), g.str("dot_error"), g.count<int>("nodes"),
                                  g.count<int>("edges"),
-                                 unknown_fields(g.j, {"dot", "dot_verbose", "dot_error", "nodes", "edges"})};
+                                 unknown_fields(g.j, {"dot", "dot_verbose", "dot_error", "nodes", "edges", "roots", "sinks"}),
+                                 g.count<int>("roots"), g.count<int>("sinks")};
     } else if (key == "trace") {
       s.trace = trace_from(in.object("trace"));
     } else if (key == "device_probe") {

@@ -86,7 +86,7 @@ void device_method_notes(const Report& report, std::ostream& out, bool legend) {
   if (legend && any_device_probe(report))
     out << "  level: the device probe, ns per kernel of a 256-kernel chain, back to back/latched, before the passes"
            " (→ the highest reading after, when it moved >10 %); GPU/iter = CUDA events between iterations queued back"
-           " to back, latched = queued behind "
+           " to back, latched = one iteration at a time queued behind "
         << latch_description(report) << "\n";
 }
 

@@ -274,7 +274,7 @@ std::string device_level_text(const Benchmark& b, const std::string& latch) {
     const std::string note = device_methods_note(*r);
     s += "<p class=\"gp-note\">" + escape(to_string(r->mode)) + ": device level " + escape(device_level_cell(*r)) +
          " ns per kernel (probe, back to back/latched); GPU time/iteration: CUDA events between iterations queued "
-         "back to back; per node: queued behind " + escape(latch) +
+         "back to back; per node: one iteration at a time queued behind " + escape(latch) +
          (note.empty() ? std::string() : "<br><span class=\"gp-warn\">" + escape(note) + "</span>") + "</p>\n";
   }
   return s;

@@ -67,3 +67,37 @@ TEST(TimeLimitShare, NeverMoreThanTheBudgetAndAtLeastTenMilliseconds) {
 
 }  // namespace
 }  // namespace gp
+
+namespace gp {
+namespace {
+
+TEST(OneOffSequences, TheFirstInstantiateAndUploadAreKeptApartFromTheRepeatedOnes) {
+  std::map<std::string, std::vector<double>> costs{{"capture_time", {5, 4, 4}},
+                                                   {"instantiate_time", {300, 130, 140}},
+                                                   {"upload_time", {60, 50, 52}},
+                                                   {"upload_call_time", {40, 30, 31}},
+                                                   {"first_launch_time", {9, 8, 8}}};
+  split_first_one_off(costs);
+  EXPECT_EQ(costs["instantiate_time_first"], std::vector<double>({300}));
+  EXPECT_EQ(costs["instantiate_time"], std::vector<double>({130, 140}));
+  EXPECT_EQ(costs["upload_time_first"], std::vector<double>({60}));
+  EXPECT_EQ(costs["upload_time"], std::vector<double>({50, 52}));
+  EXPECT_EQ(costs["upload_call_time_first"], std::vector<double>({40}));
+  EXPECT_EQ(costs["upload_call_time"], std::vector<double>({30, 31}));
+  // Capture and first launch are not split.
+  EXPECT_EQ(costs["capture_time"], std::vector<double>({5, 4, 4}));
+  EXPECT_EQ(costs.count("capture_time_first"), 0u);
+  EXPECT_EQ(costs.count("first_launch_time_first"), 0u);
+}
+
+TEST(OneOffSequences, ASingleSampleOrAMissingKeyStaysAsItIs) {
+  std::map<std::string, std::vector<double>> costs{{"instantiate_time", {300}}};
+  split_first_one_off(costs);
+  EXPECT_EQ(costs["instantiate_time"], std::vector<double>({300}));
+  EXPECT_EQ(costs.count("instantiate_time_first"), 0u);
+  EXPECT_EQ(costs.count("upload_time"), 0u);  // not created
+  EXPECT_GE(kMinOneOffSequences, 2);
+}
+
+}  // namespace
+}  // namespace gp

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "graphprof/core/device_level.hpp"
+#include "graphprof/core/report.hpp"
+#include "graphprof/core/report_sections.hpp"
 
 namespace gp {
 namespace {
@@ -62,6 +64,55 @@ TEST(DeviceMethods, LatchedFasterMeansTheReplaysWaitedForTheHost) {
   ModeResult r = graph_result(10, 9000, 7400);
   r.sections.device_probe = probe({508, 509}, {508, 509}, {508, 509}, {508, 509});
   EXPECT_NE(device_methods_note(r).find("launch-bound"), std::string::npos) << device_methods_note(r);
+}
+
+// The H200's short multi-root chains (docs/findings.md, Parity; level_trigger methods): 10 x 4
+// without the entry node, 358 ns per node back to back, 287 for one replay behind the latch.
+ModeResult short_chains(int nodes, int roots, int sinks, double b2b_ns, double latched_ns) {
+  ModeResult r = graph_result(nodes, b2b_ns, latched_ns);
+  r.sections.graph->roots = roots;
+  r.sections.graph->sinks = sinks;
+  r.sections.device_probe = probe({508, 509}, {508, 509}, {508, 509}, {508, 509});
+  return r;
+}
+
+TEST(DeviceMethods, AShortGraphWithSeveralRootsNamesTheReplayAfterAReplay) {
+  const ModeResult r = short_chains(40, 4, 4, 358 * 40, 287 * 40);
+  const std::string note = device_methods_note(r);
+  EXPECT_NE(note.find("latched -20 %"), std::string::npos) << note;
+  EXPECT_NE(note.find("4 roots and 4 sinks"), std::string::npos) << note;
+  EXPECT_NE(note.find("costs 2.8 µs more"), std::string::npos) << note;
+  EXPECT_NE(note.find("cudaGraphsPerfScaling"), std::string::npos) << note;
+  EXPECT_EQ(note.find("launch-bound"), std::string::npos) << note;
+  // One entry node but 16 sinks (10 x 16 with the entry node: 207 against 196 ns per node).
+  const std::string sinks = device_methods_note(short_chains(161, 1, 16, 207 * 161, 196 * 161));
+  EXPECT_NE(sinks.find("1 roots and 16 sinks"), std::string::npos) << sinks;
+}
+
+TEST(DeviceMethods, AGapFarBeyondTheRootsIsStillLaunchBound) {
+  // 10 000 x 4: back to back 3 % above latched, 230 µs a replay: not the few µs a join costs.
+  const std::string note = device_methods_note(short_chains(40000, 4, 4, 193 * 40000 * 1.03, 193 * 40000));
+  EXPECT_NE(note.find("launch-bound"), std::string::npos) << note;
+  // A chain (one root, one sink) never gets the multi-root reason.
+  EXPECT_NE(device_methods_note(short_chains(10, 1, 1, 9000, 7400)).find("launch-bound"), std::string::npos);
+}
+
+TEST(DeviceMethods, TheNoteAndTheGraphsRootsTravelInTheJson) {
+  const ModeResult r = short_chains(40, 4, 4, 358 * 40, 287 * 40);
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j.at("device_methods_note").get<std::string>(), device_methods_note(r));
+  EXPECT_EQ(j.at("sections").at("graph").at("roots").get<int>(), 4);
+  EXPECT_EQ(j.at("sections").at("graph").at("sinks").get<int>(), 4);
+  const Sections back = sections_from_json(j.at("sections"), "test");
+  ASSERT_TRUE(back.graph.has_value());
+  EXPECT_EQ(back.graph->roots, 4);
+  EXPECT_EQ(back.graph->sinks, 4);
+  EXPECT_FALSE(back.graph->extra.contains("roots"));
+  // Agreeing methods write no note; a graph without recorded roots writes no roots.
+  ModeResult agree = graph_result(100, 52100, 52400);
+  const nlohmann::json ja = to_json(agree);
+  EXPECT_FALSE(ja.contains("device_methods_note"));
+  EXPECT_FALSE(ja.at("sections").at("graph").contains("roots"));
 }
 
 TEST(DeviceMethods, UnexplainedAndUnprobedDifferencesSaySo) {

@@ -3,6 +3,9 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "graphprof/core/stats.hpp"
 
@@ -22,6 +25,16 @@ int batch_size(const IterationShape& shape, double budget_seconds);
 // Iterations per batch queued behind the latch: at most `batch`, about 256 launch calls (the host
 // must never block while the latch holds the GPU), 1 to 32.
 int latched_batch_size(int batch, std::size_t calls_per_iter);
+
+// The one-off sequences (capture or build, instantiate, upload, first launch) of a repetition: at
+// least this many, so a first and a repeated figure exist however short the budget.
+inline constexpr int kMinOneOffSequences = 2;
+
+// One-off samples in ns per cost key, in sequence order (the runner's OneOffSamples). Moves the
+// first sequence's instantiate_time, upload_time and upload_call_time samples to
+// `<key>_first`, leaving the repeated ones under `key` (NVIDIA's cudaGraphsPerfScaling prints
+// trials after an unprinted warm-up trial); a key with fewer than two samples stays as it is.
+void split_first_one_off(std::map<std::string, std::vector<double>>& costs);
 
 // --time-limit inside one mode: the rule of a pass that starts `seconds_left` before the limit
 // with `passes_left` passes of the mode still to run (itself included). Its budget is its share

@@ -13,11 +13,17 @@ namespace gp {
 inline constexpr double kDeviceMethodsTolerance = 0.02;
 // A device probe reading this fraction above another is at a different device level.
 inline constexpr double kDeviceLevelStep = 0.10;
+// Up to this much more per root or sink (ns) can a replay that follows the previous replay of a
+// graph cost than one replay after an idle stream: 0.44–0.75 µs measured on the H200 for 4 and 16
+// chains of 10 kernels (docs/findings.md, Parity); the GPU pass measures the first, the latched
+// pass the second.
+inline constexpr double kReplayAfterReplayNsPerJoin = 1000;
 
 // Why a result's two device methods differ by more than kDeviceMethodsTolerance, from the device
 // probe's readings around the passes (sections.device_probe.points): the latched pass ran at a
-// slower device level, the level changed during the GPU pass, back to back waited for the host,
-// or none of these. Empty when they agree, for eager results and for graphs under 10 nodes.
+// slower device level, the level changed during the GPU pass, a graph with several roots or sinks
+// costs more replayed right after itself (sections.graph.roots/sinks), back to back waited for the
+// host, or none of these. Empty when they agree, for eager results and for graphs under 10 nodes.
 std::string device_methods_note(const ModeResult& r);
 
 // The device level beside a result's device figures (sections.device_probe): the probe's ns per

@@ -37,6 +37,10 @@ inline constexpr const char* kCaptureTime = "capture_time";
 inline constexpr const char* kBuildTime = "build_time";
 inline constexpr const char* kInstantiateTime = "instantiate_time";
 inline constexpr const char* kUploadTime = "upload_time";
+inline constexpr const char* kUploadCallTime = "upload_call_time";
+inline constexpr const char* kInstantiateTimeFirst = "instantiate_time_first";
+inline constexpr const char* kUploadTimeFirst = "upload_time_first";
+inline constexpr const char* kUploadCallTimeFirst = "upload_call_time_first";
 inline constexpr const char* kFirstLaunchTime = "first_launch_time";
 }  // namespace metric_key
 

@@ -28,6 +28,11 @@ struct GraphDumpSection {
   int nodes = 0;
   int edges = 0;
   nlohmann::json extra = nlohmann::json::object();  // fields of other writers (profile: made_by, launches)
+  // Nodes without dependencies / without dependents (0: not recorded). A replay that follows the
+  // previous replay of a graph with several of either costs more than one after an idle stream
+  // (device_methods_note, docs/methodology.md).
+  int roots = 0;
+  int sinks = 0;
 };
 
 // Median and spread of a duration over the traced iterations (sections.trace.graph_span etc.).
