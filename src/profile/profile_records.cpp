@@ -42,6 +42,9 @@
 //            a distinct call stack (innermost first; ni frames that led into the callback left out);
 //            mi: [[module, GNU build id hex, file size, mtime s]...] of its modules (older records lack it)
 //   sc       {s, co: [...]}                              correlation ids of calls made from site s
+//   ap       {s, k, co: [...]}                           allocations (correlation ids) whose site has no Python
+//            frames, made inside the same call from Python as a later call of site s (k native frames in
+//            common there): site s's Python stack is theirs (src/inject/alloc_python.hpp; older records lack it)
 //   site_cost {calls, ns, new, new_ns, full_unwinds}     what taking the call sites cost in the callbacks
 //            (calls from known sites; calls that met a new site, named then)
 //   py       {mode, held, taken, wait_ns, slow, stopped, can_take}   how the Python stacks were read
