@@ -5,7 +5,10 @@
 //   launched from (a new eager site), named;
 // - graph memory of the graphs made there (the memory ledger: bytes allocated during their
 //   captures, their memory nodes, and the free device memory the driver took at instantiate);
-// - graphs made there (captures and re-captures of one site).
+// - graphs made there (captures and re-captures of one site);
+// - per allocation site (the memory ledger's `capture_alloc_sites` / `before_capture_alloc_sites`,
+//   summed over a process's graphs): bytes allocated in captures (gates: growth, or a new site
+//   allocating in capture) and before captures (informational).
 // Sites are matched by their `where`; when only one side knows source lines (one profile's
 // modules had debug information, or it predates file:line), by the function (`function_where`).
 // A side whose profile has no call sites or no memory ledger (an older graphprof, --call-sites
@@ -15,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "comparison_internal.hpp"
 #include "graphprof/core/profile_fields.hpp"
@@ -66,19 +70,51 @@ bool has_source_lines(const std::vector<const json*>& runs) {
   return false;
 }
 
+// Whether a side's allocation sites carry Python lines (records of a graphprof that joins them).
+bool has_allocation_python(const std::vector<const json*>& runs) {
+  for (const json* run : runs)
+    for (const auto& p : items(*run, "processes"))
+      for (const auto& g : items(p, "graphs"))
+        for (const char* key : {"capture_alloc_sites", "before_capture_alloc_sites"})
+          for (const auto& a : items(field(g, "memory"), key))
+            if (field(a, "python").is_object()) return true;
+  return false;
+}
+
 // One run's figures by site.
 struct RunSites {
-  bool sites = false, ledgers = false;
-  std::map<std::string, double> launches_per_step, memory, graphs;
+  bool sites = false, ledgers = false, allocation_sites = false;
+  std::map<std::string, double> launches_per_step, memory, graphs, capture_alloc, before_alloc;
   std::map<std::string, std::string> label;
 };
 
-RunSites sites_of_run(const json& run, bool several, bool by_function) {
+// A graph's allocation sites, summed into `to` by site: the Python line beside the native frame
+// when both sides have Python lines, else the native frame alone.
+void add_allocation_sites(const json& memory, const char* key, std::size_t process, bool several, bool by_function, bool python,
+                          std::map<std::string, double>& to, std::map<std::string, std::string>& label) {
+  const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
+  for (const auto& a : items(memory, key)) {
+    SiteName n = site_name(field(a, "site"), process, false, by_function);
+    const std::string line = python ? text(field(a, "python"), "where") : std::string();
+    if (!line.empty()) n = SiteName{n.key + " | " + line, line + " (" + n.label + ")"};
+    to[prefix + n.key] += number(a, "bytes", 0);
+    label.emplace(prefix + n.key, prefix + n.label);
+  }
+}
+
+RunSites sites_of_run(const json& run, bool several, bool by_function, bool python) {
   RunSites out;
   for (const auto& p : items(run, "processes")) {
     const std::size_t process = static_cast<std::size_t>(number(p, "process", 1));
     if (field(p, "call_sites_recorded").is_boolean() && field(p, "call_sites_recorded").get<bool>()) out.sites = true;
     if (field(p, "ledgers_recorded").is_boolean() && field(p, "ledgers_recorded").get<bool>()) out.ledgers = true;
+    for (const auto& g : items(p, "graphs")) {
+      const json& memory = field(g, "memory");
+      if (!memory.is_object() || !memory.contains("capture_alloc_sites")) continue;
+      out.allocation_sites = out.sites;  // the field is there (schema 1.8+), and sites were taken
+      add_allocation_sites(memory, "capture_alloc_sites", process, several, by_function, python, out.capture_alloc, out.label);
+      add_allocation_sites(memory, "before_capture_alloc_sites", process, several, by_function, python, out.before_alloc, out.label);
+    }
     for (const auto& e : items(p, "eager_sites")) {
       if (text(e, "kind") != "kernel launch") continue;
       const SiteName n = site_name(field(e, "site"), process, several, by_function);
@@ -123,9 +159,10 @@ std::string graph_site_key(const json& g, bool by_function) {
 void compare_profile_sites(const std::string& program, const std::vector<const json*>& base_runs,
                            const std::vector<const json*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
   const bool by_function = sites_by_function(base_runs, cand_runs);
+  const bool python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
   std::vector<RunSites> b, c;
-  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, by_function));
-  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, by_function));
+  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, by_function, python));
+  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, by_function, python));
   auto all = [](const std::vector<RunSites>& runs, bool RunSites::*what) {
     return !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const RunSites& r) { return r.*what; });
   };
@@ -201,6 +238,30 @@ void compare_profile_sites(const std::string& program, const std::vector<const j
   for (const auto& key : both)
     add(site_row(program, label_of(key), "graphs_made", "count"), values(b, &RunSites::graphs, key), values(c, &RunSites::graphs, key),
         graphs);
+
+  // Device memory by allocation site, in captures (gates) and before them (informational: it also
+  // holds what the thread allocated for itself, a model's weights before its first capture).
+  const bool b_alloc = all(b, &RunSites::allocation_sites), c_alloc = all(c, &RunSites::allocation_sites);
+  if (b_alloc != c_alloc) {
+    not_comparable("capture_alloc_bytes", "bytes", "allocation call sites", b_alloc);
+    return;
+  }
+  if (!b_alloc) return;  // neither side has them: nothing to say
+  SeriesRule before = memory;
+  before.gating = false;
+  for (const auto& [metric, what, rule, fresh_reason] :
+       {std::make_tuple("capture_alloc_bytes", &RunSites::capture_alloc, memory, "new allocation site in capture: "),
+        std::make_tuple("before_capture_alloc_bytes", &RunSites::before_alloc, before, "new allocation site before capture: ")}) {
+    std::set<std::string> keys = keys_of(b, what);
+    for (const auto& k : keys_of(c, what)) keys.insert(k);
+    for (const auto& key : keys) {
+      const auto bv = values(b, what, key), cv = values(c, what, key);
+      if (median_of(bv) < rule.floor && median_of(cv) < rule.floor) continue;  // small on both sides: not worth a row
+      add(site_row(program, label_of(key), metric, "bytes"), bv, cv, rule);
+      MetricComparison& done = out.rows.back();
+      if (*std::max_element(bv.begin(), bv.end()) == 0 && done.verdict == Verdict::kRegression) done.reason = fresh_reason + done.reason;
+    }
+  }
 }
 
 }  // namespace gp::compare_detail

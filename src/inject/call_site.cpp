@@ -26,6 +26,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "alloc_python.hpp"
 #include "graphprof/core/site_sampling.hpp"
 #include "inject_output.hpp"
 #include "ledger_samples.hpp"
@@ -285,6 +286,19 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
   return line;
 }
 
+// The `ap` line: this thread's allocations made inside the same call from Python as this call of
+// site `id`, whose Python stack is theirs (alloc_python.hpp); "" when none.
+std::string allocation_python_line(std::uint32_t id) {
+  std::size_t shared = 0;
+  const std::vector<std::uint32_t> co = allocations_of_this_python_call(&shared);
+  std::string line;
+  if (co.empty()) return line;
+  appendf(line, "{\"t\":\"ap\",\"s\":%u,\"k\":%zu,\"co\":[", id, shared);
+  for (std::size_t i = 0; i < co.size(); ++i) appendf(line, i ? ",%u" : "%u", co[i]);
+  line += "]}\n";
+  return line;
+}
+
 // What taking the sites cost inside the callbacks (the `site_cost` line).
 // A new site is named (its modules' ELF symbols read once per module): counted apart.
 std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0}, g_new_sites{0}, g_new_sites_ns{0};
@@ -298,8 +312,10 @@ std::uint64_t monotonic_ns() {
 // `may_take_gil`: a Python thread that released the GIL has it taken for the read (not for
 // synchronising calls and allocations, see kRuntimeSyncs and kRuntimeAllocs). `seed` tells the
 // calls apart (CUPTI's domain and callback id, or the interposer's name); `weight`: how many calls
-// this one stands for (eager_weight).
-void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, bool may_take_gil, std::uint32_t weight) {
+// this one stands for (eager_weight; 0: none, taken only for an allocation's Python stack). An
+// allocation without Python frames is kept on its thread until a call with them (alloc_python.hpp).
+void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, bool may_take_gil, std::uint32_t weight,
+               bool allocation = false) {
   const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
@@ -329,8 +345,10 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
       } else {
         id = it->second;
       }
-      (weight == 1 ? g_pending : g_pending_sampled)[id].push_back(correlation);
-      if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+      if (weight != 0) {
+        (weight == 1 ? g_pending : g_pending_sampled)[id].push_back(correlation);
+        if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+      }
     }
     if (fresh) site = site_line(id, api, pcs, n, python);
   }
@@ -339,6 +357,9 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
     write_lines(site, false);
   }
   if (!batch.empty()) write_lines(batch, false);
+  if (allocation && !python && python_present()) keep_allocation_without_python(correlation);
+  if (python && allocations_kept())
+    if (const std::string ap = allocation_python_line(id); !ap.empty()) write_lines(ap, false);
   const std::uint64_t took = monotonic_ns() - t0;
   if (fresh) {
     g_new_sites.fetch_add(1, std::memory_order_relaxed);
@@ -469,11 +490,14 @@ void on_api_event(const ApiEvent& e) {
   if (!g_enabled || !e.enter) return;
   const std::uint64_t seed = mix(e.driver ? 1 : 2, e.cbid);
   if (k == Kind::kAlloc) {
-    take_site(seed, e.function, e.correlation, false, 1);
+    take_site(seed, e.function, e.correlation, false, 1, true);
   } else if (k == Kind::kSiteAndLedger) {
     take_site(seed, e.function, e.correlation, true, 1);
   } else if (k == Kind::kSite) {
-    if (const std::uint32_t w = eager_weight(); w != 0) take_site(seed, e.function, e.correlation, e.driver || !in(kRuntimeSyncs, e.cbid), w);
+    // A call not sampled is still taken (counted for nothing) while its thread keeps allocations
+    // waiting for a Python stack.
+    const std::uint32_t w = eager_weight();
+    if (w != 0 || allocations_kept()) take_site(seed, e.function, e.correlation, e.driver || !in(kRuntimeSyncs, e.cbid), w);
   }
 }
 
@@ -481,11 +505,11 @@ void on_interposed_call(const char* api, std::uint32_t correlation, int kind) {
   if (g_forked_child || !g_enabled || api == nullptr) return;
   // Most eager calls are not sampled: decided before anything else is done for them.
   const std::uint32_t weight = kind == kSiteEager || kind == kSiteSync ? eager_weight() : 1;
-  if (weight == 0 || kind < kSiteEager || kind > kSiteGraph) return;
+  if ((weight == 0 && !allocations_kept()) || kind < kSiteEager || kind > kSiteGraph) return;
   std::uint64_t seed = 3;
   for (const char* c = api; *c != '\0'; ++c) seed = mix(seed, static_cast<unsigned char>(*c));
   // The GIL may be taken for a launch's or a graph's site, never for a sync's or an allocation's.
-  take_site(seed, api, correlation, kind == kSiteEager || kind == kSiteGraph, weight);
+  take_site(seed, api, correlation, kind == kSiteEager || kind == kSiteGraph, weight, kind == kSiteAlloc);
 }
 
 void flush_call_sites(bool may_wait) {

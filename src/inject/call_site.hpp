@@ -10,6 +10,8 @@
 //         mtime], ...], py: [[file, line, function], ...]}
 //   sc   {s, w, co: [correlation ids of the calls made from site s]}  (w: each stands for w calls, --site-sample;
 //         absent: 1)
+//   ap   {s, k, co: [allocations made inside the same call from Python as a call of site s: its Python
+//         stack is theirs; k frames in common], alloc_python.hpp}
 #pragma once
 #include <cstdint>
 #include <vector>

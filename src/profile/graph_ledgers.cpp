@@ -26,13 +26,13 @@ struct Capture {
   std::uint32_t begin_co = 0, end_co = 0;
 };
 
-// Allocations grouped by the `where` of their call's site, most bytes first.
+// Allocations grouped by the `where` of their call's Python and native sites, most bytes first.
 class AllocationSites {
  public:
-  void add(const std::optional<SiteSummary>& site, std::uint64_t bytes) {
+  void add(const std::optional<AllocationSite>& site, std::uint64_t bytes) {
     if (!site) return;
-    auto [it, fresh] = index_.emplace(site->where, sites_.size());
-    if (fresh) sites_.push_back(AllocationSite{*site, 0, 0});
+    auto [it, fresh] = index_.emplace((site->python ? site->python->where : std::string()) + "\n" + site->site.where, sites_.size());
+    if (fresh) sites_.push_back(*site);
     sites_[it->second].bytes += bytes;
     ++sites_[it->second].allocations;
   }
@@ -59,6 +59,32 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     auto rec = site_by_id.find(s->second);
     if (rec == site_by_id.end()) return std::nullopt;
     return summarize_site(*rec->second);
+  };
+  // An allocation's site: its native frames, and its Python stack where it has one (read at the
+  // allocation, or that of a later call inside the same call from Python: an `ap` line).
+  auto allocation_site_of = [&](std::uint32_t co) -> std::optional<AllocationSite> {
+    auto s = r.site_of_call.find(co);
+    if (co == 0 || s == r.site_of_call.end()) return std::nullopt;
+    auto rec = site_by_id.find(s->second);
+    if (rec == site_by_id.end()) return std::nullopt;
+    CallSiteRecord native = *rec->second;
+    const CallSiteRecord* python = nullptr;
+    const char* from = "held";
+    if (!native.python.empty()) {
+      python = rec->second;
+    } else if (auto ap = r.python_of_allocation.find(co); ap != r.python_of_allocation.end()) {
+      auto later = site_by_id.find(ap->second.site);
+      if (later != site_by_id.end() && !later->second->python.empty()) python = later->second, from = "same call";
+    }
+    native.python.clear();
+    AllocationSite out{summarize_site(native), std::nullopt, 0, 0};
+    if (python != nullptr) {
+      CallSiteRecord frames;
+      frames.python = python->python;
+      SiteSummary named = summarize_site(frames);
+      out.python = AllocationPython{named.where, from, std::move(named.stack)};
+    }
+    return out;
   };
   auto api = [&](std::uint32_t co) -> const ApiRecord* {
     auto a = in.api_by_correlation.find(co);
@@ -124,7 +150,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           if (by != nullptr && by->thread_id != begin->thread_id) continue;  // another thread's allocation
           l.capture_alloc_bytes += m.bytes;
           ++l.capture_allocs;
-          in_capture.add(site_of(m.correlation_id), m.bytes);
+          in_capture.add(allocation_site_of(m.correlation_id), m.bytes);
         }
         for (const auto& v : r.vmm_creates) {
           const ApiRecord* by = api(v.correlation_id);
@@ -132,7 +158,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           if (at < begin->start_ns || at > end->end_ns) continue;
           if (by != nullptr && by->thread_id != begin->thread_id) continue;
           l.capture_vmm_bytes += v.bytes;
-          in_capture.add(site_of(v.correlation_id), v.bytes);
+          in_capture.add(allocation_site_of(v.correlation_id), v.bytes);
         }
         // Before its capture: since the previous capture on its thread ended.
         std::uint64_t since = 0;
@@ -153,7 +179,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
           }
           l.before_capture_alloc_bytes += m.bytes;
           ++l.before_capture_allocs;
-          before.add(site_of(m.correlation_id), m.bytes);
+          before.add(allocation_site_of(m.correlation_id), m.bytes);
         }
         l.capture_alloc_sites = std::move(in_capture).sorted();
         l.before_capture_alloc_sites = std::move(before).sorted();

@@ -81,6 +81,16 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
       out.site_of_call[c] = site;
       if (weight != 1) out.weight_of_call[c] = weight;
     }
+  } else if (t == "ap") {
+    const std::uint32_t site = field<std::uint32_t>(j, "s");
+    const std::size_t shared = field<std::size_t>(j, "k");
+    std::vector<std::uint32_t> calls;
+    for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
+      const std::uint64_t c = non_negative(co);
+      if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
+      calls.push_back(static_cast<std::uint32_t>(c));
+    }
+    for (std::uint32_t c : calls) out.python_of_allocation[c] = AllocationPythonRecord{site, shared};
   } else if (t == "mem") {
     MemorySample m;
     m.at = field<std::string>(j, "at");

@@ -34,7 +34,11 @@ namespace {
 
 json allocation_sites_json(const std::vector<AllocationSite>& sites) {
   json out = json::array();
-  for (const auto& a : sites) out.push_back({{"site", site_json(a.site)}, {"bytes", a.bytes}, {"allocations", a.allocations}});
+  for (const auto& a : sites)
+    out.push_back({{"site", site_json(a.site)},
+                   {"python", a.python ? json{{"where", a.python->where}, {"from", a.python->from}, {"stack", a.python->stack}} : json(nullptr)},
+                   {"bytes", a.bytes},
+                   {"allocations", a.allocations}});
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The page of a `graphprof profile` report: per process of the application a headline strip
 // (coverage, graphs, launches, eager launches per step, the cost of making graphs), a timeline
-// strip, the per-graph table ordered by GPU time, the hottest graphs drawn as heat maps, eager work
+// strip, the per-graph table ordered by GPU time, the hottest graphs drawn as heat maps, each graph's
+// memory and start-up ledger with its allocations' call sites, eager work
 // by call site (or kernel), copies, synchronising calls, capture trouble with its fix; then the runs
 // of --repeat, the environment and the exact command line. Read from sections.profile only, so a
 // report of any schema since the first `profile` opens (fields it lacks are said to be missing).
@@ -255,6 +256,76 @@ std::string trouble_section(const json& p, const std::string& tag) {
   return s + "</tbody></table></div>\n";
 }
 
+// An allocation site's name: its Python line (when it has one) beside the native frame that asked
+// for the memory.
+std::string allocation_site_text(const json& a) {
+  const std::string native = str(field(a, "site"), "where").empty() ? "(unknown site)" : str(field(a, "site"), "where");
+  const json& python = field(a, "python");
+  if (!python.is_object() || str(python, "where").empty()) return native;
+  return str(python, "where") + " (" + native + ")";
+}
+
+// Per graph: the memory and start-up ledger, then where its allocations in and before its
+// capture were made (every site of the report, most bytes first). Nothing without a ledger.
+std::string ledger_section(const json& p, const std::vector<const json*>& order, const std::string& tag) {
+  const json& flag = field(p, "ledgers_recorded");
+  if (!flag.is_boolean() || !flag.get<bool>() || order.empty()) return {};
+  std::string s = "<h3 id=\"ledgers-" + tag + "\">Memory and start-up per graph</h3>\n"
+                  "<div class=\"gp-table-wrap\"><table id=\"table-ledger-" + tag +
+                  "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th>allocated in capture</th><th>before capture</th>"
+                  "<th>memory nodes</th><th>free change: capture</th><th>instantiate</th><th>upload</th><th>graph pool after</th>"
+                  "<th>capture</th><th>first launch</th><th class=\"l\">note</th></tr></thead><tbody>\n";
+  auto free_change = [](const json& m, const char* key) {
+    const double v = num(m, key);
+    return !std::isfinite(v) ? std::string("-") : v < 0 ? "-" + bytes_text(-v) : bytes_text(v);
+  };
+  std::string sites;
+  std::size_t site_rows = 0;
+  for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
+    const json& g = *order[i];
+    const json& m = field(g, "memory");
+    if (!m.is_object()) continue;
+    const json& start = field(g, "startup");
+    std::string note;
+    if (field(m, "reuses_memory").is_boolean() && field(m, "reuses_memory").get<bool>()) note = "reuses memory of earlier captures (shared pool)";
+    if (std::isfinite(num(start, "created_after_first_step_ns")))
+      note += (note.empty() ? "" : "; ") + std::string("made ") + format_ns(num(start, "created_after_first_step_ns")) + " after the first step began";
+    const std::string since = str(m, "before_capture_since");
+    s += "<tr><td class=\"l\">" + escape(graph_label(g)) + "</td><td>" +
+         escape(bytes_text(num(m, "capture_alloc_bytes", 0) + num(m, "capture_vmm_bytes", 0))) + " (" + count(num(m, "capture_allocs", 0)) +
+         ")</td><td>" + (since.empty() ? std::string("-") : escape(bytes_text(num(m, "before_capture_alloc_bytes", 0))) + " (" +
+                                                              count(num(m, "before_capture_allocs", 0)) + ")" +
+                                                              (since == "start" ? " since start" : "")) +
+         "</td><td>" + escape(bytes_text(num(m, "memory_node_bytes", 0))) + " (" + count(num(m, "memory_nodes", 0)) + ")</td><td>" +
+         escape(free_change(m, "capture_free_delta_bytes")) + "</td><td>" + escape(free_change(m, "instantiate_free_delta_bytes")) +
+         "</td><td>" + escape(free_change(m, "upload_free_delta_bytes")) + "</td><td>" +
+         escape(bytes_text(num(m, "graph_pool_reserved_after_bytes"))) + "</td><td>" + escape(format_ns(num(start, "capture_ns"))) +
+         "</td><td>" + escape(format_ns(num(start, "first_launch_ns"))) + "</td><td class=\"l\">" + escape(note) + "</td></tr>\n";
+    for (const auto& [key, when] : {std::pair<const char*, const char*>{"capture_alloc_sites", "in capture"},
+                                    std::pair<const char*, const char*>{"before_capture_alloc_sites", "before capture"}})
+      for (const auto& a : list(m, key)) {
+        if (++site_rows > 4 * kTableGraphs) break;
+        const json& python = field(a, "python");
+        sites += "<tr><td class=\"l\">" + escape(graph_label(g)) + "</td><td class=\"l\">" + when + "</td><td>" +
+                 escape(bytes_text(num(a, "bytes", 0))) + "</td><td>" + count(num(a, "allocations", 0)) + "</td><td class=\"l\">" +
+                 escape(allocation_site_text(a)) + "</td><td class=\"l\">" +
+                 escape(python.is_object() ? str(python, "from") == "held" ? "read at the allocation" : "the same call's next CUDA call"
+                                           : "native frames only") +
+                 "</td></tr>\n";
+      }
+  }
+  s += "</tbody></table></div>\n<p class=\"gp-note\">Allocated in capture: device memory allocated on the capturing thread while it "
+       "was captured (what the graph added; graphs sharing a pool are charged their marginal cost). Before capture: on that thread "
+       "since its previous capture ended, not added to the graph. Free change: free device memory before minus after the call.</p>\n";
+  if (site_rows == 0) return s;
+  return s + "<h4>Allocated at</h4>\n<div class=\"gp-table-wrap\"><table id=\"table-alloc-sites-" + tag +
+         "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th class=\"l\">when</th><th>bytes</th><th>allocations</th>"
+         "<th class=\"l\">at</th><th class=\"l\">Python line from</th></tr></thead><tbody>\n" + sites + "</tbody></table></div>\n"
+         "<p class=\"gp-note\">Each allocation's call site: its Python line where the thread held the GIL at the allocation, or "
+         "where the next CUDA call inside the same call from Python had it (PyTorch releases the GIL around its operators), beside "
+         "the native frame that asked for the memory.</p>\n";
+}
+
 std::string process_section(const Report& report, const HtmlReportOptions& options, const json& p, bool several,
                             std::size_t& picture) {
   const std::string tag = "p" + count(num(p, "process"));
@@ -296,6 +367,7 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
       ++drawn;
     }
   }
+  s += ledger_section(p, order, tag);
   s += "<h3 id=\"eager-" + tag + "\">Eager work left</h3>\n" + eager_section(p, tag);
   s += "<h4>Copies and memsets outside graphs</h4>\n" + named_table(list(p, "copies"), "table-copies-" + tag, "GPU total", true);
   s += "<h4>Synchronising calls</h4>\n" + named_table(list(p, "syncs"), "table-syncs-" + tag, "host total", false);

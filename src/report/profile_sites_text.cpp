@@ -187,9 +187,11 @@ void allocation_sites_text(std::ostringstream& out, const json& graphs) {
           continue;
         }
         const json* site = member(a, "site");
+        const json* python = member(a, "python");
+        std::string at = site != nullptr ? site->value("where", std::string("?")) : "?";
+        if (python != nullptr && python->is_object()) at = python->value("where", std::string("?")) + " (" + at + ")";
         by.add({"graph_" + std::to_string(g.value("graph", 0u)), when,
-                format_bytes(a.value("bytes", std::uint64_t{0})) + strf(" (%zu)", a.value("allocations", std::size_t{0})),
-                site != nullptr ? site->value("where", std::string("?")) : "?"});
+                format_bytes(a.value("bytes", std::uint64_t{0})) + strf(" (%zu)", a.value("allocations", std::size_t{0})), at});
         ++rows;
       }
       if (sites->size() > kShown)

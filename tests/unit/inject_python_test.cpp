@@ -1,7 +1,9 @@
 // The injection library's Python frames (src/inject/python_frames.cpp) in a process that embeds
 // CPython: the stack read on a thread that holds the GIL, on a Python thread that released it (the
 // GIL is taken for the read, as around PyTorch's operators), and not at all where it must not be
-// (a C++ thread without a thread state, a synchronising call, the held and off modes). Python's
+// (a C++ thread without a thread state, a synchronising call, the held and off modes); and the
+// Python stack an allocation made with the GIL released gets from the next call of the same call
+// from Python (src/inject/alloc_python.cpp). Python's
 // ctypes makes the calls: a CDLL function runs with the GIL released, a PyDLL function with it
 // held. Skipped when no libpython can be loaded.
 #include <dlfcn.h>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../src/inject/alloc_python.hpp"
 #include "../../src/inject/python_frames.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -66,6 +69,35 @@ extern "C" __attribute__((visibility("default"))) void gp_test_probe_cpp_thread(
   t.join();
 }
 
+// An operator as PyTorch's: called from Python with the GIL released, it allocates (the site is
+// taken without the GIL, as call_site.cpp does: the allocation is kept) and then launches (the GIL
+// taken, the Python stack read, the kept allocations of the same call from Python matched).
+namespace {
+bool g_allocation_readable = false;
+std::vector<std::vector<std::uint32_t>> g_matched;  // per launch
+std::size_t g_shared = 0;
+}  // namespace
+
+__attribute__((noinline)) void fake_allocation(std::uint32_t correlation) {
+  const PythonScope scope(false);
+  g_allocation_readable = scope.readable();
+  if (!scope.readable()) gp::inject::keep_allocation_without_python(correlation);
+}
+__attribute__((noinline)) void fake_launch() {
+  const PythonScope scope(true);
+  if (!scope.readable()) return;
+  g_seen.frames = gp::inject::python_stack_named(48);
+  g_matched.push_back(gp::inject::allocations_of_this_python_call(&g_shared));
+}
+extern "C" __attribute__((visibility("default"))) void gp_test_operator(int correlation) {
+  fake_allocation(static_cast<std::uint32_t>(correlation));
+  fake_launch();
+}
+extern "C" __attribute__((visibility("default"))) void gp_test_allocate(int correlation) {
+  fake_allocation(static_cast<std::uint32_t>(correlation));
+}
+extern "C" __attribute__((visibility("default"))) void gp_test_launch() { fake_launch(); }
+
 namespace {
 
 // Line numbers below are those of this program (the "<string>" file).
@@ -93,7 +125,16 @@ constexpr const char* kProgram =
     "    released_lib.gp_test_probe_after_pause()\n"       // 21
     "def two():\n"                                         // 22
     "    released_lib.gp_test_probe(1)\n"                  // 23
-    "    released_lib.gp_test_probe(1)\n";                 // 24
+    "    released_lib.gp_test_probe(1)\n"                  // 24
+    "def operator():\n"                                    // 25
+    "    released_lib.gp_test_operator(11)\n"              // 26
+    "def allocate_then_launch_elsewhere():\n"              // 27
+    "    released_lib.gp_test_allocate(12)\n"              // 28
+    "    list(map(lambda _: released_lib.gp_test_launch(), [0]))\n"  // 29
+    "    released_lib.gp_test_launch()\n"                  // 30
+    "def allocate_held():\n"                               // 31
+    "    held_lib.gp_test_allocate(13)\n"                  // 32
+    "    released_lib.gp_test_launch()\n";                 // 33
 
 struct Python {
   int (*run)(const char*) = nullptr;
@@ -211,6 +252,53 @@ TEST_F(InjectPython, APythonThreadThatReleasedTheGilIsReadToo) {
   EXPECT_EQ(g_seen.frames[0].function, "inner_released");
   EXPECT_EQ(g_seen.frames[1].function, "outer");
   EXPECT_NE(g_seen.frames.back().file.find("threading"), std::string::npos);  // the thread's bootstrap
+}
+
+// An allocation made with the GIL released (no Python frames at its call) gets the Python stack of
+// the launch that follows inside the same call from Python: the operator's line.
+TEST_F(InjectPython, AnAllocationGetsThePythonStackOfItsOperatorsLaunch) {
+  g_matched.clear();
+  run("operator()\n");
+  EXPECT_FALSE(g_allocation_readable) << "the GIL is not held at the allocation, and not taken there";
+  ASSERT_EQ(g_matched.size(), 1u);
+  EXPECT_EQ(g_matched[0], std::vector<std::uint32_t>{11});
+  EXPECT_GE(g_shared, gp::inject::kSameCallFrames);
+  ASSERT_FALSE(g_seen.frames.empty());
+  EXPECT_EQ(g_seen.frames[0].function, "operator");
+  EXPECT_EQ(g_seen.frames[0].line, 26);
+  EXPECT_FALSE(gp::inject::allocations_kept()) << "matched and forgotten";
+}
+
+// A call from another path into the interpreter (here through map, from line 29) is not the
+// allocation's call: the allocation keeps native frames only, and is forgotten, so the launch of
+// line 30 does not get it either. An allocation made with the GIL held has its own frames.
+TEST_F(InjectPython, AnAllocationIsNotGivenTheStackOfAnotherCall) {
+  g_matched.clear();
+  run("allocate_then_launch_elsewhere()\n");
+  ASSERT_EQ(g_matched.size(), 2u);
+  EXPECT_TRUE(g_matched[0].empty());
+  EXPECT_TRUE(g_matched[1].empty());
+  g_matched.clear();
+  run("allocate_held()\n");
+  EXPECT_TRUE(g_allocation_readable);
+  ASSERT_EQ(g_matched.size(), 1u);
+  EXPECT_TRUE(g_matched[0].empty()) << "nothing was kept";
+}
+
+// The comparison itself: stacks aligned where they enter the interpreter (frames 0x9xx here).
+TEST(AllocationPython, StacksAreComparedWhereTheyEnterTheInterpreter) {
+  auto interp = [](std::uintptr_t pc) { return pc >= 0x900 && pc < 0xa00; };
+  const std::uintptr_t alloc[] = {0x11, 0x12, 0x13, 0x21, 0x22, 0x23, 0x901, 0x902, 0x903};
+  const std::uintptr_t launch[] = {0x51, 0x52, 0x21, 0x22, 0x23, 0x901, 0x902};  // cut shorter outside
+  const std::uintptr_t other[] = {0x51, 0x52, 0x21, 0x22, 0x23, 0x901, 0x955, 0x903};
+  const std::uintptr_t none[] = {0x51, 0x52};
+  auto shared = [&](const std::uintptr_t* a, std::size_t na, const std::uintptr_t* b, std::size_t nb) {
+    return gp::inject::frames_shared_inside_interpreter(a, na, b, nb, +interp);
+  };
+  EXPECT_EQ(shared(alloc, 9, launch, 7), 3u);
+  EXPECT_EQ(shared(alloc, 9, other, 8), 0u) << "another call from the interpreter";
+  EXPECT_EQ(shared(alloc, 9, none, 2), 0u) << "no interpreter frame";
+  EXPECT_EQ(shared(alloc, 9, alloc, 9), 6u);
 }
 
 // A second Python thread that keeps the GIL busy: once it has the GIL (the probe pauses to let it

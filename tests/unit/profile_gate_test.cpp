@@ -34,15 +34,25 @@ ProfileRun app_run() {
   return run;
 }
 
-// `n` runs of one side; `edit` changes each run's process (run index given).
+// The PyTorch serving loop's records (three buckets in one pool; its graphs' allocation sites).
+const ProcessProfile& serving() {
+  static const ProcessProfile p = [] {
+    for (const auto& e : std::filesystem::directory_iterator(kData + "h200/serving_buckets_alloc"))
+      if (e.path().extension() == ".jsonl") return analyze_process(read_process_records(e.path().string()));
+    throw std::runtime_error("no records in serving_buckets_alloc");
+  }();
+  return p;
+}
+
+// `n` runs of one side made of `base`; `edit` changes each run's process (run index given).
 template <typename Edit>
-Report side(std::size_t n, Edit edit) {
+Report side(std::size_t n, Edit edit, const ProcessProfile& base = fixture()) {
   std::vector<ProfileRepetition> runs;
   for (std::size_t k = 0; k < n; ++k) {
     ProfileRepetition r;
     r.exit_description = "exited with status 0";
     r.wall_ns = 2.0e9 + 1.0e7 * static_cast<double>(k);
-    ProcessProfile p = fixture();
+    ProcessProfile p = base;
     edit(p, k);
     r.processes.push_back(std::move(p));
     runs.push_back(std::move(r));
@@ -235,6 +245,88 @@ TEST(ProfileGate, AReportWithoutKernelSequencesIsMatchedThroughItsGraphResults) 
   EXPECT_NE(page.find("table-graphs-p1"), std::string::npos);
 }
 
+// The rows of one metric whose site contains `site`.
+std::vector<const MetricComparison*> site_rows(const Comparison& c, const std::string& metric, const std::string& site = {}) {
+  std::vector<const MetricComparison*> out;
+  for (const auto& r : c.rows)
+    if (r.metric == metric && (site.empty() || (r.params.count("site") && r.params.at("site").find(site) != std::string::npos)))
+      out.push_back(&r);
+  return out;
+}
+
+const auto kNoEdit = [](ProcessProfile&, std::size_t) {};
+
+// Allocation sites of the graphs (the serving loop's: bucket 16's capture allocated a 32 MiB cuBLAS
+// workspace and a 2 MiB segment): the same profile passes, a row per site; in-capture rows gate,
+// before-capture rows do not.
+TEST(ProfileGate, AllocationSitesOfTheSameProfilePass) {
+  const Comparison c = compare(side(3, kNoEdit, serving()), side(3, kNoEdit, serving()), Thresholds{});
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
+  const auto in_capture = site_rows(c, "capture_alloc_bytes");
+  ASSERT_EQ(in_capture.size(), 2u);
+  for (const auto* r : in_capture) {
+    EXPECT_EQ(r->verdict, Verdict::kSame) << r->reason;
+    EXPECT_TRUE(r->rule.gating);
+  }
+  ASSERT_EQ(site_rows(c, "capture_alloc_bytes", "at::cuda::setWorkspaceForHandle").size(), 1u);
+  const auto before = site_rows(c, "before_capture_alloc_bytes");
+  ASSERT_EQ(before.size(), 4u) << "cuBLAS's own, its workspace, two tensor sites";
+  for (const auto* r : before) EXPECT_FALSE(r->rule.gating);
+}
+
+// A new site allocating in a graph's capture fails, named; a site whose bytes in capture grew fails;
+// less than 2 MiB (the allocation granularity) makes no row.
+TEST(ProfileGate, ANewOrGrownAllocationSiteInCaptureFails) {
+  auto edit = [](ProcessProfile& p, std::size_t) {
+    GraphLedger& g = p.sites.graphs[0];
+    AllocationSite extra = g.capture_alloc_sites.front();
+    extra.site.where = extra.site.function_where = "at::native::new_buffer in libtorch_cuda.so";
+    extra.bytes = 8u << 20;
+    g.capture_alloc_sites.push_back(extra);
+    AllocationSite tiny = extra;
+    tiny.site.where = tiny.site.function_where = "tiny in app";
+    tiny.bytes = 4096;
+    g.capture_alloc_sites.push_back(tiny);
+    for (auto& a : g.capture_alloc_sites)
+      if (a.site.where.find("setWorkspaceForHandle") != std::string::npos) a.bytes *= 2;
+  };
+  const Comparison c = compare(side(3, kNoEdit, serving()), side(3, edit, serving()), Thresholds{});
+  EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
+  const auto fresh = site_rows(c, "capture_alloc_bytes", "new_buffer");
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh[0]->verdict, Verdict::kRegression);
+  EXPECT_EQ(fresh[0]->reason.rfind("new allocation site in capture: ", 0), 0u) << fresh[0]->reason;
+  const auto grown = site_rows(c, "capture_alloc_bytes", "setWorkspaceForHandle");
+  ASSERT_EQ(grown.size(), 1u);
+  EXPECT_EQ(grown[0]->verdict, Verdict::kRegression) << grown[0]->reason;
+  EXPECT_TRUE(site_rows(c, "capture_alloc_bytes", "tiny").empty());
+}
+
+// Sites with Python lines on both sides are told apart by them; a side without allocation sites
+// (call sites off, an older graphprof) makes one row that is not comparable and nothing fails.
+TEST(ProfileGate, AllocationSitesByPythonLineOrNotComparable) {
+  auto with_line = [](const char* line) {
+    return [line](ProcessProfile& p, std::size_t) {
+      for (auto& a : p.sites.graphs[0].capture_alloc_sites) a.python = AllocationPython{line, "same call", {line}};
+    };
+  };
+  const Comparison moved = compare(side(3, with_line("serve.py:10 in main"), serving()), side(3, with_line("serve.py:12 in main"), serving()),
+                                   Thresholds{});
+  EXPECT_EQ(site_rows(moved, "capture_alloc_bytes", "serve.py:10 in main (").size(), 2u);
+  const auto fresh = site_rows(moved, "capture_alloc_bytes", "serve.py:12 in main (");
+  ASSERT_EQ(fresh.size(), 2u);
+  for (const auto* r : fresh) EXPECT_EQ(r->verdict, Verdict::kRegression);
+  const Comparison one_sided = compare(side(3, kNoEdit, serving()), side(3, with_line("serve.py:12 in main"), serving()), Thresholds{});
+  EXPECT_EQ(one_sided.outcome, CompareOutcome::kPass) << "matched by the native frame alone";
+
+  auto off = [](ProcessProfile& p, std::size_t) { p.sites.sites_recorded = false; };
+  const Comparison c = compare(side(3, off, serving()), side(3, kNoEdit, serving()), Thresholds{});
+  const auto rows = site_rows(c, "capture_alloc_bytes");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]->verdict, Verdict::kNotComparable);
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+}
+
 TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
   HtmlReportOptions o;
   o.dot_dirs = {kData + "h200"};
@@ -245,6 +337,22 @@ TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
     EXPECT_NE(page.find(id), std::string::npos) << id;
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("Suite summary"), std::string::npos) << "not the run page";
+}
+
+// The page's memory and start-up ledger per graph and where its allocations were made (the
+// serving loop's: bucket 16 captured first, 122.1 MiB before its capture "since start").
+TEST(ProfilePage, MemoryLedgerAndAllocationSitesPerGraph) {
+  auto line = [](ProcessProfile& p, std::size_t) {
+    p.sites.graphs[0].capture_alloc_sites.front().python = AllocationPython{"serve.py:46 in capture", "same call", {}};
+  };
+  const std::string page = render_html_report(side(1, line, serving()), HtmlReportOptions{});
+  for (const char* want : {"id=\"table-ledger-p1\"", "id=\"table-alloc-sites-p1\"", "122.1 MiB (8) since start",
+                           "reuses memory of earlier captures (shared pool)", "cublasCreate_v2 in libcublas.so.13",
+                           "serve.py:46 in capture (at::cuda::setWorkspaceForHandle in libtorch_cuda.so)",
+                           "the same call&#39;s next CUDA call", "native frames only"})
+    EXPECT_NE(page.find(want), std::string::npos) << want;
+  // A profile without a ledger (the C++ test application's older records) has no such section.
+  EXPECT_EQ(render_html_report(side(1), HtmlReportOptions{}).find("table-ledger-p1"), std::string::npos);
 }
 
 TEST(ProfileDump, ARenamedDumpIsJoinedByTheGraphIdItCarriesOrByExec) {

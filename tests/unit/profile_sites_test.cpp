@@ -441,6 +441,55 @@ TEST(ProfileSites, PyTorchAllocationsAreNamedByTheOperationThatAskedForThem) {
   }
 }
 
+// An `ap` line (src/inject/alloc_python.hpp) gives an allocation made with the GIL released the
+// Python stack of a later call inside the same call from Python: here the first 20 MiB tensor of
+// the serving loop's records is joined to the copy that followed it (site 1, `model.cuda()`'s).
+// Its row is then its own, named by the program's line beside the ATen function; the other
+// allocation of that native site keeps native frames only.
+TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gp_alloc_python_test";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "proc-14855.jsonl";
+  std::filesystem::copy_file(only_records("serving_buckets_alloc"), file, std::filesystem::copy_options::overwrite_existing);
+  { std::ofstream(file, std::ios::app) << "{\"t\":\"ap\",\"s\":1,\"k\":5,\"co\":[2]}\n"; }
+  const ProcessRecords records = read_process_records(file.string());
+  std::filesystem::remove_all(dir);
+  const ProcessProfile p = analyze_process(records);
+  const CallSiteRecord* copy = nullptr;
+  for (const auto& site : records.sites.sites)
+    if (site.id == 1) copy = &site;
+  ASSERT_NE(copy, nullptr);
+  const std::string line = summarize_site(*copy).where;
+  ASSERT_NE(line.find(".py:"), std::string::npos) << line;
+  const GraphLedger& first = p.sites.graphs[0];
+  const AllocationSite* joined = nullptr;
+  const AllocationSite* native = nullptr;
+  for (const auto& a : first.before_capture_alloc_sites)
+    if (a.site.where == "at::detail::empty_strided_cuda in libtorch_cuda.so") (a.python ? joined : native) = &a;
+  ASSERT_NE(joined, nullptr);
+  ASSERT_NE(native, nullptr);
+  EXPECT_EQ(joined->python->where, line);
+  EXPECT_EQ(joined->python->from, "same call");
+  EXPECT_FALSE(joined->python->stack.empty());
+  EXPECT_EQ(joined->bytes, 20u << 20);
+  EXPECT_EQ(native->bytes, 2u << 20);
+  EXPECT_EQ(first.before_capture_alloc_sites.size(), 5u);
+
+  const nlohmann::json j = profile_process_json(p, 1);
+  bool found = false;
+  for (const auto& a : j["graphs"][0]["memory"]["before_capture_alloc_sites"])
+    if (!a["python"].is_null()) {
+      found = true;
+      EXPECT_EQ(a["python"]["where"], line);
+      EXPECT_EQ(a["python"]["from"], "same call");
+      EXPECT_EQ(a["site"]["where"], "at::detail::empty_strided_cuda in libtorch_cuda.so");
+    }
+  EXPECT_TRUE(found);
+  std::ostringstream text;
+  ledgers_text(text, j);
+  EXPECT_NE(text.str().find(line + " (at::detail::empty_strided_cuda in libtorch_cuda.so)"), std::string::npos) << text.str();
+}
+
 TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
   CallSiteRecord s;
   s.api = "cudaMalloc";
@@ -496,6 +545,23 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
 
   std::istringstream zero("{\"t\":\"sc\",\"s\":0,\"w\":0,\"co\":[5]}\n");
   EXPECT_EQ(parse_process_records(zero, "hand-made").malformed_lines, 1u) << "a call stands for at least itself";
+}
+
+// The interposer's own time on the application's threads (the ip_cost line): the estimate of the
+// whole is the timed calls' time scaled to all calls, per step over the process's steps.
+TEST(ProfileSites, InterpositionCostIsEstimatedFromItsTimedCalls) {
+  std::ifstream in(only_records("call_site_app"));
+  std::stringstream records;
+  records << in.rdbuf() << "{\"t\":\"ip_cost\",\"calls\":1600,\"sampled\":100,\"own_ns\":50000,\"every\":16}\n";
+  const ProcessProfile p = analyze_process(parse_process_records(records, "with ip_cost"));
+  ASSERT_TRUE(p.interpose_cost.has_value());
+  EXPECT_EQ(p.interpose_cost->calls, 1600u);
+  const nlohmann::json j = profile_process_json(p, 1);
+  const nlohmann::json& c = j.at("interposition_cost");
+  EXPECT_DOUBLE_EQ(c.at("per_call_ns").get<double>(), 500.0);
+  EXPECT_DOUBLE_EQ(c.at("own_ns").get<double>(), 800000.0);
+  EXPECT_DOUBLE_EQ(c.at("per_step_ns").get<double>(), 800000.0 / 40.0) << "40 steps";
+  EXPECT_TRUE(c.at("step_share").is_number());
 }
 
 TEST(SiteSampling, ParsesItsRule) {

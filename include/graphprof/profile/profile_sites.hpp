@@ -117,12 +117,21 @@ struct StepRangeRecords {
   std::uint64_t open_ranges = 0;      // NAME ranges started and never ended
 };
 
+// An `ap` line's allocation: made with the GIL released, inside the same call from Python as a
+// later call of `site` (native frames in common where they enter the interpreter: `shared`), so
+// that site's Python stack is the allocation's (src/inject/alloc_python.hpp).
+struct AllocationPythonRecord {
+  std::uint32_t site = 0;
+  std::size_t shared = 0;
+};
+
 struct SiteRecords {
   std::vector<CallSiteRecord> sites;
   std::unordered_map<std::uint32_t, std::uint32_t> site_of_call;  // correlation id -> site id
   // --site-sample: calls whose site was taken at random, and how many calls each stands for
   // (absent: 1, the call itself)
   std::unordered_map<std::uint32_t, std::uint32_t> weight_of_call;
+  std::unordered_map<std::uint32_t, AllocationPythonRecord> python_of_allocation;  // allocation correlation id -> `ap`
   std::vector<MemorySample> memory_samples;
   std::vector<MemoryNodesRecord> memory_nodes;
   std::vector<MemoryOpRecord> memory_ops;
@@ -206,9 +215,19 @@ struct StepDefinition {
   bool contains(std::uint64_t t) const;
 };
 
-// Device memory allocated from one call site (the allocation calls' sites, merged by `where`).
+// The Python stack of an allocation's call: read at the allocation (the thread held the GIL), or
+// that of a later call made inside the same call from Python (records' `ap` lines).
+struct AllocationPython {
+  std::string where;               // the innermost application frame, "file.py:LINE in function"
+  std::string from;                // "held" or "same call"
+  std::vector<std::string> stack;  // Python frames, innermost first
+};
+
+// Device memory allocated from one call site (the allocation calls' sites, merged by their
+// Python `where` and the native `where`).
 struct AllocationSite {
-  SiteSummary site;
+  SiteSummary site;  // native frames only: the frame that asked for the memory
+  std::optional<AllocationPython> python;
   std::uint64_t bytes = 0;
   std::size_t allocations = 0;
 };
