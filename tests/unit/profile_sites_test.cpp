@@ -490,6 +490,32 @@ TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
   EXPECT_NE(text.str().find(line + " (at::detail::empty_strided_cuda in libtorch_cuda.so)"), std::string::npos) << text.str();
 }
 
+// The serving loop on the H200, interposed (the default observer), from a library that joins an
+// allocation to the next call inside the same call from Python (`ap` lines): the model's
+// `.cuda()` (line 30: its weights, 22 MiB in 2 segments) and the warm-up's `torch.zeros` (line 40)
+// are named by the program's lines beside the ATen function; the allocations of `model(...)`,
+// whose next call inside the same operator is cuBLAS's launch (not interposed), keep native
+// frames only; no site is named by the interposer's own frames.
+TEST(ProfileSites, PyTorchAllocationsAreNamedByTheProgramsLine) {
+  const ProcessProfile p = analyze_process(read_process_records(only_records("serving_buckets_ap")));
+  ASSERT_EQ(p.sites.graphs.size(), 3u);
+  const GraphLedger& first = p.sites.graphs[0];
+  std::map<std::string, std::pair<std::uint64_t, std::string>> by_line;
+  std::size_t native_only = 0;
+  for (const auto* sites : {&first.before_capture_alloc_sites, &first.capture_alloc_sites})
+    for (const auto& a : *sites) {
+      EXPECT_EQ(a.site.where.find("interpose"), std::string::npos) << a.site.where;
+      if (a.python) by_line[a.python->where] = {a.bytes, a.python->from + " " + a.site.where};
+      else ++native_only;
+    }
+  ASSERT_EQ(by_line.size(), 2u);
+  EXPECT_EQ(by_line["serving_buckets.py:30 in build_model"].first, 22u << 20);
+  EXPECT_EQ(by_line["serving_buckets.py:30 in build_model"].second, "same call at::detail::empty_strided_cuda in libtorch_cuda.so");
+  EXPECT_EQ(by_line["serving_buckets.py:40 in capture_buckets"].first, 2u << 20);
+  EXPECT_EQ(by_line["serving_buckets.py:40 in capture_buckets"].second.rfind("same call at::detail::empty", 0), 0u);
+  EXPECT_GE(native_only, 2u);
+}
+
 TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
   CallSiteRecord s;
   s.api = "cudaMalloc";
@@ -497,6 +523,11 @@ TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
               NativeFrameRecord{"/t/lib/libc10_cuda.so", 0x20, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int, unsigned long, CUstream_st*)", 0, {}},
               NativeFrameRecord{"/t/lib/libtorch_cuda.so", 0x30, "at::detail::empty_cuda(c10::ArrayRef<long>)", 0, {}}};
   EXPECT_EQ(summarize_site(s).where, "at::detail::empty_cuda in libtorch_cuda.so");
+  // Interposed (--observe interpose): the interposer's own frames lead into the call.
+  CallSiteRecord interposed = s;
+  interposed.native.front() = NativeFrameRecord{"/opt/graphprof/libgraphprof_interpose.so", 0x40,
+                                                "bool gp::interposer::forward_after<int (*)(void**, unsigned long), void**, unsigned long>(...)", 0, {}};
+  EXPECT_EQ(summarize_site(interposed).where, "at::detail::empty_cuda in libtorch_cuda.so");
   s.api = "cudaLaunchKernel";  // other calls keep their innermost frame
   EXPECT_EQ(summarize_site(s).where, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc in libc10_cuda.so");
 }
