@@ -179,6 +179,7 @@ GP_EXPORT Err cuMemAlloc_v2(unsigned long long* p, std::size_t n) {
 }
 GP_EXPORT Err cuMemFree_v2(unsigned long long p) {
   static const auto real = real_fn<Err (*)(unsigned long long)>("cuMemFree_v2", kDriver);
+  const OwnTime own;
   Call c;
   if (forward(Api::cuMemFree, real, c, p) && c.r == 0) freed(p, c.co, false);
   return c.r;
@@ -186,6 +187,7 @@ GP_EXPORT Err cuMemFree_v2(unsigned long long p) {
 // A physical allocation of the virtual-memory API (PyTorch's expandable segments): its size.
 GP_EXPORT Err cuMemCreate(unsigned long long* handle, std::size_t n, const void* prop, unsigned long long flags) {
   static const auto real = real_fn<Err (*)(unsigned long long*, std::size_t, const void*, unsigned long long)>("cuMemCreate", kDriver);
+  const OwnTime own;
   Call c;
   if (forward(Api::cuMemCreate, real, c, handle, n, prop, flags) && c.r == 0) physical_allocation(n, c.co);
   return c.r;

@@ -59,6 +59,53 @@ void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int
 void freed(std::uint64_t address, std::uint32_t co, bool is_async);
 void physical_allocation(std::uint64_t bytes, std::uint32_t co);
 
+// What interposition costs the application's threads, measured on a random sample of the calls
+// (1 in kOwnEvery, geometric gaps, as the call sites are sampled): the time spent in this library
+// around the real call (taking the site, the ledger samples, the record, the launch book), from
+// the function's entry to its return, less the real call. Written at the end as the ip_cost line
+// (runtime_interpose.cpp); the estimate of the whole is own_ns * calls / sampled.
+constexpr std::uint32_t kOwnEvery = 16;
+inline std::atomic<std::uint64_t> g_own_ns{0}, g_own_sampled{0};  // the calls: g_correlation
+struct OwnClock {
+  std::uint64_t in = 0;    // entry of a sampled call (0: this call is not sampled)
+  std::uint64_t real = 0;  // the real function's time
+  std::uint64_t state = 0, gap = 0;
+};
+inline thread_local OwnClock t_own;
+
+// At a function's entry: whether this call is timed.
+inline void own_time_begin() {
+  OwnClock& o = t_own;
+  o.in = 0;
+  if (o.gap > 0) {
+    --o.gap;
+    return;
+  }
+  if (o.state == 0) o.state = (reinterpret_cast<std::uintptr_t>(&o) * 0x9e3779b97f4a7c15ull) | 1u;
+  o.state ^= o.state >> 12;
+  o.state ^= o.state << 25;
+  o.state ^= o.state >> 27;
+  const double u = static_cast<double>((o.state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+  o.gap = static_cast<std::uint64_t>(__builtin_log1p(-u) / __builtin_log1p(-1.0 / kOwnEvery));
+  o.in = now_ns();
+  o.real = 0;
+}
+
+// At its return (a guard in each forwarding function): the time of a timed call, less the real call's.
+struct OwnTime {
+  OwnTime() { own_time_begin(); }
+  ~OwnTime() {
+    OwnClock& o = t_own;
+    if (o.in == 0 || !active()) return;
+    const std::uint64_t spent = now_ns() - o.in;
+    g_own_ns.fetch_add(spent > o.real ? spent - o.real : 0, std::memory_order_relaxed);
+    g_own_sampled.fetch_add(1, std::memory_order_relaxed);
+    o.in = 0;
+  }
+  OwnTime(const OwnTime&) = delete;
+  OwnTime& operator=(const OwnTime&) = delete;
+};
+
 // One forwarded call: its result, correlation id and start.
 struct Call {
   Err r = 0;
@@ -85,7 +132,9 @@ bool forward_after(Api api, int before, Fn real, Call& c, A... a) {
   c.start = now_ns();
   c.r = real(a...);
   if (!active()) return false;
-  record(api, c.start, now_ns(), c.co, c.r);
+  const std::uint64_t end = now_ns();
+  if (t_own.in != 0) t_own.real = end - c.start;
+  record(api, c.start, end, c.co, c.r);
   return true;
 }
 
@@ -96,6 +145,7 @@ bool forward(Api api, Fn real, Call& c, A... a) {
 
 template <typename Fn, typename... A>
 Err timed(Api api, Fn real, A... a) {
+  const OwnTime own;
   Call c;
   (void)forward(api, real, c, a...);
   return c.r;
@@ -109,6 +159,7 @@ inline std::uint64_t address_of(unsigned long long p) { return p; }
 
 template <typename Fn, typename P, typename... A>
 Err allocation(Api api, int memory_kind, bool is_async, Fn real, P* ptr, std::size_t bytes, A... rest) {
+  const OwnTime own;
   Call c;
   if (forward(api, real, c, ptr, bytes, rest...) && c.r == 0 && ptr != nullptr)
     allocated(address_of(*ptr), bytes, c.co, memory_kind, is_async);
@@ -117,6 +168,7 @@ Err allocation(Api api, int memory_kind, bool is_async, Fn real, P* ptr, std::si
 
 template <typename Fn, typename P, typename... A>
 Err release(Api api, bool is_async, Fn real, P ptr, A... rest) {
+  const OwnTime own;
   Call c;
   if (forward(api, real, c, ptr, rest...) && c.r == 0) freed(address_of(ptr), c.co, is_async);
   return c.r;
@@ -132,6 +184,7 @@ Err capture_breaker(Api api, Fn real, A... a) {
 
 template <typename Fn, typename... A>
 Err synchronising(Api api, Fn real, A... a) {
+  const OwnTime own;
   Call c;
   if (forward(api, real, c, a...)) synchronised(now_ns());
   return c.r;
@@ -139,6 +192,7 @@ Err synchronising(Api api, Fn real, A... a) {
 
 template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
+  const OwnTime own;
   Call c;
   if (forward(api, real, c, exec, stream)) launched(exec, c.co, c.start);
   return c.r;
@@ -146,6 +200,7 @@ Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
 
 template <typename Fn, typename... A>
 Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
+  const OwnTime own;
   Call c;
   if (!forward_after(api, kInstantiateBegin, real, c, exec, graph, rest...)) return c.r;
   ledger_sample(kInstantiateEnd, c.co);
@@ -155,6 +210,7 @@ Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
 
 template <typename Fn>
 Err upload(Api api, Fn real, Handle exec, Handle stream) {
+  const OwnTime own;
   Call c;
   if (!forward_after(api, kUploadBegin, real, c, exec, stream)) return c.r;
   ledger_sample(kUploadEnd, c.co);
@@ -164,6 +220,7 @@ Err upload(Api api, Fn real, Handle exec, Handle stream) {
 
 template <typename Fn>
 Err begin_capture(Api api, Fn real, Handle stream, int mode) {
+  const OwnTime own;
   Call c;
   if (!forward_after(api, kCaptureBegin, real, c, stream, mode)) return c.r;
   if (c.r == 0) ++t_capturing;
@@ -173,6 +230,7 @@ Err begin_capture(Api api, Fn real, Handle stream, int mode) {
 
 template <typename Fn>
 Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
+  const OwnTime own;
   Call c;
   if (!forward(api, real, c, stream, graph)) return c.r;
   if (t_capturing > 0) --t_capturing;

@@ -394,6 +394,10 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     // cannot be asked for its id now.
     for (const auto& [stream, b] : g_open_captures) lines += gp::interpose::capture_begin_line(0, b.mode, b.correlation, 0);
     g_open_captures.clear();
+    // What interposition cost the application's threads (interpose_core.hpp, OwnTime).
+    gp::inject::appendf(lines, "{\"t\":\"ip_cost\",\"calls\":%u,\"sampled\":%llu,\"own_ns\":%llu,\"every\":%u}\n",
+                        g_correlation.load(), static_cast<unsigned long long>(g_own_sampled.load()),
+                        static_cast<unsigned long long>(g_own_ns.load()), kOwnEvery);
     if (const std::uint64_t unseen = g_book.unseen_launches(); unseen > 0) {
       lines += "{\"t\":\"warning\",\"what\":";
       gp::inject::append_json_string(

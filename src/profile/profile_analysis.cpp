@@ -304,6 +304,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.cupti_at_end = p.cupti_at_end;
   out.observed_by = p.observed_by.empty() ? "cupti" : p.observed_by;
   out.observe_note = p.observe_note;
+  out.interpose_cost = p.interpose_cost;
   out.trace_level = p.trace_level;
   out.node_sampling = p.node_sampling;
   out.dropped_records = p.trace.dropped_records;

@@ -55,6 +55,8 @@
 //   mem_nodes {exec, graph, allocs, bytes, frees}        memory nodes of an instantiated graph
 //   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
+//   ip_cost  {calls, sampled, own_ns, every}             interposed: calls made through the interposer, the ones
+//            timed at random (1 in `every`) and their time in it less the real calls' (src/inject/interpose_core.hpp)
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 //   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
@@ -223,6 +225,9 @@ void read_line(const json& j, ProcessRecords& p) {
     p.refused_subscribes += field<std::size_t>(j, "n");
     p.refused_result = field<std::string>(j, "r");
     p.refused_caller = field<std::string>(j, "caller");
+  } else if (t == "ip_cost") {
+    p.interpose_cost = ProcessRecords::InterposeCost{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "sampled"),
+                                                     field<std::uint64_t>(j, "own_ns")};
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {

@@ -128,9 +128,26 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   // bound in this process, not zero.
   j["not_observed"] = p.observed_by == "interpose"
                           ? json::array({"eager launches of libraries with a runtime of their own or that look the driver up themselves "
-                                         "(eager_launches is a lower bound)",
-                                         "memory ledger", "GPU identity"})
+                                         "(eager_launches is a lower bound, and their allocations are not in the memory ledger)",
+                                         "GPU times", "GPU identity"})
                           : json::array();
+  // The interposer's own time on the application's threads, estimated from its timed calls.
+  if (const auto& c = p.interpose_cost; c && c->sampled > 0 && c->calls > 0) {
+    const double own = static_cast<double>(c->own_ns) * static_cast<double>(c->calls) / static_cast<double>(c->sampled);
+    const double steps = static_cast<double>(p.sites.step.steps);
+    const double step_ns = p.sites.step.steps > 0 && p.sites.step.last_ns > p.sites.step.first_ns
+                               ? static_cast<double>(p.sites.step.last_ns - p.sites.step.first_ns) / steps
+                               : 0.0;
+    const double per_call = static_cast<double>(c->own_ns) / static_cast<double>(c->sampled);
+    j["interposition_cost"] = {{"calls", c->calls},
+                               {"timed_calls", c->sampled},
+                               {"own_ns", own},
+                               {"per_call_ns", per_call},
+                               {"per_step_ns", steps > 0 ? json(own / steps) : json(nullptr)},
+                               {"step_share", step_ns > 0 ? json(own / steps / step_ns) : json(nullptr)}};
+  } else {
+    j["interposition_cost"] = nullptr;
+  }
   j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
   j["records_end_ns"] = p.records_end_ns;
   j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";

@@ -251,10 +251,24 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     return;
   }
   // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
-  if (p.value("observed_by", "cupti") == "interpose")
-    out << "  observed by: interposition (no CUPTI). Not seen: launches by libraries with a runtime of their own\n"
-           "    (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager launches are a lower bound;\n"
-           "    no memory ledger\n";
+  if (p.value("observed_by", "cupti") == "interpose") {
+    out << "  observed by: interposition (no CUPTI, no GPU times: --trace node for them). Not seen: calls of libraries\n"
+           "    with a runtime of their own (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager\n"
+           "    launches are a lower bound\n";
+    if (const auto ic = p.find("interposition_cost"); ic != p.end() && ic->is_object()) {
+      auto number = [&ic](const char* key) {
+        const auto v = ic->find(key);
+        return v != ic->end() && v->is_number() ? v->get<double>() : NAN;
+      };
+      out << "    its cost on the application's threads: " << format_ns(number("per_call_ns")) << " a call";
+      if (const double per = number("per_step_ns"); std::isfinite(per)) {
+        out << ", " << format_ns(per) << " a step";
+        if (const double share = number("step_share"); std::isfinite(share)) out << strf(" (%.1f %% of a step)", 100.0 * share);
+      }
+      out << " (" << ic->value("timed_calls", std::uint64_t{0}) << " of " << ic->value("calls", std::uint64_t{0})
+          << " calls timed at random)\n";
+    }
+  }
   else if (const auto note = p.find("observe_note"); note != p.end() && note->is_string())
     out << "  observed by: CUPTI (" << note->get<std::string>() << ")\n";
   if (!(no_work && taken)) coverage_text(out, p, verbose);

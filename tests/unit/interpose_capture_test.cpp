@@ -116,6 +116,7 @@ TEST(InterposeCapture, TheHooksGetTheSitesAndSamplesAndAllocationsAreRecorded) {
       << "the free carries the allocation's size\n"
       << g_lines;
   EXPECT_NE(g_lines.find("\"n\":\"cudaMemcpyAsync\""), std::string::npos) << "asynchronous copies are recorded\n" << g_lines;
+  EXPECT_NE(g_lines.find("{\"t\":\"ip_cost\",\"calls\":"), std::string::npos) << "its own cost, at the end\n" << g_lines;
 }
 
 }  // namespace

@@ -578,6 +578,23 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   EXPECT_EQ(parse_process_records(zero, "hand-made").malformed_lines, 1u) << "a call stands for at least itself";
 }
 
+// The interposer's own time on the application's threads (the ip_cost line): the estimate of the
+// whole is the timed calls' time scaled to all calls, per step over the process's steps.
+TEST(ProfileSites, InterpositionCostIsEstimatedFromItsTimedCalls) {
+  std::ifstream in(only_records("call_site_app"));
+  std::stringstream records;
+  records << in.rdbuf() << "{\"t\":\"ip_cost\",\"calls\":1600,\"sampled\":100,\"own_ns\":50000,\"every\":16}\n";
+  const ProcessProfile p = analyze_process(parse_process_records(records, "with ip_cost"));
+  ASSERT_TRUE(p.interpose_cost.has_value());
+  EXPECT_EQ(p.interpose_cost->calls, 1600u);
+  const nlohmann::json j = profile_process_json(p, 1);
+  const nlohmann::json& c = j.at("interposition_cost");
+  EXPECT_DOUBLE_EQ(c.at("per_call_ns").get<double>(), 500.0);
+  EXPECT_DOUBLE_EQ(c.at("own_ns").get<double>(), 800000.0);
+  EXPECT_DOUBLE_EQ(c.at("per_step_ns").get<double>(), 800000.0 / 40.0) << "40 steps";
+  EXPECT_TRUE(c.at("step_share").is_number());
+}
+
 TEST(SiteSampling, ParsesItsRule) {
   SiteSampling r;
   ASSERT_TRUE(SiteSampling::parse("256,16", r));

@@ -85,6 +85,12 @@ struct ProcessRecords {
   // preloaded interposer at --trace none, no CUPTI); empty in older records (CUPTI). observe_note:
   // why interposition was asked for and not used.
   std::string observed_by, observe_note;
+  // What interposition cost the application's threads (the ip_cost line): calls made through the
+  // interposer, how many of them were timed at random, their time in it less the real calls'.
+  struct InterposeCost {
+    std::uint64_t calls = 0, sampled = 0, own_ns = 0;
+  };
+  std::optional<InterposeCost> interpose_cost;
   std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
@@ -222,6 +228,7 @@ struct ProcessProfile {
   std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
   std::string observed_by, observe_note;  // as in ProcessRecords
+  std::optional<ProcessRecords::InterposeCost> interpose_cost;  // as in ProcessRecords
   int trace_level = 2;
   std::string node_sampling;  // as in ProcessRecords
   std::size_t kernel_switches_off = 0;   // kernels=P%: times CONCURRENT_KERNEL was switched off between samples
