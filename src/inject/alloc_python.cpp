@@ -2,6 +2,7 @@
 #include "alloc_python.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,18 +24,46 @@ struct Kept {
 // Per thread: allocated at the thread's first kept allocation, kept for the thread's life.
 thread_local std::vector<Kept>* t_kept = nullptr;
 
-// The interpreter module's load address (dli_fbase of PyGILState_Check); 1 while not found.
-std::atomic<std::uintptr_t> g_interpreter_base{1};
+// The address range of the interpreter module's loaded segments (the module of PyGILState_Check),
+// found once; [0, 0) while no interpreter is loaded (looked up again at the next call).
+std::atomic<std::uintptr_t> g_interpreter_lo{0}, g_interpreter_hi{0};
 
-std::uintptr_t interpreter_base() {
-  std::uintptr_t base = g_interpreter_base.load(std::memory_order_relaxed);
-  if (base != 1) return base;
+struct Range {
+  std::uintptr_t at = 0, lo = 0, hi = 0;  // `at`: an address of the module sought
+};
+
+// dl_iterate_phdr's callback: the loaded segments' range of the module one of whose segments
+// holds `at`.
+int segments_of(dl_phdr_info* info, std::size_t, void* data) {
+  auto* r = static_cast<Range*>(data);
+  std::uintptr_t lo = 0, hi = 0;
+  bool holds = false;
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uintptr_t from = info->dlpi_addr + ph.p_vaddr, to = from + ph.p_memsz;
+    lo = lo == 0 ? from : std::min(lo, from);
+    hi = std::max(hi, to);
+    holds = holds || (r->at >= from && r->at < to);
+  }
+  if (!holds) return 0;
+  r->lo = lo, r->hi = hi;
+  return 1;
+}
+
+bool interpreter_range(std::uintptr_t& lo, std::uintptr_t& hi) {
+  lo = g_interpreter_lo.load(std::memory_order_acquire);
+  hi = g_interpreter_hi.load(std::memory_order_acquire);
+  if (hi != 0) return true;
   void* f = dlsym(RTLD_DEFAULT, "PyGILState_Check");
-  Dl_info info{};
-  if (f == nullptr || dladdr(f, &info) == 0) return 0;  // looked up again next time: an interpreter loaded later
-  base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-  g_interpreter_base.store(base, std::memory_order_relaxed);
-  return base;
+  if (f == nullptr) return false;
+  Range r;
+  r.at = reinterpret_cast<std::uintptr_t>(f);
+  if (dl_iterate_phdr(segments_of, &r) == 0) return false;
+  lo = r.lo, hi = r.hi;
+  g_interpreter_lo.store(lo, std::memory_order_release);
+  g_interpreter_hi.store(hi, std::memory_order_release);
+  return true;
 }
 
 }  // namespace
@@ -57,10 +86,8 @@ std::size_t frames_shared_inside_interpreter(const std::uintptr_t* a, std::size_
 }
 
 bool in_python_interpreter(std::uintptr_t pc) {
-  const std::uintptr_t base = interpreter_base();
-  if (base == 0) return false;
-  Dl_info info{};
-  return dladdr(reinterpret_cast<void*>(pc - 1), &info) != 0 && reinterpret_cast<std::uintptr_t>(info.dli_fbase) == base;
+  std::uintptr_t lo = 0, hi = 0;
+  return interpreter_range(lo, hi) && pc - 1 >= lo && pc - 1 < hi;
 }
 
 void keep_allocation_without_python(std::uint32_t correlation) {

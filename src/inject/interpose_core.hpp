@@ -66,9 +66,11 @@ void physical_allocation(std::uint64_t bytes, std::uint32_t co);
 // (runtime_interpose.cpp); the estimate of the whole is own_ns * calls / sampled.
 constexpr std::uint32_t kOwnEvery = 16;
 inline std::atomic<std::uint64_t> g_own_ns{0}, g_own_sampled{0};  // the calls: g_correlation
+void timed_own(std::uint32_t co, std::uint64_t ns);  // runtime_interpose.cpp: kept for the ic lines
 struct OwnClock {
   std::uint64_t in = 0;    // entry of a sampled call (0: this call is not sampled)
   std::uint64_t real = 0;  // the real function's time
+  std::uint32_t co = 0;    // its correlation id (0: not forwarded)
   std::uint64_t state = 0, gap = 0;
 };
 inline thread_local OwnClock t_own;
@@ -89,6 +91,7 @@ inline void own_time_begin() {
   o.gap = static_cast<std::uint64_t>(__builtin_log1p(-u) / __builtin_log1p(-1.0 / kOwnEvery));
   o.in = now_ns();
   o.real = 0;
+  o.co = 0;
 }
 
 // At its return (a guard in each forwarding function): the time of a timed call, less the real call's.
@@ -98,8 +101,10 @@ struct OwnTime {
     OwnClock& o = t_own;
     if (o.in == 0 || !active()) return;
     const std::uint64_t spent = now_ns() - o.in;
-    g_own_ns.fetch_add(spent > o.real ? spent - o.real : 0, std::memory_order_relaxed);
+    const std::uint64_t own = spent > o.real ? spent - o.real : 0;
+    g_own_ns.fetch_add(own, std::memory_order_relaxed);
     g_own_sampled.fetch_add(1, std::memory_order_relaxed);
+    if (o.co != 0) timed_own(o.co, own);
     o.in = 0;
   }
   OwnTime(const OwnTime&) = delete;
@@ -133,7 +138,10 @@ bool forward_after(Api api, int before, Fn real, Call& c, A... a) {
   c.r = real(a...);
   if (!active()) return false;
   const std::uint64_t end = now_ns();
-  if (t_own.in != 0) t_own.real = end - c.start;
+  if (t_own.in != 0) {
+    t_own.real = end - c.start;
+    t_own.co = c.co;
+  }
   record(api, c.start, end, c.co, c.r);
   return true;
 }

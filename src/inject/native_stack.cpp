@@ -215,7 +215,8 @@ bool internal_module(const std::string& path) {
   }();
   if (!self.empty() && path == self) return true;
   const std::string b = base_name(path);
-  return b.rfind("libcupti.so", 0) == 0 || b.rfind("libcuda.so", 0) == 0;
+  // The interposer (libgraphprof_interpose.so): its functions call the injection library for the site.
+  return b.rfind("libcupti.so", 0) == 0 || b.rfind("libcuda.so", 0) == 0 || b.rfind("libgraphprof_interpose.so", 0) == 0;
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -157,6 +158,30 @@ std::mutex& g_alloc_mu = *new std::mutex;
 std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>>& g_allocations =
     *new std::unordered_map<std::uint64_t, std::pair<std::uint64_t, int>>;  // address -> bytes, memory kind
 
+// The timed calls (OwnTime): correlation id and the interposer's own time, written as ic lines.
+std::mutex& g_own_mu = *new std::mutex;
+std::vector<std::pair<std::uint32_t, std::uint32_t>>& g_own_calls = *new std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+std::string own_lines(std::vector<std::pair<std::uint32_t, std::uint32_t>>& calls) {
+  std::string s;
+  for (std::size_t at = 0; at < calls.size(); at += 4096) {
+    const std::size_t end = std::min(calls.size(), at + 4096);
+    s += "{\"t\":\"ic\",\"co\":[";
+    for (std::size_t i = at; i < end; ++i) {
+      if (i > at) s += ',';
+      gp::interpose::append_u64(s, calls[i].first);
+    }
+    s += "],\"ns\":[";
+    for (std::size_t i = at; i < end; ++i) {
+      if (i > at) s += ',';
+      gp::interpose::append_u64(s, calls[i].second);
+    }
+    s += "]}\n";
+  }
+  calls.clear();
+  return s;
+}
+
 void on_fork_child() { g_active = false; }  // a fork() child must not write into its parent's records
 
 }  // namespace
@@ -194,6 +219,11 @@ void record(Api api, std::uint64_t start, std::uint64_t end, std::uint32_t co, E
   std::lock_guard<std::mutex> lock(g_queue_mu);
   g_queue.push_back(std::move(full));
   g_queue_cv.notify_all();
+}
+
+void timed_own(std::uint32_t co, std::uint64_t ns) {
+  std::lock_guard<std::mutex> lock(g_own_mu);
+  g_own_calls.emplace_back(co, static_cast<std::uint32_t>(std::min<std::uint64_t>(ns, UINT32_MAX)));
 }
 
 void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async) {
@@ -394,6 +424,11 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     // cannot be asked for its id now.
     for (const auto& [stream, b] : g_open_captures) lines += gp::interpose::capture_begin_line(0, b.mode, b.correlation, 0);
     g_open_captures.clear();
+    {
+      std::unique_lock<std::mutex> own(g_own_mu, std::defer_lock);
+      if (may_wait) own.lock();
+      if (own.owns_lock()) lines += own_lines(g_own_calls);
+    }
     // What interposition cost the application's threads (interpose_core.hpp, OwnTime).
     gp::inject::appendf(lines, "{\"t\":\"ip_cost\",\"calls\":%u,\"sampled\":%llu,\"own_ns\":%llu,\"every\":%u}\n",
                         g_correlation.load(), static_cast<unsigned long long>(g_own_sampled.load()),

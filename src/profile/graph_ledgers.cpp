@@ -77,14 +77,14 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       if (later != site_by_id.end() && !later->second->python.empty()) python = later->second, from = "same call";
     }
     native.python.clear();
-    AllocationSite out{summarize_site(native), std::nullopt, 0, 0};
+    AllocationSite site{summarize_site(native), std::nullopt, 0, 0};
     if (python != nullptr) {
       CallSiteRecord frames;
       frames.python = python->python;
       SiteSummary named = summarize_site(frames);
-      out.python = AllocationPython{named.where, from, std::move(named.stack)};
+      site.python = AllocationPython{named.where, from, std::move(named.stack)};
     }
-    return out;
+    return site;
   };
   auto api = [&](std::uint32_t co) -> const ApiRecord* {
     auto a = in.api_by_correlation.find(co);

@@ -289,6 +289,40 @@ bool implausible(const KernelRecord& k, const RecordLimits& limits) {
 
 }  // namespace
 
+namespace {
+
+// The interposer's own cost (ip_cost, ic): the whole run's estimate, and the steps' — the timed
+// calls that started in a step, scaled to every recorded call that started in one.
+ProcessProfile::InterposeCostSummary summarize_interpose_cost(const ProcessRecords::InterposeCost& c, const std::vector<ApiRecord>& api,
+                                                              const std::unordered_map<std::uint32_t, const ApiRecord*>& by_correlation,
+                                                              const StepDefinition& step) {
+  ProcessProfile::InterposeCostSummary s;
+  s.calls = c.calls;
+  s.timed = c.sampled;
+  if (c.sampled > 0) {
+    s.per_call_ns = static_cast<double>(c.own_ns) / static_cast<double>(c.sampled);
+    s.own_ns = s.per_call_ns * static_cast<double>(c.calls);
+  }
+  if (step.steps == 0 || step.last_ns <= step.first_ns) return s;
+  for (const ApiRecord& a : api)
+    if (step.contains(a.start_ns)) ++s.step_calls;
+  double own = 0;
+  for (const auto& [co, ns] : c.timed) {
+    const auto a = by_correlation.find(co);
+    if (a == by_correlation.end() || !step.contains(a->second->start_ns)) continue;
+    ++s.step_timed;
+    own += ns;
+  }
+  if (s.step_timed == 0) return s;
+  s.step_per_call_ns = own / static_cast<double>(s.step_timed);
+  const double steps = static_cast<double>(step.steps);
+  s.per_step_ns = *s.step_per_call_ns * static_cast<double>(s.step_calls) / steps;
+  s.step_share = *s.per_step_ns / (static_cast<double>(step.last_ns - step.first_ns) / steps);
+  return s;
+}
+
+}  // namespace
+
 ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels) {
   ProcessProfile out;
   out.pid = p.pid;
@@ -304,7 +338,6 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.cupti_at_end = p.cupti_at_end;
   out.observed_by = p.observed_by.empty() ? "cupti" : p.observed_by;
   out.observe_note = p.observe_note;
-  out.interpose_cost = p.interpose_cost;
   out.trace_level = p.trace_level;
   out.node_sampling = p.node_sampling;
   out.dropped_records = p.trace.dropped_records;
@@ -530,6 +563,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     out.graphs.push_back(std::move(g));
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
+  if (p.interpose_cost) out.interpose_cost = summarize_interpose_cost(*p.interpose_cost, p.trace.api, api_by_correlation, out.sites.step);
   out.timeline = profile_detail::make_timeline(p.begin_ns, out.records_end_ns, d, graph_launches, eager_launches, execs, 120);
   describe_process_for_ranks(out, p);
   return out;

@@ -57,6 +57,7 @@
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   ip_cost  {calls, sampled, own_ns, every}             interposed: calls made through the interposer, the ones
 //            timed at random (1 in `every`) and their time in it less the real calls' (src/inject/interpose_core.hpp)
+//   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and own time
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 //   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
@@ -226,8 +227,23 @@ void read_line(const json& j, ProcessRecords& p) {
     p.refused_result = field<std::string>(j, "r");
     p.refused_caller = field<std::string>(j, "caller");
   } else if (t == "ip_cost") {
-    p.interpose_cost = ProcessRecords::InterposeCost{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "sampled"),
-                                                     field<std::uint64_t>(j, "own_ns")};
+    if (!p.interpose_cost) p.interpose_cost.emplace();
+    p.interpose_cost->calls = field<std::uint64_t>(j, "calls");
+    p.interpose_cost->sampled = field<std::uint64_t>(j, "sampled");
+    p.interpose_cost->own_ns = field<std::uint64_t>(j, "own_ns");
+  } else if (t == "ic") {
+    const auto& co = j.at("co").get_ref<const json::array_t&>();
+    const auto& ns = j.at("ns").get_ref<const json::array_t&>();
+    if (co.size() != ns.size()) throw std::out_of_range("ic: co and ns differ in length");
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;  // all read before any is kept
+    for (std::size_t i = 0; i < co.size(); ++i) {
+      if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range("ic: not a count");
+      const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
+      if (c > UINT32_MAX || n > UINT32_MAX) throw std::out_of_range("ic: value out of range");
+      timed.emplace_back(static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(n));
+    }
+    if (!p.interpose_cost) p.interpose_cost.emplace();
+    p.interpose_cost->timed.insert(p.interpose_cost->timed.end(), timed.begin(), timed.end());
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {

@@ -132,19 +132,16 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                                          "GPU times", "GPU identity"})
                           : json::array();
   // The interposer's own time on the application's threads, estimated from its timed calls.
-  if (const auto& c = p.interpose_cost; c && c->sampled > 0 && c->calls > 0) {
-    const double own = static_cast<double>(c->own_ns) * static_cast<double>(c->calls) / static_cast<double>(c->sampled);
-    const double steps = static_cast<double>(p.sites.step.steps);
-    const double step_ns = p.sites.step.steps > 0 && p.sites.step.last_ns > p.sites.step.first_ns
-                               ? static_cast<double>(p.sites.step.last_ns - p.sites.step.first_ns) / steps
-                               : 0.0;
-    const double per_call = static_cast<double>(c->own_ns) / static_cast<double>(c->sampled);
+  if (const auto& c = p.interpose_cost; c && c->timed > 0) {
     j["interposition_cost"] = {{"calls", c->calls},
-                               {"timed_calls", c->sampled},
-                               {"own_ns", own},
-                               {"per_call_ns", per_call},
-                               {"per_step_ns", steps > 0 ? json(own / steps) : json(nullptr)},
-                               {"step_share", step_ns > 0 ? json(own / steps / step_ns) : json(nullptr)}};
+                               {"timed_calls", c->timed},
+                               {"own_ns", c->own_ns},
+                               {"per_call_ns", c->per_call_ns},
+                               {"step_calls", c->step_calls},
+                               {"step_timed_calls", c->step_timed},
+                               {"step_per_call_ns", opt(c->step_per_call_ns)},
+                               {"per_step_ns", opt(c->per_step_ns)},
+                               {"step_share", opt(c->step_share)}};
   } else {
     j["interposition_cost"] = nullptr;
   }

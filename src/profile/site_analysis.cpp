@@ -42,7 +42,7 @@ bool runtime_function(const std::string& fn) {
 
 bool runtime_frame(const NativeFrameRecord& f) {
   const std::string b = base_name(f.module);
-  for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so"})
+  for (const char* lib : {"libcudart.so", "libcuda.so", "libcupti.so", "libgraphprof_inject.so", "libgraphprof_interpose.so"})
     if (starts_with(b, lib)) return true;
   return runtime_function(f.function);
 }

@@ -60,6 +60,17 @@ CallSiteRecord read_site(const json& j) {
   return s;
 }
 
+// A line's `co` list of correlation ids, all read before any is kept: a bad line adds nothing.
+std::vector<std::uint32_t> correlation_ids(const json& j) {
+  std::vector<std::uint32_t> calls;
+  for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
+    const std::uint64_t c = non_negative(co);
+    if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
+    calls.push_back(static_cast<std::uint32_t>(c));
+  }
+  return calls;
+}
+
 }  // namespace
 
 bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
@@ -69,12 +80,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.sites.push_back(std::move(site));
   } else if (t == "sc") {
     const std::uint32_t site = field<std::uint32_t>(j, "s");
-    std::vector<std::uint32_t> calls;  // all read before any is kept: a bad line adds nothing
-    for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
-      const std::uint64_t c = non_negative(co);
-      if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
-      calls.push_back(static_cast<std::uint32_t>(c));
-    }
+    const std::vector<std::uint32_t> calls = correlation_ids(j);
     const std::uint32_t weight = field<std::uint32_t>(j, "w", 1u);
     if (weight == 0) throw std::out_of_range("w: a sampled call stands for at least itself");
     for (std::uint32_t c : calls) {
@@ -84,13 +90,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
   } else if (t == "ap") {
     const std::uint32_t site = field<std::uint32_t>(j, "s");
     const std::size_t shared = field<std::size_t>(j, "k");
-    std::vector<std::uint32_t> calls;
-    for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
-      const std::uint64_t c = non_negative(co);
-      if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
-      calls.push_back(static_cast<std::uint32_t>(c));
-    }
-    for (std::uint32_t c : calls) out.python_of_allocation[c] = AllocationPythonRecord{site, shared};
+    for (std::uint32_t c : correlation_ids(j)) out.python_of_allocation[c] = AllocationPythonRecord{site, shared};
   } else if (t == "mem") {
     MemorySample m;
     m.at = field<std::string>(j, "at");

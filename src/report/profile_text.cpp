@@ -260,13 +260,18 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
         const auto v = ic->find(key);
         return v != ic->end() && v->is_number() ? v->get<double>() : NAN;
       };
-      out << "    its cost on the application's threads: " << format_ns(number("per_call_ns")) << " a call";
+      // In the steps where there are steps (the start-up's naming of new call sites left out).
       if (const double per = number("per_step_ns"); std::isfinite(per)) {
-        out << ", " << format_ns(per) << " a step";
+        out << "    its cost on the application's threads in the steps: " << format_ns(number("step_per_call_ns")) << " a call, "
+            << format_ns(per) << " a step";
         if (const double share = number("step_share"); std::isfinite(share)) out << strf(" (%.1f %% of a step)", 100.0 * share);
+        out << " (" << ic->value("step_timed_calls", std::uint64_t{0}) << " of " << ic->value("step_calls", std::uint64_t{0})
+            << " calls timed at random); whole run " << format_ns(number("own_ns")) << "\n";
+      } else {
+        out << "    its cost on the application's threads: " << format_ns(number("own_ns")) << " in all, "
+            << format_ns(number("per_call_ns")) << " a call (" << ic->value("timed_calls", std::uint64_t{0}) << " of "
+            << ic->value("calls", std::uint64_t{0}) << " calls timed at random)\n";
       }
-      out << " (" << ic->value("timed_calls", std::uint64_t{0}) << " of " << ic->value("calls", std::uint64_t{0})
-          << " calls timed at random)\n";
     }
   }
   else if (const auto note = p.find("observe_note"); note != p.end() && note->is_string())

@@ -33,7 +33,9 @@ constexpr int kLaunches = 50;
 constexpr int kEager = 20;
 
 std::string profile_cmd(const fs::path& out, const std::string& extra, const std::string& app_args) {
-  return kTimeout + GRAPHPROF_BINARY + " profile --trace node --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
+  // Node level unless the test names its level (the default, --trace none, records no kernels).
+  const std::string level = extra.find("--trace ") == std::string::npos ? " --trace node" : "";
+  return kTimeout + GRAPHPROF_BINARY + " profile" + level + " --out " + out.string() + " " + extra + " -- " + GRAPHPROF_GRAPH_APP + " " +
          app_args + " > " + (out / "console.txt").string() + " 2>&1";
 }
 

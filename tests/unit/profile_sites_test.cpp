@@ -490,6 +490,32 @@ TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
   EXPECT_NE(text.str().find(line + " (at::detail::empty_strided_cuda in libtorch_cuda.so)"), std::string::npos) << text.str();
 }
 
+// The serving loop on the H200, interposed (the default observer), from a library that joins an
+// allocation to the next call inside the same call from Python (`ap` lines): the model's
+// `.cuda()` (line 30: its weights, 22 MiB in 2 segments) and the warm-up's `torch.zeros` (line 40)
+// are named by the program's lines beside the ATen function; the allocations of `model(...)`,
+// whose next call inside the same operator is cuBLAS's launch (not interposed), keep native
+// frames only; no site is named by the interposer's own frames.
+TEST(ProfileSites, PyTorchAllocationsAreNamedByTheProgramsLine) {
+  const ProcessProfile p = analyze_process(read_process_records(only_records("serving_buckets_ap")));
+  ASSERT_EQ(p.sites.graphs.size(), 3u);
+  const GraphLedger& first = p.sites.graphs[0];
+  std::map<std::string, std::pair<std::uint64_t, std::string>> by_line;
+  std::size_t native_only = 0;
+  for (const auto* sites : {&first.before_capture_alloc_sites, &first.capture_alloc_sites})
+    for (const auto& a : *sites) {
+      EXPECT_EQ(a.site.where.find("interpose"), std::string::npos) << a.site.where;
+      if (a.python) by_line[a.python->where] = {a.bytes, a.python->from + " " + a.site.where};
+      else ++native_only;
+    }
+  ASSERT_EQ(by_line.size(), 2u);
+  EXPECT_EQ(by_line["serving_buckets.py:30 in build_model"].first, 22u << 20);
+  EXPECT_EQ(by_line["serving_buckets.py:30 in build_model"].second, "same call at::detail::empty_strided_cuda in libtorch_cuda.so");
+  EXPECT_EQ(by_line["serving_buckets.py:40 in capture_buckets"].first, 2u << 20);
+  EXPECT_EQ(by_line["serving_buckets.py:40 in capture_buckets"].second.rfind("same call at::detail::empty", 0), 0u);
+  EXPECT_GE(native_only, 2u);
+}
+
 TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
   CallSiteRecord s;
   s.api = "cudaMalloc";
@@ -497,6 +523,11 @@ TEST(ProfileSites, AnAllocationIsNamedByTheCallerOfItsAllocator) {
               NativeFrameRecord{"/t/lib/libc10_cuda.so", 0x20, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(int, unsigned long, CUstream_st*)", 0, {}},
               NativeFrameRecord{"/t/lib/libtorch_cuda.so", 0x30, "at::detail::empty_cuda(c10::ArrayRef<long>)", 0, {}}};
   EXPECT_EQ(summarize_site(s).where, "at::detail::empty_cuda in libtorch_cuda.so");
+  // Interposed (--observe interpose): the interposer's own frames lead into the call.
+  CallSiteRecord interposed = s;
+  interposed.native.front() = NativeFrameRecord{"/opt/graphprof/libgraphprof_interpose.so", 0x40,
+                                                "bool gp::interposer::forward_after<int (*)(void**, unsigned long), void**, unsigned long>(...)", 0, {}};
+  EXPECT_EQ(summarize_site(interposed).where, "at::detail::empty_cuda in libtorch_cuda.so");
   s.api = "cudaLaunchKernel";  // other calls keep their innermost frame
   EXPECT_EQ(summarize_site(s).where, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc in libc10_cuda.so");
 }
@@ -547,21 +578,45 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   EXPECT_EQ(parse_process_records(zero, "hand-made").malformed_lines, 1u) << "a call stands for at least itself";
 }
 
-// The interposer's own time on the application's threads (the ip_cost line): the estimate of the
-// whole is the timed calls' time scaled to all calls, per step over the process's steps.
+// The interposer's own time on the application's threads (the ip_cost and ic lines): the whole
+// run's estimate scales the timed calls' time to all calls; the steps' uses only the timed calls
+// that started in a step (the start-up's naming of new sites left out), scaled to the calls there.
 TEST(ProfileSites, InterpositionCostIsEstimatedFromItsTimedCalls) {
   std::ifstream in(only_records("call_site_app"));
   std::stringstream records;
-  records << in.rdbuf() << "{\"t\":\"ip_cost\",\"calls\":1600,\"sampled\":100,\"own_ns\":50000,\"every\":16}\n";
+  records << in.rdbuf();
+  const ProcessProfile exact = analyze_process(read_process_records(only_records("call_site_app")));
+  ASSERT_GT(exact.sites.step.steps, 0u);
+  // One timed call inside the steps (the first API call that started there) and one before them.
+  const ProcessRecords r = read_process_records(only_records("call_site_app"));
+  std::uint32_t inside = 0, before = 0;
+  std::size_t in_steps = 0;
+  for (const auto& a : r.trace.api) {
+    if (exact.sites.step.contains(a.start_ns)) {
+      ++in_steps;
+      if (inside == 0) inside = a.correlation_id;
+    } else if (before == 0 && a.correlation_id != 0) {
+      before = a.correlation_id;
+    }
+  }
+  ASSERT_NE(inside, 0u);
+  ASSERT_NE(before, 0u);
+  records << "{\"t\":\"ip_cost\",\"calls\":1600,\"sampled\":2,\"own_ns\":100400,\"every\":16}\n"
+          << "{\"t\":\"ic\",\"co\":[" << before << "," << inside << "],\"ns\":[100000,400]}\n";
   const ProcessProfile p = analyze_process(parse_process_records(records, "with ip_cost"));
   ASSERT_TRUE(p.interpose_cost.has_value());
   EXPECT_EQ(p.interpose_cost->calls, 1600u);
   const nlohmann::json j = profile_process_json(p, 1);
   const nlohmann::json& c = j.at("interposition_cost");
-  EXPECT_DOUBLE_EQ(c.at("per_call_ns").get<double>(), 500.0);
-  EXPECT_DOUBLE_EQ(c.at("own_ns").get<double>(), 800000.0);
-  EXPECT_DOUBLE_EQ(c.at("per_step_ns").get<double>(), 800000.0 / 40.0) << "40 steps";
+  EXPECT_DOUBLE_EQ(c.at("per_call_ns").get<double>(), 50200.0) << "the whole run: both timed calls";
+  EXPECT_DOUBLE_EQ(c.at("own_ns").get<double>(), 50200.0 * 1600);
+  EXPECT_EQ(c.at("step_timed_calls"), 1u);
+  EXPECT_DOUBLE_EQ(c.at("step_per_call_ns").get<double>(), 400.0) << "the steps: the start-up's call left out";
+  EXPECT_EQ(c.at("step_calls"), in_steps);
+  EXPECT_DOUBLE_EQ(c.at("per_step_ns").get<double>(), 400.0 * static_cast<double>(in_steps) / static_cast<double>(exact.sites.step.steps));
   EXPECT_TRUE(c.at("step_share").is_number());
+  std::istringstream bad("{\"t\":\"ic\",\"co\":[1,2],\"ns\":[5]}\n");
+  EXPECT_EQ(parse_process_records(bad, "hand-made").malformed_lines, 1u);
 }
 
 TEST(SiteSampling, ParsesItsRule) {

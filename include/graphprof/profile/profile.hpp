@@ -89,6 +89,7 @@ struct ProcessRecords {
   // interposer, how many of them were timed at random, their time in it less the real calls'.
   struct InterposeCost {
     std::uint64_t calls = 0, sampled = 0, own_ns = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;  // the ic lines: correlation id, own ns of each timed call
   };
   std::optional<InterposeCost> interpose_cost;
   std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
@@ -228,7 +229,16 @@ struct ProcessProfile {
   std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
   std::string observed_by, observe_note;  // as in ProcessRecords
-  std::optional<ProcessRecords::InterposeCost> interpose_cost;  // as in ProcessRecords
+  // What interposition cost the application's threads (ip_cost and ic lines): over the whole run,
+  // and in the steps (the timed calls made from the first step to the last, scaled to all the calls
+  // made there), which leaves the start-up's naming of new call sites out.
+  struct InterposeCostSummary {
+    std::uint64_t calls = 0, timed = 0;
+    double own_ns = 0, per_call_ns = 0;  // the whole run, estimated
+    std::uint64_t step_calls = 0, step_timed = 0;
+    std::optional<double> step_per_call_ns, per_step_ns, step_share;
+  };
+  std::optional<InterposeCostSummary> interpose_cost;
   int trace_level = 2;
   std::string node_sampling;  // as in ProcessRecords
   std::size_t kernel_switches_off = 0;   // kernels=P%: times CONCURRENT_KERNEL was switched off between samples
