@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -178,38 +179,68 @@ Sample sample_of(bool enter, std::uint32_t cbid) {
 std::timed_mutex g_mu;
 std::unordered_map<std::uint64_t, std::uint32_t> g_site_of;
 std::vector<std::vector<std::uint32_t>> g_pending;  // by site id
-std::vector<std::vector<std::uint32_t>> g_pending_sampled;  // by site id: calls that stand for g_sampling.every calls
+// Sampled calls by the number of calls each stands for (a power of two, at least g_sampling.every),
+// then by site id.
+std::map<std::uint32_t, std::vector<std::vector<std::uint32_t>>> g_pending_sampled;
 std::size_t g_pending_count = 0;
 
-// Which eager calls have their stack taken (GRAPHPROF_PROFILE_SITE_SAMPLE, site_sampling.hpp):
-// a sampled call stands for g_sampling.every calls.
+// Which eager calls have their stack taken (GRAPHPROF_PROFILE_SITE_SAMPLE, site_sampling.hpp): on
+// each thread the first K, then each call with probability 1/M (a geometric gap of mean M after
+// each taken call), where M is at least the rule's and grows where taking a stack would cost the
+// thread more than SiteSampling::kBudget of its time: after each taken call M becomes the smallest power of
+// two with (its cost) * (the thread's calls per ns since the previous taken call) / M <= the budget.
+// M is decided before the call it applies to, so each taken call stands for the M it was drawn
+// with (an unbiased estimate whatever the program does).
 gp::SiteSampling g_sampling;
 std::atomic<std::uint64_t> g_site_skipped{0};
+std::atomic<std::uint32_t> g_every_max{0};  // the largest M used (the site_cost line)
+
+struct ThreadSampling {
+  std::uint32_t calls = 0;    // eager calls seen (the first K are all taken)
+  std::uint32_t every = 0;    // this thread's M (0: the rule's)
+  std::uint64_t state = 0, gap = 0;
+  std::uint64_t since = 0;    // calls since the last taken one
+  std::uint64_t last_ns = 0;  // when the last taken one ended
+};
+thread_local ThreadSampling t_sampling;
 
 // 0: skip this call; 1: taken, stands for itself; M: taken, stands for M calls.
 std::uint32_t eager_weight() {
   if (g_sampling.all || g_sampling.every <= 1) return 1;
-  thread_local std::uint32_t t_calls = 0;
-  thread_local std::uint64_t t_state = 0;
-  thread_local std::uint64_t t_gap = 0;
-  if (t_calls < g_sampling.first) {
-    ++t_calls;
+  ThreadSampling& t = t_sampling;
+  ++t.since;
+  if (t.calls < g_sampling.first) {
+    ++t.calls;
     return 1;
   }
-  if (t_state == 0) t_state = (reinterpret_cast<std::uintptr_t>(&t_calls) * 0x9e3779b97f4a7c15ull) | 1u;
-  if (t_gap > 0) {
-    --t_gap;
+  if (t.every == 0) t.every = g_sampling.every;
+  if (t.state == 0) t.state = (reinterpret_cast<std::uintptr_t>(&t) * 0x9e3779b97f4a7c15ull) | 1u;
+  if (t.gap > 0) {
+    --t.gap;
     g_site_skipped.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
   // xorshift64*; the gap before the next taken call is geometric with mean M (M - 1 skipped).
-  t_state ^= t_state >> 12;
-  t_state ^= t_state << 25;
-  t_state ^= t_state >> 27;
-  const double u = static_cast<double>((t_state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
-  const double p = 1.0 / static_cast<double>(g_sampling.every);
-  t_gap = static_cast<std::uint64_t>(std::log1p(-u) / std::log1p(-p));
-  return g_sampling.every;
+  t.state ^= t.state >> 12;
+  t.state ^= t.state << 25;
+  t.state ^= t.state >> 27;
+  const double u = static_cast<double>((t.state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+  const double p = 1.0 / static_cast<double>(t.every);
+  t.gap = static_cast<std::uint64_t>(std::log1p(-u) / std::log1p(-p));
+  return t.every;
+}
+
+// After a sampled call's stack was taken in `took` ns, ending at `now`: this thread's next M.
+void adapt_every(std::uint64_t took, std::uint64_t now) {
+  ThreadSampling& t = t_sampling;
+  const std::uint64_t calls = t.since, since_ns = t.last_ns != 0 && now > t.last_ns ? now - t.last_ns : 0;
+  t.since = 0;
+  t.last_ns = now;
+  const std::uint32_t every = g_sampling.every_for(static_cast<double>(took), calls, since_ns);
+  t.every = every;
+  std::uint32_t seen = g_every_max.load(std::memory_order_relaxed);
+  while (every > seen && !g_every_max.compare_exchange_weak(seen, every, std::memory_order_relaxed)) {
+  }
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -232,7 +263,7 @@ std::string pending_lines_locked() {
     }
   };
   lists(g_pending, 1);
-  lists(g_pending_sampled, g_sampling.every);
+  for (auto& [weight, pending] : g_pending_sampled) lists(pending, weight);
   g_pending_count = 0;
   return out;
 }
@@ -340,13 +371,17 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
         id = static_cast<std::uint32_t>(g_pending.size());
         g_site_of.emplace(h, id);
         g_pending.emplace_back();
-        g_pending_sampled.emplace_back();
         fresh = true;
       } else {
         id = it->second;
       }
-      if (weight != 0) {
-        (weight == 1 ? g_pending : g_pending_sampled)[id].push_back(correlation);
+      if (weight > 1) {
+        std::vector<std::vector<std::uint32_t>>& by_site = g_pending_sampled[weight];
+        if (by_site.size() <= id) by_site.resize(id + 1);
+        by_site[id].push_back(correlation);
+        if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
+      } else if (weight == 1) {
+        g_pending[id].push_back(correlation);
         if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
       }
     }
@@ -367,6 +402,7 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
   } else {
     g_site_calls.fetch_add(1, std::memory_order_relaxed);
     g_site_ns.fetch_add(took, std::memory_order_relaxed);
+    if (weight > 1) adapt_every(took, t0 + took);
   }
 }
 
@@ -377,11 +413,12 @@ std::string site_cost_line() {
   std::string line;
   appendf(line,
           "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu,\"skipped\":%llu,"
-          "\"first\":%u,\"every\":%u}\n",
+          "\"first\":%u,\"every\":%u,\"every_max\":%u}\n",
           static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
           static_cast<unsigned long long>(g_new_sites.load()), static_cast<unsigned long long>(g_new_sites_ns.load()),
           static_cast<unsigned long long>(full_unwinds()), static_cast<unsigned long long>(g_site_skipped.load()),
-          g_sampling.all ? 0u : g_sampling.first, g_sampling.all ? 1u : g_sampling.every);
+          g_sampling.all ? 0u : g_sampling.first, g_sampling.all ? 1u : g_sampling.every,
+          std::max(g_every_max.load(), g_sampling.all ? 1u : g_sampling.every));
   return line;
 }
 

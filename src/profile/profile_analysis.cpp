@@ -293,10 +293,10 @@ namespace {
 
 // The interposer's own cost (ip_cost, ic): the whole run's estimate, and the steps' — the timed
 // calls that started in a step, scaled to every recorded call that started in one.
-ProcessProfile::InterposeCostSummary summarize_interpose_cost(const ProcessRecords::InterposeCost& c, const std::vector<ApiRecord>& api,
+InterposeCostSummary summarize_interpose_cost(const InterposeCostRecord& c, const std::vector<ApiRecord>& api,
                                                               const std::unordered_map<std::uint32_t, const ApiRecord*>& by_correlation,
                                                               const StepDefinition& step) {
-  ProcessProfile::InterposeCostSummary s;
+  InterposeCostSummary s;
   s.calls = c.calls;
   s.timed = c.sampled;
   if (c.sampled > 0) {

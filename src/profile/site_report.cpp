@@ -126,7 +126,8 @@ void add_sites_json(json& j, const ProcessProfile& p) {
     j["call_site_cost"] = {{"calls", c->calls},         {"ns", c->ns},
                            {"new_sites", c->new_sites}, {"new_sites_ns", c->new_sites_ns},
                            {"full_unwinds", c->full_unwinds}, {"skipped", c->skipped},
-                           {"sample_first", c->first},   {"sample_every", c->every}};
+                           {"sample_first", c->first},   {"sample_every", c->every},
+                           {"sample_every_max", c->every_max}};
   else
     j["call_site_cost"] = nullptr;
   j["source_line_notes"] = s.source_line_notes;

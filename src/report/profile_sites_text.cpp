@@ -135,8 +135,10 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
     const json* cost = member(p, "call_site_cost");
     const std::uint32_t first = cost != nullptr ? cost->value("sample_first", 0u) : 0u;
     const std::uint32_t every = cost != nullptr ? cost->value("sample_every", 1u) : 1u;
-    out << "  ~ estimated: after the first " << first << " calls of each thread, 1 call in " << every
-        << " at random had its site taken and stands for " << every << " (--site-sample all: every call)\n";
+    const std::uint32_t most = cost != nullptr ? cost->value("sample_every_max", every) : every;
+    out << "  ~ estimated: after the first " << first << " calls of each thread, 1 call in " << every;
+    if (most > every) out << " (up to 1 in " << most << " where a stack cost a thread more than 1 % of its time)";
+    out << " at random had its site taken and stands for that many (--site-sample all: every call)\n";
   }
 }
 

@@ -573,6 +573,10 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   eager_sites_text(text, report);
   EXPECT_NE(text.str().find("~" + std::to_string(scale->calls)), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("1 call in 2 at random"), std::string::npos) << text.str();
+  report["call_site_cost"]["sample_every_max"] = 64;
+  std::ostringstream rarer;
+  eager_sites_text(rarer, report);
+  EXPECT_NE(rarer.str().find("up to 1 in 64 where a stack cost a thread more than 1 % of its time"), std::string::npos) << rarer.str();
 
   std::istringstream zero("{\"t\":\"sc\",\"s\":0,\"w\":0,\"co\":[5]}\n");
   EXPECT_EQ(parse_process_records(zero, "hand-made").malformed_lines, 1u) << "a call stands for at least itself";
@@ -632,6 +636,17 @@ TEST(SiteSampling, ParsesItsRule) {
   EXPECT_TRUE(r.all) << "1 in 1 is every call";
   for (const char* bad : {"", "16", ",16", "16,", "1,0", "-1,4", "1,-4", "a,b", "1,2,3", "1,99999999", "all,1"})
     EXPECT_FALSE(SiteSampling::parse(bad, r)) << bad;
+}
+
+// Where a stack costs a thread more than 1 % of its time at 1 in M, M grows (powers of two).
+TEST(SiteSampling, TheRateGrowsWhereStacksWouldCostMoreThanTheBudget) {
+  SiteSampling r;  // 256,16
+  // A C++ loop: 0.4 us a stack, a call every 8 us: 0.4 / 16 = 0.025 us a call, 0.3 % of 8 us.
+  EXPECT_EQ(r.every_for(400, 16, 16 * 8000), 16u);
+  // A Python loop: 13 us a stack, a call every 12 us: needs 13 / 0.12 = 108 -> 128.
+  EXPECT_EQ(r.every_for(13000, 16, 16 * 12000), 128u);
+  EXPECT_EQ(r.every_for(1e9, 1000, 1), SiteSampling::kMaxEvery) << "never rarer than 1 in 65536";
+  EXPECT_EQ(r.every_for(13000, 0, 0), 16u) << "no rate known yet: the rule's";
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // after the first K eager launches, copies, memsets and synchronising calls of each thread only
 // 1 in M is taken, at random (a geometric gap of mean M after each taken call, so that no loop
 // period lines up with it), and each taken one stands for M calls: per-site call counts and times
-// are then estimates, whose expected value is the exact figure. Captures, instantiations and
-// allocations are always taken. Host-only: the injection library and the command line share it,
-// and the CPU tests check it.
+// are then estimates, whose expected value is the exact figure. Where a stack costs a thread more
+// than 1 % of its time at 1 in M (a launch-dense Python loop), M grows for that thread
+// (every_for). Captures, instantiations and allocations are always taken. Host-only: the
+// injection library and the command line share it, and the CPU tests check it.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
@@ -36,6 +37,22 @@ struct SiteSampling {
   }
 
   std::string text() const { return all ? "all" : std::to_string(first) + "," + std::to_string(every); }
+
+  // The share of a thread's time that taking stacks may cost, and the rarest sampling.
+  static constexpr double kBudget = 0.01;
+  static constexpr std::uint32_t kMaxEvery = 1u << 16;
+
+  // A thread's next M after a taken call that cost `took_ns`, when it made `calls` calls in the
+  // `since_ns` since the previous taken one: the smallest power of two from `every` up with
+  // took_ns / M <= kBudget * since_ns / calls (the stacks' cost per call within the budget of the
+  // time per call); `every` itself when the rate is unknown.
+  std::uint32_t every_for(double took_ns, std::uint64_t calls, std::uint64_t since_ns) const {
+    std::uint32_t m = every < 1 ? 1 : every;
+    if (calls == 0 || since_ns == 0) return m;
+    const double need = took_ns * static_cast<double>(calls) / static_cast<double>(since_ns) / kBudget;
+    while (m < kMaxEvery && static_cast<double>(m) < need) m *= 2;
+    return m;
+  }
 };
 
 }  // namespace gp

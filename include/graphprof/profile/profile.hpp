@@ -73,6 +73,24 @@ struct KernelSwitch {
 std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<KernelRecord>& kernels,
                                                         const std::vector<KernelSwitch>& switches);
 
+// What interposition cost the application's threads (the ip_cost and ic lines of an interposed
+// process): calls made through the interposer, how many were timed at random, their time in it
+// less the real calls', and each timed call's correlation id and own time.
+struct InterposeCostRecord {
+  std::uint64_t calls = 0, sampled = 0, own_ns = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;
+};
+
+// The same, analysed: over the whole run, and in the steps (the timed calls made from the first
+// step to the last, scaled to all the calls made there), which leaves the start-up's naming of
+// new call sites out.
+struct InterposeCostSummary {
+  std::uint64_t calls = 0, timed = 0;
+  double own_ns = 0, per_call_ns = 0;  // the whole run, estimated
+  std::uint64_t step_calls = 0, step_timed = 0;
+  std::optional<double> step_per_call_ns, per_step_ns, step_share;
+};
+
 struct ProcessRecords {
   std::string source;  // the file
   int pid = 0, ppid = 0;
@@ -87,11 +105,7 @@ struct ProcessRecords {
   std::string observed_by, observe_note;
   // What interposition cost the application's threads (the ip_cost line): calls made through the
   // interposer, how many of them were timed at random, their time in it less the real calls'.
-  struct InterposeCost {
-    std::uint64_t calls = 0, sampled = 0, own_ns = 0;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;  // the ic lines: correlation id, own ns of each timed call
-  };
-  std::optional<InterposeCost> interpose_cost;
+  std::optional<InterposeCostRecord> interpose_cost;
   std::string node_sampling;   // the rule at node level ("all", "W,K,M": node_sampling.hpp); empty: not said
   std::vector<std::string> errors;  // why profiling could not start (CUPTI busy, ...)
   std::vector<std::string> warnings;  // graphprof's remarks: the application used CUPTI itself, ...
@@ -232,12 +246,6 @@ struct ProcessProfile {
   // What interposition cost the application's threads (ip_cost and ic lines): over the whole run,
   // and in the steps (the timed calls made from the first step to the last, scaled to all the calls
   // made there), which leaves the start-up's naming of new call sites out.
-  struct InterposeCostSummary {
-    std::uint64_t calls = 0, timed = 0;
-    double own_ns = 0, per_call_ns = 0;  // the whole run, estimated
-    std::uint64_t step_calls = 0, step_timed = 0;
-    std::optional<double> step_per_call_ns, per_step_ns, step_share;
-  };
   std::optional<InterposeCostSummary> interpose_cost;
   int trace_level = 2;
   std::string node_sampling;  // as in ProcessRecords

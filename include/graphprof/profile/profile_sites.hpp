@@ -105,6 +105,7 @@ struct SiteCostRecord {
   // older records: 0, 0, 1)
   std::uint64_t skipped = 0;
   std::uint32_t first = 0, every = 1;
+  std::uint32_t every_max = 1;  // the largest M a thread used (M grows where stacks cost > 1 % of its time)
 };
 
 // `profile --step-range NAME`: the NVTX ranges named NAME (step_range, nvtx, nvtx_end lines).
