@@ -23,28 +23,49 @@ using CaptureBeginFn = int (*)(void*, int);
 using CaptureEndFn = int (*)(void*, void**);
 using gp::interposer_test::LaunchFn;
 
+// The stand-in runtime and the interposer, loaded, and the interposer's functions the tests call.
+struct Loaded {
+  void* cudart = nullptr;
+  void* lib = nullptr;
+  gp::interposer_test::BeginFn begin = nullptr;
+  gp::interposer_test::EndFn end = nullptr;
+  CaptureBeginFn capture = nullptr;
+  CaptureEndFn end_capture = nullptr;
+  LaunchFn launch = nullptr;
+  template <typename Fn>
+  Fn fn(const char* name) const {
+    return reinterpret_cast<Fn>(dlsym(lib, name));
+  }
+};
+
+Loaded load() {
+  Loaded l;
+  l.cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
+  l.lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
+  if (l.cudart == nullptr || l.lib == nullptr) return l;
+  l.begin = l.fn<gp::interposer_test::BeginFn>("graphprof_interpose_begin");
+  l.end = l.fn<gp::interposer_test::EndFn>("graphprof_interpose_end");
+  l.capture = l.fn<CaptureBeginFn>("cudaStreamBeginCapture");
+  l.end_capture = l.fn<CaptureEndFn>("cudaStreamEndCapture");
+  l.launch = l.fn<LaunchFn>("cudaLaunchKernel");
+  return l;
+}
+
 TEST(InterposeCapture, ACaptureStaysValidAndItsLinesHaveTheStreamId) {
-  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
-  ASSERT_NE(cudart, nullptr) << dlerror();
-  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(lib, nullptr) << dlerror();
-  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
-  auto capture = reinterpret_cast<CaptureBeginFn>(dlsym(lib, "cudaStreamBeginCapture"));
-  auto end_capture = reinterpret_cast<CaptureEndFn>(dlsym(lib, "cudaStreamEndCapture"));
-  auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
-  ASSERT_TRUE(begin && end && capture && end_capture && launch);
-  ASSERT_NE(reinterpret_cast<void*>(capture), dlsym(cudart, "cudaStreamBeginCapture")) << "the interposer's own";
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
+  const Loaded l = load();
+  ASSERT_TRUE(l.cudart && l.lib) << dlerror();
+  ASSERT_TRUE(l.begin && l.end && l.capture && l.end_capture && l.launch);
+  ASSERT_NE(reinterpret_cast<void*>(l.capture), dlsym(l.cudart, "cudaStreamBeginCapture")) << "the interposer's own";
+  ASSERT_EQ(l.begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
 
   int stream = 0;  // any handle: the stand-in has one stream
   const Dim3 one{1, 1, 1};
-  ASSERT_EQ(capture(&stream, 1), 0);
-  EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, &stream), 0) << "the capture was invalidated inside the interposer";
+  ASSERT_EQ(l.capture(&stream, 1), 0);
+  EXPECT_EQ(l.launch(nullptr, one, one, nullptr, 0, &stream), 0) << "the capture was invalidated inside the interposer";
   void* graph = nullptr;
-  EXPECT_EQ(end_capture(&stream, &graph), 0);
+  EXPECT_EQ(l.end_capture(&stream, &graph), 0);
   EXPECT_NE(graph, nullptr);
-  end(1);
+  l.end(1);
 
   const auto begin_at = g_lines.find("{\"t\":\"capture_begin\",\"stream\":42,");
   EXPECT_NE(begin_at, std::string::npos) << g_lines;
@@ -65,38 +86,32 @@ void on_sample(int at, std::uint32_t) { asked().push_back("sample " + std::to_st
 // The interposer hands each call's site and the ledger's samples to the injection library (the
 // hooks), and writes each device allocation and its free as mem_op lines with the size.
 TEST(InterposeCapture, TheHooksGetTheSitesAndSamplesAndAllocationsAreRecorded) {
-  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
-  ASSERT_NE(cudart, nullptr) << dlerror();
-  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(lib, nullptr) << dlerror();
-  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
-  auto capture = reinterpret_cast<CaptureBeginFn>(dlsym(lib, "cudaStreamBeginCapture"));
-  auto end_capture = reinterpret_cast<CaptureEndFn>(dlsym(lib, "cudaStreamEndCapture"));
-  auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
-  auto malloc_fn = reinterpret_cast<int (*)(void**, std::size_t)>(dlsym(lib, "cudaMalloc"));
-  auto free_fn = reinterpret_cast<int (*)(void*)>(dlsym(lib, "cudaFree"));
-  auto copy = reinterpret_cast<int (*)(void*, const void*, std::size_t, int, void*)>(dlsym(lib, "cudaMemcpyAsync"));
-  ASSERT_TRUE(begin && end && capture && end_capture && launch && malloc_fn && free_fn && copy);
+  const Loaded l = load();
+  ASSERT_TRUE(l.cudart && l.lib) << dlerror();
+  ASSERT_TRUE(l.begin && l.end && l.capture && l.end_capture && l.launch);
+  auto malloc_fn = l.fn<int (*)(void**, std::size_t)>("cudaMalloc");
+  auto free_fn = l.fn<int (*)(void*)>("cudaFree");
+  auto copy = l.fn<int (*)(void*, const void*, std::size_t, int, void*)>("cudaMemcpyAsync");
+  ASSERT_TRUE(malloc_fn && free_fn && copy);
   gp::interpose::Hooks hooks;
   hooks.site = on_site;
   hooks.sample = on_sample;
   g_lines.clear();
   asked().clear();
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, &hooks), 1);
+  ASSERT_EQ(l.begin(collect, ::testing::TempDir().c_str(), 0, &hooks), 1);
 
   int stream = 0;
   const Dim3 one{1, 1, 1};
   void* p = nullptr;
   ASSERT_EQ(malloc_fn(&p, 4096), 0);
-  EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, &stream), 0);
+  EXPECT_EQ(l.launch(nullptr, one, one, nullptr, 0, &stream), 0);
   EXPECT_EQ(copy(p, p, 16, 3, &stream), 0);
-  ASSERT_EQ(capture(&stream, 1), 0);
-  EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, &stream), 0);
+  ASSERT_EQ(l.capture(&stream, 1), 0);
+  EXPECT_EQ(l.launch(nullptr, one, one, nullptr, 0, &stream), 0);
   void* graph = nullptr;
-  EXPECT_EQ(end_capture(&stream, &graph), 0);
+  EXPECT_EQ(l.end_capture(&stream, &graph), 0);
   EXPECT_EQ(free_fn(p), 0);
-  end(1);
+  l.end(1);
 
   using gp::interpose::SiteKind;
   auto site = [](const char* api, SiteKind k) { return std::string("site ") + api + " " + std::to_string(static_cast<int>(k)); };
