@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <atomic>
 #include <chrono>
@@ -30,6 +29,7 @@
 #include "alloc_python.hpp"
 #include "graphprof/core/site_sampling.hpp"
 #include "inject_output.hpp"
+#include "interpose_records.hpp"
 #include "ledger_samples.hpp"
 #include "native_stack.hpp"
 #include "python_frames.hpp"
@@ -214,19 +214,12 @@ std::uint32_t eager_weight() {
     return 1;
   }
   if (t.every == 0) t.every = g_sampling.every;
-  if (t.state == 0) t.state = (reinterpret_cast<std::uintptr_t>(&t) * 0x9e3779b97f4a7c15ull) | 1u;
   if (t.gap > 0) {
     --t.gap;
     g_site_skipped.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
-  // xorshift64*; the gap before the next taken call is geometric with mean M (M - 1 skipped).
-  t.state ^= t.state >> 12;
-  t.state ^= t.state << 25;
-  t.state ^= t.state >> 27;
-  const double u = static_cast<double>((t.state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
-  const double p = 1.0 / static_cast<double>(t.every);
-  t.gap = static_cast<std::uint64_t>(std::log1p(-u) / std::log1p(-p));
+  t.gap = gp::interpose::geometric_gap(t.state, reinterpret_cast<std::uintptr_t>(&t), t.every);
   return t.every;
 }
 

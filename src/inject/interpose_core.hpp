@@ -62,10 +62,9 @@ void physical_allocation(std::uint64_t bytes, std::uint32_t co);
 // What interposition costs the application's threads, measured on a random sample of the calls
 // (1 in kOwnEvery, geometric gaps, as the call sites are sampled): the time spent in this library
 // around the real call (taking the site, the ledger samples, the record, the launch book), from
-// the function's entry to its return, less the real call. Written at the end as the ip_cost line
+// the function's entry to its return, less the real call. Written as ic lines (each timed call) and, at the end, the ip_cost line (the calls they were drawn from)
 // (runtime_interpose.cpp); the estimate of the whole is own_ns * calls / sampled.
 constexpr std::uint32_t kOwnEvery = 16;
-inline std::atomic<std::uint64_t> g_own_ns{0}, g_own_sampled{0};  // the calls: g_correlation
 void timed_own(std::uint32_t co, std::uint64_t ns);  // runtime_interpose.cpp: kept for the ic lines
 struct OwnClock {
   std::uint64_t in = 0;    // entry of a sampled call (0: this call is not sampled)
@@ -83,12 +82,7 @@ inline void own_time_begin() {
     --o.gap;
     return;
   }
-  if (o.state == 0) o.state = (reinterpret_cast<std::uintptr_t>(&o) * 0x9e3779b97f4a7c15ull) | 1u;
-  o.state ^= o.state >> 12;
-  o.state ^= o.state << 25;
-  o.state ^= o.state >> 27;
-  const double u = static_cast<double>((o.state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
-  o.gap = static_cast<std::uint64_t>(__builtin_log1p(-u) / __builtin_log1p(-1.0 / kOwnEvery));
+  o.gap = gp::interpose::geometric_gap(o.state, reinterpret_cast<std::uintptr_t>(&o), kOwnEvery);
   o.in = now_ns();
   o.real = 0;
   o.co = 0;
@@ -102,8 +96,6 @@ struct OwnTime {
     if (o.in == 0 || !active()) return;
     const std::uint64_t spent = now_ns() - o.in;
     const std::uint64_t own = spent > o.real ? spent - o.real : 0;
-    g_own_ns.fetch_add(own, std::memory_order_relaxed);
-    g_own_sampled.fetch_add(1, std::memory_order_relaxed);
     if (o.co != 0) timed_own(o.co, own);
     o.in = 0;
   }

@@ -69,6 +69,20 @@ inline const char* api_name(Api a) {
 
 inline bool is_driver(Api a) { return a >= Api::cuLaunchKernel; }
 
+// Random sampling of calls, 1 in `every` on average, shared by the call sites' sample
+// (call_site.cpp) and the interposer's timing of itself (interpose_core.hpp): after each sampled
+// call, the number of calls to skip is drawn from the geometric distribution of mean every - 1
+// (xorshift64*, seeded per thread from `seed` when `state` is 0), so no loop period can line up
+// with the sample.
+inline std::uint64_t geometric_gap(std::uint64_t& state, std::uint64_t seed, double every) {
+  if (state == 0) state = (seed * 0x9e3779b97f4a7c15ull) | 1u;
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  const double u = static_cast<double>((state * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+  return every <= 1 ? 0 : static_cast<std::uint64_t>(__builtin_log1p(-u) / __builtin_log1p(-1.0 / every));
+}
+
 // What the injection library takes at a call besides its record (call_site.hpp): nothing; an eager
 // call's site (launch, copy, memset, host function; sampled); a synchronising call's site (the
 // GIL never taken for it); an allocation's site (neither); a capture's or an instantiation's site.

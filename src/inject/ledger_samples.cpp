@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "inject_output.hpp"
+#include "interpose_records.hpp"
 
 namespace gp::inject {
 
@@ -60,10 +61,7 @@ void take_sample(Sample at, std::uint32_t correlation) {
 void note_mem_create(std::uint32_t correlation, const void* params) {
   if (params == nullptr) return;
   const auto* p = static_cast<const MemCreateParams*>(params);
-  std::string line;
-  appendf(line, "{\"t\":\"vmm\",\"co\":%u,\"ts\":%llu,\"b\":%zu}\n", correlation, static_cast<unsigned long long>(realtime_ns()),
-          p->size);
-  write_lines(line, false);
+  write_lines(gp::interpose::vmm_line(correlation, realtime_ns(), p->size), false);
 }
 
 std::string memory_nodes_line(void* graph, std::uint32_t graph_id, std::uint32_t exec_id) {

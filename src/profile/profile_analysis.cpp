@@ -298,9 +298,11 @@ InterposeCostSummary summarize_interpose_cost(const InterposeCostRecord& c, cons
                                                               const StepDefinition& step) {
   InterposeCostSummary s;
   s.calls = c.calls;
-  s.timed = c.sampled;
-  if (c.sampled > 0) {
-    s.per_call_ns = static_cast<double>(c.own_ns) / static_cast<double>(c.sampled);
+  s.timed = c.timed.size();
+  double all = 0;
+  for (const auto& t : c.timed) all += t.second;
+  if (s.timed > 0) {
+    s.per_call_ns = all / static_cast<double>(s.timed);
     s.own_ns = s.per_call_ns * static_cast<double>(c.calls);
   }
   if (step.steps == 0 || step.last_ns <= step.first_ns) return s;

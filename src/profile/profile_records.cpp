@@ -55,9 +55,10 @@
 //   mem_nodes {exec, graph, allocs, bytes, frees}        memory nodes of an instantiated graph
 //   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
-//   ip_cost  {calls, sampled, own_ns, every}             interposed: calls made through the interposer, the ones
-//            timed at random (1 in `every`) and their time in it less the real calls' (src/inject/interpose_core.hpp)
-//   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and own time
+//   ip_cost  {calls, every}                              interposed, at the end: calls made through the interposer,
+//            of which 1 in `every` was timed at random (src/inject/interpose_core.hpp)
+//   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and its time in the
+//            interposer less the real call's
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 //   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
@@ -229,8 +230,6 @@ void read_line(const json& j, ProcessRecords& p) {
   } else if (t == "ip_cost") {
     if (!p.interpose_cost) p.interpose_cost.emplace();
     p.interpose_cost->calls = field<std::uint64_t>(j, "calls");
-    p.interpose_cost->sampled = field<std::uint64_t>(j, "sampled");
-    p.interpose_cost->own_ns = field<std::uint64_t>(j, "own_ns");
   } else if (t == "ic") {
     const auto& co = j.at("co").get_ref<const json::array_t&>();
     const auto& ns = j.at("ns").get_ref<const json::array_t&>();

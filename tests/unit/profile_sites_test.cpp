@@ -605,7 +605,7 @@ TEST(ProfileSites, InterpositionCostIsEstimatedFromItsTimedCalls) {
   }
   ASSERT_NE(inside, 0u);
   ASSERT_NE(before, 0u);
-  records << "{\"t\":\"ip_cost\",\"calls\":1600,\"sampled\":2,\"own_ns\":100400,\"every\":16}\n"
+  records << "{\"t\":\"ip_cost\",\"calls\":1600,\"every\":16}\n"
           << "{\"t\":\"ic\",\"co\":[" << before << "," << inside << "],\"ns\":[100000,400]}\n";
   const ProcessProfile p = analyze_process(parse_process_records(records, "with ip_cost"));
   ASSERT_TRUE(p.interpose_cost.has_value());

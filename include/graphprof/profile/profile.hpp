@@ -74,11 +74,11 @@ std::set<std::uint32_t> launches_across_kernel_switches(const std::vector<Kernel
                                                         const std::vector<KernelSwitch>& switches);
 
 // What interposition cost the application's threads (the ip_cost and ic lines of an interposed
-// process): calls made through the interposer, how many were timed at random, their time in it
-// less the real calls', and each timed call's correlation id and own time.
+// process): calls made through the interposer, and each call timed at random: its correlation id
+// and its time in the interposer less the real call's.
 struct InterposeCostRecord {
-  std::uint64_t calls = 0, sampled = 0, own_ns = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;
+  std::uint64_t calls = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;  // correlation id, own ns
 };
 
 // The same, analysed: over the whole run, and in the steps (the timed calls made from the first
