@@ -204,6 +204,12 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   const ProcessProfile serve_alloc =
       analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_alloc/proc-14855.jsonl"));
   expect_golden("profile_summary_serving_buckets_alloc.txt", summary(serve_alloc));
+  // The light default (--trace none, interposed, call sites sampled): no GPU records, eager work
+  // ranked by host time, the interposer's own cost in the steps.
+  const ProcessProfile light =
+      analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_light/proc-4586.jsonl"));
+  run.trace_level = "none";
+  expect_golden("profile_summary_serving_buckets_light.txt", summary(light));
 }
 
 }  // namespace

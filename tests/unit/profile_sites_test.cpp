@@ -619,8 +619,18 @@ TEST(ProfileSites, InterpositionCostIsEstimatedFromItsTimedCalls) {
   EXPECT_EQ(c.at("step_calls"), in_steps);
   EXPECT_DOUBLE_EQ(c.at("per_step_ns").get<double>(), 400.0 * static_cast<double>(in_steps) / static_cast<double>(exact.sites.step.steps));
   EXPECT_TRUE(c.at("step_share").is_number());
-  std::istringstream bad("{\"t\":\"ic\",\"co\":[1,2],\"ns\":[5]}\n");
-  EXPECT_EQ(parse_process_records(bad, "hand-made").malformed_lines, 1u);
+  std::istringstream bad(
+      "{\"t\":\"ic\",\"co\":[1,2],\"ns\":[5]}\n"
+      "{\"t\":\"ic\",\"co\":[1],\"ns\":[-5]}\n"
+      "{\"t\":\"ic\",\"co\":[99999999999],\"ns\":[5]}\n"
+      "{\"t\":\"ic\",\"co\":\"x\",\"ns\":[5]}\n"
+      "{\"t\":\"sc\",\"s\":0,\"w\":99999999999,\"co\":[5]}\n"
+      "{\"t\":\"sc\",\"s\":0,\"w\":\"16\",\"co\":[5]}\n"
+      "{\"t\":\"ip_cost\",\"calls\":-1}\n");
+  const ProcessRecords hostile = parse_process_records(bad, "hand-made");
+  EXPECT_EQ(hostile.malformed_lines, 7u) << "each unreadable line counted, none kept";
+  EXPECT_FALSE(hostile.interpose_cost.has_value() && !hostile.interpose_cost->timed.empty());
+  EXPECT_TRUE(hostile.sites.weight_of_call.empty());
 }
 
 TEST(SiteSampling, ParsesItsRule) {
