@@ -16,14 +16,19 @@
 
 #include <time.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <map>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "alloc_python.hpp"
@@ -261,19 +266,33 @@ std::string pending_lines_locked() {
   return out;
 }
 
-// The `site` line of a stack seen for the first time.
-std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* pcs, std::size_t n, bool python) {
+// A stack seen for the first time, waiting to be named. Its Python frames are named when it is
+// taken (the GIL is held then, and reading two attributes of each code object is cheap); its native
+// frames are named later, off the application's threads (below): naming them reads each module's
+// ELF symbol table once (tens of milliseconds for PyTorch's libraries) and demangles each frame.
+struct UnnamedSite {
+  std::uint32_t id = 0;
+  std::string api;
+  std::vector<std::uintptr_t> pcs;
+  bool python = false;
+  std::vector<PyFrameInfo> py;
+};
+
+// The `site` line of a stack seen for the first time. `symbols`: false where nothing may be looked
+// up (a signal handler at exit): each frame is then its bare address.
+std::string site_line(const UnnamedSite& u, bool symbols) {
   std::string line;
-  appendf(line, "{\"t\":\"site\",\"s\":%u,\"api\":", id);
-  std::string name = api != nullptr ? api : "";
-  append_json_string(line, name.c_str());
+  appendf(line, "{\"t\":\"site\",\"s\":%u,\"api\":", u.id);
+  append_json_string(line, u.api.c_str());
   line += ",\"n\":[";
   std::size_t internal = 0;
   bool first = true;
   std::string modules;  // the `mi` list: each module of the stack once, with its identity
   std::vector<std::string> seen;
-  for (std::size_t i = 0; i < n; ++i) {
-    const NativeFrame f = describe_frame(pcs[i]);
+  for (const std::uintptr_t pc : u.pcs) {
+    NativeFrame f;
+    f.offset = pc;
+    if (symbols) f = describe_frame(pc);
     if (f.internal && first) {  // the way into this callback (CUPTI, the driver, this library)
       ++internal;
       continue;
@@ -294,20 +313,104 @@ std::string site_line(std::uint32_t id, const char* api, const std::uintptr_t* p
   }
   appendf(line, "],\"ni\":%zu", internal);
   if (!modules.empty()) line += ",\"mi\":[" + modules + "]";
-  if (python) {
+  if (u.python) {
     line += ",\"py\":[";
-    const std::vector<PyFrameInfo> frames = python_stack_named(kPythonMax);
-    for (std::size_t i = 0; i < frames.size(); ++i) {
+    for (std::size_t i = 0; i < u.py.size(); ++i) {
       line += i ? ",[" : "[";
-      append_json_string(line, frames[i].file.c_str());
-      appendf(line, ",%d,", frames[i].line);
-      append_json_string(line, frames[i].function.c_str());
+      append_json_string(line, u.py[i].file.c_str());
+      appendf(line, ",%d,", u.py[i].line);
+      append_json_string(line, u.py[i].function.c_str());
       line += "]";
     }
     line += "]";
   }
   line += "}\n";
   return line;
+}
+
+// The namer: one thread of this library, started at the first new site, names the new sites and
+// writes their `site` lines, so that an application thread that meets a new site pays for taking
+// its stack only. flush_call_sites names what is still waiting. Never destroyed (exit handlers and
+// the namer may still use them while static destructors run).
+std::mutex& g_name_mu = *new std::mutex;
+std::condition_variable& g_name_cv = *new std::condition_variable;
+std::deque<UnnamedSite>& g_unnamed = *new std::deque<UnnamedSite>;
+std::size_t g_naming = 0;     // sites the namer took off the queue and has not written yet (under g_name_mu)
+bool g_namer_started = false;  // under g_name_mu
+std::atomic<std::uint64_t> g_named{0}, g_named_ns{0};  // sites named, and the time spent naming them
+
+std::uint64_t monotonic_ns();
+
+void name_and_write(const UnnamedSite& u) {
+  const std::uint64_t t0 = monotonic_ns();
+  const std::string line = site_line(u, true);
+  write_lines(line, false);
+  g_named.fetch_add(1, std::memory_order_relaxed);
+  g_named_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
+}
+
+void namer_main() {
+  std::unique_lock<std::mutex> lock(g_name_mu);
+  for (;;) {
+    g_name_cv.wait(lock, [] { return !g_unnamed.empty(); });
+    const UnnamedSite u = std::move(g_unnamed.front());
+    g_unnamed.pop_front();
+    ++g_naming;
+    lock.unlock();
+    if (!g_forked_child) name_and_write(u);
+    lock.lock();
+    --g_naming;
+    g_name_cv.notify_all();
+  }
+}
+
+// Queues a new site for the namer (started here the first time, with every signal blocked: the
+// application's handlers keep running on its own threads). Where no thread can be started, the
+// site is named on the calling thread.
+void name_later(UnnamedSite&& u) {
+  std::unique_lock<std::mutex> lock(g_name_mu);
+  if (!g_namer_started) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    try {
+      std::thread(namer_main).detach();
+      g_namer_started = true;
+    } catch (...) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (!g_namer_started) {
+      lock.unlock();
+      name_and_write(u);
+      return;
+    }
+  }
+  g_unnamed.push_back(std::move(u));
+  g_name_cv.notify_one();
+}
+
+// At the end: the sites still waiting are named here (`may_wait`) after the namer finished the one
+// it holds, or written with bare addresses (a signal handler: nothing is looked up, no lock waited for).
+void name_the_rest(bool may_wait) {
+  std::deque<UnnamedSite> rest;
+  {
+    std::unique_lock<std::mutex> lock(g_name_mu, std::defer_lock);
+    if (may_wait) {
+      lock.lock();
+      g_name_cv.wait_for(lock, std::chrono::seconds(5), [] { return g_naming == 0; });
+    } else if (!lock.try_lock()) {
+      return;
+    }
+    rest.swap(g_unnamed);
+  }
+  std::string bare;
+  for (const UnnamedSite& u : rest) {
+    if (may_wait)
+      name_and_write(u);
+    else
+      bare += site_line(u, false);
+  }
+  if (!bare.empty()) write_lines(bare, false, std::chrono::milliseconds(100));
 }
 
 // The `ap` line: this thread's allocations made inside the same call from Python as this call of
@@ -323,8 +426,8 @@ std::string allocation_python_line(std::uint32_t id) {
   return line;
 }
 
-// What taking the sites cost inside the callbacks (the `site_cost` line).
-// A new site is named (its modules' ELF symbols read once per module): counted apart.
+// What taking the sites cost the calling threads (the `site_cost` line). A new site is counted
+// apart (its stack taken, its Python frames named, handed to the namer).
 std::atomic<std::uint64_t> g_site_calls{0}, g_site_ns{0}, g_new_sites{0}, g_new_sites_ns{0};
 
 std::uint64_t monotonic_ns() {
@@ -343,7 +446,8 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
   const std::uint64_t t0 = monotonic_ns();
   std::uint32_t id = 0;
   bool fresh = false, python = false;
-  std::string site, batch;
+  std::string batch;
+  UnnamedSite unnamed;
   {
     // The GIL (when taken) is held to the end of this block: the Python keys, the table and the
     // naming of a new site; the table's lock is never held by a thread that waits for the GIL.
@@ -378,14 +482,22 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
         if (++g_pending_count >= kFlushAt) batch = pending_lines_locked();
       }
     }
-    if (fresh) site = site_line(id, api, pcs, n, python);
+    if (fresh) {
+      unnamed.id = id;
+      unnamed.api = api != nullptr ? api : "";
+      unnamed.pcs.assign(pcs, pcs + n);
+      unnamed.python = python;
+      if (python) unnamed.py = python_stack_named(kPythonMax);
+    }
   }
   if (fresh) {
     if (!python) look_up_python();  // an interpreter loaded after CUDA started
-    write_lines(site, false);
+    name_later(std::move(unnamed));
   }
   if (!batch.empty()) write_lines(batch, false);
-  if (allocation && !python && python_present()) keep_allocation_without_python(correlation);
+  // Kept only on a thread the interpreter runs: on any other (PyTorch's autograd threads, a C++
+  // worker) no later call has a Python stack, and every call there would take a stack to match it.
+  if (allocation && !python && python_thread()) keep_allocation_without_python(correlation);
   if (python && allocations_kept())
     if (const std::string ap = allocation_python_line(id); !ap.empty()) write_lines(ap, false);
   const std::uint64_t took = monotonic_ns() - t0;
@@ -406,12 +518,13 @@ std::string site_cost_line() {
   std::string line;
   appendf(line,
           "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu,\"skipped\":%llu,"
-          "\"first\":%u,\"every\":%u,\"every_max\":%u}\n",
+          "\"first\":%u,\"every\":%u,\"every_max\":%u,\"named\":%llu,\"named_ns\":%llu}\n",
           static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
           static_cast<unsigned long long>(g_new_sites.load()), static_cast<unsigned long long>(g_new_sites_ns.load()),
           static_cast<unsigned long long>(full_unwinds()), static_cast<unsigned long long>(g_site_skipped.load()),
           g_sampling.all ? 0u : g_sampling.first, g_sampling.all ? 1u : g_sampling.every,
-          std::max(g_every_max.load(), g_sampling.all ? 1u : g_sampling.every));
+          std::max(g_every_max.load(), g_sampling.all ? 1u : g_sampling.every), static_cast<unsigned long long>(g_named.load()),
+          static_cast<unsigned long long>(g_named_ns.load()));
   return line;
 }
 
@@ -544,6 +657,7 @@ void on_interposed_call(const char* api, std::uint32_t correlation, int kind) {
 
 void flush_call_sites(bool may_wait) {
   if (g_forked_child) return;
+  name_the_rest(may_wait);
   std::string batch;
   {
     std::unique_lock<std::timed_mutex> lock(g_mu, std::defer_lock);

@@ -115,6 +115,11 @@ bool look_up_python() {
 
 bool python_present() { return api() != nullptr; }
 
+bool python_thread() {
+  const PyApi* a = api();
+  return a != nullptr && a->is_initialized() && a->this_thread_state() != nullptr;
+}
+
 PythonScope::PythonScope(bool may_take) {
   const PyApi* a = api();
   const PythonMode mode = g_mode.load(std::memory_order_relaxed);

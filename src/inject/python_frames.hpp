@@ -64,6 +64,11 @@ std::vector<PyFrameInfo> python_stack_named(std::size_t max);
 bool look_up_python();
 bool python_present();
 
+// Whether the calling thread is one the interpreter runs (it has a thread state), whether or not it
+// holds the GIL now; false on CUDA's, NCCL's, a C++ worker's or PyTorch's autograd threads, whose
+// stacks never have Python frames.
+bool python_thread();
+
 // How the stacks were read, for the `py` line: calls read with the GIL held, calls for which it
 // was taken, the time spent waiting for it, waits over 1 ms, whether taking stopped (after 16
 // slow waits: another thread keeps the GIL busy), whether it could be taken at all (the

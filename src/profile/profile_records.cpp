@@ -45,8 +45,10 @@
 //   ap       {s, k, co: [...]}                           allocations (correlation ids) whose site has no Python
 //            frames, made inside the same call from Python as a later call of site s (k native frames in
 //            common there): site s's Python stack is theirs (src/inject/alloc_python.hpp; older records lack it)
-//   site_cost {calls, ns, new, new_ns, full_unwinds}     what taking the call sites cost in the callbacks
-//            (calls from known sites; calls that met a new site, named then)
+//   site_cost {calls, ns, new, new_ns, full_unwinds, skipped, first, every, every_max, named, named_ns}
+//            what taking the call sites cost the calling threads (calls from known sites; calls that met
+//            a new site, handed to the namer), the sample's rule, and the sites the injection's own
+//            thread named off the application's threads and the time it took (older records: named then)
 //   py       {mode, held, taken, wait_ns, slow, stopped, can_take}   how the Python stacks were read
 //            (src/inject/python_frames.hpp), before the end line of a process that ran CPython
 //   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool

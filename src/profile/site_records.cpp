@@ -136,7 +136,8 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
                                    field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds"),
                                    field<std::uint64_t>(j, "skipped", std::uint64_t{0}), field<std::uint32_t>(j, "first", 0u),
                                    std::max(1u, field<std::uint32_t>(j, "every", 1u)),
-                                   std::max(1u, field<std::uint32_t>(j, "every_max", field<std::uint32_t>(j, "every", 1u)))};
+                                   std::max(1u, field<std::uint32_t>(j, "every_max", field<std::uint32_t>(j, "every", 1u))),
+                                   field<std::uint64_t>(j, "named", std::uint64_t{0}), field<std::uint64_t>(j, "named_ns", std::uint64_t{0})};
   } else if (t == "step_range") {
     out.step_ranges.name = field<std::string>(j, "name");
   } else if (t == "nvtx") {

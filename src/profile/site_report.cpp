@@ -127,7 +127,8 @@ void add_sites_json(json& j, const ProcessProfile& p) {
                            {"new_sites", c->new_sites}, {"new_sites_ns", c->new_sites_ns},
                            {"full_unwinds", c->full_unwinds}, {"skipped", c->skipped},
                            {"sample_first", c->first},   {"sample_every", c->every},
-                           {"sample_every_max", c->every_max}};
+                           {"sample_every_max", c->every_max},
+                           {"named_off_thread", c->named}, {"naming_ns", c->named_ns}};
   else
     j["call_site_cost"] = nullptr;
   j["source_line_notes"] = s.source_line_notes;

@@ -275,9 +275,13 @@ void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) 
     if (calls + fresh > 0) {
       out << "\n  call sites: " << strf("%.0f", calls) << " calls from known sites, "
           << (calls > 0 ? format_ns(num(*c, "ns", 0) / calls) : std::string("-")) << " each in the CUDA callback; "
-          << strf("%.0f", fresh) << " new sites, " << ns_or_dash(*c, "new_sites_ns")
-          << " in all to take and name them (each module's symbols read once); "
-          << strf("%.0f", num(*c, "full_unwinds", 0)) << " native stacks unwound fully\n";
+          << strf("%.0f", fresh) << " new sites, " << ns_or_dash(*c, "new_sites_ns");
+      if (num(*c, "named_off_thread", 0) > 0)
+        out << " in all to take them, " << ns_or_dash(*c, "naming_ns") << " to name them on graphprof's own thread"
+            << " (each module's symbols read once); ";
+      else
+        out << " in all to take and name them (each module's symbols read once); ";
+      out << strf("%.0f", num(*c, "full_unwinds", 0)) << " native stacks unwound fully\n";
     }
   }
   const json* py = member(p, "python_frames");

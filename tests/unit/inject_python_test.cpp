@@ -34,6 +34,7 @@ using gp::inject::PythonScope;
 
 struct Seen {
   bool readable = false;
+  bool python_thread = false;  // gp::inject::python_thread() on the probing thread
   std::size_t keys = 0;
   std::vector<PyFrameKey> key;  // the site key's frames
   std::vector<PyFrameInfo> frames;
@@ -43,6 +44,7 @@ std::vector<Seen> g_log;  // every probe since the last clear
 
 void probe(bool may_take) {
   Seen s;
+  s.python_thread = gp::inject::python_thread();
   {
     const PythonScope scope(may_take);
     s.readable = scope.readable();
@@ -238,6 +240,7 @@ TEST_F(InjectPython, AThreadWithoutAThreadStateIsLeftAlone) {
   const auto before = gp::inject::python_stats();
   run("cpp_thread()\n");  // returns: the C++ thread did not wait for the GIL
   EXPECT_FALSE(g_seen.readable);
+  EXPECT_FALSE(g_seen.python_thread);  // so an allocation made there is not kept for a Python stack
   EXPECT_EQ(g_seen.keys, 0u);
   EXPECT_EQ(gp::inject::python_stats().taken, before.taken);
 }
@@ -248,6 +251,7 @@ TEST_F(InjectPython, APythonThreadThatReleasedTheGilIsReadToo) {
       "t.start()\n"
       "t.join()\n");
   ASSERT_TRUE(g_seen.readable);
+  EXPECT_TRUE(g_seen.python_thread);
   ASSERT_GE(g_seen.frames.size(), 2u);
   EXPECT_EQ(g_seen.frames[0].function, "inner_released");
   EXPECT_EQ(g_seen.frames[1].function, "outer");

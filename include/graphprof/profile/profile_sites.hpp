@@ -106,6 +106,9 @@ struct SiteCostRecord {
   std::uint64_t skipped = 0;
   std::uint32_t first = 0, every = 1;
   std::uint32_t every_max = 1;  // the largest M a thread used (M grows where stacks cost > 1 % of its time)
+  // New sites named by the injection's own thread, off the application's threads, and the time
+  // that took (ELF symbols read once per module, demangling); older records: 0 (named by the caller).
+  std::uint64_t named = 0, named_ns = 0;
 };
 
 // `profile --step-range NAME`: the NVTX ranges named NAME (step_range, nvtx, nvtx_end lines).
