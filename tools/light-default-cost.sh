@@ -8,7 +8,11 @@
 #   tools/light-default-cost.sh GRAPHPROF ROUNDS OUT_DIR
 # Programs: the PyTorch serving loop (tests/apps/python/serving_loop.py --steps $LOOP_STEPS, its
 # chunk median of host time per step and its whole steady loop), pinned with taskset to
-# $LOOP_CPUS. Needs python3 with torch and a GPU.
+# $LOOP_CPUS. Then, with PAUSE_RUNS=N (default 0), N processes per profiled setting of a longer
+# loop ($PAUSE_STEPS steps) whose recording the interposer pauses and resumes every
+# $PAUSE_PERIOD_MS (the developer switch GRAPHPROF_DEV_PAUSE): the loop's own chunks in recording
+# windows against those in paused windows of the same process (tools/pause-stats.py), free of the
+# noise between processes. Needs python3 with torch and a GPU.
 set -u
 gp=${1:?graphprof binary}; rounds=${2:-6}; out=${3:-cost-out}
 steps=${LOOP_STEPS:-3000}; cpus=${LOOP_CPUS:-4-7}
@@ -55,3 +59,19 @@ done
 cat "$figures"
 cat "$out/costs.txt" 2>/dev/null
 python3 "$here/interleaved-stats.py" "$figures"
+pause_runs=${PAUSE_RUNS:-0}
+[ "$pause_runs" -gt 0 ] || exit 0
+for s in default sitesoff; do
+  files=()
+  for r in $(seq "$pause_runs"); do
+    extra=(); [ "$s" = sitesoff ] && extra=(--call-sites off)
+    GRAPHPROF_DEV_PAUSE="${PAUSE_PERIOD_MS:-100},${PAUSE_START_MS:-300},$out/pause_${s}_$r.switches" \
+      taskset -c "$cpus" "$gp" profile --no-dot "${extra[@]}" --out "$out/pause_${s}_$r.d" -- \
+      python3 "$here/../tests/apps/python/serving_loop.py" --steps "${PAUSE_STEPS:-20000}" --chunk 32 \
+      --chunk-log "$out/pause_${s}_$r.chunks" > "$out/pause_${s}_$r.txt" 2>&1 || echo "light-default-cost: pause run $s $r failed" >&2
+    rm -rf "$out/pause_${s}_$r.d"
+    files+=("$out/pause_${s}_$r.chunks" "$out/pause_${s}_$r.switches")
+  done
+  echo "== $s: recording against paused windows within each process"
+  python3 "$here/pause-stats.py" "${files[@]}"
+done

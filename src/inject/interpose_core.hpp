@@ -38,7 +38,10 @@ inline std::uint64_t now_ns() {
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
-inline bool active() { return g_active.load(std::memory_order_relaxed); }
+// A developer switch (GRAPHPROF_DEV_PAUSE, runtime_interpose.cpp): recording paused in alternate
+// windows, so that one process measures on its own clock what recording costs it.
+inline std::atomic<bool> g_paused{false};
+inline bool active() { return g_active.load(std::memory_order_relaxed) && !g_paused.load(std::memory_order_relaxed); }
 
 // What the injection library does for the interposer (set before recording starts).
 inline gp::interpose::Hooks g_hooks;

@@ -20,12 +20,15 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -260,7 +263,62 @@ void synchronised(std::uint64_t now) {
   g_book.synchronised(now);
 }
 
+// ---- the developer switch GRAPHPROF_DEV_PAUSE=PERIOD_MS,START_MS,FILE ----
+// Not a user option (the profile it makes is incomplete): from START_MS after the first graph
+// launch, recording is paused and resumed every PERIOD_MS, and each switch's CLOCK_MONOTONIC time
+// is written to FILE ("NS recording" / "NS paused"). A program that logs its own steps on the same
+// clock then compares its steps in the two kinds of window within one process
+// (tools/pause-stats.py): what recording costs it, free of the noise between processes.
+struct PauseSwitch {
+  unsigned period_ms = 0, start_ms = 0;
+  std::string file;
+};
+PauseSwitch& g_pause = *new PauseSwitch;
+std::atomic<bool> g_pause_armed{false};
+
+PauseSwitch pause_switch() {
+  PauseSwitch p;
+  const char* v = std::getenv("GRAPHPROF_DEV_PAUSE");
+  if (v == nullptr) return p;
+  unsigned period = 0, start = 0;
+  int used = 0;
+  if (std::sscanf(v, "%u,%u,%n", &period, &start, &used) != 2 || used <= 0 || v[used] == '\0' || period == 0) return p;
+  p.period_ms = period;
+  p.start_ms = start;
+  p.file = v + used;
+  return p;
+}
+
+void pauser_main() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(g_pause.start_ms));
+  FILE* f = std::fopen(g_pause.file.c_str(), "w");
+  if (f == nullptr) return;
+  bool paused = false;
+  while (g_active.load()) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull + static_cast<unsigned long long>(ts.tv_nsec),
+                 paused ? "paused" : "recording");
+    std::fflush(f);
+    std::this_thread::sleep_for(std::chrono::milliseconds(g_pause.period_ms));
+    paused = !paused;
+    g_paused = paused;
+  }
+  g_paused = false;
+  std::fclose(f);
+}
+
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
+  if (g_pause.period_ms != 0 && !g_pause_armed.exchange(true)) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    try {
+      std::thread(pauser_main).detach();
+    } catch (...) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
   std::string lx;
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -386,6 +444,7 @@ GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump
   g_dir = dir != nullptr ? dir : ".";
   g_dot = dump_dot != 0;
   g_pid = static_cast<std::uint32_t>(::getpid());
+  g_pause = pause_switch();
   g_recs.reserve(kChunk);
   try {
     std::thread(writer_main).detach();

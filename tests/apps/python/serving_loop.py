@@ -22,6 +22,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--sync-every", type=int, default=8)
     ap.add_argument("--chunk", type=int, default=64, help="steps per chunk of the per-step median")
+    ap.add_argument("--chunk-log", default="", help="write each chunk's start and end (CLOCK_MONOTONIC ns) here")
     args = ap.parse_args()
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -84,14 +85,19 @@ def main():
         start.record()
         for i in range(args.steps):
             if i % chunk == 0:
-                marks.append(time.perf_counter())
+                marks.append(time.perf_counter_ns())
             step(i)
         end.record()
         torch.cuda.synchronize()
         host_ms = (time.perf_counter() - t0) * 1e3
         torch.cuda.nvtx.range_pop()
     gpu_ms = start.elapsed_time(end)
-    per_step = sorted((b - a) * 1e6 / chunk for a, b in zip(marks, marks[1:]))
+    whole = marks  # chunk starts: each chunk but the last is timed up to the next one's start
+    per_step = sorted((b - a) * 1e-3 / chunk for a, b in zip(whole, whole[1:]))
+    if args.chunk_log:
+        with open(args.chunk_log, "w") as f:
+            for a, b in zip(whole, whole[1:]):
+                f.write(f"{a} {b} {chunk}\n")
     print(f"serving_loop: steady {args.steps} steps {host_ms:.2f} ms host ({host_ms * 1e3 / args.steps:.2f} us per step), "
           f"{gpu_ms:.2f} ms CUDA events; counter {int(counter.item())}")
     if per_step:
