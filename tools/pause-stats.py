@@ -3,9 +3,13 @@
 the interposer, src/inject/runtime_interpose.cpp): the program logs its own chunks of steps
 (`START_NS END_NS STEPS` per line, CLOCK_MONOTONIC: tests/apps/python/serving_loop.py --chunk-log),
 the interposer the times it paused and resumed recording (`NS recording|paused`). Each chunk that
-lies wholly inside one window counts for that window; per window the median time per step; each
-recording window is paired with the paused window after it, and the change is the geometric mean
-of the pairs' ratios with a 95 % Student-t interval. Several processes: pass several pairs of files.
+lies wholly inside one window counts for that window, whose figure is the median time per step of
+its chunks. Each recording window is held against the geometric mean of the paused windows on
+either side of it, so a slow spell of the host that spans a few windows moves both sides alike.
+The change is the median of those ratios, with a distribution-free 95 % interval (the order
+statistics of the sign test): the host of the H200 has slow spells of a second or so at several
+times the usual step time, whose ratios a mean would follow. Several processes: pass several pairs
+of files; their ratios are pooled.
 
     tools/pause-stats.py CHUNKS SWITCHES [CHUNKS SWITCHES ...]
 """
@@ -13,20 +17,17 @@ import math
 import statistics
 import sys
 
-T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-       2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
 
 def windows(path):
     marks = []
     for line in open(path):
         f = line.split()
-        if len(f) == 2:
+        if len(f) == 2 and f[1] in ("recording", "paused"):
             marks.append((int(f[0]), f[1]))
     return [(a[0], b[0], a[1]) for a, b in zip(marks, marks[1:])]
 
 
-def pairs_of(chunks_path, switches_path):
+def ratios_of(chunks_path, switches_path):
     ws = windows(switches_path)
     per_window = [[] for _ in ws]
     for line in open(chunks_path):
@@ -40,10 +41,10 @@ def pairs_of(chunks_path, switches_path):
                 break
     med = [(statistics.median(v) if v else None, ws[k][2]) for k, v in enumerate(per_window)]
     out = []
-    for k in range(len(med) - 1):
-        (r, kr), (p, kp) = med[k], med[k + 1]
-        if kr == "recording" and kp == "paused" and r and p:
-            out.append((r, p))
+    for k in range(1, len(med) - 1):
+        (p0, k0), (r, kr), (p1, k1) = med[k - 1], med[k], med[k + 1]
+        if kr == "recording" and k0 == k1 == "paused" and p0 and r and p1:
+            out.append((r, math.sqrt(p0 * p1)))
     return out, sum(len(v) for v in per_window)
 
 
@@ -51,22 +52,24 @@ def main():
     args = sys.argv[1:]
     if len(args) < 2 or len(args) % 2:
         sys.exit(__doc__)
-    all_pairs = []
+    logs = []
     for i in range(0, len(args), 2):
-        pairs, used = pairs_of(args[i], args[i + 1])
+        pairs, used = ratios_of(args[i], args[i + 1])
         if pairs:
-            rec = statistics.median(r for r, _ in pairs)
-            pau = statistics.median(p for _, p in pairs)
-            print(f"{args[i]}: {len(pairs)} window pairs, {used} chunks; recording {rec:.2f} µs/step, paused {pau:.2f} µs/step")
-        all_pairs += pairs
-    logs = [math.log(r / p) for r, p in all_pairs]
-    if len(logs) < 2:
-        sys.exit("pause-stats: fewer than two window pairs")
-    m = statistics.mean(logs)
-    half = T95[min(len(logs) - 1, 30)] * statistics.stdev(logs) / math.sqrt(len(logs))
-    lo, hi = math.exp(m - half) - 1, math.exp(m + half) - 1
+            own = sorted(math.log(r / p) for r, p in pairs)
+            print(f"{args[i]}: {len(pairs)} recording windows, {used} chunks; recording {statistics.median(r for r, _ in pairs):.2f} "
+                  f"µs/step, paused {statistics.median(p for _, p in pairs):.2f} µs/step, "
+                  f"change {100 * (math.exp(statistics.median(own)) - 1):+.2f} %")
+            logs += own
+    n = len(logs)
+    if n < 6:
+        sys.exit("pause-stats: fewer than six recording windows between paused ones")
+    logs.sort()
+    k = max(0, int((n - 1.96 * math.sqrt(n)) / 2))  # the sign test's 95 % interval for the median
+    lo, mid, hi = (math.exp(x) - 1 for x in (logs[k], statistics.median(logs), logs[n - 1 - k]))
     noise = "inside the noise" if lo <= 0 <= hi else "outside the noise"
-    print(f"recording vs paused: {100 * (math.exp(m) - 1):+.2f} % [{100 * lo:+.2f}, {100 * hi:+.2f}] (95 %, {len(logs)} window pairs; {noise})")
+    print(f"recording vs paused: {100 * mid:+.2f} % [{100 * lo:+.2f}, {100 * hi:+.2f}] "
+          f"(median, 95 % sign-test interval, {n} recording windows; {noise})")
 
 
 if __name__ == "__main__":

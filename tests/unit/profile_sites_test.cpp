@@ -648,13 +648,15 @@ TEST(SiteSampling, ParsesItsRule) {
     EXPECT_FALSE(SiteSampling::parse(bad, r)) << bad;
 }
 
-// Where a stack costs a thread more than 1 % of its time at 1 in M, M grows (powers of two).
+// Where a stack costs a thread more than 0.25 % of its time at 1 in M, M grows (powers of two).
 TEST(SiteSampling, TheRateGrowsWhereStacksWouldCostMoreThanTheBudget) {
   SiteSampling r;  // 256,16
-  // A C++ loop: 0.4 us a stack, a call every 8 us: 0.4 / 16 = 0.025 us a call, 0.3 % of 8 us.
-  EXPECT_EQ(r.every_for(400, 16, 16 * 8000), 16u);
-  // A Python loop: 13 us a stack, a call every 12 us: needs 13 / 0.12 = 108 -> 128.
-  EXPECT_EQ(r.every_for(13000, 16, 16 * 12000), 128u);
+  // A C++ loop: 0.2 us a stack, a call every 8 us: 0.2 / 16 = 0.0125 us a call, 0.16 % of 8 us.
+  EXPECT_EQ(r.every_for(200, 16, 16 * 8000), 16u);
+  // 0.4 us a stack: 0.3 % at 1 in 16, so 1 in 32 (0.16 %).
+  EXPECT_EQ(r.every_for(400, 16, 16 * 8000), 32u);
+  // A Python loop: 13 us a stack, a call every 12 us: needs 13 / 0.03 = 433 -> 512.
+  EXPECT_EQ(r.every_for(13000, 16, 16 * 12000), 512u);
   EXPECT_EQ(r.every_for(1e9, 1000, 1), SiteSampling::kMaxEvery) << "never rarer than 1 in 65536";
   EXPECT_EQ(r.every_for(13000, 0, 0), 16u) << "no rate known yet: the rule's";
 }
