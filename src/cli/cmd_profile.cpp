@@ -477,8 +477,8 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--site-sample", o->site_sample,
                   "which eager launches, copies, memsets and syncs have their call site taken: K,M = on each thread the "
-                  "first K, then 1 in M at random (more rarely on a thread where a stack would cost more than 1 % of its "
-                  "time), each standing for the calls it was drawn for (per-site counts are then estimates); 'all' = every "
+                  "first K, then 1 in M at random (more rarely on a thread where a stack would cost more than 0.25 % of "
+                  "its time), each standing for the calls it was drawn for (per-site counts are then estimates); 'all' = every "
                   "call. Captures, instantiations and allocations: always")
       ->capture_default_str();
   sub->add_option("--step-range", o->step_range,

@@ -8,6 +8,7 @@
 
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/name_match.hpp"
+#include "graphprof/core/site_sampling.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp {
@@ -137,7 +138,9 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
     const std::uint32_t every = cost != nullptr ? cost->value("sample_every", 1u) : 1u;
     const std::uint32_t most = cost != nullptr ? cost->value("sample_every_max", every) : every;
     out << "  ~ estimated: after the first " << first << " calls of each thread, 1 call in " << every;
-    if (most > every) out << " (up to 1 in " << most << " where a stack cost a thread more than 1 % of its time)";
+    if (most > every)
+      out << " (up to 1 in " << most << " where a stack cost a thread more than " << strf("%g", 100.0 * SiteSampling::kBudget)
+          << " % of its time)";
     out << " at random had its site taken and stands for that many (--site-sample all: every call)\n";
   }
 }
