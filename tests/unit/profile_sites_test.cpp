@@ -313,6 +313,13 @@ TEST(ProfileSites, TheUserFrameIsTheInnermostOutsideLibraryPython) {
   EXPECT_EQ(lib.where, "contextlib.py:137 in _GeneratorContextManager.__enter__ (library code)");
 }
 
+// The `sections.profile` of a report of one process of "x.py" made from hand-made records.
+nlohmann::json python_profile_of(const ProcessRecords& r) {
+  ProfileRun run;
+  run.program = "x.py";
+  return profile_report(run, {analyze_process(r)}).results.at(0).sections.profile;
+}
+
 // The `py` line (how the Python stacks were read) and the `site_cost` line reach the report and
 // the console; an older library's records without them give null.
 TEST(ProfileSites, PythonFramesLineReachesTheReport) {
@@ -325,9 +332,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   ASSERT_TRUE(r.sites.python_frames.has_value());
   EXPECT_EQ(r.sites.python_frames->taken, 250u);
   EXPECT_TRUE(r.sites.python_frames->stopped);
-  ProfileRun run;
-  run.program = "x.py";
-  const nlohmann::json j = profile_report(run, {analyze_process(r)}).results.at(0).sections.profile;
+  const nlohmann::json j = python_profile_of(r);
   const nlohmann::json& py = j["processes"][0]["python_frames"];
   EXPECT_EQ(py["mode"], "on");
   EXPECT_EQ(py["held"], 3);
@@ -346,8 +351,7 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
             std::string::npos)
       << verbose.str();
   std::istringstream old("{\"t\":\"process\",\"pid\":1,\"ppid\":0,\"ts\":10,\"level\":2,\"cmdline\":\"x\"}\n");
-  const nlohmann::json none =
-      profile_report(run, {analyze_process(parse_process_records(old, "old"))}).results.at(0).sections.profile;
+  const nlohmann::json none = python_profile_of(parse_process_records(old, "old"));
   EXPECT_TRUE(none["processes"][0]["python_frames"].is_null());
   EXPECT_TRUE(none["processes"][0]["call_site_cost"].is_null());
 }
@@ -363,9 +367,7 @@ TEST(ProfileSites, SitesNamedOffTheApplicationsThreadsAreReportedApart) {
   EXPECT_EQ(r.malformed_lines, 0u);
   ASSERT_TRUE(r.sites.site_cost.has_value());
   EXPECT_EQ(r.sites.site_cost->named, 46u);
-  ProfileRun run;
-  run.program = "x.py";
-  const nlohmann::json j = profile_report(run, {analyze_process(r)}).results.at(0).sections.profile;
+  const nlohmann::json j = python_profile_of(r);
   const nlohmann::json& c = j["processes"][0]["call_site_cost"];
   EXPECT_EQ(c["named_off_thread"], 46);
   EXPECT_EQ(c["naming_ns"], 560434819);
