@@ -12,7 +12,8 @@
 # loop ($PAUSE_STEPS steps) whose recording the interposer pauses and resumes every
 # $PAUSE_PERIOD_MS (the developer switch GRAPHPROF_DEV_PAUSE): the loop's own chunks in recording
 # windows against those in paused windows of the same process (tools/pause-stats.py), free of the
-# noise between processes. Needs python3 with torch and a GPU.
+# noise between processes (PAUSE_SETTINGS: which of default and sitesoff, default both). ROUNDS 0
+# runs the pause runs alone. Needs python3 with torch and a GPU.
 set -u
 gp=${1:?graphprof binary}; rounds=${2:-6}; out=${3:-cost-out}
 steps=${LOOP_STEPS:-3000}; cpus=${LOOP_CPUS:-4-7}
@@ -56,12 +57,14 @@ for r in $(seq "$rounds"); do
   n=${#settings[@]}
   for k in $(seq 0 $((n - 1))); do run_one "${settings[$(( (k + r - 1) % n ))]}" "$r"; done
 done
-cat "$figures"
-cat "$out/costs.txt" 2>/dev/null
-python3 "$here/interleaved-stats.py" "$figures"
+if [ -s "$figures" ]; then
+  cat "$figures"
+  cat "$out/costs.txt" 2>/dev/null
+  python3 "$here/interleaved-stats.py" "$figures"
+fi
 pause_runs=${PAUSE_RUNS:-0}
 [ "$pause_runs" -gt 0 ] || exit 0
-for s in default sitesoff; do
+for s in ${PAUSE_SETTINGS:-default sitesoff}; do
   files=()
   for r in $(seq "$pause_runs"); do
     extra=(); [ "$s" = sitesoff ] && extra=(--call-sites off)
