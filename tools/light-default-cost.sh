@@ -22,21 +22,10 @@ app=(python3 "$here/../tests/apps/python/serving_loop.py" --steps "$steps")
 mkdir -p "$out"
 figures=$out/figures.txt; : > "$figures"
 settings=(plain default sitesoff)
-run_one() {  # SETTING ROUND
-  local s=$1 r=$2 log=$out/$1_$2.txt
-  case $s in
-    plain) taskset -c "$cpus" "${app[@]}" > "$log" 2>&1 ;;
-    default) taskset -c "$cpus" "$gp" profile --no-dot --out "$out/${s}_${r}.d" -- "${app[@]}" > "$log" 2>&1 ;;
-    sitesoff) taskset -c "$cpus" "$gp" profile --no-dot --call-sites off --out "$out/${s}_${r}.d" -- "${app[@]}" > "$log" 2>&1 ;;
-  esac
-  local rc=$?
-  [ $rc = 0 ] || echo "light-default-cost: $s round $r exited $rc (see $log)" >&2
-  local per=$(sed -n 's/.*chunk median \([0-9.]*\) us per step.*/\1/p' "$log" | tail -1)
-  local steady=$(sed -n 's/.*steady [0-9]* steps \([0-9.]*\) ms host.*/\1/p' "$log" | tail -1)
-  [ -n "$per" ] && echo "loop_us_per_step $s $r $per" >> "$figures"
-  [ -n "$steady" ] && echo "loop_steady_ms $s $r $steady" >> "$figures"
-  if [ -f "$out/${s}_${r}.d/report.json" ]; then
-    python3 - "$out/${s}_${r}.d/report.json" "$s" "$r" >> "$out/costs.txt" <<'PY'
+# Each profiled run's own cost (the report's interposition_cost and call_site_cost), to costs.txt.
+costs_of() {  # REPORT SETTING ROUND
+  [ -f "$1" ] || return 0
+  python3 - "$1" "$2" "$3" >> "$out/costs.txt" <<'PY'
 import json, sys
 def walk(o):
     if isinstance(o, dict):
@@ -50,7 +39,21 @@ def walk(o):
         for v in o: walk(v)
 walk(json.load(open(sys.argv[1])))
 PY
-  fi
+}
+run_one() {  # SETTING ROUND
+  local s=$1 r=$2 log=$out/$1_$2.txt
+  case $s in
+    plain) taskset -c "$cpus" "${app[@]}" > "$log" 2>&1 ;;
+    default) taskset -c "$cpus" "$gp" profile --no-dot --out "$out/${s}_${r}.d" -- "${app[@]}" > "$log" 2>&1 ;;
+    sitesoff) taskset -c "$cpus" "$gp" profile --no-dot --call-sites off --out "$out/${s}_${r}.d" -- "${app[@]}" > "$log" 2>&1 ;;
+  esac
+  local rc=$?
+  [ $rc = 0 ] || echo "light-default-cost: $s round $r exited $rc (see $log)" >&2
+  local per=$(sed -n 's/.*chunk median \([0-9.]*\) us per step.*/\1/p' "$log" | tail -1)
+  local steady=$(sed -n 's/.*steady [0-9]* steps \([0-9.]*\) ms host.*/\1/p' "$log" | tail -1)
+  [ -n "$per" ] && echo "loop_us_per_step $s $r $per" >> "$figures"
+  [ -n "$steady" ] && echo "loop_steady_ms $s $r $steady" >> "$figures"
+  costs_of "$out/${s}_${r}.d/report.json" "$s" "$r"
   rm -rf "$out/${s}_${r}.d"
 }
 for r in $(seq "$rounds"); do
@@ -72,6 +75,7 @@ for s in ${PAUSE_SETTINGS:-default sitesoff}; do
       taskset -c "$cpus" "$gp" profile --no-dot "${extra[@]}" --out "$out/pause_${s}_$r.d" -- \
       python3 "$here/../tests/apps/python/serving_loop.py" --steps "${PAUSE_STEPS:-20000}" --chunk 32 \
       --chunk-log "$out/pause_${s}_$r.chunks" > "$out/pause_${s}_$r.txt" 2>&1 || echo "light-default-cost: pause run $s $r failed" >&2
+    costs_of "$out/pause_${s}_$r.d/report.json" "pause_$s" "$r"
     rm -rf "$out/pause_${s}_$r.d"
     files+=("$out/pause_${s}_$r.chunks" "$out/pause_${s}_$r.switches")
   done
