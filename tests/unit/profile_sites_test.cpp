@@ -387,11 +387,23 @@ TEST(ProfileSites, UnreadableSiteLinesAreCountedNotFatal) {
       "{\"t\":\"site\",\"s\":2,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/a\",\"0x10\"]],\"ni\":2}\n"
       "{\"t\":\"sc\",\"s\":0,\"co\":[5,6,-1]}\n"
       "{\"t\":\"sc\",\"s\":0,\"co\":[7,8]}\n"
-      "{\"t\":\"mem\",\"at\":\"capture_begin\",\"co\":3,\"ts\":20,\"free\":-5}\n");
+      "{\"t\":\"mem\",\"at\":\"capture_begin\",\"co\":3,\"ts\":20,\"free\":-5}\n"
+      // The naming thread's counts: negative, a string, past 64 bits.
+      "{\"t\":\"site_cost\",\"calls\":1,\"ns\":1,\"new\":1,\"new_ns\":1,\"full_unwinds\":1,\"named\":-1,\"named_ns\":5}\n"
+      "{\"t\":\"site_cost\",\"calls\":1,\"ns\":1,\"new\":1,\"new_ns\":1,\"full_unwinds\":1,\"named\":1,\"named_ns\":\"5\"}\n"
+      "{\"t\":\"site_cost\",\"calls\":1,\"ns\":1,\"new\":1,\"new_ns\":1,\"full_unwinds\":1,\"named\":1,"
+      "\"named_ns\":1e30}\n"
+      // A site written in a signal handler at exit: bare addresses, no module, no function.
+      "{\"t\":\"site\",\"s\":3,\"api\":\"cudaLaunchKernel\",\"n\":[[\"\",\"0x7f0012345678\",\"\",0]],\"ni\":0}\n");
   const ProcessRecords r = parse_process_records(in, "hand-made");
-  EXPECT_EQ(r.malformed_lines, 4u);
-  ASSERT_EQ(r.sites.sites.size(), 1u);
+  EXPECT_EQ(r.malformed_lines, 7u);
+  EXPECT_FALSE(r.sites.site_cost.has_value()) << "no site_cost line was readable";
+  ASSERT_EQ(r.sites.sites.size(), 2u);
   EXPECT_EQ(r.sites.sites[0].native[0].offset, 0x10u);
+  EXPECT_EQ(r.sites.sites[1].native[0].offset, 0x7f0012345678u) << "a bare address is kept as it is";
+  const SiteSummary bare = summarize_site(r.sites.sites[1]);
+  EXPECT_NE(bare.where.find("0x7f0012345678"), std::string::npos) << "named by its address: " << bare.where;
+  EXPECT_NO_THROW((void)analyze_process(r));
   EXPECT_EQ(r.sites.site_of_call.size(), 2u);  // 7 and 8 (the line with -1 is unreadable)
 }
 
