@@ -16,8 +16,6 @@
 
 #include <time.h>
 
-#include <signal.h>
-
 #include <algorithm>
 #include <map>
 #include <atomic>
@@ -28,7 +26,6 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include "alloc_python.hpp"
@@ -364,21 +361,12 @@ void namer_main() {
   }
 }
 
-// Queues a new site for the namer (started here the first time, with every signal blocked: the
-// application's handlers keep running on its own threads). Where no thread can be started, the
+// Queues a new site for the namer (started here the first time, start_quiet_thread). Where no thread can be started, the
 // site is named on the calling thread.
 void name_later(UnnamedSite&& u) {
   std::unique_lock<std::mutex> lock(g_name_mu);
   if (!g_namer_started) {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    try {
-      std::thread(namer_main).detach();
-      g_namer_started = true;
-    } catch (...) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    g_namer_started = start_quiet_thread(namer_main);
     if (!g_namer_started) {
       lock.unlock();
       name_and_write(u);

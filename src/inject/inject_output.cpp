@@ -1,12 +1,15 @@
 // The injection library's line file and text helpers (inject_output.hpp).
 #include "inject_output.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 
 namespace gp::inject {
 
@@ -74,6 +77,20 @@ std::uint64_t realtime_ns() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+bool start_quiet_thread(void (*fn)()) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  bool started = false;
+  try {
+    std::thread(fn).detach();
+    started = true;
+  } catch (...) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return started;
 }
 
 }  // namespace gp::inject

@@ -30,6 +30,10 @@ void set_profiled_pid(pid_t pid);
 pid_t profiled_pid();
 bool in_profiled_process();
 
+// Starts a detached thread of the library's own running `fn`, with every signal blocked on it (the
+// application's signal handlers keep running on its own threads); false when none can be started.
+bool start_quiet_thread(void (*fn)());
+
 // CLOCK_REALTIME in ns: CUPTI's clock on Linux (its records and cuptiGetTimestamp use it).
 std::uint64_t realtime_ns();
 

@@ -20,7 +20,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -309,16 +308,7 @@ void pauser_main() {
 }
 
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
-  if (g_pause.period_ms != 0 && !g_pause_armed.exchange(true)) {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    try {
-      std::thread(pauser_main).detach();
-    } catch (...) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
+  if (g_pause.period_ms != 0 && !g_pause_armed.exchange(true)) (void)gp::inject::start_quiet_thread(pauser_main);
   std::string lx;
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -446,11 +436,7 @@ GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump
   g_pid = static_cast<std::uint32_t>(::getpid());
   g_pause = pause_switch();
   g_recs.reserve(kChunk);
-  try {
-    std::thread(writer_main).detach();
-  } catch (...) {
-    return 0;
-  }
+  if (!gp::inject::start_quiet_thread(writer_main)) return 0;
   pthread_atfork(nullptr, nullptr, on_fork_child);
   g_active = true;
   return 1;

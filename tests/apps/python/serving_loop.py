@@ -92,11 +92,11 @@ def main():
         host_ms = (time.perf_counter() - t0) * 1e3
         torch.cuda.nvtx.range_pop()
     gpu_ms = start.elapsed_time(end)
-    whole = marks  # chunk starts: each chunk but the last is timed up to the next one's start
-    per_step = sorted((b - a) * 1e-3 / chunk for a, b in zip(whole, whole[1:]))
+    # marks are chunk starts: each chunk but the last is timed up to the next one's start
+    per_step = sorted((b - a) * 1e-3 / chunk for a, b in zip(marks, marks[1:]))
     if args.chunk_log:
         with open(args.chunk_log, "w") as f:
-            for a, b in zip(whole, whole[1:]):
+            for a, b in zip(marks, marks[1:]):
                 f.write(f"{a} {b} {chunk}\n")
     print(f"serving_loop: steady {args.steps} steps {host_ms:.2f} ms host ({host_ms * 1e3 / args.steps:.2f} us per step), "
           f"{gpu_ms:.2f} ms CUDA events; counter {int(counter.item())}")
