@@ -47,6 +47,8 @@ struct ProfileOptions {
   std::string trace = "none";  // the light default: graphs, calls, call sites and ledgers (no GPU records)
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
+  int overhead_windows = 0;  // --overhead-windows [N]: N runs whose recording pauses in alternate windows
+  unsigned window_ms = 50;   // --window-ms: their length
   bool dot = true;
   std::string call_sites = "on";  // --call-sites
   std::string site_sample = SiteSampling{}.text();  // --site-sample: which eager calls' stacks are taken
@@ -200,6 +202,17 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
   if (o.time_limit > 0 && o.overhead > 0)
     throw usage_error("--time-limit and --overhead cannot be combined (a run stopped at the limit is no overhead sample)");
+  if (o.overhead_windows > 0) {
+    if (o.overhead > 0) throw usage_error("--overhead and --overhead-windows: give one of them (pairs of processes, or windows inside each)");
+    if (o.repeat > 1) throw usage_error("--repeat and --overhead-windows: give one of them");
+    if (o.time_limit > 0)
+      throw usage_error("--time-limit and --overhead-windows cannot be combined (a run stopped at the limit is no overhead sample)");
+    if (o.trace != "none" || o.observe == "cupti")
+      throw usage_error("--overhead-windows measures the interposed default (--trace none); for --trace " + o.trace +
+                        (o.observe == "cupti" ? " or --observe cupti" : "") + " use --overhead N (pairs of processes)");
+  } else if (o.window_ms != 50) {
+    throw usage_error("--window-ms: only with --overhead-windows");
+  }
   if (o.observe == "interpose" && o.trace != "none")
     throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
   if (SiteSampling rule; !SiteSampling::parse(o.site_sample, rule))
@@ -274,7 +287,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                         "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE",
                                                         "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_STEP_RANGE",
-                                                        "GRAPHPROF_PROFILE_OBSERVE"});
+                                                        "GRAPHPROF_PROFILE_OBSERVE", "GRAPHPROF_PAUSE_WINDOWS",
+                                                        "GRAPHPROF_DEV_PAUSE", "GRAPHPROF_DEV_PAUSE_LOG"});
     env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
     // --step-range: the library is NVTX's injection too (src/inject/nvtx_steps.hpp), the same file
     // as CUDA's, so both load one copy. Also in --overhead's plain runs (level clock): their window
@@ -363,7 +377,18 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.time_limit > 0)
     deadline = deadline_after(o.time_limit);
   const char* stopped_with = nullptr;
-  if (o.overhead > 0) {
+  if (o.overhead_windows > 0) {
+    const WindowedEnv windowed = [&](const fs::path& dir, bool windows) {
+      std::vector<std::string> env = injected_env(dir, o.trace);
+      if (windows) {
+        env.push_back("GRAPHPROF_PAUSE_WINDOWS=" + std::to_string(o.window_ms) + "," + std::to_string(kWindowsStartMs));
+        // A developer's log of the switch times on CLOCK_MONOTONIC (tools/pause-stats.py), windowed runs only.
+        if (const char* log = std::getenv("GRAPHPROF_DEV_PAUSE_LOG")) env.push_back(std::string("GRAPHPROF_DEV_PAUSE_LOG=") + log);
+      }
+      return env;
+    };
+    collect(data, run_windows_series(o.overhead_windows, o.window_ms, o.command, windowed, data, run));
+  } else if (o.overhead > 0) {
     collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), injected_env, data,
                                       o.trace, o.step_range_given ? o.step_range : std::string(), run));
   } else {
@@ -459,6 +484,19 @@ void setup_profile(CLI::App& app, int& exit_code) {
       ->expected(0, 1)
       ->default_str("5")
       ->check(CLI::Range(1, 1000));
+  sub->add_option("--overhead-windows", o->overhead_windows,
+                  "run the application N times (default 3) with recording paused and resumed every --window-ms inside "
+                  "each run, then once recorded throughout for the profile; report the change of its time per graph "
+                  "launch in recording windows against the paused ones beside them, with a 95 % interval (free of the "
+                  "noise between processes; the default --trace none only)")
+      ->expected(0, 1)
+      ->default_str("3")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--window-ms", o->window_ms,
+                  "with --overhead-windows: the length of each window in ms (several steps of the application's loop; "
+                  "shorter than the host's slow spells)")
+      ->check(CLI::Range(5, 60000))
+      ->capture_default_str();
   sub->add_option("--node-sample", o->node_sample,
                   "at --trace node, which launches of each graph are traced node by node: W,K,M[,A/B] = after W warm-up "
                   "launches the next K, then 1 in M, plus everything in a window of A ms every B ms (eager kernels too); "

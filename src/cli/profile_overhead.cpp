@@ -90,6 +90,55 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
   return last;
 }
 
+ChildResult run_windows_series(int runs, unsigned window_ms, const std::vector<std::string>& command, const WindowedEnv& env,
+                               const fs::path& data, ProfileRun& run) {
+  WindowsOverhead w;
+  w.period_ms = window_ms;
+  w.start_ms = kWindowsStartMs;
+  std::vector<WindowRatio> all;
+  const fs::path scratch = data / "windows-run";
+  const int total = runs + 1;
+  for (int i = 1; i <= runs; ++i) {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    fs::create_directories(scratch, ec);
+    std::cerr << "graphprof profile: run " << i << " of " << total << " (--overhead-windows): recording paused and resumed every "
+              << window_ms << " ms from " << kWindowsStartMs << " ms after the first graph launch\n";
+    const ChildResult r = run_child(command, env(scratch, true));
+    WindowsRun wr;
+    wr.status = r.status;
+    wr.wall_ns = r.wall_ns;
+    std::vector<WindowRatio> own;
+    for (const auto& process : read_pause_windows(scratch.string())) {
+      ++wr.processes;
+      wr.windows += process.size();
+      const auto ratios = window_ratios(process);
+      own.insert(own.end(), ratios.begin(), ratios.end());
+    }
+    wr.compared = own.size();
+    if (const auto c = windows_change(own)) {
+      wr.change = c->change;
+      wr.recording_ns = c->recording_median_ns;
+      wr.paused_ns = c->paused_median_ns;
+    }
+    all.insert(all.end(), own.begin(), own.end());
+    w.runs.push_back(wr);
+    if (r.status != 0) run.notes.push_back("a windowed run of --overhead-windows: the application " + r.description);
+    if (r.status >= 128) {  // interrupted or killed: the user wants it to stop; no profile run
+      fs::remove_all(scratch, ec);
+      w.change = windows_change(all);
+      run.overhead_windows = std::move(w);
+      return r;
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  w.change = windows_change(all);
+  run.overhead_windows = std::move(w);
+  std::cerr << "graphprof profile: run " << total << " of " << total << " (--overhead-windows): recorded throughout, the profile\n";
+  return run_child(command, env(data, false));
+}
+
 std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& runs) {
   std::vector<const OverheadRun*> plain, profiled;
   for (const auto& r : runs) (r.profiled ? profiled : plain).push_back(&r);

@@ -42,6 +42,19 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
                                 const InjectedEnv& injected_env, const std::filesystem::path& data, const std::string& level,
                                 const std::string& step_range, ProfileRun& run);
 
+// --overhead-windows N: the environment of a run into `dir`, with recording paused in alternate
+// windows (`windows`) or recorded throughout.
+using WindowedEnv = std::function<std::vector<std::string>(const std::filesystem::path& dir, bool windows)>;
+// The windows start this long after the first graph launch: the program's first steps (new call
+// sites being named, caches filling) are left out.
+constexpr unsigned kWindowsStartMs = 300;
+// N windowed runs into a scratch folder under `data` (removed afterwards), each run's windows
+// compared (graphprof/profile/overhead_windows.hpp), then one run recorded throughout into `data`,
+// the profile; fills run.overhead_windows and returns that last run. An interrupted or killed run
+// ends the series (the profile is then that run's records).
+ChildResult run_windows_series(int runs, unsigned window_ms, const std::vector<std::string>& command, const WindowedEnv& env,
+                               const std::filesystem::path& data, ProfileRun& run);
+
 // The changes over the pairs of `runs` (the i-th plain run with the i-th profiled run).
 std::vector<OverheadChange> overhead_changes(const std::vector<OverheadRun>& runs);
 

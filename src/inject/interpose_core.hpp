@@ -41,6 +41,11 @@ inline std::uint64_t now_ns() {
 // A developer switch (GRAPHPROF_DEV_PAUSE, runtime_interpose.cpp): recording paused in alternate
 // windows, so that one process measures on its own clock what recording costs it.
 inline std::atomic<bool> g_paused{false};
+// `profile --overhead-windows` (GRAPHPROF_PAUSE_WINDOWS) and the switch above: the clock that times
+// the program's steps in both kinds of window, the graph launch calls (how many, and the start of
+// the latest); set before recording starts, read by the thread that switches.
+inline bool g_windows = false;
+inline std::atomic<std::uint64_t> g_window_launches{0}, g_window_last_ns{0};
 inline bool active() { return g_active.load(std::memory_order_relaxed) && !g_paused.load(std::memory_order_relaxed); }
 
 // What the injection library does for the interposer (set before recording starts).
@@ -197,7 +202,12 @@ template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
   const OwnTime own;
   Call c;
-  if (forward(api, real, c, exec, stream)) launched(exec, c.co, c.start);
+  const bool recorded = forward(api, real, c, exec, stream);
+  if (g_windows && c.r == 0 && c.start != 0) {  // in paused windows too: the steps' clock
+    g_window_last_ns.store(c.start, std::memory_order_relaxed);
+    g_window_launches.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (recorded) launched(exec, c.co, c.start);
   return c.r;
 }
 

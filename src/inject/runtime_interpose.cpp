@@ -262,12 +262,20 @@ void synchronised(std::uint64_t now) {
   g_book.synchronised(now);
 }
 
-// ---- the developer switch GRAPHPROF_DEV_PAUSE=PERIOD_MS,START_MS,FILE ----
-// Not a user option (the profile it makes is incomplete): from START_MS after the first graph
-// launch, recording is paused and resumed every PERIOD_MS, and each switch's CLOCK_MONOTONIC time
-// is written to FILE ("NS recording" / "NS paused"). A program that logs its own steps on the same
-// clock then compares its steps in the two kinds of window within one process
-// (tools/pause-stats.py): what recording costs it, free of the noise between processes.
+// ---- windows of recording and pause: `profile --overhead-windows` and a developer switch ----
+// GRAPHPROF_PAUSE_WINDOWS=PERIOD_MS,START_MS (set by `graphprof profile --overhead-windows`): from
+// START_MS after the first graph launch, recording is paused and resumed every PERIOD_MS, and each
+// whole window is written as a pw line: whether it recorded, its start and end, and the program's
+// graph launch calls in it (how many, and the time from the window's first to its last, counted
+// from the last launch before it) on the records' clock. A program's steps in recording windows,
+// held against those in the paused windows beside them, measure what recording costs it, free of
+// the noise between processes (src/profile/overhead_windows.cpp). The window the process ends in
+// is not whole and is not written.
+// GRAPHPROF_DEV_PAUSE=PERIOD_MS,START_MS,FILE, a developer switch, does the same and also writes
+// each switch's CLOCK_MONOTONIC time to FILE ("NS recording" / "NS paused"), so that a program
+// that logs its own steps on that clock can be held against the windows (tools/pause-stats.py);
+// GRAPHPROF_DEV_PAUSE_LOG=FILE adds that file to GRAPHPROF_PAUSE_WINDOWS' windows. A "%p" in FILE
+// is the process id. Neither is for a profile a user reads: calls in paused windows are not recorded.
 struct PauseSwitch {
   unsigned period_ms = 0, start_ms = 0;
   std::string file;
@@ -277,34 +285,65 @@ std::atomic<bool> g_pause_armed{false};
 
 PauseSwitch pause_switch() {
   PauseSwitch p;
-  const char* v = std::getenv("GRAPHPROF_DEV_PAUSE");
-  if (v == nullptr) return p;
   unsigned period = 0, start = 0;
   int used = 0;
-  if (std::sscanf(v, "%u,%u,%n", &period, &start, &used) != 2 || used <= 0 || v[used] == '\0' || period == 0) return p;
-  p.period_ms = period;
-  p.start_ms = start;
-  p.file = v + used;
+  if (const char* v = std::getenv("GRAPHPROF_DEV_PAUSE")) {
+    if (std::sscanf(v, "%u,%u,%n", &period, &start, &used) == 2 && used > 0 && v[used] != '\0' && period != 0) {
+      p.period_ms = period;
+      p.start_ms = start;
+      p.file = v + used;
+      return p;
+    }
+  }
+  if (const char* v = std::getenv("GRAPHPROF_PAUSE_WINDOWS")) {
+    if (std::sscanf(v, "%u,%u%n", &period, &start, &used) == 2 && v[used] == '\0' && period != 0) {
+      p.period_ms = period;
+      p.start_ms = start;
+      if (const char* log = std::getenv("GRAPHPROF_DEV_PAUSE_LOG")) p.file = log;
+    }
+  }
   return p;
+}
+
+std::string with_pid(std::string file) {
+  if (const auto at = file.find("%p"); at != std::string::npos) file.replace(at, 2, std::to_string(::getpid()));
+  return file;
+}
+
+void switch_mark(FILE* f, bool paused) {
+  if (f == nullptr) return;
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull + static_cast<unsigned long long>(ts.tv_nsec),
+               paused ? "paused" : "recording");
+  std::fflush(f);
 }
 
 void pauser_main() {
   std::this_thread::sleep_for(std::chrono::milliseconds(g_pause.start_ms));
-  FILE* f = std::fopen(g_pause.file.c_str(), "w");
-  if (f == nullptr) return;
+  FILE* f = g_pause.file.empty() ? nullptr : std::fopen(with_pid(g_pause.file).c_str(), "w");
+  if (!g_pause.file.empty() && f == nullptr) return;
   bool paused = false;
+  std::uint64_t from = now_ns(), launches = g_window_launches.load(), last = g_window_last_ns.load();
+  switch_mark(f, paused);
   while (g_active.load()) {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull + static_cast<unsigned long long>(ts.tv_nsec),
-                 paused ? "paused" : "recording");
-    std::fflush(f);
     std::this_thread::sleep_for(std::chrono::milliseconds(g_pause.period_ms));
+    const std::uint64_t to = now_ns(), n = g_window_launches.load(), at = g_window_last_ns.load();
+    if (!g_active.load()) break;  // the window ends with the process: not whole
     paused = !paused;
     g_paused = paused;
+    switch_mark(f, paused);
+    std::string line;
+    gp::inject::appendf(line, "{\"t\":\"pw\",\"rec\":%d,\"from\":%llu,\"to\":%llu,\"n\":%llu,\"span\":%llu}\n", paused ? 1 : 0,
+                        static_cast<unsigned long long>(from), static_cast<unsigned long long>(to),
+                        static_cast<unsigned long long>(n - launches), static_cast<unsigned long long>(at > last ? at - last : 0));
+    write_now(line, false);
+    from = to;
+    launches = n;
+    last = at;
   }
   g_paused = false;
-  std::fclose(f);
+  if (f != nullptr) std::fclose(f);
 }
 
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
@@ -435,6 +474,7 @@ GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump
   g_dot = dump_dot != 0;
   g_pid = static_cast<std::uint32_t>(::getpid());
   g_pause = pause_switch();
+  g_windows = g_pause.period_ms != 0;
   g_recs.reserve(kChunk);
   if (!gp::inject::start_quiet_thread(writer_main)) return 0;
   pthread_atfork(nullptr, nullptr, on_fork_child);

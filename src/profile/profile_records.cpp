@@ -61,6 +61,9 @@
 //            of which 1 in `every` was timed at random (src/inject/interpose_core.hpp)
 //   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and its time in the
 //            interposer less the real call's
+//   pw       {rec, from, to, n, span}                    --overhead-windows (or the developer switch GRAPHPROF_DEV_PAUSE):
+//            a whole window of recording (rec 1) or pause (rec 0), its bounds, the graph launch calls in it
+//            and the time from the last launch before it to its last one (graphprof/profile/overhead_windows.hpp)
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
 //   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
@@ -83,6 +86,7 @@
 
 #include "graphprof/core/error.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/profile/overhead_windows.hpp"
 #include "record_fields.hpp"
 #include "site_records.hpp"
 
@@ -254,6 +258,8 @@ void read_line(const json& j, ProcessRecords& p) {
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
     p.cupti_at_end = field<std::string>(j, "cupti");
+  } else if (t == "pw") {
+    // A window of --overhead-windows (read by read_pause_windows): nothing for the profile.
   } else if (!read_site_line(t, j, p.sites)) {
     ++d.other_records;
   }
@@ -380,6 +386,28 @@ RunWindows read_run_windows(const std::string& dir, bool ranges) {
     w = RangeWindow{};
     observed = "cupti";
   });
+  return out;
+}
+
+std::vector<std::vector<PauseWindow>> read_pause_windows(const std::string& dir) {
+  std::vector<std::vector<PauseWindow>> out;
+  std::vector<PauseWindow> file;
+  scan_record_lines(dir,
+                    {{"\"t\":\"pw\"",
+                      [&](const json& j) {
+                        PauseWindow w;
+                        w.recording = field<int>(j, "rec") != 0;
+                        w.from_ns = field<std::uint64_t>(j, "from");
+                        w.to_ns = field<std::uint64_t>(j, "to");
+                        w.launches = field<std::uint64_t>(j, "n");
+                        w.span_ns = field<std::uint64_t>(j, "span");
+                        if (w.to_ns <= w.from_ns) return;  // not a window: unreadable
+                        file.push_back(w);
+                      }}},
+                    [&] {
+                      if (!file.empty()) out.push_back(std::move(file));
+                      file.clear();
+                    });
   return out;
 }
 

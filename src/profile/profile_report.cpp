@@ -312,6 +312,28 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
     if (c.metric == "wall_time") profile["overhead"] = c.change;
   }
   profile["overhead_changes"] = std::move(changes);
+  profile["overhead_windows"] = nullptr;
+  if (const auto& w = run.overhead_windows) {
+    json wr = json::array();
+    for (const auto& r : w->runs)
+      wr.push_back({{"status", r.status}, {"wall_ns", r.wall_ns}, {"processes", r.processes}, {"windows", r.windows},
+                    {"compared", r.compared}, {"change", opt(r.change)}, {"recording_ns_per_launch", opt(r.recording_ns)},
+                    {"paused_ns_per_launch", opt(r.paused_ns)}});
+    json o = {{"period_ms", w->period_ms}, {"start_ms", w->start_ms}, {"clock", "graph launch calls"}, {"runs", std::move(wr)},
+              {"windows", 0}, {"change", nullptr}, {"low", nullptr}, {"high", nullptr}, {"level", nullptr},
+              {"inside_noise", nullptr}, {"recording_ns_per_launch", nullptr}, {"paused_ns_per_launch", nullptr}};
+    if (const auto& c = w->change) {
+      o["windows"] = c->windows;
+      o["change"] = c->change;
+      o["low"] = c->low;
+      o["high"] = c->high;
+      o["level"] = c->level;
+      o["inside_noise"] = c->inside_noise();
+      o["recording_ns_per_launch"] = c->recording_median_ns;
+      o["paused_ns_per_launch"] = c->paused_median_ns;
+    }
+    profile["overhead_windows"] = std::move(o);
+  }
   profile["trace_level"] = run.trace_level;
   profile["notes"] = run.notes;
   json procs = json::array();

@@ -463,6 +463,45 @@ void overhead_text(std::ostringstream& out, const json& p) {
     out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
 }
 
+// --overhead-windows N: the program's time per graph launch in recording windows against the
+// paused windows beside them, inside each process.
+void overhead_windows_text(std::ostringstream& out, const json& p) {
+  const auto it = p.find("overhead_windows");
+  if (it == p.end() || !it->is_object()) return;
+  const json& w = *it;
+  const auto& runs = w["runs"];
+  const std::string how = "recording paused and resumed every " + strf("%.0f", get(w, "period_ms")) + " ms from " +
+                          strf("%.0f", get(w, "start_ms")) + " ms after the first graph launch";
+  if (!w["change"].is_number()) {
+    std::size_t compared = 0;
+    for (const auto& r : runs) compared += r.value("compared", std::size_t{0});
+    out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << ", " << how << "): no verdict: "
+        << plural(compared, "recording window", "recording windows") << " between timed paused ones, fewer than "
+        << kMinWindowRatios << " (a process that is not interposed or launches no graph, or runs too short: a longer run,"
+        << " or --overhead N)\n";
+    return;
+  }
+  const bool noise = w["inside_noise"].get<bool>();
+  out << "  overhead on the application's own steps: " << strf("%+.1f %%", 100.0 * get(w, "change")) << " time per graph launch ["
+      << strf("%+.1f", 100.0 * get(w, "low")) << ", " << strf("%+.1f", 100.0 * get(w, "high")) << " %] ("
+      << (noise ? "inside the noise" : "outside the noise") << ")\n";
+  out << "  (--overhead-windows: " << plural(w["windows"].get<std::size_t>(), "recording window", "recording windows")
+      << " of " << plural(runs.size(), "run", "runs") << " against the paused windows beside each; median, "
+      << strf("%.0f", 100.0 * get(w, "level")) << " % sign-test interval;\n   " << how << ")\n";
+  TextTable rows({"run", "exit", "windows", "recording", "paused", "change"});
+  std::size_t k = 0;
+  for (const auto& r : runs) {
+    ++k;
+    rows.add({std::to_string(k), std::to_string(r.value("status", 0)), std::to_string(r.value("compared", std::size_t{0})),
+              r["recording_ns_per_launch"].is_number() ? ns(r, "recording_ns_per_launch") : "-",
+              r["paused_ns_per_launch"].is_number() ? ns(r, "paused_ns_per_launch") : "-",
+              r["change"].is_number() ? strf("%+.1f %%", 100.0 * get(r, "change")) : "-"});
+  }
+  out << rows.str();
+  out << "  (a paused window still passes each call through the interposer, a flag and a counter: what this measures is"
+         " recording,\n   call sites and ledgers; the profile below is a further run, recorded throughout)\n";
+}
+
 }  // namespace
 
 std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
@@ -475,6 +514,7 @@ std::string format_profile_summary(const Report& report, bool verbose, const std
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
   overhead_text(out, p);
+  overhead_windows_text(out, p);
   for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);

@@ -54,6 +54,12 @@ add_test(NAME cli.profile_overhead_step_range
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_overhead_step_range.sh $<TARGET_FILE:graphprof>
                  ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_step_range)
 set_tests_properties(cli.profile_overhead_step_range PROPERTIES LABELS cpu)
+# --overhead-windows N: windowed runs, then the profile run recorded throughout; the change from
+# the windows; the options it cannot be combined with.
+add_test(NAME cli.profile_overhead_windows
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_overhead_windows.sh $<TARGET_FILE:graphprof>
+                 ${CMAKE_CURRENT_BINARY_DIR}/profile_overhead_windows)
+set_tests_properties(cli.profile_overhead_windows PROPERTIES LABELS cpu)
 # An injection library already set: graphprof replaces it for the application and says so at once
 # (stderr) and in the summary.
 foreach(stream IN ITEMS stderr stdout)

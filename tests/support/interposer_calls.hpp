@@ -5,6 +5,7 @@
 // interposer writes.
 #pragma once
 #include <cstddef>
+#include <mutex>
 #include <string>
 
 namespace gp::interposer {
@@ -24,12 +25,19 @@ using WriteFn = int (*)(const char*, std::size_t, int);
 using BeginFn = int (*)(WriteFn, const char* dir, int dump_dot, const gp::interpose::Hooks* hooks);  // graphprof_interpose_begin
 using EndFn = void (*)(int may_wait);                             // graphprof_interpose_end
 
-// The lines the interposer wrote (collect is its WriteFn).
+// The lines the interposer wrote (collect is its WriteFn; the application's threads, the writer and
+// the window switch call it, as they call the injection's writer: under a lock). Read them once
+// the interposer has ended.
+inline std::mutex& lines_mutex() {
+  static std::mutex m;
+  return m;
+}
 inline std::string& lines() {
   static std::string s;
   return s;
 }
 inline int collect(const char* data, std::size_t size, int) {
+  const std::lock_guard<std::mutex> lock(lines_mutex());
   lines().append(data, size);
   return 1;
 }

@@ -21,6 +21,7 @@
 #include "graphprof/trace/trace_records.hpp"
 #include "graphprof/profile/profile_sites.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
+#include "graphprof/profile/overhead_windows.hpp"
 
 namespace gp {
 
@@ -350,6 +351,22 @@ RunWindows read_run_windows(const std::string& dir, bool ranges);
 // why ("" when the ranges are used or none was asked for).
 std::string choose_overhead_window(std::vector<OverheadRun>& runs, const std::string& range);
 
+// --overhead-windows N: each run's windows (graphprof/profile/overhead_windows.hpp) and the change
+// over all of them.
+struct WindowsRun {
+  int status = 0;
+  double wall_ns = 0;
+  std::size_t processes = 0;  // processes that wrote windows
+  std::size_t windows = 0;    // whole windows written, of both kinds
+  std::size_t compared = 0;   // recording windows held against the paused ones beside them
+  std::optional<double> change, recording_ns, paused_ns;  // the run's own median change; medians per launch
+};
+struct WindowsOverhead {
+  unsigned period_ms = 0, start_ms = 0;
+  std::vector<WindowsRun> runs;
+  std::optional<WindowsChange> change;  // over every compared window of every run
+};
+
 struct ProfileRun {
   std::string program;                    // workload name in the report
   std::vector<std::string> command;       // CMD ARGS...
@@ -365,6 +382,7 @@ struct ProfileRun {
   std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
   std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
   std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
+  std::optional<WindowsOverhead> overhead_windows;  // --overhead-windows N
 };
 
 // One result for the application (mode "app", sections.profile) and one per graph exec

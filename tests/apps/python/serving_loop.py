@@ -22,7 +22,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--sync-every", type=int, default=8)
     ap.add_argument("--chunk", type=int, default=64, help="steps per chunk of the per-step median")
-    ap.add_argument("--chunk-log", default="", help="write each chunk's start and end (CLOCK_MONOTONIC ns) here")
+    ap.add_argument("--chunk-log", default="", help="append each chunk's start and end (CLOCK_MONOTONIC ns) to this file")
     args = ap.parse_args()
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -95,7 +95,7 @@ def main():
     # marks are chunk starts: each chunk but the last is timed up to the next one's start
     per_step = sorted((b - a) * 1e-3 / chunk for a, b in zip(marks, marks[1:]))
     if args.chunk_log:
-        with open(args.chunk_log, "w") as f:
+        with open(args.chunk_log, "a") as f:  # appended: several runs (graphprof --overhead-windows N) in one file
             for a, b in zip(marks, marks[1:]):
                 f.write(f"{a} {b} {chunk}\n")
     print(f"serving_loop: steady {args.steps} steps {host_ms:.2f} ms host ({host_ms * 1e3 / args.steps:.2f} us per step), "
