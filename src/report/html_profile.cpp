@@ -402,6 +402,18 @@ std::string application_section(const json& profile) {
   if (std::isfinite(num(profile, "overhead")))
     s += "<dt>overhead</dt><dd>" + escape(strf("%+.1f %%", 100 * num(profile, "overhead"))) + " wall time against " +
          escape(format_ns(num(profile, "plain_wall_ns"))) + " without graphprof</dd>";
+  // --overhead-windows: the change of the application's own steps, recording against paused windows.
+  if (const auto w = profile.find("overhead_windows"); w != profile.end() && w->is_object()) {
+    if (std::isfinite(num(*w, "change")))
+      s += "<dt>overhead on its steps</dt><dd>" +
+           escape(strf("%+.1f %% time per graph launch [%+.1f, %+.1f %%], %s (%.0f recording windows against the paused ones beside "
+                       "them, --overhead-windows)",
+                       100 * num(*w, "change"), 100 * num(*w, "low"), 100 * num(*w, "high"),
+                       w->value("inside_noise", false) ? "inside the noise" : "outside the noise", num(*w, "windows"))) +
+           "</dd>";
+    else
+      s += "<dt>overhead on its steps</dt><dd>no verdict: too few windows (--overhead-windows)</dd>";
+  }
   for (const auto& p : list(profile, "processes"))
     s += "<dt>process " + count(num(p, "process")) + "</dt><dd>pid " + count(num(p, "pid")) + ": <code>" + escape(str(p, "command_line")) +
          "</code></dd>";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/report/html_report.hpp"
 #include "graphprof/report/profile_text.hpp"
 
 namespace {
@@ -180,6 +181,16 @@ TEST(OverheadWindows, TheReportAndTheConsoleSayTheChangeFirst) {
   for (const char* want : {"41 recording windows of 2 runs", "every 50 ms from 300 ms after the first graph launch", "+2.3 %",
                            "162 µs", "159 µs", "a further run, recorded throughout"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+}
+
+TEST(OverheadWindows, ThePageSaysItWhereItNamesTheApplication) {
+  const std::string page = render_html_report(profile_report(windows_run(true), {}));
+  EXPECT_NE(page.find("<dt>overhead on its steps</dt><dd>+2.1 % time per graph launch [+1.3, +2.5 %], outside the noise (41 recording windows"),
+            std::string::npos);
+  EXPECT_NE(render_html_report(profile_report(windows_run(false), {})).find("no verdict: too few windows"), std::string::npos);
+  ProfileRun plain = windows_run(true);
+  plain.overhead_windows.reset();
+  EXPECT_EQ(render_html_report(profile_report(plain, {})).find("overhead on its steps"), std::string::npos);
 }
 
 TEST(OverheadWindows, TooFewWindowsGiveNoVerdictAndSayWhy) {
