@@ -134,6 +134,34 @@ TEST(Interpose, TheDefaultSamplesEagerSites) {
   EXPECT_NE(console(p.out).find("~ estimated"), std::string::npos) << console(p.out);
 }
 
+// --overhead-windows: the windowed runs of the interposed app give windows timed by its graph
+// launches (one a request), and the profile run after them is recorded throughout: its counts are
+// the program's, exactly. No assertion on the change itself (a timing): benchmark runs report it.
+TEST(Interpose, OverheadWindowsTimeTheStepsAndLeaveTheProfileWhole) {
+  const int steps = 20000;  // about 0.8 s at 40 us a request: ~10 windows of each kind after the start
+  const Profiled p = profile("windows", GRAPHPROF_SERVING_APP_SHARED, "--overhead-windows 1 --window-ms 30",
+                             "--steps " + std::to_string(steps));
+  const json& w = profile_of(p.report)["overhead_windows"];
+  ASSERT_TRUE(w.is_object()) << console(p.out);
+  EXPECT_EQ(w["period_ms"], 30);
+  ASSERT_EQ(w["runs"].size(), 1u);
+  const json& run = w["runs"][0];
+  EXPECT_EQ(run["status"], 0);
+  EXPECT_EQ(run["processes"], 1) << "the interposed process wrote its windows";
+  EXPECT_GE(run["compared"].get<int>(), 6) << console(p.out);
+  ASSERT_TRUE(w["change"].is_number()) << console(p.out);
+  EXPECT_LE(w["low"].get<double>(), w["change"].get<double>());
+  EXPECT_GE(w["high"].get<double>(), w["change"].get<double>());
+  // The time per launch is a request's: tens of microseconds, not nanoseconds or seconds.
+  EXPECT_GT(w["paused_ns_per_launch"].get<double>(), 1e3);
+  EXPECT_LT(w["paused_ns_per_launch"].get<double>(), 1e7);
+  ASSERT_EQ(profile_of(p.report)["processes"].size(), 1u);
+  EXPECT_EQ(p.process()["coverage"]["graph_launches"], steps) << "the profile run is not paused";
+  EXPECT_EQ(p.process()["graphs"].size(), 4u);
+  EXPECT_NE(console(p.out).find("overhead on the application's own steps:"), std::string::npos) << console(p.out);
+  EXPECT_FALSE(fs::exists(p.out / "profile-data" / "windows-run")) << "the windowed runs' records are removed";
+}
+
 TEST(Interpose, StaticRuntimeKeepsCuptiAndSaysWhy) {
   const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "", "--steps 40");
   const json& proc = p.process();
