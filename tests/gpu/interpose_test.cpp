@@ -138,7 +138,7 @@ TEST(Interpose, TheDefaultSamplesEagerSites) {
 // launches (one a request), and the profile run after them is recorded throughout: its counts are
 // the program's, exactly. No assertion on the change itself (a timing): benchmark runs report it.
 TEST(Interpose, OverheadWindowsTimeTheStepsAndLeaveTheProfileWhole) {
-  const int steps = 20000;  // about 0.8 s at 40 us a request: ~10 windows of each kind after the start
+  const int steps = 40000;  // about 1.6 s at 40 us a request: ~20 windows of each kind after the start (20000 gave 6 compared)
   const Profiled p = profile("windows", GRAPHPROF_SERVING_APP_SHARED, "--overhead-windows 1 --window-ms 30",
                              "--steps " + std::to_string(steps));
   const json& w = profile_of(p.report)["overhead_windows"];
