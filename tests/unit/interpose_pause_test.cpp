@@ -42,21 +42,33 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The interposer loaded over the stand-in runtime, recording into collect(): its functions.
+struct Loaded {
+  gp::interposer_test::EndFn end = nullptr;
+  LaunchFn launch = nullptr;
+  GraphLaunchFn graph_launch = nullptr;
+};
+void load_and_begin(Loaded& out) {
+  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
+  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_TRUE(cudart && lib) << dlerror();
+  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
+  out.end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
+  out.launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
+  out.graph_launch = reinterpret_cast<GraphLaunchFn>(dlsym(lib, "cudaGraphLaunch"));
+  ASSERT_TRUE(begin && out.end && out.launch && out.graph_launch);
+  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
+}
+
 }  // namespace
 
 TEST(InterposePause, RecordingIsPausedInAlternateWindowsFromTheFirstGraphLaunch) {
   const std::string switches = ::testing::TempDir() + "/interpose_pause_" + std::to_string(getpid()) + ".txt";
   std::remove(switches.c_str());
   ASSERT_EQ(::setenv("GRAPHPROF_DEV_PAUSE", ("30,0," + switches).c_str(), 1), 0);
-  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
-  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_TRUE(cudart && lib) << dlerror();
-  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
-  auto launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
-  auto graph_launch = reinterpret_cast<GraphLaunchFn>(dlsym(lib, "cudaGraphLaunch"));
-  ASSERT_TRUE(begin && end && launch && graph_launch);
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
+  Loaded interposer;
+  ASSERT_NO_FATAL_FAILURE(load_and_begin(interposer));
+  const auto [end, launch, graph_launch] = interposer;
 
   const Dim3 one{1, 1, 1};
   int stream = 0;
@@ -103,14 +115,10 @@ TEST(InterposePause, OverheadWindowsWriteEachWholeWindowWithTheGraphLaunchesInIt
   ASSERT_EQ(::unsetenv("GRAPHPROF_DEV_PAUSE"), 0);
   ASSERT_EQ(::setenv("GRAPHPROF_PAUSE_WINDOWS", "30,0", 1), 0);
   ASSERT_EQ(::setenv("GRAPHPROF_DEV_PAUSE_LOG", log.c_str(), 1), 0);
-  void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
-  void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_TRUE(cudart && lib) << dlerror();
-  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
-  auto end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
-  auto graph_launch = reinterpret_cast<GraphLaunchFn>(dlsym(lib, "cudaGraphLaunch"));
-  ASSERT_TRUE(begin && end && graph_launch);
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
+  Loaded interposer;
+  ASSERT_NO_FATAL_FAILURE(load_and_begin(interposer));
+  const auto end = interposer.end;
+  const auto graph_launch = interposer.graph_launch;
 
   int exec = 0, stream = 0;
   std::size_t launches = 0;
