@@ -277,17 +277,25 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
 
   // The step: one launch of the most-launched graph, or of any graph captured at its site that is
   // launched at least a tenth as often (the buckets of a server: one graph per batch size, one of
-  // them launched each step).
+  // them launched each step). One site as the re-captures count it (graph_ledgers.cpp): the same
+  // innermost application frame, whatever the library frames below it (CUDA-graph trees capture
+  // a new shape through other torch code than the first).
   const GraphProfile* step_graph = nullptr;
   for (const auto& g : out.graphs)
     if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
-  std::unordered_map<std::uint32_t, std::uint32_t> capture_site_of_graph;  // graph id -> site id
+  std::unordered_map<std::uint32_t, std::string> capture_site_of_graph;  // graph id -> where its capture began
   {
+    std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
+    for (const auto& s : r.sites) site_by_id[s.id] = &s;
     std::map<std::uint32_t, std::uint32_t> open;  // stream -> its last BeginCapture's correlation
     for (const auto& c : p.captures) {
       if (c.begin) open[c.stream_id] = c.correlation_id;
       else if (c.return_value == 0 && c.graph_id != 0 && open.count(c.stream_id))
-        if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end()) capture_site_of_graph[c.graph_id] = s->second;
+        if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end())
+          if (auto rec = site_by_id.find(s->second); rec != site_by_id.end()) {
+            const std::string where = summarize_site(*rec->second).where;
+            capture_site_of_graph[c.graph_id] = where.empty() ? "site " + std::to_string(s->second) : where;
+          }
     }
   }
   if (step_graph != nullptr) {

@@ -214,6 +214,20 @@ TEST(ProfileSites, CudaGraphTreesAllocateBeforeTheirCaptures) {
     EXPECT_EQ(l.capture_site->where, "compile_dynamic.py:48 in main");
   }
   EXPECT_EQ(p.sites.capture_alloc_bytes, 0u);  // "before capture" is in no total
+  // The shapes' graphs are one site's, as the re-captures say, though CUDA-graph trees capture the
+  // later shapes through other torch frames: a step is a launch of any of them.
+  ASSERT_EQ(p.sites.recaptures.size(), 1u);
+  EXPECT_EQ(p.sites.recaptures[0].graph_ids.size(), 4u);
+  EXPECT_EQ(p.sites.step.from, "graphs captured at one site");
+  std::uint64_t launches = 0;
+  std::size_t launched = 0;  // the records are trimmed: two of the graphs keep a launch
+  for (const auto& g : p.graphs) {
+    launches += g.launches;
+    launched += g.launches > 0 ? 1 : 0;
+  }
+  ASSERT_GE(launched, 2u);
+  EXPECT_EQ(p.sites.step.steps, launches);
+  EXPECT_EQ(p.sites.step.other_graphs, launched - 1);
 }
 
 // The same program recorded with the GIL taken for the read (--call-sites on): captures and
