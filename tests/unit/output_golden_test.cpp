@@ -170,6 +170,44 @@ TEST(OutputGolden, ProfileSummary) {
   expect_golden("profile_summary_graph_app_brief.txt", brief);
 }
 
+// --overhead-windows' lines under the header: the H200 figures of the PyTorch serving loop
+// (evidence/overhead/overhead-windows-h200.txt; four windowed runs, one with too few windows of its
+// own added), over the brief summary of the test application's records.
+TEST(OutputGolden, ProfileSummaryOverheadWindows) {
+  ProfileRun run;
+  run.program = "serving_loop.py";
+  run.command = {"python3", "serving_loop.py", "--steps", "30000"};
+  run.exit_description = "exited with status 0";
+  run.wall_ns = 8.78e9;
+  run.trace_level = "none";
+  WindowsOverhead w;
+  w.period_ms = 50;
+  w.start_ms = 300;
+  const double rec[] = {105e3, 106e3, 110e3, 120e3}, paused[] = {103e3, 104e3, 108e3, 117e3}, change[] = {0.014, 0.025, 0.023, 0.022};
+  const std::size_t compared[] = {31, 28, 29, 36};
+  for (int i = 0; i < 4; ++i) {
+    WindowsRun r;
+    r.wall_ns = 8.5e9;
+    r.processes = 1;
+    r.windows = 2 * compared[i] + 2;
+    r.compared = compared[i];
+    r.change = change[i];
+    r.recording_ns = rec[i];
+    r.paused_ns = paused[i];
+    w.runs.push_back(r);
+  }
+  WindowsRun short_run;
+  short_run.status = 1;
+  short_run.processes = 1;
+  short_run.windows = 5;
+  short_run.compared = 2;
+  w.runs.push_back(short_run);
+  w.change = WindowsChange{126, 0.020, 0.016, 0.024, 0.96, 108e3, 106e3};
+  run.overhead_windows = w;
+  const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
+  expect_golden("profile_summary_overhead_windows.txt", format_profile_summary(profile_report(run, {p}), false));
+}
+
 // The console summary with call sites and ledgers: the H200 records of tests/apps/call_site_app.cu
 // (known sites, a memory node, one site captured for three shapes) and of
 // tests/apps/python/serving_buckets.py (three buckets in one shared pool), recorded without and with
