@@ -184,8 +184,6 @@ std::string own_lines(std::vector<std::pair<std::uint32_t, std::uint32_t>>& call
   return s;
 }
 
-void on_fork_child() { g_active = false; }  // a fork() child must not write into its parent's records
-
 }  // namespace
 
 void* resolve(const char* name, bool driver) {
@@ -344,6 +342,15 @@ void pauser_main() {
   }
   g_paused = false;
   if (f != nullptr) std::fclose(f);
+}
+
+// A fork() child must not write into its parent's records; nor, should it begin recording of its
+// own, inherit a paused window or the parent's switch (it would stay paused: the switch's thread
+// is not copied).
+void on_fork_child() {
+  g_active = false;
+  g_paused = false;
+  g_pause_armed = false;
 }
 
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
