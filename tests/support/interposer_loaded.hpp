@@ -18,6 +18,7 @@ using GraphLaunchFn = int (*)(void*, void*);
 
 // The interposer loaded over the stand-in runtime, recording into collect(): its functions.
 struct Loaded {
+  gp::interposer_test::BeginFn begin = nullptr;
   gp::interposer_test::EndFn end = nullptr;
   LaunchFn launch = nullptr;
   GraphLaunchFn graph_launch = nullptr;
@@ -26,12 +27,12 @@ inline void load_and_begin(Loaded& out) {
   void* cudart = dlopen(GRAPHPROF_FAKE_CUDART, RTLD_NOW | RTLD_GLOBAL);
   void* lib = dlopen(GRAPHPROF_INTERPOSE_LIB, RTLD_NOW | RTLD_LOCAL);
   ASSERT_TRUE(cudart && lib) << dlerror();
-  auto begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
+  out.begin = reinterpret_cast<gp::interposer_test::BeginFn>(dlsym(lib, "graphprof_interpose_begin"));
   out.end = reinterpret_cast<gp::interposer_test::EndFn>(dlsym(lib, "graphprof_interpose_end"));
   out.launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cudaLaunchKernel"));
   out.graph_launch = reinterpret_cast<GraphLaunchFn>(dlsym(lib, "cudaGraphLaunch"));
-  ASSERT_TRUE(begin && out.end && out.launch && out.graph_launch);
-  ASSERT_EQ(begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
+  ASSERT_TRUE(out.begin && out.end && out.launch && out.graph_launch);
+  ASSERT_EQ(out.begin(collect, ::testing::TempDir().c_str(), 0, nullptr), 1);
 }
 
 // The lines of a file, and how often `what` occurs in a text.

@@ -33,7 +33,9 @@ TEST(InterposePause, RecordingIsPausedInAlternateWindowsFromTheFirstGraphLaunch)
   ASSERT_EQ(::setenv("GRAPHPROF_DEV_PAUSE", ("30,0," + switches).c_str(), 1), 0);
   Loaded interposer;
   ASSERT_NO_FATAL_FAILURE(load_and_begin(interposer));
-  const auto [end, launch, graph_launch] = interposer;
+  const auto end = interposer.end;
+  const auto launch = interposer.launch;
+  const auto graph_launch = interposer.graph_launch;
 
   const Dim3 one{1, 1, 1};
   int stream = 0;

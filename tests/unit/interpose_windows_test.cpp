@@ -3,12 +3,17 @@
 // line with the graph launches made in it, paused windows included; GRAPHPROF_DEV_PAUSE_LOG with
 // %p logs the switch times to a file of the process. One test in this binary: the switch is read
 // once, when recording begins, and scripts/sanitize.sh runs a binary's tests in one process.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -24,6 +29,10 @@ using gp::interposer_test::count;
 using gp::interposer_test::lines_of;
 using gp::interposer_test::load_and_begin;
 using gp::interposer_test::Loaded;
+
+// Where a fork() child writes its lines: write(2) alone, no lock a parent's thread might have held.
+int g_child_fd = -1;
+int child_write(const char* data, std::size_t size, int) { return ::write(g_child_fd, data, size) == static_cast<ssize_t>(size) ? 1 : 0; }
 
 }  // namespace
 
@@ -46,12 +55,39 @@ TEST(InterposeWindows, EachWholeWindowIsWrittenWithTheGraphLaunchesInIt) {
     const std::lock_guard<std::mutex> lock(gp::interposer_test::lines_mutex());
     return count(gp::interposer_test::lines(), "\"t\":\"pw\"");
   };
-  while (windows() < 6 && std::chrono::steady_clock::now() < deadline) {
+  // ... and on to a paused window (an odd number written: the last one recorded).
+  while ((windows() < 6 || windows() % 2 == 0) && std::chrono::steady_clock::now() < deadline) {
     EXPECT_EQ(graph_launch(&exec, &stream), 0);
     ++launches;
     std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
+  // A fork() child made in a paused window that begins recording of its own records its calls: it
+  // does not inherit the pause (the switch's thread is not copied, so it would never resume). It
+  // writes with write(2) alone, into a file of its own.
+  const std::string child_lines = ::testing::TempDir() + "/interpose_windows_child_" + std::to_string(getpid()) + ".jsonl";
+  std::remove(child_lines.c_str());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    g_child_fd = ::open(child_lines.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    const gp::interposer::Dim3 one{1, 1, 1};
+    const bool ok = g_child_fd >= 0 && interposer.begin(child_write, ::testing::TempDir().c_str(), 0, nullptr) == 1 &&
+                    interposer.launch(nullptr, one, one, nullptr, 0, &stream) == 0;
+    interposer.end(1);
+    ::_exit(ok ? 0 : 2);
+  }
+  int status = -1;
+  for (int waited = 0; waited < 1000 && ::waitpid(child, &status, WNOHANG) == 0; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (status == -1) ::kill(child, SIGKILL), ::waitpid(child, &status, 0);
   end(1);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child ended with status " << status;
+  {
+    std::ifstream in(child_lines);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(count(text, "\"n\":\"cudaLaunchKernel\""), 1u) << "the child's own launch is recorded:\n" << text;
+  }
+  std::remove(child_lines.c_str());
 
   std::vector<std::string> pw;
   {
