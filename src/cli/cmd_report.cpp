@@ -32,6 +32,18 @@ bool is_profile(const Report& r) {
   return profile_fields::section(r) != nullptr;
 }
 
+// The summary and the page read a report's sections as graphprof writes them: a field of another
+// type (a hand-edited or hostile report) is a malformed input file (exit 3, naming it), not an
+// internal error.
+template <typename Fn>
+auto malformed_is_input_error(const std::string& path, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const nlohmann::json::exception& e) {
+    throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
+  }
+}
+
 int report_command(const ReportCliOptions& o) {
   if (o.output.empty() && o.csv.empty()) {
     // A profile's console summary, again, from its report alone (no GPU, no records needed).
@@ -39,7 +51,7 @@ int report_command(const ReportCliOptions& o) {
     if (!is_profile(report))
       throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE (without them, a profile's report "
                         "prints its console summary; " + o.report + " is not one)");
-    std::cout << format_profile_summary(report, true, o.report);
+    std::cout << malformed_is_input_error(o.report, [&] { return format_profile_summary(report, true, o.report); });
     return 0;
   }
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
@@ -75,7 +87,10 @@ int report_command(const ReportCliOptions& o) {
   // With an output on stdout ("-"), the messages go to stderr and keep it clean for a pipe.
   std::ostream& says = writes_to_stdout(o.output) || writes_to_stdout(o.csv) ? std::cerr : std::cout;
   if (!o.output.empty()) {
-    write_report_file(HtmlReporter(html), report, o.output);
+    malformed_is_input_error(o.report, [&] {
+      write_report_file(HtmlReporter(html), report, o.output);
+      return 0;
+    });
     says << "HTML report written to " << o.output << "\n";
   }
   if (!o.csv.empty()) {

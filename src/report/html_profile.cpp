@@ -404,12 +404,14 @@ std::string application_section(const json& profile) {
          escape(format_ns(num(profile, "plain_wall_ns"))) + " without graphprof</dd>";
   // --overhead-windows: the change of the application's own steps, recording against paused windows.
   if (const auto w = profile.find("overhead_windows"); w != profile.end() && w->is_object()) {
+    const auto noise = w->find("inside_noise");
+    const bool inside_noise = noise != w->end() && noise->is_boolean() && noise->get<bool>();
     if (std::isfinite(num(*w, "change")))
       s += "<dt>overhead on its steps</dt><dd>" +
            escape(strf("%+.1f %% time per graph launch [%+.1f, %+.1f %%], %s (%.0f recording windows against the paused ones beside "
                        "them, --overhead-windows)",
                        100 * num(*w, "change"), 100 * num(*w, "low"), 100 * num(*w, "high"),
-                       w->value("inside_noise", false) ? "inside the noise" : "outside the noise", num(*w, "windows"))) +
+                       inside_noise ? "inside the noise" : "outside the noise", num(*w, "windows"))) +
            "</dd>";
     else
       s += "<dt>overhead on its steps</dt><dd>no verdict: too few windows (--overhead-windows)</dd>";

@@ -52,6 +52,26 @@ assert [r["compared"] for r in p["runs"]] == [11, 11], p["runs"]
 PY
 [ -d "$out/w/profile-data/windows-run" ] && { echo "FAIL: the windowed runs' scratch folder was left behind"; fail=1; }
 
+# The report read again: its summary; a hand-edited field of another type is a malformed file for
+# the summary (3, named), where the page, whose readers fall back on what they cannot read, is
+# still written.
+"$gp" report "$out/w.json" > "$out/again.txt" 2>&1 && grep -q "overhead on the application's own steps: +10.0 %" "$out/again.txt" ||
+  { echo "FAIL: graphprof report of the profile does not say the change"; cat "$out/again.txt"; fail=1; }
+python3 - "$out/w.json" "$out/hostile.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["results"][0]["sections"]["profile"]["overhead_windows"]["windows"] = "many"
+r["results"][0]["sections"]["profile"]["overhead_changes"] = [{"metric": "wall_time", "pairs": 2, "change": 0.1, "low": 0, "high": 0.2,
+                                                               "wider_than_effect": "yes", "plain_median_ns": 1, "profiled_median_ns": 1}]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$gp" report "$out/hostile.json" > "$out/hostile.txt" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "hostile.json: a section of the report is malformed" "$out/hostile.txt" ||
+  { echo "FAIL: graphprof report of a malformed profile: exit $rc"; cat "$out/hostile.txt"; fail=1; }
+"$gp" report "$out/hostile.json" -o "$out/hostile.html" > "$out/hostile_page.txt" 2>&1 && [ -s "$out/hostile.html" ] ||
+  { echo "FAIL: the page of a malformed profile"; cat "$out/hostile_page.txt"; fail=1; }
+
 for args in "--overhead-windows 2 --trace node" "--overhead-windows 2 --overhead 2" "--window-ms 20" \
             "--overhead-windows 2 --repeat 2" "--overhead-windows 0" "--overhead-windows 2 --window-ms 1"; do
   # shellcheck disable=SC2086
