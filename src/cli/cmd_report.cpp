@@ -87,10 +87,7 @@ int report_command(const ReportCliOptions& o) {
   // With an output on stdout ("-"), the messages go to stderr and keep it clean for a pipe.
   std::ostream& says = writes_to_stdout(o.output) || writes_to_stdout(o.csv) ? std::cerr : std::cout;
   if (!o.output.empty()) {
-    malformed_is_input_error(o.report, [&] {
-      write_report_file(HtmlReporter(html), report, o.output);
-      return 0;
-    });
+    malformed_is_input_error(o.report, [&] { write_report_file(HtmlReporter(html), report, o.output); });
     says << "HTML report written to " << o.output << "\n";
   }
   if (!o.csv.empty()) {

@@ -98,6 +98,7 @@ ChildResult run_windows_series(int runs, unsigned window_ms, const std::vector<s
   std::vector<WindowRatio> all;
   const fs::path scratch = data / "windows-run";
   const int total = runs + 1;
+  std::optional<ChildResult> stopped;
   for (int i = 1; i <= runs; ++i) {
     std::error_code ec;
     fs::remove_all(scratch, ec);
@@ -125,16 +126,15 @@ ChildResult run_windows_series(int runs, unsigned window_ms, const std::vector<s
     w.runs.push_back(wr);
     if (r.status != 0) run.notes.push_back("a windowed run of --overhead-windows: the application " + r.description);
     if (r.status >= 128) {  // interrupted or killed: the user wants it to stop; no profile run
-      fs::remove_all(scratch, ec);
-      w.change = windows_change(all);
-      run.overhead_windows = std::move(w);
-      return r;
+      stopped = r;
+      break;
     }
   }
   std::error_code ec;
   fs::remove_all(scratch, ec);
   w.change = windows_change(all);
   run.overhead_windows = std::move(w);
+  if (stopped) return *stopped;
   std::cerr << "graphprof profile: run " << total << " of " << total << " (--overhead-windows): recorded throughout, the profile\n";
   return run_child(command, env(data, false));
 }

@@ -38,8 +38,9 @@ inline std::uint64_t now_ns() {
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
-// A developer switch (GRAPHPROF_DEV_PAUSE, runtime_interpose.cpp): recording paused in alternate
-// windows, so that one process measures on its own clock what recording costs it.
+// Recording paused in alternate windows (`profile --overhead-windows` and the developer switch
+// GRAPHPROF_DEV_PAUSE, runtime_interpose.cpp), so that one process measures on its own clock what
+// recording costs it.
 inline std::atomic<bool> g_paused{false};
 // `profile --overhead-windows` (GRAPHPROF_PAUSE_WINDOWS) and the switch above: the clock that times
 // the program's steps in both kinds of window, the graph launch calls (how many, and the start of

@@ -219,9 +219,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     sp.graphs.push_back(std::move(l));
   }
 
-  // Graphs captured from one site: the same innermost application frame (`where`), whatever the
-  // library frames below it (CUDA-graph trees capture a new shape through other torch code than the
-  // first), in the order of their first capture.
+  // Graphs captured from one site (capture_site_key), in the order of their first capture.
   std::vector<std::pair<SiteSummary, std::vector<std::size_t>>> by_site;  // indexes into out.graphs
   std::map<std::string, std::size_t> group_of_where;
   for (std::size_t i = 0; i < out.graphs.size(); ++i) {
@@ -230,7 +228,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
     auto s = r.site_of_call.find(c->second.begin_co);
     if (s == r.site_of_call.end() || !site_by_id.count(s->second)) continue;
     SiteSummary site = summarize_site(*site_by_id[s->second]);
-    auto [g, fresh] = group_of_where.emplace(site.where, by_site.size());
+    auto [g, fresh] = group_of_where.emplace(capture_site_key(site), by_site.size());
     if (fresh) by_site.emplace_back(std::move(site), std::vector<std::size_t>{});
     by_site[g->second].second.push_back(i);
   }

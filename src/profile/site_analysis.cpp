@@ -266,6 +266,8 @@ bool StepDefinition::contains(std::uint64_t t) const {
   return it != windows.begin() && t <= std::prev(it)->second;
 }
 
+std::string capture_site_key(const SiteSummary& site) { return site.where.empty() ? "site " + std::to_string(site.id) : site.where; }
+
 void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
   SiteProfile& sp = out.sites;
   const SiteRecords& r = p.sites;
@@ -277,9 +279,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
 
   // The step: one launch of the most-launched graph, or of any graph captured at its site that is
   // launched at least a tenth as often (the buckets of a server: one graph per batch size, one of
-  // them launched each step). One site as the re-captures count it (graph_ledgers.cpp): the same
-  // innermost application frame, whatever the library frames below it (CUDA-graph trees capture
-  // a new shape through other torch code than the first).
+  // them launched each step). One site as the re-captures count it (capture_site_key).
   const GraphProfile* step_graph = nullptr;
   for (const auto& g : out.graphs)
     if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
@@ -292,10 +292,8 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       if (c.begin) open[c.stream_id] = c.correlation_id;
       else if (c.return_value == 0 && c.graph_id != 0 && open.count(c.stream_id))
         if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end())
-          if (auto rec = site_by_id.find(s->second); rec != site_by_id.end()) {
-            const std::string where = summarize_site(*rec->second).where;
-            capture_site_of_graph[c.graph_id] = where.empty() ? "site " + std::to_string(s->second) : where;
-          }
+          if (auto rec = site_by_id.find(s->second); rec != site_by_id.end())
+            capture_site_of_graph[c.graph_id] = capture_site_key(summarize_site(*rec->second));
     }
   }
   if (step_graph != nullptr) {

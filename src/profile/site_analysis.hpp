@@ -26,6 +26,11 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
 // kernel's host stub is not where the application called). Host-only rules, docs/profile.md.
 SiteSummary summarize_site(const CallSiteRecord& site, const std::vector<std::string>& kernels = {});
 
+// What makes captures one site (the re-captures, the step's graphs): the same innermost application
+// frame, whatever the library frames below it (CUDA-graph trees capture a new shape through other
+// torch code than the first); a site named by nothing keeps its own id.
+std::string capture_site_key(const SiteSummary& site);
+
 // The memory and start-up ledger of each graph and the process totals (graph_ledgers.cpp).
 void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out);
 
