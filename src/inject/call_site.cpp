@@ -361,8 +361,8 @@ void namer_main() {
   }
 }
 
-// Queues a new site for the namer (started here the first time, start_quiet_thread). Where no thread can be started, the
-// site is named on the calling thread.
+// Queues a new site for the namer (started here the first time, start_quiet_thread). Where no
+// thread can be started, the site is named on the calling thread.
 void name_later(UnnamedSite&& u) {
   std::unique_lock<std::mutex> lock(g_name_mu);
   if (!g_namer_started) {
