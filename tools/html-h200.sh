@@ -1,14 +1,14 @@
 #!/bin/bash
 # Real H200 outputs for the HTML report, the CSV and the compressed Chrome trace (issue 14), for
-# the docs and the closing note. Run on the GPU machine after `bash .gpu-deps/remote.sh` built
-# build-gpu/:   bash .gpu-deps/remote.sh bash tools/html-h200.sh
+# the docs and the closing note. Run on a GPU machine after build-gpu/
+# was built:   bash tools/html-h200.sh
 # Writes $OUT/html.tgz (html/: run.html, run.csv, run/report.json + dot/, trace.json.gz, sweep.html,
 # sweep.csv, sweep.json, suite.html, console logs, status.txt, sizes.txt). About 40 s of device time.
 set -uo pipefail  # no -e: whatever was written still comes back; exit codes go to status.txt
 gp=${GRAPHPROF:-./build-gpu/graphprof}
 out=${OUT:-out}/html
 mkdir -p "$out"
-# The GPU kit may lack zlib's headers; that build refuses .gz names, so write .json there and let
+# A GPU machine's build may lack zlib's headers; that build refuses .gz names, so write .json there and let
 # python compress it afterwards (sizes.txt then says so).
 build=$(dirname "$gp")
 gz=.json.gz

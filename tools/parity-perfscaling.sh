@@ -19,7 +19,7 @@
 # process can switch during its run; graphprof's sections.device_probe says which speed each shape
 # ran at. Writes $OUT/parity.md (per way of running graphprof, the wide capture table: every
 # figure against the sample, ratio to the trials' median), $OUT/parity_compact.md
-# (tools/parity-table.py: device time per node per shape and mode, every way side by side, ratios
+# (tools/experiments/parity-table.py: device time per node per shape and mode, every way side by side, ratios
 # to the sample's trial 1 and median, graphprof's two methods, the level) and $OUT/parity.tgz (the
 # sample's CSVs, graphprof's JSON and console output, the timings of each step).
 # Device time on the H200: about 1 minute per graphprof mode plus ~30 s for the sample (defaults);
@@ -278,7 +278,7 @@ for way in shapes isolate sweep; do
   [ -f "$work/graphprof-$way.json" ] && labels+=("$label=$work/graphprof-$way.json")
 done
 if [ ${#labels[@]} -gt 0 ]; then
-  python3 "$here/parity-table.py" "$work/sample_trials.csv" "${labels[@]}" > "$out/parity_compact.md.tmp" \
+  python3 "$here/experiments/parity-table.py" "$work/sample_trials.csv" "${labels[@]}" > "$out/parity_compact.md.tmp" \
     && mv "$out/parity_compact.md.tmp" "$out/parity_compact.md" && step "compact table written to $out/parity_compact.md" \
     || step "compact table failed (exit $?)"
 fi

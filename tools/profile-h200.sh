@@ -1,6 +1,6 @@
 #!/bin/bash
-# `graphprof profile` on the GPU host, after `bash .gpu-deps/remote.sh` built build-gpu/:
-#   bash .gpu-deps/remote.sh bash tools/profile-h200.sh
+# `graphprof profile` on a GPU machine, after build-gpu/ was built:
+#   bash tools/profile-h200.sh
 # 1. the GPU tests of the profiler against tests/apps/graph_app.cu (exact counts), one at a time;
 # 2. the test application profiled (with --overhead, a broken capture, a heat map of graph A);
 # 3. ResNet-50 with torch.cuda.graph (--overhead at --trace node, then once at --trace graph);
@@ -60,16 +60,16 @@ dotA=$(ls "$dest"/app/profile-data/*.dot 2>/dev/null | grep -v verbose | head -1
 [ -n "$dotA" ] && step app_analyze 60 "$gp" analyze "$dotA" --report "$dest/app/report.json"
 
 # 3. ResNet-50 replayed with torch.cuda.graph (--overhead: warm-up, plain, profiled, plain).
-step resnet50 200 "$gp" profile --out "$dest/resnet50" --overhead -- "$PYTHON" tools/profile-demos/resnet50_graph.py
-step resnet50_graphlevel 90 "$gp" profile --out "$dest/resnet50_graphlevel" --trace graph -- "$PYTHON" tools/profile-demos/resnet50_graph.py
+step resnet50 200 "$gp" profile --out "$dest/resnet50" --overhead -- "$PYTHON" examples/profile-demos/resnet50_graph.py
+step resnet50_graphlevel 90 "$gp" profile --out "$dest/resnet50_graphlevel" --trace graph -- "$PYTHON" examples/profile-demos/resnet50_graph.py
 dotR=$(ls -S "$dest"/resnet50/profile-data/*.dot 2>/dev/null | grep -v verbose | head -1)
 [ -n "$dotR" ] && step resnet50_render 60 "$gp" render "$dotR" -o "$dest/resnet50/graph_heat.svg" --report "$dest/resnet50/report.json"
 
 # 4. torch.compile(mode="reduce-overhead"): several graphs; --overhead's warm-up run pays the compile cache.
-step compile 400 "$gp" profile --out "$dest/compile" --overhead -- "$PYTHON" tools/profile-demos/compile_reduce_overhead.py
+step compile 400 "$gp" profile --out "$dest/compile" --overhead -- "$PYTHON" examples/profile-demos/compile_reduce_overhead.py
 
 # The programs' own timing next to graphprof's, for the closing note.
-bash tools/profile-summary.sh "$dest" > "$dest/summary.txt"
+bash tools/experiments/profile-summary.sh "$dest" > "$dest/summary.txt"
 cat "$dest/summary.txt"
 
 # Large raw records of the PyTorch runs stay out of the archive (the reports carry the figures).

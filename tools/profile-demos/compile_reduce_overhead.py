@@ -3,7 +3,7 @@
 code) for `graphprof profile`. Inductor's CUDA-graph trees record one graph per input shape, so
 running --shapes batch sizes gives several graphs. Prints its own timing per shape (CUDA events).
 
-    graphprof profile -- python3 tools/profile-demos/compile_reduce_overhead.py
+    graphprof profile -- python3 examples/profile-demos/compile_reduce_overhead.py
 """
 import argparse
 import time

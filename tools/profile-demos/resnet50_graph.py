@@ -5,7 +5,7 @@ for `graphprof profile`. ResNet-50 is written out in torch.nn (torchvision is no
 --replays times, and prints its own timing (CUDA events and host clock) so graphprof's figures can
 be checked against it.
 
-    graphprof profile --overhead -- python3 tools/profile-demos/resnet50_graph.py
+    graphprof profile --overhead -- python3 examples/profile-demos/resnet50_graph.py
 """
 import argparse
 import time

@@ -1,5 +1,5 @@
 // The graphs of NVIDIA's cudaGraphsPerfScaling as the stand-alone device-level tools build them
-// (tools/level_bisect.cu, tools/level_trigger.cu; each built alone with nvcc). Written from reading
+// (tools/experiments/level_bisect.cu, tools/experiments/level_trigger.cu; each built alone with nvcc). Written from reading
 // the sample; no code copied.
 #pragma once
 #include <cuda_runtime.h>

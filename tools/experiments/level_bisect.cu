@@ -4,8 +4,8 @@
 // measures a 1000-node chain's device time per node several ways, to find which action switches
 // the device from ~0.50 to ~0.68 us per node. Written from reading the sample; no code copied.
 //
-// Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_bisect tools/level_bisect.cu
-// (tools/perfscaling_graphs.cuh beside it holds the sample's graphs).
+// Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_bisect tools/experiments/level_bisect.cu
+// (tools/experiments/perfscaling_graphs.cuh beside it holds the sample's graphs).
 // Evidence and how to read its output: evidence/device-level/, docs/findings.md ("Parity").
 //
 //   level_bisect [-o OFF] [-t TRIALS] [-n LENGTH] [-w WIDTH] [-m MEAS] [-R] [-q]

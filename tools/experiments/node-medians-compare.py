@@ -3,7 +3,7 @@
 tracing against `--node-sample all`): nodes matched by graph and node index, the relative
 difference of each node's median, and how many lie within a bound (default 3 %).
 
-    tools/node-medians-compare.py SAMPLED.json ALL.json [BOUND_PCT]
+    tools/experiments/node-medians-compare.py SAMPLED.json ALL.json [BOUND_PCT]
 """
 import json
 import statistics

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Device time per node, graphprof against NVIDIA's cudaGraphsPerfScaling, one row per shape and mode.
 
-    tools/parity-table.py SAMPLE_TRIALS.csv LABEL=REPORT.json [LABEL=REPORT.json ...] > table.md
+    tools/experiments/parity-table.py SAMPLE_TRIALS.csv LABEL=REPORT.json [LABEL=REPORT.json ...] > table.md
 
 SAMPLE_TRIALS.csv: the sample's per-trial CSV lines (OUTFMT 2) under its header, as
 tools/parity-perfscaling.sh writes them (sample_trials.csv). Each REPORT is a graphprof run or

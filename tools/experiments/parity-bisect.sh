@@ -3,7 +3,7 @@
 # "Parity": a fresh process replays 1000 dependent empty kernels at ~0.50 µs each, later shapes of
 # a sweep at ~0.68.) GPU machine, about 60-90 s of device time.
 #
-#   tools/parity-bisect.sh [SAMPLE.cu] [GRAPHPROF]    writes $OUT/bisect.txt and $OUT/bisect.tgz
+#   tools/experiments/parity-bisect.sh [SAMPLE.cu] [GRAPHPROF]    writes $OUT/bisect.txt and $OUT/bisect.tgz
 #
 # Every variant is a fresh graphprof process measuring `scaling` length=1000 width=1 in capture
 # mode; `-r N` repeats the whole measurement (fresh workload, stream, graph) inside the process,
@@ -11,7 +11,7 @@
 # variant: the latched device time per node of each repetition. `churn=KIND` makes one kind of
 # CUDA object (created, used once, destroyed) before the measurement, in a fresh process: the
 # kind whose rep0 is slow is the history that matters. Before them, the stand-alone probe
-# (tools/parity-probe.cu, built with nvcc) repeats each habit alone. nvidia-smi logs the clocks.
+# (tools/experiments/parity-probe.cu, built with nvcc) repeats each habit alone. nvidia-smi logs the clocks.
 set -uo pipefail
 # graphprof needs the kit's Graphviz libraries: enter remote.sh's environment unless already in it.
 if [ -z "${GVBINDIR:-}" ] && [ -f .gpu-deps/remote.sh ]; then exec bash .gpu-deps/remote.sh bash "$0" "$@"; fi
@@ -100,7 +100,7 @@ S=(-w scaling -m capture -p length=1000)
 say "parity-bisect on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null); graphprof $("$gp" --version 2>/dev/null)"
 
 if [ "$set" = job1 ]; then
-# The stand-alone probe (tools/parity-probe.cu): 6 rounds in one process, FLAGS = which of
+# The stand-alone probe (tools/experiments/parity-probe.cu): 6 rounds in one process, FLAGS = which of
 # graphprof's per-shape habits each round repeats. "none" reuses everything, like the sample.
 probe_dir=$(dirname "$0")
 if [ -f "$probe_dir/parity-probe.cu" ] && nvcc -O2 -std=c++17 -arch=sm_90 -o "$work/probe" "$probe_dir/parity-probe.cu" > "$work/nvcc-probe.txt" 2>&1; then
@@ -113,7 +113,7 @@ if [ -f "$probe_dir/parity-probe.cu" ] && nvcc -O2 -std=c++17 -arch=sm_90 -o "$w
   for flags in none stream latch events execs extra stream,latch,events,execs; do probe "$flags" "$flags"; done
   probe conn1_stream stream CUDA_DEVICE_MAX_CONNECTIONS=1
 else
-  say "probe: build failed or tools/parity-probe.cu missing (see nvcc-probe.txt)"
+  say "probe: build failed or tools/experiments/parity-probe.cu missing (see nvcc-probe.txt)"
 fi
 # The sample's trials one by one (OUTFMT 2), to see whether its own figure drifts within a process.
 if [ -f "$src" ] && [ "$SECONDS" -le "$limit" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """False-alarm and detection rates of `graphprof compare` from real runs, by resampling.
 
-    tools/gate-resample.py GRAPHPROF [DATA]      (DATA: tests/data/gate)
+    tools/experiments/gate-resample.py GRAPHPROF [DATA]      (DATA: tests/data/gate)
 
 DATA holds A/ and B/ (the same build, 7 processes each) and S5/, S10/ (the chain workload's
 kernels slowed so that its graph-mode GPU time grows ~5 % / ~10 %), made interleaved on the H200.
@@ -59,7 +59,7 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     graphprof = os.path.abspath(sys.argv[1])
-    data = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "gate")
+    data = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "gate")
     runs = {s: [os.path.join(data, s, "run%d.json" % i) for i in range(1, 8)] for s in ("A", "B", "S5", "S10")}
     same = runs["A"] + runs["B"]
     rng = random.Random(10)

@@ -1,11 +1,11 @@
 #!/bin/bash
-# What node tracing costs a GPU-bound loop (ResNet-50 replay, tools/profile-demos/resnet50_graph.py)
+# What node tracing costs a GPU-bound loop (ResNet-50 replay, examples/profile-demos/resnet50_graph.py)
 # and a host-bound one (tests/apps graphprof_serving_app), by the programs' own timing, interleaved
 # rounds, one process each: plain against --node-sample ...,kernels=10% (and --trace none for the
-# host-bound loop); the per-node medians against --node-sample all (tools/node-medians-compare.py);
-# the kernel switches in the records (tools/kernel-switches-summary.py); --overhead 5 of ResNet-50
+# host-bound loop); the per-node medians against --node-sample all (tools/experiments/node-medians-compare.py);
+# the kernel switches in the records (tools/experiments/kernel-switches-summary.py); --overhead 5 of ResNet-50
 # beside the program's own timing of the same runs. Writes OUT_DIR/log.txt.
-#   GP=build/graphprof BUILD=build PY=python3 REPO=. OUT_DIR=out CAP_S=200 tools/node-sampling-overhead.sh
+#   GP=build/graphprof BUILD=build PY=python3 REPO=. OUT_DIR=out CAP_S=200 tools/experiments/node-sampling-overhead.sh
 : "${GP:=build/graphprof}" "${BUILD:=build}" "${PY:=python3}" "${REPO:=$(pwd)}" "${OUT_DIR:=node-sampling-overhead}"
 mkdir -p "$OUT_DIR"; OUT_DIR=$(realpath "$OUT_DIR")
 GP=$(realpath "$GP"); BUILD=$(realpath "$BUILD"); REPO=$(realpath "$REPO")
@@ -17,7 +17,7 @@ T0=$(date +%s)
 CAP=${CAP_S:-200}
 left() { echo $(( CAP - ($(date +%s) - T0) )); }
 note() { echo "$*" >> $L; }
-RES="$PY $REPO/tools/profile-demos/resnet50_graph.py"
+RES="$PY $REPO/examples/profile-demos/resnet50_graph.py"
 APP=$BUILD/tests/apps/graphprof_serving_app
 OLD="--node-sample 1,20,20,10/200,kernels=on"
 NEW="--node-sample 1,20,20,10/200,kernels=10%"
@@ -61,12 +61,12 @@ $GP profile --node-sample all --out d_resnet_all -- $RES > o_resnet_all.txt 2>&1
 note "== --node-sample all: $(grep 'resnet50_graph: replay' o_resnet_all.txt)"
 for s in new; do
   note "== per-node medians: $s vs all"
-  python3 $REPO/tools/node-medians-compare.py d_resnet_$s/report.json d_resnet_all/report.json 3 >> $L 2>&1
+  python3 $REPO/tools/experiments/node-medians-compare.py d_resnet_$s/report.json d_resnet_all/report.json 3 >> $L 2>&1
 done
 # The switches in the new setting's records: ks lines, GRAPH_TRACE spans across an off switch.
 note "== kernel switches, resnet new (last round)"
-python3 $REPO/tools/kernel-switches-summary.py d_resnet_new/profile-data >> $L 2>&1
-python3 $REPO/tools/node-sampling-summary.py d_resnet_new/report.json resnet_new >> $L 2>&1
+python3 $REPO/tools/experiments/kernel-switches-summary.py d_resnet_new/profile-data >> $L 2>&1
+python3 $REPO/tools/experiments/node-sampling-summary.py d_resnet_new/report.json resnet_new >> $L 2>&1
 grep -h '"t":"ks\|"t":"gt"' d_resnet_new/profile-data/*.jsonl > resnet_new_ks_gt.txt 2>/dev/null
 tar czf resnet_reports.tgz d_resnet_new/report.json d_resnet_all/report.json resnet_new_ks_gt.txt 2>/dev/null
 rm -rf d_resnet_*
@@ -79,15 +79,15 @@ for r in 1 2 3 4 5; do
 done
 note "app rounds done at $(( $(date +%s) - T0 )) s"
 note "== console app new (last round)"; grep -v '^serving_app' $(ls -t o_app_new_*.txt | head -1) >> $L
-python3 $REPO/tools/node-sampling-summary.py d_app_new/report.json app_new >> $L 2>&1
+python3 $REPO/tools/experiments/node-sampling-summary.py d_app_new/report.json app_new >> $L 2>&1
 grep -h '"t":"ks\|"t":"gt"' d_app_new/profile-data/*.jsonl > app_new_ks_gt.txt 2>/dev/null
 tar czf app_new.tgz d_app_new/report.json app_new_ks_gt.txt 2>/dev/null
 note "== kernel switches, app new (last round)"
-python3 $REPO/tools/kernel-switches-summary.py d_app_new/profile-data >> $L 2>&1
+python3 $REPO/tools/experiments/kernel-switches-summary.py d_app_new/profile-data >> $L 2>&1
 rm -rf d_app_*
-note "== interleaved (tools/interleaved-stats.py)"
+note "== interleaved (tools/experiments/interleaved-stats.py)"
 (grep ' plain ' $M; grep -v ' plain ' $M) > $M.sorted  # plain first: the baseline
-python3 $REPO/tools/interleaved-stats.py $M.sorted >> $L 2>&1
+python3 $REPO/tools/experiments/interleaved-stats.py $M.sorted >> $L 2>&1
 
 # 3. --overhead 5 of both, the programs' own timing of the same runs beside it.
 ovh() {
@@ -100,7 +100,7 @@ ovh() {
   awk -v n=$name '/\(--overhead\): profiled/ {kind="prof"; run++} /\(--overhead\): plain/ {kind="plain"; run++}
        /resnet50_graph: replay/ && kind {print "ov_" n "_own", kind, int((run + 1) / 2), $3; kind=""}
        /serving_app: variant/ && kind {v=$0; sub(/.*\(/, "", v); sub(/ us per.*/, "", v); print "ov_" n "_own", kind, int((run + 1) / 2), v; kind=""}' ov_$name.txt > ov_$name.m
-  python3 $REPO/tools/interleaved-stats.py ov_$name.m >> $L 2>&1
+  python3 $REPO/tools/experiments/interleaved-stats.py ov_$name.m >> $L 2>&1
   python3 -c "
 import json
 r=json.load(open('ov_$name/report.json'))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The allreduce workload on every GPU of a multi-GPU machine (run it on nvidia-h200-x2 after the
 # build): all modes on 2 ranks with DOT dumps, and eager vs capture vs graph per message size.
-# Usage (GPU machine): bash .gpu-deps/remote.sh bash tools/allreduce-h200x2.sh
+# Usage (GPU machine, after build-gpu/ was built): bash tools/experiments/allreduce-h200x2.sh
 set -uo pipefail
 G=${GRAPHPROF:-./build-gpu/graphprof}
 O=${OUT:-/tmp/out}/allreduce

@@ -4,10 +4,10 @@
 # (the second time with a deliberately slower saxpy kernel), run them in all modes (one run with
 # the trace pass and DOT dumps), and compare the two saxpy builds. Outputs: $OUT/plugin.tgz
 # (transcript.txt with every command and its output, the reports, compare outputs, DOT dumps).
-#   bash tools/plugin-h200.sh            (after build-gpu/ was built, e.g. by .gpu-deps/remote.sh)
+#   bash tools/experiments/plugin-h200.sh            (after build-gpu/ was built)
 # Environment: GRAPHPROF_BUILD_DIR (default build-gpu), PREFIX (default /tmp/gp-prefix), OUT.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GRAPHPROF_BUILD_DIR:-$root/build-gpu}
 prefix=${PREFIX:-/tmp/gp-prefix}
 OUT=${OUT:-$root/out}

@@ -3,7 +3,7 @@
 # (app.txt, resnet50.txt, ...), the programs' own timing lines labelled with the run they came from,
 # the ResNet-50 replay overhead computed from them (issue 12: at most 10 % at the default --trace
 # node), and graphprof's own summary block.
-#   bash tools/profile-summary.sh DIR
+#   bash tools/experiments/profile-summary.sh DIR
 set -u
 dest=${1:?usage: profile-summary.sh DIR}
 

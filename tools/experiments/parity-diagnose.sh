@@ -1,10 +1,10 @@
 #!/bin/bash
 # Why is graphprof's device time per node of a chain (width 1) ~25 % above cudaGraphsPerfScaling's?
-# (Answered since by tools/parity-bisect.sh: a slow level of the device that any process, the sample
-# included, can switch into -- docs/findings.md, "Parity". Kept for the record of session 2.)
+# (Answered since by tools/experiments/parity-bisect.sh: a slow level of the device that any process, the sample
+# included, can switch into -- docs/findings.md, "Parity". Kept for the record.)
 # (docs/findings.md, "Parity": 0.68 vs 0.54 µs at length 1000; width 4 agrees.) GPU machine, ~30 s.
 #
-#   tools/parity-diagnose.sh SAMPLE.cu [GRAPHPROF]      writes $OUT/diagnose.txt
+#   tools/experiments/parity-diagnose.sh SAMPLE.cu [GRAPHPROF]      writes $OUT/diagnose.txt
 #
 # One line per variant, the device time per node of a chain of 1000 empty kernels:
 #   sample, as built by parity-perfscaling.sh (-arch=sm_90)

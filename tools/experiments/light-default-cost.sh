@@ -3,9 +3,9 @@
 # each program plain, under `graphprof profile` (the default), and under the default with
 # `--call-sites off`, one process per run, the settings rotated round by round (plain first in
 # round 1, second in round 2, ...) so a drift of the machine hits all alike. Prints lines
-# `GROUP SETTING ROUND VALUE` (tools/interleaved-stats.py reads them), each profiled run's own
+# `GROUP SETTING ROUND VALUE` (tools/experiments/interleaved-stats.py reads them), each profiled run's own
 # cost in the steps (the report's interposition_cost) and its call_site_cost, then the table.
-#   tools/light-default-cost.sh GRAPHPROF ROUNDS OUT_DIR
+#   tools/experiments/light-default-cost.sh GRAPHPROF ROUNDS OUT_DIR
 # Programs: the PyTorch serving loop (tests/apps/python/serving_loop.py --steps $LOOP_STEPS, its
 # chunk median of host time per step and its whole steady loop), pinned with taskset to
 # $LOOP_CPUS. Then, with PAUSE_RUNS=N (default 0), N processes per profiled setting of a longer
@@ -18,7 +18,7 @@ set -u
 gp=${1:?graphprof binary}; rounds=${2:-6}; out=${3:-cost-out}
 steps=${LOOP_STEPS:-3000}; cpus=${LOOP_CPUS:-4-7}
 here=$(cd "$(dirname "$0")" && pwd)
-app=(python3 "$here/../tests/apps/python/serving_loop.py" --steps "$steps")
+app=(python3 "$here/../../tests/apps/python/serving_loop.py" --steps "$steps")
 mkdir -p "$out"
 figures=$out/figures.txt; : > "$figures"
 settings=(plain default sitesoff)
@@ -73,12 +73,12 @@ for s in ${PAUSE_SETTINGS:-default sitesoff}; do
     extra=(); [ "$s" = sitesoff ] && extra=(--call-sites off)
     GRAPHPROF_DEV_PAUSE="${PAUSE_PERIOD_MS:-100},${PAUSE_START_MS:-300},$out/pause_${s}_$r.switches" \
       taskset -c "$cpus" "$gp" profile --no-dot "${extra[@]}" --out "$out/pause_${s}_$r.d" -- \
-      python3 "$here/../tests/apps/python/serving_loop.py" --steps "${PAUSE_STEPS:-20000}" --chunk 32 \
+      python3 "$here/../../tests/apps/python/serving_loop.py" --steps "${PAUSE_STEPS:-20000}" --chunk 32 \
       --chunk-log "$out/pause_${s}_$r.chunks" > "$out/pause_${s}_$r.txt" 2>&1 || echo "light-default-cost: pause run $s $r failed" >&2
     costs_of "$out/pause_${s}_$r.d/report.json" "pause_$s" "$r"
     rm -rf "$out/pause_${s}_$r.d"
     files+=("$out/pause_${s}_$r.chunks" "$out/pause_${s}_$r.switches")
   done
   echo "== $s: recording against paused windows within each process"
-  python3 "$here/pause-stats.py" "${files[@]}"
+  python3 "$here/../pause-stats.py" "${files[@]}"
 done

@@ -1,4 +1,4 @@
-// A minimal stand-alone probe for tools/parity-bisect.sh (docs/findings.md, "Parity"): does a chain
+// A minimal stand-alone probe for tools/experiments/parity-bisect.sh (docs/findings.md, "Parity"): does a chain
 // of empty kernels replay slower in a later round of one process, and which per-round habit of
 // graphprof's measurement loop causes it? Built with nvcc on the GPU machine, never into the project.
 //

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs every graphprof command docs/findings.md quotes, on the GPU machine.
 #
-#   tools/findings-h200.sh [GRAPHPROF]          (GRAPHPROF defaults to ./build-gpu/graphprof)
+#   tools/experiments/findings-h200.sh [GRAPHPROF]          (GRAPHPROF defaults to ./build-gpu/graphprof)
 #
 # Each command's console output goes to findings/NN-name.txt (its JSON report beside it), and
 # findings/commands.txt lists every command with its exit status and seconds. Everything is packed
@@ -51,17 +51,17 @@ run sweep-decode sweep --workload decode --mode all --param hidden=512,2048 --pa
 
 # ResNet-50 (PyTorch, fp16, torch.cuda.graph; engineer "profile"'s demo): the program times eager
 # steps and graph replays itself, at a launch-bound and a compute-bound batch size.
-if python3 -c 'import torch' 2>/dev/null && [ -f tools/profile-demos/resnet50_graph.py ]; then
+if python3 -c 'import torch' 2>/dev/null && [ -f examples/profile-demos/resnet50_graph.py ]; then
   for batch in 1 64; do
     f=$dir/resnet50-batch$batch.txt
     t0=$SECONDS
-    echo "\$ python3 tools/profile-demos/resnet50_graph.py --batch $batch --replays 100" > "$f"
-    python3 tools/profile-demos/resnet50_graph.py --batch "$batch" --replays 100 >> "$f" 2>&1
+    echo "\$ python3 examples/profile-demos/resnet50_graph.py --batch $batch --replays 100" > "$f"
+    python3 examples/profile-demos/resnet50_graph.py --batch "$batch" --replays 100 >> "$f" 2>&1
     printf '%-31s exit %d  %3ds  python3 resnet50_graph.py --batch %s\n' "resnet50-batch$batch" "$?" \
       $((SECONDS - t0)) "$batch" | tee -a "$dir/commands.txt" >&2
   done
 else
-  echo "resnet50: skipped (no PyTorch or no tools/profile-demos/resnet50_graph.py)" | tee -a "$dir/commands.txt" >&2
+  echo "resnet50: skipped (no PyTorch or no examples/profile-demos/resnet50_graph.py)" | tee -a "$dir/commands.txt" >&2
 fi
 
 # 4. "graphs merge small memcpys and fuse kernels automatically": node counts in the DOT and

@@ -54,8 +54,8 @@
 //       consecutive ones, median of the last 31 (does a replay wait longer for its own exec's last one?)
 //   K   S with the sample's own latch kernel (polling host-mapped memory), measured last
 // Defaults: 10 4 0  10 4 1  10 16 0  10 16 1  100 4 0  100 4 1  10 1 0  1000 1 0.
-// Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_trigger tools/level_trigger.cu
-// (tools/perfscaling_graphs.cuh beside it holds the sample's graphs).
+// Build (GPU machine): nvcc -O2 -std=c++17 -arch=sm_90 -o level_trigger tools/experiments/level_trigger.cu
+// (tools/experiments/perfscaling_graphs.cuh beside it holds the sample's graphs).
 // Written from reading the sample; no code copied.
 #include <cuda.h>
 #include <cudaTypedefs.h>
