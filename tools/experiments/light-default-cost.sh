@@ -1,5 +1,5 @@
 #!/bin/bash
-# The light default's cost on programs' own clocks (docs/profile.md "The light default's cost"):
+# The light default's cost on programs' own clocks (docs/findings.md "The light default's cost"):
 # each program plain, under `graphprof profile` (the default), and under the default with
 # `--call-sites off`, one process per run, the settings rotated round by round (plain first in
 # round 1, second in round 2, ...) so a drift of the machine hits all alike. Prints lines
