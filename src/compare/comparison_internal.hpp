@@ -67,10 +67,14 @@ void decide(MetricComparison& r, const std::vector<double>& b, const std::vector
 MetricComparison row(const std::string& workload, const std::string& graph, const std::string& metric, const std::string& unit,
                      Direction d);
 
-// profile_site_rows.cpp: whether sites are matched by their function (only one side's sites have
-// source lines), and a graph's site as it is matched ("" when the report has none).
-bool sites_by_function(const std::vector<const nlohmann::json*>& base_runs, const std::vector<const nlohmann::json*>& cand_runs);
-std::string graph_site_key(const nlohmann::json& graph, bool by_function);
+// profile_site_rows.cpp: how sites are matched between the two sides — by what they are (file,
+// function and the text of their line: both sides' profiles carry it), by their function (only one
+// side's sites have source lines), or by `where` — and a graph's site as it is matched ("" when the
+// report has none), with the name it is shown by.
+enum class SiteMatch { kWhere, kFunction, kSource };
+SiteMatch site_match(const std::vector<const nlohmann::json*>& base_runs, const std::vector<const nlohmann::json*>& cand_runs);
+std::string graph_site_key(const nlohmann::json& graph, SiteMatch how);
+std::string graph_site_label(const nlohmann::json& graph);
 // profile_site_rows.cpp: the rows by call site (eager launches per step, graph memory, captures),
 // from every run of each side.
 void compare_profile_sites(const std::string& program, const std::vector<const nlohmann::json*>& base_runs,

@@ -36,7 +36,8 @@ const json& field(const json& j, const char* key) { return profile_fields::field
 // A graph as the health view sees it.
 struct GraphView {
   std::size_t process = 0;
-  std::string site;          // call site; empty when the report has none
+  std::string site;          // call site as matched (compare_detail::graph_site_key); empty when the report has none
+  std::string site_label;    // the call site as the user reads it (`where`)
   std::size_t nodes = 0;
   std::string kernels;       // kernel sequence, comma-joined (empty at --trace graph/none)
   std::string first, last;   // first and last kernel, for the label
@@ -60,7 +61,7 @@ std::vector<std::string> sequence_from_result(const Report& report, std::size_t 
   return seq;
 }
 
-std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool by_function) {
+std::vector<GraphView> graphs_of_run(const Report& report, const json& run, SiteMatch how) {
   std::vector<GraphView> out;
   for (const auto& p : list(run, "processes")) {
     const std::size_t process = static_cast<std::size_t>(num(p, "process", 1));
@@ -68,7 +69,9 @@ std::vector<GraphView> graphs_of_run(const Report& report, const json& run, bool
     for (const auto& g : list(p, "graphs")) {
       GraphView v;
       v.process = process;
-      v.site = graph_site_key(g, by_function);
+      v.site = graph_site_key(g, how);
+      v.site_label = graph_site_label(g);
+      if (v.site_label.empty()) v.site_label = v.site;
       v.nodes = static_cast<std::size_t>(num(g, "nodes", 0));
       std::vector<std::string> seq;
       if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
@@ -103,7 +106,7 @@ std::string label_of(const GraphView& g, bool several_processes) {
   std::string s = several_processes ? "p" + std::to_string(g.process) + " " : "";
   // The rank first: a clipped label still tells the graphs of one site apart.
   if (!g.site.empty())
-    return s + (g.site_graphs > 1 ? "#" + std::to_string(g.site_rank) + "/" + std::to_string(g.site_graphs) + " " : "") + g.site +
+    return s + (g.site_graphs > 1 ? "#" + std::to_string(g.site_rank) + "/" + std::to_string(g.site_graphs) + " " : "") + g.site_label +
            " (" + plural(g.nodes, "node", "nodes") + ")";
   s += "#" + std::to_string(g.rank) + " " + plural(g.nodes, "node", "nodes");
   if (!g.first.empty()) s += " " + g.first + (g.last != g.first ? "…" + g.last : "");
@@ -156,8 +159,13 @@ void decide(MetricComparison& r, const std::vector<double>& b, const std::vector
   r.rule.noise_multiple = t.noise_multiple;
   r.method = "profile-runs";
   if (b.empty() || c.empty()) {
-    r.verdict = Verdict::kInvalid;
-    r.reason = std::string(b.empty() ? "the baseline" : "the candidate") + " has no value for it";
+    // A figure one side's profile does not carry (another --trace level, an older graphprof) is
+    // nothing to decide on: it neither fails nor makes the comparison untrusted.
+    r.verdict = Verdict::kNotComparable;
+    r.rule.gating = false;
+    r.reason = b.empty() && c.empty() ? "neither profile measured it (recorded at a level without it)"
+                                      : std::string(b.empty() ? "the baseline" : "the candidate") +
+                                            "'s profile has no value for it (recorded at another level, or by an older graphprof)";
     return;
   }
   r.base = side_of(b);
@@ -296,14 +304,25 @@ Matching match(const std::vector<GraphView>& b, const std::vector<GraphView>& c)
       if (!used[j] && c[j].process == g->process && c[j].site == g->site) used[j] = found = true, m.pairs.push_back({g, &c[j]});
     if (!found) rest.push_back(g);
   }
+  // Left over (a renamed capture function or file): by what the graph is — its process, node count
+  // and kernel sequence — in creation order.
+  std::vector<const GraphView*> unmatched;
+  for (const GraphView* g : rest) {
+    bool found = false;
+    for (std::size_t j = 0; j < c.size() && !found; ++j)
+      if (!used[j] && c[j].process == g->process && c[j].nodes == g->nodes && c[j].kernels == g->kernels)
+        used[j] = found = true, m.pairs.push_back({g, &c[j]});
+    if (!found) unmatched.push_back(g);
+  }
   std::vector<const GraphView*> cand_rest;
   for (std::size_t j = 0; j < c.size(); ++j)
     if (!used[j]) cand_rest.push_back(&c[j]);
-  if (!rest.empty() && rest.size() == cand_rest.size() && rest.front()->site.empty()) {
-    for (std::size_t i = 0; i < rest.size(); ++i) m.pairs.push_back({rest[i], cand_rest[i]});
+  // As many left on both sides: paired in creation order (each pair's changes then show as drift).
+  if (!unmatched.empty() && unmatched.size() == cand_rest.size()) {
+    for (std::size_t i = 0; i < unmatched.size(); ++i) m.pairs.push_back({unmatched[i], cand_rest[i]});
     return m;
   }
-  m.gone = rest;
+  m.gone = unmatched;
   m.added = cand_rest;
   return m;
 }
@@ -353,6 +372,23 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   // Host clocks around CUDA calls move 3-40 % between processes (docs/compare.md, classes): only a
   // change beyond that is worth a line, and it never gates.
   const SeriesRule host_time{Kind::kTime, t.default_abs_floor_ns, false, false, 0.40};
+
+  // The step first: the GPU time of a step (its graphs' GPU time, and the eager kernels' where both
+  // sides traced kernels) gates; the host time of a step (the program's pace on the host clock) is
+  // shown beside it and, like every host clock between processes, does not gate.
+  const bool eager_gpu = !bf.empty() && bf.front().kernel_records && !cf.empty() && cf.front().kernel_records;
+  auto gpu_per_step = [eager_gpu](const RunFigures& f) -> double {
+    if (!(f.steps > 0)) return NAN;
+    return (f.graph_gpu_ns + (eager_gpu ? f.eager_kernel_ns : 0.0)) / f.steps;
+  };
+  auto host_per_step = [](const RunFigures& f) -> double { return f.steps > 1 && f.step_span_ns > 0 ? f.step_span_ns / f.steps : NAN; };
+  add(row(program, "", "gpu_time_per_step", "ns", Direction::kLowerIsBetter), per_run(bf, gpu_per_step), per_run(cf, gpu_per_step),
+      device_time);
+  const std::size_t step_row = out.rows.size() - 1;
+  if (out.rows.back().verdict == Verdict::kNotComparable)
+    out.rows.back().reason += eager_gpu ? "" : "; the graphs' GPU time per launch needs graphprof's GPU timing (profile records it by default)";
+  add(row(program, "", "host_time_per_step", "ns", Direction::kLowerIsBetter), per_run(bf, host_per_step), per_run(cf, host_per_step),
+      host_time);
 
   auto share = [](double a, double b) { return a + b > 0 ? 100.0 * a / (a + b) : NAN; };
   if (!bf.empty() && bf.front().kernel_records && !cf.empty() && cf.front().kernel_records) {
@@ -407,9 +443,9 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   // Per graph.
   std::vector<std::vector<GraphView>> bg, cg;
   // A graph's site by its function when only one side knows source lines (profile_site_rows.cpp).
-  const bool by_function = sites_by_function(bruns, cruns);
-  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i], by_function));
-  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i], by_function));
+  const SiteMatch how = site_match(bruns, cruns);
+  for (std::size_t i = 0; i < bruns.size(); ++i) bg.push_back(graphs_of_run(base, *bruns[i], how));
+  for (std::size_t i = 0; i < cruns.size(); ++i) cg.push_back(graphs_of_run(cand, *cruns[i], how));
   const Matching m = match(bg.front(), cg.front());
   for (const auto& [b, c] : m.pairs) {
     const std::string label = label_of(*b, several);
@@ -428,11 +464,18 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
       add(gpu, graph_values(be, gpu_per_launch), graph_values(ce, gpu_per_launch), device_time);
     } else {
       // Other work per launch: a smaller graph is not a faster one (its work moved elsewhere).
+      // A slower graph is slower whatever its nodes became (cuBLAS picking other kernels adds
+      // nodes): it gates, with the change named. A faster one is no improvement (its work may have
+      // moved elsewhere, which coverage and eager launches show).
       decide(gpu, graph_values(be, gpu_per_launch), graph_values(ce, gpu_per_launch), device_time, t);
-      gpu.verdict = Verdict::kNotComparable;
-      gpu.rule.gating = false;
-      gpu.reason = "the graph changed (" + std::to_string(b->nodes) + " -> " + std::to_string(c->nodes) +
-                   " nodes): its time per launch measures other work; see coverage and eager launches";
+      const std::string changed = "the graph changed (" + std::to_string(b->nodes) + " -> " + std::to_string(c->nodes) + " nodes)";
+      if (gpu.verdict == Verdict::kRegression || gpu.verdict == Verdict::kInconclusive) {
+        gpu.reason += "; " + changed;
+      } else if (gpu.verdict != Verdict::kSame) {
+        gpu.verdict = Verdict::kNotComparable;
+        gpu.rule.gating = false;
+        gpu.reason = changed + ": less time per launch may be work moved out of it; see coverage and eager launches";
+      }
       if (gpu.base && gpu.cand) ++out.compared;
       out.rows.push_back(std::move(gpu));
     }
@@ -451,12 +494,34 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
       out.rows.push_back(std::move(r));
     }
   }
+  // Less GPU time per step where graphs changed shape is no improvement: their work may have moved
+  // to eager kernels timed another way (spans of graph launches, kernels' own times of eager ones).
+  if (MetricComparison& step = out.rows[step_row]; step.verdict == Verdict::kImprovement && !m.pairs.empty() &&
+                                                   std::any_of(m.pairs.begin(), m.pairs.end(), [](const auto& p) {
+                                                     return p.first->nodes != p.second->nodes || p.first->kernels != p.second->kernels;
+                                                   })) {
+    step.verdict = Verdict::kNotComparable;
+    step.rule.gating = false;
+    step.reason = "graphs changed shape: less GPU time per step may be work moved out of them (" + step.reason + ")";
+  }
+  // A slower step names the graphs whose GPU time per launch rose most.
+  if (MetricComparison& step = out.rows[step_row]; step.verdict == Verdict::kRegression || step.verdict == Verdict::kInconclusive) {
+    std::vector<const MetricComparison*> slower;
+    for (const auto& r : out.rows)
+      if (r.metric == "gpu_time_per_launch" && r.has_estimate && r.ratio > 1.0 && r.params.count("graph")) slower.push_back(&r);
+    std::sort(slower.begin(), slower.end(), [](const auto* a, const auto* b) { return a->ratio > b->ratio; });
+    std::string names;
+    for (std::size_t i = 0; i < slower.size() && i < 4; ++i)
+      names += (i ? ", " : "") + slower[i]->params.at("graph") + strf(" %+.1f%%", 100.0 * (slower[i]->ratio - 1.0));
+    if (slower.size() > 4) names += strf(" and %zu more", slower.size() - 4);
+    if (!names.empty()) step.reason += "; graphs slower per launch: " + names;
+  }
   for (const GraphView* g : m.gone) {
     MetricComparison r = row(program, label_of(*g, several), "*", "", Direction::kLowerIsBetter);
     r.rule.gating = true;
     r.verdict = Verdict::kRegression;
     r.reason = "no longer captured: the candidate has no graph like it (" + plural(g->nodes, "node", "nodes") +
-               (g->site.empty() ? "" : ", made at " + g->site) + ")";
+               (g->site_label.empty() ? "" : ", made at " + g->site_label) + ")";
     out.rows.push_back(std::move(r));
   }
   for (const GraphView* g : m.added) {

@@ -39,11 +39,22 @@ struct SiteName {
   std::string key, label;
 };
 
-SiteName site_name(const json& site, std::size_t process, bool several, bool by_function) {
+// A site's identity apart from its line number: "file | function | text of the line" ("" without).
+std::string source_key(const json& site) {
+  const json& src = field(site, "source");
+  const std::string line = text(src, "text");
+  return line.empty() ? std::string() : text(src, "file") + " | " + text(src, "function") + " | " + line;
+}
+
+SiteName site_name(const json& site, std::size_t process, bool several, SiteMatch how) {
   const std::string where = site.is_string() ? site.get<std::string>() : text(site, "where");
   const std::string function = text(site, "function_where");
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
-  return SiteName{prefix + (by_function && !function.empty() ? function : where), prefix + where};
+  std::string key = where;
+  if (how == SiteMatch::kFunction && !function.empty()) key = function;
+  if (how == SiteMatch::kSource && site.is_object())
+    if (std::string k = source_key(site); !k.empty()) key = std::move(k);
+  return SiteName{prefix + key, prefix + where};
 }
 
 // A graph's site object (where it was captured, else instantiated), or nullptr.
@@ -70,6 +81,18 @@ bool has_source_lines(const std::vector<const json*>& runs) {
   return false;
 }
 
+// Whether a side's sites carry the text of their source line (reports since schema 1.12).
+bool has_source_text(const std::vector<const json*>& runs) {
+  for (const json* run : runs)
+    for (const auto& p : items(*run, "processes")) {
+      for (const auto& e : items(p, "eager_sites"))
+        if (!source_key(field(e, "site")).empty()) return true;
+      for (const auto& g : items(p, "graphs"))
+        if (const json* s = graph_site_of(g); s != nullptr && !source_key(*s).empty()) return true;
+    }
+  return false;
+}
+
 // Whether a side's allocation sites carry Python lines (records of a graphprof that joins them).
 bool has_allocation_python(const std::vector<const json*>& runs) {
   for (const json* run : runs)
@@ -81,20 +104,53 @@ bool has_allocation_python(const std::vector<const json*>& runs) {
   return false;
 }
 
+// The sampling variance of a site's estimate `v` (launches per step, or in all): zero when every
+// call's stack was taken; else each taken call stood for M calls, M at least the rule's `every` and
+// calls / taken on average, so the count's variance is about calls * (M - 1) (each taken call adds
+// M(M - 1)), scaled to `v`. The first calls of each thread, all taken, make it an overestimate.
+double sampled_variance(const json& e, double v, double every) {
+  const double calls = number(e, "calls", 0), taken = number(e, "taken", 0);
+  if (!(calls > 0) || !(taken > 0) || taken >= calls || !std::isfinite(v)) return 0;
+  const double m = std::max(calls / taken, std::isfinite(every) ? every : 1.0);
+  const double scale = v / calls;
+  return calls * (m - 1) * scale * scale;
+}
+
+// What a site is, for matching it across an edit when its key differs: its file and line text
+// (a renamed function), its function and line text (a renamed file), the kernels it launched.
+struct SiteIdentity {
+  std::string file_text, function_text, kernels;
+};
+
+SiteIdentity identity_of(const json& site, const json& eager) {
+  SiteIdentity id;
+  const json& src = field(site, "source");
+  const std::string line = text(src, "text");
+  if (!line.empty()) {
+    id.file_text = text(src, "file") + " | " + line;
+    id.function_text = text(src, "function") + " | " + line;
+  }
+  for (const auto& k : items(eager, "kernels")) id.kernels += (id.kernels.empty() ? "" : ",") + text(k, "name");
+  return id;
+}
+
 // One run's figures by site.
 struct RunSites {
+  std::map<std::string, SiteIdentity> identity;
   bool sites = false, ledgers = false, allocation_sites = false;
   std::map<std::string, double> launches_per_step, memory, graphs, capture_alloc, before_alloc;
+  // The sampling variance of launches_per_step (0 where every call's stack was taken).
+  std::map<std::string, double> per_step_variance;
   std::map<std::string, std::string> label;
 };
 
 // A graph's allocation sites, summed into `to` by site: the Python line beside the native frame
 // when both sides have Python lines, else the native frame alone.
-void add_allocation_sites(const json& memory, const char* key, std::size_t process, bool several, bool by_function, bool python,
+void add_allocation_sites(const json& memory, const char* key, std::size_t process, bool several, SiteMatch how, bool python,
                           std::map<std::string, double>& to, std::map<std::string, std::string>& label) {
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
   for (const auto& a : items(memory, key)) {
-    SiteName n = site_name(field(a, "site"), process, false, by_function);
+    SiteName n = site_name(field(a, "site"), process, false, how);
     const std::string line = python ? text(field(a, "python"), "where") : std::string();
     if (!line.empty()) n = SiteName{n.key + " | " + line, line + " (" + n.label + ")"};
     to[prefix + n.key] += number(a, "bytes", 0);
@@ -102,7 +158,7 @@ void add_allocation_sites(const json& memory, const char* key, std::size_t proce
   }
 }
 
-RunSites sites_of_run(const json& run, bool several, bool by_function, bool python) {
+RunSites sites_of_run(const json& run, bool several, SiteMatch how, bool python) {
   RunSites out;
   for (const auto& p : items(run, "processes")) {
     const std::size_t process = static_cast<std::size_t>(number(p, "process", 1));
@@ -112,22 +168,26 @@ RunSites sites_of_run(const json& run, bool several, bool by_function, bool pyth
       const json& memory = field(g, "memory");
       if (!memory.is_object() || !memory.contains("capture_alloc_sites")) continue;
       out.allocation_sites = out.sites;  // the field is there (schema 1.8+), and sites were taken
-      add_allocation_sites(memory, "capture_alloc_sites", process, several, by_function, python, out.capture_alloc, out.label);
-      add_allocation_sites(memory, "before_capture_alloc_sites", process, several, by_function, python, out.before_alloc, out.label);
+      add_allocation_sites(memory, "capture_alloc_sites", process, several, how, python, out.capture_alloc, out.label);
+      add_allocation_sites(memory, "before_capture_alloc_sites", process, several, how, python, out.before_alloc, out.label);
     }
+    const double every = number(field(p, "call_site_cost"), "sample_every", 1);
     for (const auto& e : items(p, "eager_sites")) {
       if (text(e, "kind") != "kernel launch") continue;
-      const SiteName n = site_name(field(e, "site"), process, several, by_function);
+      const SiteName n = site_name(field(e, "site"), process, several, how);
+      out.identity.emplace(n.key, identity_of(field(e, "site"), e));
       double v = number(e, "per_step");
       if (!std::isfinite(v)) v = number(e, "calls", 0);  // no step: launches in all
       out.launches_per_step[n.key] += v;
+      out.per_step_variance[n.key] += sampled_variance(e, v, every);
       out.label.emplace(n.key, n.label);
     }
     for (const auto& g : items(p, "graphs")) {
       const json* site = graph_site_of(g);
       if (site == nullptr) continue;
-      const SiteName n = site_name(*site, process, several, by_function);
+      const SiteName n = site_name(*site, process, several, how);
       out.label.emplace(n.key, n.label);
+      out.identity.emplace(n.key, identity_of(*site, json()));
       out.graphs[n.key] += 1;
       const double own = profile_fields::graph_memory_bytes(g);
       const double at_instantiate = number(field(g, "memory"), "instantiate_free_delta_bytes", 0);
@@ -139,6 +199,37 @@ RunSites sites_of_run(const json& run, bool several, bool by_function, bool pyth
 
 double median_of(std::vector<double> v) { return v.empty() ? 0 : median(v); }
 
+// A row from sampled estimates changes only where the two sides' sampling intervals (each run's
+// estimate +- 3 sd, 99.7 %) do not overlap: a difference inside them is the sample's, not the
+// program's. Exact figures (variance 0) are left as decided.
+void within_sampling(MetricComparison& r, const std::vector<double>& bv, const std::vector<double>& bvar, const std::vector<double>& cv,
+                     const std::vector<double>& cvar) {
+  if (r.verdict != Verdict::kRegression && r.verdict != Verdict::kImprovement && r.verdict != Verdict::kInconclusive &&
+      r.verdict != Verdict::kMinor)
+    return;
+  const bool sampled = std::any_of(bvar.begin(), bvar.end(), [](double v) { return v > 0; }) ||
+                       std::any_of(cvar.begin(), cvar.end(), [](double v) { return v > 0; });
+  if (!sampled) return;
+  auto bounds = [](const std::vector<double>& v, const std::vector<double>& var) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const double sd = i < var.size() ? std::sqrt(var[i]) : 0;
+      lo = std::min(lo, v[i] - 3 * sd);
+      hi = std::max(hi, v[i] + 3 * sd);
+    }
+    return std::pair<double, double>(lo, hi);
+  };
+  const auto [blo, bhi] = bounds(bv, bvar);
+  const auto [clo, chi] = bounds(cv, cvar);
+  if (clo > bhi || chi < blo) return;  // apart even with the sampling: the program's change
+  r.verdict = Verdict::kSame;
+  r.likely_regression = false;
+  r.not_enough_runs = false;
+  r.reason = "inside the sampling: " + strf("%.3g", median_of(bv)) + " -> " + strf("%.3g", median_of(cv)) +
+             " per step, estimated from sampled call stacks whose 99.7 % intervals overlap (" + strf("%.3g-%.3g", std::max(0.0, blo), bhi) +
+             " vs " + strf("%.3g-%.3g", std::max(0.0, clo), chi) + "); the exact eager launches per step decide";
+}
+
 MetricComparison site_row(const std::string& program, const std::string& site, const std::string& metric, const std::string& unit) {
   MetricComparison r = row(program, "", metric, unit, Direction::kLowerIsBetter);
   if (!site.empty()) r.params = {{"site", site}};
@@ -147,22 +238,93 @@ MetricComparison site_row(const std::string& program, const std::string& site, c
 
 }  // namespace
 
-bool sites_by_function(const std::vector<const json*>& base_runs, const std::vector<const json*>& cand_runs) {
-  return has_source_lines(base_runs) != has_source_lines(cand_runs);
+SiteMatch site_match(const std::vector<const json*>& base_runs, const std::vector<const json*>& cand_runs) {
+  if (has_source_text(base_runs) && has_source_text(cand_runs)) return SiteMatch::kSource;
+  return has_source_lines(base_runs) != has_source_lines(cand_runs) ? SiteMatch::kFunction : SiteMatch::kWhere;
 }
 
-std::string graph_site_key(const json& g, bool by_function) {
-  if (const json* s = graph_site_of(g)) return site_name(*s, 0, false, by_function).key;
+std::string graph_site_key(const json& g, SiteMatch how) {
+  if (const json* s = graph_site_of(g)) return site_name(*s, 0, false, how).key;
   return profile_fields::graph_site(g);  // an older report's site string, or none
 }
 
+std::string graph_site_label(const json& g) {
+  if (const json* s = graph_site_of(g)) return text(*s, "where");
+  return profile_fields::graph_site(g);
+}
+
+namespace {
+
+// Sites of the candidate whose key the baseline does not have, matched to a baseline site whose key
+// the candidate does not have by what else they share — the file and the line's text (its function
+// was renamed), the function and the text (its file was renamed), or the kernels it launched — are
+// renamed to the baseline's key in every candidate run: a line that moved or a renamed function is
+// the same site. Returns "old where -> new where" for each, by key.
+std::map<std::string, std::string> rekey_moved_sites(const std::vector<RunSites>& b, std::vector<RunSites>& c) {
+  std::map<std::string, SiteIdentity> only_b, only_c;
+  std::set<std::string> in_b, in_c;
+  for (const auto& r : b)
+    for (const auto& [k, id] : r.identity) in_b.insert(k), only_b.emplace(k, id);
+  for (const auto& r : c)
+    for (const auto& [k, id] : r.identity) in_c.insert(k), only_c.emplace(k, id);
+  for (const auto& k : in_c) only_b.erase(k);
+  for (const auto& k : in_b) only_c.erase(k);
+  std::map<std::string, std::string> renamed;  // candidate key -> baseline key
+  for (auto tier : {&SiteIdentity::file_text, &SiteIdentity::function_text, &SiteIdentity::kernels})
+    for (auto ci = only_c.begin(); ci != only_c.end();) {
+      const std::string& want = ci->second.*tier;
+      auto bi = want.empty() ? only_b.end()
+                             : std::find_if(only_b.begin(), only_b.end(), [&](const auto& x) { return x.second.*tier == want; });
+      // Kernels identify a site only where no other unmatched site launched the same ones.
+      if (bi != only_b.end() && tier == &SiteIdentity::kernels &&
+          (std::count_if(only_b.begin(), only_b.end(), [&](const auto& x) { return x.second.kernels == want; }) > 1 ||
+           std::count_if(only_c.begin(), only_c.end(), [&](const auto& x) { return x.second.kernels == want; }) > 1))
+        bi = only_b.end();
+      if (bi == only_b.end()) {
+        ++ci;
+        continue;
+      }
+      renamed[ci->first] = bi->first;
+      only_b.erase(bi);
+      ci = only_c.erase(ci);
+    }
+  std::map<std::string, std::string> moved;
+  auto rename = [&renamed](std::map<std::string, double>& m) {
+    for (const auto& [from, to] : renamed)
+      if (auto it = m.find(from); it != m.end()) {
+        m[to] += it->second;
+        m.erase(from);
+      }
+  };
+  for (auto& r : c) {
+    for (auto* m : {&r.launches_per_step, &r.per_step_variance, &r.memory, &r.graphs, &r.capture_alloc, &r.before_alloc}) rename(*m);
+    for (const auto& [from, to] : renamed)
+      if (auto it = r.label.find(from); it != r.label.end()) {
+        std::string was = to;
+        for (const auto& rb : b)
+          if (auto l = rb.label.find(to); l != rb.label.end()) was = l->second;
+        moved[to] = was + " -> " + it->second;
+        r.label[to] = it->second;
+      }
+  }
+  return moved;
+}
+
+}  // namespace
+
 void compare_profile_sites(const std::string& program, const std::vector<const json*>& base_runs,
                            const std::vector<const json*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
-  const bool by_function = sites_by_function(base_runs, cand_runs);
+  const SiteMatch how = site_match(base_runs, cand_runs);
   const bool python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
   std::vector<RunSites> b, c;
-  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, by_function, python));
-  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, by_function, python));
+  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, how, python));
+  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, how, python));
+  std::map<std::string, std::string> moved = rekey_moved_sites(b, c);
+  // Matched by what they are, a site whose line moved keeps its key: its `where` tells it moved.
+  for (const auto& rc : c)
+    for (const auto& [key, label] : rc.label)
+      for (const auto& rb : b)
+        if (auto l = rb.label.find(key); l != rb.label.end() && l->second != label) moved.emplace(key, l->second + " -> " + label);
   auto all = [](const std::vector<RunSites>& runs, bool RunSites::*what) {
     return !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const RunSites& r) { return r.*what; });
   };
@@ -201,6 +363,10 @@ void compare_profile_sites(const std::string& program, const std::vector<const j
     if (r.base && r.cand) ++out.compared;
     out.rows.push_back(std::move(r));
   };
+  // A site matched across an edit says where it was: "moved: a.py:45 in f -> a.py:47 in f".
+  auto note_moved = [&](const std::string& key) {
+    if (auto m = moved.find(key); m != moved.end()) out.rows.back().reason += (out.rows.back().reason.empty() ? "" : "; ") + ("moved: " + m->second);
+  };
 
   // Eager kernel launches per step, by site.
   const SeriesRule per_step{Kind::kCount, 0.05, false, true};
@@ -217,7 +383,9 @@ void compare_profile_sites(const std::string& program, const std::vector<const j
       MetricComparison r = site_row(program, label_of(key), "eager_launches_per_step", "per step");
       add(r, bv, cv, fresh ? new_site : per_step);
       MetricComparison& done = out.rows.back();
+      within_sampling(done, bv, values(b, &RunSites::per_step_variance, key), cv, values(c, &RunSites::per_step_variance, key));
       if (fresh && done.verdict == Verdict::kRegression) done.reason = "new eager call site: " + done.reason;
+      note_moved(key);
     }
   }
 

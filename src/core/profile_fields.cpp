@@ -106,6 +106,12 @@ RunTotals run_totals(const json& run) {
     t.eager_launches += number(c, "eager_launches", 0);
     for (const auto& s : items(p, "syncs")) t.syncs += number(s, "count", 0);
     t.steps += steps(p).count;
+    t.step_span_ns += number(field(p, "step"), "span_ns", 0);
+    for (const auto& g : items(p, "graphs")) {
+      const double launches = number(g, "launches", 0);
+      if (!(launches > 0)) continue;
+      t.graph_gpu_ns += launches * number(field(g, "gpu_span"), "median_ns");  // NaN stays NaN
+    }
     t.graphs += static_cast<double>(items(p, "graphs").size());
     t.capture_failures += static_cast<double>(items(p, "capture_trouble").size());
     t.late_graphs += static_cast<double>(late_graphs(p));

@@ -67,6 +67,20 @@ void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
 void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async);
 void freed(std::uint64_t address, std::uint32_t co, bool is_async);
 void physical_allocation(std::uint64_t bytes, std::uint32_t co);
+void write_text(const std::string& lines);  // into the records (no flush)
+
+// launch_timing.cpp: the GPU time of a sample of the graph launches, by a pair of CUDA events on
+// the launch's stream around it (the default level's GPU time, without CUPTI). 1 launch in
+// kGpuTimeEvery on average (GRAPHPROF_GPU_TIME_EVERY=N overrides it; 0: none).
+constexpr std::uint64_t kGpuTimeEvery = 8;
+struct LaunchTiming {
+  Handle start = nullptr, end = nullptr, ctx = nullptr, stream = nullptr;
+  bool ptsz = false;
+};
+LaunchTiming gpu_time_begin(Api api, Handle stream);  // before the launch: its start event (or none)
+void gpu_time_end(const LaunchTiming& t, std::uint32_t co, bool launched);  // after it: its end event
+std::string gpu_time_lines(bool may_wait);  // the gl lines of the pairs finished (at the end)
+void gpu_time_forget();                     // in a fork() child
 
 // What interposition costs the application's threads, measured on a random sample of the calls
 // (1 in kOwnEvery, geometric gaps, as the call sites are sampled): the time spent in this library
@@ -203,7 +217,9 @@ template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
   const OwnTime own;
   Call c;
+  const LaunchTiming timing = active() ? gpu_time_begin(api, stream) : LaunchTiming{};
   const bool recorded = forward(api, real, c, exec, stream);
+  if (timing.start != nullptr) gpu_time_end(timing, c.co, recorded && c.r == 0);
   if (g_windows && c.r == 0 && c.start != 0) {  // in paused windows too: the steps' clock
     g_window_last_ns.store(c.start, std::memory_order_relaxed);
     g_window_launches.fetch_add(1, std::memory_order_relaxed);

@@ -253,6 +253,8 @@ void freed(std::uint64_t address, std::uint32_t co, bool is_async) {
   write_now(gp::interpose::memory_op_line(2, known.second, known.first, address, now_ns(), co, 0, is_async, 0, 0), false);
 }
 
+void write_text(const std::string& lines) { write_now(lines, false); }
+
 void physical_allocation(std::uint64_t bytes, std::uint32_t co) { write_now(gp::interpose::vmm_line(co, now_ns(), bytes), false); }
 
 void synchronised(std::uint64_t now) {
@@ -351,6 +353,7 @@ void on_fork_child() {
   g_active = false;
   g_paused = false;
   g_pause_armed = false;
+  gpu_time_forget();
 }
 
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
@@ -510,7 +513,7 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     for (auto& q : g_queue) rest.insert(rest.end(), q.begin(), q.end());
     g_queue.clear();
   }
-  std::string lines = format(rest);
+  std::string lines = format(rest) + gpu_time_lines(may_wait != 0);
   {
     std::unique_lock<std::mutex> lock(g_mu, std::defer_lock);
     if (may_wait) lock.lock();

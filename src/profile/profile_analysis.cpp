@@ -488,6 +488,9 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   for (const auto& m : d.node_mappings)
     if (TraceData* t = subset(static_cast<std::uint32_t>(m.exec_node_id >> 32))) t->node_mappings.push_back(m);
 
+  // Launches timed by CUDA events (the light default, gl lines): their GPU time where no GPU
+  // record gives one.
+  const std::unordered_map<std::uint32_t, std::uint64_t> event_time(p.launch_gpu_ns.begin(), p.launch_gpu_ns.end());
   for (const auto& e : execs) {
     GraphProfile g;
     g.exec = e;
@@ -523,7 +526,12 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       const ApiRecord* a = calls[i];
       g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));
       auto x = extent.find(a->correlation_id);
-      if (x != extent.end()) g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
+      if (x != extent.end()) {
+        g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
+      } else if (auto ev = event_time.find(a->correlation_id); ev != event_time.end()) {
+        g.gpu_span_ns.push_back(static_cast<double>(ev->second));
+        ++g.gpu_span_by_events;
+      }
       const bool node_traced = traced.count(a->correlation_id) > 0;
       // Stretch: a traced launch's span is its node records' (it has no GRAPH_TRACE span), an
       // untraced one's its GRAPH_TRACE span.

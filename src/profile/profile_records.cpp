@@ -61,6 +61,8 @@
 //            of which 1 in `every` was timed at random (src/inject/interpose_core.hpp)
 //   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and its time in the
 //            interposer less the real call's
+//   gl       {co: [...], ns: [...]}                      interposed: a sample of the graph launches timed on the GPU by a
+//            pair of CUDA events around each (src/inject/launch_timing.cpp): launch correlation id, GPU ns
 //   pw       {rec, from, to, n, span}                    --overhead-windows (or the developer switch GRAPHPROF_DEV_PAUSE):
 //            a whole window of recording (rec 1) or pause (rec 0), its bounds, the graph launch calls in it
 //            and the time from the last launch before it to its last one (graphprof/profile/overhead_windows.hpp)
@@ -249,6 +251,19 @@ void read_line(const json& j, ProcessRecords& p) {
     }
     if (!p.interpose_cost) p.interpose_cost.emplace();
     p.interpose_cost->timed.insert(p.interpose_cost->timed.end(), timed.begin(), timed.end());
+  } else if (t == "gl") {
+    const auto& co = j.at("co").get_ref<const json::array_t&>();
+    const auto& ns = j.at("ns").get_ref<const json::array_t&>();
+    if (co.size() != ns.size()) throw std::out_of_range("gl: co and ns differ in length");
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> timed;  // all read before any is kept
+    for (std::size_t i = 0; i < co.size(); ++i) {
+      if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range("gl: not a count");
+      const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
+      // A graph launch longer than an hour on the GPU is no reading.
+      if (c > UINT32_MAX || n > 3600ull * 1000000000ull) throw std::out_of_range("gl: value out of range");
+      timed.emplace_back(static_cast<std::uint32_t>(c), n);
+    }
+    p.launch_gpu_ns.insert(p.launch_gpu_ns.end(), timed.begin(), timed.end());
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {

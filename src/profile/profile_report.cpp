@@ -183,6 +183,10 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                       {"upload_ns", opt(g.upload_ns)},
                       {"launch_calls", calls_json(g.calls)},
                       {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
+                      // where the spans came from: GPU records (CUPTI), or CUDA events around a sample
+                      // of the launches (the light default)
+                      {"gpu_span_from", g.gpu_span_ns.empty() ? json(nullptr)
+                                        : g.gpu_span_by_events == g.gpu_span_ns.size() ? json("events") : json("gpu records")},
                       {"kernels", g.kernels},
                       {"kernel_time_ns", g.kernel_time_ns},
                       {"node_sampling", sampling_json(g)},
@@ -244,7 +248,11 @@ std::map<std::string, Metric> graph_metrics(const GraphProfile& g) {
         metric("ns", Direction::kLowerIsBetter, "host time of each cudaGraphLaunch call of this graph", g.launch_call_ns);
   if (!g.gpu_span_ns.empty())
     out[metric_key::kGpuTimePerIter] =
-        metric("ns", Direction::kLowerIsBetter, "GPU span of each launch: first node start to last node end", g.gpu_span_ns);
+        metric("ns", Direction::kLowerIsBetter,
+               g.gpu_span_by_events == g.gpu_span_ns.size()
+                   ? "GPU time of a sample of the launches, by a pair of CUDA events around each on its stream"
+                   : "GPU span of each launch: first node start to last node end",
+               g.gpu_span_ns);
   if (g.instantiate_ns)
     out[metric_key::kInstantiateTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphInstantiate call", {*g.instantiate_ns});
   if (g.upload_ns) out[metric_key::kUploadTime] = metric("ns", Direction::kLowerIsBetter, "cudaGraphUpload calls", {*g.upload_ns});

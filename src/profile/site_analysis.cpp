@@ -4,6 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "graphprof/graph/graph_model.hpp"
@@ -131,6 +136,39 @@ void note_missing_lines(const SiteRecords& r, SiteProfile& sp) {
   }
 }
 
+// The text of line `line` of a source file (trimmed, at most 240 bytes, control characters and
+// bytes that are not UTF-8 replaced by '?'), or "" when it cannot be read. Only files named like
+// source code are opened (a record may name any path); each file is read once.
+std::string source_text(const std::string& path, int line) {
+  static std::mutex mu;
+  static std::map<std::string, std::vector<std::string>> files;
+  if (line <= 0 || path.empty()) return {};
+  static const char* const kSource[] = {".py", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl"};
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || std::none_of(std::begin(kSource), std::end(kSource), [&](const char* e) { return path.compare(dot, std::string::npos, e) == 0; }))
+    return {};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = files.find(path);
+  if (it == files.end()) {
+    std::vector<std::string> lines;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) < (16u << 20) && !ec) {
+      std::ifstream in(path, std::ios::binary);
+      for (std::string l; std::getline(in, l);) lines.push_back(std::move(l));
+    }
+    it = files.emplace(path, std::move(lines)).first;
+  }
+  if (static_cast<std::size_t>(line) > it->second.size()) return {};
+  const std::string& raw = it->second[static_cast<std::size_t>(line) - 1];
+  const std::size_t from = raw.find_first_not_of(" \t\r");
+  if (from == std::string::npos) return {};
+  const std::size_t to = raw.find_last_not_of(" \t\r");
+  std::string text = raw.substr(from, std::min<std::size_t>(to + 1 - from, 240));
+  for (char& ch : text)
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
+  return text;
+}
+
 }  // namespace
 
 SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::string>& kernels) {
@@ -147,8 +185,16 @@ SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::strin
     if (out.function_where.empty()) out.function_where = out.where;
     return out;
   };
+  auto anchored = [&out](const std::string& file, const std::string& function, int line) {
+    out.source_file = base_name(file);
+    out.source_function = function;
+    out.source_text = source_text(file, line);
+  };
   for (const auto& f : s.python)
-    if (!library_python(f.file)) return named(python_line(f, false), "python");
+    if (!library_python(f.file)) {
+      anchored(f.file, f.function, f.line);
+      return named(python_line(f, false), "python");
+    }
   if (!s.python.empty()) return named(python_line(s.python.front(), false) + " (library code)", "python");
   const bool allocation = allocation_api(s.api);
   for (auto it = s.native.begin(); it != s.native.end(); ++it) {
@@ -174,6 +220,7 @@ SiteSummary summarize_site(const CallSiteRecord& s, const std::vector<std::strin
     if (line != f.source.end()) {
       const SourceLocation& at = *line;
       const std::string fn = !at.function.empty() ? at.function : f.function;
+      anchored(at.file, without_arguments(fn), at.line);
       return named(base_name(at.file) + ":" + std::to_string(at.line) + (fn.empty() ? "" : " in " + without_arguments(fn)), "native");
     }
     return named(out.function_where, f.function.empty() ? "module+offset" : "native");
@@ -277,9 +324,10 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   sp.python_frames = r.python_frames;
   sp.site_cost = r.site_cost;
 
-  // The step: one launch of the most-launched graph, or of any graph captured at its site that is
-  // launched at least a tenth as often (the buckets of a server: one graph per batch size, one of
-  // them launched each step). One site as the re-captures count it (capture_site_key).
+  // The step: one launch of the most-launched graph, or of any other graph captured at its site
+  // (the buckets of a server: one graph per batch size, one of them launched each step, however
+  // rarely a small bucket's sizes come; the shapes of torch.compile's CUDA-graph trees, one after
+  // another), but not a warm-up replay. One site as the re-captures count it (capture_site_key).
   const GraphProfile* step_graph = nullptr;
   for (const auto& g : out.graphs)
     if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
@@ -299,12 +347,21 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
   if (step_graph != nullptr) {
     const auto site = capture_site_of_graph.find(step_graph->exec.graph_id);
     std::vector<const ApiRecord*> launches;
+    // A graph launched once before the loop began (a warm-up replay right after its capture) is not
+    // a step's; one launched again, or after the most-launched graph's first launch, is.
+    std::uint64_t loop_from = UINT64_MAX;
+    if (auto it = in.launches_of_exec.find(step_graph->exec.exec_id); it != in.launches_of_exec.end())
+      for (const ApiRecord* a : it->second) loop_from = std::min(loop_from, a->start_ns);
+    auto in_loop = [&](const GraphProfile& g) {
+      if (g.launches >= 2) return true;
+      auto it = in.launches_of_exec.find(g.exec.exec_id);
+      return it != in.launches_of_exec.end() &&
+             std::any_of(it->second.begin(), it->second.end(), [&](const ApiRecord* a) { return a->start_ns > loop_from; });
+    };
     for (const auto& g : out.graphs) {
-      // Another graph of the site counts when it runs often enough to be part of the loop (at least
-      // a tenth as often as the most-launched one), not a warm-up launch or two.
       const bool same = &g == step_graph ||
                         (site != capture_site_of_graph.end() && capture_site_of_graph.count(g.exec.graph_id) &&
-                         capture_site_of_graph[g.exec.graph_id] == site->second && 10 * g.launches >= step_graph->launches);
+                         capture_site_of_graph[g.exec.graph_id] == site->second && in_loop(g));
       auto it = in.launches_of_exec.find(g.exec.exec_id);
       if (!same || it == in.launches_of_exec.end()) continue;
       launches.insert(launches.end(), it->second.begin(), it->second.end());

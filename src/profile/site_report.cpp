@@ -26,8 +26,13 @@ json site_json(const std::optional<SiteSummary>& s) {
                       {"file", f.file.empty() ? json(nullptr) : json(f.file)},
                       {"line", f.line > 0 ? json(f.line) : json(nullptr)},
                       {"inlined", f.inlined}});
-  return json{{"id", s->id},         {"where", s->where}, {"from", s->from}, {"function_where", s->function_where},
-              {"stack", s->stack},   {"frames", std::move(frames)}};
+  json j{{"id", s->id},       {"where", s->where}, {"from", s->from}, {"function_where", s->function_where},
+         {"stack", s->stack}, {"frames", std::move(frames)}};
+  // What the site is apart from its line number: compare matches sites across edits by it.
+  j["source"] = s->source_text.empty()
+                    ? json(nullptr)
+                    : json{{"file", s->source_file}, {"function", s->source_function}, {"text", s->source_text}};
+  return j;
 }
 
 namespace {

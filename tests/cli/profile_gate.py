@@ -8,8 +8,8 @@ profiles in gate/, `profile --repeat 5` in gate/repeat/):
   - as is against as is (A/A): exit 0, no row fails;
   - as is against "moved" (its last block runs eagerly after every replay): exit 1, failing on
     coverage and eager launches per step and on nothing else; no graph reads as faster;
-  - as is against "slow" (one graph's kernel does 16x the work): exit 1, failing on that one
-    graph's GPU time per launch and nothing else.
+  - as is against "slow" (one graph's kernel does 16x the work): exit 1, failing on the GPU time
+    per step (naming that graph) and that one graph's GPU time per launch, and nothing else.
 Also: Markdown and JUnit outputs say the same verdict, and two single profiles cannot pass; and the
 rows by call site on edited copies of the --repeat set: a new eager site, more launches per step from
 a site, more graph memory, a re-capture each fail naming the site; profiles without call sites or
@@ -75,8 +75,11 @@ def replay(gp, d, work, singles):
     rc, doc, _ = compare(gp, asis, slow, work, tag + "-slow")
     check(rc == 1, "%s slow: exit %d, expected 1" % (tag, rc))
     fails = failing(doc)
-    check(len(fails) == 1 and fails[0][0] == "gpu_time_per_launch", "%s slow: failing rows %s, expected one graph's "
-          "gpu_time_per_launch" % (tag, fails))
+    check(sorted(f[0] for f in fails) == ["gpu_time_per_launch", "gpu_time_per_step"],
+          "%s slow: failing rows %s, expected the step's and one graph's GPU time" % (tag, fails))
+    step = [r for r in doc["rows"] if r["metric"] == "gpu_time_per_step"]
+    check(step and "graphs slower per launch: #4/4" in step[0].get("reason", ""),
+          "%s slow: the step's row does not name the slower graph: %s" % (tag, step))
     # A slower graph raises the share of kernel time inside graphs: that is no improvement.
     improved = [r["metric"] for r in doc["rows"] if r["verdict"] == "improvement"]
     check(improved == [], "%s slow: rows read as improvements: %s" % (tag, improved))

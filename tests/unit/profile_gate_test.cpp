@@ -4,9 +4,14 @@
 // nodes launched 3 times, 5 eager kernels, one broken capture), edited where a case needs a change.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
 
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
@@ -162,11 +167,12 @@ TEST(ProfileGate, EachRowCarriesTheThresholdItWasJudgedBy) {
   EXPECT_EQ(wide->verdict, Verdict::kSame) << wide->reason;
 }
 
-TEST(ProfileGate, ASlowerGraphFailsOnItsGpuTimePerLaunchAndNothingElse) {
+TEST(ProfileGate, ASlowerGraphFailsOnItsGpuTimePerLaunchAndTheStepsAndNothingElse) {
   const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t k) { scale_spans(p.graphs[0], 1.3, k); }), Thresholds{});
   EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#1")->verdict, Verdict::kRegression);
-  EXPECT_EQ(c.count(Verdict::kRegression), 1u);
+  EXPECT_EQ(find(c, "gpu_time_per_step")->verdict, Verdict::kRegression);
+  EXPECT_EQ(c.count(Verdict::kRegression), 2u);
   EXPECT_EQ(find(c, "gpu_time_per_launch", "#2")->verdict, Verdict::kSame);
 }
 
@@ -325,6 +331,175 @@ TEST(ProfileGate, AllocationSitesByPythonLineOrNotComparable) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]->verdict, Verdict::kNotComparable);
   EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+}
+
+// --- the app gate you can leave on: exact figures decide, identities survive edits ---------------
+
+// Every site of the serving loop given what it is apart from its line (file, function, the line's
+// text), as a profile analysed where the program's source is readable.
+void with_source(ProcessProfile& p, const std::string& function = "serve", int line_shift = 0) {
+  auto anchor = [&](SiteSummary& s) {
+    s.source_file = "serving_buckets.py";
+    s.source_function = function;
+    s.source_text = "text of site " + std::to_string(s.id);
+    s.where = "serving_buckets.py:" + std::to_string(40 + s.id + line_shift) + " in " + function;
+  };
+  for (auto& e : p.sites.eager_sites) anchor(e.site);
+  for (auto& g : p.sites.graphs)
+    for (auto* site : {&g.capture_site, &g.instantiate_site})
+      if (*site) anchor(**site);
+}
+
+EagerSite* first_launch_site(ProcessProfile& p) {
+  for (auto& e : p.sites.eager_sites)
+    if (e.kind == "kernel launch" && e.per_step) return &e;
+  return nullptr;
+}
+
+// A site's launches per step estimated from sampled stacks (1 in 16 taken) moves between runs of
+// one program by more than any threshold; where the two sides' sampling intervals overlap it is
+// the same, and the exact eager launches per step (unchanged) decide.
+TEST(AppGate, SampledSiteEstimatesInsideTheirIntervalsAreTheSame) {
+  auto sampled = [](double scale) {
+    return [scale](ProcessProfile& p, std::size_t k) {
+      EagerSite* e = first_launch_site(p);
+      ASSERT_NE(e, nullptr);
+      const double f = scale * (k % 2 == 0 ? 0.6 : 1.4);  // 0.6x .. 1.4x the true count, run by run
+      e->calls = static_cast<std::size_t>(800 * f);
+      e->taken = 50;
+      e->per_step = 2.0 * f;
+    };
+  };
+  const Comparison c = compare(side(5, sampled(1.0), serving()), side(5, sampled(1.6), serving()), Thresholds{});
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
+  bool seen = false;
+  for (const auto* r : site_rows(c, "eager_launches_per_step"))
+    if (r->reason.find("inside the sampling") != std::string::npos) {
+      seen = true;
+      EXPECT_EQ(r->verdict, Verdict::kSame);
+    }
+  EXPECT_TRUE(seen) << "the sampled site's row says why it is the same";
+  // Every call taken (exact), the same move fails.
+  auto exact = [](double scale) {
+    return [scale](ProcessProfile& p, std::size_t) {
+      EagerSite* e = first_launch_site(p);
+      e->calls = e->taken = static_cast<std::size_t>(800 * scale);
+      e->per_step = 2.0 * scale;
+    };
+  };
+  const Comparison x = compare(side(5, exact(1.0), serving()), side(5, exact(1.6), serving()), Thresholds{});
+  EXPECT_EQ(x.outcome, CompareOutcome::kRegression) << x.outcome_reason;
+}
+
+// Lines inserted above the loop move every site's line number; matched by file, function and the
+// line's text they are the same sites: nothing new, nothing gone, and the row says where it moved.
+TEST(AppGate, LinesInsertedAboveTheLoopMoveNoSite) {
+  const Comparison c = compare(side(3, [](ProcessProfile& p, std::size_t) { with_source(p); }, serving()),
+                               side(3, [](ProcessProfile& p, std::size_t) { with_source(p, "serve", 2); }, serving()), Thresholds{});
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
+  EXPECT_EQ(c.count(Verdict::kAdded), 0u);
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+  bool moved = false;
+  for (const auto* r : site_rows(c, "eager_launches_per_step"))
+    if (r->reason.find("moved: serving_buckets.py:") != std::string::npos) moved = true;
+  EXPECT_TRUE(moved);
+  // Without the line's text (an older report) the same edit is a new site.
+  const Comparison old = compare(side(3, [](ProcessProfile& p, std::size_t) { with_source(p); for (auto& e : p.sites.eager_sites) e.site.source_text.clear(); for (auto& g : p.sites.graphs) for (auto* s : {&g.capture_site, &g.instantiate_site}) if (*s) (*s)->source_text.clear(); }, serving()),
+                                 side(3, [](ProcessProfile& p, std::size_t) { with_source(p, "serve", 2); for (auto& e : p.sites.eager_sites) e.site.source_text.clear(); for (auto& g : p.sites.graphs) for (auto* s : {&g.capture_site, &g.instantiate_site}) if (*s) (*s)->source_text.clear(); }, serving()),
+                                 Thresholds{});
+  EXPECT_NE(old.outcome, CompareOutcome::kPass) << "keyed by file:line, a moved line looked new";
+}
+
+// A renamed function: its sites are matched by file and the line's text; its graphs by what they are.
+TEST(AppGate, ARenamedFunctionKeepsItsSitesAndGraphs) {
+  const Comparison c = compare(side(3, [](ProcessProfile& p, std::size_t) { with_source(p); }, serving()),
+                               side(3, [](ProcessProfile& p, std::size_t) { with_source(p, "serve_requests"); }, serving()), Thresholds{});
+  EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
+  EXPECT_EQ(c.count(Verdict::kAdded), 0u);
+  EXPECT_EQ(c.count(Verdict::kRegression), 0u);
+}
+
+// The step first: every graph 10 % slower fails on the GPU time per step, naming the graphs; with
+// the same node count and with a changed one (cuBLAS picking other kernels adds nodes).
+TEST(AppGate, ASlowerStepFailsOnGpuTimePerStepNamingTheGraphs) {
+  for (const bool more_nodes : {false, true}) {
+    const Comparison c = compare(side(5), side(5, [more_nodes](ProcessProfile& p, std::size_t k) {
+      for (auto& g : p.graphs) {
+        scale_spans(g, 1.10, k);
+        if (more_nodes) g.exec.nodes += 1, g.kernel_sequence.push_back("extra_kernel");
+      }
+    }), Thresholds{});
+    EXPECT_EQ(c.outcome, CompareOutcome::kRegression) << c.outcome_reason;
+    const MetricComparison* step = find(c, "gpu_time_per_step");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->verdict, Verdict::kRegression) << step->reason;
+    EXPECT_NE(step->reason.find("graphs slower per launch: #1"), std::string::npos) << step->reason;
+    const MetricComparison* g1 = find(c, "gpu_time_per_launch", "#1");
+    ASSERT_NE(g1, nullptr);
+    EXPECT_EQ(g1->verdict, Verdict::kRegression) << g1->reason;
+    if (more_nodes) EXPECT_NE(g1->reason.find("the graph changed (5 -> 6 nodes)"), std::string::npos) << g1->reason;
+  }
+}
+
+// The light default without GPU timing (or an older report): figures neither side has are not
+// comparable and gate nothing; the same program twice passes with 3 and with 5 runs a side.
+TEST(AppGate, FiguresNeitherSideMeasuredDoNotMakeTheGateUntrusted) {
+  auto light = [](ProcessProfile& p, std::size_t) {
+    for (auto& g : p.graphs) g.gpu_span_ns.clear();
+  };
+  for (const std::size_t runs : {3u, 5u}) {
+    const Comparison c = compare(side(runs, light), side(runs, light), Thresholds{});
+    EXPECT_EQ(c.outcome, CompareOutcome::kPass) << runs << ": " << c.outcome_reason;
+    const MetricComparison* g1 = find(c, "gpu_time_per_launch", "#1");
+    ASSERT_NE(g1, nullptr);
+    EXPECT_EQ(g1->verdict, Verdict::kNotComparable);
+    EXPECT_FALSE(g1->rule.gating);
+  }
+  // One side with GPU time, the other without: still no exit 5.
+  const Comparison mixed = compare(side(5, light), side(5), Thresholds{});
+  EXPECT_EQ(mixed.outcome, CompareOutcome::kPass) << mixed.outcome_reason;
+}
+
+// The light default's GPU time: gl lines (launches timed by CUDA events, src/inject/launch_timing.cpp)
+// joined to the launches by correlation id give each graph a GPU time per launch without CUPTI;
+// a line out of range is unreadable, not a figure.
+TEST(AppGate, GraphLaunchesTimedByEventsGiveTheLightDefaultAGpuTime) {
+  const std::string src = kData + "h200/serving_buckets_light/proc-4586.jsonl";
+  std::ifstream in(src);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Every 4th launch of each exec timed: 10 us, 20 us, ... by exec.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> launches;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("\"t\":\"lx\"") != std::string::npos) {
+      const json j = json::parse(line);
+      for (const auto& co : j["co"]) launches[j["exec"].get<std::uint32_t>()].push_back(co.get<std::uint32_t>());
+    }
+  ASSERT_FALSE(launches.empty());
+  json co = json::array(), ns = json::array();
+  std::size_t timed = 0;
+  for (const auto& [exec, calls] : launches)
+    for (std::size_t i = 0; i < calls.size(); i += 4, ++timed) co.push_back(calls[i]), ns.push_back(10000 * exec);
+  const std::string with = text + json{{"t", "gl"}, {"co", co}, {"ns", ns}}.dump() + "\n" +
+                           R"({"t":"gl","co":[1],"ns":[18446744073709551615]})" + "\n";
+  const auto dir = std::filesystem::temp_directory_path() / ("graphprof-gl-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "proc-4586.jsonl") << with;
+  const ProcessProfile p = analyze_process(read_process_records((dir / "proc-4586.jsonl").string()));
+  std::filesystem::remove_all(dir);
+  std::size_t seen = 0;
+  for (const auto& g : p.graphs) {
+    if (g.launches == 0) continue;
+    ASSERT_FALSE(g.gpu_span_ns.empty()) << "exec " << g.exec.exec_id;
+    EXPECT_EQ(g.gpu_span_by_events, g.gpu_span_ns.size());
+    EXPECT_EQ(g.gpu_span_ns.front(), 10000.0 * g.exec.exec_id);
+    seen += g.gpu_span_ns.size();
+  }
+  EXPECT_EQ(seen, timed);
+  EXPECT_EQ(p.malformed_lines, 1u) << "the out-of-range line";
+  const json j = to_json(profile_report(app_run(), std::vector<ProcessProfile>{p}));
+  const json& g0 = j["results"][0]["sections"]["profile"]["processes"][0]["graphs"][0];
+  EXPECT_EQ(g0["gpu_span_from"], "events");
 }
 
 TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {

@@ -55,6 +55,10 @@ struct RunTotals {
   double graph_kernel_ns = 0, eager_kernel_ns = 0, graph_kernels = 0, eager_kernels = 0;
   double graph_launches = 0, eager_launches = 0, syncs = 0, steps = 0, graphs = 0, capture_failures = 0, late_graphs = 0;
   bool kernel_records = false;  // some process has node-level coverage (kernel records)
+  // The graphs' GPU time: each launched graph's median GPU time per launch times its launches (NaN
+  // when a launched graph has no GPU time: a level without it); the steps' span on the host clock
+  // (first step's start to the last one's end, summed over processes; 0 without steps).
+  double graph_gpu_ns = 0, step_span_ns = 0;
   double coverage() const;      // share of kernel time inside graphs; NaN without kernel time
 };
 RunTotals run_totals(const nlohmann::json& run);

@@ -123,6 +123,9 @@ struct ProcessRecords {
   std::vector<CaptureCall> captures;
   std::vector<ExecCall> uploads;
   std::vector<ExecCall> launches;
+  // Graph launches timed on the GPU by a pair of CUDA events at the light default (gl lines):
+  // correlation id of the launch call, GPU nanoseconds.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> launch_gpu_ns;
   std::vector<KernelSwitch> kernel_switches;  // in the order written (ks lines)
   std::size_t malformed_lines = 0;  // e.g. the last line of a process killed while writing
   std::size_t lost_buffers = 0;     // activity buffers the library could not write in time
@@ -185,7 +188,9 @@ struct GraphProfile {
   std::optional<double> instantiate_ns, upload_ns;
   LaunchCalls calls;
   std::vector<double> launch_call_ns;    // raw, per launch, in launch order
-  std::vector<double> gpu_span_ns;       // raw, per launch: first node start to last node end
+  std::vector<double> gpu_span_ns;       // raw, per launch: first node start to last node end (or, timed by
+                                         // events at the light default, a sample of the launches)
+  std::size_t gpu_span_by_events = 0;    // of those, launches timed by CUDA events (no CUPTI)
   double kernel_time_ns = 0;             // all its kernels' GPU time
   std::size_t kernels = 0;
   TraceSummary trace;                    // per-node statistics joined to the dump (sections.trace)

@@ -176,6 +176,10 @@ struct SiteSummary {
   std::string module;              // the module of the native frame `where` names ("" for a Python frame)
   std::vector<std::string> stack;  // Python frames (innermost first), then native frames
   std::vector<SiteFrame> frames;   // the native frames, innermost first
+  // What the site is, apart from its line number (compare matches sites across edits by it): the
+  // file (base name) and function `where` names, and the text of that source line (trimmed; empty
+  // when the file could not be read where the profile was analysed).
+  std::string source_file, source_function, source_text;
 };
 
 struct KernelCount {
