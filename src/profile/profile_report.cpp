@@ -126,10 +126,13 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["observed_by"] = p.observed_by.empty() ? "cupti" : p.observed_by;
   // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
   // bound in this process, not zero.
+  const bool event_times = std::any_of(p.graphs.begin(), p.graphs.end(), [](const GraphProfile& g) { return g.gpu_span_by_events > 0; });
   j["not_observed"] = p.observed_by == "interpose"
                           ? json::array({"eager launches of libraries with a runtime of their own or that look the driver up themselves "
                                          "(eager_launches is a lower bound, and their allocations are not in the memory ledger)",
-                                         "GPU times", "GPU identity"})
+                                         event_times ? "GPU times of eager work and of graph nodes (graph launches: a sample timed by CUDA events)"
+                                                     : "GPU times",
+                                         "GPU identity"})
                           : json::array();
   // The interposer's own time on the application's threads, estimated from its timed calls.
   if (const auto& c = p.interpose_cost; c && c->timed > 0) {

@@ -252,8 +252,14 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   }
   // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
   if (p.value("observed_by", "cupti") == "interpose") {
-    out << "  observed by: interposition (no CUPTI, no GPU times: --trace node for them). Not seen: calls of libraries\n"
-           "    with a runtime of their own (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager\n"
+    // Graph launches timed by CUDA events (a sample, the light default's GPU time): said so.
+    bool event_times = false;
+    for (const auto& g : p["graphs"])
+      if (g.is_object() && g.value("gpu_span_from", json()).is_string() && g["gpu_span_from"] == "events") event_times = true;
+    out << (event_times ? "  observed by: interposition (no CUPTI; graphs' GPU time from CUDA events around a sample of their launches,\n"
+                          "    no per-node or eager GPU times: --trace node for them). Not seen: calls of libraries\n"
+                        : "  observed by: interposition (no CUPTI, no GPU times: --trace node for them). Not seen: calls of libraries\n")
+        << "    with a runtime of their own (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager\n"
            "    launches are a lower bound\n";
     if (const auto ic = p.find("interposition_cost"); ic != p.end() && ic->is_object()) {
       auto number = [&ic](const char* key) {
