@@ -414,6 +414,12 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     add(row(program, "", "coverage_kernels", "%", Direction::kHigherIsBetter),
         per_run(bf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }),
         per_run(cf, [&](const RunFigures& f) { return share(f.graph_kernels, f.eager_kernels); }), coverage);
+  } else if (!bf.empty() && !cf.empty()) {
+    // Without kernel records (the default level): the share of launched work inside graphs from
+    // exact counts, the nodes the graph launches ran against the eager kernel launches.
+    auto launched_share = [&](const RunFigures& f) { return share(f.graph_node_runs, f.eager_launches); };
+    add(row(program, "", "coverage_launches", "%", Direction::kHigherIsBetter), per_run(bf, launched_share), per_run(cf, launched_share),
+        coverage);
   }
   auto per = [](double v, double steps) { return steps > 0 ? v / steps : v; };
   add(row(program, "", "eager_launches_per_step", "per step", Direction::kLowerIsBetter),
@@ -439,6 +445,24 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   // By call site: eager launches per step, graph memory, graphs made (profile_site_rows.cpp).
   const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
   compare_profile_sites(program, bruns, cruns, several, t, out);
+  // The exact eager launches per step decide; the sites' sampled estimates say where they came from.
+  for (auto& total : out.rows) {
+    if (total.metric != "eager_launches_per_step" || !total.params.empty() || total.verdict != Verdict::kRegression) continue;
+    std::vector<const MetricComparison*> grew;
+    for (const auto& r : out.rows)
+      if (r.metric == "eager_launches_per_step" && r.params.count("site") && r.base && r.cand && r.cand->center > r.base->center + 0.05)
+        grew.push_back(&r);
+    std::sort(grew.begin(), grew.end(), [](const auto* a, const auto* b) {
+      return a->cand->center - a->base->center > b->cand->center - b->base->center;
+    });
+    std::string from;
+    for (std::size_t i = 0; i < grew.size() && i < 3; ++i)
+      from += (i ? ", " : "") + grew[i]->params.at("site") +
+              (grew[i]->base->center <= 0 ? strf(" (new, ~%.2g per step)", grew[i]->cand->center)
+                                          : strf(" (~%.2g -> ~%.2g per step)", grew[i]->base->center, grew[i]->cand->center));
+    if (!from.empty()) total.reason += "; more from (sampled call stacks): " + from;
+    break;
+  }
 
   // Per graph.
   std::vector<std::vector<GraphView>> bg, cg;

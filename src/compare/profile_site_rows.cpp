@@ -105,9 +105,11 @@ bool has_allocation_python(const std::vector<const json*>& runs) {
 }
 
 // The sampling variance of a site's estimate `v` (launches per step, or in all): zero when every
-// call's stack was taken; else each taken call stood for M calls, M at least the rule's `every` and
-// calls / taken on average, so the count's variance is about calls * (M - 1) (each taken call adds
-// M(M - 1)), scaled to `v`. The first calls of each thread, all taken, make it an overestimate.
+// call's stack was taken; else each taken call stood for M calls, so the count's variance is about
+// calls * (M - 1) (each taken call adds M(M - 1)), scaled to `v`. M is taken as the largest the
+// process used (`every`: the sampler raises it where taking stacks costs a thread too much, up to
+// 65536), or calls / taken where that is more: an overestimate, so that a difference inside it is
+// never called a change.
 double sampled_variance(const json& e, double v, double every) {
   const double calls = number(e, "calls", 0), taken = number(e, "taken", 0);
   if (!(calls > 0) || !(taken > 0) || taken >= calls || !std::isfinite(v)) return 0;
@@ -171,7 +173,7 @@ RunSites sites_of_run(const json& run, bool several, SiteMatch how, bool python)
       add_allocation_sites(memory, "capture_alloc_sites", process, several, how, python, out.capture_alloc, out.label);
       add_allocation_sites(memory, "before_capture_alloc_sites", process, several, how, python, out.before_alloc, out.label);
     }
-    const double every = number(field(p, "call_site_cost"), "sample_every", 1);
+    const double every = std::max(number(field(p, "call_site_cost"), "sample_every", 1), number(field(p, "call_site_cost"), "sample_every_max", 1));
     for (const auto& e : items(p, "eager_sites")) {
       if (text(e, "kind") != "kernel launch") continue;
       const SiteName n = site_name(field(e, "site"), process, several, how);

@@ -111,6 +111,7 @@ RunTotals run_totals(const json& run) {
       const double launches = number(g, "launches", 0);
       if (!(launches > 0)) continue;
       t.graph_gpu_ns += launches * number(field(g, "gpu_span"), "median_ns");  // NaN stays NaN
+      t.graph_node_runs += launches * number(g, "nodes", 0);
     }
     t.graphs += static_cast<double>(items(p, "graphs").size());
     t.capture_failures += static_cast<double>(items(p, "capture_trouble").size());

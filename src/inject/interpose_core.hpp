@@ -70,14 +70,14 @@ void physical_allocation(std::uint64_t bytes, std::uint32_t co);
 void write_text(const std::string& lines);  // into the records (no flush)
 
 // launch_timing.cpp: the GPU time of a sample of the graph launches, by a pair of CUDA events on
-// the launch's stream around it (the default level's GPU time, without CUPTI). 1 launch in
-// kGpuTimeEvery on average (GRAPHPROF_GPU_TIME_EVERY=N overrides it; 0: none).
+// the launch's stream around it (the default level's GPU time, without CUPTI): each exec's launches
+// 2 to 9, then 1 launch in kGpuTimeEvery on average (GRAPHPROF_GPU_TIME_EVERY=N overrides it; 0: none).
 constexpr std::uint64_t kGpuTimeEvery = 8;
 struct LaunchTiming {
   Handle start = nullptr, end = nullptr, ctx = nullptr, stream = nullptr;
   bool ptsz = false;
 };
-LaunchTiming gpu_time_begin(Api api, Handle stream);  // before the launch: its start event (or none)
+LaunchTiming gpu_time_begin(Api api, Handle exec, Handle stream);  // before the launch: its start event (or none)
 void gpu_time_end(const LaunchTiming& t, std::uint32_t co, bool launched);  // after it: its end event
 std::string gpu_time_lines(bool may_wait);  // the gl lines of the pairs finished (at the end)
 void gpu_time_forget();                     // in a fork() child
@@ -217,7 +217,7 @@ template <typename Fn>
 Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
   const OwnTime own;
   Call c;
-  const LaunchTiming timing = active() ? gpu_time_begin(api, stream) : LaunchTiming{};
+  const LaunchTiming timing = active() ? gpu_time_begin(api, exec, stream) : LaunchTiming{};
   const bool recorded = forward(api, real, c, exec, stream);
   if (timing.start != nullptr) gpu_time_end(timing, c.co, recorded && c.r == 0);
   if (g_windows && c.r == 0 && c.start != 0) {  // in paused windows too: the steps' clock

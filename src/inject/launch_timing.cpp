@@ -1,6 +1,7 @@
 // GPU time of graph launches at the light default, without CUPTI (interpose_core.hpp, LaunchTiming):
-// a random sample of the graph launches (1 in GRAPHPROF_GPU_TIME_EVERY, default kGpuTimeEvery, with
-// geometric gaps so that no loop period lines up with it) is bracketed by a pair of CUDA events
+// a sample of the graph launches (each exec's launches 2 to 9 on a thread, then 1 in
+// GRAPHPROF_GPU_TIME_EVERY, default kGpuTimeEvery, with geometric gaps so that no loop period lines
+// up with it) is bracketed by a pair of CUDA events
 // recorded on the launch's own stream, just before and just after the launch. The GPU stamps each
 // event when the stream reaches it, so the pair's elapsed time is the graph's execution on the
 // GPU, whatever the queue held before it. The pairs are read later without waiting (cuEventQuery,
@@ -86,17 +87,44 @@ std::uint64_t every() {
   return e;
 }
 
+constexpr std::uint32_t kFirstTimed = 8;
+constexpr std::size_t kExecSlots = 256;  // execs whose first launches a thread times (open addressing)
+
+// Plain data only: a thread's launch may come while exit handlers run, after thread-local objects
+// with destructors are gone.
 struct Gap {
   std::uint64_t state = 0, gap = 0;
   bool drawn = false;
+  // Launches of each exec on this thread, up to kFirstTimed + 1: every graph gets its first launches
+  // timed however rarely it runs (a small bucket of a server), the very first excepted (it loads
+  // the graph onto the device). A thread that launched more execs than the table holds keeps the
+  // geometric rule alone for the others.
+  Handle exec[kExecSlots];
+  std::uint32_t seen[kExecSlots];
 };
 thread_local Gap t_gap;
 
-// This launch is in the sample (geometric gaps of mean every(); the first launch of a thread too).
-bool sampled() {
+// The count of `exec` on this thread, or nullptr when the table is full.
+std::uint32_t* seen_of(Gap& g, Handle exec) {
+  std::size_t i = (reinterpret_cast<std::uintptr_t>(exec) >> 4) % kExecSlots;
+  for (std::size_t k = 0; k < kExecSlots; ++k, i = (i + 1) % kExecSlots) {
+    if (g.exec[i] == exec) return &g.seen[i];
+    if (g.exec[i] == nullptr) {
+      g.exec[i] = exec;
+      g.seen[i] = 0;
+      return &g.seen[i];
+    }
+  }
+  return nullptr;
+}
+
+// This launch of `exec` is in the sample: launches 2 to kFirstTimed + 1 of each exec, then geometric
+// gaps of mean every().
+bool sampled(Handle exec) {
   const std::uint64_t e = every();
   if (e == 0) return false;
   Gap& g = t_gap;
+  if (std::uint32_t* n = exec != nullptr ? seen_of(g, exec) : nullptr; n != nullptr && *n <= kFirstTimed) return (*n)++ > 0;
   if (g.drawn && g.gap > 0) {
     --g.gap;
     return false;
@@ -143,9 +171,9 @@ void harvest_locked(const Driver& d) {
 
 }  // namespace
 
-LaunchTiming gpu_time_begin(Api api, Handle stream) {
+LaunchTiming gpu_time_begin(Api api, Handle exec, Handle stream) {
   LaunchTiming t;
-  if (t_capturing > 0 || !sampled()) return t;
+  if (t_capturing > 0 || !sampled(exec)) return t;
   const Driver& d = driver();
   if (!d.usable()) return t;
   const bool ptsz = api == Api::cudaGraphLaunch_ptsz || api == Api::cuGraphLaunch_ptsz;

@@ -59,6 +59,8 @@ struct RunTotals {
   // when a launched graph has no GPU time: a level without it); the steps' span on the host clock
   // (first step's start to the last one's end, summed over processes; 0 without steps).
   double graph_gpu_ns = 0, step_span_ns = 0;
+  // Nodes the graph launches ran (each graph's nodes times its launches): exact at every level.
+  double graph_node_runs = 0;
   double coverage() const;      // share of kernel time inside graphs; NaN without kernel time
 };
 RunTotals run_totals(const nlohmann::json& run);

@@ -31,9 +31,9 @@ class Model(torch.nn.Module):
         self.layers = torch.nn.ModuleList(torch.nn.Linear(hidden, hidden) for _ in range(4))
         self.variant = variant
         # Work inside each graph that scales with the variant (a cache refresh, say).
-        scratch = 4 << 20 if variant in ("slow", "slow-nodes") else 1 << 20
+        scratch = 5 << 19 if variant == "slow" else 1 << 20
         self.scratch = torch.zeros(scratch, device="cuda", dtype=torch.half)
-        self.extra = torch.zeros(3 << 20, device="cuda", dtype=torch.half) if variant == "slow-nodes" else None
+        self.extra = torch.zeros(3 << 19, device="cuda", dtype=torch.half) if variant == "slow-nodes" else None
 
     def forward(self, x, last_activation=True):
         for i, layer in enumerate(self.layers):
