@@ -222,7 +222,8 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
                  clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
-                 r->has_estimate ? format_change(r->ratio) : "-",
+                 // A share in % (coverage) moves in points, as its threshold is given.
+                 r->unit == "%" && stats ? strf("%+.1f pts", r->abs_change) : r->has_estimate ? format_change(r->ratio) : "-",
                  r->has_estimate ? format_interval(r->ci_gate) : "-",
                  stats ? threshold_cell(r->rule, r->unit) : "-",
                  stats ? std::to_string(r->base->reps.size()) + "/" + std::to_string(r->cand->reps.size()) : "-",
@@ -233,10 +234,14 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
     // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
     const auto site = r->params.find("site");
     if (site != r->params.end()) why = "at " + site->second + ": " + why;
+    // A graph whose label the benchmark column had to cut is named whole on the line under it.
+    const auto graph = r->params.find("graph");
+    const bool graph_cut = graph != r->params.end() && display_width(r->benchmark()) > 30;
+    if (graph_cut) why = "graph " + graph->second + ": " + why;
     // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
     // so is the site of a regression by call site.
     const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
-    details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression ? why : "");
+    details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression || (graph_cut && r->verdict != Verdict::kSame) ? why : "");
   }
   {
     std::vector<std::string> cells;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/report/compare_report.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/profile/profile.hpp"
@@ -500,6 +501,32 @@ TEST(AppGate, GraphLaunchesTimedByEventsGiveTheLightDefaultAGpuTime) {
   const json j = to_json(profile_report(app_run(), std::vector<ProcessProfile>{p}));
   const json& g0 = j["results"][0]["sections"]["profile"]["processes"][0]["graphs"][0];
   EXPECT_EQ(g0["gpu_span_from"], "events");
+}
+
+// The compare console names a graph whose label the table cuts, whole, under its row; a share in %
+// (coverage) moves in points, as its threshold is given.
+TEST(AppGate, TheConsoleNamesACutGraphWholeAndCoverageInPoints) {
+  auto long_site = [](ProcessProfile& p, std::size_t k) {
+    with_source(p);
+    for (auto& g : p.sites.graphs)
+      if (g.capture_site) g.capture_site->where = "graphprof_serving_buckets_application.py:46 in capture_all_the_buckets";
+    (void)k;
+  };
+  const Comparison c = compare(side(5, long_site, serving()), side(5, [&](ProcessProfile& p, std::size_t k) {
+    long_site(p, k);
+    for (auto& g : p.graphs) scale_spans(g, 1.3, k);
+    p.eager_launches += 400;
+  }, serving()), Thresholds{});
+  std::ostringstream out;
+  print_compare_console(c, ExitCode::kRegression, out, CompareConsoleOptions{});
+  const std::string text = out.str();
+  EXPECT_NE(text.find("graph #1/3 graphprof_serving_buckets_application.py:46 in capture_all_the_buckets"), std::string::npos) << text;
+  std::ostringstream all;
+  CompareConsoleOptions every;
+  every.show_all = true;
+  print_compare_console(c, ExitCode::kRegression, all, every);
+  EXPECT_NE(all.str().find("coverage_kernels              ") , std::string::npos) << all.str();
+  EXPECT_NE(all.str().find("+0.0 pts"), std::string::npos) << all.str();
 }
 
 TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
