@@ -59,6 +59,9 @@ struct SeriesRule {
   bool categorical = false;  // any separation is a change, even with one run per side (capture failures)
   bool gating = true;
   double relative = -1;      // smallest relative change that matters; < 0: the --threshold
+  // An exact count of a deterministic program (every call seen): one run a side that moved past the
+  // threshold is a change, as two runs a side that each repeat one value are.
+  bool exact = false;
 };
 // Judges one row from the per-run values of each side by `rule` (profile_health.cpp).
 void decide(MetricComparison& r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule,

@@ -197,7 +197,7 @@ void decide(MetricComparison& r, const std::vector<double>& b, const std::vector
   const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
   const auto [cmin, cmax] = std::minmax_element(c.begin(), c.end());
   const bool up = *cmin > *bmax, down = *cmax < *bmin;
-  const bool constant = *bmin == *bmax && *cmin == *cmax && b.size() >= 2 && c.size() >= 2;
+  const bool constant = *bmin == *bmax && *cmin == *cmax && ((b.size() >= 2 && c.size() >= 2) || rule.exact);
   const double chance = 1.0 / binomial(b.size() + c.size(), b.size());
   const std::string unit = r.unit == "%" ? " points" : (r.unit.empty() || r.unit == "ns" ? "" : " " + r.unit);
   auto amount = [&](double v) { return r.unit == "ns" ? duration_text(std::fabs(v)) : strf("%.3g", std::fabs(v)) + unit; };
@@ -365,8 +365,9 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     out.rows.push_back(std::move(r));
   };
   const SeriesRule coverage{Kind::kFraction, 2.0, false, true};
-  const SeriesRule per_step{Kind::kCount, 0.05, false, true};
-  const SeriesRule count{Kind::kCount, 1.0, false, true};
+  const SeriesRule exact_coverage{Kind::kFraction, 2.0, false, true, -1, true};
+  const SeriesRule per_step{Kind::kCount, 0.05, false, true, -1, true};
+  const SeriesRule count{Kind::kCount, 1.0, false, true, -1, true};
   const SeriesRule failures{Kind::kCount, 1.0, true, true};
   const SeriesRule device_time{Kind::kTime, 100.0, false, true};
   // Host clocks around CUDA calls move 3-40 % between processes (docs/compare.md, classes): only a
@@ -419,7 +420,7 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     // exact counts, the nodes the graph launches ran against the eager kernel launches.
     auto launched_share = [&](const RunFigures& f) { return share(f.graph_node_runs, f.eager_launches); };
     add(row(program, "", "coverage_launches", "%", Direction::kHigherIsBetter), per_run(bf, launched_share), per_run(cf, launched_share),
-        coverage);
+        exact_coverage);
   }
   auto per = [](double v, double steps) { return steps > 0 ? v / steps : v; };
   add(row(program, "", "eager_launches_per_step", "per step", Direction::kLowerIsBetter),

@@ -91,6 +91,13 @@ gp_cli_test(report_profile_summary 0 "graph coverage: 99.6 % of GPU kernel time"
 gp_cli_test(report_run_without_output 2 "nothing to write" report ${GRAPHPROF_TEST_DATA}/h200/chain_run1.json)
 gp_cli_test(profile_repeat_with_overhead 2 "--repeat and --overhead" profile --repeat 3 --overhead -- true)
 set_tests_properties(cli.profile_gate_verdicts PROPERTIES LABELS cpu)
+# The app gate at the default level on H200 profiles of a vLLM-style loop (tests/data/profile/app_gate):
+# A/A at --repeat 3 and 5 passes, an edited and a renamed program pass, slower graphs, an op moved out
+# of the graphs and a broken capture fail naming what moved.
+add_test(NAME cli.app_gate_verdicts
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/app_gate.py $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/app_gate)
+set_tests_properties(cli.app_gate_verdicts PROPERTIES LABELS cpu)
 # --time-limit: profile stops the application (SIGTERM, then SIGKILL), writes the report, exits 4;
 # run/sweep refuse --ranks/--processes with a limit.
 add_test(NAME cli.time_limit
