@@ -67,7 +67,12 @@ void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
 void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async);
 void freed(std::uint64_t address, std::uint32_t co, bool is_async);
 void physical_allocation(std::uint64_t bytes, std::uint32_t co);
-void write_text(const std::string& lines);  // into the records (no flush)
+void write_text(const std::string& lines);     // into the records (no flush)
+void write_flushed(const std::string& lines);  // into the records, the file flushed
+void end_recording(bool may_wait);             // graphprof_interpose_end: stops recording, writes what is pending
+// interpose_exit.cpp: SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL write what is pending and an end line
+// naming the signal, then go on to the handler that was there before.
+void install_fatal_handlers();
 
 // launch_timing.cpp: the GPU time of a sample of the graph launches, by a pair of CUDA events on
 // the launch's stream around it (the default level's GPU time, without CUPTI): each exec's launches

@@ -307,6 +307,15 @@ class LaunchBook {
     return n;
   }
 
+  // The lx lines of the launches not yet written (the periodic flush: a killed process loses at
+  // most what came after it).
+  std::string pending_lines() {
+    std::string s;
+    for (Exec& e : execs_)
+      if (!e.correlations.empty()) s += lx_line(e);
+    return s;
+  }
+
   // The pending lx lines and one clock line per exec that was launched (at the end).
   std::string final_lines() {
     std::string s;

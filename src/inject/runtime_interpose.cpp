@@ -122,17 +122,42 @@ std::string format(const std::vector<ApiCall>& calls) {
   return s;
 }
 
+// How often what is pending reaches the disk: all a SIGKILL can take (docs/profile.md, "A program
+// that dies").
+constexpr auto kFlushEvery = std::chrono::milliseconds(100);
+
+std::string pending_book_lines();  // below
+
 void writer_main() {
   for (;;) {
     std::vector<ApiCall> chunk;
+    bool tick = false;
     {
       std::unique_lock<std::mutex> lock(g_queue_mu);
-      g_queue_cv.wait(lock, [] { return !g_queue.empty(); });
-      chunk = std::move(g_queue.front());
-      g_queue.pop_front();
-      ++g_writing;
+      if (!g_queue_cv.wait_for(lock, kFlushEvery, [] { return !g_queue.empty(); })) {
+        tick = true;
+        ++g_writing;
+      } else {
+        chunk = std::move(g_queue.front());
+        g_queue.pop_front();
+        ++g_writing;
+      }
     }
-    write_now(format(chunk), false);
+    if (tick) {
+      // Every 100 ms: the records not yet in a full chunk and the launches not yet in an lx line,
+      // and the file flushed (with the lines the injection wrote meanwhile).
+      if (g_active.load()) {
+        {
+          std::lock_guard<std::mutex> lock(g_rec_mu);
+          chunk.swap(g_recs);
+          g_recs.reserve(kChunk);
+        }
+        const std::string lines = format(chunk) + pending_book_lines();
+        if (g_write != nullptr) (void)g_write(lines.data(), lines.size(), 1);
+      }
+    } else {
+      write_now(format(chunk), false);
+    }
     std::lock_guard<std::mutex> lock(g_queue_mu);
     --g_writing;
     g_queue_cv.notify_all();
@@ -254,6 +279,9 @@ void freed(std::uint64_t address, std::uint32_t co, bool is_async) {
 }
 
 void write_text(const std::string& lines) { write_now(lines, false); }
+void write_flushed(const std::string& lines) {
+  if (g_write != nullptr) (void)g_write(lines.data(), lines.size(), 1);
+}
 
 void physical_allocation(std::uint64_t bytes, std::uint32_t co) { write_now(gp::interpose::vmm_line(co, now_ns(), bytes), false); }
 
@@ -355,6 +383,13 @@ void on_fork_child() {
   g_pause_armed = false;
   gpu_time_forget();
 }
+
+namespace {
+std::string pending_book_lines() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_book.pending_lines();
+}
+}  // namespace
 
 void launched(Handle exec, std::uint32_t co, std::uint64_t start) {
   if (g_pause.period_ms != 0 && !g_pause_armed.exchange(true)) (void)gp::inject::start_quiet_thread(pauser_main);
@@ -488,6 +523,7 @@ GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump
   g_recs.reserve(kChunk);
   if (!gp::inject::start_quiet_thread(writer_main)) return 0;
   pthread_atfork(nullptr, nullptr, on_fork_child);
+  if (std::getenv("GRAPHPROF_NO_FATAL_HANDLERS") == nullptr) install_fatal_handlers();
   g_active = true;
   return 1;
 }
@@ -495,7 +531,9 @@ GP_EXPORT int graphprof_interpose_begin(WriteFn write, const char* dir, int dump
 // Stops recording and writes what is pending: the API records, the lx and clock lines, captures
 // whose graph was never instantiated, and a warning for launches of execs it did not see made.
 // `may_wait`: false in a signal handler (locks are only tried, the writer is not waited for).
-GP_EXPORT void graphprof_interpose_end(int may_wait) {
+GP_EXPORT void graphprof_interpose_end(int may_wait) { gp::interposer::end_recording(may_wait != 0); }
+
+void gp::interposer::end_recording(bool may_wait) {
   if (!g_active.exchange(false)) return;
   std::vector<ApiCall> rest;
   {
@@ -513,7 +551,7 @@ GP_EXPORT void graphprof_interpose_end(int may_wait) {
     for (auto& q : g_queue) rest.insert(rest.end(), q.begin(), q.end());
     g_queue.clear();
   }
-  std::string lines = format(rest) + gpu_time_lines(may_wait != 0);
+  std::string lines = format(rest) + gpu_time_lines(may_wait);
   {
     std::unique_lock<std::mutex> lock(g_mu, std::defer_lock);
     if (may_wait) lock.lock();

@@ -236,9 +236,15 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     out << "  records stop " << ns(p, "records_end_ns") << " after CUDA initialisation, "
         << format_ns(get(p, "cuda_wall_ns", 0) - get(p, "records_end_ns", 0))
         << " before the process's last flush: the figures below may miss what came later\n";
-  if (p["end_reason"].is_null())
+  if (p["end_reason"].is_null() && p.value("observed_by", "cupti") == "interpose")
+    out << "  note: the process ended without flushing its records (killed): the interposer writes them every 100 ms, so\n"
+           "  at most its last 100 ms are missing\n";
+  else if (p["end_reason"].is_null())
     out << "  note: the process ended without flushing its records (killed or crashed): the records CUPTI had not handed over yet\n"
            "  (its last, partly filled buffer) are missing\n";
+  else if (const std::string why = p["end_reason"].is_string() ? p["end_reason"].get<std::string>() : "";
+           why.rfind("SIG", 0) == 0 || why.rfind("_exit(", 0) == 0)
+    out << "  the process ended by " << why << ": graphprof wrote its pending records first, nothing is missing\n";
   const json& c = p["coverage"];
   const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
                        c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
