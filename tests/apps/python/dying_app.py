@@ -22,6 +22,12 @@ def main():
     ap.add_argument("--replays", type=int, default=300)
     a = ap.parse_args()
     x = torch.randn(256, 256, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up outside the capture: cuBLAS makes its handle here
+        (x @ x).relu_()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
     graphs = []
     for _ in range(2):
         g = torch.cuda.CUDAGraph()
