@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
+#include "option_checks.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/report/graph_analysis_text.hpp"
 
@@ -19,6 +20,7 @@ struct AnalyzeOptions {
 int analyze_command(const AnalyzeOptions& o) {
   check_graph_input(o.input);
   if (!o.json_path.empty()) check_output_path("--json", o.json_path);
+  outputs_apart({{"the DOT dump", o.input.dot}, {"--report", o.input.report}}, {{"--json", o.json_path}});
   const GraphInput in = load_graph_input(o.input);
   const GraphMetrics& metrics = in.metrics;
 

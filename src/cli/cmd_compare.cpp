@@ -109,6 +109,23 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
   if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
   if (!o.junit_path.empty()) check_output_path("--junit", o.junit_path);
+  {
+    // A side that is a folder is read as its reports: none of them may be written over either.
+    NamedPaths read;
+    for (const auto& [role, side] : {std::pair<std::string, std::string>{"the baseline", o.baseline}, {"the candidate", o.candidate}}) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(side, ec)) {
+        read.emplace_back(role, side);
+        continue;
+      }
+      try {
+        for (auto& f : report_files(side)) read.emplace_back(role + "'s report", std::move(f));
+      } catch (const Error&) {
+        // An unreadable or empty folder is reported, with its own message, where the side is read.
+      }
+    }
+    outputs_apart(read, {{"--json", o.json_path}, {"--markdown", o.markdown_path}, {"--junit", o.junit_path}});
+  }
 
   // One file on both sides compares a run with itself: no change can show, and no noise either.
   std::error_code same_ec;

@@ -65,6 +65,7 @@ int report_command(const ReportCliOptions& o) {
     check_output_path("-o", o.output);
   }
   if (!o.csv.empty()) check_output_path("--csv", o.csv);
+  outputs_apart({{"the report", o.report}, {"--compare", o.compare}}, {{"-o", o.output}, {"--csv", o.csv}});
   // A folder that is not there is a typo, not a place without dumps (the graphs would just be missing).
   for (const auto& d : o.dot_dirs) {
     std::error_code ec;

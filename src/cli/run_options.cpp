@@ -167,6 +167,13 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   return req;
 }
 
+void run_outputs_apart(const RunOptions& o, const std::string& json_path, const std::string& trace_out) {
+  NamedPaths inputs;
+  for (const auto& lib : o.load) inputs.emplace_back("--load", lib);
+  outputs_apart(inputs, {{o.json_path.empty() ? "--out" : "--json", json_path}, {"--markdown", o.markdown_path},
+                         {"--html", o.html_path}, {"--csv", o.csv_path}, {"--trace-out", trace_out}});
+}
+
 std::vector<std::string> command_line_of(const CLI::App& sub) {
   std::vector<std::string> v{"graphprof", sub.get_name()};
   for (const CLI::Option* o : sub.get_options()) {

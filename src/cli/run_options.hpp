@@ -43,6 +43,10 @@ struct RunOptions {
   double time_limit = 0;  // --time-limit SECONDS for the whole command; 0: none
 };
 
+// No output of run or sweep is a --load library or another of its outputs (option_checks.hpp):
+// `json_path` is the report's path (--json or OUT/report.json), `trace_out` run's --trace-out.
+void run_outputs_apart(const RunOptions& o, const std::string& json_path, const std::string& trace_out);
+
 // Adds the measurement options to `sub`; `what` words the --workload help.
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help);
 

@@ -257,6 +257,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 
 bool writes_to_stdout(const std::string& path) { return inherited_fd(path) == STDOUT_FILENO; }
 
+std::string output_target(const std::string& path) {
+  return (starts_with(path, "/dev/") || starts_with(path, "/proc/")) ? path : follow_links(path);
+}
+
 bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == STDOUT_FILENO; }
 
 void check_output_path(const std::string& option, const std::string& path) {

@@ -32,3 +32,16 @@ add_test(NAME cli.hostile_files
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_files.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
 set_tests_properties(cli.hostile_files PROPERTIES LABELS cpu)
+
+# No output replaces an input or another output (the same file, also through a link): exit 2 naming both.
+add_test(NAME cli.outputs_apart
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/outputs_apart.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
+set_tests_properties(cli.outputs_apart PROPERTIES LABELS cpu)
+if(GRAPHPROF_WITH_CUDA)
+  # run and sweep: two outputs that are one file, before anything is measured (no GPU needed).
+  gp_cli_test(run_outputs_apart 2 "^graphprof: --markdown .*/run_apart.out: the same file as --json .*/run_apart.out"
+              run --workload chain --json ${CMAKE_CURRENT_BINARY_DIR}/run_apart.out --markdown ${CMAKE_CURRENT_BINARY_DIR}/./run_apart.out)
+  gp_cli_test(sweep_outputs_apart 2 "^graphprof: --csv .*/sweep_apart.out: the same file as --html .*/sweep_apart.out"
+              sweep --workload chain --param kernels=1,2 --html ${CMAKE_CURRENT_BINARY_DIR}/sweep_apart.out --csv ${CMAKE_CURRENT_BINARY_DIR}/sweep_apart.out)
+endif()
