@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "graphprof/core/utf8_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/compare/report_merge.hpp"
@@ -160,8 +161,8 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c, exit));
   const bool output_on_stdout = json_stdout || writes_to_stdout(o.json_path) || writes_to_stdout(o.markdown_path) ||
                                 writes_to_stdout(o.junit_path);
-  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, exit, o.max_markdown_bytes));
-  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
+  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, valid_utf8(render_compare_markdown(c, exit, o.max_markdown_bytes)));
+  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, valid_utf8(render_compare_junit(c)));
 
   std::ostream& console = output_on_stdout ? std::cerr : std::cout;
   if (o.quiet) {

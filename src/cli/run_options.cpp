@@ -19,6 +19,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/batch_rule.hpp"
 #include "graphprof/compare/report_merge.hpp"
@@ -353,7 +354,7 @@ void CliObserver::trace_recorded(const ModeResult& r, const TraceData& data, con
   if (chrome_ != nullptr) chrome_->add(r.workload + " " + to_string(r.mode), data, &join);
   if (!records_dir_.empty())
     write_file_atomic((std::filesystem::path(records_dir_) / (trace_records_stem(r) + ".trace.json")).string(),
-                      to_json(data).dump());
+                      json_text(to_json(data)));
 }
 
 void CliObserver::result_finished(const ModeResult& r) {

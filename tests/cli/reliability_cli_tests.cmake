@@ -38,6 +38,15 @@ add_test(NAME cli.outputs_apart
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/outputs_apart.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
 set_tests_properties(cli.outputs_apart PROPERTIES LABELS cpu)
+
+# Bytes that are not UTF-8 in paths and arguments: the usual answer, valid UTF-8 JSON, never exit 6.
+if(GRAPHPROF_WITH_CUDA)
+  set(odd_bytes_profile profile)
+endif()
+add_test(NAME cli.odd_bytes
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/odd_bytes.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot ${odd_bytes_profile})
+set_tests_properties(cli.odd_bytes PROPERTIES LABELS cpu)
 if(GRAPHPROF_WITH_CUDA)
   # run and sweep: two outputs that are one file, before anything is measured (no GPU needed).
   gp_cli_test(run_outputs_apart 2 "^graphprof: --markdown .*/run_apart.out: the same file as --json .*/run_apart.out"
