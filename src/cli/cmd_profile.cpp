@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -66,14 +68,18 @@ struct ProfileOptions {
 // library's own flush on SIGTERM gives up after 3 s.
 constexpr double kStopGraceSeconds = 5;
 
-// The child's pid while it runs, for the signal handler.
+// How long the processes of the application's group have to end by themselves once it has ended,
+// before they are stopped (a worker that is just exiting, a resource tracker).
+constexpr double kSettleSeconds = 1;
+
+// The child's pid while it runs, for the signal handler: also its process group's id.
 volatile sig_atomic_t g_child = 0;
 
-// SIGINT/SIGTERM sent to graphprof by another process (kill, a CI runner) go on to the application.
-// A Ctrl-C from the terminal reaches the application by itself (same process group): not twice.
-void forward_signal(int sig, siginfo_t* info, void*) {
-  const bool from_terminal = info != nullptr && info->si_code > 0;
-  if (g_child > 0 && !from_terminal) kill(static_cast<pid_t>(g_child), sig);
+// SIGINT/SIGTERM sent to graphprof go on to the application's whole process group (its workers,
+// a launcher's ranks, a shell wrapper's program). A Ctrl-C at the terminal reaches the group by
+// itself when it holds the terminal (TerminalForChild), and graphprof then does not see it.
+void forward_signal(int sig, siginfo_t*, void*) {
+  if (g_child > 0) kill(-static_cast<pid_t>(g_child), sig);
 }
 
 struct SignalForwarding {
@@ -107,27 +113,120 @@ std::string signal_name(int sig) {
   }
 }
 
-// Waits for `pid`; at `deadline` (when set) sends it SIGTERM, and SIGKILL kStopGraceSeconds later.
-int wait_until(pid_t pid, const std::optional<Deadline>& deadline, const char*& stopped_with) {
-  int status = 0;
-  if (!deadline) {
-    while (waitpid(pid, &status, 0) < 0)
-      if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
-    return status;
+// The terminal, while the application runs, belongs to its process group (when graphprof holds it
+// in the foreground): the application reads it and Ctrl-C / Ctrl-Z reach all of its processes.
+class TerminalForChild {
+ public:
+  explicit TerminalForChild(pid_t group) : group_(group) {
+    if (::isatty(STDIN_FILENO) != 1 || ::tcgetpgrp(STDIN_FILENO) != ::getpgrp()) return;
+    if (::tcsetpgrp(STDIN_FILENO, group) != 0) return;
+    held_ = true;
+    ::kill(-group, SIGCONT);  // one that read the terminal before it was its own was stopped (SIGTTIN)
   }
+  ~TerminalForChild() { take_back(); }
+  TerminalForChild(const TerminalForChild&) = delete;
+  TerminalForChild& operator=(const TerminalForChild&) = delete;
+  bool held() const { return held_; }
+  // graphprof's own group again; SIGTTOU held, since graphprof is then a background group.
+  void take_back() {
+    if (!held_) return;
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    pthread_sigmask(SIG_BLOCK, &ttou, &old);
+    ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    held_ = false;
+  }
+  // The application was stopped at the terminal (Ctrl-Z): graphprof stops too, so that the shell
+  // regains the terminal; once continued (fg), the application gets the terminal and goes on.
+  void stopped() {
+    take_back();
+    ::kill(::getpid(), SIGSTOP);
+    if (::isatty(STDIN_FILENO) == 1 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp() && ::tcsetpgrp(STDIN_FILENO, group_) == 0)
+      held_ = true;
+    ::kill(-group_, SIGCONT);
+  }
+
+ private:
+  pid_t group_;
+  bool held_ = false;
+};
+
+// The live processes of process group `group` (zombies left out), as "1234 (python3)".
+std::vector<std::string> group_members(pid_t group) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat;
+    try {
+      stat = read_file(entry.path().string() + "/stat");
+    } catch (const Error&) {
+      continue;  // ended meanwhile
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so from the last ')'.
+    const auto close = stat.rfind(')');
+    const auto open = stat.find('(');
+    if (close == std::string::npos || open == std::string::npos || open > close) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+    if (pgrp != group || state == 'Z' || state == 'X') continue;
+    out.push_back(name + " (" + stat.substr(open + 1, close - open - 1) + ")");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool wait_for_empty_group(pid_t group, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(seconds));
+  for (;;) {
+    if (group_members(group).empty()) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    ::usleep(20000);
+  }
+}
+
+// The application has ended: what is left of its group (workers, a wrapper's program, a daemon it
+// started) gets kSettleSeconds to end by itself, then SIGTERM, then SIGKILL kStopGraceSeconds later.
+// Nothing of the profiled program outlives the profile, holding the GPU or writing records after it.
+void stop_group(pid_t group, ChildResult& r) {
+  if (wait_for_empty_group(group, kSettleSeconds)) return;
+  r.stopped_processes = group_members(group);
+  if (r.stopped_processes.empty()) return;
+  ::kill(-group, SIGTERM);
+  r.stopped_processes_with = "SIGTERM";
+  if (wait_for_empty_group(group, kStopGraceSeconds)) return;
+  ::kill(-group, SIGKILL);
+  r.stopped_processes_with = "SIGKILL";
+  wait_for_empty_group(group, 2);
+}
+
+// Waits for `pid`, the leader of its process group; at `deadline` (when set) sends the group SIGTERM,
+// and SIGKILL kStopGraceSeconds later.
+int wait_until(pid_t pid, const std::optional<Deadline>& deadline, const char*& stopped_with, TerminalForChild& terminal) {
+  int status = 0;
   Deadline kill_at{};
   for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
+    const pid_t r = waitpid(pid, &status, (deadline ? WNOHANG : 0) | WUNTRACED);
+    if (r == pid && WIFSTOPPED(status)) {
+      if (terminal.held()) terminal.stopped();
+      continue;
+    }
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+    if (!deadline) continue;
     const auto now = std::chrono::steady_clock::now();
     if (stopped_with == nullptr && now >= *deadline) {
-      kill(pid, SIGTERM);
+      kill(-pid, SIGTERM);
       stopped_with = "SIGTERM";
       kill_at = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(kStopGraceSeconds));
     } else if (stopped_with != nullptr && std::strcmp(stopped_with, "SIGTERM") == 0 && now >= kill_at) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       stopped_with = "SIGKILL";
     }
     ::usleep(10000);
@@ -152,12 +251,16 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   const SignalForwarding forwarding;
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = spawn_with_mask(pid, argv[0], true, nullptr, argv.data(), envp.data(), held.caller_mask());
+  const int rc = spawn_with_mask(pid, argv[0], true, nullptr, argv.data(), envp.data(), held.caller_mask(), /*own_group=*/true);
   if (rc == 0) g_child = pid;
+  std::optional<TerminalForChild> terminal;
+  if (rc == 0) terminal.emplace(pid);
   held.release();  // a held signal is delivered (forwarded) here
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
   ChildResult r;
-  const int status = wait_until(pid, deadline, r.stopped_with);
+  const int status = wait_until(pid, deadline, r.stopped_with, *terminal);
+  terminal->take_back();
+  stop_group(pid, r);
   r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   r.status = exit_status_of(status);
   r.description = WIFSIGNALED(status) ? "was killed by " + signal_name(WTERMSIG(status))
@@ -184,6 +287,36 @@ std::string self_dir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : exe.parent_path().string();
 }
+
+// An exclusive flock(2) on FOLDER/.graphprof.lock for as long as the profile runs. The lock file
+// stays (removing it would let a third profile lock a new file while the second holds the old);
+// the lock goes with the descriptor, also when graphprof is killed. Not inherited by the
+// application (O_CLOEXEC).
+class OutputFolderLock {
+ public:
+  OutputFolderLock(const std::string& option_value, const fs::path& folder) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) throw usage_error("--out " + option_value + ": cannot create folder " + folder.string() + ": " + ec.message());
+    const std::string path = (folder / ".graphprof.lock").string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw usage_error("--out " + option_value + ": cannot open the lock file " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      if (e == EWOULDBLOCK)
+        throw usage_error("--out " + option_value + ": another profile is writing here (" + path +
+                          " is locked); give this one another --out");
+      throw usage_error("--out " + option_value + ": cannot lock " + path + ": " + std::strerror(e));
+    }
+  }
+  ~OutputFolderLock() { ::close(fd_); }
+  OutputFolderLock(const OutputFolderLock&) = delete;
+  OutputFolderLock& operator=(const OutputFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 std::vector<std::string> environment_without(const std::vector<std::string>& names) {
   std::vector<std::string> env;
@@ -246,6 +379,30 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::error_code ec;
   const fs::path out = fs::absolute(o.out);
   const fs::path data = out / "profile-data";
+  const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
+  if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
+    throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
+  // Before the application runs: a typo in an output must not cost the profile.
+  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
+  if (!o.json.empty()) check_output_path("--json", o.json);
+  if (!o.html.empty()) check_output_path("--html", o.html);
+  if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
+  const NamedPaths outputs{{o.json.empty() ? "--out" : "--json", json_path}, {"--html", o.html}, {"--trace-out", o.trace_out}};
+  // The program, when named by a path, is an input; a name without '/' is looked up in PATH.
+  outputs_apart({{"the program", o.command.front().find('/') != std::string::npos ? o.command.front() : std::string()}},
+                outputs);
+  // The records folder is emptied before and filled during the run: no output may live there.
+  const fs::path records_root = fs::weakly_canonical(data, ec);
+  for (const auto& [option, path] : outputs) {
+    if (path.empty() || writes_to_stdout(path) || records_root.empty()) continue;
+    const fs::path where = fs::weakly_canonical(fs::absolute(output_target(path)), ec).parent_path();
+    if (std::mismatch(records_root.begin(), records_root.end(), where.begin(), where.end()).first == records_root.end())
+      throw usage_error(option + " " + path + ": inside the records folder " + data.string() +
+                        ", which profile empties and fills; write it elsewhere");
+  }
+  // One profile at a time writes into a folder: a second one would mix its processes' records
+  // with the first's, and both reports would be wrong.
+  const OutputFolderLock lock(o.out, out);
   // A folder for records, without the stale files of an earlier profile (they would be read as
   // processes of this one).
   auto records_folder = [&](const fs::path& dir) {
@@ -258,14 +415,6 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     }
   };
   records_folder(data);
-  const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
-  if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
-    throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
-  // Before the application runs: a typo in an output must not cost the profile.
-  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
-  if (!o.json.empty()) check_output_path("--json", o.json);
-  if (!o.html.empty()) check_output_path("--html", o.html);
-  if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
 
   ProfileRun run;
   run.program = program_name(o.command);
@@ -342,6 +491,17 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::vector<ProcessRecords> records;  // of the last run, for --trace-out
   SourceLineResolver source_lines;      // file:line of native call sites, after each run, here (not in the program)
   auto collect = [&](const fs::path& dir, const ChildResult& child) {
+    if (!child.stopped_processes.empty()) {
+      const std::size_t n = child.stopped_processes.size();
+      std::vector<std::string> shown(child.stopped_processes.begin(), child.stopped_processes.begin() + std::min<std::size_t>(n, 10));
+      run.notes.push_back(plural(n, "process", "processes") + " of the application " +
+                          (n == 1 ? "was" : "were") + " still running after it ended and " + (n == 1 ? "was" : "were") +
+                          " stopped (" + (std::strcmp(child.stopped_processes_with, "SIGKILL") == 0
+                                              ? "SIGTERM, then SIGKILL after " + strf("%g", kStopGraceSeconds) + " s"
+                                              : std::string("SIGTERM")) +
+                          "): " + join(shown, ", ") + (n > shown.size() ? ", and " + std::to_string(n - shown.size()) + " more" : ""));
+      std::cerr << "graphprof profile: " << run.notes.back() << "\n";
+    }
     ProfileRepetition rep;
     rep.exit_status = child.status;
     rep.exit_description = child.description;

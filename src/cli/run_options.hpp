@@ -80,8 +80,9 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
 // is part of the data that `compare` sees.
 Report merge_processes(Report first, std::vector<Report> others);
 
-// A folder of this process's own in the temporary folder ("graphprof-<what>-<pid>"), removed with
-// everything in it when this goes out of scope.
+// A new folder of this process's own in the temporary folder ("graphprof-<what>-XXXXXX", made by
+// mkdtemp: mode 0700, a name no one could have made before), removed with everything in it when
+// this goes out of scope. Exit 4 when it cannot be made.
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const std::string& what);
