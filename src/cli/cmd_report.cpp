@@ -41,6 +41,10 @@ auto malformed_is_input_error(const std::string& path, Fn&& fn) {
     return fn();
   } catch (const nlohmann::json::exception& e) {
     throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
+  } catch (const Error& e) {
+    // A reader that checks a field's shape names the field; here the file is named too.
+    if (e.code() != ExitCode::kBadInput) throw;
+    throw input_error(path + ": " + e.what());
   }
 }
 

@@ -2,10 +2,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/json_fields.hpp"
 #include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/profile_text.hpp"
@@ -132,13 +136,25 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
 }
 
 // "1-20, 40, 60" from [[1, 20], [40, 40], [60, 60]]; at most `keep` runs, then "...".
+// Each run is [first, last], launch ordinals from 0, first <= last; any other shape is a malformed
+// report (exit 3 naming the field), never a read past the end of a run or a wrapped-around number.
 std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
+  const auto malformed = [](const std::string& what) {
+    return input_error("node_sampling.traced_ordinals: " + what + "; expected a list of [first, last] launch numbers (0 <= first <= last)");
+  };
+  if (runs.is_null()) return "not recorded";
+  if (!runs.is_array()) throw malformed("not a list");
+  for (const auto& r : runs) {
+    const bool pair = r.is_array() && r.size() == 2 && r[0].is_number_unsigned() && r[1].is_number_unsigned();
+    if (!pair || r[0].get<std::uint64_t>() > r[1].get<std::uint64_t>() || r[1].get<std::uint64_t>() >= (std::uint64_t{1} << 53))
+      throw malformed(json_text(r).substr(0, 60) + " is not one");
+  }
   std::string s;
   std::size_t shown = 0;
   for (const auto& r : runs) {
     if (shown++ == keep) return s + ", ...";
     if (!s.empty()) s += ", ";
-    const auto a = r[0].get<std::size_t>() + 1, b = r[1].get<std::size_t>() + 1;  // 1-based for people
+    const auto a = r[0].get<std::uint64_t>() + 1, b = r[1].get<std::uint64_t>() + 1;  // 1-based for people
     s += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
   }
   return s;
@@ -163,10 +179,13 @@ void sampling_text(std::ostringstream& out, const json& p) {
             << ka.value("eager_records_set_aside", 0) << " eager)\n";
       header = true;
     }
-    out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
-        << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
-        << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
-        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
+    // Read tolerantly: a field missing from a hand-edited report must not index past an object.
+    namespace jf = json_fields;
+    out << "    graph_" << strf("%.0f", jf::number(g, "graph", 0)) << ": " << jf::field(s, "traced_launches") << " of "
+        << jf::field(g, "launches") << " launches traced (launch " << ordinal_runs_text(jf::field(s, "traced_ordinals"))
+        << "); span " << ns(jf::field(s, "span_traced"), "median_ns") << " traced vs " << ns(jf::field(s, "span_untraced"), "median_ns")
+        << " untraced, stretch "
+        << (jf::field(s, "perturbation").is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
     if (const double n = s.value("set_aside", 0.0); n > 0)
       out << "; " << plural(std::round(n), "node record", "node records")
           << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";

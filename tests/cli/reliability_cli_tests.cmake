@@ -39,6 +39,16 @@ add_test(NAME cli.outputs_apart
                  ${GRAPHPROF_TEST_DATA}/reports/r1_base.json ${GRAPHPROF_TEST_DATA}/dot/chain100_capture.dot)
 set_tests_properties(cli.outputs_apart PROPERTIES LABELS cpu)
 
+# Hand-edited profile reports (fields of other shapes, a huge timeline bin) read by `report`: exit 0
+# or 3 naming the file and the field, within a minute.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli.hostile_profiles
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_profiles.py $<TARGET_FILE:graphprof>
+                   ${GRAPHPROF_TEST_DATA}/profile/gate/moved.json)
+  set_tests_properties(cli.hostile_profiles PROPERTIES LABELS cpu)
+endif()
+
 # Bytes that are not UTF-8 in paths and arguments: the usual answer, valid UTF-8 JSON, never exit 6.
 if(GRAPHPROF_WITH_CUDA)
   set(odd_bytes_profile profile)
