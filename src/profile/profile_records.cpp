@@ -108,9 +108,11 @@ void check_order(std::uint64_t start, std::uint64_t end) {
   if (end < start) throw EndsBeforeStart();
 }
 
-void read_span(const json& j, GpuSpan& r) {
-  r.start_ns = field<std::uint64_t>(j, "s");
-  r.end_ns = field<std::uint64_t>(j, "e");
+using records::timestamp;
+
+void read_span(const json& j, GpuSpan& r, std::uint64_t begin_ns) {
+  r.start_ns = timestamp(j, "s", begin_ns);
+  r.end_ns = timestamp(j, "e", begin_ns);
   check_order(r.start_ns, r.end_ns);
   r.device_id = field<std::uint32_t>(j, "d");
   r.context_id = field<std::uint32_t>(j, "c");
@@ -119,8 +121,8 @@ void read_span(const json& j, GpuSpan& r) {
   r.graph_id = field<std::uint32_t>(j, "g");
 }
 
-void read_activity(const json& j, GpuActivity& r) {
-  read_span(j, r);
+void read_activity(const json& j, GpuActivity& r, std::uint64_t begin_ns) {
+  read_span(j, r, begin_ns);
   r.graph_node_id = field<std::uint64_t>(j, "gn");
 }
 
@@ -130,7 +132,7 @@ void read_line(const json& j, ProcessRecords& p) {
   if (t == "k") {
     KernelRecord k;
     k.name = field<std::string>(j, "n");
-    read_activity(j, k);
+    read_activity(j, k, p.begin_ns);
     k.grid = field<std::array<int, 3>>(j, "gr", k.grid);
     k.block = field<std::array<int, 3>>(j, "bl", k.block);
     k.shared_bytes = field<int>(j, "sh");
@@ -140,8 +142,8 @@ void read_line(const json& j, ProcessRecords& p) {
     ApiRecord a;
     a.name = field<std::string>(j, "n");
     a.cbid = field<std::uint32_t>(j, "cb");
-    a.start_ns = field<std::uint64_t>(j, "s");
-    a.end_ns = field<std::uint64_t>(j, "e");
+    a.start_ns = timestamp(j, "s", p.begin_ns);
+    a.end_ns = timestamp(j, "e", p.begin_ns);
     check_order(a.start_ns, a.end_ns);
     a.process_id = field<std::uint32_t>(j, "p");
     a.thread_id = field<std::uint32_t>(j, "th");
@@ -152,17 +154,17 @@ void read_line(const json& j, ProcessRecords& p) {
     MemcpyRecord m;
     m.copy_kind = field<std::string>(j, "k", "unknown");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m);
+    read_activity(j, m, p.begin_ns);
     d.memcpys.push_back(std::move(m));
   } else if (t == "ms") {
     MemsetRecord m;
     m.value = field<std::uint32_t>(j, "v");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m);
+    read_activity(j, m, p.begin_ns);
     d.memsets.push_back(m);
   } else if (t == "gt") {
     GraphTraceRecord g;
-    read_span(j, g);
+    read_span(j, g, p.begin_ns);
     d.graph_traces.push_back(g);
   } else if (t == "nm") {
     d.node_mappings.push_back(NodeMapping{field<std::uint64_t>(j, "x"), field<std::uint64_t>(j, "o")});
@@ -170,10 +172,10 @@ void read_line(const json& j, ProcessRecords& p) {
     ProfiledExec e;
     e.exec_id = field<std::uint32_t>(j, "exec");
     e.graph_id = field<std::uint32_t>(j, "graph");
-    e.nodes = field<std::size_t>(j, "nodes");
-    e.edges = field<std::size_t>(j, "edges");
+    e.nodes = records::count_field(j, "nodes");
+    e.edges = records::count_field(j, "edges");
     e.correlation_id = field<std::uint32_t>(j, "co");
-    e.created_ns = field<std::uint64_t>(j, "ts");
+    e.created_ns = timestamp(j, "ts", p.begin_ns, true);
     e.dot = field<std::string>(j, "dot");
     e.dot_verbose = field<std::string>(j, "dot_verbose");
     d.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
@@ -190,7 +192,7 @@ void read_line(const json& j, ProcessRecords& p) {
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
   } else if (t == "ks") {
-    p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0,
+    p.kernel_switches.push_back(KernelSwitch{timestamp(j, "ts", p.begin_ns), field<int>(j, "on") != 0,
                                              field<std::uint32_t>(j, "done", 0u), field<std::uint32_t>(j, "st", 0u)});
   } else if (t == "ks_fail") {  // the kind stayed on from there: said, as a warning of the process
     const std::string call = field<std::string>(j, "call");
@@ -203,9 +205,10 @@ void read_line(const json& j, ProcessRecords& p) {
     if (!co.is_array()) throw std::out_of_range("co: not a list");
     for (const json& c : co) p.launches.push_back(ExecCall{exec, c.get<std::uint32_t>()});
   } else if (t == "process") {
+    const std::uint64_t begin_ns = timestamp(j, "ts", 0, true);  // read first: an unreadable line changes nothing
     p.pid = field<int>(j, "pid");
     p.ppid = field<int>(j, "ppid");
-    p.begin_ns = field<std::uint64_t>(j, "ts");
+    p.begin_ns = begin_ns;
     p.trace_level = field<int>(j, "level", 2);
     p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
@@ -253,14 +256,14 @@ void read_line(const json& j, ProcessRecords& p) {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {
     p.end_reason = field<std::string>(j, "reason");
-    p.end_ns = field<std::uint64_t>(j, "ts");
+    p.end_ns = timestamp(j, "ts", p.begin_ns, true);
     d.end_ns = p.end_ns;
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
     p.cupti_at_end = field<std::string>(j, "cupti");
   } else if (t == "pw") {
     // A window of --overhead-windows (read by read_pause_windows): nothing for the profile.
-  } else if (!read_site_line(t, j, p.sites)) {
+  } else if (!read_site_line(t, j, p.sites, p.begin_ns)) {
     ++d.other_records;
   }
 }

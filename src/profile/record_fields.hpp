@@ -33,4 +33,28 @@ T field(const json& j, const char* key, T fallback = T{}) {
   return it->get<T>();
 }
 
+// Times of records are CLOCK_REALTIME nanoseconds (CUPTI's clock and the injection library's; about
+// 1.8e18 today). A time of 0, one past 2^62, or one more than kMaxRecordDistanceNs (about 3 years)
+// from the process's start (`begin_ns`, once its process line gave it) makes the line unreadable:
+// kept, it became a duration of 1e18 ns or more, a figure graphprof's own report reader refuses.
+inline constexpr std::uint64_t kMaxTimestampNs = std::uint64_t{1} << 62;
+inline constexpr std::uint64_t kMaxRecordDistanceNs = 100'000'000'000'000'000ull;
+
+// `optional`: a missing or 0 time means "not recorded" and reads as 0.
+inline std::uint64_t timestamp(const json& j, const char* key, std::uint64_t begin_ns, bool optional = false) {
+  const auto ts = field<std::uint64_t>(j, key);
+  if (ts == 0 && optional) return 0;
+  const std::uint64_t distance = ts > begin_ns ? ts - begin_ns : begin_ns - ts;
+  if (ts == 0 || ts >= kMaxTimestampNs || (begin_ns != 0 && distance > kMaxRecordDistanceNs))
+    throw std::out_of_range(std::string(key) + ": a time outside the range of the process's records");
+  return ts;
+}
+
+// A count that every reader of a report holds (reports keep counts as int): 0 .. 2^31 - 1.
+inline std::size_t count_field(const json& j, const char* key) {
+  const auto v = field<std::int32_t>(j, key);
+  if (v < 0) throw std::out_of_range(std::string(key) + ": a negative count");
+  return static_cast<std::size_t>(v);
+}
+
 }  // namespace gp::records

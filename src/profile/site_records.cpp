@@ -73,7 +73,7 @@ std::vector<std::uint32_t> correlation_ids(const json& j) {
 
 }  // namespace
 
-bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
+bool read_site_line(const std::string& t, const json& j, SiteRecords& out, std::uint64_t begin_ns) {
   if (t == "site") {
     CallSiteRecord site = read_site(j);
     read_module_identities(j, out.modules);
@@ -95,7 +95,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     MemorySample m;
     m.at = field<std::string>(j, "at");
     m.correlation_id = field<std::uint32_t>(j, "co");
-    m.ts = field<std::uint64_t>(j, "ts");
+    m.ts = records::timestamp(j, "ts", begin_ns, true);
     m.free = field<std::uint64_t>(j, "free");
     m.total = field<std::uint64_t>(j, "total");
     m.graph_used = field<std::uint64_t>(j, "gu");
@@ -114,13 +114,14 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     m.pool_type = field<int>(j, "pt");
     m.bytes = field<std::uint64_t>(j, "b");
     m.address = field<std::uint64_t>(j, "a");
-    m.ts = field<std::uint64_t>(j, "ts");
+    m.ts = records::timestamp(j, "ts", begin_ns, true);
     m.pool_address = field<std::uint64_t>(j, "pa");
     m.correlation_id = field<std::uint32_t>(j, "co");
     m.async = field<std::uint32_t>(j, "async") != 0;
     out.memory_ops.push_back(m);
   } else if (t == "vmm") {
-    out.vmm_creates.push_back(VmmCreateRecord{field<std::uint32_t>(j, "co"), field<std::uint64_t>(j, "ts"), field<std::uint64_t>(j, "b")});
+    out.vmm_creates.push_back(
+        VmmCreateRecord{field<std::uint32_t>(j, "co"), records::timestamp(j, "ts", begin_ns, true), field<std::uint64_t>(j, "b")});
   } else if (t == "py") {
     PythonFramesRecord p;
     p.mode = field<std::string>(j, "mode");
@@ -154,7 +155,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.step_ranges.other_ranges = field<std::uint64_t>(j, "others");
     out.step_ranges.open_ranges = field<std::uint64_t>(j, "open");
   } else if (t == "proc_start") {
-    out.process_start_ns = field<std::uint64_t>(j, "ts");
+    out.process_start_ns = records::timestamp(j, "ts", begin_ns, true);
     out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");
   } else {
     return false;

@@ -108,6 +108,39 @@ TEST(ProfileRecords, RecordsThatEndBeforeTheyStartAreUnreadableLinesWithAWarning
   EXPECT_EQ(r.warnings[0], "3 records end before they start (counted as unreadable lines)");
 }
 
+// Times outside the records' range (0, 2^64 - 1, years away from the process's start) and node
+// counts that a report's int cannot hold are unreadable lines, never figures: kept, they became
+// durations of 1.8e18 ns and counts of -1 that graphprof's own report reader refused.
+TEST(ProfileRecords, TimesAndCountsOutsideSaneRangesAreUnreadableLines) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":7,\"ts\":1800000000000000000}\n"
+      "{\"t\":\"k\",\"n\":\"zero\",\"s\":0,\"e\":1800000000000000100,\"g\":1}\n"
+      "{\"t\":\"k\",\"n\":\"max\",\"s\":1800000000000000100,\"e\":18446744073709551615,\"g\":1}\n"
+      "{\"t\":\"k\",\"n\":\"far\",\"s\":1800000000000000100,\"e\":1990000000000000000,\"g\":1}\n"
+      "{\"t\":\"a\",\"n\":\"cudaGraphLaunch\",\"s\":1,\"e\":1800000000000000200,\"co\":3}\n"
+      "{\"t\":\"k\",\"n\":\"good\",\"s\":1800000000000000100,\"e\":1800000000000000300,\"g\":1}\n"
+      "{\"t\":\"exec\",\"exec\":1,\"graph\":1,\"nodes\":3000000000,\"edges\":1,\"ts\":1800000000000000050}\n"
+      "{\"t\":\"exec\",\"exec\":2,\"graph\":2,\"nodes\":5,\"edges\":4,\"ts\":18446744073709551615}\n"
+      "{\"t\":\"exec\",\"exec\":3,\"graph\":3,\"nodes\":5,\"edges\":4,\"ts\":1800000000000000050}\n"
+      "{\"t\":\"proc_start\",\"ts\":1,\"resolution_ns\":1}\n"
+      "{\"t\":\"end\",\"reason\":\"exit\",\"ts\":18446744073709551615}\n");
+  const ProcessRecords r = parse_process_records(in, "mem");
+  EXPECT_EQ(r.malformed_lines, 8u);
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels[0].name, "good");
+  EXPECT_TRUE(r.trace.api.empty());
+  ASSERT_EQ(r.execs.size(), 1u);
+  EXPECT_EQ(r.execs[0].exec_id, 3u);
+  EXPECT_EQ(r.end_ns, 0u);
+  EXPECT_EQ(r.sites.process_start_ns, 0u);
+  // What is left makes a report that graphprof reads back.
+  ProfileRun run;
+  run.program = "app";
+  run.command = {"app"};
+  const Report report = profile_report(run, {analyze_process(r)});
+  EXPECT_NO_THROW(report_from_json(json::parse(report_json_text(report)), "mem"));
+}
+
 // The application may leave a FIFO, a device or a link to one where its records were: refused at
 // once (it blocked graphprof forever), naming the file.
 TEST(ProfileRecords, ARecordFileThatIsNotARegularFileIsRefusedWithoutBlocking) {
