@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "graphprof/core/json_text.hpp"
@@ -226,27 +227,79 @@ void lost_records_text(std::ostringstream& out, const json& p) {
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
+// The summary as a terminal may show it: every field from the records is printed through one_line
+// or a table's name cell, and this last pass catches any other: a control character other than
+// the line ends (ESC starts a terminal's escape sequence; C1 controls, U+0080..U+009F, can too)
+// is written as \xNN.
+std::string terminal_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if ((c < 0x20 && c != '\n') || c == 0x7f) {
+      out += strf("\\x%02x", c);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      out += strf("\\x%02x", next);
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The lines a process's records gave (its errors, warnings, CUPTI's notices), each on one line
+// without terminal escapes (one_line), and counted, not repeated: lines that differ only in their
+// numbers are one line with "(and N more like it)", and at most kShownRecordLines such lines are
+// printed (a process can write 100,000 warnings; the report keeps them all).
+constexpr std::size_t kShownRecordLines = 10;
+void record_lines_text(std::ostringstream& out, const json& lines, const std::string& prefix) {
+  if (!lines.is_array()) return;
+  std::vector<std::pair<std::string, std::size_t>> kinds;  // first text of the kind, how many
+  std::map<std::string, std::size_t> index;
+  for (const auto& line : lines) {
+    if (!line.is_string()) continue;
+    const std::string text = one_line(line.get<std::string>().substr(0, 1000));
+    std::string kind;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) kind += text[i];
+      else if (kind.empty() || kind.back() != '#') kind += '#';
+    }
+    const auto [it, added] = index.emplace(kind, kinds.size());
+    if (added) kinds.emplace_back(text, 0);
+    ++kinds[it->second].second;
+  }
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i >= kShownRecordLines) {
+      left += kinds[i].second;
+      continue;
+    }
+    out << prefix << kinds[i].first;
+    if (kinds[i].second > 1) out << " (and " << group_digits(kinds[i].second - 1) << " more like it)";
+    out << "\n";
+  }
+  if (left > 0) out << prefix << "... and " << group_digits(left) << " more of other kinds (the report lists them all)\n";
+}
+
 void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose, const std::string& report_path) {
   if (several) {
     const std::string rank = rank_label(p);
     out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
-        << "): " << p["command_line"].get<std::string>() << "\n";
+        << "): " << one_line(json_fields::text(p, "command_line")) << "\n";
   }
-  for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
-  const auto warnings = p.find("warnings");  // reports older than this field have none
-  if (warnings != p.end())
-    for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  record_lines_text(out, json_fields::field(p, "errors"), "  NOT PROFILED: ");
+  record_lines_text(out, json_fields::field(p, "warnings"), "  graphprof warning: ");  // older reports have none
   const auto refused = p.find("cupti_refused");
   if (refused != p.end() && refused->is_object())
     out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
-        << " cuptiSubscribe call(s) from " << (*refused)["caller"].get<std::string>() << " returned "
-        << (*refused)["result"].get<std::string>()
+        << " cuptiSubscribe call(s) from " << one_line(json_fields::text(*refused, "caller")) << " returned "
+        << one_line(json_fields::text(*refused, "result"))
         << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
            "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
            "    application's profiler, or run its profiler without graphprof)\n";
-  const auto notices = p.find("cupti_notices");
-  if (notices != p.end())
-    for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
+  record_lines_text(out, json_fields::field(p, "cupti_notices"), "  CUPTI reported: ");
   const auto at_end = p.find("cupti_at_end");
   const bool taken = at_end != p.end() && at_end->is_string() &&
                      (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout");
@@ -529,17 +582,18 @@ std::string format_profile_summary(const Report& report, bool verbose, const std
   const json& p = *section;
   std::ostringstream out;
   const json& procs = p["processes"];
-  out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
+  out << "\nprofile: " << one_line(json_fields::text(p, "program")) << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
       << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
   overhead_text(out, p);
   overhead_windows_text(out, p);
-  for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  for (const auto& n : json_fields::items(p, "notes"))
+    if (n.is_string()) out << "  note: " << one_line(n.get<std::string>()) << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);
   if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose, report_path);
-  return out.str();
+  return terminal_safe(out.str());
 }
 
 }  // namespace gp

@@ -141,6 +141,31 @@ TEST(ProfileRecords, TimesAndCountsOutsideSaneRangesAreUnreadableLines) {
   EXPECT_NO_THROW(report_from_json(json::parse(report_json_text(report)), "mem"));
 }
 
+// Text from the records reaches the terminal without its control characters (an ESC starts an
+// escape sequence), and repeated lines are counted, not printed 100,000 times.
+TEST(ProfileReport, ConsoleCleansRecordTextAndCountsRepeatedLines) {
+  std::ostringstream lines;
+  lines << "{\"t\":\"process\",\"pid\":7,\"ts\":1000,\"cmdline\":\"app\\u001b]0;title\\u0007\"}\n";
+  for (int i = 0; i < 100000; ++i) lines << "{\"t\":\"warning\",\"what\":\"cudaMalloc of " << i << " bytes failed\"}\n";
+  lines << "{\"t\":\"warning\",\"what\":\"\\u001b[2J\\u001b[31mred\\u009b1m\"}\n";
+  for (int i = 0; i < 30; ++i) lines << "{\"t\":\"error\",\"what\":\"kind" << char('a' + i % 26) << char('a' + i / 26) << "\"}\n";
+  std::istringstream in(lines.str());
+  const ProcessRecords records = parse_process_records(in, "mem");
+  ASSERT_EQ(records.warnings.size(), 100001u);
+  ProfileRun run;
+  run.program = "app\x1b[1m";
+  run.command = {"app"};
+  run.notes = {"a note with a bell\x07"};
+  const std::string text = format_profile_summary(profile_report(run, {analyze_process(records)}), true);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos);
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(text.find("graphprof warning: cudaMalloc of 0 bytes failed (and 99,999 more like it)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b[2J\\x1b[31mred"), std::string::npos) << text;
+  EXPECT_NE(text.find("NOT PROFILED: ... and 20 more of other kinds"), std::string::npos) << text;
+  EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 200) << "one line per kind of warning, not one per warning";
+}
+
 // The application may leave a FIFO, a device or a link to one where its records were: refused at
 // once (it blocked graphprof forever), naming the file.
 TEST(ProfileRecords, ARecordFileThatIsNotARegularFileIsRefusedWithoutBlocking) {
