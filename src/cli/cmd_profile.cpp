@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "option_checks.hpp"
 #include "profile_overhead.hpp"
@@ -61,6 +62,7 @@ struct ProfileOptions {
   bool verbose = false;
   bool step_range_given = false;
   std::string step_range;  // --step-range NAME: a step is one NVTX range NAME; empty: one launch of the most-launched graph
+  std::string from;        // --from DIR: re-read an earlier profile's records, run nothing
   std::vector<std::string> command;
 };
 
@@ -329,8 +331,43 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
   return env;
 }
 
+// --from DIR: the folder whose report.json it writes (the earlier --out) and its records folder.
+// DIR is that --out folder, or its profile-data folder, or any folder of proc-*.jsonl records.
+std::pair<fs::path, fs::path> from_folders(const std::string& from) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(from).lexically_normal();
+  if (!fs::is_directory(dir, ec))
+    throw input_error("--from " + from + ": " + (fs::exists(dir, ec) ? "not a folder" : "no such folder"));
+  if (fs::is_directory(dir / "profile-data", ec)) return {dir, dir / "profile-data"};
+  const fs::path base = dir.filename().empty() ? dir.parent_path() : dir;
+  if (base.filename() == "profile-data") return {base.parent_path(), base};
+  return {base, base};
+}
+
+// The folders of --from's runs: run-1, run-2, ... of a --repeat profile, else the records folder.
+std::vector<fs::path> from_runs(const fs::path& data) {
+  std::vector<fs::path> runs;
+  for (int k = 1;; ++k) {
+    std::error_code ec;
+    const fs::path dir = data / ("run-" + std::to_string(k));
+    if (!fs::is_directory(dir, ec)) break;
+    runs.push_back(dir);
+  }
+  if (runs.empty()) runs.push_back(data);
+  return runs;
+}
+
 void run_profile(const ProfileOptions& o, int& exit_code) {
-  if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  const bool from_records = !o.from.empty();
+  if (from_records) {
+    if (!o.command.empty())
+      throw usage_error("--from re-reads the records of an earlier profile and runs nothing; give no command (" +
+                        o.command.front() + ")");
+    if (o.repeat > 1 || o.overhead > 0 || o.overhead_windows > 0 || o.time_limit > 0)
+      throw usage_error("--from runs nothing: --repeat, --overhead, --overhead-windows and --time-limit need a command");
+  } else if (o.command.empty()) {
+    throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...], or --from DIR)");
+  }
   if (o.repeat > 1 && o.overhead > 0)
     throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
   if (o.time_limit > 0 && o.overhead > 0)
@@ -363,12 +400,12 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
-  const bool gpu_checked = !(no_check && std::strcmp(no_check, "1") == 0);
+  const bool gpu_checked = !from_records && !(no_check && std::strcmp(no_check, "1") == 0);
   if (gpu_checked) require_gpu(0);
 
   const char* custom = std::getenv("GRAPHPROF_INJECT_LIB");
   const fs::path lib = custom && *custom ? fs::path(custom) : fs::path(self_dir()) / "libgraphprof_inject.so";
-  if (!fs::is_regular_file(lib))
+  if (!from_records && !fs::is_regular_file(lib))
     throw environment_error("the injection library " + lib.string() +
                             " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
   const bool have_interposer = fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so");
@@ -377,8 +414,10 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                             " is missing; it is built and installed next to the injection library");
 
   std::error_code ec;
-  const fs::path out = fs::absolute(o.out);
-  const fs::path data = out / "profile-data";
+  const std::pair<fs::path, fs::path> folders =
+      from_records ? from_folders(o.from) : std::pair<fs::path, fs::path>{fs::absolute(o.out), fs::absolute(o.out) / "profile-data"};
+  const fs::path out = folders.first;
+  const fs::path data = folders.second;
   const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
   if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
     throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
@@ -388,11 +427,19 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (!o.html.empty()) check_output_path("--html", o.html);
   if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
   const NamedPaths outputs{{o.json.empty() ? "--out" : "--json", json_path}, {"--html", o.html}, {"--trace-out", o.trace_out}};
-  // The program, when named by a path, is an input; a name without '/' is looked up in PATH.
-  outputs_apart({{"the program", o.command.front().find('/') != std::string::npos ? o.command.front() : std::string()}},
-                outputs);
-  // The records folder is emptied before and filled during the run: no output may live there.
-  const fs::path records_root = fs::weakly_canonical(data, ec);
+  NamedPaths inputs;
+  if (!from_records) {
+    // The program, when named by a path, is an input; a name without '/' is looked up in PATH.
+    if (o.command.front().find('/') != std::string::npos) inputs.emplace_back("the program", o.command.front());
+  } else {
+    for (const fs::path& dir : from_runs(data))
+      for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().extension() == ".jsonl") inputs.emplace_back("the record file", entry.path().string());
+  }
+  outputs_apart(inputs, outputs);
+  // The records folder is emptied before and filled during the run: no output may live there
+  // (--from only reads it).
+  const fs::path records_root = from_records ? fs::path() : fs::weakly_canonical(data, ec);
   for (const auto& [option, path] : outputs) {
     if (path.empty() || writes_to_stdout(path) || records_root.empty()) continue;
     const fs::path where = fs::weakly_canonical(fs::absolute(output_target(path)), ec).parent_path();
@@ -402,7 +449,7 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   }
   // One profile at a time writes into a folder: a second one would mix its processes' records
   // with the first's, and both reports would be wrong.
-  const OutputFolderLock lock(o.out, out);
+  const OutputFolderLock lock(from_records ? o.from : o.out, out);
   // A folder for records, without the stale files of an earlier profile (they would be read as
   // processes of this one).
   auto records_folder = [&](const fs::path& dir) {
@@ -414,11 +461,13 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
         fs::remove(entry.path(), ec);
     }
   };
-  records_folder(data);
+  if (!from_records) records_folder(data);  // --from reads what is there
 
   ProfileRun run;
-  run.program = program_name(o.command);
-  run.command = o.command;
+  if (!from_records) {
+    run.program = program_name(o.command);
+    run.command = o.command;
+  }
   run.trace_level = o.trace;
   if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing) {
     run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to ") + existing +
@@ -537,7 +586,28 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.time_limit > 0)
     deadline = deadline_after(o.time_limit);
   const char* stopped_with = nullptr;
-  if (o.overhead_windows > 0) {
+  if (from_records) {
+    // The runs an earlier profile left, read again; how the application ended is not in its records.
+    const std::vector<fs::path> runs = from_runs(data);
+    for (const fs::path& dir : runs) {
+      ChildResult earlier;
+      earlier.description = "ran before (its records read again with --from " + o.from + ")";
+      collect(dir, earlier);
+      double wall = 0;  // not watched: the longest process, CUDA initialisation to its last flush
+      for (const auto& p : repetitions.back().processes) wall = std::max(wall, p.cuda_wall_ns);
+      repetitions.back().wall_ns = wall;
+    }
+    if (records.empty() && repetitions.front().processes.empty())
+      throw input_error("--from " + o.from + ": " + data.string() + " holds no records of a profile (proc-*.jsonl)");
+    const std::string& cmdline = records.empty() ? std::string() : records.front().command_line;
+    std::istringstream words(cmdline);
+    for (std::string w; words >> w;) run.command.push_back(w);
+    if (run.command.empty()) run.command.push_back(out.filename().string());
+    run.program = program_name(run.command);
+    if (!records.empty()) run.trace_level = records.front().trace_level == 0 ? "none" : records.front().trace_level == 1 ? "graph" : "node";
+    run.notes.push_back("read again from the records in " + data.string() + " (--from): the application's exit status is not "
+                        "in them, and its wall time is its longest process's, from CUDA initialisation to its last flush");
+  } else if (o.overhead_windows > 0) {
     const WindowedEnv windowed = [&](const fs::path& dir, bool windows) {
       std::vector<std::string> env = injected_env(dir, o.trace);
       if (windows) {
@@ -582,24 +652,36 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   run.exit_description = first.exit_description;
   run.wall_ns = first.wall_ns;
 
-  Report report = o.repeat > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
+  Report report = o.repeat > 1 || repetitions.size() > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
-  report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
-  if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
-  if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
-  report.command_line.push_back("--");
-  report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
+  if (from_records) {
+    report.command_line = {"graphprof", "profile", "--from=" + o.from, "--"};
+    report.command_line.insert(report.command_line.end(), run.command.begin(), run.command.end());
+  } else {
+    report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+    if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
+    if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
+    report.command_line.push_back("--");
+    report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
+  }
   report.environment.host = collect_host_info();
   if (gpu_checked) report.environment.gpu = query_gpu(0);
-  write_report(report, json_path);
 
   // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
-  // application's own stdout still passes through).
+  // application's own stdout still passes through). The summary comes first: a report that cannot
+  // be written (a full disk, a broken pipe) does not take the analysis with it.
   std::ostream& console =
       writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) || writes_to_stdout(o.html) ? std::cerr : std::cout;
-  console << format_profile_summary(report, o.verbose, json_path);
+  console << format_profile_summary(report, o.verbose, json_path) << std::flush;
+  try {
+    write_report(report, json_path);
+  } catch (const Error&) {
+    std::cerr << "graphprof profile: the records are kept in " << data.string() << "; `graphprof profile --from "
+              << out.string() << " --json FILE` writes the report from them\n";
+    throw;
+  }
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
   if (!o.html.empty()) {
     HtmlReportOptions html;
@@ -702,7 +784,10 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "it recorded is written and graphprof exits 4 (not with --overhead)")
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1e7));
-  sub->add_option("command", o->command, "the application and its arguments, after --")->required();
+  sub->add_option("--from", o->from,
+                  "run nothing: analyse the records an earlier profile left in DIR (its --out folder) again and write "
+                  "its report (after a report that could not be written, with a newer graphprof, on another machine)");
+  sub->add_option("command", o->command, "the application and its arguments, after --");
   // Everything from the first positional on is the command: without it, an option that takes an
   // optional value (--overhead [N]) made CLI11 refuse the command's own options after '--'.
   sub->positionals_at_end();

@@ -180,3 +180,9 @@ set_tests_properties(cli.profile_folder PROPERTIES LABELS cpu)
 add_test(NAME cli.profile_process_group
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_process_group.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_process_group)
 set_tests_properties(cli.profile_process_group PROPERTIES LABELS cpu)
+# `profile --from DIR` reads an earlier profile's records again; the summary comes before the report
+# is written, so a report that cannot be written does not lose the analysis.
+add_test(NAME cli.profile_from
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_from.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_from
+                 ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
+set_tests_properties(cli.profile_from PROPERTIES LABELS cpu)
