@@ -275,8 +275,26 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   p.source = source;
   std::string line;
   std::size_t reversed = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
+  // Lines are read into a buffer of kMaxRecordLineBytes: a longer one is an unreadable line, skipped
+  // without being held or parsed (a 2 GB line would cost ten times that parsed).
+  std::vector<char> buf(records::kMaxRecordLineBytes + 1);
+  for (;;) {
+    in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (in.bad()) break;
+    if (in.fail()) {
+      if (got == 0) break;  // nothing left
+      in.clear();           // the buffer filled before the line ended
+      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      ++p.malformed_lines;
+      continue;
+    }
+    const bool at_end = in.eof();
+    line.assign(buf.data(), at_end ? got : got - 1);  // without the '\n' getline extracted
+    if (line.empty()) {
+      if (at_end) break;
+      continue;
+    }
     try {
       const json j = json::parse(line);
       if (!j.is_object()) {
@@ -292,6 +310,7 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
     } catch (const std::out_of_range&) {
       ++p.malformed_lines;
     }
+    if (at_end) break;
   }
   if (reversed > 0)
     p.warnings.push_back(std::to_string(reversed) +

@@ -33,6 +33,13 @@ T field(const json& j, const char* key, T fallback = T{}) {
   return it->get<T>();
 }
 
+// The most one record line may hold. The injection library writes lines of at most a few hundred
+// kB (batches of 32,768 correlation ids; a command line is at most the kernel's 2 MB); a longer
+// line is unreadable, skipped without being parsed.
+inline constexpr std::size_t kMaxRecordLineBytes = std::size_t{16} << 20;
+// The most frames of a call site's stack, native or Python: the library takes at most 48 of each.
+inline constexpr std::size_t kMaxSiteFrames = 256;
+
 // Times of records are CLOCK_REALTIME nanoseconds (CUPTI's clock and the injection library's; about
 // 1.8e18 today). A time of 0, one past 2^62, or one more than kMaxRecordDistanceNs (about 3 years)
 // from the process's start (`begin_ns`, once its process line gave it) makes the line unreadable:

@@ -46,13 +46,20 @@ CallSiteRecord read_site(const json& j) {
   s.id = field<std::uint32_t>(j, "s");
   s.api = field<std::string>(j, "api");
   s.internal_frames = field<std::size_t>(j, "ni");
+  // More frames than the library ever takes is an unreadable line: a site of a million frames cost
+  // gigabytes in the analysis and the report.
+  const auto frames = [](const json& list, const char* key) -> const json::array_t& {
+    const auto& a = list.get_ref<const json::array_t&>();
+    if (a.size() > records::kMaxSiteFrames) throw std::out_of_range(std::string(key) + ": more frames than a stack is read with");
+    return a;
+  };
   if (auto n = j.find("n"); n != j.end() && !n->is_null())
-    for (const json& f : n->get_ref<const json::array_t&>()) {
+    for (const json& f : frames(*n, "n")) {
       if (!f.is_array() || f.size() != 4) throw std::out_of_range("n: a frame is [module, offset, function, offset]");
       s.native.push_back(NativeFrameRecord{f[0].get<std::string>(), hex_offset(f[1]), f[2].get<std::string>(), non_negative(f[3]), {}});
     }
   if (auto py = j.find("py"); py != j.end() && !py->is_null())
-    for (const json& f : py->get_ref<const json::array_t&>()) {
+    for (const json& f : frames(*py, "py")) {
       if (!f.is_array() || f.size() != 3 || !f[1].is_number_integer())
         throw std::out_of_range("py: a frame is [file, line, function]");
       s.python.push_back(PythonFrameRecord{f[0].get<std::string>(), f[1].get<int>(), f[2].get<std::string>()});

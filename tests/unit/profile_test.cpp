@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -139,6 +140,73 @@ TEST(ProfileRecords, TimesAndCountsOutsideSaneRangesAreUnreadableLines) {
   run.command = {"app"};
   const Report report = profile_report(run, {analyze_process(r)});
   EXPECT_NO_THROW(report_from_json(json::parse(report_json_text(report)), "mem"));
+}
+
+// What one record line may cost is bounded: a line longer than 16 MiB is skipped unread, a call
+// site with more frames than a stack is read with is unreadable; the lines around them are kept.
+TEST(ProfileRecords, OversizedLinesAndSitesAreUnreadableLines) {
+  std::string frames;
+  for (int i = 0; i < 1000; ++i) frames += std::string(i ? "," : "") + "[\"/lib/a.so\",\"0x10\",\"f\",1]";
+  std::string py;
+  for (int i = 0; i < 300; ++i) py += std::string(i ? "," : "") + "[\"a.py\",1,\"g\"]";
+  const std::string lines = "{\"t\":\"process\",\"pid\":7}\n"
+                            "{\"t\":\"warning\",\"what\":\"" + std::string((std::size_t{16} << 20) + 10, 'x') + "\"}\n"
+                            "{\"t\":\"warning\",\"what\":\"kept\"}\n"
+                            "{\"t\":\"site\",\"s\":1,\"api\":\"cudaLaunchKernel\",\"n\":[" + frames + "]}\n"
+                            "{\"t\":\"site\",\"s\":2,\"api\":\"cudaLaunchKernel\",\"n\":[],\"py\":[" + py + "]}\n"
+                            "{\"t\":\"site\",\"s\":3,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/lib/a.so\",\"0x10\",\"f\",1]]}\n"
+                            "{\"t\":\"warning\",\"what\":\"last, without a line end\"}";
+  std::istringstream in(lines);
+  const ProcessRecords r = parse_process_records(in, "mem");
+  EXPECT_EQ(r.pid, 7);
+  EXPECT_EQ(r.malformed_lines, 3u);
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[0], "kept");
+  EXPECT_EQ(r.warnings[1], "last, without a line end");
+  ASSERT_EQ(r.sites.sites.size(), 1u);
+  EXPECT_EQ(r.sites.sites[0].id, 3u);
+}
+
+// Capture begins are matched to their ends by stream and correlation: a begin gets the first end
+// after it on its stream. 100,000 begins that never end (a pass over every capture call for each
+// begin: minutes) are matched at once.
+TEST(ProfileAnalysis, CaptureBeginsAreMatchedToTheirEndsInLinearTime) {
+  ProcessRecords r;
+  r.pid = 7;
+  const auto call = [&](std::uint32_t co, const char* name, std::uint32_t thread) {
+    ApiRecord a;
+    a.name = name;
+    a.correlation_id = co;
+    a.thread_id = thread;
+    a.start_ns = 1000 + co;
+    a.end_ns = 1000 + co;
+    r.trace.api.push_back(a);
+  };
+  for (std::uint32_t i = 0; i < 100000; ++i) r.captures.push_back(CaptureCall{false, 9, 0, 1 + i, 0, -1});  // ends before them
+  for (std::uint32_t i = 0; i < 100000; ++i) {
+    r.captures.push_back(CaptureCall{true, 9, 0, 200000 + i, 0, 0});
+    call(200000 + i, "cudaStreamBeginCapture", 100 + i);
+  }
+  // One capture on stream 5 whose EndCapture has no API record: a call on its thread after the end
+  // closes it, the launch inside it broke it.
+  r.captures.push_back(CaptureCall{true, 5, 0, 400000, 0, 0});
+  call(400000, "cudaStreamBeginCapture", 1);
+  ApiRecord bad;
+  bad.name = "cudaMalloc";
+  bad.correlation_id = 400001;
+  bad.thread_id = 1;
+  bad.start_ns = bad.end_ns = 1000 + 400001;
+  bad.return_value = 900;  // cudaErrorStreamCaptureUnsupported
+  r.trace.api.push_back(bad);
+  r.captures.push_back(CaptureCall{false, 5, 0, 400002, 901, -1});
+  call(400003, "cudaMemcpy", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessProfile p = analyze_process(r);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  ASSERT_EQ(p.capture_trouble.size(), 1u);
+  EXPECT_EQ(p.capture_trouble[0].api, "cudaMalloc");
+  EXPECT_EQ(p.capture_trouble[0].stream_id, 5u);
+  EXPECT_EQ(p.capture_trouble[0].end_error, "cudaErrorStreamCaptureInvalidated");
 }
 
 // Text from the records reaches the terminal without its control characters (an ESC starts an
