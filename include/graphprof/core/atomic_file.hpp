@@ -1,7 +1,8 @@
 // Writing output files so that a reader never sees a half-written file: write a temporary file
 // beside the target, flush it, then rename it over the target. Destinations that are not regular
 // files (a terminal, /dev/stdout, a FIFO, a shell's >(...)) are written through instead, a
-// symbolic link is followed (its target is replaced, the link stays), and "-" means stdout.
+// symbolic link is followed (its target is replaced, the link stays) unless another user made it
+// in a shared folder with the sticky bit (/tmp: kUsage, it could be planted), and "-" means stdout.
 #pragma once
 #include <string>
 
