@@ -261,9 +261,11 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
   ChildResult r;
   const int status = wait_until(pid, deadline, r.stopped_with, *terminal);
+  // The application's wall time ends with it (--overhead compares these), not with what is left
+  // of its group.
+  r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   terminal->take_back();
   stop_group(pid, r);
-  r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   r.status = exit_status_of(status);
   r.description = WIFSIGNALED(status) ? "was killed by " + signal_name(WTERMSIG(status))
                                       : "exited with status " + std::to_string(r.status);
