@@ -477,6 +477,20 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     if (!c.begin && c.graph_id != 0 && c.return_value == 0) capture_stream_of_graph[c.graph_id] = c.stream_id;
   std::vector<ProfiledExec> execs = p.execs;
   std::stable_sort(execs.begin(), execs.end(), [](const ProfiledExec& a, const ProfiledExec& b) { return a.created_ns < b.created_ns; });
+  // Each dump parsed once, however many execs name it (records may name one dump for thousands).
+  std::map<std::string, DotGraphInfo> dumps;
+  auto dump_of = [&](const std::string& path) -> const DotGraphInfo& {
+    const auto [it, added] = dumps.try_emplace(path);
+    if (!added) return it->second;
+    try {
+      // Only a regular file: the path comes from the records (a garbled one may name /dev/zero).
+      std::error_code ec;
+      if (!path.empty() && std::filesystem::is_regular_file(path, ec)) it->second = dot_graph_info(load_dot(path));
+    } catch (const Error&) {
+      // A dump that is missing or unreadable: the join goes without node names.
+    }
+    return it->second;
+  };
   // Per-exec record subsets for the node statistics.
   std::map<std::uint32_t, TraceData> per_exec;
   for (const auto& e : execs) {
@@ -551,14 +565,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       ++g.kernels;
       g.kernel_time_ns += duration(k.start_ns, k.end_ns);
     }
-    DotGraphInfo dot;
-    try {
-      // Only a regular file: the path comes from the records (a garbled one may name /dev/zero).
-      std::error_code ec;
-      if (!g.exec.dot.empty() && std::filesystem::is_regular_file(g.exec.dot, ec)) dot = dot_graph_info(load_dot(g.exec.dot));
-    } catch (const Error&) {
-      // A dump that is missing or unreadable: the join goes without node names.
-    }
+    const DotGraphInfo& dot = dump_of(g.exec.dot);
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);
