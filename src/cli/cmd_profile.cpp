@@ -796,8 +796,10 @@ void setup_profile(CLI::App& app, int& exit_code) {
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
-      "            2 usage or the command cannot start, 4 no GPU/driver, no injection library, an output that\n"
-      "            cannot be written, or --time-limit reached (the report is written first), 6 internal error.");
+      "            2 usage, the command cannot start, an output that is an input or another output, or --out\n"
+      "            another profile is writing into, 3 --from DIR missing or without records, 4 no GPU/driver,\n"
+      "            no injection library, an output that cannot be written, or --time-limit reached (the report\n"
+      "            is written first), 6 internal error.");
   sub->callback([o, &exit_code] { run_profile(*o, exit_code); });
 }
 
