@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/json_assert.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -40,6 +41,8 @@ auto malformed_is_input_error(const std::string& path, Fn&& fn) {
   try {
     return fn();
   } catch (const nlohmann::json::exception& e) {
+    throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
+  } catch (const JsonMisuse& e) {
     throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
   } catch (const Error& e) {
     // A reader that checks a field's shape names the field; here the file is named too.

@@ -581,10 +581,15 @@ std::string format_profile_summary(const Report& report, bool verbose, const std
   if (section == nullptr) return {};
   const json& p = *section;
   std::ostringstream out;
-  const json& procs = p["processes"];
-  out << "\nprofile: " << one_line(json_fields::text(p, "program")) << " (" << procs.size()
-      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
-      << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
+  // The headline reads tolerantly: a field missing from a hand-edited report shows as "-".
+  const auto or_dash = [&](const char* key) {
+    const std::string v = json_fields::text(p, key);
+    return v.empty() ? std::string("-") : one_line(v);
+  };
+  const json& procs = json_fields::items(p, "processes");
+  out << "\nprofile: " << or_dash("program") << " (" << procs.size()
+      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << or_dash("trace_level")
+      << "): the application " << or_dash("exit") << ", wall " << ns(p, "wall_ns") << "\n";
   overhead_text(out, p);
   overhead_windows_text(out, p);
   for (const auto& n : json_fields::items(p, "notes"))

@@ -6,6 +6,8 @@ a minute: never a signal, never exit 6, never a launch number wrapped around pas
   none read past its end and crashed).
 - timeline.bin_ns so large that the page's time axis spans more than a double holds (its tick loop
   never ended).
+- fields the summary reads left out: the headline's read tolerantly (exit 0), a process's coverage
+  is exit 3 naming the file (both read freed memory before: a const operator[] on a missing key).
 """
 import copy
 import json
@@ -104,4 +106,16 @@ check("bin_ns_1e308", set_bin(1e308), 0, page_rc=0)
 check("bin_ns_1e18", set_bin(1e18), 0, page_rc=0)
 check("bin_ns_tiny", set_bin(1e-300), 0, page_rc=0)
 check("bin_ns_negative", set_bin(-5.0), 0, page_rc=0)
+def drop(*path):
+    def mutate(report):
+        o = report["results"][0]["sections"]["profile"]
+        for k in path[:-1]:
+            o = o[k]
+        del o[path[-1]]
+    return mutate
+
+
+check("no_trace_level", drop("trace_level"), 0, page_rc=0)
+check("no_exit", drop("exit"), 0, page_rc=0)
+check("no_coverage", drop("processes", 0, "coverage"), 3, "malformed", page_rc=0)
 sys.exit(1 if failures else 0)

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/json_assert.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
@@ -403,6 +404,19 @@ ProfileRun fixture_run() {
   run.overhead_changes = {OverheadChange{"steady_window", 2, 0.15, -0.2, 0.6, true, 1.0e9, 1.15e9},
                           OverheadChange{"wall_time", 2, 0.25, 0.10, 0.40, false, 1.6e9, 2.0e9}};
   return run;
+}
+
+// A hand-edited report without fields the summary reads: its headline reads them tolerantly ("-"),
+// and a field missing deeper is an exception the commands turn into exit 3 (core/json_assert.hpp),
+// never a read of freed memory (a const operator[] on a missing key, found by fuzz_profile_report).
+TEST(ProfileReport, MissingFieldsOfAHandEditedReportNeverReadFreedMemory) {
+  Report r = profile_report(fixture_run(), {fixture_profile()});
+  json& section = r.results[0].sections.profile;
+  for (const char* key : {"trace_level", "exit", "program"}) section.erase(key);
+  const std::string text = format_profile_summary(r);
+  EXPECT_NE(text.find("profile: - (1 CUDA process, trace -): the application -, wall"), std::string::npos) << text;
+  section["processes"][0].erase("coverage");
+  EXPECT_THROW(format_profile_summary(r), JsonMisuse);
 }
 
 TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip) {
