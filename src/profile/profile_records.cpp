@@ -133,8 +133,8 @@ void read_line(const json& j, ProcessRecords& p) {
     KernelRecord k;
     k.name = field<std::string>(j, "n");
     read_activity(j, k, p.begin_ns);
-    k.grid = field<std::array<int, 3>>(j, "gr", k.grid);
-    k.block = field<std::array<int, 3>>(j, "bl", k.block);
+    k.grid = records::int_triple(j, "gr", k.grid);
+    k.block = records::int_triple(j, "bl", k.block);
     k.shared_bytes = field<int>(j, "sh");
     k.registers_per_thread = field<int>(j, "rg");
     d.kernels.push_back(std::move(k));
@@ -275,23 +275,32 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   p.source = source;
   std::string line;
   std::size_t reversed = 0;
-  // Lines are read into a buffer of kMaxRecordLineBytes: a longer one is an unreadable line, skipped
-  // without being held or parsed (a 2 GB line would cost ten times that parsed).
-  std::vector<char> buf(records::kMaxRecordLineBytes + 1);
+  // Lines are read in chunks and kept up to kMaxRecordLineBytes: a longer one is an unreadable line,
+  // skipped without being held or parsed (a 2 GB line would cost ten times that parsed).
+  char chunk[1 << 16];
   for (;;) {
-    in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (in.bad()) break;
-    if (in.fail()) {
-      if (got == 0) break;  // nothing left
-      in.clear();           // the buffer filled before the line ended
-      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-      ++p.malformed_lines;
-      continue;
+    line.clear();
+    bool read_any = false, too_long = false;
+    for (;;) {
+      in.getline(chunk, sizeof chunk);
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (in.bad()) break;
+      const bool chunk_full = in.fail() && got == sizeof chunk - 1;  // the line goes on
+      if (in.fail() && !chunk_full) break;                            // nothing left
+      read_any = true;
+      const std::size_t n = chunk_full || in.eof() ? got : got - 1;    // without the '\n' getline took
+      if (!too_long && line.size() + n > records::kMaxRecordLineBytes) {
+        too_long = true;
+        line = std::string();  // its memory given back
+      }
+      if (!too_long) line.append(chunk, n);
+      if (!chunk_full) break;
+      in.clear();
     }
-    const bool at_end = in.eof();
-    line.assign(buf.data(), at_end ? got : got - 1);  // without the '\n' getline extracted
-    if (line.empty()) {
+    if (!read_any) break;
+    const bool at_end = in.eof() || in.bad();
+    if (too_long) ++p.malformed_lines;
+    if (too_long || line.empty()) {
       if (at_end) break;
       continue;
     }

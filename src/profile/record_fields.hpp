@@ -2,6 +2,7 @@
 // field gives the fallback; an integer that does not fit T, or a value of another type, throws
 // (std::out_of_range or nlohmann::json::exception) and the line is counted as unreadable.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -31,6 +32,24 @@ T field(const json& j, const char* key, T fallback = T{}) {
     if (!fits) throw std::out_of_range(std::string(key) + ": not an integer this field can hold");
   }
   return it->get<T>();
+}
+
+// A kernel's grid or block, [x, y, z]: three integers an int holds (5e128 converted to int was
+// undefined behaviour, found by fuzz_profile_records).
+inline std::array<int, 3> int_triple(const json& j, const char* key, std::array<int, 3> fallback) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_array() || it->size() != 3) throw std::out_of_range(std::string(key) + ": not [x, y, z]");
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& v = (*it)[i];
+    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t{INT32_MAX}
+                      : v.is_number_integer() ? v.get<std::int64_t>() >= INT32_MIN && v.get<std::int64_t>() <= INT32_MAX
+                                              : false;
+    if (!fits) throw std::out_of_range(std::string(key) + ": not an integer an int holds");
+    out[i] = static_cast<int>(v.get<std::int64_t>());
+  }
+  return out;
 }
 
 // The most one record line may hold. The injection library writes lines of at most a few hundred

@@ -83,10 +83,21 @@ TEST(ProfileRecords, OutOfRangeNumbersAndEmptyRemarksAreUnreadableLines) {
         << R"({"t":"error","what":""})" << "\n"
         << R"({"t":"warning","what":"kept"})" << "\n";
   }
+  {
+    // A kernel's grid or block must be three integers an int holds (5e128 into an int was undefined
+    // behaviour, found by fuzz_profile_records).
+    std::ofstream out(path, std::ios::app);
+    out << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"gr":[5e128,1,1]})" << "\n"
+        << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"bl":[1,1]})" << "\n"
+        << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"gr":[4,2,1],"bl":[128,1,1]})" << "\n";
+  }
   const ProcessRecords r = read_process_records(path);
   EXPECT_EQ(r.pid, 7);
   EXPECT_EQ(r.trace.dropped_records, 3u);
-  EXPECT_EQ(r.malformed_lines, 5u);
+  EXPECT_EQ(r.malformed_lines, 7u);
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels[0].grid, (std::array<int, 3>{4, 2, 1}));
+  EXPECT_EQ(r.trace.kernels[0].block, (std::array<int, 3>{128, 1, 1}));
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "kept");
   EXPECT_TRUE(r.errors.empty());
