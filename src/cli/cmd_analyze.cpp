@@ -4,6 +4,8 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
+#include "option_checks.hpp"
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/report/graph_analysis_text.hpp"
 
@@ -19,16 +21,17 @@ struct AnalyzeOptions {
 int analyze_command(const AnalyzeOptions& o) {
   check_graph_input(o.input);
   if (!o.json_path.empty()) check_output_path("--json", o.json_path);
+  outputs_apart({{"the DOT dump", o.input.dot}, {"--report", o.input.report}}, {{"--json", o.json_path}});
   const GraphInput in = load_graph_input(o.input);
   const GraphMetrics& metrics = in.metrics;
 
   if (writes_to_stdout(o.json_path)) {  // '-', /dev/stdout, /dev/fd/1: the JSON alone
-    std::cout << to_json(metrics).dump(2) << "\n";
+    std::cout << json_text(to_json(metrics), 2) << "\n";
     return 0;
   }
   std::cout << analysis_text(metrics);
   if (!o.json_path.empty()) {
-    write_file_atomic(o.json_path, to_json(metrics).dump(2) + "\n");
+    write_file_atomic(o.json_path, json_text(to_json(metrics), 2) + "\n");
     std::cout << "\nanalysis written to " << o.json_path << "\n";
   }
   return 0;

@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "graphprof/core/utf8_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/compare/report_merge.hpp"
@@ -109,6 +110,23 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   if (!o.json_path.empty() && o.json_path != "-") check_output_path("--json", o.json_path);
   if (!o.markdown_path.empty()) check_output_path("--markdown", o.markdown_path);
   if (!o.junit_path.empty()) check_output_path("--junit", o.junit_path);
+  {
+    // A side that is a folder is read as its reports: none of them may be written over either.
+    NamedPaths read;
+    for (const auto& [role, side] : {std::pair<std::string, std::string>{"the baseline", o.baseline}, {"the candidate", o.candidate}}) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(side, ec)) {
+        read.emplace_back(role, side);
+        continue;
+      }
+      try {
+        for (auto& f : report_files(side)) read.emplace_back(role + "'s report", std::move(f));
+      } catch (const Error&) {
+        // An unreadable or empty folder is reported, with its own message, where the side is read.
+      }
+    }
+    outputs_apart(read, {{"--json", o.json_path}, {"--markdown", o.markdown_path}, {"--junit", o.junit_path}});
+  }
 
   // One file on both sides compares a run with itself: no change can show, and no noise either.
   std::error_code same_ec;
@@ -143,8 +161,8 @@ int compare_command(const CompareOptions& o, const CLI::App& sub) {
   else if (!o.json_path.empty()) write_file_atomic(o.json_path, render_compare_json(c, exit));
   const bool output_on_stdout = json_stdout || writes_to_stdout(o.json_path) || writes_to_stdout(o.markdown_path) ||
                                 writes_to_stdout(o.junit_path);
-  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, render_compare_markdown(c, exit, o.max_markdown_bytes));
-  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_compare_junit(c));
+  if (!o.markdown_path.empty()) write_file_atomic(o.markdown_path, valid_utf8(render_compare_markdown(c, exit, o.max_markdown_bytes)));
+  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, valid_utf8(render_compare_junit(c)));
 
   std::ostream& console = output_on_stdout ? std::cerr : std::cout;
   if (o.quiet) {

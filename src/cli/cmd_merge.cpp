@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/report_merge.hpp"
 #include "graphprof/core/error.hpp"
@@ -33,6 +34,9 @@ void setup_merge(CLI::App& app, int& exit_code) {
     if (files.size() < 2)
       throw usage_error("merge needs at least two reports (or a folder holding them); got only " + files.front());
     check_output_path("-o", *output);
+    NamedPaths read;
+    for (const auto& f : files) read.emplace_back("the report", f);
+    outputs_apart(read, {{"-o", *output}});
     const std::vector<Report> reports = read_distinct_reports(files);
     // Profiles of a job's nodes (different ranks) are joined by rank; anything else is pooled.
     const bool by_rank = are_rank_profiles(reports);

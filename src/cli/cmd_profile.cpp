@@ -4,17 +4,20 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "option_checks.hpp"
 #include "profile_overhead.hpp"
@@ -59,6 +62,7 @@ struct ProfileOptions {
   bool verbose = false;
   bool step_range_given = false;
   std::string step_range;  // --step-range NAME: a step is one NVTX range NAME; empty: one launch of the most-launched graph
+  std::string from;        // --from DIR: re-read an earlier profile's records, run nothing
   std::vector<std::string> command;
 };
 
@@ -66,14 +70,18 @@ struct ProfileOptions {
 // library's own flush on SIGTERM gives up after 3 s.
 constexpr double kStopGraceSeconds = 5;
 
-// The child's pid while it runs, for the signal handler.
+// How long the processes of the application's group have to end by themselves once it has ended,
+// before they are stopped (a worker that is just exiting, a resource tracker).
+constexpr double kSettleSeconds = 1;
+
+// The child's pid while it runs, for the signal handler: also its process group's id.
 volatile sig_atomic_t g_child = 0;
 
-// SIGINT/SIGTERM sent to graphprof by another process (kill, a CI runner) go on to the application.
-// A Ctrl-C from the terminal reaches the application by itself (same process group): not twice.
-void forward_signal(int sig, siginfo_t* info, void*) {
-  const bool from_terminal = info != nullptr && info->si_code > 0;
-  if (g_child > 0 && !from_terminal) kill(static_cast<pid_t>(g_child), sig);
+// SIGINT/SIGTERM sent to graphprof go on to the application's whole process group (its workers,
+// a launcher's ranks, a shell wrapper's program). A Ctrl-C at the terminal reaches the group by
+// itself when it holds the terminal (TerminalForChild), and graphprof then does not see it.
+void forward_signal(int sig, siginfo_t*, void*) {
+  if (g_child > 0) kill(-static_cast<pid_t>(g_child), sig);
 }
 
 struct SignalForwarding {
@@ -107,27 +115,120 @@ std::string signal_name(int sig) {
   }
 }
 
-// Waits for `pid`; at `deadline` (when set) sends it SIGTERM, and SIGKILL kStopGraceSeconds later.
-int wait_until(pid_t pid, const std::optional<Deadline>& deadline, const char*& stopped_with) {
-  int status = 0;
-  if (!deadline) {
-    while (waitpid(pid, &status, 0) < 0)
-      if (errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
-    return status;
+// The terminal, while the application runs, belongs to its process group (when graphprof holds it
+// in the foreground): the application reads it and Ctrl-C / Ctrl-Z reach all of its processes.
+class TerminalForChild {
+ public:
+  explicit TerminalForChild(pid_t group) : group_(group) {
+    if (::isatty(STDIN_FILENO) != 1 || ::tcgetpgrp(STDIN_FILENO) != ::getpgrp()) return;
+    if (::tcsetpgrp(STDIN_FILENO, group) != 0) return;
+    held_ = true;
+    ::kill(-group, SIGCONT);  // one that read the terminal before it was its own was stopped (SIGTTIN)
   }
+  ~TerminalForChild() { take_back(); }
+  TerminalForChild(const TerminalForChild&) = delete;
+  TerminalForChild& operator=(const TerminalForChild&) = delete;
+  bool held() const { return held_; }
+  // graphprof's own group again; SIGTTOU held, since graphprof is then a background group.
+  void take_back() {
+    if (!held_) return;
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    pthread_sigmask(SIG_BLOCK, &ttou, &old);
+    ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    held_ = false;
+  }
+  // The application was stopped at the terminal (Ctrl-Z): graphprof stops too, so that the shell
+  // regains the terminal; once continued (fg), the application gets the terminal and goes on.
+  void stopped() {
+    take_back();
+    ::kill(::getpid(), SIGSTOP);
+    if (::isatty(STDIN_FILENO) == 1 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp() && ::tcsetpgrp(STDIN_FILENO, group_) == 0)
+      held_ = true;
+    ::kill(-group_, SIGCONT);
+  }
+
+ private:
+  pid_t group_;
+  bool held_ = false;
+};
+
+// The live processes of process group `group` (zombies left out), as "1234 (python3)".
+std::vector<std::string> group_members(pid_t group) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat;
+    try {
+      stat = read_file(entry.path().string() + "/stat");
+    } catch (const Error&) {
+      continue;  // ended meanwhile
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so from the last ')'.
+    const auto close = stat.rfind(')');
+    const auto open = stat.find('(');
+    if (close == std::string::npos || open == std::string::npos || open > close) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+    if (pgrp != group || state == 'Z' || state == 'X') continue;
+    out.push_back(name + " (" + stat.substr(open + 1, close - open - 1) + ")");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool wait_for_empty_group(pid_t group, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(seconds));
+  for (;;) {
+    if (group_members(group).empty()) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    ::usleep(20000);
+  }
+}
+
+// The application has ended: what is left of its group (workers, a wrapper's program, a daemon it
+// started) gets kSettleSeconds to end by itself, then SIGTERM, then SIGKILL kStopGraceSeconds later.
+// Nothing of the profiled program outlives the profile, holding the GPU or writing records after it.
+void stop_group(pid_t group, ChildResult& r) {
+  if (wait_for_empty_group(group, kSettleSeconds)) return;
+  r.stopped_processes = group_members(group);
+  if (r.stopped_processes.empty()) return;
+  ::kill(-group, SIGTERM);
+  r.stopped_processes_with = "SIGTERM";
+  if (wait_for_empty_group(group, kStopGraceSeconds)) return;
+  ::kill(-group, SIGKILL);
+  r.stopped_processes_with = "SIGKILL";
+  wait_for_empty_group(group, 2);
+}
+
+// Waits for `pid`, the leader of its process group; at `deadline` (when set) sends the group SIGTERM,
+// and SIGKILL kStopGraceSeconds later.
+int wait_until(pid_t pid, const std::optional<Deadline>& deadline, const char*& stopped_with, TerminalForChild& terminal) {
+  int status = 0;
   Deadline kill_at{};
   for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
+    const pid_t r = waitpid(pid, &status, (deadline ? WNOHANG : 0) | WUNTRACED);
+    if (r == pid && WIFSTOPPED(status)) {
+      if (terminal.held()) terminal.stopped();
+      continue;
+    }
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) throw internal_error(std::string("waitpid failed: ") + std::strerror(errno));
+    if (!deadline) continue;
     const auto now = std::chrono::steady_clock::now();
     if (stopped_with == nullptr && now >= *deadline) {
-      kill(pid, SIGTERM);
+      kill(-pid, SIGTERM);
       stopped_with = "SIGTERM";
       kill_at = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(kStopGraceSeconds));
     } else if (stopped_with != nullptr && std::strcmp(stopped_with, "SIGTERM") == 0 && now >= kill_at) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       stopped_with = "SIGKILL";
     }
     ::usleep(10000);
@@ -152,13 +253,19 @@ ChildResult run_child(const std::vector<std::string>& command, const std::vector
   const SignalForwarding forwarding;
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = spawn_with_mask(pid, argv[0], true, nullptr, argv.data(), envp.data(), held.caller_mask());
+  const int rc = spawn_with_mask(pid, argv[0], true, nullptr, argv.data(), envp.data(), held.caller_mask(), /*own_group=*/true);
   if (rc == 0) g_child = pid;
+  std::optional<TerminalForChild> terminal;
+  if (rc == 0) terminal.emplace(pid);
   held.release();  // a held signal is delivered (forwarded) here
   if (rc != 0) throw usage_error("cannot start '" + command.front() + "': " + std::strerror(rc));
   ChildResult r;
-  const int status = wait_until(pid, deadline, r.stopped_with);
+  const int status = wait_until(pid, deadline, r.stopped_with, *terminal);
+  // The application's wall time ends with it (--overhead compares these), not with what is left
+  // of its group.
   r.wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  terminal->take_back();
+  stop_group(pid, r);
   r.status = exit_status_of(status);
   r.description = WIFSIGNALED(status) ? "was killed by " + signal_name(WTERMSIG(status))
                                       : "exited with status " + std::to_string(r.status);
@@ -185,6 +292,36 @@ std::string self_dir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+// An exclusive flock(2) on FOLDER/.graphprof.lock for as long as the profile runs. The lock file
+// stays (removing it would let a third profile lock a new file while the second holds the old);
+// the lock goes with the descriptor, also when graphprof is killed. Not inherited by the
+// application (O_CLOEXEC).
+class OutputFolderLock {
+ public:
+  OutputFolderLock(const std::string& option_value, const fs::path& folder) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) throw usage_error("--out " + option_value + ": cannot create folder " + folder.string() + ": " + ec.message());
+    const std::string path = (folder / ".graphprof.lock").string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw usage_error("--out " + option_value + ": cannot open the lock file " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      if (e == EWOULDBLOCK)
+        throw usage_error("--out " + option_value + ": another profile is writing here (" + path +
+                          " is locked); give this one another --out");
+      throw usage_error("--out " + option_value + ": cannot lock " + path + ": " + std::strerror(e));
+    }
+  }
+  ~OutputFolderLock() { ::close(fd_); }
+  OutputFolderLock(const OutputFolderLock&) = delete;
+  OutputFolderLock& operator=(const OutputFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 std::vector<std::string> environment_without(const std::vector<std::string>& names) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -196,8 +333,43 @@ std::vector<std::string> environment_without(const std::vector<std::string>& nam
   return env;
 }
 
+// --from DIR: the folder whose report.json it writes (the earlier --out) and its records folder.
+// DIR is that --out folder, or its profile-data folder, or any folder of proc-*.jsonl records.
+std::pair<fs::path, fs::path> from_folders(const std::string& from) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(from).lexically_normal();
+  if (!fs::is_directory(dir, ec))
+    throw input_error("--from " + from + ": " + (fs::exists(dir, ec) ? "not a folder" : "no such folder"));
+  if (fs::is_directory(dir / "profile-data", ec)) return {dir, dir / "profile-data"};
+  const fs::path base = dir.filename().empty() ? dir.parent_path() : dir;
+  if (base.filename() == "profile-data") return {base.parent_path(), base};
+  return {base, base};
+}
+
+// The folders of --from's runs: run-1, run-2, ... of a --repeat profile, else the records folder.
+std::vector<fs::path> from_runs(const fs::path& data) {
+  std::vector<fs::path> runs;
+  for (int k = 1;; ++k) {
+    std::error_code ec;
+    const fs::path dir = data / ("run-" + std::to_string(k));
+    if (!fs::is_directory(dir, ec)) break;
+    runs.push_back(dir);
+  }
+  if (runs.empty()) runs.push_back(data);
+  return runs;
+}
+
 void run_profile(const ProfileOptions& o, int& exit_code) {
-  if (o.command.empty()) throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...])");
+  const bool from_records = !o.from.empty();
+  if (from_records) {
+    if (!o.command.empty())
+      throw usage_error("--from re-reads the records of an earlier profile and runs nothing; give no command (" +
+                        o.command.front() + ")");
+    if (o.repeat > 1 || o.overhead > 0 || o.overhead_windows > 0 || o.time_limit > 0)
+      throw usage_error("--from runs nothing: --repeat, --overhead, --overhead-windows and --time-limit need a command");
+  } else if (o.command.empty()) {
+    throw usage_error("profile: no command given (graphprof profile [options] -- CMD [ARGS...], or --from DIR)");
+  }
   if (o.repeat > 1 && o.overhead > 0)
     throw usage_error("--repeat and --overhead: give one of them (--overhead runs the application plain and profiled in pairs)");
   if (o.time_limit > 0 && o.overhead > 0)
@@ -230,12 +402,12 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
   // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
   const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
-  const bool gpu_checked = !(no_check && std::strcmp(no_check, "1") == 0);
+  const bool gpu_checked = !from_records && !(no_check && std::strcmp(no_check, "1") == 0);
   if (gpu_checked) require_gpu(0);
 
   const char* custom = std::getenv("GRAPHPROF_INJECT_LIB");
   const fs::path lib = custom && *custom ? fs::path(custom) : fs::path(self_dir()) / "libgraphprof_inject.so";
-  if (!fs::is_regular_file(lib))
+  if (!from_records && !fs::is_regular_file(lib))
     throw environment_error("the injection library " + lib.string() +
                             " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
   const bool have_interposer = fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so");
@@ -244,8 +416,42 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                             " is missing; it is built and installed next to the injection library");
 
   std::error_code ec;
-  const fs::path out = fs::absolute(o.out);
-  const fs::path data = out / "profile-data";
+  const std::pair<fs::path, fs::path> folders =
+      from_records ? from_folders(o.from) : std::pair<fs::path, fs::path>{fs::absolute(o.out), fs::absolute(o.out) / "profile-data"};
+  const fs::path out = folders.first;
+  const fs::path data = folders.second;
+  const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
+  if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
+    throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
+  // Before the application runs: a typo in an output must not cost the profile.
+  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
+  if (!o.json.empty()) check_output_path("--json", o.json);
+  if (!o.html.empty()) check_output_path("--html", o.html);
+  if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
+  const NamedPaths outputs{{o.json.empty() ? "--out" : "--json", json_path}, {"--html", o.html}, {"--trace-out", o.trace_out}};
+  NamedPaths inputs;
+  if (!from_records) {
+    // The program, when named by a path, is an input; a name without '/' is looked up in PATH.
+    if (o.command.front().find('/') != std::string::npos) inputs.emplace_back("the program", o.command.front());
+  } else {
+    for (const fs::path& dir : from_runs(data))
+      for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().extension() == ".jsonl") inputs.emplace_back("the record file", entry.path().string());
+  }
+  outputs_apart(inputs, outputs);
+  // The records folder is emptied before and filled during the run: no output may live there
+  // (--from only reads it).
+  const fs::path records_root = from_records ? fs::path() : fs::weakly_canonical(data, ec);
+  for (const auto& [option, path] : outputs) {
+    if (path.empty() || writes_to_stdout(path) || records_root.empty()) continue;
+    const fs::path where = fs::weakly_canonical(fs::absolute(output_target(path)), ec).parent_path();
+    if (std::mismatch(records_root.begin(), records_root.end(), where.begin(), where.end()).first == records_root.end())
+      throw usage_error(option + " " + path + ": inside the records folder " + data.string() +
+                        ", which profile empties and fills; write it elsewhere");
+  }
+  // One profile at a time writes into a folder: a second one would mix its processes' records
+  // with the first's, and both reports would be wrong.
+  const OutputFolderLock lock(from_records ? o.from : o.out, out);
   // A folder for records, without the stale files of an earlier profile (they would be read as
   // processes of this one).
   auto records_folder = [&](const fs::path& dir) {
@@ -257,19 +463,13 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
         fs::remove(entry.path(), ec);
     }
   };
-  records_folder(data);
-  const std::string json_path = o.json.empty() ? (out / "report.json").string() : o.json;
-  if (!o.trace_out.empty() && !fs::is_directory(fs::absolute(o.trace_out).parent_path()))
-    throw usage_error("--trace-out " + o.trace_out + ": its folder does not exist");
-  // Before the application runs: a typo in an output must not cost the profile.
-  one_output_on_stdout({{"--json", o.json}, {"--trace-out", o.trace_out}, {"--html", o.html}});
-  if (!o.json.empty()) check_output_path("--json", o.json);
-  if (!o.html.empty()) check_output_path("--html", o.html);
-  if (!o.trace_out.empty()) check_output_path("--trace-out", o.trace_out);
+  if (!from_records) records_folder(data);  // --from reads what is there
 
   ProfileRun run;
-  run.program = program_name(o.command);
-  run.command = o.command;
+  if (!from_records) {
+    run.program = program_name(o.command);
+    run.command = o.command;
+  }
   run.trace_level = o.trace;
   if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing) {
     run.notes.push_back(std::string("CUDA_INJECTION64_PATH was set to ") + existing +
@@ -342,6 +542,17 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   std::vector<ProcessRecords> records;  // of the last run, for --trace-out
   SourceLineResolver source_lines;      // file:line of native call sites, after each run, here (not in the program)
   auto collect = [&](const fs::path& dir, const ChildResult& child) {
+    if (!child.stopped_processes.empty()) {
+      const std::size_t n = child.stopped_processes.size();
+      std::vector<std::string> shown(child.stopped_processes.begin(), child.stopped_processes.begin() + std::min<std::size_t>(n, 10));
+      run.notes.push_back(plural(n, "process", "processes") + " of the application " +
+                          (n == 1 ? "was" : "were") + " still running after it ended and " + (n == 1 ? "was" : "were") +
+                          " stopped (" + (std::strcmp(child.stopped_processes_with, "SIGKILL") == 0
+                                              ? "SIGTERM, then SIGKILL after " + strf("%g", kStopGraceSeconds) + " s"
+                                              : std::string("SIGTERM")) +
+                          "): " + join(shown, ", ") + (n > shown.size() ? ", and " + std::to_string(n - shown.size()) + " more" : ""));
+      std::cerr << "graphprof profile: " << run.notes.back() << "\n";
+    }
     ProfileRepetition rep;
     rep.exit_status = child.status;
     rep.exit_description = child.description;
@@ -377,7 +588,28 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   if (o.time_limit > 0)
     deadline = deadline_after(o.time_limit);
   const char* stopped_with = nullptr;
-  if (o.overhead_windows > 0) {
+  if (from_records) {
+    // The runs an earlier profile left, read again; how the application ended is not in its records.
+    const std::vector<fs::path> runs = from_runs(data);
+    for (const fs::path& dir : runs) {
+      ChildResult earlier;
+      earlier.description = "ran before (its records read again with --from " + o.from + ")";
+      collect(dir, earlier);
+      double wall = 0;  // not watched: the longest process, CUDA initialisation to its last flush
+      for (const auto& p : repetitions.back().processes) wall = std::max(wall, p.cuda_wall_ns);
+      repetitions.back().wall_ns = wall;
+    }
+    if (records.empty() && repetitions.front().processes.empty())
+      throw input_error("--from " + o.from + ": " + data.string() + " holds no records of a profile (proc-*.jsonl)");
+    const std::string& cmdline = records.empty() ? std::string() : records.front().command_line;
+    std::istringstream words(cmdline);
+    for (std::string w; words >> w;) run.command.push_back(w);
+    if (run.command.empty()) run.command.push_back(out.filename().string());
+    run.program = program_name(run.command);
+    if (!records.empty()) run.trace_level = records.front().trace_level == 0 ? "none" : records.front().trace_level == 1 ? "graph" : "node";
+    run.notes.push_back("read again from the records in " + data.string() + " (--from): the application's exit status is not "
+                        "in them, and its wall time is its longest process's, from CUDA initialisation to its last flush");
+  } else if (o.overhead_windows > 0) {
     const WindowedEnv windowed = [&](const fs::path& dir, bool windows) {
       std::vector<std::string> env = injected_env(dir, o.trace);
       if (windows) {
@@ -422,24 +654,36 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
   run.exit_description = first.exit_description;
   run.wall_ns = first.wall_ns;
 
-  Report report = o.repeat > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
+  Report report = o.repeat > 1 || repetitions.size() > 1 ? repeated_profile_report(run, repetitions) : profile_report(run, first.processes);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.created_utc = utc_timestamp_now();
-  report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
-  if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
-  if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
-  report.command_line.push_back("--");
-  report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
+  if (from_records) {
+    report.command_line = {"graphprof", "profile", "--from=" + o.from, "--"};
+    report.command_line.insert(report.command_line.end(), run.command.begin(), run.command.end());
+  } else {
+    report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+    if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
+    if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
+    report.command_line.push_back("--");
+    report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());
+  }
   report.environment.host = collect_host_info();
   if (gpu_checked) report.environment.gpu = query_gpu(0);
-  write_report(report, json_path);
 
   // With an output on stdout ('-'), the summary goes to stderr and keeps stdout for a pipe (the
-  // application's own stdout still passes through).
+  // application's own stdout still passes through). The summary comes first: a report that cannot
+  // be written (a full disk, a broken pipe) does not take the analysis with it.
   std::ostream& console =
       writes_to_stdout(json_path) || writes_to_stdout(o.trace_out) || writes_to_stdout(o.html) ? std::cerr : std::cout;
-  console << format_profile_summary(report, o.verbose, json_path);
+  console << format_profile_summary(report, o.verbose, json_path) << std::flush;
+  try {
+    write_report(report, json_path);
+  } catch (const Error&) {
+    std::cerr << "graphprof profile: the records are kept in " << data.string() << "; `graphprof profile --from "
+              << out.string() << " --json FILE` writes the report from them\n";
+    throw;
+  }
   console << "\nreport written to " << json_path << " (DOT dumps in " << data.string() << ")\n";
   if (!o.html.empty()) {
     HtmlReportOptions html;
@@ -542,15 +786,20 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "it recorded is written and graphprof exits 4 (not with --overhead)")
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1e7));
-  sub->add_option("command", o->command, "the application and its arguments, after --")->required();
+  sub->add_option("--from", o->from,
+                  "run nothing: analyse the records an earlier profile left in DIR (its --out folder) again and write "
+                  "its report (after a report that could not be written, with a newer graphprof, on another machine)");
+  sub->add_option("command", o->command, "the application and its arguments, after --");
   // Everything from the first positional on is the command: without it, an option that takes an
   // optional value (--overhead [N]) made CLI11 refuse the command's own options after '--'.
   sub->positionals_at_end();
   sub->footer(
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
-      "            2 usage or the command cannot start, 4 no GPU/driver, no injection library, an output that\n"
-      "            cannot be written, or --time-limit reached (the report is written first), 6 internal error.");
+      "            2 usage, the command cannot start, an output that is an input or another output, or --out\n"
+      "            another profile is writing into, 3 --from DIR missing or without records, 4 no GPU/driver,\n"
+      "            no injection library, an output that cannot be written, or --time-limit reached (the report\n"
+      "            is written first), 6 internal error.");
   sub->callback([o, &exit_code] { run_profile(*o, exit_code); });
 }
 

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "graph_input.hpp"
+#include "option_checks.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/text_format.hpp"
@@ -32,6 +33,7 @@ int render_command(const RenderCliOptions& o) {
     throw usage_error("render: -o/--output is required: the picture to write, e.g. -o graph.svg (.png, .svg or .pdf)");
   render_format(ro);  // a bad -o name is a usage error before any work
   check_output_path("-o", o.output);
+  outputs_apart({{"the DOT dump", o.input.dot}, {"--report", o.input.report}}, {{"-o", o.output}});
   const GraphInput in = load_graph_input(o.input);
   ViewOptions vo;
   vo.collapse = o.collapse ? CollapseMode::kOn : (o.no_collapse ? CollapseMode::kOff : CollapseMode::kAuto);

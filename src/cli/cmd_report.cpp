@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/json_assert.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/html_report.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -41,6 +42,12 @@ auto malformed_is_input_error(const std::string& path, Fn&& fn) {
     return fn();
   } catch (const nlohmann::json::exception& e) {
     throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
+  } catch (const JsonMisuse& e) {
+    throw input_error(path + ": a section of the report is malformed (" + e.what() + ")");
+  } catch (const Error& e) {
+    // A reader that checks a field's shape names the field; here the file is named too.
+    if (e.code() != ExitCode::kBadInput) throw;
+    throw input_error(path + ": " + e.what());
   }
 }
 
@@ -65,6 +72,7 @@ int report_command(const ReportCliOptions& o) {
     check_output_path("-o", o.output);
   }
   if (!o.csv.empty()) check_output_path("--csv", o.csv);
+  outputs_apart({{"the report", o.report}, {"--compare", o.compare}}, {{"-o", o.output}, {"--csv", o.csv}});
   // A folder that is not there is a typo, not a place without dumps (the graphs would just be missing).
   for (const auto& d : o.dot_dirs) {
     std::error_code ec;

@@ -120,6 +120,7 @@ void setup_run(CLI::App& app, int& exit_code) {
     configure_trace(*t, req, chrome, observer);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}, {"--trace-out", t->out}});
+    run_outputs_apart(*o, json_path, t->out);
     // The other processes run first, before this one loads CUPTI for its trace pass.
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "run")) {

@@ -36,6 +36,7 @@ void setup_sweep(CLI::App& app, int& exit_code) {
     RunRequest req = make_request(fixed, json_path);
     one_output_on_stdout({{"--json", o->json_path}, {"--markdown", o->markdown_path}, {"--html", o->html_path},
                           {"--csv", o->csv_path}});
+    run_outputs_apart(*o, json_path, "");
     req.sweep_points = expand_grid(specs);
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/json_assert.hpp"
 #include "graphprof/core/version.hpp"
 #include "graphprof/core/name_match.hpp"
 
@@ -96,6 +97,11 @@ int main(int argc, char** argv) {
   } catch (const gp::Error& e) {
     std::cerr << "graphprof: " << e.what() << "\n";
     return static_cast<int>(e.code());
+  } catch (const gp::JsonMisuse& e) {
+    // Only an input's JSON can have another shape than graphprof's readers expect (json_assert.hpp);
+    // the commands that can name the file do so before it gets here.
+    std::cerr << "graphprof: an input file is malformed: " << e.what() << "\n";
+    return static_cast<int>(gp::ExitCode::kBadInput);
   } catch (const std::exception& e) {
     std::cerr << "graphprof: internal error: " << e.what() << "\n";
     return static_cast<int>(gp::ExitCode::kInternal);

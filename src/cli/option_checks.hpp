@@ -23,4 +23,14 @@ void reject_empty_values(CLI::App& app);
 // (option, path); empty paths are outputs not asked for.
 void one_output_on_stdout(const std::vector<std::pair<std::string, std::string>>& outputs);
 
+// (option or role, path) pairs; an empty path is one not given.
+using NamedPaths = std::vector<std::pair<std::string, std::string>>;
+
+// No output of a command replaces one of its inputs or another of its outputs: the same file by
+// device and inode, also through symbolic links (an output that does not exist yet is some
+// other output's only when both lead to the same new file). Exit 2 naming both, before anything
+// is read, measured or written. Standard output ("-") and files that are not regular (a terminal,
+// /dev/null, a FIFO) are written through and never clash; one_output_on_stdout checks stdout.
+void outputs_apart(const NamedPaths& inputs, const NamedPaths& outputs);
+
 }  // namespace gp::cli

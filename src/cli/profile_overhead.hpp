@@ -21,12 +21,17 @@ struct ChildResult {
   std::string description;
   double wall_ns = 0;
   const char* stopped_with = nullptr;  // "SIGTERM" or "SIGKILL" when --time-limit stopped it
+  // Processes of the application's process group still running once it had ended (or been
+  // stopped), which graphprof then stopped: "1234 (python3)"; and with what.
+  std::vector<std::string> stopped_processes;
+  const char* stopped_processes_with = nullptr;  // "SIGTERM" or "SIGKILL"
 };
 
 using gp::Deadline;  // graphprof/core/batch_rule.hpp
 
-// Runs `command` with `env`, output passing through (cmd_profile.cpp); at `deadline` (profile
-// --time-limit) the application is sent SIGTERM, and SIGKILL 5 s later.
+// Runs `command` with `env`, output passing through (cmd_profile.cpp), in a process group of its
+// own; at `deadline` (profile --time-limit) the group is sent SIGTERM, and SIGKILL 5 s later.
+// Processes of the group still running after the application ended are stopped the same way.
 ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env,
                       const std::optional<Deadline>& deadline = std::nullopt);
 

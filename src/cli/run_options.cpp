@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/batch_rule.hpp"
 #include "graphprof/compare/report_merge.hpp"
@@ -167,6 +169,13 @@ RunRequest make_request(const RunOptions& o, std::string& json_path) {
   return req;
 }
 
+void run_outputs_apart(const RunOptions& o, const std::string& json_path, const std::string& trace_out) {
+  NamedPaths inputs;
+  for (const auto& lib : o.load) inputs.emplace_back("--load", lib);
+  outputs_apart(inputs, {{o.json_path.empty() ? "--out" : "--json", json_path}, {"--markdown", o.markdown_path},
+                         {"--html", o.html_path}, {"--csv", o.csv_path}, {"--trace-out", trace_out}});
+}
+
 std::vector<std::string> command_line_of(const CLI::App& sub) {
   std::vector<std::string> v{"graphprof", sub.get_name()};
   for (const CLI::Option* o : sub.get_options()) {
@@ -221,11 +230,10 @@ int run_self(const std::vector<std::string>& args, bool keep_environment = false
   return wait_child(spawn_self(args, {}, keep_environment));
 }
 
-// Where a child writes its report: a file of this process's own in the temporary folder.
-std::string child_report_path(const std::string& what, std::size_t k) {
-  return (std::filesystem::temp_directory_path() /
-          ("graphprof-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(k) + ".json"))
-      .string();
+// Where a child writes its report: a file in a folder only this user can enter (mkdtemp), so
+// no one else can put a link or a file under the name before the child writes it.
+std::string child_report_path(const TemporaryFolder& folder, const std::string& what, std::size_t k) {
+  return (std::filesystem::path(folder.path()) / (what + "-" + std::to_string(k) + ".json")).string();
 }
 
 // A child's report file, removed however the parent goes on (read_report can throw: the file
@@ -241,9 +249,16 @@ struct RemovedAtEnd {
 
 }  // namespace
 
-TemporaryFolder::TemporaryFolder(const std::string& what)
-    : path_((std::filesystem::temp_directory_path() / ("graphprof-" + what + "-" + std::to_string(::getpid()))).string()) {
-  std::filesystem::create_directories(path_);
+TemporaryFolder::TemporaryFolder(const std::string& what) {
+  // mkdtemp: a new folder (mode 0700) under a name nobody can guess or have made before; an
+  // existing folder of that name, whoever made it, is never reused.
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string name = (base / ("graphprof-" + what + "-XXXXXX")).string();
+  if (::mkdtemp(name.data()) == nullptr)
+    throw environment_error("cannot make a temporary folder in " + base.string() + ": " + std::strerror(errno));
+  path_ = name;
   on_signal_ = std::make_unique<TempFolderGuard>(path_);
 }
 
@@ -258,9 +273,12 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
   child.processes = 1;
   child.quiet = true;
   child.out_dir.clear();
+  std::optional<TemporaryFolder> scratch_folder;
+  if (o.processes > 1) scratch_folder.emplace("processes");
   for (int k = 2; k <= o.processes; ++k) {
+    const TemporaryFolder& scratch = *scratch_folder;
     if (!o.quiet) progress_line().show("  process " + std::to_string(k) + " of " + std::to_string(o.processes));
-    const std::string json = child_report_path("process", static_cast<std::size_t>(k));
+    const std::string json = child_report_path(scratch, "process", static_cast<std::size_t>(k));
     std::vector<std::string> args = child_arguments(subcommand, child);
     args.push_back("--json=" + json);
     const RemovedAtEnd report_file{json};
@@ -293,6 +311,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
   std::vector<std::optional<Report>> got(children.size());
   std::vector<int> status(children.size(), 0);
   const Deadline limit = deadline_after(o.time_limit);
+  const TemporaryFolder scratch("isolate");
   for (std::size_t i = 0; i < children.size(); ++i) {
     const IsolatedChild& c = children[i];
     // --time-limit: each child gets the time left; one that would start after it is cut.
@@ -302,7 +321,7 @@ Report run_isolated(const RunOptions& o, const std::vector<IsolatedChild>& child
       continue;
     }
     if (!o.quiet) progress_line().show("  " + c.which);
-    const std::string json = child_report_path("isolate", i + 1);
+    const std::string json = child_report_path(scratch, "isolate", i + 1);
     std::vector<std::string> args = c.args;
     args.push_back("--json=" + json);
     if (o.time_limit > 0) args.push_back("--time-limit=" + strf("%.3f", std::max(left, 0.1)));
@@ -346,7 +365,7 @@ void CliObserver::trace_recorded(const ModeResult& r, const TraceData& data, con
   if (chrome_ != nullptr) chrome_->add(r.workload + " " + to_string(r.mode), data, &join);
   if (!records_dir_.empty())
     write_file_atomic((std::filesystem::path(records_dir_) / (trace_records_stem(r) + ".trace.json")).string(),
-                      to_json(data).dump());
+                      json_text(to_json(data)));
 }
 
 void CliObserver::result_finished(const ModeResult& r) {

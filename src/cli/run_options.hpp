@@ -43,6 +43,10 @@ struct RunOptions {
   double time_limit = 0;  // --time-limit SECONDS for the whole command; 0: none
 };
 
+// No output of run or sweep is a --load library or another of its outputs (option_checks.hpp):
+// `json_path` is the report's path (--json or OUT/report.json), `trace_out` run's --trace-out.
+void run_outputs_apart(const RunOptions& o, const std::string& json_path, const std::string& trace_out);
+
 // Adds the measurement options to `sub`; `what` words the --workload help.
 void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_help);
 
@@ -76,8 +80,9 @@ std::vector<Report> run_other_processes(const RunOptions& o, const std::string& 
 // is part of the data that `compare` sees.
 Report merge_processes(Report first, std::vector<Report> others);
 
-// A folder of this process's own in the temporary folder ("graphprof-<what>-<pid>"), removed with
-// everything in it when this goes out of scope.
+// A new folder of this process's own in the temporary folder ("graphprof-<what>-XXXXXX", made by
+// mkdtemp: mode 0700, a name no one could have made before), removed with everything in it when
+// this goes out of scope. Exit 4 when it cannot be made.
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const std::string& what);

@@ -93,11 +93,12 @@ void SignalsHeld::release() {
 }
 
 int spawn_with_mask(pid_t& pid, const char* file, bool search_path, const posix_spawn_file_actions_t* actions,
-                    char* const argv[], char* const envp[], const sigset_t& mask) {
+                    char* const argv[], char* const envp[], const sigset_t& mask, bool own_group) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  if (own_group) posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETSIGMASK | (own_group ? POSIX_SPAWN_SETPGROUP : 0)));
   const int rc = search_path ? posix_spawnp(&pid, file, actions, &attr, argv, envp)
                              : posix_spawn(&pid, file, actions, &attr, argv, envp);
   posix_spawnattr_destroy(&attr);

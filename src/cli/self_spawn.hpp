@@ -30,9 +30,11 @@ class SignalsHeld {
 };
 
 // posix_spawn (posix_spawnp when `search_path`) with the child's signal mask set to `mask`, so a
-// child started under SignalsHeld runs with its caller's signals. Returns 0 or the error number.
+// child started under SignalsHeld runs with its caller's signals. `own_group`: the child leads a
+// process group of its own (pgid = its pid), so that it and every process it starts can be
+// signalled together. Returns 0 or the error number.
 int spawn_with_mask(pid_t& pid, const char* file, bool search_path, const posix_spawn_file_actions_t* actions,
-                    char* const argv[], char* const envp[], const sigset_t& mask);
+                    char* const argv[], char* const envp[], const sigset_t& mask, bool own_group = false);
 
 // A waitpid status as a shell shows it: the exit status, or 128 + the signal that killed it.
 int exit_status_of(int wait_status);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "comparison_internal.hpp"
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/compare/compare_format.hpp"
 
 namespace gp::compare_detail {
@@ -58,8 +59,8 @@ EnvironmentCheck check_environment(const Report& base, const Report& cand, const
     for (const auto& k : keys) {
       // How many processes were merged is not a measurement setting.
       if (k == "processes" || k == "repetitions_total") continue;
-      const std::string b = bs.contains(k) ? bs.at(k).dump() : "(none)";
-      const std::string c = cs.contains(k) ? cs.at(k).dump() : "(none)";
+      const std::string b = bs.contains(k) ? json_text(bs.at(k)) : "(none)";
+      const std::string c = cs.contains(k) ? json_text(cs.at(k)) : "(none)";
       add("settings." + k, b, c, false);
     }
   }

@@ -106,12 +106,31 @@ int inherited_fd(const std::string& path) {
   return -1;
 }
 
+// A link in a folder everyone may write that has the sticky bit (/tmp), made by someone who owns
+// neither the link's folder nor this process: anyone can plant such a link under a name graphprof
+// is about to write, to have it replace a file of the user running it (Linux's
+// fs.protected_symlinks refuses to follow these for opening; rename would not ask). Not followed.
+bool planted_link(const std::string& link, const struct stat& st) {
+  const auto parent = std::filesystem::path(link).parent_path();
+  struct stat dir {};
+  if (::stat(parent.empty() ? "." : parent.c_str(), &dir) != 0) return false;
+  const bool shared = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & S_IWOTH) != 0;
+  return shared && st.st_uid != ::geteuid() && st.st_uid != dir.st_uid;
+}
+
 // Follows symbolic links (relative ones from the link's folder) to the path that is replaced.
-// A dangling link resolves to its missing target, which is then created.
-std::string follow_links(std::string path) {
+// A dangling link resolves to its missing target, which is then created. A planted link (above)
+// is not followed: `refused` (when given) says why, and the path is returned as it is.
+std::string follow_links(std::string path, std::string* refused = nullptr) {
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    if (planted_link(path, st)) {
+      if (refused != nullptr)
+        *refused = path + " is a symbolic link of another user (uid " + std::to_string(st.st_uid) +
+                   ") in a shared folder with the sticky bit: graphprof does not write through it";
+      return path;
+    }
     std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4095) + 1, '\0');
     const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
     if (n < 0) return path;
@@ -207,7 +226,9 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     write_through(path, inherited, content);
     return;
   }
-  const std::string target = follow_links(path);
+  std::string refused;
+  const std::string target = follow_links(path, &refused);
+  if (!refused.empty()) throw usage_error(path + ": " + refused);
   struct stat st {};
   const bool exists = ::stat(target.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) throw usage_error(path + ": is a folder, not a file");
@@ -257,13 +278,19 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 
 bool writes_to_stdout(const std::string& path) { return inherited_fd(path) == STDOUT_FILENO; }
 
+std::string output_target(const std::string& path) {
+  return (starts_with(path, "/dev/") || starts_with(path, "/proc/")) ? path : follow_links(path);
+}
+
 bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == STDOUT_FILENO; }
 
 void check_output_path(const std::string& option, const std::string& path) {
   auto bad = [&](const std::string& why) { throw usage_error(option + " " + path + ": " + why); };
   if (path.empty()) throw usage_error(option + ": the path is empty");
   if (inherited_fd(path) >= 0) return;
-  const std::string target = (starts_with(path, "/dev/") || starts_with(path, "/proc/")) ? path : follow_links(path);
+  std::string refused;
+  const std::string target = (starts_with(path, "/dev/") || starts_with(path, "/proc/")) ? path : follow_links(path, &refused);
+  if (!refused.empty()) bad(refused);
   struct stat st {};
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) bad("is a folder, not a file");

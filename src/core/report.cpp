@@ -1,4 +1,5 @@
 // Report <-> JSON, with validation that names the file and the field that is wrong.
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/report.hpp"
 
 #include <sys/utsname.h>
@@ -365,7 +366,7 @@ double derived_or_nan(const ModeResult& r, const std::string& key) {
   return it == r.derived.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
 }
 
-std::string report_json_text(const Report& r) { return to_json(r).dump(1) + "\n"; }
+std::string report_json_text(const Report& r) { return json_text(to_json(r), 1) + "\n"; }
 
 void write_report(const Report& r, const std::string& path) { write_file_atomic(path, report_json_text(r)); }
 

@@ -194,13 +194,24 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
   for (const auto& c : p.captures) stream_of[c.correlation_id] = c.stream_id;
   // The end of each capture as the callbacks saw it (the first EndCapture on the same stream after
   // the begin), for when the EndCapture call has no API record of its own.
+  // The ends of each stream in correlation order (the first recorded of equal ones first), each
+  // begin's found by binary search: a pass over every capture call for each begin took 19 s for
+  // 200,000 begins that never ended.
+  std::map<std::uint32_t, std::vector<const CaptureCall*>> ends_of_stream;
+  for (const auto& e : p.captures)
+    if (!e.begin) ends_of_stream[e.stream_id].push_back(&e);
+  for (auto& [stream, ends] : ends_of_stream)
+    std::stable_sort(ends.begin(), ends.end(), [](const CaptureCall* a, const CaptureCall* b) { return a->correlation_id < b->correlation_id; });
   std::map<std::uint32_t, const CaptureCall*> end_of;  // begin's correlation -> its end
   for (const auto& b : p.captures) {
     if (!b.begin || b.return_value != 0) continue;
-    for (const auto& e : p.captures)
-      if (!e.begin && e.stream_id == b.stream_id && e.correlation_id > b.correlation_id &&
-          (end_of.count(b.correlation_id) == 0 || e.correlation_id < end_of[b.correlation_id]->correlation_id))
-        end_of[b.correlation_id] = &e;
+    const auto ends = ends_of_stream.find(b.stream_id);
+    if (ends == ends_of_stream.end()) continue;
+    const auto e = std::upper_bound(ends->second.begin(), ends->second.end(), b.correlation_id,
+                                    [](std::uint32_t c, const CaptureCall* x) { return c < x->correlation_id; });
+    if (e == ends->second.end()) continue;
+    const auto [at, added] = end_of.emplace(b.correlation_id, *e);
+    if (!added && (*e)->correlation_id < at->second->correlation_id) at->second = *e;
   }
   std::map<std::uint32_t, std::vector<const ApiRecord*>> by_thread;
   for (const auto& a : p.trace.api) by_thread[a.thread_id].push_back(&a);
@@ -466,6 +477,20 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     if (!c.begin && c.graph_id != 0 && c.return_value == 0) capture_stream_of_graph[c.graph_id] = c.stream_id;
   std::vector<ProfiledExec> execs = p.execs;
   std::stable_sort(execs.begin(), execs.end(), [](const ProfiledExec& a, const ProfiledExec& b) { return a.created_ns < b.created_ns; });
+  // Each dump parsed once, however many execs name it (records may name one dump for thousands).
+  std::map<std::string, DotGraphInfo> dumps;
+  auto dump_of = [&](const std::string& path) -> const DotGraphInfo& {
+    const auto [it, added] = dumps.try_emplace(path);
+    if (!added) return it->second;
+    try {
+      // Only a regular file: the path comes from the records (a garbled one may name /dev/zero).
+      std::error_code ec;
+      if (!path.empty() && std::filesystem::is_regular_file(path, ec)) it->second = dot_graph_info(load_dot(path));
+    } catch (const Error&) {
+      // A dump that is missing or unreadable: the join goes without node names.
+    }
+    return it->second;
+  };
   // Per-exec record subsets for the node statistics.
   std::map<std::uint32_t, TraceData> per_exec;
   for (const auto& e : execs) {
@@ -548,14 +573,7 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
       ++g.kernels;
       g.kernel_time_ns += duration(k.start_ns, k.end_ns);
     }
-    DotGraphInfo dot;
-    try {
-      // Only a regular file: the path comes from the records (a garbled one may name /dev/zero).
-      std::error_code ec;
-      if (!g.exec.dot.empty() && std::filesystem::is_regular_file(g.exec.dot, ec)) dot = dot_graph_info(load_dot(g.exec.dot));
-    } catch (const Error&) {
-      // A dump that is missing or unreadable: the join goes without node names.
-    }
+    const DotGraphInfo& dot = dump_of(g.exec.dot);
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);
     g.trace = summarize_trace(t, join, dot.found ? &dot : nullptr);
     for (const NodeStats& n : g.trace.nodes) g.kernel_sequence.push_back(n.name);

@@ -110,9 +110,11 @@ void check_order(std::uint64_t start, std::uint64_t end) {
   if (end < start) throw EndsBeforeStart();
 }
 
-void read_span(const json& j, GpuSpan& r) {
-  r.start_ns = field<std::uint64_t>(j, "s");
-  r.end_ns = field<std::uint64_t>(j, "e");
+using records::timestamp;
+
+void read_span(const json& j, GpuSpan& r, std::uint64_t begin_ns) {
+  r.start_ns = timestamp(j, "s", begin_ns);
+  r.end_ns = timestamp(j, "e", begin_ns);
   check_order(r.start_ns, r.end_ns);
   r.device_id = field<std::uint32_t>(j, "d");
   r.context_id = field<std::uint32_t>(j, "c");
@@ -121,8 +123,8 @@ void read_span(const json& j, GpuSpan& r) {
   r.graph_id = field<std::uint32_t>(j, "g");
 }
 
-void read_activity(const json& j, GpuActivity& r) {
-  read_span(j, r);
+void read_activity(const json& j, GpuActivity& r, std::uint64_t begin_ns) {
+  read_span(j, r, begin_ns);
   r.graph_node_id = field<std::uint64_t>(j, "gn");
 }
 
@@ -132,9 +134,9 @@ void read_line(const json& j, ProcessRecords& p) {
   if (t == "k") {
     KernelRecord k;
     k.name = field<std::string>(j, "n");
-    read_activity(j, k);
-    k.grid = field<std::array<int, 3>>(j, "gr", k.grid);
-    k.block = field<std::array<int, 3>>(j, "bl", k.block);
+    read_activity(j, k, p.begin_ns);
+    k.grid = records::int_triple(j, "gr", k.grid);
+    k.block = records::int_triple(j, "bl", k.block);
     k.shared_bytes = field<int>(j, "sh");
     k.registers_per_thread = field<int>(j, "rg");
     d.kernels.push_back(std::move(k));
@@ -142,8 +144,8 @@ void read_line(const json& j, ProcessRecords& p) {
     ApiRecord a;
     a.name = field<std::string>(j, "n");
     a.cbid = field<std::uint32_t>(j, "cb");
-    a.start_ns = field<std::uint64_t>(j, "s");
-    a.end_ns = field<std::uint64_t>(j, "e");
+    a.start_ns = timestamp(j, "s", p.begin_ns);
+    a.end_ns = timestamp(j, "e", p.begin_ns);
     check_order(a.start_ns, a.end_ns);
     a.process_id = field<std::uint32_t>(j, "p");
     a.thread_id = field<std::uint32_t>(j, "th");
@@ -154,17 +156,17 @@ void read_line(const json& j, ProcessRecords& p) {
     MemcpyRecord m;
     m.copy_kind = field<std::string>(j, "k", "unknown");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m);
+    read_activity(j, m, p.begin_ns);
     d.memcpys.push_back(std::move(m));
   } else if (t == "ms") {
     MemsetRecord m;
     m.value = field<std::uint32_t>(j, "v");
     m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m);
+    read_activity(j, m, p.begin_ns);
     d.memsets.push_back(m);
   } else if (t == "gt") {
     GraphTraceRecord g;
-    read_span(j, g);
+    read_span(j, g, p.begin_ns);
     d.graph_traces.push_back(g);
   } else if (t == "nm") {
     d.node_mappings.push_back(NodeMapping{field<std::uint64_t>(j, "x"), field<std::uint64_t>(j, "o")});
@@ -172,10 +174,10 @@ void read_line(const json& j, ProcessRecords& p) {
     ProfiledExec e;
     e.exec_id = field<std::uint32_t>(j, "exec");
     e.graph_id = field<std::uint32_t>(j, "graph");
-    e.nodes = field<std::size_t>(j, "nodes");
-    e.edges = field<std::size_t>(j, "edges");
+    e.nodes = records::count_field(j, "nodes");
+    e.edges = records::count_field(j, "edges");
     e.correlation_id = field<std::uint32_t>(j, "co");
-    e.created_ns = field<std::uint64_t>(j, "ts");
+    e.created_ns = timestamp(j, "ts", p.begin_ns, true);
     e.dot = field<std::string>(j, "dot");
     e.dot_verbose = field<std::string>(j, "dot_verbose");
     d.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
@@ -192,7 +194,7 @@ void read_line(const json& j, ProcessRecords& p) {
   } else if (t == "upload" || t == "launch") {
     (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
   } else if (t == "ks") {
-    p.kernel_switches.push_back(KernelSwitch{field<std::uint64_t>(j, "ts"), field<int>(j, "on") != 0,
+    p.kernel_switches.push_back(KernelSwitch{timestamp(j, "ts", p.begin_ns), field<int>(j, "on") != 0,
                                              field<std::uint32_t>(j, "done", 0u), field<std::uint32_t>(j, "st", 0u)});
   } else if (t == "ks_fail") {  // the kind stayed on from there: said, as a warning of the process
     const std::string call = field<std::string>(j, "call");
@@ -205,9 +207,10 @@ void read_line(const json& j, ProcessRecords& p) {
     if (!co.is_array()) throw std::out_of_range("co: not a list");
     for (const json& c : co) p.launches.push_back(ExecCall{exec, c.get<std::uint32_t>()});
   } else if (t == "process") {
+    const std::uint64_t begin_ns = timestamp(j, "ts", 0, true);  // read first: an unreadable line changes nothing
     p.pid = field<int>(j, "pid");
     p.ppid = field<int>(j, "ppid");
-    p.begin_ns = field<std::uint64_t>(j, "ts");
+    p.begin_ns = begin_ns;
     p.trace_level = field<int>(j, "level", 2);
     p.node_sampling = field<std::string>(j, "sample");
     p.command_line = field<std::string>(j, "cmdline");
@@ -268,14 +271,14 @@ void read_line(const json& j, ProcessRecords& p) {
     d.dropped_records += field<std::size_t>(j, "n");
   } else if (t == "end") {
     p.end_reason = field<std::string>(j, "reason");
-    p.end_ns = field<std::uint64_t>(j, "ts");
+    p.end_ns = timestamp(j, "ts", p.begin_ns, true);
     d.end_ns = p.end_ns;
     d.dropped_records += field<std::size_t>(j, "dropped");
     p.lost_buffers = field<std::size_t>(j, "lost_buffers");
     p.cupti_at_end = field<std::string>(j, "cupti");
   } else if (t == "pw") {
     // A window of --overhead-windows (read by read_pause_windows): nothing for the profile.
-  } else if (!read_site_line(t, j, p.sites)) {
+  } else if (!read_site_line(t, j, p.sites, p.begin_ns)) {
     ++d.other_records;
   }
 }
@@ -287,8 +290,35 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
   p.source = source;
   std::string line;
   std::size_t reversed = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
+  // Lines are read in chunks and kept up to kMaxRecordLineBytes: a longer one is an unreadable line,
+  // skipped without being held or parsed (a 2 GB line would cost ten times that parsed).
+  char chunk[1 << 16];
+  for (;;) {
+    line.clear();
+    bool read_any = false, too_long = false;
+    for (;;) {
+      in.getline(chunk, sizeof chunk);
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (in.bad()) break;
+      const bool chunk_full = in.fail() && got == sizeof chunk - 1;  // the line goes on
+      if (in.fail() && !chunk_full) break;                            // nothing left
+      read_any = true;
+      const std::size_t n = chunk_full || in.eof() ? got : got - 1;    // without the '\n' getline took
+      if (!too_long && line.size() + n > records::kMaxRecordLineBytes) {
+        too_long = true;
+        line = std::string();  // its memory given back
+      }
+      if (!too_long) line.append(chunk, n);
+      if (!chunk_full) break;
+      in.clear();
+    }
+    if (!read_any) break;
+    const bool at_end = in.eof() || in.bad();
+    if (too_long) ++p.malformed_lines;
+    if (too_long || line.empty()) {
+      if (at_end) break;
+      continue;
+    }
     try {
       const json j = json::parse(line);
       if (!j.is_object()) {
@@ -304,6 +334,7 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
     } catch (const std::out_of_range&) {
       ++p.malformed_lines;
     }
+    if (at_end) break;
   }
   if (reversed > 0)
     p.warnings.push_back(std::to_string(reversed) +

@@ -46,13 +46,20 @@ CallSiteRecord read_site(const json& j) {
   s.id = field<std::uint32_t>(j, "s");
   s.api = field<std::string>(j, "api");
   s.internal_frames = field<std::size_t>(j, "ni");
+  // More frames than the library ever takes is an unreadable line: a site of a million frames cost
+  // gigabytes in the analysis and the report.
+  const auto frames = [](const json& list, const char* key) -> const json::array_t& {
+    const auto& a = list.get_ref<const json::array_t&>();
+    if (a.size() > records::kMaxSiteFrames) throw std::out_of_range(std::string(key) + ": more frames than a stack is read with");
+    return a;
+  };
   if (auto n = j.find("n"); n != j.end() && !n->is_null())
-    for (const json& f : n->get_ref<const json::array_t&>()) {
+    for (const json& f : frames(*n, "n")) {
       if (!f.is_array() || f.size() != 4) throw std::out_of_range("n: a frame is [module, offset, function, offset]");
       s.native.push_back(NativeFrameRecord{f[0].get<std::string>(), hex_offset(f[1]), f[2].get<std::string>(), non_negative(f[3]), {}});
     }
   if (auto py = j.find("py"); py != j.end() && !py->is_null())
-    for (const json& f : py->get_ref<const json::array_t&>()) {
+    for (const json& f : frames(*py, "py")) {
       if (!f.is_array() || f.size() != 3 || !f[1].is_number_integer())
         throw std::out_of_range("py: a frame is [file, line, function]");
       s.python.push_back(PythonFrameRecord{f[0].get<std::string>(), f[1].get<int>(), f[2].get<std::string>()});
@@ -73,7 +80,7 @@ std::vector<std::uint32_t> correlation_ids(const json& j) {
 
 }  // namespace
 
-bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
+bool read_site_line(const std::string& t, const json& j, SiteRecords& out, std::uint64_t begin_ns) {
   if (t == "site") {
     CallSiteRecord site = read_site(j);
     read_module_identities(j, out.modules);
@@ -95,7 +102,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     MemorySample m;
     m.at = field<std::string>(j, "at");
     m.correlation_id = field<std::uint32_t>(j, "co");
-    m.ts = field<std::uint64_t>(j, "ts");
+    m.ts = records::timestamp(j, "ts", begin_ns, true);
     m.free = field<std::uint64_t>(j, "free");
     m.total = field<std::uint64_t>(j, "total");
     m.graph_used = field<std::uint64_t>(j, "gu");
@@ -114,13 +121,14 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     m.pool_type = field<int>(j, "pt");
     m.bytes = field<std::uint64_t>(j, "b");
     m.address = field<std::uint64_t>(j, "a");
-    m.ts = field<std::uint64_t>(j, "ts");
+    m.ts = records::timestamp(j, "ts", begin_ns, true);
     m.pool_address = field<std::uint64_t>(j, "pa");
     m.correlation_id = field<std::uint32_t>(j, "co");
     m.async = field<std::uint32_t>(j, "async") != 0;
     out.memory_ops.push_back(m);
   } else if (t == "vmm") {
-    out.vmm_creates.push_back(VmmCreateRecord{field<std::uint32_t>(j, "co"), field<std::uint64_t>(j, "ts"), field<std::uint64_t>(j, "b")});
+    out.vmm_creates.push_back(
+        VmmCreateRecord{field<std::uint32_t>(j, "co"), records::timestamp(j, "ts", begin_ns, true), field<std::uint64_t>(j, "b")});
   } else if (t == "py") {
     PythonFramesRecord p;
     p.mode = field<std::string>(j, "mode");
@@ -154,7 +162,7 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out) {
     out.step_ranges.other_ranges = field<std::uint64_t>(j, "others");
     out.step_ranges.open_ranges = field<std::uint64_t>(j, "open");
   } else if (t == "proc_start") {
-    out.process_start_ns = field<std::uint64_t>(j, "ts");
+    out.process_start_ns = records::timestamp(j, "ts", begin_ns, true);
     out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");
   } else {
     return false;

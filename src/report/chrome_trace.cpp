@@ -2,6 +2,7 @@
 // Layout: one process for the host (its threads carry CUDA API calls and NVTX ranges) and one
 // process per GPU (one thread per stream). Flow arrows connect a launch call to the first GPU
 // work with its correlation id; a graph launch gets one arrow, to its first node.
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/report/chrome_trace.hpp"
 
 #include <algorithm>
@@ -244,11 +245,11 @@ bool ChromeTraceBuilder::can_compress() {
 
 void ChromeTraceBuilder::write(const std::string& path) const {
   if (!ends_with(path, ".gz")) {
-    write_file_atomic(path, to_json().dump());
+    write_file_atomic(path, json_text(to_json()));
     return;
   }
 #ifdef GRAPHPROF_HAVE_ZLIB
-  write_file_atomic(path, gzip(to_json().dump(), path));
+  write_file_atomic(path, gzip(json_text(to_json()), path));
 #else
   throw environment_error("--trace-out " + path + ": this graphprof was built without zlib; write .json instead");
 #endif

@@ -3,6 +3,7 @@
 // docs/compare.md documents the fields; bump kCompareSchemaVersion when they change.
 #include <cmath>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/report/compare_report.hpp"
 
 namespace gp {
@@ -179,6 +180,6 @@ json compare_to_json(const Comparison& c, ExitCode exit) {
               {"rows", std::move(rows)}};
 }
 
-std::string render_compare_json(const Comparison& c, ExitCode exit) { return compare_to_json(c, exit).dump(1) + "\n"; }
+std::string render_compare_json(const Comparison& c, ExitCode exit) { return json_text(compare_to_json(c, exit), 1) + "\n"; }
 
 }  // namespace gp

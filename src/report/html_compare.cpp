@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/compare/comparison.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/report/compare_report.hpp"
@@ -162,7 +163,7 @@ std::string comparison_section(const json& doc, const std::string& source) {
     row.mode = str(r, "mode");
     if (r.contains("params") && r["params"].is_object())
       for (const auto& [key, value] : r["params"].items())
-        row.params.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+        row.params.emplace_back(key, value.is_string() ? value.get<std::string>() : json_text(value));
     const json rule = r.value("rule", json());
     row.threshold = number(rule, "threshold");
     row.abs_floor = number(rule, "abs_floor");

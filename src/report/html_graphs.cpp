@@ -3,7 +3,9 @@
 // and rendered to SVG by src/graph, then inlined. A dump that is not here is a note, not an error.
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -42,6 +44,36 @@ std::string locate(const std::string& recorded, const std::vector<std::string>& 
     if (fs::is_regular_file(p, ec)) return p.string();
   }
   return {};
+}
+
+// Whether `path` begins as a DOT graph does ("digraph" or "strict digraph", after blanks and
+// comments), read from its first bytes only. A report names the dumps the page draws; one that
+// names another file (hand-edited: /etc/passwd) must not have its first line quoted on the page by
+// a parse error.
+bool begins_as_dot(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char buf[4096];
+  in.read(buf, sizeof buf);
+  std::string head(buf, static_cast<std::size_t>(in.gcount()));
+  if (head.rfind("\xef\xbb\xbf", 0) == 0) head.erase(0, 3);
+  std::size_t i = 0;
+  for (;;) {
+    while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+    if (head.compare(i, 2, "//") == 0 || (i < head.size() && head[i] == '#')) {
+      i = head.find('\n', i);
+      if (i == std::string::npos) return false;
+    } else if (head.compare(i, 2, "/*") == 0) {
+      i = head.find("*/", i + 2);
+      if (i == std::string::npos) return false;
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  for (; i < head.size() && word.size() < 16 && std::isalpha(static_cast<unsigned char>(head[i])); ++i)
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(head[i])));
+  return word == "digraph" || word == "strict";
 }
 
 bool has_node_times(const ModeResult& r) {
@@ -108,6 +140,12 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
   if (path.empty()) {
     body += "<p class=\"gp-note\">DOT dump <code>" + escape(recorded.empty() ? std::string("(none recorded)") : recorded) +
             "</code> is not here (pass its folder with <code>--dot-dir</code>).</p>" + node_table(r, index) + "</figure>\n";
+    return out;
+  }
+  if (!begins_as_dot(path)) {
+    body += "<p class=\"gp-warn\">cannot draw <code>" + escape(path) +
+            "</code>: it is not a DOT dump (a CUDA graph dump begins with <code>digraph</code>).</p>" + node_table(r, index) +
+            "</figure>\n";
     return out;
   }
   try {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -31,7 +32,7 @@ std::string str(const json& j, const char* key) { return profile_fields::text(j,
 const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
 const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
 
-std::string line_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string line_of(const json& v) { return v.is_string() ? v.get<std::string>() : json_text(v); }
 double as_number(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }

@@ -1,6 +1,7 @@
 // The HTML report's page: style sheet, header, suite summary, one section per workload (bars per
 // mode with their intervals), sweep curves, graphs, trace perturbation, comparison, environment.
 // See html_report.hpp; the charts are drawn in html_svg.cpp.
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/html_report.hpp"
@@ -530,7 +531,7 @@ std::string environment_section(const Report& report, const HtmlReportOptions& o
                        ", report schema " + report.schema_version);
   row("created", report.created_utc);
   if (!options.source.empty()) row("report file", options.source);
-  s += "</dl>\n<h4>Measurement settings</h4><pre><code>" + escape(to_json(report.settings).dump(1)) + "</code></pre>\n";
+  s += "</dl>\n<h4>Measurement settings</h4><pre><code>" + escape(json_text(to_json(report.settings), 1)) + "</code></pre>\n";
   return s + "</section>\n";
 }
 

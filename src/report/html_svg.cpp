@@ -258,7 +258,13 @@ std::string svg_timeline(const TimelineChart& chart) {
   }
   const double span = chart.bin_ns * static_cast<double>(bins);
   const double step = nice_step(span / 6);
-  for (double t = 0; span > 0 && t <= span * 1.0001; t += step) {
+  // Bounded by the count of ticks, as the other charts' axes: a span that is not finite (a huge
+  // bin_ns in a hand-edited report) would never reach its end by adding steps.
+  const int ticks = std::isfinite(span) && span > 0 && std::isfinite(step) && step > 0
+                        ? static_cast<int>(std::min(100.0, std::floor(span * 1.0001 / step)))
+                        : -1;
+  for (int k = 0; k <= ticks; ++k) {
+    const double t = step * static_cast<double>(k);
     const double x = plot_x + plot_w * t / span;
     s += line(x, top + plot_h, x, top + plot_h + 4, "gp-axis");
     s += text(x, top + plot_h + 16, format_ns(t), "middle", "gp-tick");

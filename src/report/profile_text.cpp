@@ -2,10 +2,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <sstream>
 
+#include "graphprof/core/json_text.hpp"
 #include "graphprof/profile/profile.hpp"
+#include "graphprof/core/error.hpp"
+#include "graphprof/core/json_fields.hpp"
 #include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/profile_text.hpp"
@@ -132,13 +137,25 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
 }
 
 // "1-20, 40, 60" from [[1, 20], [40, 40], [60, 60]]; at most `keep` runs, then "...".
+// Each run is [first, last], launch ordinals from 0, first <= last; any other shape is a malformed
+// report (exit 3 naming the field), never a read past the end of a run or a wrapped-around number.
 std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
+  const auto malformed = [](const std::string& what) {
+    return input_error("node_sampling.traced_ordinals: " + what + "; expected a list of [first, last] launch numbers (0 <= first <= last)");
+  };
+  if (runs.is_null()) return "not recorded";
+  if (!runs.is_array()) throw malformed("not a list");
+  for (const auto& r : runs) {
+    const bool pair = r.is_array() && r.size() == 2 && r[0].is_number_unsigned() && r[1].is_number_unsigned();
+    if (!pair || r[0].get<std::uint64_t>() > r[1].get<std::uint64_t>() || r[1].get<std::uint64_t>() >= (std::uint64_t{1} << 53))
+      throw malformed(json_text(r).substr(0, 60) + " is not one");
+  }
   std::string s;
   std::size_t shown = 0;
   for (const auto& r : runs) {
     if (shown++ == keep) return s + ", ...";
     if (!s.empty()) s += ", ";
-    const auto a = r[0].get<std::size_t>() + 1, b = r[1].get<std::size_t>() + 1;  // 1-based for people
+    const auto a = r[0].get<std::uint64_t>() + 1, b = r[1].get<std::uint64_t>() + 1;  // 1-based for people
     s += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
   }
   return s;
@@ -163,10 +180,13 @@ void sampling_text(std::ostringstream& out, const json& p) {
             << ka.value("eager_records_set_aside", 0) << " eager)\n";
       header = true;
     }
-    out << "    graph_" << g["graph"].get<unsigned>() << ": " << s["traced_launches"] << " of " << g["launches"]
-        << " launches traced (launch " << ordinal_runs_text(s["traced_ordinals"]) << "); span " << ns(s["span_traced"], "median_ns")
-        << " traced vs " << ns(s["span_untraced"], "median_ns") << " untraced, stretch "
-        << (s["perturbation"].is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
+    // Read tolerantly: a field missing from a hand-edited report must not index past an object.
+    namespace jf = json_fields;
+    out << "    graph_" << strf("%.0f", jf::number(g, "graph", 0)) << ": " << jf::field(s, "traced_launches") << " of "
+        << jf::field(g, "launches") << " launches traced (launch " << ordinal_runs_text(jf::field(s, "traced_ordinals"))
+        << "); span " << ns(jf::field(s, "span_traced"), "median_ns") << " traced vs " << ns(jf::field(s, "span_untraced"), "median_ns")
+        << " untraced, stretch "
+        << (jf::field(s, "perturbation").is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
     if (const double n = s.value("set_aside", 0.0); n > 0)
       out << "; " << plural(std::round(n), "node record", "node records")
           << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";
@@ -207,27 +227,79 @@ void lost_records_text(std::ostringstream& out, const json& p) {
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
 }
 
+// The summary as a terminal may show it: every field from the records is printed through one_line
+// or a table's name cell, and this last pass catches any other: a control character other than
+// the line ends (ESC starts a terminal's escape sequence; C1 controls, U+0080..U+009F, can too)
+// is written as \xNN.
+std::string terminal_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if ((c < 0x20 && c != '\n') || c == 0x7f) {
+      out += strf("\\x%02x", c);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      out += strf("\\x%02x", next);
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The lines a process's records gave (its errors, warnings, CUPTI's notices), each on one line
+// without terminal escapes (one_line), and counted, not repeated: lines that differ only in their
+// numbers are one line with "(and N more like it)", and at most kShownRecordLines such lines are
+// printed (a process can write 100,000 warnings; the report keeps them all).
+constexpr std::size_t kShownRecordLines = 10;
+void record_lines_text(std::ostringstream& out, const json& lines, const std::string& prefix) {
+  if (!lines.is_array()) return;
+  std::vector<std::pair<std::string, std::size_t>> kinds;  // first text of the kind, how many
+  std::map<std::string, std::size_t> index;
+  for (const auto& line : lines) {
+    if (!line.is_string()) continue;
+    const std::string text = one_line(line.get<std::string>().substr(0, 1000));
+    std::string kind;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) kind += text[i];
+      else if (kind.empty() || kind.back() != '#') kind += '#';
+    }
+    const auto [it, added] = index.emplace(kind, kinds.size());
+    if (added) kinds.emplace_back(text, 0);
+    ++kinds[it->second].second;
+  }
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i >= kShownRecordLines) {
+      left += kinds[i].second;
+      continue;
+    }
+    out << prefix << kinds[i].first;
+    if (kinds[i].second > 1) out << " (and " << group_digits(kinds[i].second - 1) << " more like it)";
+    out << "\n";
+  }
+  if (left > 0) out << prefix << "... and " << group_digits(left) << " more of other kinds (the report lists them all)\n";
+}
+
 void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose, const std::string& report_path) {
   if (several) {
     const std::string rank = rank_label(p);
     out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
-        << "): " << p["command_line"].get<std::string>() << "\n";
+        << "): " << one_line(json_fields::text(p, "command_line")) << "\n";
   }
-  for (const auto& e : p["errors"]) out << "  NOT PROFILED: " << e.get<std::string>() << "\n";
-  const auto warnings = p.find("warnings");  // reports older than this field have none
-  if (warnings != p.end())
-    for (const auto& w : *warnings) out << "  graphprof warning: " << w.get<std::string>() << "\n";
+  record_lines_text(out, json_fields::field(p, "errors"), "  NOT PROFILED: ");
+  record_lines_text(out, json_fields::field(p, "warnings"), "  graphprof warning: ");  // older reports have none
   const auto refused = p.find("cupti_refused");
   if (refused != p.end() && refused->is_object())
     out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
-        << " cuptiSubscribe call(s) from " << (*refused)["caller"].get<std::string>() << " returned "
-        << (*refused)["result"].get<std::string>()
+        << " cuptiSubscribe call(s) from " << one_line(json_fields::text(*refused, "caller")) << " returned "
+        << one_line(json_fields::text(*refused, "result"))
         << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
            "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
            "    application's profiler, or run its profiler without graphprof)\n";
-  const auto notices = p.find("cupti_notices");
-  if (notices != p.end())
-    for (const auto& n : *notices) out << "  CUPTI reported: " << n.get<std::string>() << "\n";
+  record_lines_text(out, json_fields::field(p, "cupti_notices"), "  CUPTI reported: ");
   const auto at_end = p.find("cupti_at_end");
   const bool taken = at_end != p.end() && at_end->is_string() &&
                      (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout");
@@ -521,18 +593,24 @@ std::string format_profile_summary(const Report& report, bool verbose, const std
   if (section == nullptr) return {};
   const json& p = *section;
   std::ostringstream out;
-  const json& procs = p["processes"];
-  out << "\nprofile: " << p["program"].get<std::string>() << " (" << procs.size()
-      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << p["trace_level"].get<std::string>()
-      << "): the application " << p["exit"].get<std::string>() << ", wall " << ns(p, "wall_ns") << "\n";
+  // The headline reads tolerantly: a field missing from a hand-edited report shows as "-".
+  const auto or_dash = [&](const char* key) {
+    const std::string v = json_fields::text(p, key);
+    return v.empty() ? std::string("-") : one_line(v);
+  };
+  const json& procs = json_fields::items(p, "processes");
+  out << "\nprofile: " << or_dash("program") << " (" << procs.size()
+      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << or_dash("trace_level")
+      << "): the application " << or_dash("exit") << ", wall " << ns(p, "wall_ns") << "\n";
   overhead_text(out, p);
   overhead_windows_text(out, p);
-  for (const auto& n : p["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  for (const auto& n : json_fields::items(p, "notes"))
+    if (n.is_string()) out << "  note: " << one_line(n.get<std::string>()) << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);
   if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose, report_path);
-  return out.str();
+  return terminal_safe(out.str());
 }
 
 }  // namespace gp

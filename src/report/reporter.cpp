@@ -2,6 +2,7 @@
 // (the HTML page in html_report.cpp, the JSON document in src/core/report.cpp).
 #include <sstream>
 
+#include "graphprof/core/utf8_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/report/reporter.hpp"
 
@@ -14,7 +15,7 @@ std::string Reporter::text(const Report& report) const {
 }
 
 void write_report_file(const Reporter& reporter, const Report& report, const std::string& path) {
-  write_file_atomic(path, reporter.text(report));
+  write_file_atomic(path, valid_utf8(reporter.text(report)));
 }
 
 void HtmlReporter::write(const Report& report, std::ostream& out) const { out << render_html_report(report, options_); }

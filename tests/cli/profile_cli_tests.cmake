@@ -178,3 +178,18 @@ add_test(NAME cli.profile_node_level_does_not_interpose
 set_tests_properties(cli.profile_observe_needs_trace_none cli.profile_observe_with_call_sites cli.profile_site_sample_checked
                      cli.profile_observe_preloads_the_interposer cli.profile_trace_none_interposes_by_default
                      cli.profile_observe_cupti_does_not_interpose cli.profile_node_level_does_not_interpose PROPERTIES LABELS cpu)
+# A profile owns its --out folder (a second one there: exit 2) and no output is the program, another
+# output or a file in the records folder.
+add_test(NAME cli.profile_folder
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_folder.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_folder)
+set_tests_properties(cli.profile_folder PROPERTIES LABELS cpu)
+# The application's process group: --time-limit, SIGTERM and its end stop every process of it.
+add_test(NAME cli.profile_process_group
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_process_group.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_process_group)
+set_tests_properties(cli.profile_process_group PROPERTIES LABELS cpu)
+# `profile --from DIR` reads an earlier profile's records again; the summary comes before the report
+# is written, so a report that cannot be written does not lose the analysis.
+add_test(NAME cli.profile_from
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_from.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_from
+                 ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
+set_tests_properties(cli.profile_from PROPERTIES LABELS cpu)

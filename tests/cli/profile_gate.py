@@ -115,7 +115,9 @@ def edited(src, work, name, edit):
     for run in profile_runs(doc):
         for proc in run.get("processes", []):
             edit(proc)
-    out = os.path.join(work, name + ".json")
+    # Not NAME.json: that is where compare(..., NAME) writes its comparison, and an output may not
+    # replace an input.
+    out = os.path.join(work, name + ".profile.json")
     with open(out, "w") as f:
         json.dump(doc, f)
     return out

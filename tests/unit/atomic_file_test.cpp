@@ -141,6 +141,36 @@ TEST(AtomicWrite, SymlinkIsFollowedAndKept) {
   fs::remove_all(d);
 }
 
+// A link planted by another user in a shared sticky folder (/tmp) under the name of an output is
+// not followed: exit 2 before anything is written, the file it points to untouched. Links of this
+// user, or of the folder's owner, and links in other folders are followed as before. Making a
+// link of another user needs root (lchown).
+TEST(AtomicWrite, ALinkOfAnotherUserInAStickyFolderIsNotFollowed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "lchown to another user needs root";
+  const fs::path d = fresh_dir("sticky");
+  fs::create_directories(d / "shared");
+  ASSERT_EQ(::chmod((d / "shared").c_str(), 01777), 0);
+  std::ofstream(d / "victim.txt") << "keep";
+  fs::create_symlink(d / "victim.txt", d / "shared" / "report.json");
+  ASSERT_EQ(::lchown((d / "shared" / "report.json").c_str(), 65534, 65534), 0);
+  const std::string planted = (d / "shared" / "report.json").string();
+  std::string message;
+  EXPECT_EQ(code_of_check("--json", planted, &message), ExitCode::kUsage);
+  EXPECT_NE(message.find("--json " + planted + ": " + planted + " is a symbolic link of another user (uid 65534)"), std::string::npos)
+      << message;
+  EXPECT_THROW(write_file_atomic(planted, "replaced"), Error);
+  EXPECT_EQ(read_file((d / "victim.txt").string()), "keep");
+  // This user's own link there is followed.
+  fs::create_symlink(d / "victim.txt", d / "shared" / "mine.json");
+  write_file_atomic((d / "shared" / "mine.json").string(), "mine");
+  EXPECT_EQ(read_file((d / "victim.txt").string()), "mine");
+  // Another user's link in a folder that is not shared is followed.
+  fs::create_symlink(d / "victim.txt", d / "theirs.json");
+  ASSERT_EQ(::lchown((d / "theirs.json").c_str(), 65534, 65534), 0);
+  EXPECT_EQ(code_of_check("--json", (d / "theirs.json").string()), ExitCode::kOk);
+  fs::remove_all(d);
+}
+
 // Runs `write` with stdout redirected into `file`; returns that file's inode before and after.
 std::pair<ino_t, ino_t> with_stdout_in(const fs::path& file, const std::function<void()>& write) {
   std::fflush(stdout);

@@ -3,6 +3,8 @@
 // of a comparison's verdicts. tests/browser/ opens the same pages in chromium.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <filesystem>
 #include <regex>
 
@@ -104,6 +106,36 @@ TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
   EXPECT_EQ(with.find("<?xml"), std::string::npos);  // inlined, not a document in a document
   EXPECT_NE(with.find("id=\"gv0-graph0\""), std::string::npos);  // Graphviz ids made unique per picture
   EXPECT_NE(with.find("id=\"gv1-graph0\""), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// A report whose recorded dump is another file (hand-edited: /etc/passwd): the page says it is not a
+// DOT dump and quotes nothing of it (a parse error quoted its first line: "found 'root'").
+TEST(HtmlReport, AFileThatIsNotADotDumpIsNotQuotedOnThePage) {
+  const auto dir = std::filesystem::temp_directory_path() / "gp_html_test_not_dot";
+  std::filesystem::create_directories(dir);
+  const std::string secret = (dir / "secret.txt").string();
+  {
+    std::ofstream f(secret);
+    f << "root:x:0:0:secret-line:/root:/bin/sh\nmore\n";
+  }
+  Report r = read_report(kData + "/h200/chain_run1.json");
+  ModeResult res = r.results[1];
+  res.sections.graph.value().dot = secret;
+  r.results = {res};
+  const std::string page = render_html_report(r);
+  EXPECT_EQ(page.find("secret-line"), std::string::npos);
+  EXPECT_EQ(page.find("found '"), std::string::npos);
+  EXPECT_NE(page.find("it is not a DOT dump"), std::string::npos);
+  // A real dump behind a comment line is still drawn.
+  const std::string dump = (dir / "commented.dot").string();
+  {
+    std::ofstream f(dump);
+    f << "// a comment\n" << read_file(kData + "/dot/chain100_capture.dot");
+  }
+  res.sections.graph.value().dot = dump;
+  r.results = {res};
+  EXPECT_EQ(count(render_html_report(r), "class=\"gp-graph-svg\""), 1u);
   std::filesystem::remove_all(dir);
 }
 

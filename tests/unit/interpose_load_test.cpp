@@ -5,6 +5,8 @@
 // not what the process's calls resolve to, and it says so (graphprof_interpose_ready).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <unistd.h>
 
 #include <filesystem>
@@ -55,8 +57,11 @@ TEST(InterposeLibrary, ForwardsToTheRealRuntimeAndRecordsTheCalls) {
   end(1);  // a second end writes nothing
   EXPECT_EQ(launch(nullptr, one, one, nullptr, 0, nullptr), expected) << "after the end: forwarded, not recorded";
 
+  // The process line the injection library would write first; its start on the same clock as the
+  // interposer's records (CLOCK_REALTIME), which are read against it.
+  const auto started = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::istringstream in("{\"t\":\"process\",\"pid\":" + std::to_string(::getpid()) +
-                        ",\"ppid\":1,\"ts\":1,\"cupti\":0,\"level\":0,\"sample\":\"\",\"observed\":\"interpose\",\"cmdline\":\"t\"}\n" +
+                        ",\"ppid\":1,\"ts\":" + std::to_string(started) + ",\"cupti\":0,\"level\":0,\"sample\":\"\",\"observed\":\"interpose\",\"cmdline\":\"t\"}\n" +
                         g_lines);
   const ProcessRecords r = parse_process_records(in, "interposed.jsonl");
   EXPECT_EQ(r.malformed_lines, 0u) << g_lines;

@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include <sstream>
 
 #include "graphprof/core/error.hpp"
+#include "graphprof/core/json_assert.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
@@ -81,10 +83,21 @@ TEST(ProfileRecords, OutOfRangeNumbersAndEmptyRemarksAreUnreadableLines) {
         << R"({"t":"error","what":""})" << "\n"
         << R"({"t":"warning","what":"kept"})" << "\n";
   }
+  {
+    // A kernel's grid or block must be three integers an int holds (5e128 into an int was undefined
+    // behaviour, found by fuzz_profile_records).
+    std::ofstream out(path, std::ios::app);
+    out << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"gr":[5e128,1,1]})" << "\n"
+        << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"bl":[1,1]})" << "\n"
+        << R"({"t":"k","n":"k","s":100,"e":200,"g":1,"gr":[4,2,1],"bl":[128,1,1]})" << "\n";
+  }
   const ProcessRecords r = read_process_records(path);
   EXPECT_EQ(r.pid, 7);
   EXPECT_EQ(r.trace.dropped_records, 3u);
-  EXPECT_EQ(r.malformed_lines, 5u);
+  EXPECT_EQ(r.malformed_lines, 7u);
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels[0].grid, (std::array<int, 3>{4, 2, 1}));
+  EXPECT_EQ(r.trace.kernels[0].block, (std::array<int, 3>{128, 1, 1}));
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "kept");
   EXPECT_TRUE(r.errors.empty());
@@ -106,6 +119,131 @@ TEST(ProfileRecords, RecordsThatEndBeforeTheyStartAreUnreadableLinesWithAWarning
   EXPECT_TRUE(r.trace.api.empty());
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "3 records end before they start (counted as unreadable lines)");
+}
+
+// Times outside the records' range (0, 2^64 - 1, years away from the process's start) and node
+// counts that a report's int cannot hold are unreadable lines, never figures: kept, they became
+// durations of 1.8e18 ns and counts of -1 that graphprof's own report reader refused.
+TEST(ProfileRecords, TimesAndCountsOutsideSaneRangesAreUnreadableLines) {
+  std::istringstream in(
+      "{\"t\":\"process\",\"pid\":7,\"ts\":1800000000000000000}\n"
+      "{\"t\":\"k\",\"n\":\"zero\",\"s\":0,\"e\":1800000000000000100,\"g\":1}\n"
+      "{\"t\":\"k\",\"n\":\"max\",\"s\":1800000000000000100,\"e\":18446744073709551615,\"g\":1}\n"
+      "{\"t\":\"k\",\"n\":\"far\",\"s\":1800000000000000100,\"e\":1990000000000000000,\"g\":1}\n"
+      "{\"t\":\"a\",\"n\":\"cudaGraphLaunch\",\"s\":1,\"e\":1800000000000000200,\"co\":3}\n"
+      "{\"t\":\"k\",\"n\":\"good\",\"s\":1800000000000000100,\"e\":1800000000000000300,\"g\":1}\n"
+      "{\"t\":\"exec\",\"exec\":1,\"graph\":1,\"nodes\":3000000000,\"edges\":1,\"ts\":1800000000000000050}\n"
+      "{\"t\":\"exec\",\"exec\":2,\"graph\":2,\"nodes\":5,\"edges\":4,\"ts\":18446744073709551615}\n"
+      "{\"t\":\"exec\",\"exec\":3,\"graph\":3,\"nodes\":5,\"edges\":4,\"ts\":1800000000000000050}\n"
+      "{\"t\":\"proc_start\",\"ts\":1,\"resolution_ns\":1}\n"
+      "{\"t\":\"end\",\"reason\":\"exit\",\"ts\":18446744073709551615}\n");
+  const ProcessRecords r = parse_process_records(in, "mem");
+  EXPECT_EQ(r.malformed_lines, 8u);
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels[0].name, "good");
+  EXPECT_TRUE(r.trace.api.empty());
+  ASSERT_EQ(r.execs.size(), 1u);
+  EXPECT_EQ(r.execs[0].exec_id, 3u);
+  EXPECT_EQ(r.end_ns, 0u);
+  EXPECT_EQ(r.sites.process_start_ns, 0u);
+  // What is left makes a report that graphprof reads back.
+  ProfileRun run;
+  run.program = "app";
+  run.command = {"app"};
+  const Report report = profile_report(run, {analyze_process(r)});
+  EXPECT_NO_THROW(report_from_json(json::parse(report_json_text(report)), "mem"));
+}
+
+// What one record line may cost is bounded: a line longer than 16 MiB is skipped unread, a call
+// site with more frames than a stack is read with is unreadable; the lines around them are kept.
+TEST(ProfileRecords, OversizedLinesAndSitesAreUnreadableLines) {
+  std::string frames;
+  for (int i = 0; i < 1000; ++i) frames += std::string(i ? "," : "") + "[\"/lib/a.so\",\"0x10\",\"f\",1]";
+  std::string py;
+  for (int i = 0; i < 300; ++i) py += std::string(i ? "," : "") + "[\"a.py\",1,\"g\"]";
+  const std::string lines = "{\"t\":\"process\",\"pid\":7}\n"
+                            "{\"t\":\"warning\",\"what\":\"" + std::string((std::size_t{16} << 20) + 10, 'x') + "\"}\n"
+                            "{\"t\":\"warning\",\"what\":\"kept\"}\n"
+                            "{\"t\":\"site\",\"s\":1,\"api\":\"cudaLaunchKernel\",\"n\":[" + frames + "]}\n"
+                            "{\"t\":\"site\",\"s\":2,\"api\":\"cudaLaunchKernel\",\"n\":[],\"py\":[" + py + "]}\n"
+                            "{\"t\":\"site\",\"s\":3,\"api\":\"cudaLaunchKernel\",\"n\":[[\"/lib/a.so\",\"0x10\",\"f\",1]]}\n"
+                            "{\"t\":\"warning\",\"what\":\"last, without a line end\"}";
+  std::istringstream in(lines);
+  const ProcessRecords r = parse_process_records(in, "mem");
+  EXPECT_EQ(r.pid, 7);
+  EXPECT_EQ(r.malformed_lines, 3u);
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[0], "kept");
+  EXPECT_EQ(r.warnings[1], "last, without a line end");
+  ASSERT_EQ(r.sites.sites.size(), 1u);
+  EXPECT_EQ(r.sites.sites[0].id, 3u);
+}
+
+// Capture begins are matched to their ends by stream and correlation: a begin gets the first end
+// after it on its stream. 100,000 begins that never end (a pass over every capture call for each
+// begin: minutes) are matched at once.
+TEST(ProfileAnalysis, CaptureBeginsAreMatchedToTheirEndsInLinearTime) {
+  ProcessRecords r;
+  r.pid = 7;
+  const auto call = [&](std::uint32_t co, const char* name, std::uint32_t thread) {
+    ApiRecord a;
+    a.name = name;
+    a.correlation_id = co;
+    a.thread_id = thread;
+    a.start_ns = 1000 + co;
+    a.end_ns = 1000 + co;
+    r.trace.api.push_back(a);
+  };
+  for (std::uint32_t i = 0; i < 100000; ++i) r.captures.push_back(CaptureCall{false, 9, 0, 1 + i, 0, -1});  // ends before them
+  for (std::uint32_t i = 0; i < 100000; ++i) {
+    r.captures.push_back(CaptureCall{true, 9, 0, 200000 + i, 0, 0});
+    call(200000 + i, "cudaStreamBeginCapture", 100 + i);
+  }
+  // One capture on stream 5 whose EndCapture has no API record: a call on its thread after the end
+  // closes it, the launch inside it broke it.
+  r.captures.push_back(CaptureCall{true, 5, 0, 400000, 0, 0});
+  call(400000, "cudaStreamBeginCapture", 1);
+  ApiRecord bad;
+  bad.name = "cudaMalloc";
+  bad.correlation_id = 400001;
+  bad.thread_id = 1;
+  bad.start_ns = bad.end_ns = 1000 + 400001;
+  bad.return_value = 900;  // cudaErrorStreamCaptureUnsupported
+  r.trace.api.push_back(bad);
+  r.captures.push_back(CaptureCall{false, 5, 0, 400002, 901, -1});
+  call(400003, "cudaMemcpy", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessProfile p = analyze_process(r);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  ASSERT_EQ(p.capture_trouble.size(), 1u);
+  EXPECT_EQ(p.capture_trouble[0].api, "cudaMalloc");
+  EXPECT_EQ(p.capture_trouble[0].stream_id, 5u);
+  EXPECT_EQ(p.capture_trouble[0].end_error, "cudaErrorStreamCaptureInvalidated");
+}
+
+// Text from the records reaches the terminal without its control characters (an ESC starts an
+// escape sequence), and repeated lines are counted, not printed 100,000 times.
+TEST(ProfileReport, ConsoleCleansRecordTextAndCountsRepeatedLines) {
+  std::ostringstream lines;
+  lines << "{\"t\":\"process\",\"pid\":7,\"ts\":1000,\"cmdline\":\"app\\u001b]0;title\\u0007\"}\n";
+  for (int i = 0; i < 100000; ++i) lines << "{\"t\":\"warning\",\"what\":\"cudaMalloc of " << i << " bytes failed\"}\n";
+  lines << "{\"t\":\"warning\",\"what\":\"\\u001b[2J\\u001b[31mred\\u009b1m\"}\n";
+  for (int i = 0; i < 30; ++i) lines << "{\"t\":\"error\",\"what\":\"kind" << char('a' + i % 26) << char('a' + i / 26) << "\"}\n";
+  std::istringstream in(lines.str());
+  const ProcessRecords records = parse_process_records(in, "mem");
+  ASSERT_EQ(records.warnings.size(), 100001u);
+  ProfileRun run;
+  run.program = "app\x1b[1m";
+  run.command = {"app"};
+  run.notes = {"a note with a bell\x07"};
+  const std::string text = format_profile_summary(profile_report(run, {analyze_process(records)}), true);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos);
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(text.find("graphprof warning: cudaMalloc of 0 bytes failed (and 99,999 more like it)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b[2J\\x1b[31mred"), std::string::npos) << text;
+  EXPECT_NE(text.find("NOT PROFILED: ... and 20 more of other kinds"), std::string::npos) << text;
+  EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 200) << "one line per kind of warning, not one per warning";
 }
 
 // The application may leave a FIFO, a device or a link to one where its records were: refused at
@@ -277,6 +415,19 @@ ProfileRun fixture_run() {
   run.overhead_changes = {OverheadChange{"steady_window", 2, 0.15, -0.2, 0.6, true, 1.0e9, 1.15e9},
                           OverheadChange{"wall_time", 2, 0.25, 0.10, 0.40, false, 1.6e9, 2.0e9}};
   return run;
+}
+
+// A hand-edited report without fields the summary reads: its headline reads them tolerantly ("-"),
+// and a field missing deeper is an exception the commands turn into exit 3 (core/json_assert.hpp),
+// never a read of freed memory (a const operator[] on a missing key, found by fuzz_profile_report).
+TEST(ProfileReport, MissingFieldsOfAHandEditedReportNeverReadFreedMemory) {
+  Report r = profile_report(fixture_run(), {fixture_profile()});
+  json& section = r.results[0].sections.profile;
+  for (const char* key : {"trace_level", "exit", "program"}) section.erase(key);
+  const std::string text = format_profile_summary(r);
+  EXPECT_NE(text.find("profile: - (1 CUDA process, trace -): the application -, wall"), std::string::npos) << text;
+  section["processes"][0].erase("coverage");
+  EXPECT_THROW(format_profile_summary(r), JsonMisuse);
 }
 
 TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip) {

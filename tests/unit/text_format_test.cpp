@@ -13,6 +13,8 @@
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/report/trace_summary_text.hpp"
 #include "graphprof/core/name_match.hpp"
+#include "graphprof/core/json_text.hpp"
+#include "graphprof/core/utf8_text.hpp"
 
 namespace gp {
 namespace {
@@ -324,4 +326,18 @@ TEST(WrapClauses, BreaksAClauseWiderThanALineAtSpaces) {
 
 TEST(WrapWords, WordLongerThanALineStaysWhole) {
   EXPECT_EQ(gp::wrap_words("x " + std::string(20, 'y') + " z", 10), "x\n  " + std::string(20, 'y') + "\n  z\n");
+}
+
+// Bytes that are not UTF-8 (a Latin-1 path, byte 0xff in an argument) become U+FFFD one byte at a
+// time; well-formed text, multi-byte characters included, is kept as it is.
+TEST(ValidUtf8, ReplacesEachByteOutsideAWellFormedSequence) {
+  EXPECT_EQ(gp::valid_utf8("plain µs → ok 🙂"), "plain µs → ok 🙂");
+  EXPECT_EQ(gp::valid_utf8("r\xe9sultats"), "r\xef\xbf\xbdsultats");
+  EXPECT_EQ(gp::valid_utf8("x\xffy"), "x\xef\xbf\xbdy");
+  EXPECT_EQ(gp::valid_utf8("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd") << "overlong";
+  EXPECT_EQ(gp::valid_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd") << "surrogate";
+  EXPECT_EQ(gp::valid_utf8("\xf4\x90\x80\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd") << "past U+10FFFF";
+  EXPECT_EQ(gp::valid_utf8("end\xe2\x82"), "end\xef\xbf\xbd\xef\xbf\xbd") << "cut short";
+  EXPECT_EQ(gp::valid_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
+  EXPECT_EQ(gp::json_text(nlohmann::json("r\xe9sultats")), "\"r\xef\xbf\xbdsultats\"");
 }

@@ -1,7 +1,8 @@
 // Writing output files so that a reader never sees a half-written file: write a temporary file
 // beside the target, flush it, then rename it over the target. Destinations that are not regular
 // files (a terminal, /dev/stdout, a FIFO, a shell's >(...)) are written through instead, a
-// symbolic link is followed (its target is replaced, the link stays), and "-" means stdout.
+// symbolic link is followed (its target is replaced, the link stays) unless another user made it
+// in a shared folder with the sticky bit (/tmp: kUsage, it could be planted), and "-" means stdout.
 #pragma once
 #include <string>
 
@@ -23,6 +24,9 @@ bool writes_to_stdout(const std::string& path);
 void check_output_path(const std::string& option, const std::string& path);
 // True when `path` is this process's standard output ("-", /dev/stdout, /dev/fd/1, /proc/self/fd/1).
 bool names_stdout(const std::string& path);
+// The file write_file_atomic(path, ...) replaces: `path` with its symbolic links followed (a
+// dangling link leads to the missing file it names). Paths under /dev and /proc stay as given.
+std::string output_target(const std::string& path);
 // Creates `path` (and its parents) if needed and checks it is a writable folder; same errors.
 void check_output_folder(const std::string& option, const std::string& path);
 

@@ -3,6 +3,7 @@
 // one. Host-only: plan_suite reads the workload registry and starts nothing.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 
 #include "child_processes.hpp"
+#include "run_options.hpp"
 #include "graphprof/cuda/suite.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/report.hpp"
@@ -398,6 +400,32 @@ TEST(IsolatedTraces, ChromeTraceFromTheChildrensRecordsHasEachTracedModeJoinedTo
     if (e.contains("args") && e.at("args").is_object() && e.at("args").contains("dot_node")) ++bare_named;
   EXPECT_EQ(bare_named, 0u);
   EXPECT_EQ(bare.to_json().at("traceEvents").size(), doc.at("traceEvents").size());
+}
+
+// --ranks' rendezvous, --processes' and --isolate's report files: a folder made new each time under
+// a name no one can guess (mkdtemp, 0700). The old name graphprof-<what>-<pid> was reused when it
+// existed, whoever had made it.
+TEST(TemporaryFolderTest, IsNewPrivateAndNeverAFolderThatWasThere) {
+  namespace fs = std::filesystem;
+  const fs::path planted = fs::temp_directory_path() / ("graphprof-ranks-" + std::to_string(::getpid()));
+  fs::create_directories(planted);
+  std::string first_path;
+  {
+    const TemporaryFolder first("ranks");
+    const TemporaryFolder second("ranks");
+    first_path = first.path();
+    EXPECT_NE(fs::path(first.path()), planted);
+    EXPECT_NE(first.path(), second.path());
+    EXPECT_EQ(fs::path(first.path()).parent_path(), fs::temp_directory_path());
+    EXPECT_EQ(fs::path(first.path()).filename().string().rfind("graphprof-ranks-", 0), 0u);
+    struct stat st {};
+    ASSERT_EQ(::stat(first.path().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+  }
+  EXPECT_FALSE(fs::exists(first_path));
+  EXPECT_TRUE(fs::exists(planted));  // not ours: left alone
+  fs::remove_all(planted);
 }
 
 }  // namespace
