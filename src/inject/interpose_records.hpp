@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -250,6 +251,31 @@ inline std::string clock_line(std::uint32_t exec_id, std::uint64_t n, std::uint6
                 exec_id, static_cast<unsigned long long>(n), static_cast<unsigned long long>(first),
                 static_cast<unsigned long long>(last), static_cast<unsigned long long>(settled));
   return b;
+}
+
+// Lines {"t":KIND,"co":[...],"ns":[...]} of (correlation id, value) pairs, `batch` pairs a line
+// (the interposer's ic and gl lines); `pairs` is emptied.
+template <typename V>
+std::string correlated_lines(const char* kind, std::vector<std::pair<std::uint32_t, V>>& pairs, std::size_t batch) {
+  std::string s;
+  for (std::size_t at = 0; at < pairs.size(); at += batch) {
+    const std::size_t end = pairs.size() < at + batch ? pairs.size() : at + batch;
+    s += "{\"t\":\"";
+    s += kind;
+    s += "\",\"co\":[";
+    for (std::size_t i = at; i < end; ++i) {
+      if (i > at) s += ',';
+      append_u64(s, pairs[i].first);
+    }
+    s += "],\"ns\":[";
+    for (std::size_t i = at; i < end; ++i) {
+      if (i > at) s += ',';
+      append_u64(s, pairs[i].second);
+    }
+    s += "]}\n";
+  }
+  pairs.clear();
+  return s;
 }
 
 // Graph launches per exec, as the injection's launch callbacks keep them (launch_watch.hpp): the

@@ -135,23 +135,7 @@ bool sampled(Handle exec) {
 }
 
 std::string lines_of(std::vector<std::pair<std::uint32_t, std::uint64_t>>& done) {
-  std::string s;
-  for (std::size_t at = 0; at < done.size(); at += kBatch) {
-    const std::size_t stop = std::min(done.size(), at + kBatch);
-    s += "{\"t\":\"gl\",\"co\":[";
-    for (std::size_t i = at; i < stop; ++i) {
-      if (i > at) s += ',';
-      gp::interpose::append_u64(s, done[i].first);
-    }
-    s += "],\"ns\":[";
-    for (std::size_t i = at; i < stop; ++i) {
-      if (i > at) s += ',';
-      gp::interpose::append_u64(s, done[i].second);
-    }
-    s += "]}\n";
-  }
-  done.clear();
-  return s;
+  return gp::interpose::correlated_lines("gl", done, kBatch);
 }
 
 // Moves the finished pairs (in order, up to the first still running) to g_done. Under g_mu.

@@ -190,23 +190,7 @@ std::mutex& g_own_mu = *new std::mutex;
 std::vector<std::pair<std::uint32_t, std::uint32_t>>& g_own_calls = *new std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
 std::string own_lines(std::vector<std::pair<std::uint32_t, std::uint32_t>>& calls) {
-  std::string s;
-  for (std::size_t at = 0; at < calls.size(); at += 4096) {
-    const std::size_t end = std::min(calls.size(), at + 4096);
-    s += "{\"t\":\"ic\",\"co\":[";
-    for (std::size_t i = at; i < end; ++i) {
-      if (i > at) s += ',';
-      gp::interpose::append_u64(s, calls[i].first);
-    }
-    s += "],\"ns\":[";
-    for (std::size_t i = at; i < end; ++i) {
-      if (i > at) s += ',';
-      gp::interpose::append_u64(s, calls[i].second);
-    }
-    s += "]}\n";
-  }
-  calls.clear();
-  return s;
+  return gp::interpose::correlated_lines("ic", calls, 4096);
 }
 
 }  // namespace

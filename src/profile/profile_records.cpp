@@ -106,6 +106,22 @@ struct EndsBeforeStart : std::out_of_range {
   EndsBeforeStart() : std::out_of_range("e: before s") {}
 };
 
+// The `co` and `ns` lists of an ic or gl line as (correlation id, value) pairs, all read before any
+// is kept: a value above `max` or a list that is not counts makes the line unreadable.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> correlated_values(const json& j, const char* kind, std::uint64_t max) {
+  const auto& co = j.at("co").get_ref<const json::array_t&>();
+  const auto& ns = j.at("ns").get_ref<const json::array_t&>();
+  if (co.size() != ns.size()) throw std::out_of_range(std::string(kind) + ": co and ns differ in length");
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
+  for (std::size_t i = 0; i < co.size(); ++i) {
+    if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range(std::string(kind) + ": not a count");
+    const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
+    if (c > UINT32_MAX || n > max) throw std::out_of_range(std::string(kind) + ": value out of range");
+    out.emplace_back(static_cast<std::uint32_t>(c), n);
+  }
+  return out;
+}
+
 void check_order(std::uint64_t start, std::uint64_t end) {
   if (end < start) throw EndsBeforeStart();
 }
@@ -242,30 +258,12 @@ void read_line(const json& j, ProcessRecords& p) {
     if (!p.interpose_cost) p.interpose_cost.emplace();
     p.interpose_cost->calls = field<std::uint64_t>(j, "calls");
   } else if (t == "ic") {
-    const auto& co = j.at("co").get_ref<const json::array_t&>();
-    const auto& ns = j.at("ns").get_ref<const json::array_t&>();
-    if (co.size() != ns.size()) throw std::out_of_range("ic: co and ns differ in length");
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> timed;  // all read before any is kept
-    for (std::size_t i = 0; i < co.size(); ++i) {
-      if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range("ic: not a count");
-      const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
-      if (c > UINT32_MAX || n > UINT32_MAX) throw std::out_of_range("ic: value out of range");
-      timed.emplace_back(static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(n));
-    }
+    const auto timed = correlated_values(j, "ic", UINT32_MAX);
     if (!p.interpose_cost) p.interpose_cost.emplace();
-    p.interpose_cost->timed.insert(p.interpose_cost->timed.end(), timed.begin(), timed.end());
+    for (const auto& [c, n] : timed) p.interpose_cost->timed.emplace_back(c, static_cast<std::uint32_t>(n));
   } else if (t == "gl") {
-    const auto& co = j.at("co").get_ref<const json::array_t&>();
-    const auto& ns = j.at("ns").get_ref<const json::array_t&>();
-    if (co.size() != ns.size()) throw std::out_of_range("gl: co and ns differ in length");
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> timed;  // all read before any is kept
-    for (std::size_t i = 0; i < co.size(); ++i) {
-      if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range("gl: not a count");
-      const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
-      // A graph launch longer than an hour on the GPU is no reading.
-      if (c > UINT32_MAX || n > 3600ull * 1000000000ull) throw std::out_of_range("gl: value out of range");
-      timed.emplace_back(static_cast<std::uint32_t>(c), n);
-    }
+    // A graph launch longer than an hour on the GPU is no reading.
+    const auto timed = correlated_values(j, "gl", 3600ull * 1000000000ull);
     p.launch_gpu_ns.insert(p.launch_gpu_ns.end(), timed.begin(), timed.end());
   } else if (t == "dropped") {
     d.dropped_records += field<std::size_t>(j, "n");
