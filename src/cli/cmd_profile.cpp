@@ -399,12 +399,6 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     for (const unsigned char c : o.step_range)
       if (c < 0x20 || c == 0x7f) throw usage_error("--step-range: the name has a control character (an NVTX message is one line)");
   }
-  // Same check and message as `run`: exit 4 without a usable GPU or driver. The CLI tests skip it
-  // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
-  const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
-  const bool gpu_checked = !from_records && !(no_check && std::strcmp(no_check, "1") == 0);
-  if (gpu_checked) require_gpu(0);
-
   const char* custom = std::getenv("GRAPHPROF_INJECT_LIB");
   const fs::path lib = custom && *custom ? fs::path(custom) : fs::path(self_dir()) / "libgraphprof_inject.so";
   if (!from_records && !fs::is_regular_file(lib))
@@ -439,6 +433,12 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
         if (entry.path().extension() == ".jsonl") inputs.emplace_back("the record file", entry.path().string());
   }
   outputs_apart(inputs, outputs);
+  // Same check and message as `run`: exit 4 without a usable GPU or driver, once the command line
+  // and its outputs are known good (a wrong option is exit 2 on any machine). The CLI tests skip it
+  // (GRAPHPROF_PROFILE_NO_GPU_CHECK=1) to check process handling with programs that never use CUDA.
+  const char* no_check = std::getenv("GRAPHPROF_PROFILE_NO_GPU_CHECK");
+  const bool gpu_checked = !from_records && !(no_check && std::strcmp(no_check, "1") == 0);
+  if (gpu_checked) require_gpu(0);
   // The records folder is emptied before and filled during the run: no output may live there
   // (--from only reads it).
   const fs::path records_root = from_records ? fs::path() : fs::weakly_canonical(data, ec);
