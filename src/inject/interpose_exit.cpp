@@ -45,10 +45,33 @@ const char* signal_name(int sig) {
   return "signal";
 }
 
+volatile sig_atomic_t g_dying_signal = 0;
+
+// SIGALRM while the handler below writes: the write hangs (the fault came inside malloc, or while
+// a lock the write needs was held). The process ends by its own signal, as without graphprof.
+void on_stuck(int) {
+  const int sig = g_dying_signal;
+  signal(sig, SIG_DFL);
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, sig);
+  sigprocmask(SIG_UNBLOCK, &mask, nullptr);
+  raise(sig);
+  ::syscall(SYS_exit_group, 128 + sig);
+}
+
 void on_fatal(int sig) {
   if (!g_dying.exchange(true) && g_active.load()) {
+    // Not async-signal-safe (it formats and writes); the alarm bounds a hang to 3 s.
+    g_dying_signal = sig;
+    struct sigaction stuck {};
+    stuck.sa_handler = on_stuck;
+    sigemptyset(&stuck.sa_mask);
+    sigaction(SIGALRM, &stuck, nullptr);
+    alarm(3);
     end_recording(false);
     end_line(signal_name(sig));
+    alarm(0);
   }
   for (std::size_t i = 0; i < sizeof kFatal / sizeof kFatal[0]; ++i)
     if (kFatal[i] == sig) sigaction(sig, &g_before[i], nullptr);
