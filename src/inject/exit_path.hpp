@@ -21,6 +21,7 @@
 #include "inject_state.hpp"
 #include "ledger_samples.hpp"
 #include "nvtx_steps.hpp"
+#include "signal_end.hpp"
 
 namespace gp::inject {
 
@@ -209,16 +210,7 @@ inline volatile sig_atomic_t g_dying_signal = 0;
 
 // SIGALRM while the signal handler below flushes: the flush hangs (on a lock the interrupted
 // thread holds). The process ends by the signal it was given, as it would have without graphprof.
-inline void on_stuck_flush(int) {
-  const int sig = g_dying_signal;
-  signal(sig, SIG_DFL);
-  sigset_t pending;
-  sigemptyset(&pending);
-  sigaddset(&pending, sig);
-  sigprocmask(SIG_UNBLOCK, &pending, nullptr);
-  raise(sig);
-  _exit(128 + sig);
-}
+inline void on_stuck_flush(int) { end_by_signal(g_dying_signal); }
 
 // Installed only for signals whose disposition was the default (an application that handles
 // SIGINT itself, like Python, ends through its own path and our exit handler). Not strictly

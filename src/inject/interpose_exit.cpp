@@ -10,6 +10,7 @@
 
 #include "inject_output.hpp"
 #include "interpose_core.hpp"
+#include "signal_end.hpp"
 
 #define GP_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -49,16 +50,7 @@ volatile sig_atomic_t g_dying_signal = 0;
 
 // SIGALRM while the handler below writes: the write hangs (the fault came inside malloc, or while
 // a lock the write needs was held). The process ends by its own signal, as without graphprof.
-void on_stuck(int) {
-  const int sig = g_dying_signal;
-  signal(sig, SIG_DFL);
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, sig);
-  sigprocmask(SIG_UNBLOCK, &mask, nullptr);
-  raise(sig);
-  ::syscall(SYS_exit_group, 128 + sig);
-}
+void on_stuck(int) { gp::inject::end_by_signal(g_dying_signal); }
 
 void on_fatal(int sig) {
   if (!g_dying.exchange(true) && g_active.load()) {
