@@ -123,8 +123,8 @@ void Analyzer::chains() {
     f.evidence += strf(". Small = under %s threads per launch", group_digits(kTinyThreads).c_str()) +
                   (times != nullptr ? strf(" or under %s measured", format_ns(kTinyKernelNs).c_str()) : std::string()) + ".";
     f.advice = "A graph removes the CPU cost of each launch, not the GPU's: every kernel in a chain still waits "
-               "for the previous one to drain and then ramps up, a few microseconds per link that tiny kernels "
-               "cannot hide. Fuse neighbouring kernels, give each launch more work (more elements per thread, "
+               "for the previous one to drain and then ramps up, a cost per link that tiny kernels cannot hide "
+               "(the per-node gaps of --report show it). Fuse neighbouring kernels, give each launch more work (more elements per thread, "
                "batching), or run independent chains side by side.";
     f.nodes = {m.nodes[tiny[0]->nodes.front()].dot_name, m.nodes[tiny[0]->nodes.back()].dot_name};
     add(std::move(f));
@@ -229,8 +229,12 @@ void Analyzer::size() {
     ratio = *times->instantiate_ns / *times->gpu_time_per_iter_ns;
   const bool slow_measured = ratio && *ratio >= kInstantiateReplays;
   if (n < kLargeGraphInfo && !slow_measured) return;
+  // A small graph whose instantiation is slow next to its replay is not a large graph: the title says
+  // what was measured.
+  const bool large = n >= kLargeGraphInfo;
   Finding f = finding("large_graph_instantiation", (n >= kLargeGraphWarn || slow_measured) ? "warning" : "info",
                       "Large graph: instantiation is expensive");
+  if (!large) f.title = strf("Instantiation costs as much as %.0f replays", ratio.value_or(0));
   f.evidence = strf("%s nodes and %s edges", group_digits(n).c_str(), group_digits(m.edges.size()).c_str());
   if (times != nullptr && times->instantiate_ns) {
     f.evidence += "; instantiation took " + format_ns(*times->instantiate_ns);
@@ -238,10 +242,13 @@ void Analyzer::size() {
                                   format_ns(*times->gpu_time_per_iter_ns).c_str());
   }
   f.evidence += ".";
-  f.advice = "cudaGraphInstantiate walks and uploads every node, so its cost grows with the node count and is "
-             "paid again on every re-instantiation. Instantiate once and replay many times; change parameters "
-             "with cudaGraphExecUpdate or the per-node setters instead of re-instantiating; fuse kernels to cut "
-             "the node count.";
+  f.advice = large ? "cudaGraphInstantiate walks and uploads every node, so its cost grows with the node count and is "
+                     "paid again on every re-instantiation. Instantiate once and replay many times; change parameters "
+                     "with cudaGraphExecUpdate or the per-node setters instead of re-instantiating; fuse kernels to cut "
+                     "the node count."
+                   : "Instantiation is paid once per graph and again on every re-instantiation: it pays back only "
+                     "over many replays. Instantiate once and replay many times; change parameters with "
+                     "cudaGraphExecUpdate or the per-node setters instead of re-instantiating.";
   add(std::move(f));
 }
 

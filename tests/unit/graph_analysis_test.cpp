@@ -308,6 +308,17 @@ TEST(GraphAnalysis, SizeAndWidthFindings) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, "warning");
   EXPECT_NE(f->evidence.find("as much as 50 replays"), std::string::npos) << f->evidence;
+  // A 2-node graph instantiated in 100 us and replayed in 2 us is slow to instantiate, not large.
+  const GraphModel two = load_dot_text(synthetic_dump(2, {{0, 1}}), "two.dot");
+  NodeTimes small;
+  small.instantiate_ns = 1e5;
+  small.gpu_time_per_iter_ns = 2e3;
+  const GraphMetrics tm = analyze(two, &small);
+  const Finding* s = finding(tm, "large_graph_instantiation");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->title.find("Large graph"), std::string::npos) << s->title;
+  EXPECT_EQ(s->title, "Instantiation costs as much as 50 replays");
+  EXPECT_EQ(s->advice.find("node count"), std::string::npos) << s->advice;
 }
 
 // ---- joining a run report ---------------------------------------------------------------------
