@@ -34,14 +34,35 @@ std::string unknown_command(const CLI::App& app, const std::string& word) {
          " (commands: " + all + ")";
 }
 
-// CLI11's message, in graphprof's words, with the subcommand it concerns and where its options are listed.
-std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
+// The first "--name" of the command line (before a lone "--") that `app` does not know, with the
+// closest option it does know ("--mdoe" -> "--mode"); empty when there is none or none is close.
+std::string option_suggestion(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> known{"--help"};
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string best = gp::closest_name(name, known, 2);
+    if (!best.empty()) return "unknown option " + name + "; did you mean " + best + "?";
+  }
+  return {};
+}
+
+// CLI11's message, in graphprof's words, with the subcommand it concerns and where its options are
+// listed, and the option meant where one was mistyped.
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
+  const CLI::App* used = &app;
   std::string sub;
-  for (const CLI::App* s : app.get_subcommands()) sub = s->get_name();
+  for (const CLI::App* s : app.get_subcommands()) sub = s->get_name(), used = s;
   std::string what = e.what();
-  if (what == "A subcommand is required") return "graphprof: a command is required (graphprof --help lists them)";
+  const std::string meant = option_suggestion(*used, args);
+  if (what == "A subcommand is required")
+    return meant.empty() ? "graphprof: a command is required (graphprof --help lists them)" : "graphprof: " + meant;
   const std::string where = sub.empty() ? "graphprof" : "graphprof " + sub;
-  return where + ": " + what + " (" + where + " --help lists the options)";
+  return where + ": " + (meant.empty() ? what : meant + " (" + what + ")") + " (" + where + " --help lists the options)";
 }
 
 }  // namespace
@@ -92,7 +113,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << parse_error_text(app, e) << "\n";
+    std::cerr << parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc)) << "\n";
     return static_cast<int>(gp::ExitCode::kUsage);
   } catch (const gp::Error& e) {
     std::cerr << "graphprof: " << e.what() << "\n";

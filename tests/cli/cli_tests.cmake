@@ -127,3 +127,7 @@ set_tests_properties(cli.merge_copies_of_one_run PROPERTIES LABELS cpu)
 # fixtures (examples that need a GPU are skipped: tests/cli/doc_examples.sh says which).
 add_test(NAME cli.doc_examples COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples.sh $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.doc_examples PROPERTIES LABELS cpu)
+# A mistyped option gets the option meant, in a command and at the top level (it was "a command is
+# required" for --verison).
+gp_cli_test(option_typo_suggested 2 "unknown option --mdoe. did you mean --mode" run --mdoe x)
+gp_cli_test(top_level_option_typo_suggested 2 "unknown option --verison. did you mean --version" --verison)
