@@ -129,5 +129,5 @@ add_test(NAME cli.doc_examples COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examp
 set_tests_properties(cli.doc_examples PROPERTIES LABELS cpu)
 # A mistyped option gets the option meant, in a command and at the top level (it was "a command is
 # required" for --verison).
-gp_cli_test(option_typo_suggested 2 "unknown option --mdoe. did you mean --mode" run --mdoe x)
+gp_cli_test(option_typo_suggested 2 "unknown option --jsn. did you mean --json" compare a.json b.json --jsn x.json)
 gp_cli_test(top_level_option_typo_suggested 2 "unknown option --verison. did you mean --version" --verison)
