@@ -206,11 +206,6 @@ inline void at_exit(int status, void*) {
 }
 
 struct sigaction g_previous[2];
-inline volatile sig_atomic_t g_dying_signal = 0;
-
-// SIGALRM while the signal handler below flushes: the flush hangs (on a lock the interrupted
-// thread holds). The process ends by the signal it was given, as it would have without graphprof.
-inline void on_stuck_flush(int) { end_by_signal(g_dying_signal); }
 
 // Installed only for signals whose disposition was the default (an application that handles
 // SIGINT itself, like Python, ends through its own path and our exit handler). Not strictly
@@ -221,12 +216,7 @@ inline void on_signal(int sig) {
     raise(sig);
     return;
   }
-  g_dying_signal = sig;
-  struct sigaction stuck {};
-  stuck.sa_handler = on_stuck_flush;
-  sigemptyset(&stuck.sa_mask);
-  sigaction(SIGALRM, &stuck, nullptr);
-  alarm(3);
+  bound_dying_write(sig);
   gp::inject::stop_sampling(false);
   std::size_t dropped = 0;
   const CuptiAtEnd cupti = flush_records(false, dropped);

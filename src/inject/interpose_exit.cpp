@@ -46,21 +46,9 @@ const char* signal_name(int sig) {
   return "signal";
 }
 
-volatile sig_atomic_t g_dying_signal = 0;
-
-// SIGALRM while the handler below writes: the write hangs (the fault came inside malloc, or while
-// a lock the write needs was held). The process ends by its own signal, as without graphprof.
-void on_stuck(int) { gp::inject::end_by_signal(g_dying_signal); }
-
 void on_fatal(int sig) {
   if (!g_dying.exchange(true) && g_active.load()) {
-    // Not async-signal-safe (it formats and writes); the alarm bounds a hang to 3 s.
-    g_dying_signal = sig;
-    struct sigaction stuck {};
-    stuck.sa_handler = on_stuck;
-    sigemptyset(&stuck.sa_mask);
-    sigaction(SIGALRM, &stuck, nullptr);
-    alarm(3);
+    gp::inject::bound_dying_write(sig);
     end_recording(false);
     end_line(signal_name(sig));
     alarm(0);

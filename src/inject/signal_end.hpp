@@ -20,4 +20,19 @@ namespace gp::inject {
   }
 }
 
+// The signal a handler is writing the records of a dying process for (each library its own copy).
+inline volatile sig_atomic_t g_ending_signal = 0;
+
+// Before a dying process's handler writes (not async-signal-safe: it may hang on a lock the
+// interrupted thread holds, or inside malloc): an alarm that ends the process by `sig` after
+// `seconds`. alarm(0) when the write is done.
+inline void bound_dying_write(int sig, unsigned seconds = 3) {
+  g_ending_signal = sig;
+  struct sigaction stuck {};
+  stuck.sa_handler = [](int) { end_by_signal(g_ending_signal); };
+  sigemptyset(&stuck.sa_mask);
+  sigaction(SIGALRM, &stuck, nullptr);
+  alarm(seconds);
+}
+
 }  // namespace gp::inject
