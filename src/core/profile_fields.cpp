@@ -95,6 +95,9 @@ double RunTotals::coverage() const {
 
 RunTotals run_totals(const json& run) {
   RunTotals t;
+  // Launches of graphs with and without a GPU time (the default level times each graph's launches
+  // from its second on: a graph launched once, a warm-up, has none).
+  double timed_launches = 0, untimed_launches = 0;
   for (const auto& p : items(run, "processes")) {
     const json& c = field(p, "coverage");
     t.graph_kernel_ns += number(c, "graph_kernel_ns", 0);
@@ -110,13 +113,22 @@ RunTotals run_totals(const json& run) {
     for (const auto& g : items(p, "graphs")) {
       const double launches = number(g, "launches", 0);
       if (!(launches > 0)) continue;
-      t.graph_gpu_ns += launches * number(field(g, "gpu_span"), "median_ns");  // NaN stays NaN
+      const double per_launch = number(field(g, "gpu_span"), "median_ns");
+      if (std::isfinite(per_launch)) {
+        t.graph_gpu_ns += launches * per_launch;
+        timed_launches += launches;
+      } else {
+        untimed_launches += launches;
+      }
       t.graph_node_runs += launches * number(g, "nodes", 0);
     }
     t.graphs += static_cast<double>(items(p, "graphs").size());
     t.capture_failures += static_cast<double>(items(p, "capture_trouble").size());
     t.late_graphs += static_cast<double>(late_graphs(p));
   }
+  // Graphs without a GPU time that make up at most 5 % of the graph launches are left out of the
+  // graphs' GPU time; more, and it is unknown.
+  if (untimed_launches > 0.05 * (timed_launches + untimed_launches)) t.graph_gpu_ns = NAN;
   return t;
 }
 

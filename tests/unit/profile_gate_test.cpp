@@ -442,6 +442,21 @@ TEST(AppGate, ASlowerStepFailsOnGpuTimePerStepNamingTheGraphs) {
   }
 }
 
+// A graph launched once (a warm-up: the default level times launches from the second on) has no
+// GPU time; it does not take the step's GPU time away from the graphs that have one.
+TEST(AppGate, AGraphLaunchedOnceLeavesTheStepsGpuTime) {
+  auto warm_up_graph = [](ProcessProfile& p, std::size_t) {
+    p.graphs[1].gpu_span_ns.clear();
+    p.graphs[1].launches = 1;
+  };
+  const Comparison c = compare(side(5, warm_up_graph), side(5, warm_up_graph), Thresholds{});
+  const MetricComparison* step = find(c, "gpu_time_per_step");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->verdict, Verdict::kSame) << step->reason;
+  ASSERT_TRUE(step->base.has_value());
+  EXPECT_EQ(step->base->reps.size(), 5u);
+}
+
 // The light default without GPU timing (or an older report): figures neither side has are not
 // comparable and gate nothing; the same program twice passes with 3 and with 5 runs a side.
 TEST(AppGate, FiguresNeitherSideMeasuredDoNotMakeTheGateUntrusted) {

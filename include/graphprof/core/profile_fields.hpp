@@ -56,7 +56,8 @@ struct RunTotals {
   double graph_launches = 0, eager_launches = 0, syncs = 0, steps = 0, graphs = 0, capture_failures = 0, late_graphs = 0;
   bool kernel_records = false;  // some process has node-level coverage (kernel records)
   // The graphs' GPU time: each launched graph's median GPU time per launch times its launches (NaN
-  // when a launched graph has no GPU time: a level without it); the steps' span on the host clock
+  // when graphs without a GPU time make up more than 5 % of the launches: a level without it; fewer,
+  // warm-up graphs launched once, are left out); the steps' span on the host clock
   // (first step's start to the last one's end, summed over processes; 0 without steps).
   double graph_gpu_ns = 0, step_span_ns = 0;
   // Nodes the graph launches ran (each graph's nodes times its launches): exact at every level.
