@@ -13,6 +13,7 @@ Variants (what a commit might do to the program):
   slow-nodes   every graph gets one more kernel doing that work (its node count changes)
   moved        the last activation runs eagerly after the replay (an op moved out of the graphs)
   bad-capture  the bucket-4 capture synchronises inside (it fails; that bucket then runs eagerly)
+  dispatch-bug requests of exactly 8 run eagerly although bucket 8 is captured (a dispatch off by one)
 It prints its own counts and clock at the end: graph steps, eager steps, launches per bucket, and
 the loop's time per step on CUDA events and on the host clock, to hold graphprof's figures against.
 """
@@ -75,7 +76,7 @@ def capture(model, hidden, variant):
 def serve(model, graphs, inputs, outputs, steps, hidden, seed, variant):
     rng = random.Random(seed)
     requests = torch.randn(40, hidden, device="cuda", dtype=torch.half)
-    eager_steps, replays = 0, {b: 0 for b in graphs}
+    eager_steps, eager_captured, replays = 0, 0, {b: 0 for b in graphs}
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     t0 = time.perf_counter()
     start.record()
@@ -83,7 +84,10 @@ def serve(model, graphs, inputs, outputs, steps, hidden, seed, variant):
         for _ in range(steps):
             n = rng.randint(1, 40)
             b = next((x for x in sorted(graphs) if x >= n), None)
-            if b is None:  # above the largest captured bucket: eager
+            if variant == "dispatch-bug" and n == 8:
+                b = None
+                eager_captured += 1
+            if b is None:  # above the largest captured bucket (or the dispatch bug): eager
                 out = model(requests[:n])
                 eager_steps += 1
             else:
@@ -98,7 +102,8 @@ def serve(model, graphs, inputs, outputs, steps, hidden, seed, variant):
     torch.cuda.synchronize()
     host_ms = (time.perf_counter() - t0) * 1e3
     gpu_ms = start.elapsed_time(end)
-    print(f"serving_gate: {steps} steps: {steps - eager_steps} graph steps, {eager_steps} eager steps; "
+    print(f"serving_gate: {steps} steps: {steps - eager_steps} graph steps, {eager_steps} eager steps "
+          f"({eager_steps - eager_captured} above the largest bucket, {eager_captured} at a captured size); "
           f"replays {dict(sorted(replays.items()))}; {gpu_ms * 1e3 / steps:.1f} us per step (CUDA events), "
           f"{host_ms * 1e3 / steps:.1f} us per step (host)", flush=True)
 
@@ -108,7 +113,7 @@ def main():
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--hidden", type=int, default=2048)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--variant", default="as-is", choices=["as-is", "slow", "slow-nodes", "moved", "bad-capture"])
+    ap.add_argument("--variant", default="as-is", choices=["as-is", "slow", "slow-nodes", "moved", "bad-capture", "dispatch-bug"])
     a = ap.parse_args()
     torch.manual_seed(0)
     model = Model(a.hidden, a.variant).cuda().half().eval()
