@@ -117,6 +117,7 @@ ChildResult run_windows_series(int runs, unsigned window_ms, const std::vector<s
       own.insert(own.end(), ratios.begin(), ratios.end());
     }
     wr.compared = own.size();
+    wr.through_cupti = count_cupti_processes(scratch.string());
     if (const auto c = windows_change(own)) {
       wr.change = c->change;
       wr.recording_ns = c->recording_median_ns;

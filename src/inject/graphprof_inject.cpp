@@ -358,10 +358,16 @@ gp::inject::ObserveChoice choose_observer_here() {
   f.interposer_loaded = ready != nullptr && dlsym(RTLD_DEFAULT, "graphprof_interpose_begin") != nullptr &&
                         dlsym(RTLD_DEFAULT, "graphprof_interpose_end") != nullptr;
   f.interposer_ready = f.interposer_loaded && ready() == 1;
+  using SeesDlsymFn = int (*)();
+  const auto sees = reinterpret_cast<SeesDlsymFn>(dlsym(RTLD_DEFAULT, "graphprof_interpose_sees_dlsym"));
+  f.driver_lookups = f.interposer_loaded && sees != nullptr && sees() == 1;
   std::string modules;  // of the initialising call's stack, said when none is the shared runtime
   f.shared_runtime_caller = f.interposer_ready && initialised_from_shared_runtime(modules);
   gp::inject::ObserveChoice c = gp::inject::choose_observer(f);
-  if (f.interposer_ready && !f.shared_runtime_caller) c.why_not += " (the stack of CUDA's initialisation: " + modules + ")";
+  if (f.interposer_ready && !f.shared_runtime_caller) {
+    const std::string stack = " (the stack of CUDA's initialisation: " + modules + ")";
+    (c.interpose ? c.why_at : c.why_not) += stack;
+  }
   return c;
 }
 
@@ -401,6 +407,13 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
           static_cast<unsigned long long>(observe.interpose ? realtime_ns() : now_ns()), version, g_level,
           g_level >= 2 ? g_sample_rule.text().c_str() : "", observe.interpose ? "interpose" : "cupti");
   append_json_string(line, process_command_line().c_str());
+  if (observe.interpose) {
+    appendf(line, ",\"observed_at\":\"%s\"", observe.at.c_str());
+    if (!observe.why_at.empty()) {
+      line += ",\"observed_at_why\":";
+      append_json_string(line, observe.why_at.c_str());
+    }
+  }
   if (!observe.why_not.empty()) {
     line += ",\"observe_note\":";
     append_json_string(line, ("not interposed: " + observe.why_not).c_str());

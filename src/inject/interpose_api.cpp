@@ -78,11 +78,11 @@ GP_DEFINE(instantiate, kDriver, cuGraphInstantiateWithParams_ptsz, InstantiatePa
 // cuGraphExecUpdate before CUDA 12: (exec, graph, errorNode*, result*); since: (exec, graph, info*).
 using Ptr4Fn = Err (*)(void*, void*, void*, void*);
 using Ptr3Fn = Err (*)(void*, void*, void*);
-GP_DEFINE(timed, kRuntime, cudaGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
-GP_DEFINE(timed, kDriver, cuGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
-GP_DEFINE_AS(timed, kDriver, cuGraphExecUpdate, cuGraphExecUpdate_v2, Ptr3Fn, (void* e, void* g, void* info), e, g, info)
+GP_DEFINE(exec_update_call, kRuntime, cudaGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE(exec_update_call, kDriver, cuGraphExecUpdate, Ptr4Fn, (void* e, void* g, void* a3, void* a4), e, g, a3, a4)
+GP_DEFINE_AS(exec_update_call, kDriver, cuGraphExecUpdate, cuGraphExecUpdate_v2, Ptr3Fn, (void* e, void* g, void* info), e, g, info)
 #define GP_SET_PARAMS(domain, recorded, name) \
-  GP_DEFINE_AS(timed, domain, recorded, name, Ptr3Fn, (void* exec, void* node, void* params), exec, node, params)
+  GP_DEFINE_AS(set_params_call, domain, recorded, name, Ptr3Fn, (void* exec, void* node, void* params), exec, node, params)
 GP_SET_PARAMS(kRuntime, cudaGraphExecKernelNodeSetParams, cudaGraphExecKernelNodeSetParams)
 GP_SET_PARAMS(kRuntime, cudaGraphExecNodeSetParams, cudaGraphExecNodeSetParams)
 GP_SET_PARAMS(kRuntime, cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParams)
@@ -221,3 +221,95 @@ GP_DEFINE(timed, kDriver, cuLaunchKernelEx, CuLaunchExFn, (const void* c, Handle
 GP_DEFINE(timed, kDriver, cuLaunchKernelEx_ptsz, CuLaunchExFn, (const void* c, Handle f, void** p, void** x), c, f, p, x)
 GP_DEFINE(graph_launch, kDriver, cuGraphLaunch, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
 GP_DEFINE(graph_launch, kDriver, cuGraphLaunch_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+
+// ---- The driver API a statically linked runtime, CuPy, XLA and Triton reach through
+// cuGetProcAddress or dlsym (driver_lookup.cpp hands these definitions out there) ----
+
+// Captures. cuStreamBeginCapture (CUDA 10.0) took only the stream (global mode); _v2 and _ptsz
+// take the mode.
+constexpr int kCaptureModeGlobal = 0;
+GP_EXPORT Err cuStreamBeginCapture(Handle stream) {
+  static const auto real = real_fn<OneFn>("cuStreamBeginCapture", kDriver);
+  const auto one = [](Handle s, int) { return real(s); };
+  return begin_capture(Api::cuStreamBeginCapture, +one, stream, kCaptureModeGlobal);
+}
+GP_DEFINE_AS(begin_capture, kDriver, cuStreamBeginCapture, cuStreamBeginCapture_v2, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(begin_capture, kDriver, cuStreamBeginCapture_ptsz, BeginFn, (Handle stream, int mode), stream, mode)
+GP_DEFINE(end_capture, kDriver, cuStreamEndCapture, EndFn, (Handle stream, Handle* graph), stream, graph)
+GP_DEFINE(end_capture, kDriver, cuStreamEndCapture_ptsz, EndFn, (Handle stream, Handle* graph), stream, graph)
+
+// cuGraphInstantiate (CUDA 10-11) and cuGraphInstantiate_v2: (exec*, graph, errorNode*, log, size).
+GP_DEFINE_AS(instantiate, kDriver, cuGraphInstantiate_legacy, cuGraphInstantiate, InstantiateFn, (Handle* exec, Handle graph, void* a3, void* a4, std::size_t a5),
+          exec, graph, a3, a4, a5)
+GP_DEFINE_AS(instantiate, kDriver, cuGraphInstantiate_legacy, cuGraphInstantiate_v2, InstantiateFn,
+             (Handle* exec, Handle graph, void* a3, void* a4, std::size_t a5), exec, graph, a3, a4, a5)
+GP_DEFINE(upload, kDriver, cuGraphUpload, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+GP_DEFINE(upload, kDriver, cuGraphUpload_ptsz, GraphLaunchFn, (Handle exec, Handle stream), exec, stream)
+
+// Parameter changes of an exec's nodes (the memcpy and memset ones also take the context).
+using Ptr4SetFn = Err (*)(void*, void*, void*, void*);
+GP_DEFINE(set_params_call, kDriver, cuGraphExecMemcpyNodeSetParams, Ptr4SetFn, (void* e, void* n, void* p, void* ctx), e, n, p, ctx)
+GP_DEFINE(set_params_call, kDriver, cuGraphExecMemsetNodeSetParams, Ptr4SetFn, (void* e, void* n, void* p, void* ctx), e, n, p, ctx)
+GP_SET_PARAMS(kDriver, cuGraphExecHostNodeSetParams, cuGraphExecHostNodeSetParams)
+GP_SET_PARAMS(kDriver, cuGraphExecChildGraphNodeSetParams, cuGraphExecChildGraphNodeSetParams)
+
+// Copies and memsets (CUdeviceptr: unsigned long long), host functions.
+using DevPtr = unsigned long long;
+using CuCopyFn = Err (*)(DevPtr, DevPtr, std::size_t, Handle);
+using CuHtoDFn = Err (*)(DevPtr, const void*, std::size_t, Handle);
+using CuDtoHFn = Err (*)(void*, DevPtr, std::size_t, Handle);
+using CuSet8Fn = Err (*)(DevPtr, unsigned char, std::size_t, Handle);
+using CuSet32Fn = Err (*)(DevPtr, unsigned, std::size_t, Handle);
+GP_DEFINE(timed, kDriver, cuMemcpyAsync, CuCopyFn, (DevPtr d, DevPtr s, std::size_t n, Handle st), d, s, n, st)
+GP_DEFINE(timed, kDriver, cuMemcpyAsync_ptsz, CuCopyFn, (DevPtr d, DevPtr s, std::size_t n, Handle st), d, s, n, st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2, CuHtoDFn, (DevPtr d, const void* s, std::size_t n, Handle st), d,
+             s, n, st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyHtoDAsync_ptsz, cuMemcpyHtoDAsync_v2_ptsz, CuHtoDFn,
+             (DevPtr d, const void* s, std::size_t n, Handle st), d, s, n, st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2, CuDtoHFn, (void* d, DevPtr s, std::size_t n, Handle st), d, s, n,
+             st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyDtoHAsync_ptsz, cuMemcpyDtoHAsync_v2_ptsz, CuDtoHFn, (void* d, DevPtr s, std::size_t n, Handle st),
+             d, s, n, st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2, CuCopyFn, (DevPtr d, DevPtr s, std::size_t n, Handle st), d, s, n,
+             st)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyDtoDAsync_ptsz, cuMemcpyDtoDAsync_v2_ptsz, CuCopyFn, (DevPtr d, DevPtr s, std::size_t n, Handle st),
+             d, s, n, st)
+GP_DEFINE(timed, kDriver, cuMemsetD8Async, CuSet8Fn, (DevPtr d, unsigned char v, std::size_t n, Handle st), d, v, n, st)
+GP_DEFINE(timed, kDriver, cuMemsetD8Async_ptsz, CuSet8Fn, (DevPtr d, unsigned char v, std::size_t n, Handle st), d, v, n, st)
+GP_DEFINE(timed, kDriver, cuMemsetD32Async, CuSet32Fn, (DevPtr d, unsigned v, std::size_t n, Handle st), d, v, n, st)
+GP_DEFINE(timed, kDriver, cuMemsetD32Async_ptsz, CuSet32Fn, (DevPtr d, unsigned v, std::size_t n, Handle st), d, v, n, st)
+GP_DEFINE(timed, kDriver, cuLaunchHostFunc, HostFuncFn, (Handle st, void* fn, void* data), st, fn, data)
+GP_DEFINE(timed, kDriver, cuLaunchHostFunc_ptsz, HostFuncFn, (Handle st, void* fn, void* data), st, fn, data)
+// The synchronous copies a static runtime's cudaMemcpy becomes.
+GP_DEFINE_AS(timed, kDriver, cuMemcpyHtoD, cuMemcpyHtoD_v2, Err (*)(DevPtr, const void*, std::size_t),
+             (DevPtr d, const void* s, std::size_t n), d, s, n)
+GP_DEFINE_AS(timed, kDriver, cuMemcpyDtoH, cuMemcpyDtoH_v2, Err (*)(void*, DevPtr, std::size_t), (void* d, DevPtr s, std::size_t n), d,
+             s, n)
+
+// Stream-ordered allocations (the memory ledger).
+#define GP_CU_ALLOC_ASYNC(recorded, name)                                                          \
+  GP_EXPORT Err name(DevPtr* p, std::size_t n, Handle st) {                                        \
+    static const auto real = real_fn<Err (*)(DevPtr*, std::size_t, Handle)>(#name, kDriver);      \
+    return allocation(Api::recorded, kDeviceMemory, true, real, p, n, st);                          \
+  }
+GP_CU_ALLOC_ASYNC(cuMemAllocAsync, cuMemAllocAsync)
+GP_CU_ALLOC_ASYNC(cuMemAllocAsync_ptsz, cuMemAllocAsync_ptsz)
+#define GP_CU_ALLOC_POOL(recorded, name)                                                                  \
+  GP_EXPORT Err name(DevPtr* p, std::size_t n, Handle pool, Handle st) {                                  \
+    static const auto real = real_fn<Err (*)(DevPtr*, std::size_t, Handle, Handle)>(#name, kDriver);     \
+    return allocation(Api::recorded, kDeviceMemory, true, real, p, n, pool, st);                           \
+  }
+GP_CU_ALLOC_POOL(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync)
+GP_CU_ALLOC_POOL(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync_ptsz)
+#define GP_CU_FREE_ASYNC(recorded, name)                                                  \
+  GP_EXPORT Err name(DevPtr p, Handle st) {                                               \
+    static const auto real = real_fn<Err (*)(DevPtr, Handle)>(#name, kDriver);            \
+    return release(Api::recorded, true, real, p, st);                                      \
+  }
+GP_CU_FREE_ASYNC(cuMemFreeAsync, cuMemFreeAsync)
+GP_CU_FREE_ASYNC(cuMemFreeAsync_ptsz, cuMemFreeAsync_ptsz)
+
+// What breaks a capture.
+GP_DEFINE(capture_breaker, kDriver, cuStreamQuery, OneFn, (Handle s), s)
+GP_DEFINE(capture_breaker, kDriver, cuStreamQuery_ptsz, OneFn, (Handle s), s)
+GP_DEFINE(capture_breaker, kDriver, cuEventQuery, OneFn, (Handle e), e)

@@ -62,6 +62,7 @@ void synchronised(std::uint64_t now);
 void launched(Handle exec, std::uint32_t co, std::uint64_t start);
 void instantiated(Handle exec, Handle graph, std::uint32_t co);
 void uploaded(Handle exec, std::uint32_t co);
+void exec_changed(Handle exec, bool set_params);  // a SetParams call or an exec update (the ux lines)
 void capture_begun(Handle stream, int mode, std::uint32_t co, Err r);
 void capture_ended(Handle stream, Handle graph, std::uint32_t co, Err r);
 void allocated(std::uint64_t address, std::uint64_t bytes, std::uint32_t co, int memory_kind, bool is_async);
@@ -231,6 +232,23 @@ Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
   }
   if (recorded) launched(exec, c.co, c.start);
   return c.r;
+}
+
+// A change of an exec in place: a SetParams call on one of its nodes, or an exec update.
+template <typename Fn, typename... A>
+Err exec_change(Api api, bool set_params, Fn real, void* exec, A... rest) {
+  const OwnTime own;
+  Call c;
+  if (forward(api, real, c, exec, rest...) && c.r == 0) exec_changed(exec, set_params);
+  return c.r;
+}
+template <typename Fn, typename... A>
+Err set_params_call(Api api, Fn real, void* exec, A... rest) {
+  return exec_change(api, true, real, exec, rest...);
+}
+template <typename Fn, typename... A>
+Err exec_update_call(Api api, Fn real, void* exec, A... rest) {
+  return exec_change(api, false, real, exec, rest...);
 }
 
 template <typename Fn, typename... A>

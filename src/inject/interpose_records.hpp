@@ -21,7 +21,9 @@
 namespace gp::interpose {
 
 // The calls the interposer records, named as the injection names CUPTI's API records (CUPTI's
-// name without its version suffix), so the analysis treats them alike.
+// name without its version suffix), so the analysis treats them alike. cuda.h renames some of
+// these identifiers by macro (cuMemAlloc -> cuMemAlloc_v2) where it is included: no two may then
+// meet (the recorded names are the strings below).
 enum class Api : std::uint8_t {
   cudaLaunchKernel, cudaLaunchKernel_ptsz, __cudaLaunchKernel, __cudaLaunchKernel_ptsz, cudaLaunchKernelExC,
   cudaLaunchKernelExC_ptsz, cudaLaunchCooperativeKernel, cudaLaunchCooperativeKernel_ptsz, cudaGraphLaunch,
@@ -41,6 +43,15 @@ enum class Api : std::uint8_t {
   cuStreamSynchronize_ptsz, cuEventSynchronize, cuGraphInstantiateWithFlags, cuGraphInstantiateWithParams,
   cuGraphInstantiateWithParams_ptsz, cuGraphExecUpdate, cuGraphExecKernelNodeSetParams, cuGraphExecNodeSetParams,
   cuMemAlloc, cuMemFree, cuMemCreate,
+  // driver API reached through cuGetProcAddress and dlsym (a static runtime, CuPy, XLA, Triton)
+  cuStreamBeginCapture, cuStreamBeginCapture_ptsz, cuStreamEndCapture, cuStreamEndCapture_ptsz,
+  cuGraphInstantiate_legacy,  // recorded as "cuGraphInstantiate" (cuda.h renames that identifier)
+  cuGraphUpload, cuGraphUpload_ptsz, cuGraphExecMemcpyNodeSetParams, cuGraphExecMemsetNodeSetParams,
+  cuGraphExecHostNodeSetParams, cuGraphExecChildGraphNodeSetParams, cuMemcpyAsync, cuMemcpyAsync_ptsz, cuMemcpyHtoDAsync,
+  cuMemcpyHtoDAsync_ptsz, cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_ptsz, cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_ptsz,
+  cuMemsetD8Async, cuMemsetD8Async_ptsz, cuMemsetD32Async, cuMemsetD32Async_ptsz, cuLaunchHostFunc, cuLaunchHostFunc_ptsz,
+  cuMemcpyHtoD, cuMemcpyDtoH, cuMemAllocAsync, cuMemAllocAsync_ptsz, cuMemFreeAsync, cuMemFreeAsync_ptsz,
+  cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz, cuStreamQuery, cuStreamQuery_ptsz, cuEventQuery,
   kCount
 };
 
@@ -63,7 +74,14 @@ inline const char* api_name(Api a) {
       "cuGraphLaunch_ptsz", "cuCtxSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", "cuEventSynchronize",
       "cuGraphInstantiateWithFlags", "cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams_ptsz",
       "cuGraphExecUpdate", "cuGraphExecKernelNodeSetParams", "cuGraphExecNodeSetParams", "cuMemAlloc", "cuMemFree",
-      "cuMemCreate"};
+      "cuMemCreate", "cuStreamBeginCapture", "cuStreamBeginCapture_ptsz", "cuStreamEndCapture", "cuStreamEndCapture_ptsz",
+      "cuGraphInstantiate", "cuGraphUpload", "cuGraphUpload_ptsz", "cuGraphExecMemcpyNodeSetParams",
+      "cuGraphExecMemsetNodeSetParams", "cuGraphExecHostNodeSetParams", "cuGraphExecChildGraphNodeSetParams", "cuMemcpyAsync",
+      "cuMemcpyAsync_ptsz", "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_ptsz", "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_ptsz",
+      "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_ptsz", "cuMemsetD8Async", "cuMemsetD8Async_ptsz", "cuMemsetD32Async",
+      "cuMemsetD32Async_ptsz", "cuLaunchHostFunc", "cuLaunchHostFunc_ptsz", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemAllocAsync",
+      "cuMemAllocAsync_ptsz", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", "cuMemAllocFromPoolAsync",
+      "cuMemAllocFromPoolAsync_ptsz", "cuStreamQuery", "cuStreamQuery_ptsz", "cuEventQuery"};
   static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(Api::kCount), "one name per call");
   return kNames[static_cast<std::size_t>(a)];
 }
@@ -98,18 +116,26 @@ inline SiteKind site_kind(Api a) {
     case Api::cudaMemcpy2DAsync: case Api::cudaMemcpy2DAsync_ptsz: case Api::cudaMemsetAsync: case Api::cudaMemsetAsync_ptsz:
     case Api::cudaLaunchHostFunc: case Api::cudaLaunchHostFunc_ptsz: case Api::cuLaunchKernel: case Api::cuLaunchKernel_ptsz:
     case Api::cuLaunchKernelEx: case Api::cuLaunchKernelEx_ptsz: case Api::cuLaunchCooperativeKernel:
-    case Api::cuLaunchCooperativeKernel_ptsz:
+    case Api::cuLaunchCooperativeKernel_ptsz: case Api::cuMemcpyAsync: case Api::cuMemcpyAsync_ptsz:
+    case Api::cuMemcpyHtoDAsync: case Api::cuMemcpyHtoDAsync_ptsz: case Api::cuMemcpyDtoHAsync: case Api::cuMemcpyDtoHAsync_ptsz:
+    case Api::cuMemcpyDtoDAsync: case Api::cuMemcpyDtoDAsync_ptsz: case Api::cuMemsetD8Async: case Api::cuMemsetD8Async_ptsz:
+    case Api::cuMemsetD32Async: case Api::cuMemsetD32Async_ptsz: case Api::cuLaunchHostFunc: case Api::cuLaunchHostFunc_ptsz:
+    case Api::cuMemcpyHtoD: case Api::cuMemcpyDtoH:
       return SiteKind::kEager;
     case Api::cudaDeviceSynchronize: case Api::cudaStreamSynchronize: case Api::cudaStreamSynchronize_ptsz:
-    case Api::cudaEventSynchronize:
+    case Api::cudaEventSynchronize: case Api::cuCtxSynchronize: case Api::cuStreamSynchronize:
+    case Api::cuStreamSynchronize_ptsz: case Api::cuEventSynchronize:
       return SiteKind::kSync;
     case Api::cudaMalloc: case Api::cudaMallocAsync: case Api::cudaMallocAsync_ptsz: case Api::cudaMallocFromPoolAsync:
     case Api::cudaMallocFromPoolAsync_ptsz: case Api::cudaMallocManaged: case Api::cuMemAlloc: case Api::cuMemCreate:
+    case Api::cuMemAllocAsync: case Api::cuMemAllocAsync_ptsz: case Api::cuMemAllocFromPoolAsync:
+    case Api::cuMemAllocFromPoolAsync_ptsz:
       return SiteKind::kAlloc;
     case Api::cudaStreamBeginCapture: case Api::cudaStreamBeginCapture_ptsz: case Api::cudaGraphInstantiate:
     case Api::cudaGraphInstantiateWithFlags: case Api::cudaGraphInstantiateWithParams:
     case Api::cudaGraphInstantiateWithParams_ptsz: case Api::cuGraphInstantiateWithFlags:
-    case Api::cuGraphInstantiateWithParams: case Api::cuGraphInstantiateWithParams_ptsz:
+    case Api::cuGraphInstantiateWithParams: case Api::cuGraphInstantiateWithParams_ptsz: case Api::cuStreamBeginCapture:
+    case Api::cuStreamBeginCapture_ptsz: case Api::cuGraphInstantiate_legacy:
       return SiteKind::kGraph;
     default:
       return SiteKind::kNone;
@@ -325,6 +351,19 @@ class LaunchBook {
     unsettled_.clear();
   }
 
+  // An exec changed in place: a SetParams call on one of its nodes (`set_params`) or an exec
+  // update. Counted per exec, written as ux lines (cumulative: the reader keeps the largest).
+  void changed(const void* handle, bool set_params) {
+    auto it = by_handle_.find(handle);
+    if (it == by_handle_.end()) {
+      execs_.push_back(make_exec(0));
+      it = by_handle_.emplace(handle, execs_.size() - 1).first;
+    }
+    Exec& e = execs_[it->second];
+    ++(set_params ? e.set_params : e.updates);
+    e.changes_written = false;
+  }
+
   // Launches of execs whose instantiation the interposer did not see.
   std::uint64_t unseen_launches() const {
     std::uint64_t n = 0;
@@ -337,8 +376,10 @@ class LaunchBook {
   // most what came after it).
   std::string pending_lines() {
     std::string s;
-    for (Exec& e : execs_)
+    for (Exec& e : execs_) {
       if (!e.correlations.empty()) s += lx_line(e);
+      s += ux_line(e);
+    }
     return s;
   }
 
@@ -346,6 +387,7 @@ class LaunchBook {
   std::string final_lines() {
     std::string s;
     for (Exec& e : execs_) {
+      s += ux_line(e);
       if (e.launches == 0) continue;
       s += lx_line(e);
       s += clock_line(e.exec_id, e.launches, e.first_ns, e.last_ns, e.settled_ns);
@@ -359,6 +401,8 @@ class LaunchBook {
     std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
     bool unsettled = false;
     std::vector<std::uint32_t> correlations;
+    std::uint64_t set_params = 0, updates = 0;
+    bool changes_written = true;
   };
 
   static Exec make_exec(std::uint32_t id) {
@@ -368,6 +412,16 @@ class LaunchBook {
   }
 
   static std::string lx_line(Exec& e) { return gp::interpose::lx_line(e.exec_id, e.correlations); }
+  // {"t":"ux","exec":ID,"sp":N,"up":M}: the exec's SetParams calls and exec updates so far (where
+  // changed since the last line).
+  static std::string ux_line(Exec& e) {
+    if (e.changes_written || e.exec_id == 0) return std::string();
+    e.changes_written = true;
+    char b[128];
+    std::snprintf(b, sizeof b, "{\"t\":\"ux\",\"exec\":%u,\"sp\":%llu,\"up\":%llu}\n", e.exec_id,
+                  static_cast<unsigned long long>(e.set_params), static_cast<unsigned long long>(e.updates));
+    return b;
+  }
 
   std::vector<Exec> execs_;
   std::unordered_map<const void*, std::size_t> by_handle_;

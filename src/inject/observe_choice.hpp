@@ -14,25 +14,47 @@ struct ObserveFacts {
   bool interposer_loaded = false;  // its symbols are in the process (LD_PRELOAD)
   bool interposer_ready = false;   // it found the real runtime and the process's runtime calls resolve to it
   bool shared_runtime_caller = false;  // CUDA was initialised from the shared libcudart (not a static runtime)
+  bool driver_lookups = false;  // the interposer answers dlsym and cuGetProcAddress (driver_lookup.cpp; x86-64)
 };
 
 struct ObserveChoice {
   bool interpose = false;
   std::string why_not;  // when asked for and not taken: why (said in the records)
+  // Interposed: where the calls are seen. "runtime": the shared runtime's functions (and the
+  // driver's, for what calls the driver itself); "driver": only the driver's (a statically linked
+  // runtime, or a program that calls the driver: CuPy, XLA).
+  std::string at;
+  std::string why_at;  // for "driver": why not the runtime
 };
 
 inline ObserveChoice choose_observer(const ObserveFacts& f) {
   ObserveChoice c;
   if (!f.asked) return c;
-  if (f.level != 0 && f.level != -1) c.why_not = "interposition observes --trace none and --overhead's plain runs only";
-  else if (!f.interposer_loaded) c.why_not = "the interposer library is not loaded in this process";
-  else if (!f.interposer_ready)
-    c.why_not = "the process calls no shared CUDA runtime (libcudart.so) that the interposer could take over: its runtime is "
-                "statically linked (nvcc's default), or it calls the driver directly";
-  else if (!f.shared_runtime_caller)
-    c.why_not = "CUDA was not initialised through the shared runtime (a statically linked runtime, or the driver API "
-                "directly): interposition would not see the calls";
-  else c.interpose = true;
+  if (f.level != 0 && f.level != -1) {
+    c.why_not = "interposition observes --trace none and --overhead's plain runs only";
+    return c;
+  }
+  if (!f.interposer_loaded) {
+    c.why_not = "the interposer library is not loaded in this process";
+    return c;
+  }
+  if (f.interposer_ready && f.shared_runtime_caller) {
+    c.interpose = true;
+    c.at = "runtime";
+    return c;
+  }
+  const std::string why_runtime =
+      !f.interposer_ready ? "the process calls no shared CUDA runtime (libcudart.so): its runtime is statically linked (nvcc's "
+                            "default), or it calls the driver directly"
+                          : "CUDA was not initialised through the shared runtime (a statically linked runtime, or the driver API "
+                            "directly)";
+  if (f.driver_lookups) {
+    c.interpose = true;
+    c.at = "driver";
+    c.why_at = why_runtime;
+    return c;
+  }
+  c.why_not = why_runtime + ": interposition would not see the calls (the interposer answers the driver's look-ups on x86-64 only)";
   return c;
 }
 

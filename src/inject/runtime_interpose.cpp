@@ -164,9 +164,14 @@ void writer_main() {
   }
 }
 
+// The stream's id (the runtime's and the driver's are the same number); the driver's where the
+// process has no shared runtime (interposed at the driver).
 std::uint32_t stream_id(Handle stream) {
   using Fn = Err (*)(Handle, unsigned long long*);
-  static const Fn get = real_fn<Fn>("cudaStreamGetId", false);
+  static const Fn get = [] {
+    const Fn runtime = real_fn<Fn>("cudaStreamGetId", false);
+    return runtime != nullptr ? runtime : real_fn<Fn>("cuStreamGetId", true);
+  }();
   unsigned long long id = 0;
   if (get == nullptr || get(stream, &id) != 0) return 0;
   return static_cast<std::uint32_t>(id);
@@ -441,6 +446,11 @@ void uploaded(Handle exec, std::uint32_t co) {
     if (auto it = g_exec_ids.find(exec); it != g_exec_ids.end()) id = it->second;
   }
   if (id != 0) write_now(gp::interpose::upload_line(id, co), false);
+}
+
+void exec_changed(Handle exec, bool set_params) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_book.changed(exec, set_params);
 }
 
 // Nothing here calls CUDA while the stream captures: a failed begin did not start a capture, so

@@ -38,7 +38,7 @@ bool is_kernel_launch(const ApiRecord& a) {
 // Host calls that wait for the GPU: explicit synchronisation and the synchronous copy.
 bool is_sync(const ApiRecord& a) {
   return a.name.find("Synchronize") != std::string::npos || a.name == "cudaMemcpy" || a.name == "cudaMemcpy2D" ||
-         a.name == "cudaMemset";
+         a.name == "cudaMemset" || a.name == "cuMemcpyDtoH" || a.name == "cuMemcpyHtoD";
 }
 
 bool is_capture_error(std::uint32_t e) { return e >= 900 && e <= 908; }
@@ -231,7 +231,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         }
         trouble.reset();
       }
-      if (starts_with(a->name, "cudaStreamBeginCapture")) {
+      if (starts_with(a->name, "cudaStreamBeginCapture") || starts_with(a->name, "cuStreamBeginCapture")) {
         capturing = a->return_value == 0;
         const auto e = end_of.find(a->correlation_id);
         end = e != end_of.end() ? e->second : nullptr;
@@ -252,7 +252,7 @@ std::vector<CaptureTrouble> find_capture_trouble(const ProcessRecords& p, std::s
         continue;
       }
       if (!capturing) continue;
-      if (starts_with(a->name, "cudaStreamEndCapture")) {
+      if (starts_with(a->name, "cudaStreamEndCapture") || starts_with(a->name, "cuStreamEndCapture")) {
         capturing = false;
         if (trouble && (a->return_value != 0 || !trouble->api.empty())) {
           trouble->end_error = a->return_value != 0 ? cuda_error_name_of(static_cast<int>(a->return_value)) : "cudaSuccess";
@@ -351,6 +351,8 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
   out.cupti_at_end = p.cupti_at_end;
   out.observed_by = p.observed_by.empty() ? "cupti" : p.observed_by;
   out.observe_note = p.observe_note;
+  out.observed_at = p.observed_at;
+  out.observed_at_why = p.observed_at_why;
   out.trace_level = p.trace_level;
   out.node_sampling = p.node_sampling;
   out.dropped_records = p.trace.dropped_records;
@@ -535,6 +537,10 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     std::vector<const ApiRecord*>& calls = launches_of_exec[e.exec_id];
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     g.launches = calls.size();
+    if (auto c = p.exec_changes.find(e.exec_id); c != p.exec_changes.end()) {
+      g.set_params_calls = c->second.first;
+      g.exec_update_calls = c->second.second;
+    }
     g.calls = analyze_calls(calls, queue, extent);
     g.created_at_ns = duration(p.begin_ns, e.created_ns);
     if (!calls.empty()) g.first_launch_at_ns = duration(p.begin_ns, calls.front()->start_ns);

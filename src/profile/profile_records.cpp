@@ -14,6 +14,8 @@
 //   exec     graph instantiated {exec, graph, nodes, edges, co, ts, dot, dot_verbose}
 //   capture_begin {stream, mode, co, r} / capture_end {stream, graph, co, r}
 //   upload   {exec, co}; launch {exec, co} (--trace none only; older records)
+//   ux       {exec, sp, up}                              interposed: the exec's SetParams calls and exec updates
+//            so far (cumulative; the largest counts)
 //   lx       {exec, co: [...]}                           correlation ids of launches of exec (--trace none),
 //            written in batches
 //   clock    {exec, n, first, last, settled}              per exec at exit: launches, first and last
@@ -217,6 +219,10 @@ void read_line(const json& j, ProcessRecords& p) {
     if (call.empty()) throw std::out_of_range("call: missing");
     p.warnings.push_back("kernels=P%: " + call + " failed (result " + std::to_string(field<int>(j, "r")) +
                          "): CONCURRENT_KERNEL stayed on from there, so untraced launches kept its cost");
+  } else if (t == "ux") {  // cumulative counts: the largest is the last
+    auto& c = p.exec_changes[field<std::uint32_t>(j, "exec")];
+    c.first = std::max(c.first, field<std::uint64_t>(j, "sp"));
+    c.second = std::max(c.second, field<std::uint64_t>(j, "up"));
   } else if (t == "lx") {
     const auto exec = field<std::uint32_t>(j, "exec");
     const json& co = j.at("co");
@@ -232,6 +238,8 @@ void read_line(const json& j, ProcessRecords& p) {
     p.command_line = field<std::string>(j, "cmdline");
     p.observed_by = field<std::string>(j, "observed", "cupti");
     p.observe_note = field<std::string>(j, "observe_note");
+    p.observed_at = field<std::string>(j, "observed_at");
+    p.observed_at_why = field<std::string>(j, "observed_at_why");
     d.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {
     std::string what = field<std::string>(j, "what");
@@ -453,6 +461,13 @@ std::vector<std::vector<PauseWindow>> read_pause_windows(const std::string& dir)
                       file.clear();
                     });
   return out;
+}
+
+std::size_t count_cupti_processes(const std::string& dir) {
+  std::size_t n = 0;
+  scan_record_lines(dir, {{"{\"t\":\"process\"", [&](const json& j) { n += j.value("observed", std::string("cupti")) == "cupti"; }}},
+                    [] {});
+  return n;
 }
 
 std::optional<SteadyWindow> read_steady_window(const std::string& dir) { return read_run_windows(dir, false).steady; }

@@ -127,9 +127,18 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
   // bound in this process, not zero.
   const bool event_times = std::any_of(p.graphs.begin(), p.graphs.end(), [](const GraphProfile& g) { return g.gpu_span_by_events > 0; });
+  // Since the interposer answers the driver's look-ups (observed_at said), libraries with a runtime of
+  // their own and those that look the driver up are seen; those that take the driver's functions
+  // from the shared runtime (cudaGetDriverEntryPoint) are not.
+  const char* unseen_launches =
+      p.observed_at.empty() ? "eager launches of libraries with a runtime of their own or that look the driver up themselves "
+                              "(eager_launches is a lower bound, and their allocations are not in the memory ledger)"
+                            : "driver calls of libraries that take the driver's functions from the shared runtime "
+                              "(cudaGetDriverEntryPoint): eager_launches is a lower bound where there are any";
+  if (!p.observed_at.empty()) j["observed_at"] = p.observed_at;
+  if (!p.observed_at_why.empty()) j["observed_at_why"] = p.observed_at_why;
   j["not_observed"] = p.observed_by == "interpose"
-                          ? json::array({"eager launches of libraries with a runtime of their own or that look the driver up themselves "
-                                         "(eager_launches is a lower bound, and their allocations are not in the memory ledger)",
+                          ? json::array({unseen_launches,
                                          event_times ? "GPU times of eager work and of graph nodes (graph launches: a sample timed by CUDA events)"
                                                      : "GPU times",
                                          "GPU identity"})
@@ -198,6 +207,8 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
                       {"created_at_ns", g.created_at_ns},
                       {"first_launch_at_ns", opt(g.first_launch_at_ns)},
                       {"kernel_sequence", g.kernel_sequence}});
+    if (g.set_params_calls) graphs.back()["set_params_calls"] = *g.set_params_calls;
+    if (g.exec_update_calls) graphs.back()["exec_update_calls"] = *g.exec_update_calls;
     if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
     add_graph_rank_fields(graphs.back(), g);
   }
@@ -330,6 +341,8 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       wr.push_back({{"status", r.status}, {"wall_ns", r.wall_ns}, {"processes", r.processes}, {"windows", r.windows},
                     {"compared", r.compared}, {"change", opt(r.change)}, {"recording_ns_per_launch", opt(r.recording_ns)},
                     {"paused_ns_per_launch", opt(r.paused_ns)}});
+    for (std::size_t k = 0; k < w->runs.size(); ++k)
+      if (w->runs[k].through_cupti > 0) wr[k]["through_cupti"] = w->runs[k].through_cupti;
     json o = {{"period_ms", w->period_ms}, {"start_ms", w->start_ms}, {"clock", "graph launch calls"}, {"runs", std::move(wr)},
               {"windows", 0}, {"change", nullptr}, {"low", nullptr}, {"high", nullptr}, {"level", nullptr},
               {"inside_noise", nullptr}, {"recording_ns_per_launch", nullptr}, {"paused_ns_per_launch", nullptr}};

@@ -334,11 +334,20 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     bool event_times = false;
     for (const auto& g : p["graphs"])
       if (g.is_object() && g.value("gpu_span_from", json()).is_string() && g["gpu_span_from"] == "events") event_times = true;
-    out << (event_times ? "  observed by: interposition (no CUPTI; graphs' GPU time from CUDA events around a sample of their launches,\n"
-                          "    no per-node or eager GPU times: --trace node for them). Not seen: calls of libraries\n"
-                        : "  observed by: interposition (no CUPTI, no GPU times: --trace node for them). Not seen: calls of libraries\n")
-        << "    with a runtime of their own (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager\n"
-           "    launches are a lower bound\n";
+    const std::string at = p.value("observed_at", json()).is_string() ? p["observed_at"].get<std::string>() : "";
+    if (at.empty()) {  // records from before the interposer answered the driver's look-ups
+      out << (event_times ? "  observed by: interposition (no CUPTI; graphs' GPU time from CUDA events around a sample of their launches,\n"
+                            "    no per-node or eager GPU times: --trace node for them). Not seen: calls of libraries\n"
+                          : "  observed by: interposition (no CUPTI, no GPU times: --trace node for them). Not seen: calls of libraries\n")
+          << "    with a runtime of their own (cuBLAS, cuDNN) or that look the driver up themselves (Triton), so eager\n"
+             "    launches are a lower bound\n";
+    } else {
+      out << (at == "driver" ? "  observed by: interposition at the CUDA driver API (no shared runtime in this process; no CUPTI"
+                             : "  observed by: interposition at the CUDA runtime and driver API (no CUPTI")
+          << (event_times ? ";\n    graphs' GPU time from CUDA events around a sample of their launches, no per-node or eager GPU\n"
+                            "    times: --trace node for them)\n"
+                          : ", no GPU times: --trace node for them)\n");
+    }
     if (const auto ic = p.find("interposition_cost"); ic != p.end() && ic->is_object()) {
       auto number = [&ic](const char* key) {
         const auto v = ic->find(key);
@@ -396,6 +405,17 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     out << rows.str();
     if (graphs.size() > cap)
       out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
+    // Graphs changed in place before their launches (XLA's command buffers; interposed only).
+    for (const auto& g : graphs) {
+      const std::uint64_t set = g.value("set_params_calls", std::uint64_t{0}), upd = g.value("exec_update_calls", std::uint64_t{0});
+      const std::size_t launches = g["launches"].get<std::size_t>();
+      if (set + upd == 0) continue;
+      out << "  graph_" << g["graph"].get<unsigned>() << ": ";
+      if (launches > 0)
+        out << strf("%.1f", static_cast<double>(set + upd) / static_cast<double>(launches)) << " changes per launch (";
+      out << set << " SetParams, " << upd << " exec updates" << (launches > 0 ? ")" : "")
+          << ": the program updates the exec in place before launching it (XLA's command buffers do)\n";
+    }
     sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
     if (verbose) slowest_nodes(out, report, p, report_path);
   }
@@ -557,8 +577,18 @@ void overhead_windows_text(std::ostringstream& out, const json& p) {
   const std::string how = "recording paused and resumed every " + strf("%.0f", get(w, "period_ms")) + " ms from " +
                           strf("%.0f", get(w, "start_ms")) + " ms after the first graph launch";
   if (!w["change"].is_number()) {
-    std::size_t compared = 0;
-    for (const auto& r : runs) compared += r.value("compared", std::size_t{0});
+    std::size_t compared = 0, through_cupti = 0;
+    for (const auto& r : runs) {
+      compared += r.value("compared", std::size_t{0});
+      through_cupti += r.value("through_cupti", std::size_t{0}) > 0 ? 1 : 0;
+    }
+    if (through_cupti > 0) {  // the windows are the interposer's: a process CUPTI observed has none
+      out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << "): no verdict: "
+          << plural(through_cupti, "run was", "runs were")
+          << " observed through CUPTI (the process could not be interposed: see its 'observed by'), and only the interposer\n"
+             "  pauses in windows: measure this program with --overhead N (pairs of processes) instead\n";
+      return;
+    }
     out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << ", " << how << "): no verdict: "
         << plural(compared, "recording window", "recording windows") << " between timed paused ones, fewer than "
         << kMinWindowRatios << " (a process that is not interposed or launches no graph, or runs too short: a longer run,"

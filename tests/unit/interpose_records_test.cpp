@@ -51,6 +51,30 @@ TEST(ObserveChoice, InterposesOnlyWhenAskedAtTraceNoneAndTheSharedRuntimeIsSeen)
     EXPECT_FALSE(choice.interpose) << c.what;
     EXPECT_NE(choice.why_not.find(c.says), std::string::npos) << c.what << ": " << choice.why_not;
   }
+  EXPECT_EQ(inject::choose_observer(f).at, "runtime");
+}
+
+TEST(ObserveChoice, AProgramWithoutTheSharedRuntimeIsInterposedAtTheDriverWhereTheLookupsAreAnswered) {
+  inject::ObserveFacts f;
+  f.level = 0;
+  f.asked = f.interposer_loaded = true;
+  f.interposer_ready = false;  // a statically linked runtime, CuPy, XLA
+  f.driver_lookups = true;
+  inject::ObserveChoice c = inject::choose_observer(f);
+  EXPECT_TRUE(c.interpose);
+  EXPECT_EQ(c.at, "driver");
+  EXPECT_NE(c.why_at.find("statically linked"), std::string::npos) << c.why_at;
+  f.interposer_ready = true;  // the shared runtime is there, but CUDA started elsewhere
+  c = inject::choose_observer(f);
+  EXPECT_TRUE(c.interpose);
+  EXPECT_EQ(c.at, "driver");
+  f.level = 1;  // --trace graph: CUPTI, whatever the process
+  EXPECT_FALSE(inject::choose_observer(f).interpose);
+  f.level = 0;
+  f.driver_lookups = false;  // no dlsym of the interposer's (not x86-64)
+  c = inject::choose_observer(f);
+  EXPECT_FALSE(c.interpose);
+  EXPECT_NE(c.why_not.find("x86-64"), std::string::npos) << c.why_not;
 }
 
 TEST(InterposeRecords, ReadsTheGraphIdOfARealDump) {

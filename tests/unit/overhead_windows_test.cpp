@@ -200,6 +200,15 @@ TEST(OverheadWindows, TooFewWindowsGiveNoVerdictAndSayWhy) {
   EXPECT_NE(text.find("no verdict: 4 recording windows between timed paused ones, fewer than 6"), std::string::npos) << text;
 }
 
+TEST(OverheadWindows, RunsObservedThroughCuptiGiveNoVerdictAndNameThePathAndTheAlternative) {
+  ProfileRun run = windows_run(false);
+  for (auto& r : run.overhead_windows->runs) r.through_cupti = 1;  // a process that could not be interposed
+  const std::string text = format_profile_summary(profile_report(run, {}));
+  EXPECT_NE(text.find("no verdict: 2 runs were observed through CUPTI"), std::string::npos) << text;
+  EXPECT_NE(text.find("--overhead N"), std::string::npos) << text;
+  EXPECT_EQ(text.find("recording windows between timed paused ones"), std::string::npos) << "the path, not a count of windows\n" << text;
+}
+
 TEST(OverheadWindows, AProfileWithoutThemSaysNothingOfThem) {
   ProfileRun run = windows_run(true);
   run.overhead_windows.reset();

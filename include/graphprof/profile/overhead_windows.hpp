@@ -29,6 +29,9 @@ constexpr std::uint64_t kMinWindowLaunches = 3;
 // The windows of each process of one run (the pw lines of every proc-*.jsonl in `dir`, in the order
 // written); processes without any are left out.
 std::vector<std::vector<PauseWindow>> read_pause_windows(const std::string& dir);
+// The processes of one run that CUPTI observed (their process line's "observed"): they have no
+// windows, which only the interposer keeps.
+std::size_t count_cupti_processes(const std::string& dir);
 
 // One recording window against the paused windows beside it.
 struct WindowRatio {

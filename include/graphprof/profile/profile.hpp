@@ -104,6 +104,10 @@ struct ProcessRecords {
   // preloaded interposer at --trace none, no CUPTI); empty in older records (CUPTI). observe_note:
   // why interposition was asked for and not used.
   std::string observed_by, observe_note;
+  // Interposed: where ("runtime": the shared runtime's functions and the driver's; "driver": the
+  // driver's only, for a process without the shared runtime) and, for "driver", why not the
+  // runtime. Empty in records from before the interposer answered the driver's look-ups.
+  std::string observed_at, observed_at_why;
   // What interposition cost the application's threads (the ip_cost line): calls made through the
   // interposer, how many of them were timed at random, their time in it less the real calls'.
   std::optional<InterposeCostRecord> interpose_cost;
@@ -123,6 +127,9 @@ struct ProcessRecords {
   std::vector<CaptureCall> captures;
   std::vector<ExecCall> uploads;
   std::vector<ExecCall> launches;
+  // Changes of execs in place, per exec id (interposed, ux lines): SetParams calls on their nodes
+  // and exec updates.
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> exec_changes;
   // Graph launches timed on the GPU by a pair of CUDA events at the light default (gl lines):
   // correlation id of the launch call, GPU nanoseconds.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> launch_gpu_ns;
@@ -208,6 +215,9 @@ struct GraphProfile {
   std::vector<CollectiveUse> collectives;                          // its NCCL kernels
   std::vector<double> collective_ns_per_launch;                    // NCCL kernel time of each launch
   NodeSamplingFigures sampling;
+  // Changes of the exec in place (interposed only; absent otherwise): SetParams calls on its nodes
+  // and exec updates, in all (XLA's command buffers are updated before each launch).
+  std::optional<std::uint64_t> set_params_calls, exec_update_calls;
 };
 
 // The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
@@ -249,6 +259,7 @@ struct ProcessProfile {
   std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
   std::string observed_by, observe_note;  // as in ProcessRecords
+  std::string observed_at, observed_at_why;  // as in ProcessRecords
   // What interposition cost the application's threads (ip_cost and ic lines): over the whole run,
   // and in the steps (the timed calls made from the first step to the last, scaled to all the calls
   // made there), which leaves the start-up's naming of new call sites out.
@@ -364,6 +375,7 @@ struct WindowsRun {
   std::size_t processes = 0;  // processes that wrote windows
   std::size_t windows = 0;    // whole windows written, of both kinds
   std::size_t compared = 0;   // recording windows held against the paused ones beside them
+  std::size_t through_cupti = 0;  // processes CUPTI observed (not interposed: no windows)
   std::optional<double> change, recording_ns, paused_ns;  // the run's own median change; medians per launch
 };
 struct WindowsOverhead {
