@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -51,8 +52,19 @@ const Self& self() {
   return s;
 }
 
+// GRAPHPROF_DEV_NO_DRIVER_LOOKUPS=1 (a developer switch): every look-up gets the real function
+// (and a process without the shared runtime is then observed through CUPTI).
+bool lookups_off() {
+  static const bool off = [] {
+    const char* v = std::getenv("GRAPHPROF_DEV_NO_DRIVER_LOOKUPS");
+    return v != nullptr && *v == '1';
+  }();
+  return off;
+}
+
 // Whether a caller gets the interposer's functions: not the interposer itself, not the shared runtime.
 bool hand_out_to(const void* caller) {
+  if (lookups_off()) return false;
   Dl_info info{};
   if (caller == nullptr || dladdr(caller, &info) == 0) return true;
   if (info.dli_fbase == self().base) return false;
@@ -67,6 +79,8 @@ bool driver_name(const char* name) {
 }
 
 std::atomic<std::uint64_t> g_handed_out{0};  // look-ups answered with the interposer's function
+
+
 
 // The interposer's definition of `name`, where it defines one (not one of its dependencies').
 void* own_definition(DlsymFn real_dlsym, const char* name) {
@@ -175,7 +189,9 @@ dlsym:
   ret
   .size dlsym, .-dlsym
 )");
-GP_EXPORT int graphprof_interpose_sees_dlsym(void) { return gp_find_real_dlsym() != nullptr ? 1 : 0; }
+GP_EXPORT int graphprof_interpose_sees_dlsym(void) {
+  return gp_find_real_dlsym() != nullptr && !gp::interposer::lookups_off() ? 1 : 0;
+}
 #else
 GP_EXPORT int graphprof_interpose_sees_dlsym(void) { return 0; }
 #endif

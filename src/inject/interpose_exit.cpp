@@ -1,11 +1,13 @@
 // What libgraphprof_interpose.so does when the program dies (runtime_interpose.cpp records; docs/profile.md,
 // "A program that dies"): fatal signals and _exit write what is pending first.
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 
 #include "inject_output.hpp"
@@ -26,6 +28,7 @@ namespace {
 constexpr int kFatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 struct sigaction g_before[sizeof kFatal / sizeof kFatal[0]];
 std::atomic<bool> g_dying{false};
+bool g_backtrace = false;  // GRAPHPROF_DEV_FATAL_BACKTRACE=1 (a developer switch): the native stack to stderr
 
 void end_line(const char* reason) {
   std::string line = "{\"t\":\"end\",\"reason\":";
@@ -47,6 +50,10 @@ const char* signal_name(int sig) {
 }
 
 void on_fatal(int sig) {
+  if (g_backtrace) {
+    void* frames[48];
+    backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+  }
   if (!g_dying.exchange(true) && g_active.load()) {
     gp::inject::bound_dying_write(sig);
     end_recording(false);
@@ -76,6 +83,7 @@ void on_fatal(int sig) {
 }  // namespace
 
 void install_fatal_handlers() {
+  if (const char* v = std::getenv("GRAPHPROF_DEV_FATAL_BACKTRACE")) g_backtrace = *v == '1';
   for (std::size_t i = 0; i < sizeof kFatal / sizeof kFatal[0]; ++i) {
     // Only where the program left the default action: a handler of its own (a runtime that
     // recovers from a fault) is not run after graphprof stopped recording.

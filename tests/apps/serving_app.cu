@@ -89,14 +89,15 @@ void block(const Buffers& b, int n, int index, int work, cudaStream_t s) {
 
 int main(int argc, char** argv) {
   int steps = 2000, work = 256;
-  std::string variant = "as-is";
+  std::string variant = "as-is", chunk_log;  // --chunk-log FILE: START_NS END_NS STEPS per 16 requests (CLOCK_MONOTONIC)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
     else if (a == "--work" && i + 1 < argc) work = std::atoi(argv[++i]);
     else if (a == "--variant" && i + 1 < argc) variant = argv[++i];
+    else if (a == "--chunk-log" && i + 1 < argc) chunk_log = argv[++i];
     else {
-      std::fprintf(stderr, "usage: serving_app [--steps N] [--work W] [--variant as-is|moved|slow|bad-capture]\n");
+      std::fprintf(stderr, "usage: serving_app [--steps N] [--work W] [--variant as-is|moved|slow|bad-capture] [--chunk-log FILE]\n");
       return 2;
     }
   }
@@ -165,8 +166,21 @@ int main(int argc, char** argv) {
     if (broken != nullptr) CHECK(cudaGraphDestroy(broken));
   }
 
+  constexpr int kChunk = 16;
+  std::vector<long long> chunks;  // start, end of each chunk of kChunk requests
+  auto mono_ns = [] {
+    return static_cast<long long>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  };
+  long long chunk_start = mono_ns();
   const auto t0 = std::chrono::steady_clock::now();
   for (int step = 0; step < steps; ++step) {
+    if (!chunk_log.empty() && step > 0 && step % kChunk == 0) {
+      const long long now = mono_ns();
+      chunks.push_back(chunk_start);
+      chunks.push_back(now);
+      chunk_start = now;
+    }
     const int bi = cycle[step % 8];
     const int rows = buckets[bi], n = rows * kHidden;
     const dim3 threads(256), grid((n + 255) / 256);
@@ -182,6 +196,12 @@ int main(int argc, char** argv) {
   }
   CHECK(cudaGetLastError());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!chunk_log.empty()) {
+    if (FILE* f = std::fopen(chunk_log.c_str(), "w")) {
+      for (std::size_t i = 0; i + 1 < chunks.size(); i += 2) std::fprintf(f, "%lld %lld %d\n", chunks[i], chunks[i + 1], kChunk);
+      std::fclose(f);
+    }
+  }
   std::printf("serving_app: variant %s: %d requests in %.1f ms (%.2f us per request), token[0] = %d\n", variant.c_str(),
               steps, ms, 1000.0 * ms / steps, tokens[0]);
 

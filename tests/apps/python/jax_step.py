@@ -6,8 +6,8 @@ Unmodified JAX that knows nothing of graphprof.
                        [--step-log FILE]
 
 Each step is one jitted SGD step of an MLP, then a read of the loss (a synchronisation). It prints
-its own count of steps and its median time per step. --step-log writes each step's end on
-CLOCK_MONOTONIC (ns), one per line (held against `profile --overhead-windows`' windows).
+its own count of steps and its median time per step. --step-log writes each step's start and end on
+CLOCK_MONOTONIC (`START_NS END_NS 1` per line, as tools/pause-stats.py reads them).
 """
 import argparse
 import os
@@ -49,12 +49,13 @@ def main():
     times = []
     log = open(a.step_log, "w") if a.step_log else None
     for _ in range(a.steps):
+        m0 = time.monotonic_ns()
         t0 = time.perf_counter()
         params, loss = step(params, x)
         float(loss)
         times.append(time.perf_counter() - t0)
         if log:
-            log.write(f"{time.monotonic_ns()}\n")
+            log.write(f"{m0} {time.monotonic_ns()} 1\n")
     if log:
         log.close()
     times.sort()
