@@ -98,6 +98,7 @@ RunTotals run_totals(const json& run) {
   // Launches of graphs with and without a GPU time (the default level times each graph's launches
   // from its second on: a graph launched once, a warm-up, has none).
   double timed_launches = 0, untimed_launches = 0;
+  bool every_steady = true, any_steady = false, steady_kernels = true;
   for (const auto& p : items(run, "processes")) {
     const json& c = field(p, "coverage");
     t.graph_kernel_ns += number(c, "graph_kernel_ns", 0);
@@ -107,6 +108,16 @@ RunTotals run_totals(const json& run) {
     t.kernel_records = t.kernel_records || field(c, "kernel_time_in_graphs").is_number();
     t.graph_launches += number(c, "graph_launches", 0);
     t.eager_launches += number(c, "eager_launches", 0);
+    if (const json& s = field(c, "steady"); s.is_object()) {
+      any_steady = true;
+      t.steady_graph_kernel_ns += number(s, "graph_kernel_ns", 0);
+      t.steady_eager_kernel_ns += number(s, "eager_kernel_ns", 0);
+      t.steady_node_runs += number(s, "graph_node_runs", 0);
+      t.steady_eager_launches += number(s, "eager_launches", 0);
+      steady_kernels = steady_kernels && field(s, "kernel_time_in_graphs").is_number();
+    } else if (number(c, "graph_launches", 0) > 0) {
+      every_steady = false;
+    }
     for (const auto& s : items(p, "syncs")) t.syncs += number(s, "count", 0);
     t.steps += steps(p).count;
     t.step_span_ns += number(field(p, "step"), "span_ns", 0);
@@ -129,6 +140,8 @@ RunTotals run_totals(const json& run) {
   // Graphs without a GPU time that make up at most 5 % of the graph launches are left out of the
   // graphs' GPU time; more, and it is unknown.
   if (untimed_launches > 0.05 * (timed_launches + untimed_launches)) t.graph_gpu_ns = NAN;
+  t.steady = any_steady && every_steady;
+  t.steady_kernel_records = t.steady && steady_kernels;
   return t;
 }
 

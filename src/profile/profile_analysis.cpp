@@ -18,6 +18,7 @@
 #include "graphprof/core/stats.hpp"
 #include "profile_timeline.hpp"
 #include "site_analysis.hpp"
+#include "steady_coverage.hpp"
 #include "rank_inputs.hpp"
 
 namespace gp {
@@ -595,6 +596,18 @@ ProcessProfile analyze_process(const ProcessRecords& p, std::size_t top_kernels)
     }
     describe_graph_for_ranks(g, t, dot.found ? &dot : nullptr, p.captures);
     out.graphs.push_back(std::move(g));
+  }
+  {
+    profile_detail::SteadyInputs s;
+    s.begin_ns = p.begin_ns;
+    s.launches_of_exec = &launches_of_exec;
+    s.graph_launches = &graph_launches;
+    s.eager_launches = &eager_launches;
+    s.exec_of = &exec_of;
+    s.execs = &execs;
+    s.kernels = node_level ? &d.kernels : nullptr;
+    s.api_by_correlation = &api_by_correlation;
+    out.steady = profile_detail::steady_coverage(s);
   }
   analyze_sites(p, SiteInputs{captured_calls, launches_of_exec, api_by_correlation}, out);
   if (p.interpose_cost) out.interpose_cost = summarize_interpose_cost(*p.interpose_cost, p.trace.api, api_by_correlation, out.sites.step);

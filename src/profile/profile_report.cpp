@@ -179,6 +179,23 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
       {"graph_launches", p.graph_launches},
       {"eager_launches", p.eager_launches},
       {"eager_launches_per_graph_launch", graph_launches > 0 ? json(static_cast<double>(p.eager_launches) / graph_launches) : json(nullptr)}};
+  if (const auto& s = p.steady) {
+    const bool k = s->kernel_records && s->graph_kernels + s->eager_kernels > 0;
+    j["coverage"]["steady"] = {
+        {"from_ns", s->from_ns},
+        {"to_ns", s->to_ns},
+        {"graph_launches", s->graph_launches},
+        {"eager_launches", s->eager_launches},
+        {"graph_node_runs", s->graph_node_runs},
+        {"launches_in_graphs", s->graph_node_runs + static_cast<double>(s->eager_launches) > 0
+                                   ? json(share(s->graph_node_runs, s->graph_node_runs + static_cast<double>(s->eager_launches)))
+                                   : json(nullptr)},
+        {"graph_kernels", s->graph_kernels},
+        {"eager_kernels", s->eager_kernels},
+        {"graph_kernel_ns", s->graph_kernel_ns},
+        {"eager_kernel_ns", s->eager_kernel_ns},
+        {"kernel_time_in_graphs", k ? json(share(s->graph_kernel_ns, s->graph_kernel_ns + s->eager_kernel_ns)) : json(nullptr)}};
+  }
   j["graph_launch_calls"] = calls_json(p.graph_calls);
   j["eager_launch_calls"] = calls_json(p.eager_calls);
   json graphs = json::array();

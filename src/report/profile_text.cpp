@@ -198,6 +198,36 @@ void sampling_text(std::ostringstream& out, const json& p) {
 
 // Graph coverage, launch counts and what the launch calls cost (verbose: also when work starts
 // after a call, and the eager launch calls).
+// Coverage in the steady state beside the whole process's, where they differ by 2 points or more
+// (warm-up, autotuning and captures count as eager work in the whole process): kernel time with
+// kernel records, else the launched work (graph nodes run against eager kernel launches).
+void steady_coverage_text(std::ostringstream& out, const json& p) {
+  const json& c = p["coverage"];
+  const auto it = c.find("steady");
+  if (it == c.end() || !it->is_object()) return;
+  const json& s = *it;
+  double whole = NAN, steady = NAN;
+  const char* what = "";
+  const char* how = "";
+  if (c["kernel_time_in_graphs"].is_number() && s.value("kernel_time_in_graphs", json()).is_number()) {
+    whole = get(c, "kernel_time_in_graphs");
+    steady = get(s, "kernel_time_in_graphs");
+    what = "GPU kernel time";
+  } else if (s.value("launches_in_graphs", json()).is_number()) {
+    double node_runs = 0;
+    for (const auto& g : p["graphs"]) node_runs += get(g, "launches", 0) * get(g, "nodes", 0);
+    const double eager = get(c, "eager_launches", 0);
+    if (node_runs + eager > 0) whole = node_runs / (node_runs + eager);
+    steady = get(s, "launches_in_graphs");
+    what = "launched work";
+    how = "graph nodes run against eager kernel launches;\n    ";
+  }
+  if (!std::isfinite(whole) || !std::isfinite(steady) || std::fabs(steady - whole) < 0.02) return;
+  out << "  in the steady state: " << pct(steady) << " of " << what << " in graphs, " << pct(whole) << " over the whole process\n"
+      << "    (" << how << "from the first launch of the most-launched graph, " << format_ns(get(s, "from_ns"))
+      << " in, to the last\n    graph launch: warm-up, autotuning and captures left out)\n";
+}
+
 void coverage_text(std::ostringstream& out, const json& p, bool verbose) {
   const json& c = p["coverage"];
   if (c["kernel_time_in_graphs"].is_number()) {
@@ -206,6 +236,7 @@ void coverage_text(std::ostringstream& out, const json& p, bool verbose) {
         << c["eager_kernels"] << " eager)" << (c.value("estimated", false) ? "; graph kernels estimated from the node-traced launches" : "")
         << "\n";
   }
+  steady_coverage_text(out, p);
   out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
   if (c["eager_launches_per_graph_launch"].is_number())
     out << " (" << strf("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";

@@ -203,6 +203,43 @@ TEST(ProfileGate, WorkMovedOutOfAGraphFailsOnCoverageAndEagerLaunchesNotAsAFaste
   EXPECT_NE(c.drift[0].what.find("5 -> 4 nodes"), std::string::npos);
 }
 
+TEST(AppGate, SteadyStateCoverageLeavesOutTheWarmUpAndGatesWhereBothSidesHaveIt) {
+  // The graph app's records: its eager warm-up kernels run before the first launch of its
+  // most-launched graph, so the steady state is all graphs while the whole process is not.
+  const ProcessProfile& p = fixture();
+  ASSERT_TRUE(p.steady.has_value());
+  EXPECT_TRUE(p.steady->kernel_records);
+  EXPECT_GT(p.steady->graph_launches, 0u);
+  const double whole = p.graph_kernel_ns / (p.graph_kernel_ns + p.eager_kernel_ns);
+  const double steady = p.steady->graph_kernel_ns / (p.steady->graph_kernel_ns + p.steady->eager_kernel_ns);
+  EXPECT_GT(steady, whole + 0.02);
+  EXPECT_LE(p.steady->graph_launches, p.graph_launches);
+
+  // More eager work at start-up (a cold cache autotunes): the whole process's coverage falls, the
+  // steady state's does not; the whole-process row is shown and does not gate.
+  const Comparison warm = compare(side(5), side(5, [](ProcessProfile& q, std::size_t) {
+    q.eager_kernel_ns += 2.0 * q.graph_kernel_ns;
+    q.eager_kernels += 50;
+  }), Thresholds{});
+  const MetricComparison* steady_row = find(warm, "steady_coverage_kernel_time");
+  ASSERT_NE(steady_row, nullptr);
+  EXPECT_TRUE(steady_row->rule.gating);
+  EXPECT_EQ(steady_row->verdict, Verdict::kSame);
+  const MetricComparison* whole_row = find(warm, "coverage_kernel_time");
+  ASSERT_NE(whole_row, nullptr);
+  EXPECT_EQ(whole_row->verdict, Verdict::kRegression);
+  EXPECT_FALSE(whole_row->rule.gating) << "informational beside the steady state";
+  for (const auto& r : warm.rows)
+    if (r.metric.rfind("coverage", 0) == 0) EXPECT_FALSE(r.rule.gating) << r.metric;
+
+  // Work moved out of the graphs in the loop itself: the steady state's coverage falls and gates.
+  const Comparison moved = compare(side(5), side(5, [](ProcessProfile& q, std::size_t) {
+    q.steady->eager_kernel_ns += q.steady->graph_kernel_ns;
+  }), Thresholds{});
+  EXPECT_EQ(find(moved, "steady_coverage_kernel_time")->verdict, Verdict::kRegression);
+  EXPECT_EQ(moved.outcome, CompareOutcome::kRegression);
+}
+
 TEST(ProfileGate, AGraphNoLongerCapturedIsARegressionNotAMissingBenchmark) {
   const Comparison c = compare(side(5), side(5, [](ProcessProfile& p, std::size_t) {
     p.graphs.pop_back();

@@ -62,6 +62,10 @@ struct RunTotals {
   double graph_gpu_ns = 0, step_span_ns = 0;
   // Nodes the graph launches ran (each graph's nodes times its launches): exact at every level.
   double graph_node_runs = 0;
+  // The same in the steady state (coverage.steady of every process that launched a graph; false
+  // when one lacks it: older reports, a graph launched once).
+  bool steady = false, steady_kernel_records = false;
+  double steady_graph_kernel_ns = 0, steady_eager_kernel_ns = 0, steady_node_runs = 0, steady_eager_launches = 0;
   double coverage() const;      // share of kernel time inside graphs; NaN without kernel time
 };
 RunTotals run_totals(const nlohmann::json& run);

@@ -220,6 +220,18 @@ struct GraphProfile {
   std::optional<std::uint64_t> set_params_calls, exec_update_calls;
 };
 
+// Coverage in the steady state: from the first launch of the most-launched graph to the last graph
+// launch (warm-up, autotuning and captures left out). Launches by their calls' start; kernels by the
+// launch that made them (only with every kernel traced: node level without sampling).
+struct SteadyCoverage {
+  double from_ns = 0, to_ns = 0;  // from the process's CUDA initialisation
+  std::size_t graph_launches = 0, eager_launches = 0;
+  double graph_node_runs = 0;  // the nodes the graph launches inside ran
+  bool kernel_records = false;
+  std::size_t graph_kernels = 0, eager_kernels = 0;
+  double graph_kernel_ns = 0, eager_kernel_ns = 0;
+};
+
 // The run of one process cut into equal time bins (CUDA initialisation to its last record), so a
 // reader sees its phases: warm-up, captures, steady state, re-captures. Per bin: kernel time inside
 // and outside graphs (node level), graph and eager launch calls, graphs instantiated.
@@ -274,6 +286,7 @@ struct ProcessProfile {
   // Coverage (node level): kernels and kernel time inside graphs vs outside. With node sampling the
   // graph side is estimated from the traced launches (coverage_estimated).
   bool coverage_estimated = false;
+  std::optional<SteadyCoverage> steady;  // empty without a graph launched twice
   std::size_t graph_kernels = 0, eager_kernels = 0;
   double graph_kernel_ns = 0, eager_kernel_ns = 0;
   std::size_t graph_launches = 0;  // cudaGraphLaunch calls

@@ -4,9 +4,10 @@ for `graphprof profile` (why a step ran eager). Unmodified PyTorch that knows no
     python compile_skip.py [--steps 200] [--hidden 1024]
 
 Each step runs `decode` (compiled, graphed by CUDA-graph trees) and then `update_cache`, a compiled
-function that adds into a tensor it is given (a mutated input that is not a parameter or buffer):
-CUDA-graph trees skip it and it runs eagerly every step ("skipping cudagraphs due to mutated
-inputs"). The batch size changes at steps 50 and 120 (new shapes: a re-record of `decode`). It
+function that also computes on a CPU tensor it is given: CUDA-graph trees skip it and it runs
+eagerly every step ("skipping cudagraphs due to cpu device"). (A mutated input is skipped too, but
+PyTorch 2.11 itself then crashes in this program on the H100: --skip mutation keeps that case for
+the record.) The batch size changes at steps 50 and 120 (new shapes: a re-record of `decode`). It
 prints its own counts at the end: steps, compiled calls of each function, and the shapes served.
 """
 import argparse
@@ -29,6 +30,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--hidden", type=int, default=1024)
+    ap.add_argument("--skip", default="cpu", choices=["cpu", "mutation"])
     a = ap.parse_args()
     torch.manual_seed(0)
     model = Decoder(a.hidden).cuda().eval()
@@ -37,12 +39,18 @@ def main():
     def decode(x):
         return model(x)
 
-    @torch.compile(mode="reduce-overhead")
-    def update_cache(cache, h):
-        cache.add_(h.sum(dim=0))
-        return cache * 0.5
+    if a.skip == "mutation":
+        @torch.compile(mode="reduce-overhead")
+        def update_cache(cache, h, counts):
+            cache.add_(h.sum(dim=0))
+            return cache * 0.5
+    else:
+        @torch.compile(mode="reduce-overhead")
+        def update_cache(cache, h, counts):
+            return cache * 0.5 + h.sum(dim=0), counts + 1
 
     cache = torch.zeros(a.hidden, device="cuda")
+    counts = torch.zeros(4)  # on the CPU
     shapes = []
     t0 = time.perf_counter()
     with torch.no_grad():
@@ -52,11 +60,13 @@ def main():
                 shapes.append(batch)
             x = torch.randn(batch, a.hidden, device="cuda")
             h = decode(x)
-            out = update_cache(cache, h)
+            out = update_cache(cache, h, counts)
+            if isinstance(out, tuple):
+                out, counts = out
             float(out[0].item())
     host_ms = (time.perf_counter() - t0) * 1e3
     print(f"compile_skip: {a.steps} steps: decode {a.steps} calls (graphed), update_cache {a.steps} calls "
-          f"(skipped by CUDA-graph trees: runs eagerly); batch sizes {shapes}; {host_ms * 1e3 / a.steps:.1f} us per step (host)",
+          f"(skipped by CUDA-graph trees: {a.skip}; runs eagerly); batch sizes {shapes}; {host_ms * 1e3 / a.steps:.1f} us per step (host)",
           flush=True)
 
 
