@@ -128,9 +128,11 @@ using gp::interposer::DlsymFn;
 
 // ---- dlsym ----
 extern "C" {
-// The real dlsym (glibc's), found with dlvsym; read by the assembly below.
+// The real dlsym (glibc's), found with dlvsym; read by the assembly below. A sanitizer's runtime
+// looks its functions up with dlsym while it starts, before it can check memory: the first call
+// is not instrumented.
 __attribute__((visibility("hidden"))) void* gp_real_dlsym = nullptr;
-__attribute__((visibility("hidden"))) void* gp_find_real_dlsym() {
+__attribute__((visibility("hidden"), no_sanitize("address", "undefined"))) void* gp_find_real_dlsym() {
   if (gp_real_dlsym == nullptr) {
     void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
     if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
