@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "../trace/cupti_activity.hpp"
+#include "cupti_activity.hpp"  // src/trace (an include directory of the targets that use it)
 #include "inject_output.hpp"
 #include "interpose_records.hpp"
 

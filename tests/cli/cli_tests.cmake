@@ -131,3 +131,7 @@ set_tests_properties(cli.doc_examples PROPERTIES LABELS cpu)
 # required" for --verison).
 gp_cli_test(option_typo_suggested 2 "unknown option --jsn. did you mean --json" compare a.json b.json --jsn x.json)
 gp_cli_test(top_level_option_typo_suggested 2 "unknown option --verison. did you mean --version" --verison)
+
+# No product file includes across folders by a relative path (tests/cli/no_parent_includes.sh).
+add_test(NAME cli.no_parent_includes_in_src COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/no_parent_includes.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.no_parent_includes_in_src PROPERTIES LABELS cpu)
