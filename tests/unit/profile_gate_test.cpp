@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -570,6 +571,29 @@ TEST(ProfilePage, MemoryLedgerAndAllocationSitesPerGraph) {
     EXPECT_NE(page.find(want), std::string::npos) << want;
   // A profile without a ledger (the C++ test application's older records) has no such section.
   EXPECT_EQ(render_html_report(side(1), HtmlReportOptions{}).find("table-ledger-p1"), std::string::npos);
+}
+
+// The eager chart of a default-level profile (no GPU time for eager work: every site's gpu_ns is 0)
+// ranks the call sites by calls and labels them in calls, not as a column of "0 ns" bars.
+TEST(ProfilePage, EagerChartWithoutGpuTimeRanksSitesByCalls) {
+  const ProcessProfile light = [] {
+    for (const auto& e : std::filesystem::directory_iterator(kData + "h200/serving_buckets_light"))
+      if (e.path().extension() == ".jsonl") return analyze_process(read_process_records(e.path().string()));
+    throw std::runtime_error("no records in serving_buckets_light");
+  }();
+  const std::string page = render_html_report(side(1, kNoEdit, light), HtmlReportOptions{});
+  const auto start = page.find("id=\"chart-eager-p1\"");
+  ASSERT_NE(start, std::string::npos);
+  const std::string chart = page.substr(start, page.find("</svg>", start) - start);
+  EXPECT_EQ(chart.find("0 ns"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("eager calls (no GPU time recorded) by call site"), std::string::npos) << chart;
+  // The values written after the bars, top to bottom: calls, most first.
+  std::vector<double> calls;
+  for (auto at = chart.find("class=\"gp-value\""); at != std::string::npos; at = chart.find("class=\"gp-value\"", at + 1))
+    calls.push_back(std::stod(chart.substr(chart.find('>', at) + 1)));
+  ASSERT_GE(calls.size(), 3u) << chart;
+  EXPECT_EQ(calls.front(), 48.0) << chart;
+  EXPECT_TRUE(std::is_sorted(calls.rbegin(), calls.rend())) << chart;
 }
 
 TEST(ProfileDump, ARenamedDumpIsJoinedByTheGraphIdItCarriesOrByExec) {
