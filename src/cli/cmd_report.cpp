@@ -7,6 +7,7 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/json_assert.hpp"
@@ -119,8 +120,12 @@ void setup_report(CLI::App& app, int& exit_code) {
                                             "are not here (repeatable)");
   sub->add_option("--title", o->title, "page title (default: the workloads)");
   sub->add_flag("--no-graphs", o->no_graphs, "leave out the graphs' pictures");
-  sub->footer("Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison, or a --dot-dir "
-              "that is not a folder.");
+  help_footer(sub,
+              "Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison, or a "
+              "--dot-dir that is not a folder.",
+              {"graphprof report out/report.json -o report.html",
+               "graphprof report candidate.json --compare comparison.json -o report.html",
+               "graphprof report graphprof-profile/report.json"});
   sub->callback([o, &exit_code] { exit_code = report_command(*o); });
 }
 

@@ -20,6 +20,10 @@ gp_cli_test(no_subcommand 2 "^graphprof: a command is required" )
 gp_cli_test(mistyped_command 2 "^graphprof: 'compre' is not a graphprof command. did you mean compare\\?" compre a.json b.json)
 gp_cli_test(parse_error_prefix 2 "^graphprof compare: .*--threshold.*\\(graphprof compare --help lists the options\\)"
             compare a.json b.json --threshold fast)
+# Every command's --help fits in 100 columns and ends with examples of that command (both builds:
+# the CUDA-free build's measuring commands are one line and exit 4).
+add_test(NAME cli.help_examples COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/help_examples.sh $<TARGET_FILE:graphprof>)
+set_tests_properties(cli.help_examples PROPERTIES LABELS cpu)
 
 if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(run_help 0 "--workload" --stdout run --help)
