@@ -798,10 +798,11 @@ void setup_profile(CLI::App& app, int& exit_code) {
       sub,
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
-      "            2 usage, the command cannot start, an output that is an input or another output, or --out\n"
-      "            another profile is writing into, 3 --from DIR missing or without records, 4 no GPU/driver,\n"
-      "            no injection library, an output that cannot be written, or --time-limit reached (the report\n"
-      "            is written first), 6 internal error.",
+      "            2 usage (checked before the GPU): also an output in a folder that is not there, an output\n"
+      "            that is an input or another output, --out another profile is writing into, or a command\n"
+      "            that cannot start, 3 --from DIR missing or without records, 4 no GPU/driver, no injection\n"
+      "            library, an output that fails while it is written (a full disk), or --time-limit reached\n"
+      "            (the report is written first), 6 internal error.",
       {"graphprof profile -- python train.py", "graphprof profile --trace node --out prof -- ./my_app --steps 100",
        "graphprof profile --from prof --json again.json"});
   sub->callback([o, &exit_code] { run_profile(*o, exit_code); });

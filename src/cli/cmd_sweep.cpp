@@ -44,6 +44,8 @@ void setup_sweep(CLI::App& app, int& exit_code) {
                           {"--csv", o->csv_path}});
     run_outputs_apart(*o, json_path, "");
     req.sweep_points = expand_grid(specs);
+    // Every point's parameters are checked before anything looks for a GPU (exit 2, not 4).
+    (void)plan_suite(req);
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {
       report = std::move(*ranks);
