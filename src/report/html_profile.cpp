@@ -16,6 +16,7 @@
 #include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
+#include "profile_fix_first.hpp"
 
 namespace gp::html {
 
@@ -460,6 +461,7 @@ std::string profile_page(const Report& report, const HtmlReportOptions& options)
   if (!report.created_utc.empty()) page += " · " + escape(report.created_utc);
   if (!options.source.empty()) page += " · <code>" + escape(options.source) + "</code>";
   page += "</p>\n<nav>";
+  if (!procs.empty()) page += "<a href=\"#fix-first\">What to fix</a>";
   for (const auto& p : procs) {
     const std::string tag = "p" + count(num(p, "process"));
     page += "<a href=\"#process-" + tag + "\">" + (procs.size() > 1 ? "Process " + count(num(p, "process")) : std::string("Summary")) +
@@ -469,6 +471,7 @@ std::string profile_page(const Report& report, const HtmlReportOptions& options)
   page += "<a href=\"#application\">Application</a><a href=\"#environment\">Environment</a></nav></header>\n<main>\n";
   if (app->status != Status::kOk) page += "<p class=\"gp-headline gp-fail\">" + escape(app->reason) + "</p>\n";
   if (procs.empty()) page += "<p class=\"gp-note\">No process of the application initialised CUDA: nothing was profiled.</p>\n";
+  if (!procs.empty()) page += fix_first_html(profile, escape);  // the answer first; the details follow
   std::size_t picture = 0;
   for (const auto& p : procs) page += process_section(report, options, p, procs.size() > 1, picture);
   page += runs_section(profile);
