@@ -181,7 +181,8 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     body += "<div class=\"gp-graph\">" + svg + "</div>\n<figcaption>";
     body += plural(model.nodes.size(), "node", "nodes");
     for (const auto& note : render_notes)
-      if (note.rfind("drawn by Graphviz's core SVG renderer", 0) == 0) body += " (drawn by Graphviz's core SVG renderer: its text plugin failed here)";
+      if (note.rfind("drawn by Graphviz's core SVG renderer", 0) == 0)
+        body += " (drawn by Graphviz's core SVG renderer: its installed plugins failed here)";
     if (view.collapsed)
       body += ", drawn as " + plural(view.boxes.size(), "box", "boxes") +
               " (similar runs folded)";
