@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graph_input.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/json_text.hpp"
@@ -45,7 +46,8 @@ void setup_analyze(CLI::App& app, int& exit_code) {
   add_dot_argument(*sub, opts->input);
   sub->add_option("--json", opts->json_path, "also write the analysis as JSON to this file ('-': JSON only, on stdout)");
   add_report_options(*sub, opts->input, "report of `graphprof run` with per-node times: adds the timed critical path");
-  sub->footer("Exit codes: 0 ok, 2 usage, 3 unreadable or malformed DOT/report.");
+  help_footer(sub, "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed DOT/report.",
+              {"graphprof analyze graph.dot", "graphprof analyze out/dot/chain_capture.dot --report out/report.json"});
   sub->callback([opts, &exit_code] { exit_code = analyze_command(*opts); });
 }
 

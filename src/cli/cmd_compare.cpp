@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/utf8_text.hpp"
 #include "graphprof/core/atomic_file.hpp"
@@ -236,6 +237,11 @@ void setup_compare(CLI::App& app, int& exit_code) {
   sub->add_flag("--all", o->show_all, "also list metrics that are the same");
   sub->add_flag("--verbose,-v", o->verbose, "print each listed row's full reason and notes under it");
   sub->add_flag("--quiet,-q", o->quiet, "print only the result line");
+  help_footer(sub,
+              "Exit codes: 0 pass, 1 regression or newly failing mode, 2 usage, 3 unreadable report, 5 comparison "
+              "not trustworthy (different GPUs or settings, too few samples).",
+              {"graphprof compare baseline.json candidate.json",
+               "graphprof compare baselines/ candidate.json --markdown summary.md --junit junit.xml"});
   sub->callback([o, sub, &exit_code] { exit_code = compare_command(*o, *sub); });
 }
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/core/version.hpp"
 
@@ -14,7 +15,8 @@ std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::t
 void setup_info(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("info", "Show the GPU, driver, runtime and CUPTI versions, clocks and host");
   auto device = std::make_shared<int>(0);
-  sub->add_option("--device", *device, "CUDA device ordinal")->capture_default_str();
+  sub->add_option("--device", *device, "CUDA device ordinal")->check(CLI::NonNegativeNumber)->capture_default_str();
+  help_footer(sub, "Exit codes: 0 ok, 4 no GPU/driver.", {"graphprof info", "graphprof info --device 1"});
   sub->callback([device, &exit_code] {
     const HostInfo h = collect_host_info();
     const GpuInfo g = query_gpu(*device);

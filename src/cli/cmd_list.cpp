@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/cuda/workload.hpp"
 #include "graphprof/core/version.hpp"
 #include "run_options.hpp"
@@ -14,6 +15,8 @@ void setup_list(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("list", "List the bundled workloads with their parameters (no GPU needed)");
   auto load = std::make_shared<std::vector<std::string>>();
   add_load_option(sub, *load);
+  help_footer(sub, "Exit codes: 0 ok, 2 usage, 3 a --load library that is not a graphprof plugin.",
+              {"graphprof list", "graphprof list --load ./libmy_workloads.so"});
   sub->callback([load, &exit_code] {
     load_plugins(*load);
     for (const auto& e : registered_workloads()) {

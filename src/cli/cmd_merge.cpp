@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/compare/report_merge.hpp"
@@ -23,9 +24,10 @@ void setup_merge(CLI::App& app, int& exit_code) {
                   "each file once, or folders whose *.json reports are merged (as compare pools a folder)")
       ->required();
   sub->add_option("--output,-o", *output, "merged report (required)");
-  sub->footer("Example: graphprof merge run1.json run2.json run3.json -o merged.json, or graphprof merge runs/ -o "
-              "merged.json. Exit codes: 0 ok, 2 usage, 3 unreadable report or a file given twice, 5 reports of "
-              "different GPUs or builds.");
+  help_footer(sub,
+              "Exit codes: 0 ok, 2 usage, 3 unreadable report or a file given twice, 5 reports of different GPUs "
+              "or builds.",
+              {"graphprof merge run1.json run2.json run3.json -o merged.json", "graphprof merge runs/ -o merged.json"});
   sub->callback([inputs, output, &exit_code] {
     if (output->empty()) throw usage_error("merge: -o/--output is required: the merged report to write, e.g. -o merged.json");
     std::vector<std::string> files;

@@ -23,6 +23,7 @@
 #include "profile_overhead.hpp"
 #include "self_spawn.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/cuda/device.hpp"
 #include "graphprof/core/error.hpp"
@@ -793,13 +794,17 @@ void setup_profile(CLI::App& app, int& exit_code) {
   // Everything from the first positional on is the command: without it, an option that takes an
   // optional value (--overhead [N]) made CLI11 refuse the command's own options after '--'.
   sub->positionals_at_end();
-  sub->footer(
+  help_footer(
+      sub,
       "The application's output passes through; graphprof's lines start with 'graphprof' or follow 'profile:'.\n"
       "Exit codes: 0 report written (whatever the application's status, which the report records),\n"
-      "            2 usage, the command cannot start, an output that is an input or another output, or --out\n"
-      "            another profile is writing into, 3 --from DIR missing or without records, 4 no GPU/driver,\n"
-      "            no injection library, an output that cannot be written, or --time-limit reached (the report\n"
-      "            is written first), 6 internal error.");
+      "            2 usage (checked before the GPU): also an output in a folder that is not there, an output\n"
+      "            that is an input or another output, --out another profile is writing into, or a command\n"
+      "            that cannot start, 3 --from DIR missing or without records, 4 no GPU/driver, no injection\n"
+      "            library, an output that fails while it is written (a full disk), or --time-limit reached\n"
+      "            (the report is written first), 6 internal error.",
+      {"graphprof profile -- python train.py", "graphprof profile --trace node --out prof -- ./my_app --steps 100",
+       "graphprof profile --from prof --json again.json"});
   sub->callback([o, &exit_code] { run_profile(*o, exit_code); });
 }
 

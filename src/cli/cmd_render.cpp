@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graph_input.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/atomic_file.hpp"
@@ -63,7 +64,9 @@ void setup_render(CLI::App& app, int& exit_code) {
   sub->add_option("--max-boxes", opts->max_boxes, "when folding, fold harder until at most this many boxes remain")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
-  sub->footer("Exit codes: 0 ok, 2 usage, 3 unreadable or malformed DOT/report, 4 Graphviz lacks a plugin.");
+  help_footer(sub, "Exit codes: 0 ok, 2 usage, 3 unreadable or malformed DOT/report, 4 Graphviz lacks a plugin.",
+              {"graphprof render graph.dot -o graph.svg",
+               "graphprof render out/dot/chain_capture.dot --report out/report.json -o heat.png"});
   sub->callback([opts, &exit_code] { exit_code = render_command(*opts); });
 }
 

@@ -1,12 +1,14 @@
 // graphprof report REPORT.json [--compare COMPARE.json] -o report.html: the self-contained HTML
 // report of a run, sweep or profile (and of a comparison), without a GPU. --csv writes the metrics
-// as CSV. A profile's report without -o/--csv prints its console summary again.
+// as CSV. A profile's report without -o/--csv prints its console summary again (brief; --verbose:
+// the long form).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "option_checks.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/json_assert.hpp"
@@ -27,6 +29,7 @@ struct ReportCliOptions {
   std::string title;
   std::vector<std::string> dot_dirs;
   bool no_graphs = false;
+  bool verbose = false;  // a profile's console summary: the long form
 };
 
 bool is_profile(const Report& r) {
@@ -58,7 +61,7 @@ int report_command(const ReportCliOptions& o) {
     if (!is_profile(report))
       throw usage_error("report: nothing to write; give -o FILE.html and/or --csv FILE (without them, a profile's report "
                         "prints its console summary; " + o.report + " is not one)");
-    std::cout << malformed_is_input_error(o.report, [&] { return format_profile_summary(report, true, o.report); });
+    std::cout << malformed_is_input_error(o.report, [&] { return format_profile_summary(report, o.verbose, o.report); });
     return 0;
   }
   // Every output path is checked first: a bad --csv must not leave a new HTML file behind an exit 2.
@@ -119,8 +122,15 @@ void setup_report(CLI::App& app, int& exit_code) {
                                             "are not here (repeatable)");
   sub->add_option("--title", o->title, "page title (default: the workloads)");
   sub->add_flag("--no-graphs", o->no_graphs, "leave out the graphs' pictures");
-  sub->footer("Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison, or a --dot-dir "
-              "that is not a folder.");
+  sub->add_flag("-v,--verbose", o->verbose,
+                "without -o/--csv: a profile's whole console summary (slowest nodes, eager work, ledgers), as "
+                "`profile --verbose` prints it");
+  help_footer(sub,
+              "Works without a GPU. Exit codes: 0 ok, 2 usage, 3 unreadable or malformed report/comparison, or a "
+              "--dot-dir that is not a folder.",
+              {"graphprof report out/report.json -o report.html",
+               "graphprof report candidate.json --compare comparison.json -o report.html",
+               "graphprof report graphprof-profile/report.json"});
   sub->callback([o, &exit_code] { exit_code = report_command(*o); });
 }
 

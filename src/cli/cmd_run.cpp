@@ -6,6 +6,7 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/core/atomic_file.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/report/reporter.hpp"
@@ -111,6 +112,11 @@ void setup_run(CLI::App& app, int& exit_code) {
   sub->add_flag("--isolate-modes", o->isolate_modes,
                 "with --isolate (implied): each mode of each workload in its own fresh process too, so no mode is "
                 "measured in the device level an earlier mode left (docs/methodology.md)");
+  help_footer(sub,
+              "Exit codes: 0 ok, 2 usage, 3 bad input file (a --load library), 4 no GPU/driver, a broken CUDA "
+              "context or --time-limit reached (what was measured is written), 6 internal error.",
+              {"graphprof run", "graphprof run --workload chain --mode capture,graph --json chain.json",
+               "graphprof run --workload scaling --param length=100 --trace node --out results"});
   sub->callback([o, t, sub, &exit_code] {
     if (o->isolate_modes) o->isolate = true;
     std::string json_path;

@@ -3,6 +3,7 @@
 
 #include "option_checks.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/sweep_grid.hpp"
@@ -22,6 +23,11 @@ void setup_sweep(CLI::App& app, int& exit_code) {
   sub->add_flag("--isolate-modes", o->isolate_modes,
                 "with --isolate (implied): each mode of each grid point in its own fresh process too, so no mode is "
                 "measured in the device level an earlier mode left (docs/methodology.md)");
+  help_footer(sub,
+              "Exit codes: 0 ok, 2 usage, 3 bad input file (a --load library), 4 no GPU/driver, a broken CUDA "
+              "context or --time-limit reached (what was measured is written), 6 internal error.",
+              {"graphprof sweep --workload scaling --param length=10:10000:*10 --json sweep.json",
+               "graphprof sweep --workload chain --param kernels=1,10,100 --mode capture,graph --csv chain.csv"});
   sub->callback([o, sub, &exit_code] {
     if (o->isolate_modes) o->isolate = true;
     if (o->workloads.size() != 1) throw usage_error("--workload: sweep takes exactly one workload");
@@ -38,6 +44,8 @@ void setup_sweep(CLI::App& app, int& exit_code) {
                           {"--csv", o->csv_path}});
     run_outputs_apart(*o, json_path, "");
     req.sweep_points = expand_grid(specs);
+    // Every point's parameters are checked before anything looks for a GPU (exit 2, not 4).
+    (void)plan_suite(req);
     Report report;
     if (std::optional<Report> ranks = run_ranks(*o, "sweep")) {
       report = std::move(*ranks);

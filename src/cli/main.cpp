@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "option_checks.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/json_assert.hpp"
@@ -71,12 +72,15 @@ int main(int argc, char** argv) {
   CLI::App app{"graphprof: measure what CUDA Graphs do for your GPU work"};
   app.set_version_flag("--version", std::string("graphprof ") + gp::kToolVersion + " (" + gp::kGitRevision + ")");
   app.require_subcommand(1);
+  gp::cli::use_help_format(app);  // before the subcommands: they inherit it
   app.footer(std::string("Exit codes: 0 ok, 1 regression found, 2 usage, 3 bad input file, 4 no GPU/driver,\n"
                           "            5 comparison not trustworthy, 6 internal error.\n") +
              (gp::kBuiltWithCuda ? "Without a GPU: list, analyze, render, compare, merge, report work; info, run, "
                                    "sweep and profile need a GPU."
                                  : "Built without CUDA: analyze, render, compare, merge, report work; info, list, "
-                                   "run, sweep and profile exit 4."));
+                                   "run, sweep and profile exit 4.") +
+             "\nExamples:\n  graphprof run --workload chain --json chain.json\n  graphprof profile -- python train.py\n"
+             "  graphprof COMMAND --help");
   int exit_code = 0;
   gp::cli::setup_info(app, exit_code);
   gp::cli::setup_list(app, exit_code);

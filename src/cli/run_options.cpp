@@ -82,7 +82,7 @@ void add_run_options(CLI::App* sub, RunOptions& o, const std::string& workload_h
   sub->add_option("--min-samples", o.min_samples, "minimum samples per timing pass")
       ->check(CLI::Range(3, 1000000))
       ->capture_default_str();
-  sub->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  sub->add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--processes", o.processes,
                   "run the measurement in this many separate processes and merge their repetitions "
                   "(host-side figures vary more between processes than within one)")
@@ -390,6 +390,8 @@ void stop_if_context_lost(const Report& report) {
 
 std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcommand) {
   if (o.ranks == "1") return std::nullopt;
+  // The command line first: a usage error is exit 2 also on a machine without a GPU.
+  if (o.processes != 1) throw usage_error("--ranks and --processes cannot be combined");
   int n = 0;
   if (o.ranks == "all") {
     n = device_count();
@@ -403,7 +405,6 @@ std::optional<Report> run_ranks(const RunOptions& o, const std::string& subcomma
     if (n > device_count())
       throw usage_error("--ranks " + o.ranks + ": this machine shows " + std::to_string(device_count()) + " GPU(s)");
   }
-  if (o.processes != 1) throw usage_error("--ranks and --processes cannot be combined");
   if (n == 1) return std::nullopt;
   const TemporaryFolder rendezvous("ranks");
   const std::filesystem::path dir = rendezvous.path();

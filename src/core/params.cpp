@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "graphprof/core/error.hpp"
 
@@ -60,6 +61,37 @@ bool Params::get_bool(const std::string& name) const {
   if (text == "1" || text == "true" || text == "yes" || text == "on") return true;
   if (text == "0" || text == "false" || text == "no" || text == "off") return false;
   throw usage_error("--param " + name + "=" + text + ": expected 0 or 1");
+}
+
+void Params::check_forms(const std::vector<ParamSpec>& spec) const {
+  auto is_integer = [](const std::string& t) {
+    errno = 0;
+    char* end = nullptr;
+    (void)std::strtoll(t.c_str(), &end, 10);
+    return !t.empty() && errno == 0 && *end == '\0';
+  };
+  auto is_number = [](const std::string& t) {
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    return !t.empty() && errno == 0 && *end == '\0' && std::isfinite(v);
+  };
+  for (const auto& p : spec) {
+    const std::string& value = get(p.name);
+    if (value == p.default_value) continue;
+    if (is_integer(p.default_value)) {
+      if (p.default_value == "0" || p.default_value == "1") {
+        try {
+          (void)get_bool(p.name);
+          continue;
+        } catch (const Error&) {
+        }
+      }
+      (void)get_int(p.name, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+    } else if (is_number(p.default_value)) {
+      (void)get_double(p.name, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+    }
+  }
 }
 
 std::pair<std::string, std::string> parse_param_assignment(const std::string& text) {

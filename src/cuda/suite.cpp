@@ -59,6 +59,10 @@ std::vector<std::pair<const WorkloadEntry*, Params>> plan_suite(const RunRequest
       }
     }
   }
+  // A value of the wrong form (kernels=abc) is a usage error here, before any GPU is looked for.
+  // A plugin's parameters are the plugin's to read.
+  for (const auto& [entry, params] : plan)
+    if (entry->plugin == nullptr) params.check_forms(entry->info.params);
   return plan;
 }
 

@@ -3,6 +3,7 @@
 // are unreadable), lays it out with "dot" and renders into memory, then writes atomically.
 #include <graphviz/gvc.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -55,6 +56,45 @@ const Graphviz& process_graphviz() {
     return x;
   }();
   if (g.context == nullptr) throw environment_error("Graphviz: gvContext() failed; is libgvc installed correctly?");
+  return g;
+}
+
+// Graphviz's core plugins alone (its SVG renderer and the dot layout), opened here from the folder
+// of its plugins, with no plugin registry read: no other plugin is ever loaded. For a registry
+// that holds a plugin which fails (a text-layout plugin, cairo/pango, that cannot load its
+// libraries or crashes without fonts): text widths are then Graphviz's own estimate. Made in the
+// layout process only (it is never freed: the process ends after one render).
+const Graphviz& core_only_graphviz() {
+  static const Graphviz g = [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&gvContext), &info) == 0 || info.dli_fname == nullptr)
+      throw environment_error("Graphviz: cannot tell where libgvc is loaded from");
+    const std::filesystem::path folder = std::filesystem::path(info.dli_fname).parent_path() / "graphviz";
+    // The plugins' file names carry a version ("libgvplugin_core.so.6"): the first file so named.
+    auto open_plugin = [&folder](const std::string& name) {
+      std::error_code ec;
+      std::vector<std::string> files;
+      for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+        const std::string file = entry.path().filename().string();
+        if (file.rfind("libgvplugin_" + name + ".so", 0) == 0) files.push_back(entry.path().string());
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files)
+        if (void* lib = ::dlopen(f.c_str(), RTLD_NOW | RTLD_LOCAL))
+          if (void* symbol = ::dlsym(lib, ("gvplugin_" + name + "_LTX_library").c_str())) return symbol;
+      throw environment_error("Graphviz's " + name + " plugin is not in " + folder.string());
+    };
+    static lt_symlist_t builtins[] = {{"gvplugin_core_LTX_library", open_plugin("core")},
+                                      {"gvplugin_dot_layout_LTX_library", open_plugin("dot_layout")},
+                                      {nullptr, nullptr}};
+    Graphviz x;
+    x.context = gvContextPlugins(builtins, 0);
+    if (x.context == nullptr) throw environment_error("Graphviz: gvContextPlugins() failed");
+    x.layouts = plugin_list(x.context, "layout");
+    x.devices = plugin_list(x.context, "device");
+    x.renderers = plugin_list(x.context, "render");
+    return x;
+  }();
   return g;
 }
 
@@ -261,11 +301,12 @@ std::string render_format(const RenderOptions& options) {
 
 namespace {
 
-// Lays out `view` and renders it as `format` into memory; notes get Graphviz's warnings.
-std::string render_bytes(const GraphView& view, const std::string& format, std::vector<std::string>& notes) {
+// Lays out `view` and renders it as `format` into memory; notes get Graphviz's warnings. With
+// `core_only`, through Graphviz's core plugins alone (core_only_graphviz).
+std::string render_bytes(const GraphView& view, const std::string& format, bool core_only, std::vector<std::string>& notes) {
   const std::lock_guard<std::mutex> lock(g_render_mutex);
   detail::GraphvizMessages messages;
-  const Graphviz& graphviz = process_graphviz();
+  const Graphviz& graphviz = core_only ? core_only_graphviz() : process_graphviz();
   GVC_t* const context = graphviz.context;
   const std::vector<std::string>& layouts = graphviz.layouts;
   if (!contains(layouts, "dot"))
@@ -359,7 +400,7 @@ std::uint64_t layout_memory_bytes() {
 }
 constexpr rlim_t kLayoutCpuSeconds = 300;
 
-[[noreturn]] void layout_child(int fd, const GraphView& view, const std::string& format) {
+[[noreturn]] void layout_child(int fd, const GraphView& view, const std::string& format, bool core_only) {
   // Nothing of the parent's signal handling (its temporary-file cleanup) belongs to this process,
   // and it must not outlive the parent.
   ::signal(SIGINT, SIG_DFL);
@@ -377,7 +418,7 @@ constexpr rlim_t kLayoutCpuSeconds = 300;
   std::string message, bytes;
   std::vector<std::string> notes;
   try {
-    bytes = render_bytes(view, format, notes);
+    bytes = render_bytes(view, format, core_only, notes);
   } catch (const Error& e) {
     code = static_cast<std::uint64_t>(e.code());
     message = e.what();
@@ -423,7 +464,11 @@ std::string how_it_ended(int status) {
          " (Graphviz exits so when an allocation fails)";
 }
 
-std::string render_in_child(const GraphView& view, const std::string& format, std::vector<std::string>& notes) {
+// `hit_limits` is set when the layout process ran out of memory or CPU time: drawing it again
+// would only meet the same limits.
+std::string render_in_child(const GraphView& view, const std::string& format, bool core_only, std::vector<std::string>& notes,
+                            bool& hit_limits) {
+  hit_limits = false;
   const std::string source = view.source.empty() ? std::string("the graph") : view.source;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
@@ -438,7 +483,7 @@ std::string render_in_child(const GraphView& view, const std::string& format, st
   }
   if (pid == 0) {
     ::close(fds[0]);
-    layout_child(fds[1], view, format);
+    layout_child(fds[1], view, format, core_only);
   }
   ::close(fds[1]);
   std::string frame;
@@ -455,6 +500,7 @@ std::string render_in_child(const GraphView& view, const std::string& format, st
     if (errno != EINTR) throw internal_error(std::string("waitpid (layout process) failed: ") + std::strerror(errno));
   const std::string limits = " (limits: " + std::to_string(layout_memory_bytes() >> 20) + " MiB, " +
                              std::to_string(kLayoutCpuSeconds) + " s CPU); nothing was written";
+  hit_limits = WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw input_error(source + ": the Graphviz layout failed: " + how_it_ended(status) + limits);
   std::size_t at = 0;
@@ -470,11 +516,39 @@ std::string render_in_child(const GraphView& view, const std::string& format, st
   }
   if (!get_text(frame, at, bytes)) throw internal_error("the layout process of " + source + " returned an incomplete result");
   if (code != 0) {
-    if (message == "ran out of memory") throw input_error(source + ": the Graphviz layout ran out of memory" + limits);
+    hit_limits = message == "ran out of memory";
+    if (hit_limits) throw input_error(source + ": the Graphviz layout ran out of memory" + limits);
     throw Error(static_cast<ExitCode>(code), message);
   }
   notes.insert(notes.end(), got.begin(), got.end());
   return bytes;
+}
+
+// The picture through Graphviz's plugins as installed; an SVG that they fail to draw (a plugin
+// that cannot load or crashes) is drawn again through its core plugins alone, and a note says so.
+// The first failure is what is thrown when that fails too.
+std::string render_or_core_svg(const GraphView& view, const std::string& format, std::vector<std::string>& notes) {
+  bool hit_limits = false;
+  try {
+    return render_in_child(view, format, false, notes, hit_limits);
+  } catch (const Error& first) {
+    if (format != "svg" || hit_limits) throw;
+    std::vector<std::string> core_notes;
+    std::string bytes;
+    try {
+      bytes = render_in_child(view, format, true, core_notes, hit_limits);
+    } catch (const Error&) {
+      throw first;
+    }
+    // "X.dot: the Graphviz layout failed: ... (limits: ...); nothing was written" -> what failed.
+    std::string why = first.what();
+    const std::string source = view.source.empty() ? std::string("the graph") : view.source;
+    if (why.rfind(source + ": ", 0) == 0) why.erase(0, source.size() + 2);
+    why = why.substr(0, why.find(" (limits: "));
+    notes.push_back("drawn by Graphviz's core SVG renderer (text widths estimated): through its installed plugins, " + why);
+    notes.insert(notes.end(), core_notes.begin(), core_notes.end());
+    return bytes;
+  }
 }
 
 }  // namespace
@@ -483,7 +557,7 @@ RenderResult render_view(const GraphView& view, const RenderOptions& options) {
   RenderResult result;
   result.format = render_format(options);
   for (const auto& s : view.simplified) result.notes.push_back("simplified: " + s);
-  const std::string bytes = render_in_child(view, result.format, result.notes);
+  const std::string bytes = render_or_core_svg(view, result.format, result.notes);
   write_file_atomic(options.output, bytes);
   result.bytes = bytes.size();
   return result;
@@ -491,7 +565,7 @@ RenderResult render_view(const GraphView& view, const RenderOptions& options) {
 
 std::string render_svg(const GraphView& view, std::vector<std::string>* notes) {
   std::vector<std::string> ignored;
-  return render_in_child(view, "svg", notes != nullptr ? *notes : ignored);
+  return render_or_core_svg(view, "svg", notes != nullptr ? *notes : ignored);
 }
 
 }  // namespace gp

@@ -166,8 +166,23 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
     }
     const GraphMetrics metrics = analyze(model, times ? &*times : nullptr);
     const GraphView view = build_view(model, metrics, times ? &*times : nullptr);
-    body += "<div class=\"gp-graph\">" + inline_svg(render_svg(view), index) + "</div>\n<figcaption>";
+    // A picture Graphviz cannot draw here (its plugins fail even through its core SVG renderer) is
+    // said in a sentence with the way to draw it elsewhere; the figures stay (the node table).
+    std::vector<std::string> render_notes;
+    std::string svg;
+    try {
+      svg = inline_svg(render_svg(view, &render_notes), index);
+    } catch (const Error& e) {
+      body += "<p class=\"gp-warn\">No picture: Graphviz could not draw this graph on this machine; <code>graphprof render " +
+              escape(path) + " -o graph.svg</code> draws it where Graphviz works.</p>\n<details class=\"gp-note\"><summary>"
+              "What Graphviz said</summary>" + escape(e.what()) + "</details>\n" + node_table(r, index) + "</figure>\n";
+      return out;
+    }
+    body += "<div class=\"gp-graph\">" + svg + "</div>\n<figcaption>";
     body += plural(model.nodes.size(), "node", "nodes");
+    for (const auto& note : render_notes)
+      if (note.rfind("drawn by Graphviz's core SVG renderer", 0) == 0)
+        body += " (drawn by Graphviz's core SVG renderer: its installed plugins failed here)";
     if (view.collapsed)
       body += ", drawn as " + plural(view.boxes.size(), "box", "boxes") +
               " (similar runs folded)";

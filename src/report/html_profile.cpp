@@ -16,6 +16,7 @@
 #include "graphprof/core/text_format.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
+#include "profile_fix_first.hpp"
 
 namespace gp::html {
 
@@ -199,33 +200,49 @@ std::string site_of(const json& r) {
   return kind.empty() || kind == "kernel" ? where : where + " [" + kind + "]";
 }
 
-// Eager work left: by call site when the report has sites, else by kernel name.
+// Eager work left: by call site when the report has sites, else by kernel name. Without any GPU
+// time (the default level records none for eager work) the bars are the calls, most first: bars of
+// "0 ns" rank nothing.
 std::string eager_section(const json& p, const std::string& tag) {
   const json& sites = list(p, "eager_sites");
   const bool by_site = !sites.empty();
   const json& rows = by_site ? sites : list(p, "top_eager_kernels");
   if (rows.empty()) return "<p class=\"gp-note\">No eager kernels (or no kernel records at this trace level).</p>\n";
+  const char* time_key = by_site ? "gpu_ns" : "total_ns";
+  const char* calls_key = by_site ? "calls" : "count";
+  bool timed = false;
+  for (const json& r : rows) timed = timed || num(r, time_key, 0) > 0;
+  std::vector<const json*> order;
+  for (const json& r : rows) order.push_back(&r);
+  if (!timed)
+    std::stable_sort(order.begin(), order.end(), [&](const json* a, const json* b) {
+      const double x = num(*a, calls_key, 0), y = num(*b, calls_key, 0);
+      return (std::isfinite(x) ? x : 0) > (std::isfinite(y) ? y : 0);
+    });
+  if (order.size() > 12) order.resize(12);
   BarChart chart;
   chart.id = "chart-eager-" + tag;
-  chart.unit = "ns";
+  chart.unit = timed ? "ns" : "count";
   chart.label_width = 260;
-  chart.axis_label = by_site ? "GPU time of eager kernels by call site" : "GPU time of eager kernels by kernel (no call sites in this report)";
+  chart.axis_label = std::string(timed ? "GPU time of eager kernels" : "eager calls (no GPU time recorded)") +
+                     (by_site ? " by call site" : " by kernel (no call sites in this report)");
   std::vector<std::string> fulls;
-  for (std::size_t i = 0; i < rows.size() && i < 12; ++i) fulls.push_back(by_site ? site_of(rows[i]) : str(rows[i], "name"));
+  for (const json* r : order) fulls.push_back(by_site ? site_of(*r) : str(*r, "name"));
   // Cut in the middle and apart (per-layer suffixes, tile shapes); the tooltip has the whole name.
   const std::vector<std::string> labels = clip_names_apart(fulls, 38);
   for (std::size_t i = 0; i < fulls.size(); ++i) {
-    const json& r = rows[i];
+    const json& r = *order[i];
     Bar b;
     const std::string& full = fulls[i];
     b.label = labels[i];
     b.css = "gp-mode-eager";
-    b.value = num(r, by_site ? "gpu_ns" : "total_ns", 0);
+    const double n = num(r, calls_key, 0);
+    const std::string calls = std::isfinite(n) ? plural(std::round(n), "call", "calls") : "- calls";
+    b.value = timed ? num(r, time_key, 0) : (std::isfinite(n) ? n : 0);
     b.low = 1, b.high = 0;
-    const double n = num(r, by_site ? "calls" : "count", 0);
-    b.value_text = format_ns(b.value) + " · " + (std::isfinite(n) ? plural(std::round(n), "call", "calls") : "- calls");
+    b.value_text = timed ? format_ns(b.value) + " · " + calls : calls;
     if (by_site && std::isfinite(num(r, "per_step"))) b.value_text += strf(" (%.2f per step)", num(r, "per_step"));
-    b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : ", median " + format_ns(num(r, "median_ns")));
+    b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : timed ? ", median " + format_ns(num(r, "median_ns")) : "");
     chart.bars.push_back(std::move(b));
   }
   return "<figure><h4>" + escape(chart.axis_label) + "</h4>" + svg_bar_chart(chart) + "</figure>\n";
@@ -444,6 +461,7 @@ std::string profile_page(const Report& report, const HtmlReportOptions& options)
   if (!report.created_utc.empty()) page += " · " + escape(report.created_utc);
   if (!options.source.empty()) page += " · <code>" + escape(options.source) + "</code>";
   page += "</p>\n<nav>";
+  if (!procs.empty()) page += "<a href=\"#fix-first\">What to fix</a>";
   for (const auto& p : procs) {
     const std::string tag = "p" + count(num(p, "process"));
     page += "<a href=\"#process-" + tag + "\">" + (procs.size() > 1 ? "Process " + count(num(p, "process")) : std::string("Summary")) +
@@ -453,6 +471,7 @@ std::string profile_page(const Report& report, const HtmlReportOptions& options)
   page += "<a href=\"#application\">Application</a><a href=\"#environment\">Environment</a></nav></header>\n<main>\n";
   if (app->status != Status::kOk) page += "<p class=\"gp-headline gp-fail\">" + escape(app->reason) + "</p>\n";
   if (procs.empty()) page += "<p class=\"gp-note\">No process of the application initialised CUDA: nothing was profiled.</p>\n";
+  if (!procs.empty()) page += fix_first_html(profile, escape);  // the answer first; the details follow
   std::size_t picture = 0;
   for (const auto& p : procs) page += process_section(report, options, p, procs.size() > 1, picture);
   page += runs_section(profile);

@@ -17,6 +17,7 @@
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
+#include "profile_fix_first.hpp"
 #include "profile_sites_text.hpp"
 
 namespace gp {
@@ -663,6 +664,7 @@ std::string format_profile_summary(const Report& report, bool verbose, const std
   out << "\nprofile: " << or_dash("program") << " (" << procs.size()
       << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << or_dash("trace_level")
       << "): the application " << or_dash("exit") << ", wall " << ns(p, "wall_ns") << "\n";
+  if (!procs.empty()) out << "\n" << fix_first_text(p);  // the answer first; the details follow
   overhead_text(out, p);
   overhead_windows_text(out, p);
   for (const auto& n : json_fields::items(p, "notes"))

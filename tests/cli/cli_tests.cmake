@@ -20,6 +20,10 @@ gp_cli_test(no_subcommand 2 "^graphprof: a command is required" )
 gp_cli_test(mistyped_command 2 "^graphprof: 'compre' is not a graphprof command. did you mean compare\\?" compre a.json b.json)
 gp_cli_test(parse_error_prefix 2 "^graphprof compare: .*--threshold.*\\(graphprof compare --help lists the options\\)"
             compare a.json b.json --threshold fast)
+# Every command's --help fits in 100 columns and ends with examples of that command (both builds:
+# the CUDA-free build's measuring commands are one line and exit 4).
+add_test(NAME cli.help_examples COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/help_examples.sh $<TARGET_FILE:graphprof>)
+set_tests_properties(cli.help_examples PROPERTIES LABELS cpu)
 
 if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(run_help 0 "--workload" --stdout run --help)
@@ -30,6 +34,31 @@ if(GRAPHPROF_WITH_CUDA)
   gp_cli_test(unknown_workload 2 "no such workload" run --workload nosuch)
   gp_cli_test(unknown_param 2 "has no parameter 'knl'" run --workload chain --param knl=3)
   gp_cli_test(bad_repetitions 2 "repetitions" run --repetitions 0)
+
+  # The command line is checked before anything looks for a GPU: with every device hidden (so this
+  # holds on GPU machines too), a wrong value is exit 2 and one line naming the option, not exit 4.
+  function(gp_cli_test_without_gpu name rc regex)
+    add_test(NAME cli.${name}
+             COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=
+                     ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.sh ${rc} ${regex} -- $<TARGET_FILE:graphprof> ${ARGN})
+    set_tests_properties(cli.${name} PROPERTIES LABELS cpu)
+  endfunction()
+  gp_cli_test_without_gpu(run_param_value_before_gpu 2 "^graphprof: --param kernels=abc: expected an integer$"
+                          run -p kernels=abc)
+  gp_cli_test_without_gpu(run_param_number_before_gpu 2 "^graphprof: --param tolerance=x: expected a number$"
+                          run --workload while -p tolerance=x)
+  gp_cli_test_without_gpu(run_isolate_param_value_before_gpu 2 "^graphprof: --param kernels=abc: expected an integer$"
+                          run --isolate --workload chain -p kernels=abc)
+  gp_cli_test_without_gpu(sweep_param_value_before_gpu 2 "^graphprof: --param kernels=abc: expected an integer$"
+                          sweep --workload chain -p kernels=1,abc)
+  gp_cli_test_without_gpu(sweep_isolate_param_value_before_gpu 2 "^graphprof: --param elements=abc: expected an integer$"
+                          sweep --workload chain -p kernels=1,2 -p elements=abc --isolate)
+  gp_cli_test_without_gpu(sweep_negative_device_before_gpu 2 "^graphprof sweep: --device"
+                          sweep --workload chain -p kernels=1,2 --device -1)
+  gp_cli_test_without_gpu(sweep_ranks_processes_before_gpu 2 "^graphprof: --ranks and --processes cannot be combined$"
+                          sweep --workload chain -p kernels=1,2 --ranks 2 --processes 2)
+  # A 0/1 parameter takes the words get_bool reads (yes, no, true, false, on, off).
+  gp_cli_test_without_gpu(run_bool_param_word_reaches_gpu_check 4 "no usable CUDA device" run --workload memcpy -p host_copies=no)
 
   # No GPU: hide every device (works on GPU machines too) and expect exit 4 with a clear line.
   add_test(NAME cli.run_without_gpu

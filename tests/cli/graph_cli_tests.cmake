@@ -80,3 +80,12 @@ add_test(NAME cli.render_bounds
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/render_bounds.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA}/dot/fork-join_graph_verbose.dot)
 set_tests_properties(cli.render_bounds PROPERTIES LABELS cpu TIMEOUT 1500)
+# A Graphviz whose text-layout plugin (cairo/pango) aborts: `render -o x.svg` and the HTML page
+# draw the graphs through Graphviz's core SVG renderer instead of showing its error.
+add_library(graphprof_crashing_text_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/support/crashing_text_plugin.cpp)
+target_link_libraries(graphprof_crashing_text_plugin PRIVATE PkgConfig::GRAPHVIZ)
+add_test(NAME cli.graphviz_core_fallback
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/graphviz_core_fallback.sh $<TARGET_FILE:graphprof>
+                 $<TARGET_FILE:graphprof_crashing_text_plugin> ${GP_GRAPH_CLI}/core_fallback
+                 ${GRAPHPROF_TEST_DATA}/h200/traced_run.json ${GRAPHPROF_TEST_DATA}/h200/traced_dot)
+set_tests_properties(cli.graphviz_core_fallback PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)

@@ -17,3 +17,8 @@ if(GRAPHPROF_WITH_CUDA)
               --csv /nonexistent-folder/r.csv)
   gp_cli_test(run_trace_events_bad 2 "--trace-events lots" run --workload chain --trace-events lots)
 endif()
+# A profile's report alone: the brief console summary, "what to fix first" first; --verbose: the long form.
+add_test(NAME cli.report_profile_brief
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/report_profile_brief.sh $<TARGET_FILE:graphprof>
+                 ${GRAPHPROF_TEST_DATA}/profile/gate/bad_capture.json)
+set_tests_properties(cli.report_profile_brief PROPERTIES LABELS cpu)

@@ -34,6 +34,25 @@ TEST(Params, BadValuesAreUsageErrors) {
   EXPECT_THROW(Params(kSpec, {{"sync", "maybe"}}, "c").get_bool("sync"), Error);
 }
 
+// The form of each value is checked before the GPU (run/sweep exit 2, not 4 on a machine without
+// one): the default's form decides; the ranges are left to the workload.
+TEST(Params, ValuesOfTheWrongFormAreUsageErrorsWithoutReadingThem) {
+  auto check = [](const std::string& key, const std::string& value) { Params(kSpec, {{key, value}}, "c").check_forms(kSpec); };
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"kernels", "abc"}, {"kernels", "12x"}, {"kernels", "1.5"}, {"scale", "x"}, {"scale", "nan"}, {"sync", "maybe"}}) {
+    try {
+      check(key, value);
+      ADD_FAILURE() << key << "=" << value << " passed";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_EQ(std::string(e.what()).rfind("--param " + key + "=" + value + ": expected", 0), 0u) << e.what();
+    }
+  }
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"kernels", "0"}, {"kernels", "-3"}, {"scale", "2e3"}, {"sync", "yes"}, {"sync", "1"}})
+    EXPECT_NO_THROW(check(key, value)) << key << "=" << value << ": its range is the workload's to check";
+}
+
 TEST(Params, AssignmentParsing) {
   EXPECT_EQ(parse_param_assignment("a=b=c"), (std::pair<std::string, std::string>{"a", "b=c"}));
   EXPECT_THROW(parse_param_assignment("novalue"), Error);

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/report/html_report.hpp"
+#include "graphprof/report/profile_text.hpp"
 #include "graphprof/profile/profile.hpp"
 
 namespace gp {
@@ -607,6 +609,95 @@ TEST(ProfilePage, MemoryLedgerAndAllocationSitesPerGraph) {
     EXPECT_NE(page.find(want), std::string::npos) << want;
   // A profile without a ledger (the C++ test application's older records) has no such section.
   EXPECT_EQ(render_html_report(side(1), HtmlReportOptions{}).find("table-ledger-p1"), std::string::npos);
+}
+
+// The eager chart of a default-level profile (no GPU time for eager work: every site's gpu_ns is 0)
+// ranks the call sites by calls and labels them in calls, not as a column of "0 ns" bars.
+TEST(ProfilePage, EagerChartWithoutGpuTimeRanksSitesByCalls) {
+  const ProcessProfile light = [] {
+    for (const auto& e : std::filesystem::directory_iterator(kData + "h200/serving_buckets_light"))
+      if (e.path().extension() == ".jsonl") return analyze_process(read_process_records(e.path().string()));
+    throw std::runtime_error("no records in serving_buckets_light");
+  }();
+  const std::string page = render_html_report(side(1, kNoEdit, light), HtmlReportOptions{});
+  const auto start = page.find("id=\"chart-eager-p1\"");
+  ASSERT_NE(start, std::string::npos);
+  const std::string chart = page.substr(start, page.find("</svg>", start) - start);
+  EXPECT_EQ(chart.find("0 ns"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("eager calls (no GPU time recorded) by call site"), std::string::npos) << chart;
+  // The values written after the bars, top to bottom: calls, most first.
+  std::vector<double> calls;
+  for (auto at = chart.find("class=\"gp-value\""); at != std::string::npos; at = chart.find("class=\"gp-value\"", at + 1))
+    calls.push_back(std::stod(chart.substr(chart.find('>', at) + 1)));
+  ASSERT_GE(calls.size(), 3u) << chart;
+  EXPECT_EQ(calls.front(), 48.0) << chart;
+  EXPECT_TRUE(std::is_sorted(calls.rbegin(), calls.rend())) << chart;
+}
+
+// The call-site test application's records: one broken capture, eager sites that run every step
+// (a kernel launch, a copy, a host wait) and one after the last step only ("saves nothing").
+const ProcessProfile& call_site_app() {
+  static const ProcessProfile p = analyze_process(read_process_records(kData + "h200/call_site_app/proc-4180.jsonl"));
+  return p;
+}
+
+// The lines of the console's "what to fix first" block (up to the empty line after it).
+std::vector<std::string> fix_first_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text.substr(text.find("  what to fix first")));
+  for (std::string line; std::getline(in, line) && !line.empty();) lines.push_back(line);
+  return lines;
+}
+
+// "what to fix first" opens the console summary (right after the headline, brief and verbose):
+// the broken capture with its fix, then the eager sites of every step, the largest host time per
+// step first; the row that runs after the last step only is not in it.
+TEST(ProfileConsole, WhatToFixFirstOpensTheSummaryCapturesThenPerStepSites) {
+  const Report r = side(1, kNoEdit, call_site_app());
+  for (const bool verbose : {false, true}) {
+    const std::string text = format_profile_summary(r, verbose);
+    const auto block = text.find("  what to fix first\n");
+    ASSERT_NE(block, std::string::npos) << text;
+    EXPECT_LT(block, text.find("graph coverage")) << text;
+    EXPECT_EQ(text.find('\n', text.find("profile: ")) + 2, block) << "the line after the headline (and an empty one)";
+    const std::vector<std::string> lines = fix_first_lines(text);
+    ASSERT_GE(lines.size(), 5u) << text;
+    EXPECT_EQ(lines[1].rfind("  1. broken capture on stream ", 0), 0u) << lines[1];
+    EXPECT_EQ(lines[2].rfind("     fix: cudaStreamSynchronize is not allowed while a stream is being captured", 0), 0u) << lines[2];
+    std::vector<double> per_step;
+    for (const auto& l : lines) {
+      EXPECT_EQ(l.find("saves nothing"), std::string::npos) << l;
+      const auto at = l.find(" per step, ~");
+      if (l.find(". eager ") == std::string::npos || at == std::string::npos) continue;
+      const std::string ns = l.substr(at + 12, l.find(" host time per step") - at - 12);
+      per_step.push_back(std::stod(ns) * (ns.find("µs") != std::string::npos ? 1e3 : ns.find("ms") != std::string::npos ? 1e6 : 1));
+    }
+    ASSERT_EQ(per_step.size(), 3u) << text;
+    EXPECT_TRUE(std::is_sorted(per_step.rbegin(), per_step.rend())) << text;
+    EXPECT_NE(lines[3].find("eager kernel launch every step at eager_scale"), std::string::npos) << lines[3];
+  }
+}
+
+// A profile without broken captures or eager work in its steps says so in one line.
+TEST(ProfileConsole, WhatToFixFirstSaysWhenNothingStandsOut) {
+  const Report r = side(1, [](ProcessProfile& p, std::size_t) { p.capture_trouble.clear(); p.sites.eager_sites.clear(); }, call_site_app());
+  const std::string text = format_profile_summary(r, false);
+  EXPECT_NE(text.find("  what to fix first: nothing stands out (no broken capture, no eager work in every step)"), std::string::npos)
+      << text;
+}
+
+// The page opens with the same block (before the process's headline strip), linked first in its nav.
+TEST(ProfilePage, WhatToFixFirstIsAtTheTop) {
+  const std::string page = render_html_report(side(1, kNoEdit, call_site_app()), HtmlReportOptions{});
+  const auto block = page.find("<section id=\"fix-first\"><h2>What to fix first</h2>");
+  ASSERT_NE(block, std::string::npos);
+  EXPECT_LT(block, page.find("id=\"strip-p1\""));
+  EXPECT_LT(page.find("<a href=\"#fix-first\">"), page.find("<a href=\"#process-p1\">"));
+  const std::string section = page.substr(block, page.find("</section>", block) - block);
+  EXPECT_NE(section.find("<li class=\"gp-bad\">broken capture on stream"), std::string::npos) << section;
+  EXPECT_NE(section.find("<b>fix:</b> cudaStreamSynchronize is not allowed"), std::string::npos) << section;
+  EXPECT_NE(section.find("eager kernel launch every step at eager_scale"), std::string::npos) << section;
+  EXPECT_EQ(section.find("saves nothing"), std::string::npos) << section;
 }
 
 TEST(ProfileDump, ARenamedDumpIsJoinedByTheGraphIdItCarriesOrByExec) {

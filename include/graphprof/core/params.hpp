@@ -30,6 +30,12 @@ class Params {
 
   const std::map<std::string, std::string>& values() const { return values_; }
 
+  // Checks, without a GPU, that each value has the form of its parameter's default: an integer
+  // where the default is one (or a 0/1 word such as "true" where the default is 0 or 1), a number
+  // where it is a number; throws the usage_error that get_int/get_double would. The ranges stay
+  // the workload's to check when it reads its parameters.
+  void check_forms(const std::vector<ParamSpec>& spec) const;
+
  private:
   std::map<std::string, std::string> values_;
 };
