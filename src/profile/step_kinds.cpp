@@ -245,6 +245,21 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
         while (first > 0 && d[first - 1]->start_ns > lo && eager_on_thread(start_of(first - 1), d[first - 1]->start_ns)) --first;
         while (last + 1 < d.size() && eager_on_thread(d[last]->end_ns, d[last + 1]->start_ns)) ++last;
         for (std::size_t k = first; k <= last; ++k) steps.push_back(Step{start_of(k), d[k]->end_ns, {}, {}, 0});
+        // The first step has no delimiter before it: it begins at its first launch call (graph or eager).
+        if (!steps.empty() && (first == 0 || d[first - 1]->end_ns <= lo)) {
+          std::uint64_t begin = steps.front().end;
+          for (const Call& c : step_launches)
+            if (c.start > steps.front().start) {
+              begin = std::min(begin, c.start);
+              break;
+            }
+          for (const ApiRecord* a : eager)
+            if (a->start_ns > steps.front().start && a->thread_id == thread) {
+              begin = std::min(begin, a->start_ns);
+              break;
+            }
+          steps.front().start = begin - 1;
+        }
       }
     }
     if (steps.empty()) {

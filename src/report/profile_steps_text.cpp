@@ -125,6 +125,8 @@ void step_kinds_text(std::ostringstream& out, const nlohmann::json& process, boo
   const auto it = process.find("step_kinds");
   if (it == process.end() || !it->is_object()) return;
   const StepKinds s = step_kinds_from_json(*it, "step_kinds");
+  // Said when there is something to say: steps without a graph, or the framework's reasons.
+  if (s.eager_steps() == 0 && s.reasons.empty()) return;
   if (s.steps > 0) {
     out << "\n  steps by kind (" << plural(s.steps, "step", "steps") << "; " << steps_cut_text(s) << ")\n";
     if (const std::string a = eager_steps_answer(s); !a.empty()) out << said("  ", "answer: " + a, "    ");
@@ -150,7 +152,7 @@ void step_kinds_text(std::ostringstream& out, const nlohmann::json& process, boo
     out << "\n  the framework's own reasons (its log)\n";
     for (const FrameworkReason& r : s.reasons) out << said("  ", "- " + reason_text(r), "    ");
   }
-  if (s.steps > 0 && (s.eager_steps() > 0 || verbose)) {
+  if (s.steps > 0) {
     out << "\n  capture plan\n";
     for (const std::string& l : plan_lines(s)) out << said("  ", "- " + l, "    ");
   }

@@ -25,7 +25,8 @@ std::string reason_text(const FrameworkReason& r);
 // The capture plan, one line each: graphs, then clusters, then padding.
 std::vector<std::string> plan_lines(const StepKinds& s);
 
-// The console section of one process (the report's processes[] entry); nothing without step_kinds.
+// The console section of one process (the report's processes[] entry): only where some step ran
+// without a graph or the framework gave a reason (a loop of graph steps alone says nothing more).
 void step_kinds_text(std::ostringstream& out, const nlohmann::json& process, bool verbose);
 
 }  // namespace gp
