@@ -678,7 +678,8 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     run.notes.push_back(cut);
   }
   if (torch_logs.asked || !torch_logs.not_asked.empty() || !torch_logs.file.empty()) {
-    if (torch_logs.asked)
+    // Said where PyTorch wrote something (a program without PyTorch ignores the variables).
+    if (torch_logs.asked && !torch_logs.file.empty())
       run.notes.push_back(std::string("TORCH_LOGS=") + kTorchLogs + " and TORCH_LOGS_OUT were set in the application's "
                           "environment (PyTorch's reasons for running without CUDA graphs, read from " + kTorchLogFile +
                           "; PyTorch also prints those lines to the program's stderr); --no-framework-logs leaves them unset");

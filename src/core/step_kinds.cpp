@@ -129,7 +129,7 @@ json to_json(const StepKinds& s) {
   json graphs = json::array();
   for (const PlanGraph& g : s.plan_graphs)
     graphs.push_back({{"graph", g.graph}, {"launches", g.launches}, {"per_1000_steps", g.per_1000_steps},
-                      {"startup_ns", opt(g.startup_ns)}, {"memory_bytes", opt(g.memory_bytes)}, {"verdict", g.verdict}});
+                      {"startup_ns", opt(g.startup_ns)}, {"memory_bytes", opt(g.memory_bytes)}, {"shares_pool", g.shares_pool}, {"verdict", g.verdict}});
   json plan_clusters = json::array();
   for (const PlanCluster& c : s.plan_clusters)
     plan_clusters.push_back({{"cluster", c.cluster}, {"steps", c.steps}, {"saving_per_1000_steps_ns", opt(c.saving_per_1000_steps_ns)},
@@ -227,6 +227,7 @@ StepKinds step_kinds_from_json(const json& j, const std::string& where) {
       x.per_1000_steps = g.num("per_1000_steps");
       x.startup_ns = g.opt_num("startup_ns");
       x.memory_bytes = g.opt_num("memory_bytes");
+      x.shares_pool = g.flag("shares_pool");
       x.verdict = g.str("verdict");
       s.plan_graphs.push_back(std::move(x));
     }

@@ -116,7 +116,7 @@ void read_record(const std::vector<std::string>& lines, int pid, const std::stri
 FrameworkLog parse_torch_log(std::istream& in) {
   FrameworkLog log;
   std::vector<std::string> lines;  // the current record's continuation lines
-  std::string first;
+  std::string first, prefix;       // its first line's message, and its header (what a continuation repeats)
   int pid = 0;
   bool open = false;
   auto close = [&]() {
@@ -130,10 +130,17 @@ FrameworkLog parse_torch_log(std::istream& in) {
     int p = 0;
     std::size_t message = 0;
     if (header(line, p, message)) {
+      // PyTorch's formatter repeats the header on every line of a multi-line message (the same
+      // level, time, process and logging file:line): such a line goes on the record.
+      if (open && line.compare(0, message, prefix) == 0 && line.find("skipping cudagraphs due to ", message) == std::string::npos) {
+        if (lines.size() < 200) lines.push_back(message_text(line, message));
+        continue;
+      }
       close();
       ++log.records;
       open = true;
       pid = p;
+      prefix = line.substr(0, message);
       first = message_text(line, message);
       lines.push_back(first);
     } else if (open && lines.size() < 200) {

@@ -481,12 +481,20 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
       const std::string file = base_name(fr.file);
       std::set<std::uint32_t> matched;
       std::set<std::string> wheres;
-      for (const auto& s : r.sites)
+      for (const auto& s : r.sites) {
         for (const auto& f : s.python)
           if (base_name(f.file) == file && (f.line == fr.line || (!fr.function.empty() && f.function == fr.function))) {
             matched.insert(s.id);
             break;
           }
+        // The framework runs its own code for a compiled function, so the function's frame may be
+        // missing from the stack: the call of it is the site's line ("out = update_cache(cache, h)").
+        if (!matched.count(s.id) && !fr.function.empty() && !s.python.empty()) {
+          const SiteSummary summary = summarize_site(s);
+          if (summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos)
+            matched.insert(s.id);
+        }
+      }
       std::set<std::size_t> in_steps;
       double calls_in_steps = 0;
       for (const auto& [co, site] : r.site_of_call) {
@@ -524,6 +532,7 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
       if (l.capture_ns || g.instantiate_ns) pg.startup_ns = l.capture_ns.value_or(0) + g.instantiate_ns.value_or(0) + g.upload_ns.value_or(0);
       if (out.sites.ledgers_recorded)
         pg.memory_bytes = static_cast<double>(l.capture_alloc_bytes + l.capture_vmm_bytes + l.memory_node_bytes);
+      pg.shares_pool = l.reuses_memory;
     }
     if (pg.startup_ns) startups.push_back(*pg.startup_ns);
     pg.verdict = g.launches == 0                                                             ? "never launched"

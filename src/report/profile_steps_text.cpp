@@ -98,7 +98,8 @@ std::vector<std::string> plan_lines(const StepKinds& s) {
     l += ")";
     std::vector<std::string> cost;
     if (g.startup_ns) cost.push_back("start-up " + format_ns(*g.startup_ns));
-    if (g.memory_bytes) cost.push_back("memory " + format_bytes(static_cast<std::uint64_t>(*g.memory_bytes)));
+    if (g.shares_pool) cost.push_back("memory: reuses the pool of an earlier capture");
+    else if (g.memory_bytes) cost.push_back("memory " + format_bytes(static_cast<std::uint64_t>(*g.memory_bytes)));
     if (!cost.empty()) l += "; " + join(cost, ", ");
     out.push_back(l);
   }
@@ -106,7 +107,9 @@ std::vector<std::string> plan_lines(const StepKinds& s) {
     const EagerCluster& cl = s.clusters[c.cluster];
     std::string l = "eager steps " + std::to_string(c.cluster + 1) + " (" + plural(c.steps, "step", "steps") + "): " + c.verdict;
     if (c.verdict == "fix the dispatch") l += ": they run what " + graph_name(cl.graph) + " holds";
-    if (c.saving_per_1000_steps_ns) l += "; a graph would save ~" + format_ns(*c.saving_per_1000_steps_ns) + " per 1000 steps";
+    if (c.saving_per_1000_steps_ns)
+      l += std::string(c.verdict == "fix the dispatch" ? "; replaying it would save ~" : "; a graph would save ~") +
+           format_ns(*c.saving_per_1000_steps_ns) + " per 1000 steps";
     if (c.verdict == "capture") {
       std::vector<std::string> est;
       if (c.startup_ns) est.push_back("start-up ~" + format_ns(*c.startup_ns) + " (the median capture)");

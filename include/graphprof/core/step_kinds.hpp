@@ -68,6 +68,7 @@ struct PlanGraph {
   double per_1000_steps = 0;              // its launches per 1000 steps
   std::optional<double> startup_ns;       // capture + instantiate + upload
   std::optional<double> memory_bytes;     // its own allocations, memory nodes (the ledger)
+  bool shares_pool = false;               // it allocated nothing: it reuses memory an earlier capture's pool holds
   std::string verdict;                    // "earns its keep", "launched rarely", "never launched"
 };
 

@@ -32,8 +32,10 @@ struct FrameworkLog {
   std::size_t records = 0;  // log records read (a record: a header line and its continuation lines)
 };
 
-// Reads PyTorch's log lines ("V1205 08:27:13.123000 4242 torch/_inductor/...:123] [0/0] [__perf_hints] msg",
-// with continuation lines for a multi-line message); lines of any other shape are ignored.
+// Reads PyTorch's log lines ("W1205 08:45:29.658000 3776 torch/_inductor/cudagraph_utils.py:207] [__cudagraphs] msg";
+// each line of a multi-line message repeats that header; lines without one continue the record
+// too); lines of any other shape are ignored. PyTorch 2.11 logs the skip under the cudagraphs
+// artifact, the distinct sizes re-recorded under perf_hints.
 FrameworkLog parse_torch_log(std::istream& in);
 // The file, or an empty log when it does not exist or cannot be read.
 FrameworkLog read_torch_log(const std::string& path);
