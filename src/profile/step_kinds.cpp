@@ -481,20 +481,20 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
       const std::string file = base_name(fr.file);
       std::set<std::uint32_t> matched;
       std::set<std::string> wheres;
-      for (const auto& s : r.sites) {
-        for (const auto& f : s.python)
-          if (base_name(f.file) == file && (f.line == fr.line || (!fr.function.empty() && f.function == fr.function))) {
-            matched.insert(s.id);
-            break;
+      // The code it names: a frame at that file and line; else (the framework ran its own code for a
+      // compiled function, so its lines are not on the stack) a frame in that function; else the
+      // call of it, the line of the site ("out = update_cache(cache, h)").
+      for (int pass = 0; pass < 3 && matched.empty(); ++pass)
+        for (const auto& s : r.sites) {
+          bool hit = false;
+          for (const auto& f : s.python)
+            hit = hit || (base_name(f.file) == file && (pass == 0 ? f.line == fr.line : pass == 1 && !fr.function.empty() && f.function == fr.function));
+          if (pass == 2 && !fr.function.empty() && !s.python.empty()) {
+            const SiteSummary summary = summarize_site(s);
+            hit = summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos;
           }
-        // The framework runs its own code for a compiled function, so the function's frame may be
-        // missing from the stack: the call of it is the site's line ("out = update_cache(cache, h)").
-        if (!matched.count(s.id) && !fr.function.empty() && !s.python.empty()) {
-          const SiteSummary summary = summarize_site(s);
-          if (summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos)
-            matched.insert(s.id);
+          if (hit) matched.insert(s.id);
         }
-      }
       std::set<std::size_t> in_steps;
       double calls_in_steps = 0;
       for (const auto& [co, site] : r.site_of_call) {
