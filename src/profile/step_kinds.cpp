@@ -138,7 +138,12 @@ Verdict judge(const Shapes& step, const std::map<std::uint32_t, Shapes>& graphs)
   // Larger: every kernel the two share by name that runs with another grid runs with a larger one
   // in the eager step, and at least one does.
   std::map<std::string, double> graph_volume;
-  for (const auto& s : graphs.at(v.graph)) graph_volume[name_of_shape(s)] = std::max(graph_volume[name_of_shape(s)], volume_of_shape(s));
+  std::map<std::string, std::string> graph_grid;  // a kernel name -> its largest grid in the graph
+  for (const auto& s : graphs.at(v.graph))
+    if (volume_of_shape(s) >= graph_volume[name_of_shape(s)]) {
+      graph_volume[name_of_shape(s)] = volume_of_shape(s);
+      graph_grid[name_of_shape(s)] = s.substr(s.rfind('@') + 1);
+    }
   std::size_t larger = 0, smaller = 0;
   for (const auto& s : step) {
     if (graphs.at(v.graph).count(s)) continue;
@@ -147,7 +152,8 @@ Verdict judge(const Shapes& step, const std::map<std::uint32_t, Shapes>& graphs)
     const double vol = volume_of_shape(s);
     if (vol > it->second) ++larger;
     else if (vol < it->second) ++smaller;
-    if (v.example.size() < 3) v.example.push_back(shape_text(s));
+    if (v.example.size() < 3)
+      v.example.push_back(shape_text(s) + " (graph_" + std::to_string(v.graph) + ": " + graph_grid[name_of_shape(s)] + ")");
   }
   if (larger > 0 && smaller == 0) v.verdict = "larger_than_graphs";
   return v;

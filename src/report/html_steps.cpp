@@ -13,20 +13,30 @@ namespace gp::html {
 
 namespace {
 
-// Eager steps in the eager colour; graph kinds in blues and greens, one per kind.
-std::string kind_colour(const StepKind& k, std::size_t i) {
-  static const char* const kGraphColours[] = {"#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#7f7f7f"};
-  return k.eager() ? "#d62728" : kGraphColours[i % (sizeof kGraphColours / sizeof kGraphColours[0])];
+// Eager steps in the eager colour; graph kinds in blues, greens and greys, one per kind (repeating
+// after eight).
+std::string kind_colour(const StepKinds& s, std::size_t kind) {
+  static const char* const kGraphColours[] = {"#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#7f7f7f", "#bcbd22", "#aec7e8"};
+  if (s.kinds[kind].eager()) return "#d62728";
+  std::size_t graph_kinds = 0;  // graph kinds before this one
+  for (std::size_t i = 0; i < kind; ++i) graph_kinds += !s.kinds[i].eager();
+  return kGraphColours[graph_kinds % (sizeof kGraphColours / sizeof kGraphColours[0])];
 }
 
+// At most this many runs of one kind are drawn (a page stays small however long the loop ran).
+constexpr std::size_t kStripRuns = 4000;
+
 std::string strip_svg(const StepKinds& s, const std::string& tag) {
-  std::string svg = "<svg id=\"steps-strip-" + tag + "\" class=\"gp-steps-strip\" viewBox=\"0 0 " + std::to_string(s.steps) +
+  std::size_t drawn = 0;
+  for (std::size_t r = 0; r < s.strip.size() && r < kStripRuns; ++r) drawn += s.strip[r].second;
+  std::string svg = "<svg id=\"steps-strip-" + tag + "\" class=\"gp-steps-strip\" viewBox=\"0 0 " + std::to_string(drawn) +
                     " 10\" preserveAspectRatio=\"none\" width=\"100%\" height=\"28\" role=\"img\" aria-label=\"the steps in order, by kind\">";
   std::size_t at = 0;
-  for (const auto& [kind, n] : s.strip) {
+  for (std::size_t r = 0; r < s.strip.size() && r < kStripRuns; ++r) {
+    const auto& [kind, n] = s.strip[r];
     const StepKind& k = s.kinds[kind];
     svg += "<rect x=\"" + std::to_string(at) + "\" y=\"0\" width=\"" + std::to_string(n) + "\" height=\"10\" fill=\"" +
-           kind_colour(k, kind) + "\"><title>" + escape(k.name()) + ": steps " + std::to_string(at + 1) + "-" + std::to_string(at + n) +
+           kind_colour(s, kind) + "\"><title>" + escape(k.name()) + ": steps " + std::to_string(at + 1) + "-" + std::to_string(at + n) +
            "</title></rect>";
     at += n;
   }
@@ -50,8 +60,9 @@ std::string step_kinds_section(const nlohmann::json& p, const std::string& tag) 
     if (const std::string a = eager_steps_answer(s); !a.empty()) h += "<p><strong>" + escape(a) + ".</strong></p>\n";
     h += "<figure>" + strip_svg(s, tag) + "<figcaption>";
     for (std::size_t i = 0; i < s.kinds.size(); ++i)
-      h += "<span style=\"color:" + kind_colour(s.kinds[i], i) + "\">&#9632;</span> " + escape(s.kinds[i].name()) + " (" +
+      h += "<span style=\"color:" + kind_colour(s, i) + "\">&#9632;</span> " + escape(s.kinds[i].name()) + " (" +
            std::to_string(s.kinds[i].steps) + ") ";
+    if (s.strip.size() > kStripRuns) h += "(the first " + std::to_string(kStripRuns) + " runs of one kind)";
     h += "</figcaption></figure>\n";
     h += "<table id=\"table-steps-" + tag + "\"><thead><tr><th>kind</th><th>steps</th><th>host/step</th><th>GPU/step</th>"
          "<th>eager launches/step</th></tr></thead><tbody>\n";
