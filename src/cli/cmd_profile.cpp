@@ -460,7 +460,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+      // The framework's log too: PyTorch appends to it, so an earlier profile's reasons would stay.
+      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot" ||
+          name == kTorchLogFile)
         fs::remove(entry.path(), ec);
     }
   };

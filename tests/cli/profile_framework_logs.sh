@@ -36,6 +36,11 @@ else bad "the summary: $(grep -A3 'steps by kind\|reasons' "$out/p.out" | head -
 got=$(field "$out/p/report.json" 'f=p["framework_logs"]; print(f["asked"], f["reasons"], p["processes"][0]["step_kinds"]["reasons"][0]["steps"] > 0)')
 [ "$got" = "True 1 True" ] && ok "framework_logs in the report" || bad "framework_logs: $got"
 
+# A second profile into the same folder starts a new log (PyTorch appends to the file).
+"$gp" profile --out "$out/p" -- sh -c "$app" > "$out/p2.out" 2>&1 || bad "the second profile: $(tail -3 "$out/p2.out")"
+got=$(field "$out/p/report.json" 'print(p["framework_logs"]["reasons"], p["processes"][0]["step_kinds"]["reasons"][0]["count"])')
+[ "$got" = "1 1" ] && ok "a second profile into the folder: its own log only" || bad "second profile: $got"
+
 # --from reads the log the profile left.
 "$gp" profile --from "$out/p" --json "$out/from.json" > "$out/from.out" 2>&1 || bad "--from: $(tail -3 "$out/from.out")"
 got=$(field "$out/from.json" 'f=p["framework_logs"]; print(f["asked"], f["reasons"], len(p["processes"][0]["step_kinds"]["reasons"]))')
