@@ -30,6 +30,7 @@ struct Loop {
   int eager_kernels = 5;
   bool sync_each_step = true;
   bool sites = true;
+  bool nvtx = false;  // an NVTX range "step" around each step (profile --step-range step)
 };
 
 struct Writer {
@@ -71,7 +72,9 @@ std::string records(const Loop& l) {
   }
   w.t += 1'000'000;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> launch_of_exec, timed;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (int n : l.sizes) {
+    ranges.emplace_back(w.t, 0);
     int bucket = -1;
     for (std::size_t b = 0; b < l.buckets.size(); ++b)
       if (n <= l.buckets[b] && (bucket < 0 || l.buckets[b] < l.buckets[static_cast<std::size_t>(bucket)])) bucket = static_cast<int>(b);
@@ -96,7 +99,13 @@ std::string records(const Loop& l) {
     w.argmax_calls.push_back(pick);
     if (l.level == 2) w.kernel("argmax", 1, pick, 0, 3'000);
     if (l.sync_each_step) w.api("cudaStreamSynchronize", 60'000);
+    ranges.back().second = w.t;
     w.t += 20'000;
+  }
+  if (l.nvtx) {
+    w.s << "{\"t\":\"step_range\",\"name\":\"step\"}\n{\"t\":\"nvtx\",\"r\":[";
+    for (std::size_t i = 0; i < ranges.size(); ++i) w.s << (i ? "," : "") << "[" << ranges[i].first << "," << ranges[i].second << "]";
+    w.s << "]}\n{\"t\":\"nvtx_end\",\"inits\":1,\"others\":0,\"open\":0}\n";
   }
   for (const auto& [exec, c] : launch_of_exec) w.s << "{\"t\":\"lx\",\"exec\":" << exec << ",\"co\":[" << c << "]}\n";
   if (l.level == 0)
@@ -259,6 +268,19 @@ TEST(StepKinds, WithoutACallThatMarksEachStepEagerStepsAreNotClaimed) {
   EXPECT_EQ(s.eager_steps(), 0u);
   ASSERT_FALSE(s.notes.empty());
   EXPECT_NE(s.notes[0].find("--step-range"), std::string::npos);
+}
+
+// --step-range: the NVTX ranges are the steps, a loop that never synchronises included.
+TEST(StepKinds, NvtxRangesAreTheStepsWhereThereAreAny) {
+  Loop l = served();
+  l.sync_each_step = false;
+  l.nvtx = true;
+  const StepKinds s = *analyze(l).step_kinds;
+  EXPECT_EQ(s.from, "nvtx range");
+  EXPECT_EQ(s.steps, 8u);
+  EXPECT_EQ(s.eager_steps(), 3u);
+  EXPECT_EQ(s.eager_where, "serve.py:92 in serve");
+  EXPECT_EQ(steps_cut_text(s), "a step is one NVTX range of --step-range");
 }
 
 TEST(StepKinds, AFrameworkReasonIsJoinedToTheCallsOfTheCodeItNames) {
