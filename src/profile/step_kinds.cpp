@@ -26,10 +26,6 @@ namespace gp {
 
 namespace {
 
-using api_kinds::is_graph_launch;
-using api_kinds::is_kernel_launch;
-using api_kinds::is_sync;
-
 double span_ns(std::uint64_t a, std::uint64_t b) { return b > a ? static_cast<double>(b - a) : 0.0; }
 
 double median_of(std::vector<double> v) { return v.empty() ? 0.0 : median(v); }
@@ -159,60 +155,11 @@ Verdict judge(const Shapes& step, const std::map<std::uint32_t, Shapes>& graphs)
   return v;
 }
 
-}  // namespace
-
-void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
-  StepKinds sk;
-  std::map<std::uint32_t, std::uint32_t> graph_of_exec;
-  std::map<std::uint32_t, std::size_t> index_of_graph;  // graph id -> index into out.graphs
-  for (std::size_t i = 0; i < out.graphs.size(); ++i) {
-    graph_of_exec[out.graphs[i].exec.exec_id] = out.graphs[i].exec.graph_id;
-    index_of_graph[out.graphs[i].exec.graph_id] = i;
-  }
-  std::vector<Call> launches;
-  for (const auto& [exec, calls] : in.launches_of_exec)
-    for (const ApiRecord* a : calls)
-      launches.push_back(Call{a->start_ns, a->end_ns, a->thread_id, a->correlation_id, graph_of_exec.count(exec) ? graph_of_exec[exec] : 0});
-  std::sort(launches.begin(), launches.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
-
+// The steps, cut as the top of this file says, with what each launched.
+std::vector<Step> cut_steps(const ProcessRecords& p, const ProcessProfile& out, const std::vector<Call>& launches,
+                            const std::vector<Call>& step_launches, const std::vector<const ApiRecord*>& eager,
+                            const std::vector<const ApiRecord*>& syncs, std::uint32_t thread, StepKinds& sk) {
   const StepDefinition& def = out.sites.step;
-  // The step's graphs: the most-launched one and the others captured at its site.
-  std::set<std::uint32_t> step_graphs;
-  if (def.graph_id != 0) {
-    step_graphs.insert(def.graph_id);
-    const auto i = index_of_graph.find(def.graph_id);
-    if (i != index_of_graph.end() && i->second < out.sites.graphs.size() && out.sites.graphs[i->second].capture_site) {
-      const std::string key = capture_site_key(*out.sites.graphs[i->second].capture_site);
-      for (std::size_t g = 0; g < out.graphs.size() && g < out.sites.graphs.size(); ++g)
-        if (out.sites.graphs[g].capture_site && capture_site_key(*out.sites.graphs[g].capture_site) == key)
-          step_graphs.insert(out.graphs[g].exec.graph_id);
-    }
-  }
-  std::uint32_t thread = 0;
-  {
-    std::map<std::uint32_t, std::size_t> by_thread;
-    for (const Call& c : launches)
-      if (step_graphs.count(c.graph)) ++by_thread[c.thread];
-    std::size_t most = 0;
-    for (const auto& [t, n] : by_thread)
-      if (n > most) thread = t, most = n;
-  }
-  std::vector<Call> step_launches;
-  for (const Call& c : launches)
-    if (step_graphs.count(c.graph) && c.thread == thread) step_launches.push_back(c);
-
-  // Eager kernel launch calls (outside captures), all threads, and the step thread's syncs.
-  std::vector<const ApiRecord*> eager, syncs;
-  for (const ApiRecord& a : p.trace.api) {
-    if (in.captured_calls.count(a.correlation_id)) continue;
-    if (is_kernel_launch(a)) eager.push_back(&a);
-    else if (is_sync(a) && a.thread_id == thread) syncs.push_back(&a);
-  }
-  auto by_start = [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; };
-  std::sort(eager.begin(), eager.end(), by_start);
-  std::sort(syncs.begin(), syncs.end(), by_start);
-
-  // Cut the steps.
   std::vector<Step> steps;
   if (def.from == "nvtx range") {
     sk.from = "nvtx range";
@@ -287,6 +234,215 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
     auto e = std::upper_bound(eager.begin(), eager.end(), s.start, [](std::uint64_t t, const ApiRecord* x) { return t < x->start_ns; });
     for (; e != eager.end() && (*e)->start_ns <= s.end; ++e) s.eager.push_back((*e)->correlation_id);
   }
+  return steps;
+}
+
+// Where eager steps differ from graph steps in the application's code: the Python frames of the
+// sampled calls of eager steps that no sampled call of a graph step has, the outermost of those
+// at least half of them share; without one, the commonest site of their calls.
+std::string eager_where_of(const SiteRecords& r, const std::vector<Step>& steps) {
+  std::string where;
+  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
+  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+  auto site_of = [&](std::uint32_t co) -> const CallSiteRecord* {
+    const auto it = r.site_of_call.find(co);
+    if (it == r.site_of_call.end()) return nullptr;
+    const auto s = site_by_id.find(it->second);
+    return s == site_by_id.end() ? nullptr : s->second;
+  };
+  std::map<std::string, std::size_t> in_eager, depth;
+  std::set<std::string> in_graph;
+  std::size_t eager_calls = 0;
+  std::map<std::uint32_t, std::size_t> eager_sites;
+  for (const Step& s : steps)
+    for (std::uint32_t co : s.eager) {
+      const CallSiteRecord* site = site_of(co);
+      if (site == nullptr) continue;
+      const std::vector<std::string> frames = app_frames(*site);
+      if (s.graphs.empty()) {
+        ++eager_calls;
+        ++eager_sites[site->id];
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+          ++in_eager[frames[i]];
+          depth[frames[i]] = std::max(depth[frames[i]], i);
+        }
+      } else {
+        in_graph.insert(frames.begin(), frames.end());
+      }
+    }
+  std::size_t deepest = 0;
+  for (const auto& [frame, n] : in_eager)
+    if (n * 2 >= eager_calls && !in_graph.count(frame) && (where.empty() || depth[frame] > deepest))
+      where = frame, deepest = depth[frame];
+  if (where.empty() && !eager_sites.empty()) {  // no Python frame tells them apart: the commonest site
+    const auto top = std::max_element(eager_sites.begin(), eager_sites.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    where = summarize_site(*site_by_id[top->first]).where;
+  }
+  return where;
+}
+
+// The framework's reasons, joined to the sampled calls whose Python stack runs the code they name.
+void join_reasons(const ProcessRecords& p, const SiteInputs& in, const std::vector<Step>& steps,
+                  const std::unordered_map<std::uint32_t, double>& eager_gpu, StepKinds& sk) {
+  const SiteRecords& r = p.sites;
+  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
+  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+  std::map<std::tuple<std::string, std::string, std::string, int, std::string>, std::size_t> seen;
+  for (const FrameworkLogEntry& e : p.framework_log) {
+    auto [it, fresh] = seen.try_emplace({e.kind, e.reason, e.file, e.line, e.function}, sk.reasons.size());
+    if (fresh) sk.reasons.push_back(FrameworkReason{e.kind, e.reason, e.file, e.line, e.function, 0, {}, 0, std::nullopt, 0, 0});
+    ++sk.reasons[it->second].count;
+  }
+  for (FrameworkReason& fr : sk.reasons) {
+    if (fr.file.empty()) continue;
+    const std::string file = base_name(fr.file);
+    std::set<std::uint32_t> matched;
+    std::set<std::string> wheres;
+    // The code it names: a frame at that file and line; else (the framework ran its own code for a
+    // compiled function, so its lines are not on the stack) a frame in that function; else the
+    // call of it, the line of the site ("out = update_cache(cache, h)").
+    for (int pass = 0; pass < 3 && matched.empty(); ++pass)
+      for (const auto& s : r.sites) {
+        bool hit = false;
+        for (const auto& f : s.python)
+          hit = hit || (base_name(f.file) == file && (pass == 0 ? f.line == fr.line : pass == 1 && !fr.function.empty() && f.function == fr.function));
+        if (pass == 2 && !fr.function.empty() && !s.python.empty()) {
+          const SiteSummary summary = summarize_site(s);
+          hit = summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos;
+        }
+        if (hit) matched.insert(s.id);
+      }
+    std::set<std::size_t> in_steps;
+    double calls_in_steps = 0;
+    for (const auto& [co, site] : r.site_of_call) {
+      if (!matched.count(site) || in.captured_calls.count(co)) continue;
+      const auto w = r.weight_of_call.find(co);
+      const double weight = w == r.weight_of_call.end() ? 1.0 : w->second;
+      const auto a = in.api_by_correlation.find(co);
+      if (a == in.api_by_correlation.end() || api_kinds::is_graph_launch(*a->second)) continue;
+      fr.host_ns += weight * span_ns(a->second->start_ns, a->second->end_ns);
+      if (auto g = eager_gpu.find(co); g != eager_gpu.end()) fr.gpu_ns += weight * g->second;
+      wheres.insert(summarize_site(*site_by_id.at(site)).where);
+      const std::uint64_t t = a->second->start_ns;
+      auto st = std::lower_bound(steps.begin(), steps.end(), t, [](const Step& s, std::uint64_t x) { return s.end < x; });
+      if (st != steps.end() && t > st->start) {
+        in_steps.insert(static_cast<std::size_t>(st - steps.begin()));
+        calls_in_steps += weight;
+      }
+    }
+    fr.sites.assign(wheres.begin(), wheres.end());
+    fr.steps = in_steps.size();
+    if (!steps.empty() && !matched.empty()) fr.calls_per_step = calls_in_steps / static_cast<double>(steps.size());
+  }
+}
+
+// The capture plan: what each graph earns, what a capture of each group of eager steps would.
+void make_plan(const ProcessProfile& out, const std::set<std::uint32_t>& step_graphs, std::size_t n_steps, StepKinds& sk) {
+  std::map<std::uint32_t, std::size_t> index_of_graph;
+  for (std::size_t i = 0; i < out.graphs.size(); ++i) index_of_graph[out.graphs[i].exec.graph_id] = i;
+  std::vector<double> startups;
+  for (std::size_t i = 0; i < out.graphs.size(); ++i) {
+    const GraphProfile& g = out.graphs[i];
+    PlanGraph pg;
+    pg.graph = g.exec.graph_id;
+    pg.launches = g.launches;
+    if (!n_steps == 0) pg.per_1000_steps = 1000.0 * static_cast<double>(g.launches) / static_cast<double>(n_steps);
+    if (i < out.sites.graphs.size()) {
+      const GraphLedger& l = out.sites.graphs[i];
+      if (l.capture_ns || g.instantiate_ns) pg.startup_ns = l.capture_ns.value_or(0) + g.instantiate_ns.value_or(0) + g.upload_ns.value_or(0);
+      if (out.sites.ledgers_recorded)
+        pg.memory_bytes = static_cast<double>(l.capture_alloc_bytes + l.capture_vmm_bytes + l.memory_node_bytes);
+      pg.shares_pool = l.reuses_memory;
+    }
+    if (pg.startup_ns) startups.push_back(*pg.startup_ns);
+    pg.verdict = g.launches == 0                                                             ? "never launched"
+                 : static_cast<double>(g.launches) < std::max(2.0, 0.01 * static_cast<double>(n_steps)) ? "launched rarely"
+                                                                                              : "earns its keep";
+    sk.plan_graphs.push_back(std::move(pg));
+  }
+  const std::optional<double> startup = startups.empty() ? std::nullopt : std::optional<double>(median_of(startups));
+  for (std::size_t c = 0; c < sk.clusters.size(); ++c) {
+    const EagerCluster& cl = sk.clusters[c];
+    PlanCluster pc;
+    pc.cluster = c;
+    pc.steps = cl.steps;
+    std::uint32_t nearest = cl.graph;
+    if (nearest == 0)  // no shapes to tell: the step's graph that holds the most memory
+      for (const PlanGraph& g : sk.plan_graphs)
+        if (step_graphs.count(g.graph) && g.memory_bytes &&
+            (nearest == 0 || *g.memory_bytes > sk.plan_graphs[index_of_graph[nearest]].memory_bytes.value_or(0)))
+          nearest = g.graph;
+    for (const PlanGraph& g : sk.plan_graphs)
+      if (g.graph == nearest) pc.memory_bytes = g.memory_bytes;
+    pc.startup_ns = startup;
+    const double share = n_steps == 0 ? 0 : static_cast<double>(cl.steps) / static_cast<double>(n_steps);
+    if (cl.extra_host_ns && *cl.extra_host_ns > 0) {
+      pc.saving_per_1000_steps_ns = 1000.0 * share * *cl.extra_host_ns;
+      if (startup && share > 0) pc.pays_back_steps = *startup / (share * *cl.extra_host_ns);
+    }
+    pc.verdict = cl.verdict == "matches_graph"                               ? "fix the dispatch"
+                 : cl.verdict == "varies"                                     ? "pad to a bucket"
+                 : !pc.saving_per_1000_steps_ns                               ? "not worth a capture"
+                                                                              : "capture";
+    sk.plan_clusters.push_back(std::move(pc));
+  }
+  sk.padding = "not measured: the records do not say which allocation a copy wrote or how much of it the launch used";
+}
+
+}  // namespace
+
+void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
+  StepKinds sk;
+  std::map<std::uint32_t, std::uint32_t> graph_of_exec;
+  std::map<std::uint32_t, std::size_t> index_of_graph;  // graph id -> index into out.graphs
+  for (std::size_t i = 0; i < out.graphs.size(); ++i) {
+    graph_of_exec[out.graphs[i].exec.exec_id] = out.graphs[i].exec.graph_id;
+    index_of_graph[out.graphs[i].exec.graph_id] = i;
+  }
+  std::vector<Call> launches;
+  for (const auto& [exec, calls] : in.launches_of_exec)
+    for (const ApiRecord* a : calls)
+      launches.push_back(Call{a->start_ns, a->end_ns, a->thread_id, a->correlation_id, graph_of_exec.count(exec) ? graph_of_exec[exec] : 0});
+  std::sort(launches.begin(), launches.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
+
+  const StepDefinition& def = out.sites.step;
+  // The step's graphs: the most-launched one and the others captured at its site.
+  std::set<std::uint32_t> step_graphs;
+  if (def.graph_id != 0) {
+    step_graphs.insert(def.graph_id);
+    const auto i = index_of_graph.find(def.graph_id);
+    if (i != index_of_graph.end() && i->second < out.sites.graphs.size() && out.sites.graphs[i->second].capture_site) {
+      const std::string key = capture_site_key(*out.sites.graphs[i->second].capture_site);
+      for (std::size_t g = 0; g < out.graphs.size() && g < out.sites.graphs.size(); ++g)
+        if (out.sites.graphs[g].capture_site && capture_site_key(*out.sites.graphs[g].capture_site) == key)
+          step_graphs.insert(out.graphs[g].exec.graph_id);
+    }
+  }
+  std::uint32_t thread = 0;
+  {
+    std::map<std::uint32_t, std::size_t> by_thread;
+    for (const Call& c : launches)
+      if (step_graphs.count(c.graph)) ++by_thread[c.thread];
+    std::size_t most = 0;
+    for (const auto& [t, n] : by_thread)
+      if (n > most) thread = t, most = n;
+  }
+  std::vector<Call> step_launches;
+  for (const Call& c : launches)
+    if (step_graphs.count(c.graph) && c.thread == thread) step_launches.push_back(c);
+
+  // Eager kernel launch calls (outside captures), all threads, and the step thread's syncs.
+  std::vector<const ApiRecord*> eager, syncs;
+  for (const ApiRecord& a : p.trace.api) {
+    if (in.captured_calls.count(a.correlation_id)) continue;
+    if (api_kinds::is_kernel_launch(a)) eager.push_back(&a);
+    else if (api_kinds::is_sync(a) && a.thread_id == thread) syncs.push_back(&a);
+  }
+  auto by_start = [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; };
+  std::sort(eager.begin(), eager.end(), by_start);
+  std::sort(syncs.begin(), syncs.end(), by_start);
+
+  std::vector<Step> steps = cut_steps(p, out, launches, step_launches, eager, syncs, thread, sk);
   sk.steps = steps.size();
 
   // GPU time: each graph's per launch (median of its timed launches), eager kernels' by launch call.
@@ -353,48 +509,7 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
     else sk.strip.emplace_back(s.kind, 1);
   }
 
-  // Where eager steps differ from graph steps in the application's code: the Python frames of the
-  // sampled calls of eager steps that no sampled call of a graph step has, the outermost of those
-  // at least half of them share.
-  const SiteRecords& r = p.sites;
-  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
-  for (const auto& s : r.sites) site_by_id[s.id] = &s;
-  auto site_of = [&](std::uint32_t co) -> const CallSiteRecord* {
-    const auto it = r.site_of_call.find(co);
-    if (it == r.site_of_call.end()) return nullptr;
-    const auto s = site_by_id.find(it->second);
-    return s == site_by_id.end() ? nullptr : s->second;
-  };
-  {
-    std::map<std::string, std::size_t> in_eager, depth;
-    std::set<std::string> in_graph;
-    std::size_t eager_calls = 0;
-    std::map<std::uint32_t, std::size_t> eager_sites;
-    for (const Step& s : steps)
-      for (std::uint32_t co : s.eager) {
-        const CallSiteRecord* site = site_of(co);
-        if (site == nullptr) continue;
-        const std::vector<std::string> frames = app_frames(*site);
-        if (s.graphs.empty()) {
-          ++eager_calls;
-          ++eager_sites[site->id];
-          for (std::size_t i = 0; i < frames.size(); ++i) {
-            ++in_eager[frames[i]];
-            depth[frames[i]] = std::max(depth[frames[i]], i);
-          }
-        } else {
-          in_graph.insert(frames.begin(), frames.end());
-        }
-      }
-    std::size_t deepest = 0;
-    for (const auto& [frame, n] : in_eager)
-      if (n * 2 >= eager_calls && !in_graph.count(frame) && (sk.eager_where.empty() || depth[frame] > deepest))
-        sk.eager_where = frame, deepest = depth[frame];
-    if (sk.eager_where.empty() && !eager_sites.empty()) {  // no Python frame tells them apart: the commonest site
-      const auto top = std::max_element(eager_sites.begin(), eager_sites.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-      sk.eager_where = summarize_site(*site_by_id[top->first]).where;
-    }
-  }
+  sk.eager_where = eager_where_of(p.sites, steps);
 
   // Which shapes fell back: each eager step's kernels (name and grid) against the graphs'.
   std::vector<std::size_t> eager_idx, graph_idx;
@@ -473,106 +588,8 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
       sk.notes.push_back("the eager steps' kernel shapes (name and grid) need kernel records: --trace node");
   }
 
-  // The framework's reasons, joined to the sampled calls whose Python stack runs the code they name
-  // (the same file, and the same line or function).
-  {
-    std::map<std::tuple<std::string, std::string, std::string, int, std::string>, std::size_t> seen;
-    for (const FrameworkLogEntry& e : p.framework_log) {
-      auto [it, fresh] = seen.try_emplace({e.kind, e.reason, e.file, e.line, e.function}, sk.reasons.size());
-      if (fresh) sk.reasons.push_back(FrameworkReason{e.kind, e.reason, e.file, e.line, e.function, 0, {}, 0, std::nullopt, 0, 0});
-      ++sk.reasons[it->second].count;
-    }
-    for (FrameworkReason& fr : sk.reasons) {
-      if (fr.file.empty()) continue;
-      const std::string file = base_name(fr.file);
-      std::set<std::uint32_t> matched;
-      std::set<std::string> wheres;
-      // The code it names: a frame at that file and line; else (the framework ran its own code for a
-      // compiled function, so its lines are not on the stack) a frame in that function; else the
-      // call of it, the line of the site ("out = update_cache(cache, h)").
-      for (int pass = 0; pass < 3 && matched.empty(); ++pass)
-        for (const auto& s : r.sites) {
-          bool hit = false;
-          for (const auto& f : s.python)
-            hit = hit || (base_name(f.file) == file && (pass == 0 ? f.line == fr.line : pass == 1 && !fr.function.empty() && f.function == fr.function));
-          if (pass == 2 && !fr.function.empty() && !s.python.empty()) {
-            const SiteSummary summary = summarize_site(s);
-            hit = summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos;
-          }
-          if (hit) matched.insert(s.id);
-        }
-      std::set<std::size_t> in_steps;
-      double calls_in_steps = 0;
-      for (const auto& [co, site] : r.site_of_call) {
-        if (!matched.count(site) || in.captured_calls.count(co)) continue;
-        const auto w = r.weight_of_call.find(co);
-        const double weight = w == r.weight_of_call.end() ? 1.0 : w->second;
-        const auto a = in.api_by_correlation.find(co);
-        if (a == in.api_by_correlation.end() || is_graph_launch(*a->second)) continue;
-        fr.host_ns += weight * span_ns(a->second->start_ns, a->second->end_ns);
-        if (auto g = eager_gpu.find(co); g != eager_gpu.end()) fr.gpu_ns += weight * g->second;
-        wheres.insert(summarize_site(*site_by_id[site]).where);
-        const std::uint64_t t = a->second->start_ns;
-        auto st = std::lower_bound(steps.begin(), steps.end(), t, [](const Step& s, std::uint64_t x) { return s.end < x; });
-        if (st != steps.end() && t > st->start) {
-          in_steps.insert(static_cast<std::size_t>(st - steps.begin()));
-          calls_in_steps += weight;
-        }
-      }
-      fr.sites.assign(wheres.begin(), wheres.end());
-      fr.steps = in_steps.size();
-      if (!steps.empty() && !matched.empty()) fr.calls_per_step = calls_in_steps / static_cast<double>(steps.size());
-    }
-  }
-
-  // The capture plan.
-  std::vector<double> startups;
-  for (std::size_t i = 0; i < out.graphs.size(); ++i) {
-    const GraphProfile& g = out.graphs[i];
-    PlanGraph pg;
-    pg.graph = g.exec.graph_id;
-    pg.launches = g.launches;
-    if (!steps.empty()) pg.per_1000_steps = 1000.0 * static_cast<double>(g.launches) / static_cast<double>(steps.size());
-    if (i < out.sites.graphs.size()) {
-      const GraphLedger& l = out.sites.graphs[i];
-      if (l.capture_ns || g.instantiate_ns) pg.startup_ns = l.capture_ns.value_or(0) + g.instantiate_ns.value_or(0) + g.upload_ns.value_or(0);
-      if (out.sites.ledgers_recorded)
-        pg.memory_bytes = static_cast<double>(l.capture_alloc_bytes + l.capture_vmm_bytes + l.memory_node_bytes);
-      pg.shares_pool = l.reuses_memory;
-    }
-    if (pg.startup_ns) startups.push_back(*pg.startup_ns);
-    pg.verdict = g.launches == 0                                                             ? "never launched"
-                 : static_cast<double>(g.launches) < std::max(2.0, 0.01 * static_cast<double>(steps.size())) ? "launched rarely"
-                                                                                              : "earns its keep";
-    sk.plan_graphs.push_back(std::move(pg));
-  }
-  const std::optional<double> startup = startups.empty() ? std::nullopt : std::optional<double>(median_of(startups));
-  for (std::size_t c = 0; c < sk.clusters.size(); ++c) {
-    const EagerCluster& cl = sk.clusters[c];
-    PlanCluster pc;
-    pc.cluster = c;
-    pc.steps = cl.steps;
-    std::uint32_t nearest = cl.graph;
-    if (nearest == 0)  // no shapes to tell: the step's graph that holds the most memory
-      for (const PlanGraph& g : sk.plan_graphs)
-        if (step_graphs.count(g.graph) && g.memory_bytes &&
-            (nearest == 0 || *g.memory_bytes > sk.plan_graphs[index_of_graph[nearest]].memory_bytes.value_or(0)))
-          nearest = g.graph;
-    for (const PlanGraph& g : sk.plan_graphs)
-      if (g.graph == nearest) pc.memory_bytes = g.memory_bytes;
-    pc.startup_ns = startup;
-    const double share = steps.empty() ? 0 : static_cast<double>(cl.steps) / static_cast<double>(steps.size());
-    if (cl.extra_host_ns && *cl.extra_host_ns > 0) {
-      pc.saving_per_1000_steps_ns = 1000.0 * share * *cl.extra_host_ns;
-      if (startup && share > 0) pc.pays_back_steps = *startup / (share * *cl.extra_host_ns);
-    }
-    pc.verdict = cl.verdict == "matches_graph"                               ? "fix the dispatch"
-                 : cl.verdict == "varies"                                     ? "pad to a bucket"
-                 : !pc.saving_per_1000_steps_ns                               ? "not worth a capture"
-                                                                              : "capture";
-    sk.plan_clusters.push_back(std::move(pc));
-  }
-  sk.padding = "not measured: the records do not say which allocation a copy wrote or how much of it the launch used";
+  join_reasons(p, in, steps, eager_gpu, sk);
+  make_plan(out, step_graphs, steps.size(), sk);
 
   if (sk.steps == 0 && sk.reasons.empty()) return;
   out.step_kinds = std::move(sk);
