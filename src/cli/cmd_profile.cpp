@@ -54,6 +54,7 @@ struct ProfileOptions {
   int overhead_windows = 0;  // --overhead-windows [N]: N runs whose recording pauses in alternate windows
   unsigned window_ms = 50;   // --window-ms: their length
   bool dot = true;
+  bool framework_logs = true;  // --no-framework-logs: do not ask PyTorch for its CUDA-graph logs
   std::string call_sites = "on";  // --call-sites
   std::string site_sample = SiteSampling{}.text();  // --site-sample: which eager calls' stacks are taken
   std::string observe = "auto";  // --observe: auto, cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
@@ -460,7 +461,9 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     if (ec) throw usage_error("--out " + o.out + ": cannot create folder " + dir.string() + ": " + ec.message());
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot")
+      // The framework's log too: PyTorch appends to it, so an earlier profile's reasons would stay.
+      if ((name.rfind("proc-", 0) == 0 && entry.path().extension() == ".jsonl") || entry.path().extension() == ".dot" ||
+          name == kTorchLogFile)
         fs::remove(entry.path(), ec);
     }
   };
@@ -483,6 +486,20 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::cerr << "graphprof profile: " << run.notes.back() << "\n";
   }
 
+  // PyTorch's reasons for running without CUDA graphs (docs/profile.md, "The framework's own
+  // reason"): asked for in the profiled runs of a plain profile only (--overhead compares runs that
+  // must differ by graphprof alone), where the program's environment does not set them itself.
+  FrameworkLogs torch_logs;
+  const bool plain_profile = !from_records && o.overhead == 0 && o.overhead_windows == 0;
+  if (plain_profile && !o.framework_logs) {
+    torch_logs.not_asked = "--no-framework-logs";
+  } else if (plain_profile) {
+    for (const char* name : {"TORCH_LOGS", "TORCH_LOGS_OUT"})
+      if (const char* set = std::getenv(name); set != nullptr && torch_logs.not_asked.empty())
+        torch_logs.not_asked = std::string("the program's environment sets ") + name;
+    torch_logs.asked = torch_logs.not_asked.empty();
+    if (torch_logs.asked) torch_logs.torch_logs = kTorchLogs;
+  }
   // The application's environment with the injection: records into `dir`, at `level`.
   auto injected_env = [&](const fs::path& dir, const std::string& level) {
     std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
@@ -499,6 +516,10 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                 env.end());
       env.push_back("NVTX_INJECTION64_PATH=" + fs::absolute(lib).string());
       env.push_back("GRAPHPROF_PROFILE_STEP_RANGE=" + o.step_range);
+    }
+    if (torch_logs.asked && level != "clock") {
+      env.push_back(std::string("TORCH_LOGS=") + kTorchLogs);
+      env.push_back("TORCH_LOGS_OUT=" + fs::absolute(dir / kTorchLogFile).string());
     }
     env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
     env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
@@ -578,7 +599,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
     std::sort(records.begin(), records.end(), [](const ProcessRecords& a, const ProcessRecords& b) {
       return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.pid < b.pid;
     });
+    // The framework's log (written where graphprof asked for it, or left by an earlier profile: --from).
+    const FrameworkLog flog = read_torch_log((dir / kTorchLogFile).string());
+    if (flog.records > 0) {
+      torch_logs.file = (dir / kTorchLogFile).string();
+      torch_logs.lines += flog.records;
+      torch_logs.reasons += flog.entries.size();
+    }
     for (auto& r : records) {
+      for (const FrameworkLogEntry& e : flog.entries)
+        if (e.pid == r.pid || e.pid == 0) r.framework_log.push_back(e);
       source_lines.resolve(r.sites);
       rep.processes.push_back(analyze_process(r));
     }
@@ -649,6 +679,16 @@ void run_profile(const ProfileOptions& o, int& exit_code) {
                                                      : std::string("SIGTERM")) +
           "); the report holds what it recorded until then";
     run.notes.push_back(cut);
+  }
+  if (torch_logs.asked || !torch_logs.not_asked.empty() || !torch_logs.file.empty()) {
+    // Said where PyTorch wrote something (a program without PyTorch ignores the variables).
+    if (torch_logs.asked && !torch_logs.file.empty())
+      run.notes.push_back(std::string("TORCH_LOGS=") + kTorchLogs + " and TORCH_LOGS_OUT were set in the application's "
+                          "environment (PyTorch's reasons for running without CUDA graphs, read from " + kTorchLogFile +
+                          "; PyTorch also prints those lines to the program's stderr); --no-framework-logs leaves them unset");
+    else if (!torch_logs.not_asked.empty())
+      run.notes.push_back("TORCH_LOGS was not set by graphprof: " + torch_logs.not_asked);
+    run.framework_logs = torch_logs;
   }
   const ProfileRepetition& first = repetitions.front();
   run.exit_status = first.exit_status;
@@ -752,6 +792,9 @@ void setup_profile(CLI::App& app, int& exit_code) {
                 "also print when work starts after each launch call, the eager launch calls, up to 40 graphs, the "
                 "slowest nodes, and the eager kernels, copies and synchronising calls by name (always in the report)");
   sub->add_flag("!--no-dot", o->dot, "do not dump the graphs with cuGraphDebugDotPrint");
+  sub->add_flag("!--no-framework-logs", o->framework_logs,
+                "do not set TORCH_LOGS and TORCH_LOGS_OUT in the application's environment (by default set, where the "
+                "program's environment sets neither, so that PyTorch logs why it ran without CUDA graphs into the records folder)");
   sub->add_option("--call-sites", o->call_sites,
                   "where the application made each launch, copy, memset, sync, capture, instantiation and allocation: on = "
                   "native and Python frames (a Python thread that released the GIL has it taken briefly for the read); held "

@@ -16,6 +16,7 @@
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/cuda_error_text.hpp"
 #include "graphprof/core/stats.hpp"
+#include "api_kinds.hpp"
 #include "profile_timeline.hpp"
 #include "site_analysis.hpp"
 #include "steady_coverage.hpp"
@@ -25,22 +26,10 @@ namespace gp {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool is_graph_launch(const ApiRecord& a) { return starts_with(a.name, "cudaGraphLaunch") || starts_with(a.name, "cuGraphLaunch"); }
-
-bool is_kernel_launch(const ApiRecord& a) {
-  for (const char* p : {"cudaLaunchKernel", "__cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
-                        "cuLaunchCooperativeKernel"})
-    if (starts_with(a.name, p)) return true;
-  return false;
-}
-
-// Host calls that wait for the GPU: explicit synchronisation and the synchronous copy.
-bool is_sync(const ApiRecord& a) {
-  return a.name.find("Synchronize") != std::string::npos || a.name == "cudaMemcpy" || a.name == "cudaMemcpy2D" ||
-         a.name == "cudaMemset" || a.name == "cuMemcpyDtoH" || a.name == "cuMemcpyHtoD";
-}
+using api_kinds::is_graph_launch;
+using api_kinds::is_kernel_launch;
+using api_kinds::is_sync;
+using api_kinds::starts_with;
 
 bool is_capture_error(std::uint32_t e) { return e >= 900 && e <= 908; }
 

@@ -243,6 +243,7 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   j["lost_buffers"] = p.lost_buffers;
   add_sites_json(j, p);
   j["timeline"] = timeline_json(p.timeline);
+  j["step_kinds"] = p.step_kinds ? to_json(*p.step_kinds) : json(nullptr);
   add_process_rank_fields(j, p);
   return j;
 }
@@ -376,6 +377,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
     profile["overhead_windows"] = std::move(o);
   }
   profile["trace_level"] = run.trace_level;
+  profile["framework_logs"] = run.framework_logs ? to_json(*run.framework_logs) : json(nullptr);
   profile["notes"] = run.notes;
   json procs = json::array();
   for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json_of(processes[i], i + 1));

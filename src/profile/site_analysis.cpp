@@ -25,16 +25,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Python code that is not the application's: the libraries' trees, the standard library (by path:
-// its sysconfig paths would take running Python code), generated code (a "<...>" file: <string>,
-// <frozen ...>, FX's <eval_with_key>.N; Inductor's output).
-bool library_python(const std::string& file) {
-  if (file.empty() || file[0] == '<') return true;
-  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3", "/lib64/python3"})
-    if (file.find(p) != std::string::npos) return true;
-  return false;
-}
-
 // Frames of the CUDA runtime and driver, CUPTI and graphprof: how the call reached the API, not
 // where the application made it.
 bool runtime_function(const std::string& fn) {
@@ -305,6 +295,16 @@ void use_step_ranges(const StepRangeRecords& r, StepDefinition& step) {
 
 }  // namespace
 
+// Python code that is not the application's: the libraries' trees, the standard library (by path:
+// its sysconfig paths would take running Python code), generated code (a "<...>" file: <string>,
+// <frozen ...>, FX's <eval_with_key>.N; Inductor's output).
+bool library_python(const std::string& file) {
+  if (file.empty() || file[0] == '<') return true;
+  for (const char* p : {"/site-packages/", "/dist-packages/", "/torch/", "/triton/", "torchinductor", "/lib/python3", "/lib64/python3"})
+    if (file.find(p) != std::string::npos) return true;
+  return false;
+}
+
 bool StepDefinition::contains(std::uint64_t t) const {
   if (steps == 0) return false;
   if (windows.empty()) return t >= first_ns && t <= last_ns;
@@ -489,6 +489,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
 
   fill_ledgers(p, in, out);
   note_missing_lines(r, sp);
+  analyze_step_kinds(p, in, out);
 }
 
 }  // namespace gp

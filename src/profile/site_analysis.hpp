@@ -31,6 +31,13 @@ SiteSummary summarize_site(const CallSiteRecord& site, const std::vector<std::st
 // torch code than the first); a site named by nothing keeps its own id.
 std::string capture_site_key(const SiteSummary& site);
 
+// Python code that is not the application's (a library's, the standard library's, generated code).
+bool library_python(const std::string& file);
+
+// Steps by kind, the eager steps' shapes, the framework's reasons and the capture plan
+// (step_kinds.cpp); out.graphs and out.sites (step, ledgers) must be complete.
+void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out);
+
 // The memory and start-up ledger of each graph and the process totals (graph_ledgers.cpp).
 void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out);
 

@@ -367,6 +367,7 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
   s += "<h3 id=\"graphs-" + tag + "\">Graphs</h3>\n";
   if (order.empty()) s += "<p class=\"gp-note\">This process instantiated no graph.</p>\n";
   else s += graphs_table(p, order, tag);
+  s += step_kinds_section(p, tag);
 
   if (options.graphs) {
     std::size_t drawn = 0;

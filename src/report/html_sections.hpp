@@ -26,6 +26,9 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
 // The page of a `graphprof profile` report (html_profile.cpp).
 std::string profile_page(const Report& report, const HtmlReportOptions& options);
 
+// A profile process's "Steps by kind" (html_steps.cpp): empty when the report has none.
+std::string step_kinds_section(const nlohmann::json& process, const std::string& tag);
+
 // The page's shared parts (html_report.cpp): the style sheet, and the environment and command line.
 extern const char* const kPageStyle;
 std::string environment_section(const Report& report, const HtmlReportOptions& options);

@@ -19,6 +19,7 @@
 #include "graphprof/profile/profile_ranks.hpp"
 #include "profile_fix_first.hpp"
 #include "profile_sites_text.hpp"
+#include "profile_steps_text.hpp"
 
 namespace gp {
 
@@ -451,6 +452,7 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
     if (verbose) slowest_nodes(out, report, p, report_path);
   }
+  step_kinds_text(out, p, verbose);
   if (!verbose) {
     // What the verbose text lists, in one line: work left outside graphs.
     std::vector<std::string> outside;

@@ -193,6 +193,12 @@ add_test(NAME cli.profile_from
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_from.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_from
                  ${GRAPHPROF_TEST_DATA}/profile/h200/proc-2096.jsonl)
 set_tests_properties(cli.profile_from PROPERTIES LABELS cpu)
+# PyTorch's own reasons: TORCH_LOGS/TORCH_LOGS_OUT set where the program sets neither, read back and
+# joined to the steps (the serving loop's H100 records).
+add_test(NAME cli.profile_framework_logs
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/profile_framework_logs.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/profile_framework_logs
+                 ${GRAPHPROF_TEST_DATA}/profile/h100/serving_gate_asis/proc-3676.jsonl)
+set_tests_properties(cli.profile_framework_logs PROPERTIES LABELS cpu)
 # The command line first, the GPU after: an output in a folder that does not exist is exit 2 naming
 # the option on any machine, with or without a GPU (it was exit 4 "no usable CUDA device" here).
 gp_cli_test(profile_output_checked_before_the_gpu 2 "--json" profile --json /nonexistent-graphprof-folder/x.json -- true)

@@ -17,11 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "graphprof/core/report.hpp"
+#include "graphprof/core/step_kinds.hpp"
 #include "graphprof/trace/trace_analysis.hpp"
 #include "graphprof/trace/trace_records.hpp"
 #include "graphprof/profile/profile_sites.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
 #include "graphprof/profile/overhead_windows.hpp"
+#include "graphprof/profile/framework_logs.hpp"
 
 namespace gp {
 
@@ -141,6 +143,9 @@ struct ProcessRecords {
   std::map<std::string, std::string> rank_env;  // the launcher's variables that were set (graphprof/core/rank_env.hpp)
   std::string host, host_from;                  // host name; "gethostname" or "SLURMD_NODENAME"
   std::vector<GpuIdentity> gpus;                // devices it created a context on
+  // The framework's reasons for running without graphs that this process logged (framework_logs.hpp;
+  // set by the caller from the run's log file, not by the line reader).
+  std::vector<FrameworkLogEntry> framework_log;
 };
 
 // Reads one line file. Unparseable lines are counted, not fatal (a killed process may leave half
@@ -307,6 +312,9 @@ struct ProcessProfile {
   std::vector<GpuIdentity> gpus;
   std::vector<std::uint32_t> devices_used;     // device ids of its GPU records
   std::vector<CollectiveUse> eager_collectives;  // NCCL kernels outside graphs
+  // Steps by kind, the eager steps' shapes and cost, the framework's reasons, the capture plan
+  // (graphprof/core/step_kinds.hpp); absent without graph launches and reasons.
+  std::optional<StepKinds> step_kinds;
 };
 
 ProcessProfile analyze_process(const ProcessRecords& records, std::size_t top_kernels = 15);
@@ -413,6 +421,7 @@ struct ProfileRun {
   std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
   std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
   std::optional<WindowsOverhead> overhead_windows;  // --overhead-windows N
+  std::optional<FrameworkLogs> framework_logs;      // the framework logs asked for (sections.profile.framework_logs)
 };
 
 // One result for the application (mode "app", sections.profile) and one per graph exec
