@@ -2,7 +2,7 @@
 // cairo/pango plugin does on a machine where its libraries or fonts are broken. Loaded in place of
 // libgvplugin_pango by tests/cli/graphviz_core_fallback.sh, to show that graphprof still draws the picture
 // (through Graphviz's core SVG renderer) instead of a Graphviz error.
-#include <graphviz/gvplugin_textlayout.h>
+#include <gvplugin_textlayout.h>  // pkg-config names the graphviz folder itself
 
 #include <cstdlib>
 

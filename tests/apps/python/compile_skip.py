@@ -5,9 +5,8 @@ for `graphprof profile` (why a step ran eager). Unmodified PyTorch that knows no
 
 Each step runs `decode` (compiled, graphed by CUDA-graph trees) and then `update_cache`, a compiled
 function that also computes on a CPU tensor it is given: CUDA-graph trees skip it and it runs
-eagerly every step ("skipping cudagraphs due to cpu device"). (A mutated input is skipped too, but
-PyTorch 2.11 itself then crashes in this program on the H100: --skip mutation keeps that case for
-the record.) The batch size changes at steps 50 and 120 (new shapes: a re-record of `decode`). It
+eagerly every step ("skipping cudagraphs due to cpu device"); --skip mutation skips it for a mutated
+input instead. Each step is marked (torch.compiler.cudagraph_mark_step_begin). The batch size changes at steps 50 and 120 (new shapes: a re-record of `decode`). It
 prints its own counts at the end: steps, compiled calls of each function, and the shapes served.
 """
 import argparse
@@ -59,6 +58,9 @@ def main():
             if not shapes or shapes[-1] != batch:
                 shapes.append(batch)
             x = torch.randn(batch, a.hidden, device="cuda")
+            # A new step: the graphs' outputs of the last one may be overwritten (as a serving loop
+            # marks its steps; without it PyTorch refuses to read `h` in the skipped function).
+            torch.compiler.cudagraph_mark_step_begin()
             h = decode(x)
             out = update_cache(cache, h, counts)
             if isinstance(out, tuple):
