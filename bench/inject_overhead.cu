@@ -12,7 +12,7 @@
 // per phase: the median over batches of the per-call time, and the mean.
 //   graphprof profile --trace none -- build/bench/inject_overhead
 //   GRAPHPROF_INJECT_OFF=runtime,driver graphprof profile --trace none -- build/bench/inject_overhead
-// tools/inject-overhead.sh runs the settings interleaved and tabulates them.
+// tools/experiments/inject-overhead.sh runs the settings interleaved and tabulates them.
 #include <cuda_runtime.h>
 
 #include <algorithm>

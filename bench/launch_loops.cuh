@@ -1,4 +1,4 @@
-// The timed loops of bench/inject_overhead.cu and tools/cupti-cost-split.cu: an empty kernel, a
+// The timed loops of bench/inject_overhead.cu and tools/experiments/cupti-cost-split.cu: an empty kernel, a
 // chain of them captured into a graph, and batches of calls timed with the program's own clock
 // (steady_clock around the calls, a synchronisation between batches so the launch queue never
 // fills: host cost, not queue wait). The includer defines kProgram (its name, for error lines).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The main job: installs missing packages, builds, and runs the default suite (every workload in
+# The main job: installs missing packages, builds, and runs the default suite (every one-GPU workload in
 # every mode), writing out/report.json and the graphs' DOT dumps under out/. Each workload is
 # measured in its own fresh process (run --isolate), so none inherits the slower device level an
 # earlier one may have left the process in (docs/methodology.md, "Repetitions and processes").

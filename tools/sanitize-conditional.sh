@@ -1,5 +1,5 @@
 #!/bin/bash
-# Why does compute-sanitizer memcheck fail on the `while` workload's conditional WHILE node? (issue 11)
+# Why does compute-sanitizer memcheck fail on the `while` workload's conditional WHILE node?
 # On the GPU machine, after the build with tests:
 #
 #   tools/sanitize-conditional.sh [BUILD_DIR]          (BUILD_DIR defaults to ./build-gpu)

@@ -1,5 +1,5 @@
 // scaling: the graph topologies of NVIDIA's cuda-samples cudaGraphsPerfScaling, so graphprof and
-// that sample measure the same graphs (tools/parity-perfscaling.sh puts them side by side).
+// that sample measure the same graphs (tools/experiments/parity-perfscaling.sh puts them side by side).
 // An iteration is `width` independent chains of `length` kernels <<<1, 1>>>; with `entry` a single
 // kernel runs first and every chain starts after it. As in the sample, chain 0 runs on the origin
 // stream and chain i on stream i, forked by an event recorded on the origin stream and joined back

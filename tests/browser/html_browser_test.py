@@ -342,7 +342,7 @@ def main():
     subprocess.run([binary, "report", os.path.join(data, "h200", "chain_run1.json"), "--compare", compare_json,
                     "--dot-dir", os.path.join(work, "dot"), "-o", run_html], check=True)
     subprocess.run([binary, "report", os.path.join(data, "h200", "sweep_chain.json"), "-o", sweep_html], check=True)
-    # A real traced H200 run (chain, fork-join, while with the trace pass; tools/html-h200.sh, trimmed
+    # A real traced H200 run (chain, fork-join, while with the trace pass; tools/html-fixtures.sh, trimmed
     # with tools/trim-report.py): graphs as heat maps from the trace records, the trace table.
     traced_html = os.path.join(work, "traced.html")
     subprocess.run([binary, "report", os.path.join(data, "h200", "traced_run.json"), "--dot-dir",

@@ -4,7 +4,7 @@
     tools/experiments/parity-table.py SAMPLE_TRIALS.csv LABEL=REPORT.json [LABEL=REPORT.json ...] > table.md
 
 SAMPLE_TRIALS.csv: the sample's per-trial CSV lines (OUTFMT 2) under its header, as
-tools/parity-perfscaling.sh writes them (sample_trials.csv). Each REPORT is a graphprof run or
+tools/experiments/parity-perfscaling.sh writes them (sample_trials.csv). Each REPORT is a graphprof run or
 sweep report of the `scaling` workload (any modes; e.g. `sweep --isolate-modes` and the same sweep
 in one process), shown side by side under its LABEL. Per shape and mode: the sample's
 repeat_launch_device per node of every trial (trial 1 is the first printed one, after the sample's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The "new user" walk-through of docs/api.md on a GPU machine (issue 13): install graphprof from
+# The "new user" walk-through of docs/api.md on a GPU machine: install graphprof from
 # an existing build into a prefix, build the example plugins against the installed package twice
 # (the second time with a deliberately slower saxpy kernel), run them in all modes (one run with
 # the trace pass and DOT dumps), and compare the two saxpy builds. Outputs: $OUT/plugin.tgz

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The summary of tools/profile-h200.sh (or of a part of it): for each step's console in DIR
+# The summary of tools/profile-fixtures.sh (or of a part of it): for each step's console in DIR
 # (app.txt, resnet50.txt, ...), the programs' own timing lines labelled with the run they came from,
-# the ResNet-50 replay overhead computed from them (issue 12: at most 10 % at the default --trace
+# the ResNet-50 replay overhead computed from them (the aim: at most 10 % at the default --trace
 # node), and graphprof's own summary block.
 #   bash tools/experiments/profile-summary.sh DIR
 set -u
@@ -25,7 +25,7 @@ for f in app resnet50 resnet50_graphlevel compile; do
 done
 
 if [ -f "$dest/resnet50.txt" ]; then
-  echo "== ResNet-50 replay overhead (the program's CUDA-event ms per replay; issue 12: <= 10 % at the default --trace node) =="
+  echo "== ResNet-50 replay overhead (the program's CUDA-event ms per replay; the aim: <= 10 % at the default --trace node) =="
   plain=$(replay_ms "$dest/resnet50.txt" plain)
   node=$(replay_ms "$dest/resnet50.txt" profiled)
   graph=$( [ -f "$dest/resnet50_graphlevel.txt" ] && replay_ms "$dest/resnet50_graphlevel.txt" profiled)

@@ -1,15 +1,15 @@
 #!/bin/bash
 # `graphprof profile` on a GPU machine, after build-gpu/ was built:
-#   bash tools/profile-h200.sh
+#   bash tools/profile-fixtures.sh
 # 1. the GPU tests of the profiler against tests/apps/graph_app.cu (exact counts), one at a time;
 # 2. the test application profiled (with --overhead, a broken capture, a heat map of graph A);
 # 3. ResNet-50 with torch.cuda.graph (--overhead at --trace node, then once at --trace graph);
 # 4. a small model under torch.compile(mode="reduce-overhead") (with --overhead).
-# A part only: PROFILE_ONLY="gpu_test resnet50" bash tools/profile-h200.sh (about 45 s).
+# A part only: PROFILE_ONLY="gpu_test resnet50" bash tools/profile-fixtures.sh (about 45 s).
 # Everything is written under a work folder and packed into ONE file, $OUT/profile.tgz (plus
 # $OUT/profile-summary.txt, the programs' own timing next to graphprof's). Each step has
 # a time limit and the script carries on when one fails (see profile/steps.txt for each status).
-# Expected device time: about 4 minutes (the torch.compile demo, run 4 times by --overhead, is most of it).
+# Expected run time: about 4 minutes (the torch.compile demo, run 4 times by --overhead, is most of it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

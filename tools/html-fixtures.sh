@@ -1,9 +1,9 @@
 #!/bin/bash
-# Real H200 outputs for the HTML report, the CSV and the compressed Chrome trace (issue 14), for
-# the docs and the closing note. Run on a GPU machine after build-gpu/
-# was built:   bash tools/html-h200.sh
+# Real GPU outputs for the HTML report, the CSV and the compressed Chrome trace: the source of
+# the HTML fixtures and of docs/html.md's pictures. Run on a GPU machine after build-gpu/
+# was built:   bash tools/html-fixtures.sh
 # Writes $OUT/html.tgz (html/: run.html, run.csv, run/report.json + dot/, trace.json.gz, sweep.html,
-# sweep.csv, sweep.json, suite.html, console logs, status.txt, sizes.txt). About 40 s of device time.
+# sweep.csv, sweep.json, suite.html, console logs, status.txt, sizes.txt). About 40 s on the GPU.
 set -uo pipefail  # no -e: whatever was written still comes back; exit codes go to status.txt
 gp=${GRAPHPROF:-./build-gpu/graphprof}
 out=${OUT:-out}/html
@@ -26,7 +26,7 @@ done
   --csv "$out/sweep.csv" --budget 0.25 -q > "$out/sweep.txt" 2>&1
 echo "sweep: exit $?" >> "$out/status.txt"
 # The whole default suite with short timing passes: is the default trace small enough for a
-# browser (issue 14 asks for <= 20 MB compressed)? Only its size and event count come back.
+# browser (the aim: <= 20 MB compressed)? Only its size and event count come back.
 "$gp" run --budget 0.05 --min-time 0.02 --out "$out/suite" --html "$out/suite.html" \
   --trace-out "$out/suite_trace$gz" -q > "$out/suite.txt" 2>&1
 echo "suite: exit $?" >> "$out/status.txt"

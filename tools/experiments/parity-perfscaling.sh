@@ -1,7 +1,7 @@
 #!/bin/bash
 # graphprof held against NVIDIA's cuda-samples cudaGraphsPerfScaling on the same graphs (GPU machine).
 #
-#   tools/parity-perfscaling.sh SAMPLE.cu [GRAPHPROF]
+#   tools/experiments/parity-perfscaling.sh SAMPLE.cu [GRAPHPROF]
 #
 # SAMPLE.cu is the unmodified sample (cudaGraphPerfScaling.cu). It is built with nvcc into a
 # temporary folder, never into the project's build. GRAPHPROF defaults to ./build-gpu/graphprof.
@@ -278,7 +278,7 @@ for way in shapes isolate sweep; do
   [ -f "$work/graphprof-$way.json" ] && labels+=("$label=$work/graphprof-$way.json")
 done
 if [ ${#labels[@]} -gt 0 ]; then
-  python3 "$here/experiments/parity-table.py" "$work/sample_trials.csv" "${labels[@]}" > "$out/parity_compact.md.tmp" \
+  python3 "$here/parity-table.py" "$work/sample_trials.csv" "${labels[@]}" > "$out/parity_compact.md.tmp" \
     && mv "$out/parity_compact.md.tmp" "$out/parity_compact.md" && step "compact table written to $out/parity_compact.md" \
     || step "compact table failed (exit $?)"
 fi

@@ -5,7 +5,7 @@
 // cudaGraphLaunch of a 20-node chain (and of 1- and 100-node chains: per launch or per node?), an
 // empty kernel's <<<>>> launch, and a serving-like step (one
 // of 6 graphs + 10 eager launches + one cudaEventRecord). One set-up per process; run the modes
-// interleaved. Build: nvcc -O2 -std=c++17 -arch=sm_90 tools/cupti-cost-split.cu -o cupti_split -lcupti -ldl
+// interleaved. Build: nvcc -O2 -std=c++17 -arch=sm_90 tools/experiments/cupti-cost-split.cu -o cupti_split -lcupti -ldl
 //   plain           no CUPTI call
 //   timestamp       cuptiGetTimestamp only (what the injection calls before anything else)
 //   subscribe       cuptiSubscribe, nothing enabled
@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "../bench/launch_loops.cuh"
+#include "../../bench/launch_loops.cuh"
 
 namespace {
 

@@ -5,7 +5,7 @@
 # (GRAPHPROF_INJECT_OFF, src/inject/dev_switches.hpp), the settings interleaved, REPS rounds, one
 # process each, and prints per setting the median over the rounds of each loop's per-call time
 # and its difference to plain. The records are written to a scratch folder and not analysed.
-#   tools/inject-overhead.sh [BUILD_DIR] [REPS]        (docs/findings.md "What each piece of the injection costs")
+#   tools/experiments/inject-overhead.sh [BUILD_DIR] [REPS]        (docs/findings.md "What each piece of the injection costs")
 # Settings: NAME LEVEL OFF-LIST SAMPLE SITES (GRAPHPROF_PROFILE_SAMPLE, GRAPHPROF_PROFILE_SITES; "-": none).
 # Call sites are off except in the rows that name them, so each row adds one piece.
 set -u
