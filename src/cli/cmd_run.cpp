@@ -103,7 +103,7 @@ struct TraceShutdown {
 void setup_run(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("run", "Measure workloads in eager, capture and graph modes (needs a GPU)");
   auto o = std::make_shared<RunOptions>();
-  add_run_options(sub, *o, "workload(s) to run; default: the whole suite (every bundled workload)");
+  add_run_options(sub, *o, "workload(s) to run; default: the suite (every bundled one-GPU workload)");
   auto t = std::make_shared<TraceCliOptions>();
   add_trace_options(sub, *t);
   sub->add_flag("--isolate", o->isolate,
