@@ -2,7 +2,7 @@
 //   process  {pid, ppid, ts, cupti, level, sample, observed, observe_note, cmdline}  first line of every
 //            file; sample: the node sampling rule at level 2 ("all" or "W,K,M",
 //            include/graphprof/core/node_sampling.hpp); observed: "cupti" or "interpose" (the interposer
-//            wrote the API lines, no CUPTI: src/inject/runtime_interpose.cpp; older records lack it);
+//            wrote the API lines, no CUPTI: src/inject/interpose/runtime_interpose.cpp; older records lack it);
 //            observe_note: why interposition was asked for and not used
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
@@ -23,7 +23,7 @@
 //            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
 //            --overhead's plain runs)
 //   ks       {on, ts, took, done, st}                    CONCURRENT_KERNEL switched on (1) or off (0) at ts
-//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns;
+//            (node sampling with kernels=P%, src/inject/cupti_inject/launch_watch.hpp); took: the switching call's ns;
 //            off: every call on stream st with a correlation id below done had finished
 //   ks_fail  {call, r}                                   a driver or CUPTI call of that switch failed (the kind stayed
 //                                                        on; a warning of the process)
@@ -46,13 +46,13 @@
 //   sc       {s, co: [...]}                              correlation ids of calls made from site s
 //   ap       {s, k, co: [...]}                           allocations (correlation ids) whose site has no Python
 //            frames, made inside the same call from Python as a later call of site s (k native frames in
-//            common there): site s's Python stack is theirs (src/inject/alloc_python.hpp; older records lack it)
+//            common there): site s's Python stack is theirs (src/inject/common/alloc_python.hpp; older records lack it)
 //   site_cost {calls, ns, new, new_ns, full_unwinds, skipped, first, every, every_max, named, named_ns}
 //            what taking the call sites cost the calling threads (calls from known sites; calls that met
 //            a new site, handed to the namer), the sample's rule, and the sites the injection's own
 //            thread named off the application's threads and the time it took (older records: named then)
 //   py       {mode, held, taken, wait_ns, slow, stopped, can_take}   how the Python stacks were read
-//            (src/inject/python_frames.hpp), before the end line of a process that ran CPython
+//            (src/inject/common/python_frames.hpp), before the end line of a process that ran CPython
 //   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool
 //            (used/reserved, current/high) at capture_begin, capture_end, instantiate_begin/_end,
 //            upload_begin/_end (co: that call) and end
@@ -60,16 +60,16 @@
 //   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   ip_cost  {calls, every}                              interposed, at the end: calls made through the interposer,
-//            of which 1 in `every` was timed at random (src/inject/interpose_core.hpp)
+//            of which 1 in `every` was timed at random (src/inject/interpose/interpose_core.hpp)
 //   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and its time in the
 //            interposer less the real call's
 //   gl       {co: [...], ns: [...]}                      interposed: a sample of the graph launches timed on the GPU by a
-//            pair of CUDA events around each (src/inject/launch_timing.cpp): launch correlation id, GPU ns
+//            pair of CUDA events around each (src/inject/interpose/launch_timing.cpp): launch correlation id, GPU ns
 //   pw       {rec, from, to, n, span}                    --overhead-windows (or the developer switch GRAPHPROF_DEV_PAUSE):
 //            a whole window of recording (rec 1) or pause (rec 0), its bounds, the graph launch calls in it
 //            and the time from the last launch before it to its last one (graphprof/profile/overhead_windows.hpp)
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
-//   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
+//   step_range {name}                                    --step-range NAME was given (src/inject/common/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
 //   nvtx_end {inits, others, open}                       at exit: NVTX initialisations of the library, ranges of
 //                                                        other names, NAME ranges never ended

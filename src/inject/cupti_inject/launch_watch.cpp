@@ -1,44 +1,7 @@
-// The graph-launch callbacks of the injection library (cudaGraphLaunch, and cuGraphLaunch for
-// callers of the driver API): each exec's launches are counted and the first and last timed (the
-// `clock` lines: the steady-state window of `profile --overhead`, the same in its plain runs, which
-// run with this part alone, and its profiled runs), and at --trace node with node sampling
-// (include/graphprof/core/node_sampling.hpp) GRAPH_TRACE is switched off while a reason holds: a launch
-// the rule picks is in its call, or a sampling window is open. Seen on the H200: with GRAPH_TRACE
-// on, a graph launch gets its one span and no kernel records even though CONCURRENT_KERNEL is on;
-// with it off, the kernel records. CONCURRENT_KERNEL itself stays on (eager kernels are always
-// recorded): switched off at the return of a launch call, the records of that launch's kernels
-// came back with wrong times (every node ~1.19 ms for 3-11 us kernels) on the H200. GRAPH_TRACE
-// is switched only by a thread that launches, in its launch callback: the window thread only says
-// whether a window is open, and the next launch call's entry applies it (it used to switch the
-// kind itself, from its own thread, whatever the application was doing: inside a capture, an
-// instantiation or another thread's cudaGraphLaunch; a PyTorch serving loop crashed in
-// cudaGraphLaunch on the H200 now and then at --trace node, and that switching is a suspect).
-// Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
-//
-// The synchronising calls (device, stream, event synchronisation) are watched too: the return of
-// the first one after an exec's last launch is when that launch's work was done as far as the
-// application could tell (a GPU-bound loop's last launch call returns long before its work ends),
-// the end of `--overhead`'s window.
-//
-// With `kernels=P%` (node_sampling.hpp) CONCURRENT_KERNEL is switched too, always from a launch
-// call's entry: on (if off) when that launch holds a node reason and the duty budget allows a new
-// sample (the time with the kind on since the first sample within P % of the time since then; a
-// launch that the budget refuses is not traced), off at the entry of a launch without a reason
-// once the GPU finished the work of the last traced launch: an event the library records on the
-// traced launch's stream at its return, queried at later entries (never while the stream is
-// capturing). Launches still in flight when the kind went off would come back with wrong times;
-// the `ks` lines say when it was switched, and the analysis sets aside the records in flight then.
-//
-// Lines written (format at the top of src/profile/profile_records.cpp):
-//   clock {exec, n, first, last, settled}   per exec: launches, first and last launch call's start,
-//                                           the return of the first synchronising call after the last (CUPTI clock)
-//   ks {on, ts, took, done, st}             CONCURRENT_KERNEL switched on (1) or off (0) at ts (CUPTI clock);
-//                                           took: the switching call's ns; off: every call on stream st with a
-//                                           correlation id below done had finished
-//   ks_fail {call, r}                       a driver or CUPTI call of the switch failed (once per call; the kind stays on)
-//   ks_stats {untraced, drains, queries, not_ready, offs, on, pending}   at exit: how the switch went
-#pragma once
-#include <cupti.h>
+// The graph-launch callbacks of the injection library (launch_watch.hpp): each exec's launches, the
+// synchronisations after them, and node sampling's switches of GRAPH_TRACE and CONCURRENT_KERNEL.
+#include "launch_watch.hpp"
+
 #include <pthread.h>
 #include <time.h>
 
@@ -56,6 +19,8 @@
 
 namespace gp::inject {
 
+namespace {
+
 struct ExecLaunches {
   std::uint32_t exec_id = 0;
   std::uint64_t launches = 0, first_ns = 0, last_ns = 0;
@@ -67,27 +32,27 @@ struct ExecLaunches {
 // --trace none: which exec each launch ran (nothing else tells at that level) is kept per exec and
 // written in batches of kBatch correlation ids, not as a line per launch.
 constexpr std::size_t kBatch = 4096;
-inline bool g_keep_correlations = false;
+bool g_keep_correlations = false;
 
-inline std::mutex g_watch_mu;
-inline std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphExec (node-based: stable addresses)
-inline std::vector<ExecLaunches*> g_unsettled;                    // launched since the last synchronising call
-inline bool g_sampling = false;                                   // node sampling active
-inline NodeSampling g_rule;
+std::mutex g_watch_mu;
+std::unordered_map<const void*, ExecLaunches> g_launches;  // by CUgraphExec (node-based: stable addresses)
+std::vector<ExecLaunches*> g_unsettled;                    // launched since the last synchronising call
+bool g_sampling = false;                                   // node sampling active
+NodeSampling g_rule;
 
 // Reasons for GRAPH_TRACE to be off (node records for graph launches); switched under g_toggle_mu,
 // never after stop_sampling().
-inline std::mutex g_toggle_mu;
-inline int g_node_reasons = 0;
-inline std::atomic<bool> g_sampling_stopped{false};
-inline thread_local bool t_traced_launch = false;   // this thread's launch call holds a reason
-inline thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch (its cuGraphLaunch is not another)
+std::mutex g_toggle_mu;
+int g_node_reasons = 0;
+std::atomic<bool> g_sampling_stopped{false};
+thread_local bool t_traced_launch = false;   // this thread's launch call holds a reason
+thread_local bool t_in_runtime_launch = false;  // inside cudaGraphLaunch (its cuGraphLaunch is not another)
 
-inline std::atomic<bool> g_window_open{false};  // a sampling window is open (the window thread's word)
-inline std::atomic<bool> g_window_held{false};  // ... and holds a reason (switched under g_toggle_mu)
-inline thread_local bool t_node_launch = false;  // this thread's launch call was made with a reason held
+std::atomic<bool> g_window_open{false};  // a sampling window is open (the window thread's word)
+std::atomic<bool> g_window_held{false};  // ... and holds a reason (switched under g_toggle_mu)
+thread_local bool t_node_launch = false;  // this thread's launch call was made with a reason held
 
-inline std::uint64_t watch_now_ns() {
+std::uint64_t watch_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
@@ -109,12 +74,12 @@ struct KernelActivitySwitch {
   // drain events recorded, queries of it, queries that found it not complete, switches off.
   std::uint64_t untraced = 0, drains = 0, queries = 0, not_ready = 0, offs = 0;
 };
-inline KernelActivitySwitch g_kernels;
+KernelActivitySwitch g_kernels;
 
 // The switch's line; `took_ns`: how long the cuptiActivityEnable/Disable call took (diagnosis).
 // A switch off also says which calls the drain event followed (done: the correlation id before
 // which every call on stream st had finished).
-inline void write_switch_line(bool on, std::uint64_t took_ns) {
+void write_switch_line(bool on, std::uint64_t took_ns) {
   std::uint64_t ts = 0;
   if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) ts = watch_now_ns();
   char line[160];
@@ -126,7 +91,7 @@ inline void write_switch_line(bool on, std::uint64_t took_ns) {
 
 // A driver or CUPTI call of the switch that failed: said once per call (a `ks_fail` line, `r` its
 // CUresult or CUptiResult), the kind then stays on.
-inline void switch_call_failed(unsigned bit, const char* call, CUresult r) {
+void switch_call_failed(unsigned bit, const char* call, CUresult r) {
   if (g_kernels.failed & bit) return;
   g_kernels.failed |= bit;
   char line[128];
@@ -135,7 +100,7 @@ inline void switch_call_failed(unsigned bit, const char* call, CUresult r) {
 }
 
 // Records the drain event on `stream` after the calls before correlation id `before`; false if it could not.
-inline bool record_drain_locked(CUstream stream, std::uint32_t before) {
+bool record_drain_locked(CUstream stream, std::uint32_t before) {
   KernelActivitySwitch& k = g_kernels;
   CUresult r = CUDA_SUCCESS;
   if (k.drained == nullptr && (r = cuEventCreate(&k.drained, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
@@ -163,7 +128,7 @@ inline bool record_drain_locked(CUstream stream, std::uint32_t before) {
 }
 
 // Whether the time with the kind on stays within the budget (with the current on period, if `on`).
-inline bool within_budget(std::uint64_t now, bool on) {
+bool within_budget(std::uint64_t now, bool on) {
   const KernelActivitySwitch& k = g_kernels;
   if (k.first_ns == 0 || now <= k.first_ns) return true;
   const double elapsed = static_cast<double>(now - k.first_ns);
@@ -174,7 +139,7 @@ inline bool within_budget(std::uint64_t now, bool on) {
 // Whether a launch that wants node records may have them now: the kind is on and the sample goes
 // on (no launch without a reason since the last traced one), or a new sample keeps the time on
 // within the budget. Switches it on in that case.
-inline bool kernels_for_sample_locked() {
+bool kernels_for_sample_locked() {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels()) return true;
   const std::uint64_t now = watch_now_ns();
@@ -208,7 +173,7 @@ inline bool kernels_for_sample_locked() {
 // At the entry of a launch without a reason: the kind goes off once the last traced launch's work
 // is done (at the first such entry after the start-up period, the work before this launch on its
 // stream: the event is recorded here).
-inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t correlation) {
+void kernels_off_when_drained_locked(CUstream stream, std::uint32_t correlation) {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels() || !k.on) return;
   ++k.untraced;
@@ -238,19 +203,19 @@ inline void kernels_off_when_drained_locked(CUstream stream, std::uint32_t corre
 }
 
 // At the return of a launch made with a reason held (kernels=P%): the event follows its work.
-inline void mark_traced_launch_locked(CUstream stream, std::uint32_t correlation) {
+void mark_traced_launch_locked(CUstream stream, std::uint32_t correlation) {
   KernelActivitySwitch& k = g_kernels;
   if (!g_rule.switches_kernels() || !k.on) return;
   k.pending = record_drain_locked(stream, correlation + 1);
 }
 
-inline void node_records_locked(bool add_reason) {
+void node_records_locked(bool add_reason) {
   if (add_reason ? g_node_reasons++ != 0 : --g_node_reasons != 0) return;
   (void)(add_reason ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
 }
 
 // Adds or releases a launch's reason; false when a reason to add was refused (the kernel budget).
-inline bool node_records(bool add_reason) {
+bool node_records(bool add_reason) {
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped) return false;
   if (add_reason && g_node_reasons == 0 && !kernels_for_sample_locked()) return false;
@@ -260,7 +225,7 @@ inline bool node_records(bool add_reason) {
 
 // At a launch call's entry: the window's reason follows the window thread's word (an opening the
 // kernel budget refuses is tried again at the next entry).
-inline void apply_window() {
+void apply_window() {
   if (g_window_open.load(std::memory_order_relaxed) == g_window_held.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   const bool open = g_window_open.load();
@@ -271,24 +236,24 @@ inline void apply_window() {
 }
 
 // At a launch call's entry, after its reasons were taken: with none held, the kind may go off.
-inline void entry_without_reason(CUstream stream, std::uint32_t correlation) {
+void entry_without_reason(CUstream stream, std::uint32_t correlation) {
   if (!g_rule.switches_kernels()) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped || g_node_reasons != 0) return;
   kernels_off_when_drained_locked(stream, correlation);
 }
 
-inline void exit_of_node_launch(CUstream stream, std::uint32_t correlation) {
+void exit_of_node_launch(CUstream stream, std::uint32_t correlation) {
   if (!g_rule.switches_kernels()) return;
   std::lock_guard<std::mutex> lock(g_toggle_mu);
   if (g_sampling_stopped) return;
   mark_traced_launch_locked(stream, correlation);
 }
 
-inline bool is_runtime_graph_launch(CUpti_CallbackId cbid) {
+bool is_runtime_graph_launch(CUpti_CallbackId cbid) {
   return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
 }
-inline bool is_driver_graph_launch(CUpti_CallbackId cbid) {
+bool is_driver_graph_launch(CUpti_CallbackId cbid) {
   return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
@@ -299,13 +264,17 @@ constexpr CUpti_CallbackId kSyncDriverCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize};
 
-inline bool is_sync_driver_callback(CUpti_CallbackId cbid) {
+bool is_sync_driver_callback(CUpti_CallbackId cbid) {
   for (CUpti_CallbackId cb : kSyncDriverCallbacks)
     if (cb == cbid) return true;
   return false;
 }
 
-inline void enable_launch_callbacks(CUpti_SubscriberHandle sub) {
+}  // namespace
+
+void keep_launch_correlations(bool keep) { g_keep_correlations = keep; }
+
+void enable_launch_callbacks(CUpti_SubscriberHandle sub) {
   for (CUpti_CallbackId cb : {CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000})
     (void)cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cb);
   for (CUpti_CallbackId cb : {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
@@ -315,7 +284,7 @@ inline void enable_launch_callbacks(CUpti_SubscriberHandle sub) {
 
 // A synchronising call's return: every exec launched since the previous one is settled now.
 // Returns false for any other callback.
-inline bool on_sync_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+bool on_sync_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   if (!driver || !is_sync_driver_callback(cbid)) return false;
   if (cd->callbackSite != CUPTI_API_EXIT) return true;
   const std::uint64_t now = watch_now_ns();
@@ -328,12 +297,16 @@ inline bool on_sync_callback(bool driver, CUpti_CallbackId cbid, const CUpti_Cal
   return true;
 }
 
+namespace {
+
 // The exec's pending correlation ids as an lx line (emptied); under g_watch_mu.
-inline std::string lx_line(ExecLaunches& e) { return gp::interpose::lx_line(e.exec_id, e.correlations); }
+std::string lx_line(ExecLaunches& e) { return gp::interpose::lx_line(e.exec_id, e.correlations); }
+
+}  // namespace
 
 // A graph-launch callback; returns false for any other callback. Both launch calls have the exec
 // first in their parameters.
-inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   if (driver ? !is_driver_graph_launch(cbid) : !is_runtime_graph_launch(cbid)) return false;
   const bool enter = cd->callbackSite == CUPTI_API_ENTER;
   if (driver && t_in_runtime_launch) return true;  // the runtime's own cuGraphLaunch
@@ -388,9 +361,11 @@ inline bool on_launch_callback(bool driver, CUpti_CallbackId cbid, const CUpti_C
   return true;
 }
 
+namespace {
+
 // The sampling windows: open for window_ms of every period_ms, the first from the start (applied by
 // the launch calls, apply_window).
-inline void* sampling_windows(void*) {
+void* sampling_windows(void*) {
   for (;;) {
     timespec on{static_cast<time_t>(g_rule.window_ms / 1000), static_cast<long>(g_rule.window_ms % 1000) * 1000000L};
     nanosleep(&on, nullptr);
@@ -403,10 +378,12 @@ inline void* sampling_windows(void*) {
   return nullptr;
 }
 
+}  // namespace
+
 // At --trace node with a rule other than "all", after GRAPH_TRACE and the node kinds were enabled:
 // the first window opens (GRAPH_TRACE goes off at the first graph launch) and the window thread
 // runs. False when the thread cannot start (then the window stays open: every launch is traced).
-inline bool start_sampling(const NodeSampling& rule) {
+bool start_sampling(const NodeSampling& rule) {
   g_rule = rule;
   g_window_open = true;
   g_sampling = true;
@@ -422,13 +399,13 @@ inline bool start_sampling(const NodeSampling& rule) {
 
 // Before the final flush: no more switching (CUPTI is about to be flushed and finalized). With
 // `wait` (not in a signal handler) it also waits for a switch in progress.
-inline void stop_sampling(bool wait) {
+void stop_sampling(bool wait) {
   g_sampling_stopped = true;
   if (wait) std::lock_guard<std::mutex> lock(g_toggle_mu);
 }
 
 // The clock lines; `may_wait`: false in a signal handler (the lock is only tried).
-inline std::string clock_lines(bool may_wait) {
+std::string clock_lines(bool may_wait) {
   std::string s;
   std::unique_lock<std::mutex> lock(g_watch_mu, std::defer_lock);
   if (may_wait) lock.lock();

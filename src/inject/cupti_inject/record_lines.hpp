@@ -1,7 +1,7 @@
 // The record lines of CUPTI's activity records (the format is at the top of
 // src/profile/profile_records.cpp), written from the views of src/trace/cupti_activity.hpp: the
 // reading of CUPTI's structs is shared with the trace session's Converter, only the writing is
-// here. Header-only: included by graphprof_inject.cpp (through activity_records.hpp) and by the CPU
+// here. Header-only: included by activity_records.cpp and by the CPU
 // test that checks the two writers agree (tests/unit/trace_cupti_conversion_test.cpp).
 #pragma once
 #include <string>

@@ -1,8 +1,6 @@
-// The injection library's end of process: the ownership check of its CUPTI session, the final
-// flush on a thread of its own with a bounded wait, the end line, and SIGINT/SIGTERM where the
-// application left their default action (docs/profile.md, "How it works"). Included only by
-// graphprof_inject.cpp (the library's one cupti.h translation unit).
-#pragma once
+// The injection library's end of process (exit_path.hpp).
+#include "exit_path.hpp"
+
 #include <cuda.h>
 #include <cupti.h>
 #include <pthread.h>
@@ -18,17 +16,21 @@
 
 #include "activity_records.hpp"
 #include "call_site.hpp"
+#include "cupti_clients.hpp"
 #include "inject_state.hpp"
+#include "launch_watch.hpp"
 #include "ledger_samples.hpp"
 #include "nvtx_steps.hpp"
 #include "signal_end.hpp"
 
 namespace gp::inject {
 
+namespace {
+
 // What became of graphprof's CUPTI session by the end of the process: the end line's "cupti".
 enum class CuptiAtEnd { kOurs, kFinalizedElsewhere, kActivityTaken, kTeardownTimedOut, kUnused };
 
-inline const char* cupti_at_end_id(CuptiAtEnd c) {
+const char* cupti_at_end_id(CuptiAtEnd c) {
   switch (c) {
     case CuptiAtEnd::kOurs: return "graphprof";
     case CuptiAtEnd::kFinalizedElsewhere: return "finalized_elsewhere";
@@ -39,10 +41,11 @@ inline const char* cupti_at_end_id(CuptiAtEnd c) {
   return "graphprof";
 }
 
+}  // namespace
 
 // A remark of graphprof's about this process: in the records (the report's "warnings") and on
 // stderr, marked as graphprof's.
-inline void warn(const std::string& what) {
+void warn(const std::string& what) {
   std::string line = "{\"t\":\"warning\",\"what\":";
   append_json_string(line, what.c_str());
   line += "}\n";
@@ -50,7 +53,9 @@ inline void warn(const std::string& what) {
   std::fprintf(stderr, "graphprof profile: process %d: %s\n", static_cast<int>(::getpid()), what.c_str());
 }
 
-inline void warn_about(CuptiAtEnd c) {
+namespace {
+
+void warn_about(CuptiAtEnd c) {
   switch (c) {
     case CuptiAtEnd::kOurs:
     case CuptiAtEnd::kUnused:
@@ -77,7 +82,7 @@ inline void warn_about(CuptiAtEnd c) {
 // flush would re-initialise CUPTI during exit and hand buffers to that client's callbacks, an
 // unsubscribe would use the dead handle (the old exit path, which did both, hung there on the
 // H200). Calls no CUPTI function. Unproven probe: assumed alive, as before the probe existed.
-inline bool subscription_alive() {
+bool subscription_alive() {
   if (!g_probe_enabled) return true;
   g_probe_fired = false;
   g_probe_record_seen = false;
@@ -91,7 +96,7 @@ inline bool subscription_alive() {
 // Delivers CUPTI's pending buffers to this library if the session is still graphprof's and, with
 // `release`, lets CUPTI go. What became of the session is the result; `dropped` the records
 // CUPTI dropped.
-inline CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
+CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
   dropped = 0;
   if (g_interposer_end != nullptr) return CuptiAtEnd::kUnused;  // interposed: CUPTI was never started
   if (g_subscriber == nullptr) return CuptiAtEnd::kOurs;  // released already
@@ -108,7 +113,7 @@ inline CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
   // The probe's own DRIVER record came back only if the application left the DRIVER kind enabled,
   // and no buffer of the application's came back only if it never registered callbacks of its own
   // (or they had delivered everything).
-  const bool activity_ours = !g_foreign_buffer_seen.load() &&
+  const bool activity_ours = !foreign_buffer_seen() &&
                              (g_probe_record_seen.load() || !g_probe_fired.load() || !g_record_proven.load());
   if (release) {
     (void)cuptiUnsubscribe(g_subscriber);
@@ -123,7 +128,7 @@ inline CuptiAtEnd flush_records(bool release, std::size_t& dropped) {
 
 // The last line of the records, written once. "probe" keeps what the ownership probe saw and
 // "exit_ms" how long the final flush took, for diagnosis.
-inline void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double exit_ms) {
+void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double exit_ms) {
   bool expected = false;
   if (!g_end_written.compare_exchange_strong(expected, true)) return;
   const bool exiting = std::strcmp(reason, "exit") == 0;  // not in a signal handler: CUDA may be called
@@ -138,7 +143,7 @@ inline void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped,
           "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d,\"foreign_buffer\":%d}}\n",
           reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
           g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
-          g_probe_record_seen.load() ? 1 : 0, g_foreign_buffer_seen.load() ? 1 : 0);
+          g_probe_record_seen.load() ? 1 : 0, foreign_buffer_seen() ? 1 : 0);
   write_lines(line, true, std::chrono::seconds(2));
 }
 
@@ -154,16 +159,18 @@ struct Teardown {
   CuptiAtEnd result = CuptiAtEnd::kOurs;
   std::size_t dropped = 0;
 };
-inline Teardown g_teardown;  // not on the handler's stack: the thread may outlive the handler
+Teardown g_teardown;  // not on the handler's stack: the thread may outlive the handler
 
-inline void* teardown_main(void*) {
+void* teardown_main(void*) {
   g_teardown.result = flush_records(true, g_teardown.dropped);
   g_teardown.done = true;
   return nullptr;
 }
 
+}  // namespace
+
 // Registered with on_exit, which passes the status the application gave exit().
-inline void at_exit(int status, void*) {
+void at_exit(int status, void*) {
   if (!in_profiled_process()) return;  // a fork() child inherits the exit handler
   gp::inject::stop_sampling(true);
   pthread_attr_t attr;
@@ -205,12 +212,14 @@ inline void at_exit(int status, void*) {
   write_end("exit", g_teardown.result, g_teardown.dropped, std::chrono::duration<double, std::milli>(clock::now() - begin).count());
 }
 
+namespace {
+
 struct sigaction g_previous[2];
 
 // Installed only for signals whose disposition was the default (an application that handles
 // SIGINT itself, like Python, ends through its own path and our exit handler). Not strictly
 // async-signal-safe; the timed locks and the alarm bound the damage to losing the last records.
-inline void on_signal(int sig) {
+void on_signal(int sig) {
   if (!in_profiled_process()) {  // a fork() child: its parent's records are not its to write
     signal(sig, SIG_DFL);
     raise(sig);
@@ -227,7 +236,9 @@ inline void on_signal(int sig) {
   raise(sig);
 }
 
-inline void install_signal_handlers() {
+}  // namespace
+
+void install_signal_handlers() {
   const int sigs[2] = {SIGINT, SIGTERM};
   for (int i = 0; i < 2; ++i) {
     struct sigaction current {};

@@ -157,7 +157,7 @@ void harvest_locked(const Driver& d) {
 
 LaunchTiming gpu_time_begin(Api api, Handle exec, Handle stream) {
   LaunchTiming t;
-  if (t_capturing > 0 || !sampled(exec)) return t;
+  if (capturing_here() || !sampled(exec)) return t;
   const Driver& d = driver();
   if (!d.usable()) return t;
   const bool ptsz = api == Api::cudaGraphLaunch_ptsz || api == Api::cuGraphLaunch_ptsz;

@@ -1,10 +1,6 @@
-// The application's own CUPTI clients that CUPTI refused while graphprof held it, as the preloaded
-// watch library saw them (src/inject/cupti_watch.cpp). Included only by graphprof_inject.cpp.
-//
-// Line written at the end (format at the top of src/profile/profile_records.cpp):
-//   cupti_refused {n, r, caller}   n cuptiSubscribe calls of the application refused; the first one's
-//                                  result and calling module
-#pragma once
+// The application's refused CUPTI clients (cupti_clients.hpp).
+#include "cupti_clients.hpp"
+
 #include <cupti.h>
 #include <dlfcn.h>
 
@@ -14,10 +10,14 @@
 
 namespace gp::inject {
 
+namespace {
+
 using RefusalsFn = int (*)(int*, const char**);
 
+}  // namespace
+
 // Empty when the watch library is not loaded or saw no refusal.
-inline std::string refused_subscribers_line() {
+std::string refused_subscribers_line() {
   const auto fn = reinterpret_cast<RefusalsFn>(dlsym(RTLD_DEFAULT, "graphprof_cupti_watch_refusals"));
   if (fn == nullptr) return {};
   int result = 0;

@@ -42,21 +42,20 @@
 #include <thread>
 #include <unordered_set>
 
-#include "graphprof/core/copy_kind.hpp"
+#include "activity_records.hpp"
 #include "call_site.hpp"
-#include "cupti_clients.hpp"
 #include "dev_switches.hpp"
+#include "exit_path.hpp"
+#include "graphprof/core/copy_kind.hpp"
 #include "inject_output.hpp"
+#include "inject_state.hpp"
 #include "interpose_records.hpp"
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
 #include "nvtx_steps.hpp"
+#include "observe_choice.hpp"
 #include "process_identity.hpp"
 #include "recorded_apis.hpp"
-#include "inject_state.hpp"
-#include "activity_records.hpp"
-#include "exit_path.hpp"
-#include "observe_choice.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -250,7 +249,7 @@ std::string start_cupti() {
     gp::inject::enable_launch_callbacks(g_subscriber);
     return {};
   }
-  g_keep_correlations = g_level == 0;  // which exec each launch ran: lx lines (launch_watch.hpp)
+  gp::inject::keep_launch_correlations(g_level == 0);  // which exec each launch ran: lx lines (launch_watch.hpp)
   for (CUpti_CallbackId cb : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                               CUPTI_CBID_RESOURCE_CONTEXT_CREATED}) {
     if (!g_on.resource_cb) break;

@@ -1,18 +1,6 @@
-// Which API calls the injection library records, and the capture window. Included only by
-// graphprof_inject.cpp (the library's one cupti.h translation unit).
-//
-// The analysis needs the host time of a few kinds of call only: launches (graph and kernel, runtime
-// and driver: Triton calls cuLaunchKernel), the calls that wait for the GPU, graph instantiation,
-// upload, update and exec parameter changes, capture begin/end, and the ownership probe's
-// cuDeviceGetCount (plus the calls whose call sites are taken, call_site.hpp). An application makes many
-// more (PyTorch checks cudaGetLastError after every kernel launch, asks for the device, the stream's
-// capture state...): recording all of them (the RUNTIME and DRIVER activity kinds) cost each of
-// those calls the record. cuptiActivityEnableRuntimeApi/DriverApi select the calls one by one.
-// The calls that break a stream capture most often (synchronising, allocating, querying) are among
-// them, so a failed capture still shows the call that broke it. (Switching the RUNTIME kind on for
-// the length of each capture overrides the selection: on the H200 the selected calls' records
-// stopped after the first capture that did so.)
-#pragma once
+// The API calls whose records the injection library asks CUPTI for (recorded_apis.hpp).
+#include "recorded_apis.hpp"
+
 #include <cupti.h>
 #include <dlfcn.h>
 
@@ -21,6 +9,8 @@
 #include <vector>
 
 namespace gp::inject {
+
+namespace {
 
 constexpr CUpti_CallbackId kRecordedRuntimeApis[] = {
     // launches
@@ -83,12 +73,14 @@ constexpr CUpti_CallbackId kRecordedDriverApis[] = {
 // cuptiActivityEnableRuntimeApi/DriverApi, looked up at run time: the libcupti.so.13 the process
 // already loaded (PyTorch's wheel brings its own) may be older than the headers.
 using EnableApiFn = CUptiResult (*)(CUpti_CallbackId, uint8_t);
-inline EnableApiFn g_enable_runtime_api = nullptr;  // set by enable_recorded_apis
+EnableApiFn g_enable_runtime_api = nullptr;  // set by enable_recorded_apis
+
+}  // namespace
 
 // Enables the records of the calls above, and of the calls whose call sites are taken (call_site.hpp:
 // copies, memsets, host functions); false when this CUPTI cannot select calls (then the caller
 // records every call, as with the RUNTIME and DRIVER kinds).
-inline bool enable_recorded_apis(const std::vector<std::uint32_t>& runtime_extra, const std::vector<std::uint32_t>& driver_extra) {
+bool enable_recorded_apis(const std::vector<std::uint32_t>& runtime_extra, const std::vector<std::uint32_t>& driver_extra) {
   g_enable_runtime_api = reinterpret_cast<EnableApiFn>(dlsym(RTLD_DEFAULT, "cuptiActivityEnableRuntimeApi"));
   const auto enable_driver_api = reinterpret_cast<EnableApiFn>(dlsym(RTLD_DEFAULT, "cuptiActivityEnableDriverApi"));
   if (g_enable_runtime_api == nullptr || enable_driver_api == nullptr) return false;

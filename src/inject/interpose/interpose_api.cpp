@@ -1,6 +1,6 @@
 // The CUDA runtime and driver functions libgraphprof_interpose.so defines (runtime_interpose.cpp
 // says why and how): each forwards to the real one, looked up once, and is recorded through
-// interpose_core.hpp under the name CUPTI gives it. Declared with plain types of the same ABI; no
+// the helpers below under the name CUPTI gives it. Declared with plain types of the same ABI; no
 // CUDA header. Where a signature changed between CUDA versions (cudaGraphInstantiate,
 // cudaGraphExecUpdate, cuGraphExecUpdate), the definition takes the longer one and forwards every
 // argument, which is correct for either.
@@ -9,6 +9,220 @@
 #include "interpose_core.hpp"
 
 #define GP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace gp::interposer {
+
+namespace {
+
+thread_local int t_capturing = 0;  // captures this thread began and has not ended
+
+// What interposition costs the application's threads (kOwnEvery, interpose_core.hpp): the time
+// spent in this library around the real call (taking the site, the ledger samples, the record, the
+// launch book), from the function's entry to its return, less the real call. Written as ic lines
+// (each timed call) and, at the end, the ip_cost line (the calls they were drawn from); the
+// estimate of the whole is own_ns * calls / sampled.
+struct OwnClock {
+  std::uint64_t in = 0;    // entry of a sampled call (0: this call is not sampled)
+  std::uint64_t real = 0;  // the real function's time
+  std::uint32_t co = 0;    // its correlation id (0: not forwarded)
+  std::uint64_t state = 0, gap = 0;
+};
+thread_local OwnClock t_own;
+
+// At a function's entry: whether this call is timed.
+void own_time_begin() {
+  OwnClock& o = t_own;
+  o.in = 0;
+  if (o.gap > 0) {
+    --o.gap;
+    return;
+  }
+  o.gap = gp::interpose::geometric_gap(o.state, reinterpret_cast<std::uintptr_t>(&o), kOwnEvery);
+  o.in = now_ns();
+  o.real = 0;
+  o.co = 0;
+}
+
+// At its return (a guard in each forwarding function): the time of a timed call, less the real call's.
+struct OwnTime {
+  OwnTime() { own_time_begin(); }
+  ~OwnTime() {
+    OwnClock& o = t_own;
+    if (o.in == 0 || !active()) return;
+    const std::uint64_t spent = now_ns() - o.in;
+    const std::uint64_t own = spent > o.real ? spent - o.real : 0;
+    if (o.co != 0) timed_own(o.co, own);
+    o.in = 0;
+  }
+  OwnTime(const OwnTime&) = delete;
+  OwnTime& operator=(const OwnTime&) = delete;
+};
+
+// One forwarded call: its result, correlation id and start.
+struct Call {
+  Err r = 0;
+  std::uint32_t co = 0;
+  std::uint64_t start = 0;
+};
+
+// Calls `real` and, once recording started, records the call (also the call during which the
+// injection started it: CUDA initialises inside an application's first call). While recording,
+// the call's site is taken and the ledger sample `before` written first. True when it was
+// recorded (the caller then notes what else the call did).
+template <typename Fn, typename... A>
+bool forward_after(Api api, int before, Fn real, Call& c, A... a) {
+  if (real == nullptr) {
+    c.r = kNotFound;
+    return false;
+  }
+  c.co = ++g_correlation;
+  if (active()) {
+    ledger_sample(before, c.co);
+    const gp::interpose::SiteKind kind = gp::interpose::site_kind(api);
+    if (kind != gp::interpose::SiteKind::kNone && g_hooks.site != nullptr) g_hooks.site(api_name(api), c.co, static_cast<int>(kind));
+  }
+  c.start = now_ns();
+  c.r = real(a...);
+  if (!active()) return false;
+  const std::uint64_t end = now_ns();
+  if (t_own.in != 0) {
+    t_own.real = end - c.start;
+    t_own.co = c.co;
+  }
+  record(api, c.start, end, c.co, c.r);
+  return true;
+}
+
+template <typename Fn, typename... A>
+bool forward(Api api, Fn real, Call& c, A... a) {
+  return forward_after(api, kNoSample, real, c, a...);
+}
+
+template <typename Fn, typename... A>
+Err timed(Api api, Fn real, A... a) {
+  const OwnTime own;
+  Call c;
+  (void)forward(api, real, c, a...);
+  return c.r;
+}
+
+// A device allocation (cudaMalloc, cudaMallocAsync, cudaMallocFromPoolAsync, cudaMallocManaged,
+// cuMemAlloc): recorded always (the memory ledger's allocations before and in each capture), with
+// its size and address (a mem_op line). `memory_kind` 3: device, 5: managed.
+std::uint64_t address_of(const void* p) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)); }
+std::uint64_t address_of(unsigned long long p) { return p; }
+
+template <typename Fn, typename P, typename... A>
+Err allocation(Api api, int memory_kind, bool is_async, Fn real, P* ptr, std::size_t bytes, A... rest) {
+  const OwnTime own;
+  Call c;
+  if (forward(api, real, c, ptr, bytes, rest...) && c.r == 0 && ptr != nullptr)
+    allocated(address_of(*ptr), bytes, c.co, memory_kind, is_async);
+  return c.r;
+}
+
+template <typename Fn, typename P, typename... A>
+Err release(Api api, bool is_async, Fn real, P ptr, A... rest) {
+  const OwnTime own;
+  Call c;
+  if (forward(api, real, c, ptr, rest...) && c.r == 0) freed(address_of(ptr), c.co, is_async);
+  return c.r;
+}
+
+// A call that matters only inside a capture (what breaks one): recorded on a thread that is capturing.
+template <typename Fn, typename... A>
+Err capture_breaker(Api api, Fn real, A... a) {
+  if (real == nullptr) return kNotFound;
+  if (t_capturing == 0 || !active()) return real(a...);
+  return timed(api, real, a...);
+}
+
+template <typename Fn, typename... A>
+Err synchronising(Api api, Fn real, A... a) {
+  const OwnTime own;
+  Call c;
+  if (forward(api, real, c, a...)) synchronised(now_ns());
+  return c.r;
+}
+
+template <typename Fn>
+Err graph_launch(Api api, Fn real, Handle exec, Handle stream) {
+  const OwnTime own;
+  Call c;
+  const LaunchTiming timing = active() ? gpu_time_begin(api, exec, stream) : LaunchTiming{};
+  const bool recorded = forward(api, real, c, exec, stream);
+  if (timing.start != nullptr) gpu_time_end(timing, c.co, recorded && c.r == 0);
+  if (g_windows && c.r == 0 && c.start != 0) {  // in paused windows too: the steps' clock
+    g_window_last_ns.store(c.start, std::memory_order_relaxed);
+    g_window_launches.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (recorded) launched(exec, c.co, c.start);
+  return c.r;
+}
+
+// A change of an exec in place: a SetParams call on one of its nodes, or an exec update.
+template <typename Fn, typename... A>
+Err exec_change(Api api, bool set_params, Fn real, void* exec, A... rest) {
+  const OwnTime own;
+  Call c;
+  if (forward(api, real, c, exec, rest...) && c.r == 0) exec_changed(exec, set_params);
+  return c.r;
+}
+template <typename Fn, typename... A>
+Err set_params_call(Api api, Fn real, void* exec, A... rest) {
+  return exec_change(api, true, real, exec, rest...);
+}
+template <typename Fn, typename... A>
+Err exec_update_call(Api api, Fn real, void* exec, A... rest) {
+  return exec_change(api, false, real, exec, rest...);
+}
+
+template <typename Fn, typename... A>
+Err instantiate(Api api, Fn real, Handle* exec, Handle graph, A... rest) {
+  const OwnTime own;
+  Call c;
+  if (!forward_after(api, kInstantiateBegin, real, c, exec, graph, rest...)) return c.r;
+  ledger_sample(kInstantiateEnd, c.co);
+  if (c.r == 0 && exec != nullptr && *exec != nullptr) instantiated(*exec, graph, c.co);
+  return c.r;
+}
+
+template <typename Fn>
+Err upload(Api api, Fn real, Handle exec, Handle stream) {
+  const OwnTime own;
+  Call c;
+  if (!forward_after(api, kUploadBegin, real, c, exec, stream)) return c.r;
+  ledger_sample(kUploadEnd, c.co);
+  uploaded(exec, c.co);
+  return c.r;
+}
+
+template <typename Fn>
+Err begin_capture(Api api, Fn real, Handle stream, int mode) {
+  const OwnTime own;
+  Call c;
+  if (!forward_after(api, kCaptureBegin, real, c, stream, mode)) return c.r;
+  if (c.r == 0) ++t_capturing;
+  capture_begun(stream, mode, c.co, c.r);
+  return c.r;
+}
+
+template <typename Fn>
+Err end_capture(Api api, Fn real, Handle stream, Handle* graph) {
+  const OwnTime own;
+  Call c;
+  if (!forward(api, real, c, stream, graph)) return c.r;
+  if (t_capturing > 0) --t_capturing;
+  ledger_sample(kCaptureEnd, c.co);
+  capture_ended(stream, c.r == 0 && graph != nullptr ? *graph : nullptr, c.co, c.r);
+  return c.r;
+}
+
+}  // namespace
+
+bool capturing_here() { return t_capturing > 0; }
+
+}  // namespace gp::interposer
 
 using namespace gp::interposer;
 

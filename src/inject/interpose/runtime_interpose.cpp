@@ -43,6 +43,14 @@
 
 namespace gp::interposer {
 
+// The state interpose_core.hpp declares.
+std::atomic<bool> g_active{false};
+std::atomic<std::uint32_t> g_correlation{0};
+std::atomic<bool> g_paused{false};
+bool g_windows = false;
+std::atomic<std::uint64_t> g_window_launches{0}, g_window_last_ns{0};
+gp::interpose::Hooks g_hooks;
+
 using gp::interpose::ApiCall;
 using WriteFn = int (*)(const char* data, std::size_t size, int flush);
 
@@ -563,7 +571,7 @@ void gp::interposer::end_recording(bool may_wait) {
       if (may_wait) own.lock();
       if (own.owns_lock()) lines += own_lines(g_own_calls);
     }
-    // How many calls the timed ones (the ic lines) were drawn from (interpose_core.hpp, OwnTime).
+    // How many calls the timed ones (the ic lines) were drawn from (interpose_api.cpp, OwnTime).
     gp::inject::appendf(lines, "{\"t\":\"ip_cost\",\"calls\":%u,\"every\":%u}\n", g_correlation.load(), kOwnEvery);
     if (const std::uint64_t unseen = g_book.unseen_launches(); unseen > 0) {
       lines += "{\"t\":\"warning\",\"what\":";

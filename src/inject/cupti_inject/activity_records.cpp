@@ -1,7 +1,6 @@
-// CUPTI's activity records turned into record lines (record_lines.hpp, reading them through
-// src/trace/cupti_activity.hpp), and the activity buffers handed to and taken back from CUPTI.
-// Included only by graphprof_inject.cpp (the library's one cupti.h translation unit).
-#pragma once
+// CUPTI's activity records as record lines and the activity buffers (activity_records.hpp).
+#include "activity_records.hpp"
+
 #include <cupti.h>
 
 #include <cstdint>
@@ -15,8 +14,10 @@
 
 namespace gp::inject {
 
+namespace {
+
 // API names are looked up once per (domain, cbid), without CUPTI's "_v10000" suffix.
-inline std::string api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
+std::string api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
   const char* name = nullptr;
   if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) return "cbid " + std::to_string(cbid);
   return gp::cupti_activity::strip_version_suffix(name);
@@ -24,7 +25,7 @@ inline std::string api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
 
 // The name of an API record to write, or nullptr for graphprof's own ownership probe (whose record
 // is noted, not written).
-inline const std::string* recorded_api_name(const gp::cupti_activity::Api& a) {
+const std::string* recorded_api_name(const gp::cupti_activity::Api& a) {
   const std::uint32_t probe = g_probe_correlation.load();
   if (!a.runtime && a.cbid == CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount) {
     if (probe != 0 && a.correlation == probe) {
@@ -44,17 +45,21 @@ inline const std::string* recorded_api_name(const gp::cupti_activity::Api& a) {
   return &local;
 }
 
-inline void append_record(std::string& s, const CUpti_Activity* r) { append_record(s, r, recorded_api_name); }
+void append_activity(std::string& s, const CUpti_Activity* r) { append_record(s, r, recorded_api_name); }
 
 // The activity buffers this library handed CUPTI. After the exit path takes the buffer callbacks
 // back from an application that registered its own, CUPTI hands it that application's buffers
 // too: their records are written like the others, but the buffers are not this library's to free
 // (and they show that the application took the activity API).
-inline std::mutex g_buffers_mu;
-inline std::unordered_set<const uint8_t*> g_our_buffers;
-inline std::atomic<bool> g_foreign_buffer_seen{false};
+std::mutex g_buffers_mu;
+std::unordered_set<const uint8_t*> g_our_buffers;
+std::atomic<bool> g_foreign_buffer_seen{false};
 
-inline void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+}  // namespace
+
+bool foreign_buffer_seen() { return g_foreign_buffer_seen.load(); }
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;
@@ -64,12 +69,12 @@ inline void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t*
   }
 }
 
-inline void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
   if (buffer != nullptr && g_on.write) {
     std::string lines;
     lines.reserve(valid + valid / 2);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) append_record(lines, record);
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) append_activity(lines, record);
     std::size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
       appendf(lines, "{\"t\":\"dropped\",\"n\":%zu}\n", dropped);
