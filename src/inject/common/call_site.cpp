@@ -35,6 +35,7 @@
 #include "ledger_samples.hpp"
 #include "native_stack.hpp"
 #include "python_frames.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
 
@@ -125,11 +126,7 @@ std::string pending_lines_locked() {
     for (std::size_t s = 0; s < pending.size(); ++s) {
       std::vector<std::uint32_t>& co = pending[s];
       if (co.empty()) continue;
-      appendf(out, "{\"t\":\"sc\",\"s\":%zu,", s);
-      if (weight != 1) appendf(out, "\"w\":%u,", weight);
-      out += "\"co\":[";
-      for (std::size_t i = 0; i < co.size(); ++i) appendf(out, i ? ",%u" : "%u", co[i]);
-      out += "]}\n";
+      records::write(out, records::SiteCallsLine{s, weight, co.data(), co.size()});
       co.clear();
     }
   };
@@ -154,51 +151,31 @@ struct UnnamedSite {
 // The `site` line of a stack seen for the first time. `symbols`: false where nothing may be looked
 // up (a signal handler at exit): each frame is then its bare address.
 std::string site_line(const UnnamedSite& u, bool symbols) {
-  std::string line;
-  appendf(line, "{\"t\":\"site\",\"s\":%u,\"api\":", u.id);
-  append_json_string(line, u.api.c_str());
-  line += ",\"n\":[";
-  std::size_t internal = 0;
+  records::SiteLine line;
+  line.id = u.id;
+  line.api = u.api;
   bool first = true;
-  std::string modules;  // the `mi` list: each module of the stack once, with its identity
-  std::vector<std::string> seen;
   for (const std::uintptr_t pc : u.pcs) {
     NativeFrame f;
     f.offset = pc;
     if (symbols) f = describe_frame(pc);
     if (f.internal && first) {  // the way into this callback (CUPTI, the driver, this library)
-      ++internal;
+      ++line.internal;
       continue;
     }
-    line += first ? "[" : ",[";
     first = false;
-    append_json_string(line, f.module.c_str());
-    appendf(line, ",\"0x%llx\",", static_cast<unsigned long long>(f.offset));
-    append_json_string(line, f.function.c_str());
-    appendf(line, ",%llu]", static_cast<unsigned long long>(f.function_offset));
-    if (f.module.empty() || f.identity.size == 0 || std::find(seen.begin(), seen.end(), f.module) != seen.end()) continue;
-    seen.push_back(f.module);
-    modules += modules.empty() ? "[" : ",[";
-    append_json_string(modules, f.module.c_str());
-    modules += ',';
-    append_json_string(modules, f.identity.build_id.c_str());
-    appendf(modules, ",%llu,%lld]", static_cast<unsigned long long>(f.identity.size), static_cast<long long>(f.identity.mtime));
+    line.native.push_back(records::SiteLine::Native{f.module, f.offset, f.function, f.function_offset});
+    if (f.module.empty() || f.identity.size == 0) continue;
+    const auto seen = [&f](const records::SiteLine::Module& m) { return m.path == f.module; };
+    if (std::find_if(line.modules.begin(), line.modules.end(), seen) != line.modules.end()) continue;
+    line.modules.push_back(records::SiteLine::Module{f.module, f.identity.build_id, static_cast<std::uint64_t>(f.identity.size),
+                                                     static_cast<long long>(f.identity.mtime)});
   }
-  appendf(line, "],\"ni\":%zu", internal);
-  if (!modules.empty()) line += ",\"mi\":[" + modules + "]";
-  if (u.python) {
-    line += ",\"py\":[";
-    for (std::size_t i = 0; i < u.py.size(); ++i) {
-      line += i ? ",[" : "[";
-      append_json_string(line, u.py[i].file.c_str());
-      appendf(line, ",%d,", u.py[i].line);
-      append_json_string(line, u.py[i].function.c_str());
-      line += "]";
-    }
-    line += "]";
-  }
-  line += "}\n";
-  return line;
+  line.python = u.python;
+  for (const PyFrameInfo& p : u.py) line.py.push_back(records::SiteLine::Python{p.file, p.line, p.function});
+  std::string text;
+  records::write(text, line);
+  return text;
 }
 
 // The namer: one thread of this library, started at the first new site, names the new sites and
@@ -284,9 +261,7 @@ std::string allocation_python_line(std::uint32_t id) {
   const std::vector<std::uint32_t> co = allocations_of_this_python_call(&shared);
   std::string line;
   if (co.empty()) return line;
-  appendf(line, "{\"t\":\"ap\",\"s\":%u,\"k\":%zu,\"co\":[", id, shared);
-  for (std::size_t i = 0; i < co.size(); ++i) appendf(line, i ? ",%u" : "%u", co[i]);
-  line += "]}\n";
+  records::write(line, records::AllocationPythonLine{id, shared, co.data(), co.size()});
   return line;
 }
 
@@ -379,16 +354,20 @@ void take_site(std::uint64_t seed, const char* api, std::uint32_t correlation, b
 // site code to leaving it: the GIL, both stacks, the table); new sites and the time spent on them
 // (also naming and writing them); how many native stacks were unwound fully.
 std::string site_cost_line() {
+  records::SiteCostLine c;
+  c.calls = g_site_calls.load();
+  c.ns = g_site_ns.load();
+  c.new_sites = g_new_sites.load();
+  c.new_ns = g_new_sites_ns.load();
+  c.full_unwinds = full_unwinds();
+  c.skipped = g_site_skipped.load();
+  c.first = g_sampling.all ? 0u : g_sampling.first;
+  c.every = g_sampling.all ? 1u : g_sampling.every;
+  c.every_max = std::max(g_every_max.load(), c.every);
+  c.named = g_named.load();
+  c.named_ns = g_named_ns.load();
   std::string line;
-  appendf(line,
-          "{\"t\":\"site_cost\",\"calls\":%llu,\"ns\":%llu,\"new\":%llu,\"new_ns\":%llu,\"full_unwinds\":%llu,\"skipped\":%llu,"
-          "\"first\":%u,\"every\":%u,\"every_max\":%u,\"named\":%llu,\"named_ns\":%llu}\n",
-          static_cast<unsigned long long>(g_site_calls.load()), static_cast<unsigned long long>(g_site_ns.load()),
-          static_cast<unsigned long long>(g_new_sites.load()), static_cast<unsigned long long>(g_new_sites_ns.load()),
-          static_cast<unsigned long long>(full_unwinds()), static_cast<unsigned long long>(g_site_skipped.load()),
-          g_sampling.all ? 0u : g_sampling.first, g_sampling.all ? 1u : g_sampling.every,
-          std::max(g_every_max.load(), g_sampling.all ? 1u : g_sampling.every), static_cast<unsigned long long>(g_named.load()),
-          static_cast<unsigned long long>(g_named_ns.load()));
+  records::write(line, c);
   return line;
 }
 
@@ -397,12 +376,7 @@ std::string python_line() {
   if (!python_present()) return {};
   const PythonStats s = python_stats();
   std::string line;
-  appendf(line,
-          "{\"t\":\"py\",\"mode\":\"%s\",\"held\":%llu,\"taken\":%llu,\"wait_ns\":%llu,\"slow\":%llu,\"stopped\":%d,"
-          "\"can_take\":%d}\n",
-          g_mode_name, static_cast<unsigned long long>(s.held), static_cast<unsigned long long>(s.taken),
-          static_cast<unsigned long long>(s.wait_ns), static_cast<unsigned long long>(s.slow), s.stopped ? 1 : 0,
-          s.can_take ? 1 : 0);
+  records::write(line, records::PythonFramesLine{g_mode_name, s.held, s.taken, s.wait_ns, s.slow, s.stopped, s.can_take});
   return line;
 }
 

@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cstdarg>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -32,41 +31,6 @@ bool write_lines(const std::string& lines, bool flush, std::chrono::milliseconds
   std::fwrite(lines.data(), 1, lines.size(), g_out);
   if (flush) std::fflush(g_out);
   return true;
-}
-
-void appendf(std::string& s, const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (static_cast<std::size_t>(n) < sizeof buf) {
-    s.append(buf, static_cast<std::size_t>(n));
-    return;
-  }
-  std::string big(static_cast<std::size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(big.data(), big.size(), fmt, ap);
-  va_end(ap);
-  big.resize(static_cast<std::size_t>(n));
-  s += big;
-}
-
-void append_json_string(std::string& s, const char* text) {
-  s += '"';
-  for (const char* p = text ? text : ""; *p; ++p) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += static_cast<char>(c);
-    } else if (c < 0x20) {
-      appendf(s, "\\u%04x", c);
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  s += '"';
 }
 
 void set_profiled_pid(pid_t pid) { g_pid = pid; }

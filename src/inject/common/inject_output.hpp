@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "record_text.hpp"
+
 namespace gp::inject {
 
 // Opens the line file; false (errno set) when it cannot be created.
@@ -18,11 +20,10 @@ bool open_output(const std::string& path);
 // writer. False when the lock was not had in time or no file is open.
 bool write_lines(const std::string& lines, bool flush, std::chrono::milliseconds wait = std::chrono::seconds(5));
 
-// Appends printf-formatted text to a std::string.
-void appendf(std::string& s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
-// Appends a JSON string literal (quotes, backslashes and control characters escaped).
-void append_json_string(std::string& s, const char* text);
+// The text helpers of the record lines' codec (src/records/record_text.hpp): printf into a
+// string, a JSON string literal.
+using gp::records::append_json_string;
+using gp::records::appendf;
 
 // The process that initialised the library (set once at initialisation). A child made by fork()
 // without exec inherits the library's state; it must not write into its parent's records.

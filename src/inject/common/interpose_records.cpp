@@ -74,59 +74,58 @@ SiteKind site_kind(Api a) {
 }
 
 std::string memory_op_line(int op, int memory_kind, std::uint64_t bytes, std::uint64_t address, std::uint64_t ts,
-                                  std::uint32_t co, std::uint32_t stream, bool is_async, int pool_type, std::uint64_t pool_address) {
-  char b[320];
-  std::snprintf(b, sizeof b,
-                "{\"t\":\"mem_op\",\"op\":%d,\"mk\":%d,\"b\":%llu,\"a\":%llu,\"ts\":%llu,\"co\":%u,\"st\":%u,\"async\":%u,\"pt\":%d,\"pa\":%llu}\n",
-                op, memory_kind, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(address),
-                static_cast<unsigned long long>(ts), co, stream, is_async ? 1u : 0u, pool_type,
-                static_cast<unsigned long long>(pool_address));
-  return b;
+                           std::uint32_t co, std::uint32_t stream, bool is_async, int pool_type, std::uint64_t pool_address) {
+  std::string s;
+  records::write(s, records::MemoryOpLine{op, memory_kind, bytes, address, ts, co, stream, is_async, pool_type, pool_address});
+  return s;
 }
 
 std::string vmm_line(std::uint32_t co, std::uint64_t ts, std::uint64_t bytes) {
-  char b[128];
-  std::snprintf(b, sizeof b, "{\"t\":\"vmm\",\"co\":%u,\"ts\":%llu,\"b\":%llu}\n", co, static_cast<unsigned long long>(ts),
-                static_cast<unsigned long long>(bytes));
-  return b;
+  std::string s;
+  records::write(s, records::VmmLine{co, ts, bytes});
+  return s;
 }
 
 void append_api_line(std::string& s, const ApiCall& c, std::uint32_t pid) {
-  s += "{\"t\":\"a\",\"n\":\"";
-  s += api_name(c.api);
-  s += "\",\"cb\":0,\"dr\":";
-  s += is_driver(c.api) ? '1' : '0';
-  s += ",\"s\":";
-  append_u64(s, c.start_ns);
-  s += ",\"e\":";
-  append_u64(s, c.end_ns < c.start_ns ? c.start_ns : c.end_ns);
-  s += ",\"p\":";
-  append_u64(s, pid);
-  s += ",\"th\":";
-  append_u64(s, c.thread);
-  s += ",\"co\":";
-  append_u64(s, c.correlation);
-  s += ",\"r\":";
-  append_u64(s, static_cast<std::uint32_t>(c.result));
-  s += "}\n";
+  records::ApiLine a;
+  a.name = api_name(c.api);
+  a.driver = is_driver(c.api);
+  a.start = c.start_ns;
+  a.end = c.end_ns < c.start_ns ? c.start_ns : c.end_ns;
+  a.process = pid;
+  a.thread = c.thread;
+  a.correlation = c.correlation;
+  a.result = static_cast<std::uint32_t>(c.result);
+  records::write(s, a);
 }
 
 std::string capture_begin_line(std::uint32_t stream, int mode, std::uint32_t co, int r) {
-  char b[160];
-  std::snprintf(b, sizeof b, "{\"t\":\"capture_begin\",\"stream\":%u,\"mode\":%d,\"co\":%u,\"r\":%d}\n", stream, mode, co, r);
-  return b;
+  std::string s;
+  records::CaptureLine c;
+  c.stream = stream;
+  c.mode = mode;
+  c.correlation = co;
+  c.result = r;
+  records::write(s, c);
+  return s;
 }
 
 std::string capture_end_line(std::uint32_t stream, std::uint32_t graph, std::uint32_t co, int r) {
-  char b[160];
-  std::snprintf(b, sizeof b, "{\"t\":\"capture_end\",\"stream\":%u,\"graph\":%u,\"co\":%u,\"r\":%d}\n", stream, graph, co, r);
-  return b;
+  std::string s;
+  records::CaptureLine c;
+  c.begin = false;
+  c.stream = stream;
+  c.graph = graph;
+  c.correlation = co;
+  c.result = r;
+  records::write(s, c);
+  return s;
 }
 
 std::string upload_line(std::uint32_t exec, std::uint32_t co) {
-  char b[96];
-  std::snprintf(b, sizeof b, "{\"t\":\"upload\",\"exec\":%u,\"co\":%u}\n", exec, co);
-  return b;
+  std::string s;
+  records::write(s, records::ExecCallLine{exec, co});
+  return s;
 }
 
 std::uint32_t dot_graph_id(const std::string& text) {
@@ -143,25 +142,15 @@ std::string lx_line(std::uint32_t exec_id, std::vector<std::uint32_t>& correlati
   std::string s;
   if (correlations.empty()) return s;
   s.reserve(32 + 11 * correlations.size());
-  s += "{\"t\":\"lx\",\"exec\":";
-  append_u64(s, exec_id);
-  s += ",\"co\":[";
-  for (std::size_t i = 0; i < correlations.size(); ++i) {
-    if (i > 0) s += ',';
-    append_u64(s, correlations[i]);
-  }
-  s += "]}\n";
+  records::write(s, records::ExecLaunchesLine{exec_id, correlations.data(), correlations.size()});
   correlations.clear();
   return s;
 }
 
-std::string clock_line(std::uint32_t exec_id, std::uint64_t n, std::uint64_t first, std::uint64_t last,
-                              std::uint64_t settled) {
-  char b[200];
-  std::snprintf(b, sizeof b, "{\"t\":\"clock\",\"exec\":%u,\"n\":%llu,\"first\":%llu,\"last\":%llu,\"settled\":%llu}\n",
-                exec_id, static_cast<unsigned long long>(n), static_cast<unsigned long long>(first),
-                static_cast<unsigned long long>(last), static_cast<unsigned long long>(settled));
-  return b;
+std::string clock_line(std::uint32_t exec_id, std::uint64_t n, std::uint64_t first, std::uint64_t last, std::uint64_t settled) {
+  std::string s;
+  records::write(s, records::ClockLine{exec_id, n, first, last, settled});
+  return s;
 }
 
 void LaunchBook::instantiated(const void* handle, std::uint32_t exec_id) {
@@ -242,10 +231,9 @@ std::string LaunchBook::final_lines() {
 std::string LaunchBook::ux_line(Exec& e) {
   if (e.changes_written || e.exec_id == 0) return std::string();
   e.changes_written = true;
-  char b[128];
-  std::snprintf(b, sizeof b, "{\"t\":\"ux\",\"exec\":%u,\"sp\":%llu,\"up\":%llu}\n", e.exec_id,
-                static_cast<unsigned long long>(e.set_params), static_cast<unsigned long long>(e.updates));
-  return b;
+  std::string s;
+  records::write(s, records::ExecChangesLine{e.exec_id, e.set_params, e.updates});
+  return s;
 }
 
 }  // namespace gp::interpose

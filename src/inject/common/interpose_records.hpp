@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "record_lines.hpp"
+
 namespace gp::interpose {
 
 // The calls the interposer records, named as the injection names CUPTI's API records (CUPTI's
@@ -113,15 +115,7 @@ struct ApiCall {
   std::uint64_t start_ns = 0, end_ns = 0;
 };
 
-inline void append_u64(std::string& s, std::uint64_t v) {
-  char buf[24];
-  char* p = buf + sizeof buf;
-  do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  s.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
-}
+using gp::records::append_u64;
 
 // The `a` line of a call ("cb" 0: interposed calls have no CUPTI callback id; the analysis goes by
 // the name). A driver error is a CUresult, a runtime error a cudaError_t, both written as the
@@ -151,23 +145,7 @@ std::string clock_line(std::uint32_t exec_id, std::uint64_t n, std::uint64_t fir
 template <typename V>
 std::string correlated_lines(const char* kind, std::vector<std::pair<std::uint32_t, V>>& pairs, std::size_t batch) {
   std::string s;
-  for (std::size_t at = 0; at < pairs.size(); at += batch) {
-    const std::size_t end = pairs.size() < at + batch ? pairs.size() : at + batch;
-    s += "{\"t\":\"";
-    s += kind;
-    s += "\",\"co\":[";
-    for (std::size_t i = at; i < end; ++i) {
-      if (i > at) s += ',';
-      append_u64(s, pairs[i].first);
-    }
-    s += "],\"ns\":[";
-    for (std::size_t i = at; i < end; ++i) {
-      if (i > at) s += ',';
-      append_u64(s, pairs[i].second);
-    }
-    s += "]}\n";
-  }
-  pairs.clear();
+  gp::records::write_correlated(s, kind, pairs, batch);
   return s;
 }
 

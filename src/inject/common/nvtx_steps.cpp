@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "inject_output.hpp"
+#include "record_lines.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
 
@@ -78,11 +79,7 @@ bool is_name(const nvtxEventAttributes_t* a) {
 std::string take_pending_line() {
   std::string line;
   if (g_pending.empty()) return line;
-  line = "{\"t\":\"nvtx\",\"r\":[";
-  for (std::size_t i = 0; i < g_pending.size(); ++i)
-    appendf(line, "%s[%llu,%llu]", i > 0 ? "," : "", static_cast<unsigned long long>(g_pending[i].first),
-            static_cast<unsigned long long>(g_pending[i].second));
-  line += "]}\n";
+  records::write(line, records::NvtxRangesLine{g_pending.data(), g_pending.size()});
   g_pending.clear();
   return line;
 }
@@ -162,9 +159,8 @@ void put(NvtxFunctionTable table, unsigned int size, unsigned int id, F f) {
 void init_step_ranges() {
   read_name();
   if (g_name.empty()) return;
-  std::string line = "{\"t\":\"step_range\",\"name\":";
-  append_json_string(line, g_name.c_str());
-  line += "}\n";
+  std::string line;
+  records::write(line, records::StepRangeLine{g_name});
   (void)write_lines(line, true);
   std::lock_guard<std::mutex> lock(g_mu);
   g_output_open = true;
@@ -178,8 +174,7 @@ std::string step_range_lines(bool may_wait) {
   if (may_wait) lock.lock();
   else if (!lock.try_lock()) return s;
   s = take_pending_line();
-  appendf(s, "{\"t\":\"nvtx_end\",\"inits\":%u,\"others\":%llu,\"open\":%lld}\n", g_inits.load(), g_others.load(),
-          std::max(0LL, g_open.load()));
+  records::write(s, records::NvtxEndLine{g_inits.load(), g_others.load(), std::max(0LL, g_open.load())});
   return s;
 }
 

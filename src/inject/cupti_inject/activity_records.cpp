@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "inject_state.hpp"
-#include "record_lines.hpp"
+#include "activity_lines.hpp"
 
 namespace gp::inject {
 
@@ -77,7 +77,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) append_activity(lines, record);
     std::size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
-      appendf(lines, "{\"t\":\"dropped\",\"n\":%zu}\n", dropped);
+      records::write(lines, records::DroppedLine{dropped});
     if (!write_lines(lines, true)) ++g_lost_buffers;
   }
   bool ours = false;

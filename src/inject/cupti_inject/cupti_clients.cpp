@@ -7,6 +7,7 @@
 #include <string>
 
 #include "inject_output.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
 
@@ -26,11 +27,8 @@ std::string refused_subscribers_line() {
   if (n <= 0) return {};
   const char* name = nullptr;
   if (cuptiGetResultString(static_cast<CUptiResult>(result), &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI error";
-  std::string line = "{\"t\":\"cupti_refused\",\"n\":" + std::to_string(n) + ",\"r\":";
-  append_json_string(line, name);
-  line += ",\"caller\":";
-  append_json_string(line, caller != nullptr ? caller : "");
-  line += "}\n";
+  std::string line;
+  records::write(line, records::CuptiRefusedLine{static_cast<std::size_t>(n), name, caller != nullptr ? caller : ""});
   return line;
 }
 

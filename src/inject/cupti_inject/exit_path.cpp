@@ -21,6 +21,7 @@
 #include "launch_watch.hpp"
 #include "ledger_samples.hpp"
 #include "nvtx_steps.hpp"
+#include "record_lines.hpp"
 #include "signal_end.hpp"
 
 namespace gp::inject {
@@ -46,9 +47,8 @@ const char* cupti_at_end_id(CuptiAtEnd c) {
 // A remark of graphprof's about this process: in the records (the report's "warnings") and on
 // stderr, marked as graphprof's.
 void warn(const std::string& what) {
-  std::string line = "{\"t\":\"warning\",\"what\":";
-  append_json_string(line, what.c_str());
-  line += "}\n";
+  std::string line;
+  records::write(line, records::MessageLine{false, what});
   write_lines(line, true, std::chrono::seconds(2));
   std::fprintf(stderr, "graphprof profile: process %d: %s\n", static_cast<int>(::getpid()), what.c_str());
 }
@@ -137,13 +137,22 @@ void write_end(const char* reason, CuptiAtEnd cupti, std::size_t dropped, double
   write_lines(gp::inject::clock_lines(exiting) + gp::inject::step_range_lines(exiting) + gp::inject::refused_subscribers_line(), true,
               std::chrono::seconds(2));
   if (exiting && cupti == CuptiAtEnd::kOurs) take_sample(Sample::kEnd, 0);
+  records::EndLine end;
+  end.reason = reason;
+  end.ts = realtime_ns();
+  end.dropped = dropped;
+  end.lost_buffers = g_lost_buffers.load();
+  end.cupti = cupti_at_end_id(cupti);
+  end.diagnosis = true;
+  end.exit_ms = exit_ms;
+  end.probe_enabled = g_probe_enabled;
+  end.callback_proven = g_callback_proven.load();
+  end.fired = g_probe_fired.load();
+  end.record_proven = g_record_proven.load();
+  end.record_seen = g_probe_record_seen.load();
+  end.foreign_buffer = foreign_buffer_seen();
   std::string line;
-  appendf(line,
-          "{\"t\":\"end\",\"reason\":\"%s\",\"ts\":%llu,\"dropped\":%zu,\"lost_buffers\":%llu,\"cupti\":\"%s\",\"exit_ms\":%.1f,"
-          "\"probe\":{\"enabled\":%d,\"callback_proven\":%d,\"fired\":%d,\"record_proven\":%d,\"record_seen\":%d,\"foreign_buffer\":%d}}\n",
-          reason, static_cast<unsigned long long>(realtime_ns()), dropped, g_lost_buffers.load(), cupti_at_end_id(cupti), exit_ms,
-          g_probe_enabled ? 1 : 0, g_callback_proven.load() ? 1 : 0, g_probe_fired.load() ? 1 : 0, g_record_proven.load() ? 1 : 0,
-          g_probe_record_seen.load() ? 1 : 0, foreign_buffer_seen() ? 1 : 0);
+  records::write(line, end);
   write_lines(line, true, std::chrono::seconds(2));
 }
 

@@ -55,6 +55,7 @@
 #include "nvtx_steps.hpp"
 #include "observe_choice.hpp"
 #include "process_identity.hpp"
+#include "record_lines.hpp"
 #include "recorded_apis.hpp"
 
 #define GP_EXPORT __attribute__((visibility("default")))
@@ -86,12 +87,7 @@ void dump_graph(CUgraph graph, std::uint32_t graph_id, std::uint32_t exec_id) {
     if (cuGraphDebugDotPrint(graph, a.c_str(), 0) == CUDA_SUCCESS) dot = a;
     if (cuGraphDebugDotPrint(graph, b.c_str(), kDotVerbose) == CUDA_SUCCESS) dotv = b;
   }
-  appendf(line, "{\"t\":\"exec\",\"exec\":%u,\"graph\":%u,\"nodes\":%zu,\"edges\":%zu,\"co\":%u,\"ts\":%llu,\"dot\":", exec_id,
-          graph_id, nodes, edges, t_correlation, static_cast<unsigned long long>(now_ns()));
-  append_json_string(line, dot.c_str());
-  line += ",\"dot_verbose\":";
-  append_json_string(line, dotv.c_str());
-  line += "}\n";
+  gp::records::write(line, gp::records::ExecLine{exec_id, graph_id, nodes, edges, t_correlation, now_ns(), dot, dotv});
   line += memory_nodes_line(graph, graph_id, exec_id);
   write_lines(line, true);
 }
@@ -147,11 +143,8 @@ void on_state_callback(CUpti_CallbackId cbid, const CUpti_StateData* sd) {
                      : cbid == CUPTI_CBID_STATE_WARNING   ? "warning"
                                                           : "notice";
   std::string line;
-  appendf(line, "{\"t\":\"cupti_notice\",\"kind\":\"%s\",\"r\":", kind);
-  append_json_string(line, cupti_error(sd->notification.result).c_str());
-  line += ",\"m\":";
-  append_json_string(line, sd->notification.message != nullptr ? sd->notification.message : "");
-  line += "}\n";
+  gp::records::write(line, gp::records::CuptiNoticeLine{kind, cupti_error(sd->notification.result),
+                                                        sd->notification.message != nullptr ? sd->notification.message : ""});
   write_lines(line, true);
 }
 
@@ -201,8 +194,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         cuptiGetGraphNodeId(gd->originalNode, &original) != CUPTI_SUCCESS)
       return;
     std::string line;
-    appendf(line, "{\"t\":\"nm\",\"x\":%llu,\"o\":%llu}\n", static_cast<unsigned long long>(clone),
-            static_cast<unsigned long long>(original));
+    gp::records::write(line, gp::records::NodeCloneLine{clone, original});
     write_lines(line, false);
     return;
   }
@@ -400,24 +392,22 @@ extern "C" GP_EXPORT int InitializeInjection(void) {
   // Interposed, the library makes no CUPTI call at all (not even for the version or the clock).
   uint32_t version = 0;
   if (!observe.interpose) (void)cuptiGetVersion(&version);
-  std::string line;
-  appendf(line, "{\"t\":\"process\",\"pid\":%d,\"ppid\":%d,\"ts\":%llu,\"cupti\":%u,\"level\":%d,\"sample\":\"%s\",\"observed\":\"%s\",\"cmdline\":",
-          static_cast<int>(::getpid()), static_cast<int>(::getppid()),
-          static_cast<unsigned long long>(observe.interpose ? realtime_ns() : now_ns()), version, g_level,
-          g_level >= 2 ? g_sample_rule.text().c_str() : "", observe.interpose ? "interpose" : "cupti");
-  append_json_string(line, process_command_line().c_str());
+  gp::records::ProcessLine process;
+  process.pid = static_cast<int>(::getpid());
+  process.ppid = static_cast<int>(::getppid());
+  process.ts = observe.interpose ? realtime_ns() : now_ns();
+  process.cupti = version;
+  process.level = g_level;
+  process.sample = g_level >= 2 ? g_sample_rule.text() : "";
+  process.observed = observe.interpose ? "interpose" : "cupti";
+  process.cmdline = process_command_line();
   if (observe.interpose) {
-    appendf(line, ",\"observed_at\":\"%s\"", observe.at.c_str());
-    if (!observe.why_at.empty()) {
-      line += ",\"observed_at_why\":";
-      append_json_string(line, observe.why_at.c_str());
-    }
+    process.observed_at = observe.at;
+    process.observed_at_why = observe.why_at;
   }
-  if (!observe.why_not.empty()) {
-    line += ",\"observe_note\":";
-    append_json_string(line, ("not interposed: " + observe.why_not).c_str());
-  }
-  line += "}\n";
+  if (!observe.why_not.empty()) process.observe_note = "not interposed: " + observe.why_not;
+  std::string line;
+  gp::records::write(line, process);
   write_lines(line, true);
   gp::inject::write_rank_line();
   gp::inject::init_step_ranges();

@@ -3,6 +3,8 @@
 
 #include <time.h>
 
+#include "record_lines.hpp"
+
 namespace gp::inject {
 
 int g_level = 2;
@@ -39,9 +41,8 @@ std::string cupti_error(CUptiResult r) {
 }
 
 void write_error(const std::string& what) {
-  std::string line = "{\"t\":\"error\",\"what\":";
-  append_json_string(line, what.c_str());
-  line += "}\n";
+  std::string line;
+  gp::records::write(line, gp::records::MessageLine{true, what});
   write_lines(line, true);
 }
 

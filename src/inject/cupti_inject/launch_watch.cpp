@@ -16,6 +16,7 @@
 #include "graphprof/core/node_sampling.hpp"
 #include "inject_output.hpp"
 #include "interpose_records.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
 
@@ -82,10 +83,8 @@ KernelActivitySwitch g_kernels;
 void write_switch_line(bool on, std::uint64_t took_ns) {
   std::uint64_t ts = 0;
   if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) ts = watch_now_ns();
-  char line[160];
-  std::snprintf(line, sizeof line, "{\"t\":\"ks\",\"on\":%d,\"ts\":%llu,\"took\":%llu,\"done\":%u,\"st\":%u}\n", on ? 1 : 0,
-                static_cast<unsigned long long>(ts), static_cast<unsigned long long>(took_ns), on ? 0u : g_kernels.done_before,
-                on ? 0u : g_kernels.done_stream);
+  std::string line;
+  records::write(line, records::KernelSwitchLine{on, ts, took_ns, on ? 0u : g_kernels.done_before, on ? 0u : g_kernels.done_stream});
   (void)write_lines(line, false);
 }
 
@@ -94,8 +93,8 @@ void write_switch_line(bool on, std::uint64_t took_ns) {
 void switch_call_failed(unsigned bit, const char* call, CUresult r) {
   if (g_kernels.failed & bit) return;
   g_kernels.failed |= bit;
-  char line[128];
-  std::snprintf(line, sizeof line, "{\"t\":\"ks_fail\",\"call\":\"%s\",\"r\":%d}\n", call, static_cast<int>(r));
+  std::string line;
+  records::write(line, records::SwitchFailLine{call, static_cast<int>(r)});
   (void)write_lines(line, false);
 }
 
@@ -416,14 +415,7 @@ std::string clock_lines(bool may_wait) {
   }
   if (g_rule.switches_kernels()) {  // kernels=P%: how the switch went (diagnosis)
     const KernelActivitySwitch& k = g_kernels;
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "{\"t\":\"ks_stats\",\"untraced\":%llu,\"drains\":%llu,\"queries\":%llu,\"not_ready\":%llu,\"offs\":%llu,"
-                  "\"on\":%d,\"pending\":%d}\n",
-                  static_cast<unsigned long long>(k.untraced), static_cast<unsigned long long>(k.drains),
-                  static_cast<unsigned long long>(k.queries), static_cast<unsigned long long>(k.not_ready),
-                  static_cast<unsigned long long>(k.offs), k.on ? 1 : 0, k.pending ? 1 : 0);
-    s += line;
+    records::write(s, records::SwitchStatsLine{k.untraced, k.drains, k.queries, k.not_ready, k.offs, k.on, k.pending});
   }
   return s;
 }

@@ -12,6 +12,7 @@
 
 #include "inject_output.hpp"
 #include "interpose_records.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
 
@@ -51,10 +52,11 @@ void take_sample(Sample at, std::uint32_t correlation) {
   size_t free_bytes = 0, total = 0;
   if (cuCtxGetDevice(&dev) != CUDA_SUCCESS || cuMemGetInfo(&free_bytes, &total) != CUDA_SUCCESS) return;
   std::string line;
-  appendf(line, "{\"t\":\"mem\",\"at\":\"%s\",\"co\":%u,\"ts\":%llu,\"free\":%zu,\"total\":%zu,\"gu\":%llu,\"guh\":%llu,\"gr\":%llu,\"grh\":%llu}\n",
-          sample_name(at), correlation, static_cast<unsigned long long>(realtime_ns()), free_bytes, total,
-          graph_mem(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), graph_mem(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH),
-          graph_mem(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), graph_mem(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH));
+  records::write(line, records::MemorySampleLine{sample_name(at), correlation, realtime_ns(), free_bytes, total,
+                                                 graph_mem(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT),
+                                                 graph_mem(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH),
+                                                 graph_mem(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT),
+                                                 graph_mem(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)});
   write_lines(line, false);
 }
 
@@ -88,8 +90,7 @@ std::string memory_nodes_line(void* graph, std::uint32_t graph_id, std::uint32_t
   }
   if (allocs == 0 && frees == 0) return {};
   std::string line;
-  appendf(line, "{\"t\":\"mem_nodes\",\"exec\":%u,\"graph\":%u,\"allocs\":%zu,\"bytes\":%llu,\"frees\":%zu}\n", exec_id, graph_id,
-          allocs, bytes, frees);
+  records::write(line, records::MemoryNodesLine{exec_id, graph_id, allocs, bytes, frees});
   return line;
 }
 
@@ -122,8 +123,7 @@ std::string process_start_line() {
   const long double age = since_boot_now - static_cast<long double>(start_ticks) / hz;
   const long double start = real.tv_sec + real.tv_nsec / 1e9L - age;
   std::string line;
-  appendf(line, "{\"t\":\"proc_start\",\"ts\":%llu,\"resolution_ns\":%lld}\n", static_cast<unsigned long long>(start * 1e9L),
-          static_cast<long long>(1000000000LL / hz));
+  records::write(line, records::ProcessStartLine{static_cast<unsigned long long>(start * 1e9L), static_cast<long long>(1000000000LL / hz)});
   return line;
 }
 

@@ -11,6 +11,7 @@
 
 #include "graphprof/core/rank_env.hpp"
 #include "inject_output.hpp"
+#include "record_lines.hpp"
 
 namespace gp::inject {
 
@@ -32,23 +33,12 @@ std::atomic<unsigned long long> g_devices_written{0};  // bit per ordinal below 
 }  // namespace
 
 void write_rank_line() {
-  std::string from, line = "{\"t\":\"rank\",\"host\":";
-  const std::string host = host_name(from);
-  append_json_string(line, host.c_str());
-  line += ",\"host_from\":";
-  append_json_string(line, from.c_str());
-  line += ",\"env\":{";
-  bool first = true;
-  for (const char* name : kRankEnvNames) {
-    const char* value = std::getenv(name);
-    if (value == nullptr) continue;
-    if (!first) line += ',';
-    first = false;
-    append_json_string(line, name);
-    line += ':';
-    append_json_string(line, value);
-  }
-  line += "}}\n";
+  records::RankLine rank;
+  rank.host = host_name(rank.host_from);
+  for (const char* name : kRankEnvNames)
+    if (const char* value = std::getenv(name)) rank.env.emplace_back(name, value);
+  std::string line;
+  records::write(line, rank);
   write_lines(line, true);
 }
 
@@ -69,11 +59,7 @@ void write_device_line(std::uint32_t ordinal) {
     }
   }
   std::string line;
-  appendf(line, "{\"t\":\"device\",\"ord\":%u,\"pci\":", ordinal);
-  append_json_string(line, pci.c_str());
-  line += ",\"uuid\":";
-  append_json_string(line, uuid.c_str());
-  line += "}\n";
+  records::write(line, records::DeviceLine{ordinal, pci, uuid});
   write_lines(line, true);
 }
 

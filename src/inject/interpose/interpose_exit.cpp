@@ -31,10 +31,12 @@ std::atomic<bool> g_dying{false};
 bool g_backtrace = false;  // GRAPHPROF_DEV_FATAL_BACKTRACE=1 (a developer switch): the native stack to stderr
 
 void end_line(const char* reason) {
-  std::string line = "{\"t\":\"end\",\"reason\":";
-  gp::inject::append_json_string(line, reason);
-  gp::inject::appendf(line, ",\"ts\":%llu,\"dropped\":0,\"lost_buffers\":0,\"cupti\":\"unused\"}\n",
-                      static_cast<unsigned long long>(now_ns()));
+  gp::records::EndLine end;
+  end.reason = reason;
+  end.ts = now_ns();
+  end.cupti = "unused";
+  std::string line;
+  gp::records::write(line, end);
   write_flushed(line);
 }
 

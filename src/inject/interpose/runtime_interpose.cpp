@@ -359,9 +359,7 @@ void pauser_main() {
     g_paused = paused;
     switch_mark(f, paused);
     std::string line;
-    gp::inject::appendf(line, "{\"t\":\"pw\",\"rec\":%d,\"from\":%llu,\"to\":%llu,\"n\":%llu,\"span\":%llu}\n", paused ? 1 : 0,
-                        static_cast<unsigned long long>(from), static_cast<unsigned long long>(to),
-                        static_cast<unsigned long long>(n - launches), static_cast<unsigned long long>(at > last ? at - last : 0));
+    gp::records::write(line, gp::records::PauseWindowLine{paused, from, to, n - launches, at > last ? at - last : 0});
     write_now(line, false);
     from = to;
     launches = n;
@@ -438,12 +436,7 @@ void instantiated(Handle exec, Handle graph, std::uint32_t co) {
     g_book.instantiated(exec, exec_id);
   }
   if (g_hooks.memory_nodes != nullptr) g_hooks.memory_nodes(graph, graph_id, exec_id);
-  gp::inject::appendf(lines, "{\"t\":\"exec\",\"exec\":%u,\"graph\":%u,\"nodes\":%zu,\"edges\":%zu,\"co\":%u,\"ts\":%llu,\"dot\":",
-                      exec_id, graph_id, nodes, edges, co, static_cast<unsigned long long>(now_ns()));
-  gp::inject::append_json_string(lines, dot.c_str());
-  lines += ",\"dot_verbose\":";
-  gp::inject::append_json_string(lines, dotv.c_str());
-  lines += "}\n";
+  gp::records::write(lines, gp::records::ExecLine{exec_id, graph_id, nodes, edges, co, now_ns(), dot, dotv});
   write_now(lines, true);
 }
 
@@ -572,15 +565,12 @@ void gp::interposer::end_recording(bool may_wait) {
       if (own.owns_lock()) lines += own_lines(g_own_calls);
     }
     // How many calls the timed ones (the ic lines) were drawn from (interpose_api.cpp, OwnTime).
-    gp::inject::appendf(lines, "{\"t\":\"ip_cost\",\"calls\":%u,\"every\":%u}\n", g_correlation.load(), kOwnEvery);
+    gp::records::write(lines, gp::records::InterposeCostLine{g_correlation.load(), kOwnEvery});
     if (const std::uint64_t unseen = g_book.unseen_launches(); unseen > 0) {
-      lines += "{\"t\":\"warning\",\"what\":";
-      gp::inject::append_json_string(
-          lines, (std::to_string(unseen) + (unseen == 1 ? " graph launch ran an exec" : " graph launches ran execs") +
-                  " whose instantiation interposition did not see (made through a call it does not define): counted as "
-                  "graph launches, in no graph row")
-                     .c_str());
-      lines += "}\n";
+      gp::records::write(lines, gp::records::MessageLine{
+                                    false, std::to_string(unseen) + (unseen == 1 ? " graph launch ran an exec" : " graph launches ran execs") +
+                                               " whose instantiation interposition did not see (made through a call it does not "
+                                               "define): counted as graph launches, in no graph row"});
     }
   }
   write_now(lines, true);
