@@ -407,6 +407,19 @@ inline void write(std::string& s, const MemoryOpLine& m) {
           static_cast<unsigned long long>(m.pool_address));
 }
 
+template <typename J>
+void read(const J& j, MemoryOpLine& m, std::uint64_t begin_ns) {
+  m.op = field<int>(j, "op");
+  m.memory_kind = field<int>(j, "mk");
+  m.pool_type = field<int>(j, "pt");
+  m.bytes = field<std::uint64_t>(j, "b");
+  m.address = field<std::uint64_t>(j, "a");
+  m.ts = timestamp(j, "ts", begin_ns, true);
+  m.pool_address = field<std::uint64_t>(j, "pa");
+  m.correlation = field<std::uint32_t>(j, "co");
+  m.is_async = field<std::uint32_t>(j, "async") != 0;
+}
+
 }  // namespace gp::records
 
 #include "record_graph_lines.hpp"
