@@ -1,6 +1,6 @@
 // The injection library's output: the process's line file ($GRAPHPROF_PROFILE_DIR/proc-<pid>.jsonl)
-// and the small text helpers every part of the library writes its lines with. The line format is
-// documented at the top of src/profile/profile_records.cpp. Nothing here throws or prints to stdout.
+// and the small text helpers every part of the library writes its lines with. The lines themselves
+// are the codec's (src/records/record_lines.hpp). Nothing here throws or prints to stdout.
 #pragma once
 #include <sys/types.h>
 

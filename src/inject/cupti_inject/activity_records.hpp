@@ -1,4 +1,4 @@
-// CUPTI's activity records turned into record lines (record_lines.hpp, reading them through
+// CUPTI's activity records turned into record lines (activity_lines.hpp, reading them through
 // src/trace/cupti_activity.hpp), and the activity buffers handed to and taken back from CUPTI.
 #pragma once
 #include <cupti.h>
