@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What recording costs a program, within one process (the developer switch GRAPHPROF_DEV_PAUSE of
-the interposer, src/inject/runtime_interpose.cpp): the program logs its own chunks of steps
+the interposer, src/inject/interpose/runtime_interpose.cpp): the program logs its own chunks of steps
 (`START_NS END_NS STEPS` per line, CLOCK_MONOTONIC: tests/apps/python/serving_loop.py --chunk-log),
 the interposer the times it paused and resumed recording (`NS recording|paused`). Each chunk that
 lies wholly inside one window counts for that window, whose figure is the median time per step of

@@ -322,7 +322,7 @@ std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, const
                                                       "GRAPHPROF_PROFILE_OBSERVE", "GRAPHPROF_PAUSE_WINDOWS",
                                                       "GRAPHPROF_DEV_PAUSE", "GRAPHPROF_DEV_PAUSE_LOG"});
   env.push_back("CUDA_INJECTION64_PATH=" + fs::absolute(lib).string());
-  // --step-range: the library is NVTX's injection too (src/inject/nvtx_steps.hpp), the same file
+  // --step-range: the library is NVTX's injection too (src/inject/common/nvtx_steps.hpp), the same file
   // as CUDA's, so both load one copy. Also in --overhead's plain runs (level clock): their window
   // is the ranges' too.
   if (o.step_range_given) {
@@ -346,8 +346,8 @@ std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, const
                                                                : sites));
   env.push_back("GRAPHPROF_PROFILE_SITE_SAMPLE=" + o.site_sample);
   // The watch library sees the application's own cuptiSubscribe calls that CUPTI refuses
-  // (src/inject/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
-  // Where the process is interposed the interposer follows it (src/inject/runtime_interpose.cpp):
+  // (src/inject/cupti_watch/cupti_watch.cpp); it goes first in LD_PRELOAD, before the application's own.
+  // Where the process is interposed the interposer follows it (src/inject/interpose/runtime_interpose.cpp):
   // the injection library uses it instead of CUPTI where the process calls the shared runtime.
   const fs::path watch = lib.parent_path() / "libgraphprof_cupti_watch.so";
   std::vector<fs::path> preloads;

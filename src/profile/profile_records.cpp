@@ -1,8 +1,9 @@
-// Reading the line files of the injection library. One JSON object per line; "t" names the kind:
-//   process  {pid, ppid, ts, cupti, level, sample, observed, observe_note, cmdline}  first line of every
-//            file; sample: the node sampling rule at level 2 ("all" or "W,K,M",
+// Reading the line files of the injection library. One JSON object per line; "t" names the kind
+// (the codec that writes and reads them: src/records/record_lines.hpp):
+//   process  {v, pid, ppid, ts, cupti, level, sample, observed, observe_note, cmdline}  first line of every
+//            file; v: the format's version (records::kFormatVersion; a file without it is version 1); sample: the node sampling rule at level 2 ("all" or "W,K,M",
 //            include/graphprof/core/node_sampling.hpp); observed: "cupti" or "interpose" (the interposer
-//            wrote the API lines, no CUPTI: src/inject/runtime_interpose.cpp; older records lack it);
+//            wrote the API lines, no CUPTI: src/inject/interpose/runtime_interpose.cpp; older records lack it);
 //            observe_note: why interposition was asked for and not used
 //   error    {what}                                      profiling could not start
 //   k        kernel  {n, s, e, d, c, st, co, g, gn, gr, bl, sh, rg}
@@ -23,7 +24,7 @@
 //            (0: none; older records lack it) (every level, and GRAPHPROF_PROFILE_LEVEL=clock:
 //            --overhead's plain runs)
 //   ks       {on, ts, took, done, st}                    CONCURRENT_KERNEL switched on (1) or off (0) at ts
-//            (node sampling with kernels=P%, src/inject/launch_watch.hpp); took: the switching call's ns;
+//            (node sampling with kernels=P%, src/inject/cupti_inject/launch_watch.hpp); took: the switching call's ns;
 //            off: every call on stream st with a correlation id below done had finished
 //   ks_fail  {call, r}                                   a driver or CUPTI call of that switch failed (the kind stayed
 //                                                        on; a warning of the process)
@@ -46,13 +47,13 @@
 //   sc       {s, co: [...]}                              correlation ids of calls made from site s
 //   ap       {s, k, co: [...]}                           allocations (correlation ids) whose site has no Python
 //            frames, made inside the same call from Python as a later call of site s (k native frames in
-//            common there): site s's Python stack is theirs (src/inject/alloc_python.hpp; older records lack it)
+//            common there): site s's Python stack is theirs (src/inject/common/alloc_python.hpp; older records lack it)
 //   site_cost {calls, ns, new, new_ns, full_unwinds, skipped, first, every, every_max, named, named_ns}
 //            what taking the call sites cost the calling threads (calls from known sites; calls that met
 //            a new site, handed to the namer), the sample's rule, and the sites the injection's own
 //            thread named off the application's threads and the time it took (older records: named then)
 //   py       {mode, held, taken, wait_ns, slow, stopped, can_take}   how the Python stacks were read
-//            (src/inject/python_frames.hpp), before the end line of a process that ran CPython
+//            (src/inject/common/python_frames.hpp), before the end line of a process that ran CPython
 //   mem      {at, co, ts, free, total, gu, guh, gr, grh}  free device memory and graph-memory pool
 //            (used/reserved, current/high) at capture_begin, capture_end, instantiate_begin/_end,
 //            upload_begin/_end (co: that call) and end
@@ -60,16 +61,16 @@
 //   mem_op   {op (1 alloc, 2 free), mk, b, a, ts, co, st, async, pt, pa}   CUPTI MEMORY2 record
 //   vmm      {co, ts, b}                                 cuMemCreate of b bytes
 //   ip_cost  {calls, every}                              interposed, at the end: calls made through the interposer,
-//            of which 1 in `every` was timed at random (src/inject/interpose_core.hpp)
+//            of which 1 in `every` was timed at random (src/inject/interpose/interpose_core.hpp)
 //   ic       {co: [...], ns: [...]}                      interposed: each timed call's correlation id and its time in the
 //            interposer less the real call's
 //   gl       {co: [...], ns: [...]}                      interposed: a sample of the graph launches timed on the GPU by a
-//            pair of CUDA events around each (src/inject/launch_timing.cpp): launch correlation id, GPU ns
+//            pair of CUDA events around each (src/inject/interpose/launch_timing.cpp): launch correlation id, GPU ns
 //   pw       {rec, from, to, n, span}                    --overhead-windows (or the developer switch GRAPHPROF_DEV_PAUSE):
 //            a whole window of recording (rec 1) or pause (rec 0), its bounds, the graph launch calls in it
 //            and the time from the last launch before it to its last one (graphprof/profile/overhead_windows.hpp)
 //   proc_start {ts, resolution_ns}                       when the process started (one clock tick)
-//   step_range {name}                                    --step-range NAME was given (src/inject/nvtx_steps.hpp)
+//   step_range {name}                                    --step-range NAME was given (src/inject/common/nvtx_steps.hpp)
 //   nvtx     {r: [[start, end], ...]}                    NVTX ranges named NAME, in batches
 //   nvtx_end {inits, others, open}                       at exit: NVTX initialisations of the library, ranges of
 //                                                        other names, NAME ranges never ended
@@ -101,154 +102,167 @@ using nlohmann::json;
 namespace {
 
 using records::field;
+using records::EndsBeforeStart;
 
-// A record that ends before it starts has no duration to give: an unreadable line (counted, and
-// said once as a warning), not a 0 that would turn coverage and times into 0 %.
-struct EndsBeforeStart : std::out_of_range {
-  EndsBeforeStart() : std::out_of_range("e: before s") {}
-};
-
-// The `co` and `ns` lists of an ic or gl line as (correlation id, value) pairs, all read before any
-// is kept: a value above `max` or a list that is not counts makes the line unreadable.
-std::vector<std::pair<std::uint32_t, std::uint64_t>> correlated_values(const json& j, const char* kind, std::uint64_t max) {
-  const auto& co = j.at("co").get_ref<const json::array_t&>();
-  const auto& ns = j.at("ns").get_ref<const json::array_t&>();
-  if (co.size() != ns.size()) throw std::out_of_range(std::string(kind) + ": co and ns differ in length");
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
-  for (std::size_t i = 0; i < co.size(); ++i) {
-    if (!co[i].is_number_unsigned() || !ns[i].is_number_unsigned()) throw std::out_of_range(std::string(kind) + ": not a count");
-    const std::uint64_t c = co[i].get<std::uint64_t>(), n = ns[i].get<std::uint64_t>();
-    if (c > UINT32_MAX || n > max) throw std::out_of_range(std::string(kind) + ": value out of range");
-    out.emplace_back(static_cast<std::uint32_t>(c), n);
-  }
-  return out;
+// The GPU fields of a codec line into a trace record.
+void copy_span(const records::GpuSpan& s, GpuSpan& r) {
+  r.start_ns = s.start;
+  r.end_ns = s.end;
+  r.device_id = s.device;
+  r.context_id = s.context;
+  r.stream_id = s.stream;
+  r.correlation_id = s.correlation;
+  r.graph_id = s.graph;
 }
 
-void check_order(std::uint64_t start, std::uint64_t end) {
-  if (end < start) throw EndsBeforeStart();
+void copy_activity(const records::GpuSpan& s, GpuActivity& r) {
+  copy_span(s, r);
+  r.graph_node_id = s.graph_node;
 }
 
-using records::timestamp;
-
-void read_span(const json& j, GpuSpan& r, std::uint64_t begin_ns) {
-  r.start_ns = timestamp(j, "s", begin_ns);
-  r.end_ns = timestamp(j, "e", begin_ns);
-  check_order(r.start_ns, r.end_ns);
-  r.device_id = field<std::uint32_t>(j, "d");
-  r.context_id = field<std::uint32_t>(j, "c");
-  r.stream_id = field<std::uint32_t>(j, "st");
-  r.correlation_id = field<std::uint32_t>(j, "co");
-  r.graph_id = field<std::uint32_t>(j, "g");
-}
-
-void read_activity(const json& j, GpuActivity& r, std::uint64_t begin_ns) {
-  read_span(j, r, begin_ns);
-  r.graph_node_id = field<std::uint64_t>(j, "gn");
-}
-
-void read_line(const json& j, ProcessRecords& p) {
-  const std::string t = field<std::string>(j, "t");
+// The GPU work and API lines (records/record_lines.hpp); false for another kind.
+bool read_trace_line(const std::string& t, const json& j, ProcessRecords& p) {
   TraceData& d = p.trace;
   if (t == "k") {
+    records::KernelLine line;
+    records::read(j, line, p.begin_ns);
     KernelRecord k;
-    k.name = field<std::string>(j, "n");
-    read_activity(j, k, p.begin_ns);
-    k.grid = records::int_triple(j, "gr", k.grid);
-    k.block = records::int_triple(j, "bl", k.block);
-    k.shared_bytes = field<int>(j, "sh");
-    k.registers_per_thread = field<int>(j, "rg");
+    k.name = std::move(line.name);
+    copy_activity(line.span, k);
+    k.grid = line.grid;
+    k.block = line.block;
+    k.shared_bytes = line.shared_bytes;
+    k.registers_per_thread = line.registers;
     d.kernels.push_back(std::move(k));
   } else if (t == "a") {
+    records::ApiRead line;
+    records::read(j, line, p.begin_ns);
     ApiRecord a;
-    a.name = field<std::string>(j, "n");
-    a.cbid = field<std::uint32_t>(j, "cb");
-    a.start_ns = timestamp(j, "s", p.begin_ns);
-    a.end_ns = timestamp(j, "e", p.begin_ns);
-    check_order(a.start_ns, a.end_ns);
-    a.process_id = field<std::uint32_t>(j, "p");
-    a.thread_id = field<std::uint32_t>(j, "th");
-    a.correlation_id = field<std::uint32_t>(j, "co");
-    a.return_value = field<std::uint32_t>(j, "r");
+    a.name = std::move(line.name);
+    a.cbid = line.line.cbid;
+    a.start_ns = line.line.start;
+    a.end_ns = line.line.end;
+    a.process_id = line.line.process;
+    a.thread_id = line.line.thread;
+    a.correlation_id = line.line.correlation;
+    a.return_value = line.line.result;
     d.api.push_back(std::move(a));
   } else if (t == "mc") {
+    records::MemcpyLine line;
+    records::read(j, line, p.begin_ns);
     MemcpyRecord m;
-    m.copy_kind = field<std::string>(j, "k", "unknown");
-    m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m, p.begin_ns);
+    m.copy_kind = std::move(line.copy_kind);
+    m.bytes = line.bytes;
+    copy_activity(line.span, m);
     d.memcpys.push_back(std::move(m));
   } else if (t == "ms") {
+    records::MemsetLine line;
+    records::read(j, line, p.begin_ns);
     MemsetRecord m;
-    m.value = field<std::uint32_t>(j, "v");
-    m.bytes = field<std::uint64_t>(j, "b");
-    read_activity(j, m, p.begin_ns);
+    m.value = line.value;
+    m.bytes = line.bytes;
+    copy_activity(line.span, m);
     d.memsets.push_back(m);
   } else if (t == "gt") {
+    records::GraphTraceLine line;
+    records::read(j, line, p.begin_ns);
     GraphTraceRecord g;
-    read_span(j, g, p.begin_ns);
+    copy_span(line.span, g);
     d.graph_traces.push_back(g);
   } else if (t == "nm") {
-    d.node_mappings.push_back(NodeMapping{field<std::uint64_t>(j, "x"), field<std::uint64_t>(j, "o")});
-  } else if (t == "exec") {
+    records::NodeCloneLine line;
+    records::read(j, line);
+    d.node_mappings.push_back(NodeMapping{line.exec_node, line.original_node});
+  } else if (t == "dropped") {
+    records::DroppedLine line;
+    records::read(j, line);
+    d.dropped_records += line.n;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The lines of graphs, captures and launches; false for another kind.
+bool read_graph_line(const std::string& t, const json& j, ProcessRecords& p) {
+  if (t == "exec") {
+    records::ExecLine line;
+    records::read(j, line, p.begin_ns);
     ProfiledExec e;
-    e.exec_id = field<std::uint32_t>(j, "exec");
-    e.graph_id = field<std::uint32_t>(j, "graph");
-    e.nodes = records::count_field(j, "nodes");
-    e.edges = records::count_field(j, "edges");
-    e.correlation_id = field<std::uint32_t>(j, "co");
-    e.created_ns = timestamp(j, "ts", p.begin_ns, true);
-    e.dot = field<std::string>(j, "dot");
-    e.dot_verbose = field<std::string>(j, "dot_verbose");
-    d.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
+    e.exec_id = line.exec;
+    e.graph_id = line.graph;
+    e.nodes = line.nodes;
+    e.edges = line.edges;
+    e.correlation_id = line.correlation;
+    e.created_ns = line.ts;
+    e.dot = std::move(line.dot);
+    e.dot_verbose = std::move(line.dot_verbose);
+    p.trace.exec_mappings.push_back(ExecMapping{e.exec_id, e.graph_id});
     p.execs.push_back(std::move(e));
   } else if (t == "capture_begin" || t == "capture_end") {
+    records::CaptureLine line;
+    records::read(j, line);
     CaptureCall c;
     c.begin = t == "capture_begin";
-    c.stream_id = field<std::uint32_t>(j, "stream");
-    c.graph_id = field<std::uint32_t>(j, "graph");
-    c.correlation_id = field<std::uint32_t>(j, "co");
-    c.return_value = field<int>(j, "r");
-    c.mode = field<int>(j, "mode", -1);
+    c.stream_id = line.stream;
+    c.graph_id = line.graph;
+    c.correlation_id = line.correlation;
+    c.return_value = line.result;
+    c.mode = line.mode;
     p.captures.push_back(c);
   } else if (t == "upload" || t == "launch") {
-    (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "co")});
+    records::ExecCallLine line;
+    records::read(j, line);
+    (t == "upload" ? p.uploads : p.launches).push_back(ExecCall{line.exec, line.correlation});
   } else if (t == "ks") {
-    p.kernel_switches.push_back(KernelSwitch{timestamp(j, "ts", p.begin_ns), field<int>(j, "on") != 0,
-                                             field<std::uint32_t>(j, "done", 0u), field<std::uint32_t>(j, "st", 0u)});
+    records::KernelSwitchLine line;
+    records::read(j, line, p.begin_ns);
+    p.kernel_switches.push_back(KernelSwitch{line.ts, line.on, line.done_before, line.done_stream});
   } else if (t == "ks_fail") {  // the kind stayed on from there: said, as a warning of the process
-    const std::string call = field<std::string>(j, "call");
-    if (call.empty()) throw std::out_of_range("call: missing");
-    p.warnings.push_back("kernels=P%: " + call + " failed (result " + std::to_string(field<int>(j, "r")) +
+    records::SwitchFailLine line;
+    records::read(j, line);
+    p.warnings.push_back("kernels=P%: " + line.call + " failed (result " + std::to_string(line.result) +
                          "): CONCURRENT_KERNEL stayed on from there, so untraced launches kept its cost");
   } else if (t == "ux") {  // cumulative counts: the largest is the last
-    auto& c = p.exec_changes[field<std::uint32_t>(j, "exec")];
-    c.first = std::max(c.first, field<std::uint64_t>(j, "sp"));
-    c.second = std::max(c.second, field<std::uint64_t>(j, "up"));
+    records::ExecChangesLine line;
+    records::read(j, line);
+    auto& c = p.exec_changes[line.exec];
+    c.first = std::max(c.first, line.set_params);
+    c.second = std::max(c.second, line.updates);
   } else if (t == "lx") {
-    const auto exec = field<std::uint32_t>(j, "exec");
-    const json& co = j.at("co");
-    if (!co.is_array()) throw std::out_of_range("co: not a list");
-    for (const json& c : co) p.launches.push_back(ExecCall{exec, c.get<std::uint32_t>()});
-  } else if (t == "process") {
-    const std::uint64_t begin_ns = timestamp(j, "ts", 0, true);  // read first: an unreadable line changes nothing
-    p.pid = field<int>(j, "pid");
-    p.ppid = field<int>(j, "ppid");
-    p.begin_ns = begin_ns;
-    p.trace_level = field<int>(j, "level", 2);
-    p.node_sampling = field<std::string>(j, "sample");
-    p.command_line = field<std::string>(j, "cmdline");
-    p.observed_by = field<std::string>(j, "observed", "cupti");
-    p.observe_note = field<std::string>(j, "observe_note");
-    p.observed_at = field<std::string>(j, "observed_at");
-    p.observed_at_why = field<std::string>(j, "observed_at_why");
-    d.begin_ns = p.begin_ns;
+    records::ExecLaunchesRead line;
+    records::read(j, line);
+    for (std::uint32_t c : line.correlations) p.launches.push_back(ExecCall{line.exec, c});
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The lines about the process itself; false for another kind.
+bool read_process_line(const std::string& t, const json& j, ProcessRecords& p) {
+  if (t == "process") {
+    records::ProcessLine line;
+    records::read(j, line);
+    p.pid = line.pid;
+    p.ppid = line.ppid;
+    p.begin_ns = line.ts;
+    p.trace_level = line.level;
+    p.node_sampling = std::move(line.sample);
+    p.command_line = std::move(line.cmdline);
+    p.observed_by = std::move(line.observed);
+    p.observe_note = std::move(line.observe_note);
+    p.observed_at = std::move(line.observed_at);
+    p.observed_at_why = std::move(line.observed_at_why);
+    p.trace.begin_ns = p.begin_ns;
   } else if (t == "error" || t == "warning") {
-    std::string what = field<std::string>(j, "what");
-    if (what.empty()) throw std::out_of_range("what: missing");  // nothing to say: an unreadable line
-    (t == "error" ? p.errors : p.warnings).push_back(std::move(what));
+    records::MessageLine line;
+    records::read(j, line);
+    (t == "error" ? p.errors : p.warnings).push_back(std::move(line.what));
   } else if (t == "cupti_notice") {
-    const std::string message = field<std::string>(j, "m");
-    p.cupti_notices.push_back(field<std::string>(j, "kind", "notice") + " " + field<std::string>(j, "r") +
-                              (message.empty() ? "" : ": " + message));
+    records::CuptiNoticeLine line;
+    records::read(j, line);
+    p.cupti_notices.push_back(line.kind + " " + line.result + (line.message.empty() ? "" : ": " + line.message));
   } else if (t == "rank") {
     // All fields read before any is kept: an unreadable line changes nothing.
     auto env = field<std::map<std::string, std::string>>(j, "env");
@@ -257,36 +271,57 @@ void read_line(const json& j, ProcessRecords& p) {
     p.host = std::move(host);
     p.rank_env = std::move(env);
   } else if (t == "device") {
-    p.gpus.push_back(GpuIdentity{field<std::uint32_t>(j, "ord"), field<std::string>(j, "pci"), field<std::string>(j, "uuid")});
+    records::DeviceLine line;
+    records::read(j, line);
+    p.gpus.push_back(GpuIdentity{line.ordinal, std::move(line.pci), std::move(line.uuid)});
   } else if (t == "cupti_refused") {
-    p.refused_subscribes += field<std::size_t>(j, "n");
-    p.refused_result = field<std::string>(j, "r");
-    p.refused_caller = field<std::string>(j, "caller");
-  } else if (t == "ip_cost") {
+    records::CuptiRefusedLine line;
+    records::read(j, line);
+    p.refused_subscribes += line.n;
+    p.refused_result = std::move(line.result);
+    p.refused_caller = std::move(line.caller);
+  } else if (t == "end") {
+    records::EndLine line;
+    records::read(j, line, p.begin_ns);
+    p.end_reason = std::move(line.reason);
+    p.end_ns = line.ts;
+    p.trace.end_ns = p.end_ns;
+    p.trace.dropped_records += line.dropped;
+    p.lost_buffers = line.lost_buffers;
+    p.cupti_at_end = std::move(line.cupti);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The interposer's own figures; false for another kind.
+bool read_interposer_line(const std::string& t, const json& j, ProcessRecords& p) {
+  if (t == "ip_cost") {
+    records::InterposeCostLine line;
+    records::read(j, line);
     if (!p.interpose_cost) p.interpose_cost.emplace();
-    p.interpose_cost->calls = field<std::uint64_t>(j, "calls");
-  } else if (t == "ic") {
-    const auto timed = correlated_values(j, "ic", UINT32_MAX);
+    p.interpose_cost->calls = line.calls;
+  } else if (t == records::kInterposeCostKind) {
+    const auto timed = records::read_correlated(j, "ic", UINT32_MAX);
     if (!p.interpose_cost) p.interpose_cost.emplace();
     for (const auto& [c, n] : timed) p.interpose_cost->timed.emplace_back(c, static_cast<std::uint32_t>(n));
-  } else if (t == "gl") {
+  } else if (t == records::kLaunchGpuKind) {
     // A graph launch longer than an hour on the GPU is no reading.
-    const auto timed = correlated_values(j, "gl", 3600ull * 1000000000ull);
+    const auto timed = records::read_correlated(j, "gl", 3600ull * 1000000000ull);
     p.launch_gpu_ns.insert(p.launch_gpu_ns.end(), timed.begin(), timed.end());
-  } else if (t == "dropped") {
-    d.dropped_records += field<std::size_t>(j, "n");
-  } else if (t == "end") {
-    p.end_reason = field<std::string>(j, "reason");
-    p.end_ns = timestamp(j, "ts", p.begin_ns, true);
-    d.end_ns = p.end_ns;
-    d.dropped_records += field<std::size_t>(j, "dropped");
-    p.lost_buffers = field<std::size_t>(j, "lost_buffers");
-    p.cupti_at_end = field<std::string>(j, "cupti");
   } else if (t == "pw") {
     // A window of --overhead-windows (read by read_pause_windows): nothing for the profile.
-  } else if (!read_site_line(t, j, p.sites, p.begin_ns)) {
-    ++d.other_records;
+  } else {
+    return false;
   }
+  return true;
+}
+
+void read_line(const json& j, ProcessRecords& p) {
+  const std::string t = field<std::string>(j, "t");
+  if (read_trace_line(t, j, p) || read_graph_line(t, j, p) || read_process_line(t, j, p) || read_interposer_line(t, j, p)) return;
+  if (!read_site_line(t, j, p.sites, p.begin_ns)) ++p.trace.other_records;
 }
 
 }  // namespace
@@ -417,8 +452,9 @@ RunWindows read_run_windows(const std::string& dir, bool ranges) {
       {"{\"t\":\"process\"", [&](const json& j) { observed = j.value("observed", std::string("cupti")); }},
       {"\"t\":\"clock\"",
        [&](const json& j) {
-         SteadyWindow s{field<std::uint32_t>(j, "exec"), field<std::uint64_t>(j, "n"), field<std::uint64_t>(j, "first"),
-                        field<std::uint64_t>(j, "last"), j.value("settled", std::uint64_t{0}), observed};
+         records::ClockLine line;
+         records::read(j, line);
+         SteadyWindow s{line.exec, line.launches, line.first, line.last, line.settled, observed};
          if (s.last_ns < s.first_ns) return;
          if (s.settled_ns < s.last_ns) s.settled_ns = 0;  // not after the last launch: no end
          if (!out.steady || s.launches > out.steady->launches) out.steady = s;
@@ -447,12 +483,14 @@ std::vector<std::vector<PauseWindow>> read_pause_windows(const std::string& dir)
   scan_record_lines(dir,
                     {{"\"t\":\"pw\"",
                       [&](const json& j) {
+                        records::PauseWindowLine line;
+                        records::read(j, line);
                         PauseWindow w;
-                        w.recording = field<int>(j, "rec") != 0;
-                        w.from_ns = field<std::uint64_t>(j, "from");
-                        w.to_ns = field<std::uint64_t>(j, "to");
-                        w.launches = field<std::uint64_t>(j, "n");
-                        w.span_ns = field<std::uint64_t>(j, "span");
+                        w.recording = line.recording;
+                        w.from_ns = line.from;
+                        w.to_ns = line.to;
+                        w.launches = line.launches;
+                        w.span_ns = line.span;
                         if (w.to_ns <= w.from_ns) return;  // not a window: unreadable
                         file.push_back(w);
                       }}},

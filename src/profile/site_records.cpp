@@ -67,17 +67,6 @@ CallSiteRecord read_site(const json& j) {
   return s;
 }
 
-// A line's `co` list of correlation ids, all read before any is kept: a bad line adds nothing.
-std::vector<std::uint32_t> correlation_ids(const json& j) {
-  std::vector<std::uint32_t> calls;
-  for (const json& co : j.at("co").get_ref<const json::array_t&>()) {
-    const std::uint64_t c = non_negative(co);
-    if (c > UINT32_MAX) throw std::out_of_range("co: not a correlation id");
-    calls.push_back(static_cast<std::uint32_t>(c));
-  }
-  return calls;
-}
-
 }  // namespace
 
 bool read_site_line(const std::string& t, const json& j, SiteRecords& out, std::uint64_t begin_ns) {
@@ -86,84 +75,80 @@ bool read_site_line(const std::string& t, const json& j, SiteRecords& out, std::
     read_module_identities(j, out.modules);
     out.sites.push_back(std::move(site));
   } else if (t == "sc") {
-    const std::uint32_t site = field<std::uint32_t>(j, "s");
-    const std::vector<std::uint32_t> calls = correlation_ids(j);
-    const std::uint32_t weight = field<std::uint32_t>(j, "w", 1u);
-    if (weight == 0) throw std::out_of_range("w: a sampled call stands for at least itself");
-    for (std::uint32_t c : calls) {
-      out.site_of_call[c] = site;
-      if (weight != 1) out.weight_of_call[c] = weight;
+    records::SiteCallsRead line;
+    records::read_site_calls(j, line);
+    for (std::uint32_t co : line.correlations) {
+      out.site_of_call[co] = line.site;
+      if (line.weight != 1) out.weight_of_call[co] = line.weight;
     }
   } else if (t == "ap") {
-    const std::uint32_t site = field<std::uint32_t>(j, "s");
-    const std::size_t shared = field<std::size_t>(j, "k");
-    for (std::uint32_t c : correlation_ids(j)) out.python_of_allocation[c] = AllocationPythonRecord{site, shared};
+    records::SiteCallsRead line;
+    records::read_allocation_python(j, line);
+    for (std::uint32_t co : line.correlations) out.python_of_allocation[co] = AllocationPythonRecord{line.site, line.shared};
   } else if (t == "mem") {
+    records::MemorySampleLine line;
+    records::read(j, line, begin_ns);
     MemorySample m;
-    m.at = field<std::string>(j, "at");
-    m.correlation_id = field<std::uint32_t>(j, "co");
-    m.ts = records::timestamp(j, "ts", begin_ns, true);
-    m.free = field<std::uint64_t>(j, "free");
-    m.total = field<std::uint64_t>(j, "total");
-    m.graph_used = field<std::uint64_t>(j, "gu");
-    m.graph_used_high = field<std::uint64_t>(j, "guh");
-    m.graph_reserved = field<std::uint64_t>(j, "gr");
-    m.graph_reserved_high = field<std::uint64_t>(j, "grh");
+    m.at = std::move(line.at);
+    m.correlation_id = line.correlation;
+    m.ts = line.ts;
+    m.free = line.free;
+    m.total = line.total;
+    m.graph_used = line.graph_used;
+    m.graph_used_high = line.graph_used_high;
+    m.graph_reserved = line.graph_reserved;
+    m.graph_reserved_high = line.graph_reserved_high;
     out.memory_samples.push_back(m);
   } else if (t == "mem_nodes") {
-    out.memory_nodes.push_back(MemoryNodesRecord{field<std::uint32_t>(j, "exec"), field<std::uint32_t>(j, "graph"),
-                                                 field<std::size_t>(j, "allocs"), field<std::size_t>(j, "frees"),
-                                                 field<std::uint64_t>(j, "bytes")});
+    records::MemoryNodesLine line;
+    records::read(j, line);
+    out.memory_nodes.push_back(MemoryNodesRecord{line.exec, line.graph, line.allocs, line.frees, line.bytes});
   } else if (t == "mem_op") {
+    records::MemoryOpLine line;
+    records::read(j, line, begin_ns);
     MemoryOpRecord m;
-    m.op = field<int>(j, "op");
-    m.memory_kind = field<int>(j, "mk");
-    m.pool_type = field<int>(j, "pt");
-    m.bytes = field<std::uint64_t>(j, "b");
-    m.address = field<std::uint64_t>(j, "a");
-    m.ts = records::timestamp(j, "ts", begin_ns, true);
-    m.pool_address = field<std::uint64_t>(j, "pa");
-    m.correlation_id = field<std::uint32_t>(j, "co");
-    m.async = field<std::uint32_t>(j, "async") != 0;
+    m.op = line.op;
+    m.memory_kind = line.memory_kind;
+    m.pool_type = line.pool_type;
+    m.bytes = line.bytes;
+    m.address = line.address;
+    m.ts = line.ts;
+    m.pool_address = line.pool_address;
+    m.correlation_id = line.correlation;
+    m.async = line.is_async;
     out.memory_ops.push_back(m);
   } else if (t == "vmm") {
-    out.vmm_creates.push_back(
-        VmmCreateRecord{field<std::uint32_t>(j, "co"), records::timestamp(j, "ts", begin_ns, true), field<std::uint64_t>(j, "b")});
+    records::VmmLine line;
+    records::read(j, line, begin_ns);
+    out.vmm_creates.push_back(VmmCreateRecord{line.correlation, line.ts, line.bytes});
   } else if (t == "py") {
-    PythonFramesRecord p;
-    p.mode = field<std::string>(j, "mode");
-    p.held = field<std::uint64_t>(j, "held");
-    p.taken = field<std::uint64_t>(j, "taken");
-    p.wait_ns = field<std::uint64_t>(j, "wait_ns");
-    p.slow = field<std::uint64_t>(j, "slow");
-    p.stopped = field<int>(j, "stopped") != 0;
-    p.can_take = field<int>(j, "can_take") != 0;
-    out.python_frames = p;
+    records::PythonFramesLine line;
+    records::read(j, line);
+    out.python_frames = PythonFramesRecord{std::move(line.mode), line.held, line.taken, line.wait_ns, line.slow, line.stopped, line.can_take};
   } else if (t == "site_cost") {
-    out.site_cost = SiteCostRecord{field<std::uint64_t>(j, "calls"), field<std::uint64_t>(j, "ns"), field<std::uint64_t>(j, "new"),
-                                   field<std::uint64_t>(j, "new_ns"), field<std::uint64_t>(j, "full_unwinds"),
-                                   field<std::uint64_t>(j, "skipped", std::uint64_t{0}), field<std::uint32_t>(j, "first", 0u),
-                                   std::max(1u, field<std::uint32_t>(j, "every", 1u)),
-                                   std::max(1u, field<std::uint32_t>(j, "every_max", field<std::uint32_t>(j, "every", 1u))),
-                                   field<std::uint64_t>(j, "named", std::uint64_t{0}), field<std::uint64_t>(j, "named_ns", std::uint64_t{0})};
+    records::SiteCostLine c;
+    records::read(j, c);
+    out.site_cost = SiteCostRecord{c.calls, c.ns, c.new_sites, c.new_ns, c.full_unwinds, c.skipped, c.first, c.every, c.every_max, c.named,
+                                   c.named_ns};
   } else if (t == "step_range") {
-    out.step_ranges.name = field<std::string>(j, "name");
+    records::StepRangeLine line;
+    records::read(j, line);
+    out.step_ranges.name = std::move(line.name);
   } else if (t == "nvtx") {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // all read before any is kept
-    for (const json& r : j.at("r").get_ref<const json::array_t&>()) {
-      const std::uint64_t start = non_negative(r.at(0)), end = non_negative(r.at(1));
-      if (end < start) throw std::out_of_range("r: a range that ends before it starts");
-      ranges.emplace_back(start, end);
-    }
+    const auto ranges = records::read_nvtx_ranges(j);
     out.step_ranges.ranges.insert(out.step_ranges.ranges.end(), ranges.begin(), ranges.end());
   } else if (t == "nvtx_end") {
+    records::NvtxEndRead line;
+    records::read(j, line);
     out.step_ranges.ended = true;
-    out.step_ranges.nvtx_inits = field<std::uint64_t>(j, "inits");
-    out.step_ranges.other_ranges = field<std::uint64_t>(j, "others");
-    out.step_ranges.open_ranges = field<std::uint64_t>(j, "open");
+    out.step_ranges.nvtx_inits = line.inits;
+    out.step_ranges.other_ranges = line.others;
+    out.step_ranges.open_ranges = line.open;
   } else if (t == "proc_start") {
-    out.process_start_ns = records::timestamp(j, "ts", begin_ns, true);
-    out.process_start_resolution_ns = field<std::uint64_t>(j, "resolution_ns");
+    records::ProcessStartLine line;
+    records::read(j, line, begin_ns);
+    out.process_start_ns = line.ts;
+    out.process_start_resolution_ns = static_cast<std::uint64_t>(line.resolution_ns);
   } else {
     return false;
   }

@@ -1,7 +1,7 @@
 // The one reading of CUPTI's activity records: which record struct (and version) each kind is,
 // which of its fields graphprof keeps and what they mean. Two writers consume it: the trace
 // session's Converter (cupti_records.hpp: plain records in memory) and the injection library's
-// line writer (src/inject/record_lines.hpp: the line files `profile` reads). A CPU test feeds the
+// line writer (src/inject/cupti_inject/activity_lines.hpp: the line files `profile` reads). A CPU test feeds the
 // same synthetic records to both and checks they agree (tests/unit/trace_cupti_conversion_test.cpp).
 // Header-only and private to the CUPTI files: it includes cupti.h and nothing of graphprof but
 // core/copy_kind.hpp.

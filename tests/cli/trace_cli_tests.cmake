@@ -19,8 +19,8 @@ set_tests_properties(cli.trace_run_without_gpu PROPERTIES LABELS cpu)
 if(TARGET trace_cupti_conversion_test)
   target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_trace_cupti)
   # ... and writes the same records through the injection library's line writer (header-only, plus
-  # its text helpers), to check that both writers of cupti_activity.hpp's views agree.
-  target_sources(trace_cupti_conversion_test PRIVATE ${PROJECT_SOURCE_DIR}/src/inject/inject_output.cpp)
-  target_include_directories(trace_cupti_conversion_test PRIVATE
+  # the injection's common part), to check that both writers of cupti_activity.hpp's views agree.
+  target_link_libraries(trace_cupti_conversion_test PRIVATE graphprof_inject_common)
+  target_include_directories(trace_cupti_conversion_test PRIVATE ${PROJECT_SOURCE_DIR}/src/inject/cupti_inject
                              $<TARGET_PROPERTY:CUDA::cupti,INTERFACE_INCLUDE_DIRECTORIES>)
 endif()

@@ -2,7 +2,7 @@
 // -Bsymbolic so that the addresses it hands out are its own functions, as the real driver's are)
 // for tests/unit/interpose_driver_test.cpp: cuGetProcAddress_v2 answers for the functions below,
 // which count their calls. Declared with the very types the interposer forwards through
-// (src/inject/interpose_api.cpp, driver_lookup.cpp).
+// (src/inject/interpose/interpose_api.cpp, driver_lookup.cpp).
 #include <cstring>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))

@@ -4,7 +4,7 @@
 // cudaErrorStreamCaptureUnsupported and invalidates the capture; evidence/interpose/capture-safety.txt).
 // It also allocates (from one static arena) and copies (nothing), for the hooks test there.
 // Only the functions the test calls through the interposer, with the very types the interposer
-// calls them through (src/inject/interpose_core.hpp: UBSan's function check compares them by name).
+// calls them through (src/inject/interpose/interpose_core.hpp: UBSan's function check compares them by name).
 #include <cstddef>
 
 #include "interposer_calls.hpp"

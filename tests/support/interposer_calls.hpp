@@ -9,13 +9,13 @@
 #include <string>
 
 namespace gp::interposer {
-struct Dim3 {  // the same as src/inject/interpose_core.hpp's
+struct Dim3 {  // the same as src/inject/interpose/interpose_core.hpp's
   unsigned x, y, z;
 };
 }  // namespace gp::interposer
 
 namespace gp::interpose {
-struct Hooks;  // src/inject/interpose_records.hpp's (the tests pass none)
+struct Hooks;  // src/inject/common/interpose_records.hpp's (the tests pass none)
 }  // namespace gp::interpose
 
 namespace gp::interposer_test {

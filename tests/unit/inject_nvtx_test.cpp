@@ -1,4 +1,4 @@
-// The NVTX side of `profile --step-range NAME` (src/inject/nvtx_steps.cpp), built into this test:
+// The NVTX side of `profile --step-range NAME` (src/inject/common/nvtx_steps.cpp), built into this test:
 // NVTX reaches it through the static-injection symbol (the library itself is reached through
 // NVTX_INJECTION64_PATH), the program makes ranges of every kind, and the lines the library writes
 // are read back by the profile reader. CUDA builds only (nvtx3 comes with the toolkit).
@@ -20,8 +20,8 @@ int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(std::uint32_t)) = Initiali
 #include <thread>
 
 #include "graphprof/profile/profile.hpp"
-#include "../../src/inject/inject_output.hpp"
-#include "../../src/inject/nvtx_steps.hpp"
+#include "inject_output.hpp"
+#include "nvtx_steps.hpp"
 
 namespace gp {
 namespace {

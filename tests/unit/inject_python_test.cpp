@@ -1,9 +1,9 @@
-// The injection library's Python frames (src/inject/python_frames.cpp) in a process that embeds
+// The injection library's Python frames (src/inject/common/python_frames.cpp) in a process that embeds
 // CPython: the stack read on a thread that holds the GIL, on a Python thread that released it (the
 // GIL is taken for the read, as around PyTorch's operators), and not at all where it must not be
 // (a C++ thread without a thread state, a synchronising call, the held and off modes); and the
 // Python stack an allocation made with the GIL released gets from the next call of the same call
-// from Python (src/inject/alloc_python.cpp). Python's
+// from Python (src/inject/common/alloc_python.cpp). Python's
 // ctypes makes the calls: a CDLL function runs with the GIL released, a PyDLL function with it
 // held. Skipped when no libpython can be loaded.
 #include <dlfcn.h>
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "../../src/inject/alloc_python.hpp"
-#include "../../src/inject/python_frames.hpp"
+#include "alloc_python.hpp"
+#include "python_frames.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GP_TEST_ASAN 1

@@ -1,4 +1,4 @@
-// The injection library's call sites end to end (src/inject/call_site.cpp), without CUDA: calls
+// The injection library's call sites end to end (src/inject/common/call_site.cpp), without CUDA: calls
 // from two places of this program are handed in as the interposer hands them, and the line file
 // is read back. A new site is named (ELF symbols, demangling) on one thread of the library's own,
 // not on the calling thread; what is still waiting at the end is named by the flush; every site a
@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../src/inject/call_site.hpp"
-#include "../../src/inject/inject_output.hpp"
-#include "../../src/inject/ledger_samples.hpp"
+#include "call_site.hpp"
+#include "inject_output.hpp"
+#include "ledger_samples.hpp"
 
 // The ledger's CUDA calls are not part of this test: call_site.cpp calls these two for captures,
 // instantiations and cuMemCreate only.

@@ -1,4 +1,4 @@
-// The injection library's native stacks (src/inject/native_stack.cpp), host-only: the cached
+// The injection library's native stacks (src/inject/common/native_stack.cpp), host-only: the cached
 // unwinder gives the same return addresses as the full unwind, in this thread and another, for
 // shallow and deep chains and a frame with a large local array; frames are named from the
 // executable's own symbol table (static functions too), with the module's identity; an address no
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../src/inject/native_stack.hpp"
+#include "native_stack.hpp"
 #include "graphprof/core/elf_identity.hpp"
 
 namespace gp::inject {

@@ -1,4 +1,4 @@
-// The interposer makes no CUDA call on a capturing stream (src/inject/runtime_interpose.cpp): with
+// The interposer makes no CUDA call on a capturing stream (src/inject/interpose/runtime_interpose.cpp): with
 // a runtime that invalidates a capture whose stream is asked for its id, as the H200's does
 // (tests/support/fake_cudart.cpp), a capture made through the interposer while it records stays
 // valid, and its capture_begin and capture_end lines carry the stream id read after the capture.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/inject/interpose_records.hpp"
+#include "interpose_records.hpp"
 #include "../support/interposer_calls.hpp"
 
 namespace {

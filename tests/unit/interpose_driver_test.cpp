@@ -1,4 +1,4 @@
-// The interposer at the driver API (src/inject/driver_lookup.cpp): a program that takes the
+// The interposer at the driver API (src/inject/interpose/driver_lookup.cpp): a program that takes the
 // driver's functions itself — cuGetProcAddress_v2 through dlsym on its own handle of libcuda.so.1,
 // then the functions from it, as a statically linked runtime, CuPy and XLA do — gets the
 // interposer's definitions where it has them, and its calls are recorded and reach the driver.

@@ -1,4 +1,4 @@
-// A program that dies keeps its records (src/inject/interpose_exit.cpp, runtime_interpose.cpp): the
+// A program that dies keeps its records (src/inject/interpose/interpose_exit.cpp, runtime_interpose.cpp): the
 // interposer, loaded over the stand-in shared runtime in a child process, records graph launches
 // and the child then dies — killed by SIGKILL after the writer's 100 ms flush, by SIGSEGV, by
 // SIGABRT, or through _exit (os._exit) — and every launch is in its records, with an end line

@@ -1,5 +1,5 @@
 // The interposer's developer switch GRAPHPROF_DEV_PAUSE=PERIOD_MS,START_MS,FILE
-// (src/inject/runtime_interpose.cpp), through the stand-in shared runtime (tests/support/
+// (src/inject/interpose/runtime_interpose.cpp), through the stand-in shared runtime (tests/support/
 // fake_cudart.cpp): nothing happens before the first graph launch; from it, recording is paused and
 // resumed every PERIOD_MS, each switch's CLOCK_MONOTONIC time is written to FILE in order, and the
 // calls made in paused windows are forwarded but not recorded. One test in this binary: the switch

@@ -1,4 +1,4 @@
-// The interposer's host-only parts (src/inject/interpose_records.hpp, observe_choice.hpp): the
+// The interposer's host-only parts (src/inject/common/interpose_records.hpp, observe_choice.hpp): the
 // lines it writes read back through the profile analysis as the injection's CUPTI lines do (the
 // same counts, graph rows, capture join and steady-state window), and the rule that decides per
 // process whether it observes instead of CUPTI.
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "../../src/inject/interpose_records.hpp"
-#include "../../src/inject/observe_choice.hpp"
+#include "interpose_records.hpp"
+#include "observe_choice.hpp"
 #include "graphprof/profile/profile.hpp"
 
 namespace gp {

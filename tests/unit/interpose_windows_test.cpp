@@ -1,5 +1,5 @@
 // The interposer's windows of `profile --overhead-windows` (GRAPHPROF_PAUSE_WINDOWS=PERIOD_MS,START_MS,
-// src/inject/runtime_interpose.cpp), through the stand-in shared runtime: each whole window is a pw
+// src/inject/interpose/runtime_interpose.cpp), through the stand-in shared runtime: each whole window is a pw
 // line with the graph launches made in it, paused windows included; GRAPHPROF_DEV_PAUSE_LOG with
 // %p logs the switch times to a file of the process. One test in this binary: the switch is read
 // once, when recording begins, and scripts/sanitize.sh runs a binary's tests in one process.

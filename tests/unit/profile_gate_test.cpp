@@ -515,7 +515,7 @@ TEST(AppGate, FiguresNeitherSideMeasuredDoNotMakeTheGateUntrusted) {
   EXPECT_EQ(mixed.outcome, CompareOutcome::kPass) << mixed.outcome_reason;
 }
 
-// The light default's GPU time: gl lines (launches timed by CUDA events, src/inject/launch_timing.cpp)
+// The light default's GPU time: gl lines (launches timed by CUDA events, src/inject/interpose/launch_timing.cpp)
 // joined to the launches by correlation id give each graph a GPU time per launch without CUPTI;
 // a line out of range is unreadable, not a figure.
 TEST(AppGate, GraphLaunchesTimedByEventsGiveTheLightDefaultAGpuTime) {

@@ -1,5 +1,5 @@
 // What keeps `graphprof profile` light, checked on the CPU: the analysis of records the injection
-// library writes when it records only the API calls it needs (src/inject/recorded_apis.hpp).
+// library writes when it records only the API calls it needs (src/inject/cupti_inject/recorded_apis.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>

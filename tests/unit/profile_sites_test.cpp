@@ -494,7 +494,7 @@ TEST(ProfileSites, PyTorchAllocationsAreNamedByTheOperationThatAskedForThem) {
   }
 }
 
-// An `ap` line (src/inject/alloc_python.hpp) gives an allocation made with the GIL released the
+// An `ap` line (src/inject/common/alloc_python.hpp) gives an allocation made with the GIL released the
 // Python stack of a later call inside the same call from Python: here the first 20 MiB tensor of
 // the serving loop's records is joined to the copy that followed it (site 1, `model.cuda()`'s).
 // Its row is then its own, named by the program's line beside the ATen function; the other

@@ -1,5 +1,5 @@
 // The H200 records of tests/apps/call_site_app.cu with the lines that `profile --step-range step`
-// adds (src/inject/nvtx_steps.hpp): a step_range line after the process line, the NAME ranges in
+// adds (src/inject/common/nvtx_steps.hpp): a step_range line after the process line, the NAME ranges in
 // an nvtx line and the nvtx_end line. Shared by profile_step_range_test and the console golden.
 #pragma once
 #include <algorithm>

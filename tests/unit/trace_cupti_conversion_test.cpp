@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "../../src/inject/record_lines.hpp"
+#include "activity_lines.hpp"
 #include "graphprof/core/error.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/trace/cupti_session.hpp"

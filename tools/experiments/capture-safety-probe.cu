@@ -2,7 +2,7 @@
 // cudaStreamBeginCapture, invalidates the capture. For each action and capture mode: begin a
 // capture on a non-blocking stream, do the action, launch a kernel, end the capture, and print the
 // results (the action's, the launch's, the end's). A developer tool for the interposer
-// (src/inject/runtime_interpose.cpp); not part of the product build.
+// (src/inject/interpose/runtime_interpose.cpp); not part of the product build.
 // Build: nvcc -O2 -std=c++17 -arch=sm_90 -cudart shared tools/experiments/capture-safety-probe.cu -o capture_probe -lcuda -ldl
 #include <cuda.h>
 #include <cuda_runtime.h>

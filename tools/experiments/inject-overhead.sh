@@ -2,7 +2,7 @@
 # What each piece of `graphprof profile`'s injection costs an application's calls: runs
 # bench/inject_overhead (an ordinary CUDA program that times its own eager-launch, graph-launch,
 # API-call and serving-step loops) plain and under the injection library with pieces switched off
-# (GRAPHPROF_INJECT_OFF, src/inject/dev_switches.hpp), the settings interleaved, REPS rounds, one
+# (GRAPHPROF_INJECT_OFF, src/inject/common/dev_switches.hpp), the settings interleaved, REPS rounds, one
 # process each, and prints per setting the median over the rounds of each loop's per-call time
 # and its difference to plain. The records are written to a scratch folder and not analysed.
 #   tools/experiments/inject-overhead.sh [BUILD_DIR] [REPS]        (docs/findings.md "What each piece of the injection costs")

@@ -1,11 +1,11 @@
-// python-key-cost: what reading a call site's Python key costs (src/inject/python_frames.cpp,
+// python-key-cost: what reading a call site's Python key costs (src/inject/common/python_frames.cpp,
 // python_stack) at a given depth in functions of a given length, once through an embedded
 // interpreter's own thread holding the GIL and once with the GIL released (taken for the read).
 // The key's position is the instruction offset (PyFrame_GetLasti); build a second copy with that
 // look-up renamed to see the cost of the line number (PyFrame_GetLineNumber decodes the line table).
 // A developer tool, not part of the build:
-//   g++ -O2 -std=c++17 -Isrc/inject tools/experiments/python-key-cost.cpp src/inject/python_frames.cpp -o key_cost -ldl -rdynamic
-//   sed 's/"PyFrame_GetLasti"/"none"/' src/inject/python_frames.cpp > /tmp/pf_line.cpp
+//   g++ -O2 -std=c++17 -Isrc/inject tools/experiments/python-key-cost.cpp src/inject/common/python_frames.cpp -o key_cost -ldl -rdynamic
+//   sed 's/"PyFrame_GetLasti"/"none"/' src/inject/common/python_frames.cpp > /tmp/pf_line.cpp
 //   g++ -O2 -std=c++17 -Isrc/inject tools/experiments/python-key-cost.cpp /tmp/pf_line.cpp -o key_cost_line -ldl -rdynamic
 //   ./key_cost [DEPTH] [STATEMENTS]        (default 24 frames of 200-statement functions)
 #include <dlfcn.h>

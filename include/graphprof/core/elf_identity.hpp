@@ -1,6 +1,6 @@
 // Which build of a module (executable or shared library) a file is: its GNU build ID, read from the
 // ELF notes of a file mapped into memory. The injection library records it with each call site's
-// modules (src/inject/native_stack.cpp) and graphprof checks it before it reads a module's debug
+// modules (src/inject/common/native_stack.cpp) and graphprof checks it before it reads a module's debug
 // information for file:line (src/profile/source_lines.cpp), so a module rebuilt or replaced since
 // the run, or another machine's file of the same path, is never read as the one that ran.
 // Header-only and without dependencies: the injection library links nothing of graphprof.

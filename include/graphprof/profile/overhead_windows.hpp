@@ -1,7 +1,7 @@
 // `graphprof profile --overhead-windows N`: what recording costs the application's own steps,
 // measured inside each process. The interposer pauses and resumes recording every PERIOD ms (from
 // a start after the first graph launch) and writes each whole window as a pw line: whether it
-// recorded, its bounds, and the program's graph launch calls in it (src/inject/runtime_interpose.cpp).
+// recorded, its bounds, and the program's graph launch calls in it (src/inject/interpose/runtime_interpose.cpp).
 // The program's time per graph launch in a recording window is held against the geometric mean of
 // the paused windows on either side of it, so a slow spell of the host that spans a few windows
 // moves both sides alike; the change is the median of those ratios over every window of every run,

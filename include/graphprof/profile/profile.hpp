@@ -1,4 +1,4 @@
-// `graphprof profile -- CMD`: what the injection library (src/inject/graphprof_inject.cpp) recorded
+// `graphprof profile -- CMD`: what the injection library (src/inject/cupti_inject/graphprof_inject.cpp) recorded
 // in each process of an unmodified CUDA application, read back from its per-process line files,
 // and what graphprof makes of it: per graph (launches, call cost kept apart from queue-full
 // blocking, per-node GPU time joined to the DOT dump), work outside graphs, graph coverage,

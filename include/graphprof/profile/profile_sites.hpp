@@ -1,6 +1,6 @@
 // What `graphprof profile` says about where the application made its CUDA calls and what its
 // graphs cost it: call sites (native and Python stacks recorded by the injection library,
-// src/inject/call_site.cpp), eager work grouped by call site, the memory and start-up ledgers of
+// src/inject/common/call_site.cpp), eager work grouped by call site, the memory and start-up ledgers of
 // each graph, re-captures and instability. The records part is filled by parse_process_records
 // (profile.hpp); the analysis by analyze_process. Host-only; docs/profile.md defines the figures.
 #pragma once
@@ -123,7 +123,7 @@ struct StepRangeRecords {
 
 // An `ap` line's allocation: made with the GIL released, inside the same call from Python as a
 // later call of `site` (native frames in common where they enter the interpreter: `shared`), so
-// that site's Python stack is the allocation's (src/inject/alloc_python.hpp).
+// that site's Python stack is the allocation's (src/inject/common/alloc_python.hpp).
 struct AllocationPythonRecord {
   std::uint32_t site = 0;
   std::size_t shared = 0;
