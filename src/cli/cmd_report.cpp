@@ -33,7 +33,7 @@ struct ReportCliOptions {
 };
 
 bool is_profile(const Report& r) {
-  return profile_fields::section(r) != nullptr;
+  return profile_fields::app_result(r) != nullptr;
 }
 
 // The summary and the page read a report's sections as graphprof writes them: a field of another

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graphprof/compare/comparison.hpp"
+#include "graphprof/core/profile_section.hpp"
 #include "graphprof/core/text_format.hpp"
 
 namespace gp::compare_detail {
@@ -75,13 +76,13 @@ MetricComparison row(const std::string& workload, const std::string& graph, cons
 // side's sites have source lines), or by `where` — and a graph's site as it is matched ("" when the
 // report has none), with the name it is shown by.
 enum class SiteMatch { kWhere, kFunction, kSource };
-SiteMatch site_match(const std::vector<const nlohmann::json*>& base_runs, const std::vector<const nlohmann::json*>& cand_runs);
-std::string graph_site_key(const nlohmann::json& graph, SiteMatch how);
-std::string graph_site_label(const nlohmann::json& graph);
+SiteMatch site_match(const std::vector<const ProfileAppRun*>& base_runs, const std::vector<const ProfileAppRun*>& cand_runs);
+std::string graph_site_key(const ProfileGraph& graph, SiteMatch how);
+std::string graph_site_label(const ProfileGraph& graph);
 // profile_site_rows.cpp: the rows by call site (eager launches per step, graph memory, captures),
 // from every run of each side.
-void compare_profile_sites(const std::string& program, const std::vector<const nlohmann::json*>& base_runs,
-                           const std::vector<const nlohmann::json*>& cand_runs, bool several_processes, const Thresholds& t,
+void compare_profile_sites(const std::string& program, const std::vector<const ProfileAppRun*>& base_runs,
+                           const std::vector<const ProfileAppRun*>& cand_runs, bool several_processes, const Thresholds& t,
                            Comparison& out);
 
 // verdict_rules.cpp

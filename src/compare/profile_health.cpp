@@ -26,12 +26,6 @@ namespace gp::compare_detail {
 
 namespace {
 
-using nlohmann::json;
-
-double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
-std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
-const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
-const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
 
 // A graph as the health view sees it.
 struct GraphView {
@@ -43,17 +37,17 @@ struct GraphView {
   std::string first, last;   // first and last kernel, for the label
   std::size_t rank = 0;      // creation order in its process, from 1
   std::size_t site_rank = 0, site_graphs = 0;  // order among the graphs made at its site, and how many
-  const json* entry = nullptr;
+  const ProfileGraph* entry = nullptr;
   std::string key() const { return std::to_string(process) + "|" + site + "|" + std::to_string(nodes) + "|" + kernels; }
 };
 
 // The kernel sequence from the graph's own result (reports written before graphs carried one).
-std::vector<std::string> sequence_from_result(const Report& report, std::size_t process, const json& g) {
+std::vector<std::string> sequence_from_result(const Report& report, std::size_t process, const ProfileGraph& g) {
   std::vector<std::string> seq;
   for (const ModeResult& r : report.results) {
     const auto pr = r.params.find("process"), ex = r.params.find("exec");
     if (pr == r.params.end() || ex == r.params.end() || r.params.count("run")) continue;
-    if (pr->second != std::to_string(process) || ex->second != std::to_string(static_cast<long long>(num(g, "exec", -1)))) continue;
+    if (pr->second != std::to_string(process) || ex->second != std::to_string(static_cast<long long>(g.exec.value_or(-1)))) continue;
     if (r.sections.trace)
       for (const auto& n : r.sections.trace->nodes) seq.push_back(n.name);
     break;
@@ -61,21 +55,23 @@ std::vector<std::string> sequence_from_result(const Report& report, std::size_t 
   return seq;
 }
 
-std::vector<GraphView> graphs_of_run(const Report& report, const json& run, SiteMatch how) {
+std::vector<GraphView> graphs_of_run(const Report& report, const ProfileAppRun& run, SiteMatch how) {
   std::vector<GraphView> out;
-  for (const auto& p : list(run, "processes")) {
-    const std::size_t process = static_cast<std::size_t>(num(p, "process", 1));
+  for (const auto& p : run.processes) {
+    const std::size_t process = static_cast<std::size_t>(p.process.value_or(1));
     std::size_t rank = 0;
-    for (const auto& g : list(p, "graphs")) {
+    for (const auto& g : p.graphs) {
       GraphView v;
       v.process = process;
       v.site = graph_site_key(g, how);
       v.site_label = graph_site_label(g);
       if (v.site_label.empty()) v.site_label = v.site;
-      v.nodes = static_cast<std::size_t>(num(g, "nodes", 0));
+      v.nodes = static_cast<std::size_t>(g.nodes.value_or(0));
       std::vector<std::string> seq;
-      if (g.contains("kernel_sequence") && field(g, "kernel_sequence").is_array()) {
-        for (const auto& k : field(g, "kernel_sequence"))
+      if (g.kernel_sequence.present) {
+        for (const auto& k : g.kernel_sequence) seq.push_back(k);
+      } else if (const auto it = g.extra.find("kernel_sequence"); it != g.extra.end() && it->is_array()) {
+        for (const auto& k : *it)  // elements of other types beside the names
           if (k.is_string()) seq.push_back(k.get<std::string>());
       } else {
         // Runs of one build number their execs alike: a pooled report's result of that exec.
@@ -264,20 +260,22 @@ std::vector<double> per_run(const std::vector<RunFigures>& runs, F f) {
 }
 
 // Per-run values of one graph's figure, over the runs where the graph was matched.
-std::vector<double> graph_values(const std::vector<const json*>& entries, double (*f)(const json&)) {
+std::vector<double> graph_values(const std::vector<const ProfileGraph*>& entries, double (*f)(const ProfileGraph&)) {
   std::vector<double> v;
-  for (const json* g : entries) {
+  for (const ProfileGraph* g : entries) {
     const double x = f(*g);
     if (std::isfinite(x)) v.push_back(x);
   }
   return v;
 }
 
-double gpu_per_launch(const json& g) { return num(field(g, "gpu_span"), "median_ns"); }
-double call_cost(const json& g) { return num(field(field(g, "launch_calls"), "unblocked"), "median_ns"); }
-double memory_of(const json& g) { return profile_fields::graph_memory_bytes(g); }
-double launches_of(const json& g) { return num(g, "launches"); }
-double nodes_of(const json& g) { return num(g, "nodes"); }
+double gpu_per_launch(const ProfileGraph& g) { return g.gpu_span ? g.gpu_span->median_ns.value() : NAN; }
+double call_cost(const ProfileGraph& g) {
+  return g.launch_calls && g.launch_calls->unblocked ? g.launch_calls->unblocked->median_ns.value() : NAN;
+}
+double memory_of(const ProfileGraph& g) { return profile_fields::graph_memory_bytes(g); }
+double launches_of(const ProfileGraph& g) { return g.launches; }
+double nodes_of(const ProfileGraph& g) { return g.nodes; }
 
 // Matches run 1's graphs of each side: by key (process, site, nodes, kernels) and rank among
 // equal keys; then, left over, by call site; then by creation order when both sides have as many
@@ -328,8 +326,8 @@ Matching match(const std::vector<GraphView>& b, const std::vector<GraphView>& c)
 }
 
 // The same graph in a later run of one side: same key and rank among its equals.
-std::vector<const json*> entries_across_runs(const GraphView& g, const std::vector<std::vector<GraphView>>& runs) {
-  std::vector<const json*> out;
+std::vector<const ProfileGraph*> entries_across_runs(const GraphView& g, const std::vector<std::vector<GraphView>>& runs) {
+  std::vector<const ProfileGraph*> out;
   std::size_t rank_among_equals = 0;
   for (const auto& x : runs.front()) {
     if (&x == &g) break;
@@ -348,16 +346,16 @@ std::vector<const json*> entries_across_runs(const GraphView& g, const std::vect
 
 }  // namespace
 
-bool is_profile_report(const Report& r) { return profile_fields::section(r) != nullptr; }
+bool is_profile_report(const Report& r) { return profile_fields::app_result(r) != nullptr; }
 
 void compare_profiles(const Report& base, const Report& cand, const Thresholds& t, Comparison& out) {
-  const json& bp = *profile_fields::section(base);
-  const json& cp = *profile_fields::section(cand);
-  const std::string program = str(cp, "program").empty() ? str(bp, "program") : str(cp, "program");
-  const std::vector<const json*> bruns = profile_fields::runs(bp), cruns = profile_fields::runs(cp);
+  const ProfileSection bp = *profile_fields::typed_section(base);
+  const ProfileSection cp = *profile_fields::typed_section(cand);
+  const std::string program = cp.program.empty() ? bp.program.str() : cp.program.str();
+  const std::vector<const ProfileAppRun*> bruns = profile_fields::runs(bp), cruns = profile_fields::runs(cp);
   std::vector<RunFigures> bf, cf;
-  for (const json* r : bruns) bf.push_back(profile_fields::run_totals(*r));
-  for (const json* r : cruns) cf.push_back(profile_fields::run_totals(*r));
+  for (const ProfileAppRun* r : bruns) bf.push_back(profile_fields::run_totals(*r));
+  for (const ProfileAppRun* r : cruns) cf.push_back(profile_fields::run_totals(*r));
 
   auto add = [&](MetricComparison r, const std::vector<double>& b, const std::vector<double>& c, const SeriesRule& rule) {
     decide(r, b, c, rule, t);
@@ -465,14 +463,14 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
   add(row(program, "", "graphs_made_after_first_replay", "count", Direction::kLowerIsBetter),
       per_run(bf, [](const RunFigures& f) { return f.late_graphs; }), per_run(cf, [](const RunFigures& f) { return f.late_graphs; }), count);
   std::vector<double> bw, cw;
-  for (const json* r : bruns) bw.push_back(num(*r, "wall_ns"));
-  for (const json* r : cruns) cw.push_back(num(*r, "wall_ns"));
+  for (const ProfileAppRun* r : bruns) bw.push_back(r->wall_ns);
+  for (const ProfileAppRun* r : cruns) cw.push_back(r->wall_ns);
   bw.erase(std::remove_if(bw.begin(), bw.end(), [](double v) { return !std::isfinite(v); }), bw.end());
   cw.erase(std::remove_if(cw.begin(), cw.end(), [](double v) { return !std::isfinite(v); }), cw.end());
   add(row(program, "", "wall_time", "ns", Direction::kLowerIsBetter), bw, cw, host_time);
 
   // By call site: eager launches per step, graph memory, graphs made (profile_site_rows.cpp).
-  const bool several = list(bp, "processes").size() > 1 || list(cp, "processes").size() > 1;
+  const bool several = bp.processes.size() > 1 || cp.processes.size() > 1;
   compare_profile_sites(program, bruns, cruns, several, t, out);
   // The exact eager launches per step decide; the sites' sampled estimates say where they came from.
   for (auto& total : out.rows) {
@@ -585,13 +583,13 @@ void compare_profiles(const Report& base, const Report& cand, const Thresholds& 
     out.rows.push_back(std::move(r));
   }
   // A failed application is not a profile of the program's graphs.
-  for (const auto& [side, p] : {std::pair<const char*, const json*>{"baseline", &bp}, {"candidate", &cp}})
-    for (const json* r : profile_fields::runs(*p))
-      if (num(*r, "exit_status", 0) != 0) {
+  for (const auto& [side, p] : {std::pair<const char*, const ProfileSection*>{"baseline", &bp}, {"candidate", &cp}})
+    for (const ProfileAppRun* r : profile_fields::runs(*p))
+      if (r->exit_status.value_or(0) != 0) {
         MetricComparison f = row(program, "", "*", "", Direction::kLowerIsBetter);
         f.rule.gating = true;
         f.verdict = side == std::string("candidate") ? Verdict::kFailed : Verdict::kNotComparable;
-        f.reason = std::string("the application ") + str(*r, "exit") + " in a " + side + " run";
+        f.reason = std::string("the application ") + r->exit + " in a " + side + " run";
         out.rows.push_back(std::move(f));
         break;
       }

@@ -29,10 +29,6 @@ namespace gp::compare_detail {
 namespace {
 
 using nlohmann::json;
-using profile_fields::field;
-using profile_fields::items;
-using profile_fields::number;
-using profile_fields::text;
 
 // A site's name and key in one side: `where`, or its function when source lines are not used.
 struct SiteName {
@@ -40,67 +36,71 @@ struct SiteName {
 };
 
 // A site's identity apart from its line number: "file | function | text of the line" ("" without).
-std::string source_key(const json& site) {
-  const json& src = field(site, "source");
-  const std::string line = text(src, "text");
-  return line.empty() ? std::string() : text(src, "file") + " | " + text(src, "function") + " | " + line;
+std::string source_key(const ProfileSite& site) {
+  if (!site.source || site.source->text.empty()) return {};
+  return site.source->file + " | " + site.source->function + " | " + site.source->text;
 }
 
-SiteName site_name(const json& site, std::size_t process, bool several, SiteMatch how) {
-  const std::string where = site.is_string() ? site.get<std::string>() : text(site, "where");
-  const std::string function = text(site, "function_where");
+SiteName site_name(const ProfileSite& site, std::size_t process, bool several, SiteMatch how) {
+  const std::string& where = site.where;
+  const std::string& function = site.function_where;
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
   std::string key = where;
   if (how == SiteMatch::kFunction && !function.empty()) key = function;
-  if (how == SiteMatch::kSource && site.is_object())
+  if (how == SiteMatch::kSource)
     if (std::string k = source_key(site); !k.empty()) key = std::move(k);
   return SiteName{prefix + key, prefix + where};
 }
 
-// A graph's site object (where it was captured, else instantiated), or nullptr.
-const json* graph_site_of(const json& g) {
-  for (const char* k : {"capture_site", "instantiate_site"})
-    if (field(g, k).is_object() && !text(field(g, k), "where").empty()) return &field(g, k);
+// A graph's site (where it was captured, else instantiated), or nullptr.
+const ProfileSite* graph_site_of(const ProfileGraph& g) {
+  for (const auto* s : {&g.capture_site, &g.instantiate_site})
+    if (*s && !(*s)->where.empty()) return &**s;
   return nullptr;
 }
 
-bool has_line(const json& site) {
-  const std::string f = text(site, "function_where");
-  return !f.empty() && text(site, "from") == "native" && text(site, "where") != f;
+bool has_line(const ProfileSite& site) {
+  const std::string& f = site.function_where;
+  return !f.empty() && site.from == "native" && site.where != f;
 }
 
+// An eager site's call site (an older report's `where` string read as one).
+ProfileSite eager_site(const ProfileEagerSite& e) { return profile_fields::site_of(e.site, e.extra, "site"); }
+
 // Whether a side's sites carry source lines (a native `where` other than its function's name).
-bool has_source_lines(const std::vector<const json*>& runs) {
-  for (const json* run : runs)
-    for (const auto& p : items(*run, "processes")) {
-      for (const auto& e : items(p, "eager_sites"))
-        if (has_line(field(e, "site"))) return true;
-      for (const auto& g : items(p, "graphs"))
-        if (const json* s = graph_site_of(g); s != nullptr && has_line(*s)) return true;
+bool has_source_lines(const std::vector<const ProfileAppRun*>& runs) {
+  for (const ProfileAppRun* run : runs)
+    for (const auto& p : run->processes) {
+      for (const auto& e : p.eager_sites)
+        if (has_line(eager_site(e))) return true;
+      for (const auto& g : p.graphs)
+        if (const ProfileSite* s = graph_site_of(g); s != nullptr && has_line(*s)) return true;
     }
   return false;
 }
 
 // Whether a side's sites carry the text of their source line (reports since schema 1.12).
-bool has_source_text(const std::vector<const json*>& runs) {
-  for (const json* run : runs)
-    for (const auto& p : items(*run, "processes")) {
-      for (const auto& e : items(p, "eager_sites"))
-        if (!source_key(field(e, "site")).empty()) return true;
-      for (const auto& g : items(p, "graphs"))
-        if (const json* s = graph_site_of(g); s != nullptr && !source_key(*s).empty()) return true;
+bool has_source_text(const std::vector<const ProfileAppRun*>& runs) {
+  for (const ProfileAppRun* run : runs)
+    for (const auto& p : run->processes) {
+      for (const auto& e : p.eager_sites)
+        if (!source_key(eager_site(e)).empty()) return true;
+      for (const auto& g : p.graphs)
+        if (const ProfileSite* s = graph_site_of(g); s != nullptr && !source_key(*s).empty()) return true;
     }
   return false;
 }
 
 // Whether a side's allocation sites carry Python lines (records of a graphprof that joins them).
-bool has_allocation_python(const std::vector<const json*>& runs) {
-  for (const json* run : runs)
-    for (const auto& p : items(*run, "processes"))
-      for (const auto& g : items(p, "graphs"))
-        for (const char* key : {"capture_alloc_sites", "before_capture_alloc_sites"})
-          for (const auto& a : items(field(g, "memory"), key))
-            if (field(a, "python").is_object()) return true;
+bool has_allocation_python(const std::vector<const ProfileAppRun*>& runs) {
+  for (const ProfileAppRun* run : runs)
+    for (const auto& p : run->processes)
+      for (const auto& g : p.graphs) {
+        if (!g.memory) continue;
+        for (const auto* sites : {&g.memory->capture_alloc_sites, &g.memory->before_capture_alloc_sites})
+          for (const auto& a : *sites)
+            if (a.python) return true;
+      }
   return false;
 }
 
@@ -110,8 +110,8 @@ bool has_allocation_python(const std::vector<const json*>& runs) {
 // process used (`every`: the sampler raises it where taking stacks costs a thread too much, up to
 // 65536), or calls / taken where that is more: an overestimate, so that a difference inside it is
 // never called a change.
-double sampled_variance(const json& e, double v, double every) {
-  const double calls = number(e, "calls", 0), taken = number(e, "taken", 0);
+double sampled_variance(const ProfileEagerSite& e, double v, double every) {
+  const double calls = e.calls.value_or(0), taken = e.taken.value_or(0);
   if (!(calls > 0) || !(taken > 0) || taken >= calls || !std::isfinite(v)) return 0;
   const double m = std::max(calls / taken, std::isfinite(every) ? every : 1.0);
   const double scale = v / calls;
@@ -124,15 +124,14 @@ struct SiteIdentity {
   std::string file_text, function_text, kernels;
 };
 
-SiteIdentity identity_of(const json& site, const json& eager) {
+SiteIdentity identity_of(const ProfileSite& site, const ProfileEagerSite* eager) {
   SiteIdentity id;
-  const json& src = field(site, "source");
-  const std::string line = text(src, "text");
-  if (!line.empty()) {
-    id.file_text = text(src, "file") + " | " + line;
-    id.function_text = text(src, "function") + " | " + line;
+  if (site.source && !site.source->text.empty()) {
+    id.file_text = site.source->file + " | " + site.source->text;
+    id.function_text = site.source->function + " | " + site.source->text;
   }
-  for (const auto& k : items(eager, "kernels")) id.kernels += (id.kernels.empty() ? "" : ",") + text(k, "name");
+  if (eager != nullptr)
+    for (const auto& k : eager->kernels) id.kernels += (id.kernels.empty() ? "" : ",") + k.name;
   return id;
 }
 
@@ -148,51 +147,52 @@ struct RunSites {
 
 // A graph's allocation sites, summed into `to` by site: the Python line beside the native frame
 // when both sides have Python lines, else the native frame alone.
-void add_allocation_sites(const json& memory, const char* key, std::size_t process, bool several, SiteMatch how, bool python,
+void add_allocation_sites(const ProfileList<ProfileAllocSite>& sites, std::size_t process, bool several, SiteMatch how, bool python,
                           std::map<std::string, double>& to, std::map<std::string, std::string>& label) {
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
-  for (const auto& a : items(memory, key)) {
-    SiteName n = site_name(field(a, "site"), process, false, how);
-    const std::string line = python ? text(field(a, "python"), "where") : std::string();
+  for (const auto& a : sites) {
+    SiteName n = site_name(profile_fields::site_of(a.site, a.extra, "site"), process, false, how);
+    const std::string line = python && a.python ? a.python->where.str() : std::string();
     if (!line.empty()) n = SiteName{n.key + " | " + line, line + " (" + n.label + ")"};
-    to[prefix + n.key] += number(a, "bytes", 0);
+    to[prefix + n.key] += a.bytes.value_or(0);
     label.emplace(prefix + n.key, prefix + n.label);
   }
 }
 
-RunSites sites_of_run(const json& run, bool several, SiteMatch how, bool python) {
+RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, bool python) {
   RunSites out;
-  for (const auto& p : items(run, "processes")) {
-    const std::size_t process = static_cast<std::size_t>(number(p, "process", 1));
-    if (field(p, "call_sites_recorded").is_boolean() && field(p, "call_sites_recorded").get<bool>()) out.sites = true;
-    if (field(p, "ledgers_recorded").is_boolean() && field(p, "ledgers_recorded").get<bool>()) out.ledgers = true;
-    for (const auto& g : items(p, "graphs")) {
-      const json& memory = field(g, "memory");
-      if (!memory.is_object() || !memory.contains("capture_alloc_sites")) continue;
+  for (const auto& p : run.processes) {
+    const std::size_t process = static_cast<std::size_t>(p.process.value_or(1));
+    if (p.call_sites_recorded.value_or(false)) out.sites = true;
+    if (p.ledgers_recorded.value_or(false)) out.ledgers = true;
+    for (const auto& g : p.graphs) {
+      if (!g.memory || !(g.memory->capture_alloc_sites.present || g.memory->extra.contains("capture_alloc_sites"))) continue;
       out.allocation_sites = out.sites;  // the field is there (schema 1.8+), and sites were taken
-      add_allocation_sites(memory, "capture_alloc_sites", process, several, how, python, out.capture_alloc, out.label);
-      add_allocation_sites(memory, "before_capture_alloc_sites", process, several, how, python, out.before_alloc, out.label);
+      add_allocation_sites(g.memory->capture_alloc_sites, process, several, how, python, out.capture_alloc, out.label);
+      add_allocation_sites(g.memory->before_capture_alloc_sites, process, several, how, python, out.before_alloc, out.label);
     }
-    const double every = std::max(number(field(p, "call_site_cost"), "sample_every", 1), number(field(p, "call_site_cost"), "sample_every_max", 1));
-    for (const auto& e : items(p, "eager_sites")) {
-      if (text(e, "kind") != "kernel launch") continue;
-      const SiteName n = site_name(field(e, "site"), process, several, how);
-      out.identity.emplace(n.key, identity_of(field(e, "site"), e));
-      double v = number(e, "per_step");
-      if (!std::isfinite(v)) v = number(e, "calls", 0);  // no step: launches in all
+    const ProfileCallSiteCost cost = p.call_site_cost.value_or(ProfileCallSiteCost{});
+    const double every = std::max(cost.sample_every.value_or(1), cost.sample_every_max.value_or(1));
+    for (const auto& e : p.eager_sites) {
+      if (e.kind != "kernel launch") continue;
+      const ProfileSite site = eager_site(e);
+      const SiteName n = site_name(site, process, several, how);
+      out.identity.emplace(n.key, identity_of(site, &e));
+      double v = e.per_step;
+      if (!std::isfinite(v)) v = e.calls.value_or(0);  // no step: launches in all
       out.launches_per_step[n.key] += v;
       out.per_step_variance[n.key] += sampled_variance(e, v, every);
       out.label.emplace(n.key, n.label);
     }
-    for (const auto& g : items(p, "graphs")) {
-      const json* site = graph_site_of(g);
+    for (const auto& g : p.graphs) {
+      const ProfileSite* site = graph_site_of(g);
       if (site == nullptr) continue;
       const SiteName n = site_name(*site, process, several, how);
       out.label.emplace(n.key, n.label);
-      out.identity.emplace(n.key, identity_of(*site, json()));
+      out.identity.emplace(n.key, identity_of(*site, nullptr));
       out.graphs[n.key] += 1;
       const double own = profile_fields::graph_memory_bytes(g);
-      const double at_instantiate = number(field(g, "memory"), "instantiate_free_delta_bytes", 0);
+      const double at_instantiate = g.memory ? g.memory->instantiate_free_delta_bytes.value_or(0) : 0;
       out.memory[n.key] += (std::isfinite(own) ? own : 0) + (at_instantiate > 0 ? at_instantiate : 0);
     }
   }
@@ -240,18 +240,18 @@ MetricComparison site_row(const std::string& program, const std::string& site, c
 
 }  // namespace
 
-SiteMatch site_match(const std::vector<const json*>& base_runs, const std::vector<const json*>& cand_runs) {
+SiteMatch site_match(const std::vector<const ProfileAppRun*>& base_runs, const std::vector<const ProfileAppRun*>& cand_runs) {
   if (has_source_text(base_runs) && has_source_text(cand_runs)) return SiteMatch::kSource;
   return has_source_lines(base_runs) != has_source_lines(cand_runs) ? SiteMatch::kFunction : SiteMatch::kWhere;
 }
 
-std::string graph_site_key(const json& g, SiteMatch how) {
-  if (const json* s = graph_site_of(g)) return site_name(*s, 0, false, how).key;
+std::string graph_site_key(const ProfileGraph& g, SiteMatch how) {
+  if (const ProfileSite* s = graph_site_of(g)) return site_name(*s, 0, false, how).key;
   return profile_fields::graph_site(g);  // an older report's site string, or none
 }
 
-std::string graph_site_label(const json& g) {
-  if (const json* s = graph_site_of(g)) return text(*s, "where");
+std::string graph_site_label(const ProfileGraph& g) {
+  if (const ProfileSite* s = graph_site_of(g)) return s->where;
   return profile_fields::graph_site(g);
 }
 
@@ -314,13 +314,13 @@ std::map<std::string, std::string> rekey_moved_sites(const std::vector<RunSites>
 
 }  // namespace
 
-void compare_profile_sites(const std::string& program, const std::vector<const json*>& base_runs,
-                           const std::vector<const json*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
+void compare_profile_sites(const std::string& program, const std::vector<const ProfileAppRun*>& base_runs,
+                           const std::vector<const ProfileAppRun*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
   const SiteMatch how = site_match(base_runs, cand_runs);
   const bool python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
   std::vector<RunSites> b, c;
-  for (const json* r : base_runs) b.push_back(sites_of_run(*r, several, how, python));
-  for (const json* r : cand_runs) c.push_back(sites_of_run(*r, several, how, python));
+  for (const ProfileAppRun* r : base_runs) b.push_back(sites_of_run(*r, several, how, python));
+  for (const ProfileAppRun* r : cand_runs) c.push_back(sites_of_run(*r, several, how, python));
   std::map<std::string, std::string> moved = rekey_moved_sites(b, c);
   // Matched by what they are, a site whose line moved keeps its key: its `where` tells it moved.
   for (const auto& rc : c)

@@ -13,7 +13,6 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/params.hpp"
 #include "graphprof/core/atomic_file.hpp"
-#include "graphprof/core/profile_fields.hpp"
 
 namespace gp {
 
@@ -58,11 +57,22 @@ void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
   // A report without runs[] is one run: the section itself (its processes, exit, wall time).
   nlohmann::json all = nlohmann::json::array();
   for (const nlohmann::json* p : {static_cast<const nlohmann::json*>(&into), &from})
-    for (const nlohmann::json* r : profile_fields::runs(*p)) {
-      nlohmann::json run = *r;
+  {
+    const auto runs = p->find("runs");
+    bool any = false;
+    if (runs != p->end() && runs->is_array())
+      for (const nlohmann::json& r : *runs)
+        if (r.is_object()) {
+          all.push_back(r);
+          all.back().erase("runs");
+          any = true;
+        }
+    if (!any) {
+      nlohmann::json run = *p;
       run.erase("runs");
       all.push_back(std::move(run));
     }
+  }
   for (std::size_t i = 0; i < all.size(); ++i) all[i]["run"] = i + 1;
   into["runs"] = std::move(all);
 }

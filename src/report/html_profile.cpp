@@ -28,13 +28,7 @@ using nlohmann::json;
 constexpr std::size_t kDrawnGraphs = 3;
 constexpr std::size_t kTableGraphs = 60;
 
-double num(const json& j, const char* key, double fallback = NAN) { return profile_fields::number(j, key, fallback); }
-std::string str(const json& j, const char* key) { return profile_fields::text(j, key); }
-const json& list(const json& j, const char* key) { return profile_fields::items(j, key); }
-const json& field(const json& j, const char* key) { return profile_fields::field(j, key); }
-
-std::string line_of(const json& v) { return v.is_string() ? v.get<std::string>() : json_text(v); }
-double as_number(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
+double as_number(const ProfileNumber& v) { return v.value_or(0.0); }
 
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 std::string count(double v) { return std::isfinite(v) ? strf("%.0f", v) : "-"; }
@@ -48,21 +42,21 @@ std::string bytes_text(double b) {
 
 // What a reader recognises a graph by: its capture site when the report has one, else its dump
 // name, exec and node count.
-std::string graph_label(const json& g) {
+std::string graph_label(const ProfileGraph& g) {
   const std::string site = profile_fields::graph_site(g);
-  const std::string name = "graph_" + count(num(g, "graph"));
+  const std::string name = "graph_" + count(g.graph);
   return site.empty() ? name : site + " (" + name + ")";
 }
 
 // GPU time the graph took over the run: its kernels' time at node level, else launches x span.
-double gpu_total(const json& g) {
+double gpu_total(const ProfileGraph& g) {
   // With node sampling, the kernels of the launches not traced node by node are estimated.
-  const double estimate = num(field(g, "node_sampling"), "kernel_time_estimate_ns");
+  const double estimate = g.node_sampling ? g.node_sampling->kernel_time_estimate_ns.value() : NAN;
   if (std::isfinite(estimate) && estimate > 0) return estimate;
-  const double k = num(g, "kernel_time_ns", 0);
+  const double k = g.kernel_time_ns.value_or(0);
   if (k > 0) return k;
-  const double span = num(field(g, "gpu_span"), "median_ns", 0);
-  return span * num(g, "launches", 0);
+  const double span = g.gpu_span ? g.gpu_span->median_ns.value_or(0) : 0;
+  return span * g.launches.value_or(0);
 }
 
 std::string stat(const std::string& id, const std::string& title, const std::string& value, const std::string& sub) {
@@ -70,9 +64,9 @@ std::string stat(const std::string& id, const std::string& title, const std::str
          escape(sub) + "</span></div>";
 }
 
-std::string headline_strip(const json& p, const std::string& tag) {
-  const json& c = field(p, "coverage");
-  const json& graphs = list(p, "graphs");
+std::string headline_strip(const ProfileProcess& p, const std::string& tag) {
+  const ProfileCoverage c = p.coverage.value_or(ProfileCoverage{});
+  const auto& graphs = p.graphs;
   const profile_fields::Steps steps = profile_fields::steps(p);
   double made_ns = 0, memory = 0;
   bool has_memory = false, has_capture = false;
@@ -80,27 +74,27 @@ std::string headline_strip(const json& p, const std::string& tag) {
   const std::size_t late = profile_fields::late_graphs(p);
   for (const auto& g : graphs) {
     made_ns += profile_fields::graph_making_ns(g);
-    has_capture = has_capture || (g.contains("startup") && std::isfinite(num(field(g, "startup"), "capture_ns")));
+    has_capture = has_capture || (g.startup && std::isfinite(g.startup->capture_ns));
     const double bytes = profile_fields::graph_memory_bytes(g);
     if (std::isfinite(bytes)) {
       memory += bytes;
       has_memory = true;
     }
-    if (num(g, "launches", 0) > 0) ++launched;
+    if (g.launches.value_or(0) > 0) ++launched;
   }
-  const double making_total = p.contains("startup") ? num(field(p, "startup"), "graph_making_ns") : NAN;
+  const double making_total = p.startup ? p.startup->graph_making_ns.value() : NAN;
   if (std::isfinite(making_total)) made_ns = making_total;
   std::string s = "<div class=\"gp-strip\" id=\"strip-" + tag + "\">";
-  const double time_share = num(c, "kernel_time_in_graphs");
+  const double time_share = c.kernel_time_in_graphs;
   s += stat("stat-coverage-" + tag, "graph coverage (kernel time)", pct(time_share),
-            std::isfinite(num(c, "kernels_in_graphs")) ? pct(num(c, "kernels_in_graphs")) + " of kernels"
+            std::isfinite(c.kernels_in_graphs) ? pct(c.kernels_in_graphs) + " of kernels"
                                                        : "needs --trace node");
   s += stat("stat-graphs-" + tag, "graphs", std::to_string(graphs.size()),
             std::to_string(launched) + " launched" + (late ? ", " + std::to_string(late) + " made after the first replay" : ""));
-  s += stat("stat-launches-" + tag, "launches", count(num(c, "graph_launches")) + " graph",
-            count(num(c, "eager_launches")) + " eager kernel launches");
+  s += stat("stat-launches-" + tag, "launches", count(c.graph_launches) + " graph",
+            count(c.eager_launches) + " eager kernel launches");
   s += stat("stat-eager-" + tag, "eager launches per step",
-            steps.count > 0 ? strf("%.2f", num(c, "eager_launches", 0) / steps.count) : "-",
+            steps.count > 0 ? strf("%.2f", c.eager_launches.value_or(0) / steps.count) : "-",
             steps.count > 0 ? count(steps.count) + " steps; a step is " + steps.from : "no graph was launched");
   s += stat("stat-making-" + tag, "time making graphs", format_ns(made_ns),
             has_capture ? "capture + instantiate + upload" : "instantiate + upload");
@@ -109,15 +103,14 @@ std::string headline_strip(const json& p, const std::string& tag) {
   return s + "</div>\n";
 }
 
-std::string timeline_section(const json& p, const std::string& tag) {
-  const auto it = p.find("timeline");
-  if (it == p.end() || !it->is_object()) return "<p class=\"gp-note\">No timeline: this report was written before graphprof recorded one.</p>\n";
-  const json& t = *it;
+std::string timeline_section(const ProfileProcess& p, const std::string& tag) {
+  if (!p.timeline) return "<p class=\"gp-note\">No timeline: this report was written before graphprof recorded one.</p>\n";
+  const ProfileTimeline& t = *p.timeline;
   TimelineChart chart;
   chart.id = "chart-timeline-" + tag;
-  chart.bin_ns = num(t, "bin_ns", 0);
-  const json& gk = list(t, "graph_kernel_ns");
-  const json& ek = list(t, "eager_kernel_ns");
+  chart.bin_ns = t.bin_ns.value_or(0);
+  const auto& gk = t.graph_kernel_ns;
+  const auto& ek = t.eager_kernel_ns;
   double kernel_sum = 0;
   for (const auto& v : gk) kernel_sum += as_number(v);
   for (const auto& v : ek) kernel_sum += as_number(v);
@@ -136,8 +129,8 @@ std::string timeline_section(const json& p, const std::string& tag) {
                     strf("%.0f%%", 100 * std::min(1.0, most / chart.bin_ns)) + " busy)";
   } else {
     // Without kernel records (--trace graph/none): launch calls per bin, scaled to the busiest bin.
-    const json& gl = list(t, "graph_launches");
-    const json& el = list(t, "eager_launches");
+    const auto& gl = t.graph_launches;
+    const auto& el = t.eager_launches;
     double most = 0;
     for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) most = std::max(most, as_number(gl[i]) + as_number(el[i]));
     for (std::size_t i = 0; i < gl.size() && i < el.size(); ++i) {
@@ -148,7 +141,7 @@ std::string timeline_section(const json& p, const std::string& tag) {
     chart.upper_name = "eager launches";
     chart.y_label = "launch calls per bin (busiest bin = 100%)";
   }
-  for (const auto& v : list(t, "graphs_made")) chart.marks.push_back(static_cast<std::size_t>(std::max(0.0, as_number(v))));
+  for (const auto& v : t.graphs_made) chart.marks.push_back(static_cast<std::size_t>(std::max(0.0, as_number(v))));
   chart.marks_name = "graphs made";
   return "<figure><h4>Timeline: graph replays vs eager work, CUDA initialisation to the last record (" +
          std::to_string(chart.lower.size()) + " bins of " + escape(format_ns(chart.bin_ns)) + ")</h4>" + svg_timeline(chart) +
@@ -156,8 +149,8 @@ std::string timeline_section(const json& p, const std::string& tag) {
          "began are re-captures.</figcaption></figure>\n";
 }
 
-const ModeResult* graph_result(const Report& report, const json& p, const json& g) {
-  const std::string process = count(num(p, "process")), exec = count(num(g, "exec"));
+const ModeResult* graph_result(const Report& report, const ProfileProcess& p, const ProfileGraph& g) {
+  const std::string process = count(p.process), exec = count(g.exec);
   for (const ModeResult& r : report.results) {
     const auto pr = r.params.find("process"), ex = r.params.find("exec");
     if (pr != r.params.end() && ex != r.params.end() && pr->second == process && ex->second == exec && !r.params.count("run"))
@@ -166,22 +159,22 @@ const ModeResult* graph_result(const Report& report, const json& p, const json& 
   return nullptr;
 }
 
-std::string graphs_table(const json& p, const std::vector<const json*>& order, const std::string& tag) {
+std::string graphs_table(const ProfileProcess& p, const std::vector<const ProfileGraph*>& order, const std::string& tag) {
   std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-graphs-" + tag +
                   "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th class=\"l\">made by</th><th>nodes</th><th>edges</th>"
                   "<th>launches</th><th>GPU / launch</th><th>GPU total</th><th>call cost</th><th>blocked calls</th>"
                   "<th>instantiate</th><th>upload</th><th>memory</th></tr></thead><tbody>\n";
-  const bool node_level = str(p, "trace_level") == "node";
+  const bool node_level = p.trace_level == "node";
   for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
-    const json& g = *order[i];
-    const json& calls = field(g, "launch_calls");
-    s += "<tr><td class=\"l\">" + escape(graph_label(g)) + " <span class=\"gp-note\">exec " + count(num(g, "exec")) +
-         "</span></td><td class=\"l\">" + escape(str(g, "made_by")) + "</td><td>" + count(num(g, "nodes")) + "</td><td>" +
-         count(num(g, "edges")) + "</td><td>" + count(num(g, "launches")) + "</td><td>" +
-         escape(format_ns(num(field(g, "gpu_span"), "median_ns"))) + "</td><td>" +
-         escape(node_level || field(g, "gpu_span").is_object() ? format_ns(gpu_total(g)) : "-") + "</td><td>" +
-         escape(format_ns(num(field(calls, "unblocked"), "median_ns"))) + "</td><td>" + count(num(calls, "blocked")) + "</td><td>" +
-         escape(format_ns(num(g, "instantiate_ns"))) + "</td><td>" + escape(format_ns(num(g, "upload_ns"))) + "</td><td>" +
+    const ProfileGraph& g = *order[i];
+    const ProfileLaunchCalls calls = g.launch_calls.value_or(ProfileLaunchCalls{});
+    s += "<tr><td class=\"l\">" + escape(graph_label(g)) + " <span class=\"gp-note\">exec " + count(g.exec) +
+         "</span></td><td class=\"l\">" + escape(g.made_by) + "</td><td>" + count(g.nodes) + "</td><td>" +
+         count(g.edges) + "</td><td>" + count(g.launches) + "</td><td>" +
+         escape(format_ns(g.gpu_span ? g.gpu_span->median_ns.value() : NAN)) + "</td><td>" +
+         escape(node_level || g.gpu_span ? format_ns(gpu_total(g)) : "-") + "</td><td>" +
+         escape(format_ns(calls.unblocked ? calls.unblocked->median_ns.value() : NAN)) + "</td><td>" + count(calls.blocked) + "</td><td>" +
+         escape(format_ns(g.instantiate_ns)) + "</td><td>" + escape(format_ns(g.upload_ns)) + "</td><td>" +
          escape(bytes_text(profile_fields::graph_memory_bytes(g))) + "</td></tr>\n";
   }
   s += "</tbody></table></div>\n";
@@ -192,31 +185,36 @@ std::string graphs_table(const json& p, const std::vector<const json*>& order, c
 }
 
 // An eager call site's name: its "where", and the kind of work (kernel launches, copies, syncs).
-std::string site_of(const json& r) {
-  const auto it = r.find("site");
-  std::string where = it == r.end() ? std::string() : it->is_string() ? it->get<std::string>() : str(*it, "where");
+std::string site_of(const ProfileEagerSite& r) {
+  std::string where = profile_fields::site_of(r.site, r.extra, "site").where;
   if (where.empty()) where = "(unknown site)";
-  const std::string kind = str(r, "kind");
+  const std::string& kind = r.kind;
   return kind.empty() || kind == "kernel" ? where : where + " [" + kind + "]";
 }
 
 // Eager work left: by call site when the report has sites, else by kernel name. Without any GPU
 // time (the default level records none for eager work) the bars are the calls, most first: bars of
 // "0 ns" rank nothing.
-std::string eager_section(const json& p, const std::string& tag) {
-  const json& sites = list(p, "eager_sites");
-  const bool by_site = !sites.empty();
-  const json& rows = by_site ? sites : list(p, "top_eager_kernels");
+std::string eager_section(const ProfileProcess& p, const std::string& tag) {
+  // One row of either list: an eager call site, or a kernel by name.
+  struct Row {
+    std::string full, hint;
+    double time = 0, calls = 0, per_step = NAN, median = NAN;
+  };
+  const bool by_site = !p.eager_sites.empty();
+  std::vector<Row> rows;
+  if (by_site)
+    for (const ProfileEagerSite& r : p.eager_sites) rows.push_back({site_of(r), r.hint, r.gpu_ns.value_or(0), r.calls.value_or(0), r.per_step, NAN});
+  else
+    for (const ProfileCallTime& r : p.top_eager_kernels) rows.push_back({r.name, "", r.total_ns.value_or(0), r.count.value_or(0), NAN, r.median_ns});
   if (rows.empty()) return "<p class=\"gp-note\">No eager kernels (or no kernel records at this trace level).</p>\n";
-  const char* time_key = by_site ? "gpu_ns" : "total_ns";
-  const char* calls_key = by_site ? "calls" : "count";
   bool timed = false;
-  for (const json& r : rows) timed = timed || num(r, time_key, 0) > 0;
-  std::vector<const json*> order;
-  for (const json& r : rows) order.push_back(&r);
+  for (const Row& r : rows) timed = timed || r.time > 0;
+  std::vector<const Row*> order;
+  for (const Row& r : rows) order.push_back(&r);
   if (!timed)
-    std::stable_sort(order.begin(), order.end(), [&](const json* a, const json* b) {
-      const double x = num(*a, calls_key, 0), y = num(*b, calls_key, 0);
+    std::stable_sort(order.begin(), order.end(), [&](const Row* a, const Row* b) {
+      const double x = a->calls, y = b->calls;
       return (std::isfinite(x) ? x : 0) > (std::isfinite(y) ? y : 0);
     });
   if (order.size() > 12) order.resize(12);
@@ -227,108 +225,108 @@ std::string eager_section(const json& p, const std::string& tag) {
   chart.axis_label = std::string(timed ? "GPU time of eager kernels" : "eager calls (no GPU time recorded)") +
                      (by_site ? " by call site" : " by kernel (no call sites in this report)");
   std::vector<std::string> fulls;
-  for (const json* r : order) fulls.push_back(by_site ? site_of(*r) : str(*r, "name"));
+  for (const Row* r : order) fulls.push_back(r->full);
   // Cut in the middle and apart (per-layer suffixes, tile shapes); the tooltip has the whole name.
   const std::vector<std::string> labels = clip_names_apart(fulls, 38);
   for (std::size_t i = 0; i < fulls.size(); ++i) {
-    const json& r = *order[i];
+    const Row& r = *order[i];
     Bar b;
     const std::string& full = fulls[i];
     b.label = labels[i];
     b.css = "gp-mode-eager";
-    const double n = num(r, calls_key, 0);
+    const double n = r.calls;
     const std::string calls = std::isfinite(n) ? plural(std::round(n), "call", "calls") : "- calls";
-    b.value = timed ? num(r, time_key, 0) : (std::isfinite(n) ? n : 0);
+    b.value = timed ? r.time : (std::isfinite(n) ? n : 0);
     b.low = 1, b.high = 0;
     b.value_text = timed ? format_ns(b.value) + " · " + calls : calls;
-    if (by_site && std::isfinite(num(r, "per_step"))) b.value_text += strf(" (%.2f per step)", num(r, "per_step"));
-    b.tooltip = full + ": " + b.value_text + (by_site ? " " + str(r, "hint") : timed ? ", median " + format_ns(num(r, "median_ns")) : "");
+    if (by_site && std::isfinite(r.per_step)) b.value_text += strf(" (%.2f per step)", r.per_step);
+    b.tooltip = full + ": " + b.value_text + (by_site ? " " + r.hint : timed ? ", median " + format_ns(r.median) : "");
     chart.bars.push_back(std::move(b));
   }
   return "<figure><h4>" + escape(chart.axis_label) + "</h4>" + svg_bar_chart(chart) + "</figure>\n";
 }
 
-std::string named_table(const json& rows, const std::string& id, const char* total_label, bool bytes) {
+std::string named_table(const ProfileList<ProfileCallTime>& rows, const std::string& id, const char* total_label, bool bytes) {
   if (rows.empty()) return "<p class=\"gp-note\">None.</p>\n";
   std::string s = "<div class=\"gp-table-wrap\"><table id=\"" + id + "\" class=\"gp-table\"><thead><tr><th class=\"l\">name</th>"
                   "<th>count</th><th>" + std::string(total_label) + "</th><th>median</th>" + (bytes ? "<th>bytes</th>" : "") +
                   "</tr></thead><tbody>\n";
   for (const auto& r : rows)
-    s += "<tr><td class=\"l\">" + escape(str(r, "name")) + "</td><td>" + count(num(r, "count")) + "</td><td>" +
-         escape(format_ns(num(r, "total_ns"))) + "</td><td>" + escape(format_ns(num(r, "median_ns"))) + "</td>" +
-         (bytes ? "<td>" + escape(bytes_text(num(r, "bytes"))) + "</td>" : "") + "</tr>\n";
+    s += "<tr><td class=\"l\">" + escape(r.name) + "</td><td>" + count(r.count) + "</td><td>" + escape(format_ns(r.total_ns)) +
+         "</td><td>" + escape(format_ns(r.median_ns)) + "</td>" + (bytes ? "<td>" + escape(bytes_text(r.bytes)) + "</td>" : "") +
+         "</tr>\n";
   return s + "</tbody></table></div>\n";
 }
 
-std::string trouble_section(const json& p, const std::string& tag) {
-  const json& trouble = list(p, "capture_trouble");
+std::string trouble_section(const ProfileProcess& p, const std::string& tag) {
+  const auto& trouble = p.capture_trouble;
   if (trouble.empty()) return "<p class=\"gp-note gp-good\">Every capture succeeded.</p>\n";
   std::string s = "<div class=\"gp-table-wrap\"><table id=\"table-trouble-" + tag +
                   "\" class=\"gp-table\"><thead><tr><th class=\"l\">offending call</th><th class=\"l\">error</th>"
                   "<th class=\"l\">cudaStreamEndCapture</th><th>stream</th><th class=\"l\">where</th><th class=\"l\">fix</th></tr></thead><tbody>\n";
-  for (const auto& t : trouble)
-    s += "<tr><td class=\"l gp-bad\">" + escape(str(t, "api")) + "</td><td class=\"l\">" + escape(str(t, "error")) +
-         "</td><td class=\"l\">" + escape(str(t, "end_error").empty() ? "-" : str(t, "end_error")) + "</td><td>" +
-         count(num(t, "stream")) + "</td><td class=\"l\">" + escape(str(field(t, "site"), "where").empty() ? "-" : str(field(t, "site"), "where")) +
-         "</td><td class=\"l\">" + escape(str(t, "hint")) + "</td></tr>\n";
+  for (const auto& t : trouble) {
+    const std::string where = t.site ? t.site->where.str() : std::string();
+    s += "<tr><td class=\"l gp-bad\">" + escape(t.api) + "</td><td class=\"l\">" + escape(t.error) + "</td><td class=\"l\">" +
+         escape(t.end_error.empty() ? "-" : t.end_error.str()) + "</td><td>" + count(t.stream) + "</td><td class=\"l\">" +
+         escape(where.empty() ? "-" : where) + "</td><td class=\"l\">" + escape(t.hint) + "</td></tr>\n";
+  }
   return s + "</tbody></table></div>\n";
 }
 
 // An allocation site's name: its Python line (when it has one) beside the native frame that asked
 // for the memory.
-std::string allocation_site_text(const json& a) {
-  const std::string native = str(field(a, "site"), "where").empty() ? "(unknown site)" : str(field(a, "site"), "where");
-  const json& python = field(a, "python");
-  if (!python.is_object() || str(python, "where").empty()) return native;
-  return str(python, "where") + " (" + native + ")";
+std::string allocation_site_text(const ProfileAllocSite& a) {
+  const std::string native = !a.site || a.site->where.empty() ? "(unknown site)" : a.site->where.str();
+  if (!a.python || a.python->where.empty()) return native;
+  return a.python->where + " (" + native + ")";
 }
 
 // Per graph: the memory and start-up ledger, then where its allocations in and before its
 // capture were made (every site of the report, most bytes first). Nothing without a ledger.
-std::string ledger_section(const json& p, const std::vector<const json*>& order, const std::string& tag) {
-  const json& flag = field(p, "ledgers_recorded");
-  if (!flag.is_boolean() || !flag.get<bool>() || order.empty()) return {};
+std::string ledger_section(const ProfileProcess& p, const std::vector<const ProfileGraph*>& order, const std::string& tag) {
+  if (!p.ledgers_recorded.value_or(false) || order.empty()) return {};
   std::string s = "<h3 id=\"ledgers-" + tag + "\">Memory and start-up per graph</h3>\n"
                   "<div class=\"gp-table-wrap\"><table id=\"table-ledger-" + tag +
                   "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th>allocated in capture</th><th>before capture</th>"
                   "<th>memory nodes</th><th>free change: capture</th><th>instantiate</th><th>upload</th><th>graph pool after</th>"
                   "<th>capture</th><th>first launch</th><th class=\"l\">note</th></tr></thead><tbody>\n";
-  auto free_change = [](const json& m, const char* key) {
-    const double v = num(m, key);
+  auto free_change = [](const ProfileNumber& n) {
+    const double v = n;
     return !std::isfinite(v) ? std::string("-") : v < 0 ? "-" + bytes_text(-v) : bytes_text(v);
   };
   std::string sites;
   std::size_t site_rows = 0;
   for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
-    const json& g = *order[i];
-    const json& m = field(g, "memory");
-    if (!m.is_object()) continue;
-    const json& start = field(g, "startup");
+    const ProfileGraph& g = *order[i];
+    if (!g.memory) continue;
+    const ProfileGraphMemory& m = *g.memory;
+    const ProfileGraphStartup start = g.startup.value_or(ProfileGraphStartup{});
     std::string note;
-    if (field(m, "reuses_memory").is_boolean() && field(m, "reuses_memory").get<bool>()) note = "reuses memory of earlier captures (shared pool)";
-    if (std::isfinite(num(start, "created_after_first_step_ns")))
-      note += (note.empty() ? "" : "; ") + std::string("made ") + format_ns(num(start, "created_after_first_step_ns")) + " after the first step began";
-    const std::string since = str(m, "before_capture_since");
+    if (m.reuses_memory.value_or(false)) note = "reuses memory of earlier captures (shared pool)";
+    if (std::isfinite(start.created_after_first_step_ns))
+      note += (note.empty() ? "" : "; ") + std::string("made ") + format_ns(start.created_after_first_step_ns) + " after the first step began";
+    const std::string& since = m.before_capture_since;
     s += "<tr><td class=\"l\">" + escape(graph_label(g)) + "</td><td>" +
-         escape(bytes_text(num(m, "capture_alloc_bytes", 0) + num(m, "capture_vmm_bytes", 0))) + " (" + count(num(m, "capture_allocs", 0)) +
-         ")</td><td>" + (since.empty() ? std::string("-") : escape(bytes_text(num(m, "before_capture_alloc_bytes", 0))) + " (" +
-                                                              count(num(m, "before_capture_allocs", 0)) + ")" +
-                                                              (since == "start" ? " since start" : "")) +
-         "</td><td>" + escape(bytes_text(num(m, "memory_node_bytes", 0))) + " (" + count(num(m, "memory_nodes", 0)) + ")</td><td>" +
-         escape(free_change(m, "capture_free_delta_bytes")) + "</td><td>" + escape(free_change(m, "instantiate_free_delta_bytes")) +
-         "</td><td>" + escape(free_change(m, "upload_free_delta_bytes")) + "</td><td>" +
-         escape(bytes_text(num(m, "graph_pool_reserved_after_bytes"))) + "</td><td>" + escape(format_ns(num(start, "capture_ns"))) +
-         "</td><td>" + escape(format_ns(num(start, "first_launch_ns"))) + "</td><td class=\"l\">" + escape(note) + "</td></tr>\n";
-    for (const auto& [key, when] : {std::pair<const char*, const char*>{"capture_alloc_sites", "in capture"},
-                                    std::pair<const char*, const char*>{"before_capture_alloc_sites", "before capture"}})
-      for (const auto& a : list(m, key)) {
+         escape(bytes_text(m.capture_alloc_bytes.value_or(0) + m.capture_vmm_bytes.value_or(0))) + " (" +
+         count(m.capture_allocs.value_or(0)) + ")</td><td>" +
+         (since.empty() ? std::string("-")
+                        : escape(bytes_text(m.before_capture_alloc_bytes.value_or(0))) + " (" + count(m.before_capture_allocs.value_or(0)) +
+                              ")" + (since == "start" ? " since start" : "")) +
+         "</td><td>" + escape(bytes_text(m.memory_node_bytes.value_or(0))) + " (" + count(m.memory_nodes.value_or(0)) + ")</td><td>" +
+         escape(free_change(m.capture_free_delta_bytes)) + "</td><td>" + escape(free_change(m.instantiate_free_delta_bytes)) +
+         "</td><td>" + escape(free_change(m.upload_free_delta_bytes)) + "</td><td>" +
+         escape(bytes_text(m.graph_pool_reserved_after_bytes)) + "</td><td>" + escape(format_ns(start.capture_ns)) + "</td><td>" +
+         escape(format_ns(start.first_launch_ns)) + "</td><td class=\"l\">" + escape(note) + "</td></tr>\n";
+    for (const auto& [list, when] :
+         {std::pair<const ProfileList<ProfileAllocSite>*, const char*>{&m.capture_alloc_sites, "in capture"},
+          std::pair<const ProfileList<ProfileAllocSite>*, const char*>{&m.before_capture_alloc_sites, "before capture"}})
+      for (const ProfileAllocSite& a : *list) {
         if (++site_rows > 4 * kTableGraphs) break;
-        const json& python = field(a, "python");
         sites += "<tr><td class=\"l\">" + escape(graph_label(g)) + "</td><td class=\"l\">" + when + "</td><td>" +
-                 escape(bytes_text(num(a, "bytes", 0))) + "</td><td>" + count(num(a, "allocations", 0)) + "</td><td class=\"l\">" +
+                 escape(bytes_text(a.bytes.value_or(0))) + "</td><td>" + count(a.allocations.value_or(0)) + "</td><td class=\"l\">" +
                  escape(allocation_site_text(a)) + "</td><td class=\"l\">" +
-                 escape(python.is_object() ? str(python, "from") == "held" ? "read at the allocation" : "the same call's next CUDA call"
-                                           : "native frames only") +
+                 escape(a.python ? a.python->from == "held" ? "read at the allocation" : "the same call's next CUDA call"
+                                 : "native frames only") +
                  "</td></tr>\n";
       }
   }
@@ -344,26 +342,27 @@ std::string ledger_section(const json& p, const std::vector<const json*>& order,
          "the native frame that asked for the memory.</p>\n";
 }
 
-std::string process_section(const Report& report, const HtmlReportOptions& options, const json& p, bool several,
+std::string process_section(const Report& report, const HtmlReportOptions& options, const ProfileProcess& p, bool several,
                             std::size_t& picture) {
-  const std::string tag = "p" + count(num(p, "process"));
+  const std::string tag = "p" + count(p.process);
   std::string s = "<section class=\"gp-process\" id=\"process-" + tag + "\"><h2>" +
-                  (several ? "Process " + count(num(p, "process")) + " <span class=\"gp-note\">pid " + count(num(p, "pid")) + ": " +
-                                 escape(str(p, "command_line")) + "</span>"
+                  (several ? "Process " + count(p.process) + " <span class=\"gp-note\">pid " + count(p.pid) + ": " +
+                                 escape(p.command_line) + "</span>"
                            : std::string("The profile")) +
                   "</h2>\n";
-  for (const auto& e : list(p, "errors")) s += "<p class=\"gp-bad\">NOT PROFILED: " + escape(line_of(e)) + "</p>\n";
-  for (const auto& w : list(p, "warnings")) s += "<p class=\"gp-warn\">graphprof warning: " + escape(line_of(w)) + "</p>\n";
-  for (const auto& n : list(p, "cupti_notices")) s += "<p class=\"gp-warn\">CUPTI reported: " + escape(line_of(n)) + "</p>\n";
-  if (num(p, "dropped_records", 0) + num(p, "lost_buffers", 0) + num(p, "malformed_lines", 0) > 0)
-    s += "<p class=\"gp-warn\">" + count(num(p, "dropped_records", 0)) + " records dropped by CUPTI, " + count(num(p, "lost_buffers", 0)) +
-         " buffers lost, " + count(num(p, "malformed_lines", 0)) + " unreadable lines: the counts are lower bounds.</p>\n";
+  for (const auto& e : text_lines(p.errors, p.extra, "errors")) s += "<p class=\"gp-bad\">NOT PROFILED: " + escape(e) + "</p>\n";
+  for (const auto& w : text_lines(p.warnings, p.extra, "warnings")) s += "<p class=\"gp-warn\">graphprof warning: " + escape(w) + "</p>\n";
+  for (const auto& n : text_lines(p.cupti_notices, p.extra, "cupti_notices"))
+    s += "<p class=\"gp-warn\">CUPTI reported: " + escape(n) + "</p>\n";
+  if (p.dropped_records.value_or(0) + p.lost_buffers.value_or(0) + p.malformed_lines.value_or(0) > 0)
+    s += "<p class=\"gp-warn\">" + count(p.dropped_records.value_or(0)) + " records dropped by CUPTI, " + count(p.lost_buffers.value_or(0)) +
+         " buffers lost, " + count(p.malformed_lines.value_or(0)) + " unreadable lines: the counts are lower bounds.</p>\n";
   s += headline_strip(p, tag);
   s += timeline_section(p, tag);
 
-  std::vector<const json*> order;
-  for (const auto& g : list(p, "graphs")) order.push_back(&g);
-  std::stable_sort(order.begin(), order.end(), [](const json* a, const json* b) { return gpu_total(*a) > gpu_total(*b); });
+  std::vector<const ProfileGraph*> order;
+  for (const auto& g : p.graphs) order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const ProfileGraph* a, const ProfileGraph* b) { return gpu_total(*a) > gpu_total(*b); });
   s += "<h3 id=\"graphs-" + tag + "\">Graphs</h3>\n";
   if (order.empty()) s += "<p class=\"gp-note\">This process instantiated no graph.</p>\n";
   else s += graphs_table(p, order, tag);
@@ -371,15 +370,16 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
 
   if (options.graphs) {
     std::size_t drawn = 0;
-    for (const json* g : order) {
+    for (const ProfileGraph* g : order) {
       if (drawn >= kDrawnGraphs || gpu_total(*g) <= 0) break;
       const ModeResult* r = graph_result(report, p, *g);
       if (r == nullptr || !r->sections.graph || r->sections.graph->dot.empty()) continue;
-      const double share = num(field(p, "coverage"), "graph_kernel_ns", 0) > 0 ? gpu_total(*g) / num(field(p, "coverage"), "graph_kernel_ns", 0) : NAN;
-      const GraphFigure f = graph_figure(*r, options, picture, "graph-" + tag + "-exec" + count(num(*g, "exec")),
+      const double graph_kernel_ns = p.coverage ? p.coverage->graph_kernel_ns.value_or(0) : 0;
+      const double share = graph_kernel_ns > 0 ? gpu_total(*g) / graph_kernel_ns : NAN;
+      const GraphFigure f = graph_figure(*r, options, picture, "graph-" + tag + "-exec" + count(g->exec),
                                          "Hot graph: " + graph_label(*g),
-                                         count(num(*g, "nodes")) + " nodes, " + count(num(*g, "launches")) + " launches, " +
-                                             format_ns(num(field((*g), "gpu_span"), "median_ns")) + " GPU per launch" +
+                                         count(g->nodes) + " nodes, " + count(g->launches) + " launches, " +
+                                             format_ns(g->gpu_span ? g->gpu_span->median_ns.value() : NAN) + " GPU per launch" +
                                              (std::isfinite(share) ? ", " + pct(share) + " of the kernel time in graphs" : ""));
       s += f.html;
       ++picture;
@@ -388,14 +388,14 @@ std::string process_section(const Report& report, const HtmlReportOptions& optio
   }
   s += ledger_section(p, order, tag);
   s += "<h3 id=\"eager-" + tag + "\">Eager work left</h3>\n" + eager_section(p, tag);
-  s += "<h4>Copies and memsets outside graphs</h4>\n" + named_table(list(p, "copies"), "table-copies-" + tag, "GPU total", true);
-  s += "<h4>Synchronising calls</h4>\n" + named_table(list(p, "syncs"), "table-syncs-" + tag, "host total", false);
+  s += "<h4>Copies and memsets outside graphs</h4>\n" + named_table(p.copies, "table-copies-" + tag, "GPU total", true);
+  s += "<h4>Synchronising calls</h4>\n" + named_table(p.syncs, "table-syncs-" + tag, "host total", false);
   s += "<h3 id=\"trouble-" + tag + "\">Capture trouble</h3>\n" + trouble_section(p, tag);
   return s + "</section>\n";
 }
 
-std::string runs_section(const json& profile) {
-  const json& runs = list(profile, "runs");
+std::string runs_section(const ProfileSection& profile) {
+  const auto& runs = profile.runs;
   if (runs.size() < 2) return {};
   std::string s = "<section id=\"runs\"><h2>Runs</h2>\n<p class=\"gp-note\">" + std::to_string(runs.size()) +
                   " runs of the application (<code>--repeat</code>); the sections below show run 1, every run is in the "
@@ -404,42 +404,39 @@ std::string runs_section(const json& profile) {
                   "<th>graphs</th></tr></thead><tbody>\n";
   for (const auto& r : runs) {
     const profile_fields::RunTotals t = profile_fields::run_totals(r);
-    s += "<tr><td>" + count(num(r, "run")) + "</td><td class=\"l\">" + escape(str(r, "exit")) + "</td><td>" +
-         escape(format_ns(num(r, "wall_ns"))) + "</td><td>" + pct(t.coverage()) + "</td><td>" + count(t.graph_launches) +
+    s += "<tr><td>" + count(r.run) + "</td><td class=\"l\">" + escape(r.exit) + "</td><td>" + escape(format_ns(r.wall_ns)) +
+         "</td><td>" + pct(t.coverage()) + "</td><td>" + count(t.graph_launches) +
          "</td><td>" + count(t.eager_launches) + "</td><td>" + count(t.graphs) + "</td></tr>\n";
   }
   return s + "</tbody></table></div></section>\n";
 }
 
-std::string application_section(const json& profile) {
+std::string application_section(const ProfileSection& profile) {
   std::string cmd;
-  for (const auto& a : list(profile, "command")) cmd += (cmd.empty() ? "" : " ") + line_of(a);
+  for (const auto& a : text_lines(profile.command, profile.extra, "command")) cmd += (cmd.empty() ? "" : " ") + a;
   std::string s = "<section id=\"application\"><h2>The application</h2>\n<dl class=\"gp-env\"><dt>command</dt><dd><code>" +
-                  escape(cmd) + "</code></dd><dt>exit</dt><dd>" + escape(str(profile, "exit")) + "</dd><dt>wall time</dt><dd>" +
-                  escape(format_ns(num(profile, "wall_ns"))) + "</dd><dt>trace level</dt><dd>" + escape(str(profile, "trace_level")) +
-                  "</dd>";
-  if (std::isfinite(num(profile, "overhead")))
-    s += "<dt>overhead</dt><dd>" + escape(strf("%+.1f %%", 100 * num(profile, "overhead"))) + " wall time against " +
-         escape(format_ns(num(profile, "plain_wall_ns"))) + " without graphprof</dd>";
+                  escape(cmd) + "</code></dd><dt>exit</dt><dd>" + escape(profile.exit) + "</dd><dt>wall time</dt><dd>" +
+                  escape(format_ns(profile.wall_ns)) + "</dd><dt>trace level</dt><dd>" + escape(profile.trace_level) + "</dd>";
+  if (std::isfinite(profile.overhead))
+    s += "<dt>overhead</dt><dd>" + escape(strf("%+.1f %%", 100 * profile.overhead)) + " wall time against " +
+         escape(format_ns(profile.plain_wall_ns)) + " without graphprof</dd>";
   // --overhead-windows: the change of the application's own steps, recording against paused windows.
-  if (const auto w = profile.find("overhead_windows"); w != profile.end() && w->is_object()) {
-    const auto noise = w->find("inside_noise");
-    const bool inside_noise = noise != w->end() && noise->is_boolean() && noise->get<bool>();
-    if (std::isfinite(num(*w, "change")))
+  if (const auto& w = profile.overhead_windows) {
+    const bool inside_noise = w->inside_noise.value_or(false);
+    if (std::isfinite(w->change))
       s += "<dt>overhead on its steps</dt><dd>" +
            escape(strf("%+.1f %% time per graph launch [%+.1f, %+.1f %%], %s (%.0f recording windows against the paused ones beside "
                        "them, --overhead-windows)",
-                       100 * num(*w, "change"), 100 * num(*w, "low"), 100 * num(*w, "high"),
-                       inside_noise ? "inside the noise" : "outside the noise", num(*w, "windows"))) +
+                       100 * w->change, 100 * w->low, 100 * w->high, inside_noise ? "inside the noise" : "outside the noise",
+                       w->windows.value())) +
            "</dd>";
     else
       s += "<dt>overhead on its steps</dt><dd>no verdict: too few windows (--overhead-windows)</dd>";
   }
-  for (const auto& p : list(profile, "processes"))
-    s += "<dt>process " + count(num(p, "process")) + "</dt><dd>pid " + count(num(p, "pid")) + ": <code>" + escape(str(p, "command_line")) +
-         "</code></dd>";
+  for (const auto& p : profile.processes)
+    s += "<dt>process " + count(p.process) + "</dt><dd>pid " + count(p.pid) + ": <code>" + escape(p.command_line) + "</code></dd>";
   s += "</dl>\n";
-  for (const auto& n : list(profile, "notes")) s += "<p class=\"gp-note\">note: " + escape(line_of(n)) + "</p>\n";
+  for (const auto& n : text_lines(profile.notes, profile.extra, "notes")) s += "<p class=\"gp-note\">note: " + escape(n) + "</p>\n";
   return s + "</section>\n";
 }
 
@@ -447,10 +444,10 @@ std::string application_section(const json& profile) {
 
 std::string profile_page(const Report& report, const HtmlReportOptions& options) {
   const ModeResult* app = profile_fields::app_result(report);  // render_html_report's test: not null
-  const json& profile = app->sections.profile;
-  const std::string program = str(profile, "program");
+  const ProfileSection profile = profile_section_from_json(app->sections.profile);
+  const std::string& program = profile.program;
   const std::string title = options.title.empty() ? "graphprof profile: " + program : options.title;
-  const json& procs = list(profile, "processes");
+  const auto& procs = profile.processes;
 
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -464,11 +461,10 @@ std::string profile_page(const Report& report, const HtmlReportOptions& options)
   page += "</p>\n<nav>";
   if (!procs.empty()) page += "<a href=\"#fix-first\">What to fix</a>";
   for (const auto& p : procs) {
-    const std::string tag = "p" + count(num(p, "process"));
-    page += "<a href=\"#process-" + tag + "\">" + (procs.size() > 1 ? "Process " + count(num(p, "process")) : std::string("Summary")) +
-            "</a>";
+    const std::string tag = "p" + count(p.process);
+    page += "<a href=\"#process-" + tag + "\">" + (procs.size() > 1 ? "Process " + count(p.process) : std::string("Summary")) + "</a>";
   }
-  if (list(profile, "runs").size() > 1) page += "<a href=\"#runs\">Runs</a>";
+  if (profile.runs.size() > 1) page += "<a href=\"#runs\">Runs</a>";
   page += "<a href=\"#application\">Application</a><a href=\"#environment\">Environment</a></nav></header>\n<main>\n";
   if (app->status != Status::kOk) page += "<p class=\"gp-headline gp-fail\">" + escape(app->reason) + "</p>\n";
   if (procs.empty()) page += "<p class=\"gp-note\">No process of the application initialised CUDA: nothing was profiled.</p>\n";

@@ -546,7 +546,7 @@ std::string ns_with_interval(double median, double low, double high) {
 
 std::string render_html_report(const Report& report, const HtmlReportOptions& options) {
   using namespace html;
-  if (profile_fields::section(report) != nullptr) return profile_page(report, options);
+  if (profile_fields::app_result(report) != nullptr) return profile_page(report, options);
   const std::vector<Benchmark> benches = benchmarks_of(report);
   std::map<std::string, int> per_workload;
   for (const Benchmark& b : benches) ++per_workload[b.workload];

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/core/profile_section.hpp"
+
 #include "graphprof/report/html_report.hpp"
 
 namespace gp::html {
@@ -27,7 +29,7 @@ GraphFigure graph_figure(const ModeResult& r, const HtmlReportOptions& options, 
 std::string profile_page(const Report& report, const HtmlReportOptions& options);
 
 // A profile process's "Steps by kind" (html_steps.cpp): empty when the report has none.
-std::string step_kinds_section(const nlohmann::json& process, const std::string& tag);
+std::string step_kinds_section(const ProfileProcess& process, const std::string& tag);
 
 // The page's shared parts (html_report.cpp): the style sheet, and the environment and command line.
 extern const char* const kPageStyle;

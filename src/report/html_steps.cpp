@@ -45,12 +45,11 @@ std::string strip_svg(const StepKinds& s, const std::string& tag) {
 
 }  // namespace
 
-std::string step_kinds_section(const nlohmann::json& p, const std::string& tag) {
-  const auto it = p.find("step_kinds");
-  if (it == p.end() || !it->is_object()) return {};
+std::string step_kinds_section(const ProfileProcess& p, const std::string& tag) {
+  if (!p.step_kinds || !p.step_kinds->is_object()) return {};
   StepKinds s;
   try {
-    s = step_kinds_from_json(*it, "step_kinds");
+    s = step_kinds_from_json(*p.step_kinds, "step_kinds");
   } catch (const Error& e) {
     return "<p class=\"gp-warn\">Steps by kind: unreadable in this report (" + escape(e.what()) + ").</p>\n";
   }

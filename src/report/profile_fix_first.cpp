@@ -4,14 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "graphprof/core/json_fields.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "profile_sites_text.hpp"
 
 namespace gp {
 
-using nlohmann::json;
-namespace jf = json_fields;
 
 namespace {
 
@@ -19,25 +16,24 @@ constexpr std::size_t kWhereColumns = 60;
 
 // Host time per step of an eager site: its calls in the steps times its mean call (the report
 // keeps totals: the start-up's calls count in the mean, not in the calls per step).
-double per_step_ns(const json& site) {
-  const double per = jf::number(site, "per_step"), calls = jf::number(site, "calls"), host = jf::number(site, "host_ns");
+double per_step_ns(const ProfileEagerSite& site) {
+  const double per = site.per_step, calls = site.calls, host = site.host_ns;
   return std::isfinite(per) && std::isfinite(host) && calls > 0 ? per * host / calls : NAN;
 }
 
-std::string capture_what(const json& t) {
-  std::string s = "broken capture on stream " + strf("%.0f", jf::number(t, "stream", 0)) + ": " + one_line(jf::text(t, "api")) +
-                  " failed with " + one_line(jf::text(t, "error"));
-  const json& site = jf::field(t, "site");
-  if (site.is_object()) s += ", in the capture begun at " + site_where(site, kWhereColumns);
-  const std::string end = jf::text(t, "end_error");
+std::string capture_what(const ProfileCaptureTrouble& t) {
+  std::string s = "broken capture on stream " + strf("%.0f", t.stream.value_or(0)) + ": " + one_line(t.api) + " failed with " +
+                  one_line(t.error);
+  if (t.site) s += ", in the capture begun at " + site_where(t.site, kWhereColumns);
+  const std::string& end = t.end_error;
   if (!end.empty()) s += " (cudaStreamEndCapture: " + one_line(end) + ")";
   return s;
 }
 
-std::string site_what(const json& s, double per_step) {
-  const std::string kind = jf::text(s, "kind");
+std::string site_what(const ProfileEagerSite& s, double per_step) {
+  const std::string& kind = s.kind;
   std::string text = "eager " + (kind.empty() ? std::string("work") : one_line(kind)) + " every step at " +
-                     site_where(jf::field(s, "site"), kWhereColumns) + ": " + strf("%.1f", jf::number(s, "per_step", 0)) +
+                     site_where(s.site, kWhereColumns) + ": " + strf("%.1f", s.per_step.value_or(0)) +
                      " per step";
   // "~": the mean call of the site, start-up calls included, times its calls per step.
   if (std::isfinite(per_step)) text += ", ~" + format_ns(per_step) + " host time per step";
@@ -46,21 +42,20 @@ std::string site_what(const json& s, double per_step) {
 
 }  // namespace
 
-std::vector<FixFirstItem> fix_first_items(const json& profile) {
+std::vector<FixFirstItem> fix_first_items(const ProfileSection& profile) {
   std::vector<FixFirstItem> captures, sites;
-  for (const json& p : jf::items(profile, "processes")) {
-    if (!p.is_object()) continue;
-    const double process = jf::number(p, "process", 0);
+  for (const ProfileProcess& p : profile.processes) {
+    const double process = p.process.value_or(0);
     std::size_t shown = 0;
-    for (const json& t : jf::items(p, "capture_trouble")) {
-      if (!t.is_object() || ++shown > kFixCaptures) continue;
-      captures.push_back({process, true, capture_what(t), one_line(jf::text(t, "hint")), NAN});
+    for (const ProfileCaptureTrouble& t : p.capture_trouble) {
+      if (++shown > kFixCaptures) continue;
+      captures.push_back({process, true, capture_what(t), one_line(t.hint), NAN});
     }
-    for (const json& s : jf::items(p, "eager_sites")) {
+    for (const ProfileEagerSite& s : p.eager_sites) {
       // Only what repeats in the steps: a start-up or after-the-last-step site saves nothing per step.
-      if (!s.is_object() || !(jf::number(s, "per_step", 0) > 0)) continue;
+      if (!(s.per_step.value_or(0) > 0)) continue;
       const double ns = per_step_ns(s);
-      sites.push_back({process, false, site_what(s, ns), one_line(jf::text(s, "hint")), ns});
+      sites.push_back({process, false, site_what(s, ns), one_line(s.hint), ns});
     }
   }
   // The largest host time per step first; sites without one after those with, by calls per step.
@@ -74,10 +69,10 @@ std::vector<FixFirstItem> fix_first_items(const json& profile) {
   return captures;
 }
 
-std::string fix_first_text(const json& profile) {
+std::string fix_first_text(const ProfileSection& profile) {
   const std::vector<FixFirstItem> items = fix_first_items(profile);
   if (items.empty()) return "  what to fix first: nothing stands out (no broken capture, no eager work in every step)\n\n";
-  const bool several = jf::items(profile, "processes").size() > 1;
+  const bool several = profile.processes.size() > 1;
   std::string out = "  what to fix first\n";
   std::size_t n = 0;
   for (const auto& item : items) {
@@ -87,12 +82,12 @@ std::string fix_first_text(const json& profile) {
   return out + "\n";
 }
 
-std::string fix_first_html(const json& profile, std::string (*escape)(const std::string&)) {
+std::string fix_first_html(const ProfileSection& profile, std::string (*escape)(const std::string&)) {
   const std::vector<FixFirstItem> items = fix_first_items(profile);
   std::string s = "<section id=\"fix-first\"><h2>What to fix first</h2>\n";
   if (items.empty())
     return s + "<p class=\"gp-note\">Nothing stands out: no broken capture, no eager work in every step.</p>\n</section>\n";
-  const bool several = jf::items(profile, "processes").size() > 1;
+  const bool several = profile.processes.size() > 1;
   s += "<ol class=\"gp-fix-first\">\n";
   for (const auto& item : items) {
     s += std::string("<li class=\"") + (item.capture ? "gp-bad" : "gp-warn") + "\">" +

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "graphprof/core/profile_section.hpp"
 
 namespace gp {
 
@@ -24,12 +24,12 @@ struct FixFirstItem {
 // kFixSites eager sites of the profile with the largest per-step cost.
 constexpr std::size_t kFixCaptures = 5;
 constexpr std::size_t kFixSites = 3;
-std::vector<FixFirstItem> fix_first_items(const nlohmann::json& profile);
+std::vector<FixFirstItem> fix_first_items(const ProfileSection& profile);
 
 // The console block (it ends with an empty line).
-std::string fix_first_text(const nlohmann::json& profile);
+std::string fix_first_text(const ProfileSection& profile);
 
 // The page's block: a <section id="fix-first">; `escape` is the page's HTML escaping.
-std::string fix_first_html(const nlohmann::json& profile, std::string (*escape)(const std::string&));
+std::string fix_first_html(const ProfileSection& profile, std::string (*escape)(const std::string&));
 
 }  // namespace gp

@@ -17,37 +17,24 @@ using nlohmann::json;
 
 namespace {
 
-double num(const json& j, const char* key, double fallback = NAN) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-const json* member(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && !it->is_null() ? &*it : nullptr;
-}
-
-std::string bytes_or_dash(const json& j, const char* key) {
-  const double v = num(j, key);
+std::string bytes_or_dash(double v) {
   if (!std::isfinite(v)) return "-";
   if (v < 0) return "-" + format_bytes(static_cast<std::uint64_t>(-v));
   return format_bytes(static_cast<std::uint64_t>(v));
 }
 
-std::string ns_or_dash(const json& j, const char* key) {
-  const double v = num(j, key);
-  return std::isfinite(v) ? format_ns(v) : "-";
-}
+std::string ns_or_dash(double v) { return std::isfinite(v) ? format_ns(v) : "-"; }
+
+std::string graph_name(const ProfileNumber& id) { return "graph_" + std::to_string(static_cast<unsigned>(id.count())); }
 
 // "96 MiB (3)", "96 MiB (3, since start)" for the first capture of its thread, ", 46 MiB freed" when
 // the thread freed device memory in that window too; "-" when not
 // measured (an explicit graph, or a report older than the figure).
-std::string before_capture_text(const json& m) {
-  const json* since = member(m, "before_capture_since");
-  if (since == nullptr || !since->is_string()) return "-";
-  const std::uint64_t freed = m.value("before_capture_freed_bytes", std::uint64_t{0});
-  return format_bytes(m.value("before_capture_alloc_bytes", std::uint64_t{0})) +
-         strf(" (%zu%s)", m.value("before_capture_allocs", std::size_t{0}), *since == "start" ? ", since start" : "") +
+std::string before_capture_text(const ProfileGraphMemory& m) {
+  if (!m.before_capture_since.present()) return "-";
+  const std::uint64_t freed = m.before_capture_freed_bytes.count();
+  return format_bytes(m.before_capture_alloc_bytes.count()) +
+         strf(" (%zu%s)", static_cast<std::size_t>(m.before_capture_allocs.count()), m.before_capture_since == "start" ? ", since start" : "") +
          (freed > 0 ? ", " + format_bytes(freed) + " freed" : "");
 }
 
@@ -55,11 +42,11 @@ constexpr std::size_t kKernelsColumns = 72;
 
 // "vectorized_elementwise_kernel x15, nvjet_sm90_hsh_8x6…bz_bias_TNN x8": the first three kernels,
 // each name cut in the middle and apart from the others, so the tile shape and suffixes stay.
-std::string kernels_text(const json& kernels) {
+std::string kernels_text(const ProfileList<ProfileNameCount>& kernels) {
   std::vector<std::string> names;
   for (const auto& k : kernels) {
     if (names.size() == 3) break;
-    const std::string n = k.value("name", std::string());
+    const std::string& n = k.name;
     names.push_back(one_line(n.size() <= 512 ? n : n.substr(0, 256) + n.substr(n.size() - 256)));
   }
   // The cell's kKernelsColumns shared by the names, each with its " xN, ".
@@ -72,39 +59,47 @@ std::string kernels_text(const json& kernels) {
       break;
     }
     if (shown > 0) s += ", ";
-    s += names[shown++] + " x" + std::to_string(k.value("count", std::size_t{0}));
+    s += names[shown++] + " x" + std::to_string(static_cast<std::size_t>(k.count.count()));
   }
   return s.empty() ? "-" : s;
 }
 
-}  // namespace
-
-std::string site_where(const json& site, std::size_t max_columns) {
-  if (!site.is_object()) return "-";
-  return clip_columns(one_line(site.value("where", std::string("-"))), max_columns);
+// Whether `key` of a struct is there and not null, as a member or kept in `extra`.
+template <class T>
+bool given(const std::optional<T>& member, const json& extra, const char* key) {
+  const auto it = extra.find(key);
+  return member.has_value() || (it != extra.end() && !it->is_null());
 }
 
-std::string graph_made_at(const json& graph) {
-  if (const json* c = member(graph, "capture_site")) return site_where(*c, 48);
-  if (const json* i = member(graph, "instantiate_site")) return site_where(*i, 48);
+}  // namespace
+
+std::string site_where(const std::optional<ProfileSite>& site, std::size_t max_columns) {
+  if (!site) return "-";
+  return clip_columns(one_line(site->where.present() ? site->where.str() : std::string("-")), max_columns);
+}
+
+std::string graph_made_at(const ProfileGraph& graph) {
+  if (given(graph.capture_site, graph.extra, "capture_site")) return site_where(graph.capture_site, 48);
+  if (given(graph.instantiate_site, graph.extra, "instantiate_site")) return site_where(graph.instantiate_site, 48);
   return "-";
 }
 
-void eager_sites_text(std::ostringstream& out, const json& p) {
-  const json* sites = member(p, "eager_sites");
-  if (sites == nullptr || sites->empty()) return;
-  const json* step = member(p, "step");
+void eager_sites_text(std::ostringstream& out, const ProfileProcess& p) {
+  const auto& sites = p.eager_sites;
+  if (sites.empty()) return;
+  const auto& step = p.step;
   // Without GPU records (--trace none, the default) the sites are ranked by host time.
-  const bool gpu = p.value("trace_level", std::string("node")) != "none";
+  const bool gpu = p.trace_level != "none";
   out << "\n  eager work left, by call site (" << (gpu ? "GPU time" : "host time; no GPU records at --trace none") << "; ";
-  if (step != nullptr && step->value("from", std::string()) == "nvtx range")
-    out << "a step = one NVTX range '" << one_line(step->value("range", std::string())) << "', "
-        << step->value("steps", std::size_t{0}) << " steps)\n";
-  else if (step != nullptr && step->value("other_graphs", std::size_t{0}) > 0)
-    out << "a step = one launch of graph_" << step->value("graph", 0u) << " or of the " << step->value("other_graphs", std::size_t{0})
-        << " other graphs captured at its site, " << step->value("steps", std::size_t{0}) << " steps)\n";
-  else if (step != nullptr)
-    out << "a step = one launch of graph_" << step->value("graph", 0u) << ", " << step->value("steps", std::size_t{0}) << " steps)\n";
+  if (step && step->from == "nvtx range")
+    out << "a step = one NVTX range '" << one_line(step->range) << "', " << static_cast<std::size_t>(step->steps.count()) << " steps)\n";
+  else if (step && step->other_graphs.count() > 0)
+    out << "a step = one launch of graph_" << static_cast<unsigned>(step->graph.count()) << " or of the "
+        << static_cast<std::size_t>(step->other_graphs.count()) << " other graphs captured at its site, "
+        << static_cast<std::size_t>(step->steps.count()) << " steps)\n";
+  else if (step)
+    out << "a step = one launch of graph_" << static_cast<unsigned>(step->graph.count()) << ", "
+        << static_cast<std::size_t>(step->steps.count()) << " steps)\n";
   else
     out << "no graph launched: no steps)\n";
   std::vector<std::string> head = {"#", "call site", "what", "calls", "per step", "GPU total", "host total", "kernels"};
@@ -113,30 +108,29 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   std::string hints;
   std::size_t n = 0;
   bool estimated = false;
-  for (const auto& s : *sites) {
+  for (const auto& s : sites) {
     if (++n > 15) break;
-    const double per = num(s, "per_step");
-    const std::size_t calls = s.value("calls", std::size_t{0});
+    const double per = s.per_step;
+    const std::size_t calls = s.calls.count();
     // A site whose calls were sampled (--site-sample): its counts and totals are estimates.
-    const bool sampled = s.contains("taken") && s.value("taken", calls) != calls;
+    const bool sampled = s.taken.present() && s.taken.count() != calls;
     estimated = estimated || sampled;
     const std::string approx = sampled ? "~" : "";
-    std::vector<std::string> row = {std::to_string(n), site_where(s.value("site", json()), 48), s.value("kind", std::string()),
-                                    approx + std::to_string(calls), std::isfinite(per) ? approx + strf("%.1f", per) : "-"};
-    if (gpu) row.push_back(ns_or_dash(s, "gpu_ns"));
-    row.push_back(ns_or_dash(s, "host_ns"));
-    if (gpu) row.push_back(clip_columns(kernels_text(s.value("kernels", json::array())), kKernelsColumns));
+    std::vector<std::string> row = {std::to_string(n), site_where(s.site, 48), s.kind, approx + std::to_string(calls),
+                                    std::isfinite(per) ? approx + strf("%.1f", per) : "-"};
+    if (gpu) row.push_back(ns_or_dash(s.gpu_ns));
+    row.push_back(ns_or_dash(s.host_ns));
+    if (gpu) row.push_back(clip_columns(kernels_text(s.kernels), kKernelsColumns));
     rows.add(row);
-    const std::string hint = s.value("hint", std::string());
-    if (!hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(hint) + "\n";
+    if (!s.hint.empty()) hints += "  " + std::to_string(n) + ": " + one_line(s.hint) + "\n";
   }
   out << rows.str() << hints;
-  if (sites->size() > 15) out << "  ... " << sites->size() - 15 << " more call sites in the report\n";
+  if (sites.size() > 15) out << "  ... " << sites.size() - 15 << " more call sites in the report\n";
   if (estimated) {
-    const json* cost = member(p, "call_site_cost");
-    const std::uint32_t first = cost != nullptr ? cost->value("sample_first", 0u) : 0u;
-    const std::uint32_t every = cost != nullptr ? cost->value("sample_every", 1u) : 1u;
-    const std::uint32_t most = cost != nullptr ? cost->value("sample_every_max", every) : every;
+    const auto& cost = p.call_site_cost;
+    const std::uint32_t first = cost ? static_cast<std::uint32_t>(cost->sample_first.count()) : 0u;
+    const std::uint32_t every = cost && cost->sample_every.present() ? static_cast<std::uint32_t>(cost->sample_every.count()) : 1u;
+    const std::uint32_t most = cost && cost->sample_every_max.present() ? static_cast<std::uint32_t>(cost->sample_every_max.count()) : every;
     out << "  ~ estimated: after the first " << first << " calls of each thread, 1 call in " << every;
     if (most > every)
       out << " (up to 1 in " << most << " where a stack cost a thread more than " << strf("%g", 100.0 * SiteSampling::kBudget)
@@ -145,62 +139,57 @@ void eager_sites_text(std::ostringstream& out, const json& p) {
   }
 }
 
-void step_text(std::ostringstream& out, const json& p) {
-  const json* asked = member(p, "step_range");
-  if (asked == nullptr) return;  // the graph rule, said with the eager work
-  const json* step = member(p, "step");
-  const std::string name = one_line(asked->value("name", std::string()));
-  if (step == nullptr || step->value("from", std::string()) != "nvtx range") {
-    out << "  step = " << (step != nullptr ? "one launch of graph_" + std::to_string(step->value("graph", 0u)) + " (" +
-                                                 plural(step->value("steps", std::size_t{0}), "step", "steps") + ")"
-                                           : std::string("none"))
+void step_text(std::ostringstream& out, const ProfileProcess& p) {
+  if (!p.step_range) return;  // the graph rule, said with the eager work
+  const auto& step = p.step;
+  const std::string name = one_line(p.step_range->name);
+  if (!step || step->from != "nvtx range") {
+    out << "  step = "
+        << (step ? "one launch of graph_" + std::to_string(static_cast<unsigned>(step->graph.count())) + " (" +
+                       plural(static_cast<std::size_t>(step->steps.count()), "step", "steps") + ")"
+                 : std::string("none"))
         << ": the NVTX range '" << name << "' never occurred in this process\n";
     return;
   }
   double launches = 0, waits = 0;
-  for (const auto& s : p.value("eager_sites", json::array())) {
-    const double per = num(s, "per_step", 0);
-    const std::string kind = s.value("kind", std::string());
-    if (kind == "kernel launch") launches += per;
-    else if (kind == "sync") waits += per;
+  for (const auto& s : p.eager_sites) {
+    const double per = s.per_step.value_or(0);
+    if (s.kind == "kernel launch") launches += per;
+    else if (s.kind == "sync") waits += per;
   }
-  const std::size_t steps = step->value("steps", std::size_t{0});
+  const std::size_t steps = step->steps.count();
   out << "  step = NVTX range '" << name << "' (" << plural(steps, "range", "ranges") << "): "
       << strf("%.2f", launches) << " eager kernel launches and " << strf("%.2f", waits) << " host waits per step\n";
 }
 
 // Where each graph's allocations in its capture and before it were made: up to three sites per
 // graph and window, most bytes first (the report has them all, with their stacks).
-void allocation_sites_text(std::ostringstream& out, const json& graphs) {
+void allocation_sites_text(std::ostringstream& out, const ProfileList<ProfileGraph>& graphs) {
   constexpr std::size_t kShown = 3;
   TextTable by({"graph", "when", "allocated", "at"});
   std::size_t rows = 0, shown = 0;
   for (const auto& g : graphs) {
-    const json* m = member(g, "memory");
-    if (m == nullptr || ++shown > 40) continue;
-    for (const auto& [key, when] : {std::pair<const char*, const char*>{"capture_alloc_sites", "in capture"},
-                                    std::pair<const char*, const char*>{"before_capture_alloc_sites", "before capture"}}) {
-      const json* sites = member(*m, key);
-      if (sites == nullptr || !sites->is_array()) continue;
+    if (!g.memory || ++shown > 40) continue;
+    for (const auto& [sites, when] : {std::pair<const ProfileList<ProfileAllocSite>*, const char*>{&g.memory->capture_alloc_sites, "in capture"},
+                                      std::pair<const ProfileList<ProfileAllocSite>*, const char*>{&g.memory->before_capture_alloc_sites,
+                                                                                                  "before capture"}}) {
       std::uint64_t rest = 0;
       std::size_t rest_allocations = 0;
       for (std::size_t i = 0; i < sites->size(); ++i) {
-        const json& a = (*sites)[i];
+        const ProfileAllocSite& a = (*sites)[i];
         if (i >= kShown) {
-          rest += a.value("bytes", std::uint64_t{0});
-          rest_allocations += a.value("allocations", std::size_t{0});
+          rest += a.bytes.count();
+          rest_allocations += a.allocations.count();
           continue;
         }
-        const json* site = member(a, "site");
-        const json* python = member(a, "python");
-        std::string at = site != nullptr ? site->value("where", std::string("?")) : "?";
-        if (python != nullptr && python->is_object()) at = python->value("where", std::string("?")) + " (" + at + ")";
-        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when,
-                format_bytes(a.value("bytes", std::uint64_t{0})) + strf(" (%zu)", a.value("allocations", std::size_t{0})), at});
+        std::string at = a.site && a.site->where.present() ? a.site->where.str() : "?";
+        if (a.python) at = (a.python->where.present() ? a.python->where.str() : std::string("?")) + " (" + at + ")";
+        by.add({graph_name(g.graph), when,
+                format_bytes(a.bytes.count()) + strf(" (%zu)", static_cast<std::size_t>(a.allocations.count())), at});
         ++rows;
       }
       if (sites->size() > kShown)
-        by.add({"graph_" + std::to_string(g.value("graph", 0u)), when, format_bytes(rest) + strf(" (%zu)", rest_allocations),
+        by.add({graph_name(g.graph), when, format_bytes(rest) + strf(" (%zu)", rest_allocations),
                 plural(sites->size() - kShown, "more site", "more sites") + " (in the report)"});
     }
   }
@@ -208,35 +197,35 @@ void allocation_sites_text(std::ostringstream& out, const json& graphs) {
   out << "  allocated at (the call sites of those allocations, most bytes first)\n" << by.str();
 }
 
-void ledgers_text(std::ostringstream& out, const json& p) {
-  const json& graphs = p.value("graphs", json::array());
-  if (!p.value("ledgers_recorded", false) || graphs.empty()) return;
+void ledgers_text(std::ostringstream& out, const ProfileProcess& p) {
+  const auto& graphs = p.graphs;
+  if (!p.ledgers_recorded.value_or(false) || graphs.empty()) return;
   out << "\n  memory per graph (allocated while it was captured = what it added; before capture = on its thread since the\n"
          "  previous capture, not added; free-memory change around the call)\n";
   TextTable mem({"graph", "allocated in capture", "before capture", "memory nodes", "free change: capture", "instantiate", "upload",
                  "graph pool after", "note"});
   std::size_t shown = 0;
   for (const auto& g : graphs) {
-    const json* m = member(g, "memory");
-    if (m == nullptr || ++shown > 40) continue;
+    if (!g.memory || ++shown > 40) continue;
+    const ProfileGraphMemory& m = *g.memory;
     std::string note;
-    if (m->value("reuses_memory", false)) note = "reuses memory of earlier captures (shared pool)";
-    mem.add({"graph_" + std::to_string(g.value("graph", 0u)),
-             format_bytes(m->value("capture_alloc_bytes", std::uint64_t{0}) + m->value("capture_vmm_bytes", std::uint64_t{0})) +
-                 strf(" (%zu)", m->value("capture_allocs", std::size_t{0})),
-             before_capture_text(*m),
-             m->value("memory_nodes", std::size_t{0}) > 0
-                 ? format_bytes(m->value("memory_node_bytes", std::uint64_t{0})) + strf(" (%zu)", m->value("memory_nodes", std::size_t{0}))
+    if (m.reuses_memory.value_or(false)) note = "reuses memory of earlier captures (shared pool)";
+    mem.add({graph_name(g.graph),
+             format_bytes(m.capture_alloc_bytes.count() + m.capture_vmm_bytes.count()) +
+                 strf(" (%zu)", static_cast<std::size_t>(m.capture_allocs.count())),
+             before_capture_text(m),
+             m.memory_nodes.count() > 0
+                 ? format_bytes(m.memory_node_bytes.count()) + strf(" (%zu)", static_cast<std::size_t>(m.memory_nodes.count()))
                  : "-",
-             bytes_or_dash(*m, "capture_free_delta_bytes"), bytes_or_dash(*m, "instantiate_free_delta_bytes"),
-             bytes_or_dash(*m, "upload_free_delta_bytes"), bytes_or_dash(*m, "graph_pool_reserved_after_bytes"), note});
+             bytes_or_dash(m.capture_free_delta_bytes), bytes_or_dash(m.instantiate_free_delta_bytes),
+             bytes_or_dash(m.upload_free_delta_bytes), bytes_or_dash(m.graph_pool_reserved_after_bytes), note});
   }
   out << mem.str();
-  if (const json* t = member(p, "memory")) {
-    out << "  in all: " << format_bytes(t->value("capture_alloc_bytes", std::uint64_t{0}) + t->value("capture_vmm_bytes", std::uint64_t{0}))
-        << " allocated during captures, " << format_bytes(t->value("memory_node_bytes", std::uint64_t{0})) << " in graph memory nodes";
-    if (num(*t, "graph_pool_reserved_high_bytes") >= 0)
-      out << ", graph-memory pool high-water mark " << bytes_or_dash(*t, "graph_pool_reserved_high_bytes");
+  if (const auto& t = p.memory) {
+    out << "  in all: " << format_bytes(t->capture_alloc_bytes.count() + t->capture_vmm_bytes.count())
+        << " allocated during captures, " << format_bytes(t->memory_node_bytes.count()) << " in graph memory nodes";
+    if (t->graph_pool_reserved_high_bytes >= 0)
+      out << ", graph-memory pool high-water mark " << bytes_or_dash(t->graph_pool_reserved_high_bytes);
     out << "\n";
   }
   allocation_sites_text(out, graphs);
@@ -245,87 +234,84 @@ void ledgers_text(std::ostringstream& out, const json& p) {
   TextTable st({"graph", "capture", "instantiate", "upload", "first launch", "instantiated"});
   shown = 0;
   for (const auto& g : graphs) {
-    const json* s = member(g, "startup");
-    if (s == nullptr || ++shown > 40) continue;
-    const double late = num(*s, "created_after_first_step_ns");
-    st.add({"graph_" + std::to_string(g.value("graph", 0u)), ns_or_dash(*s, "capture_ns"), ns_or_dash(g, "instantiate_ns"),
-            ns_or_dash(g, "upload_ns"), ns_or_dash(*s, "first_launch_ns"),
-            std::isfinite(late) ? format_ns(late) + " after the first step" : "before the first step"});
+    if (!g.startup || ++shown > 40) continue;
+    const ProfileGraphStartup& s = *g.startup;
+    const double late = s.created_after_first_step_ns;
+    st.add({graph_name(g.graph), ns_or_dash(s.capture_ns), ns_or_dash(g.instantiate_ns), ns_or_dash(g.upload_ns),
+            ns_or_dash(s.first_launch_ns), std::isfinite(late) ? format_ns(late) + " after the first step" : "before the first step"});
   }
   out << st.str();
-  if (const json* t = member(p, "startup")) {
-    out << "  making graphs (captures, instantiations, uploads) took " << ns_or_dash(*t, "graph_making_ns");
-    const double share = num(*t, "graph_making_share");
-    if (std::isfinite(share)) out << strf(" (%.1f %% of the process's ", 100.0 * share) << ns_or_dash(*t, "wall_ns") << ")";
+  if (const auto& t = p.startup) {
+    out << "  making graphs (captures, instantiations, uploads) took " << ns_or_dash(t->graph_making_ns);
+    const double share = t->graph_making_share;
+    if (std::isfinite(share)) out << strf(" (%.1f %% of the process's ", 100.0 * share) << ns_or_dash(t->wall_ns) << ")";
     out << "\n";
-    if (std::isfinite(num(*t, "start_to_first_replay_ns")))
-      out << "  process start to the first graph launch: " << ns_or_dash(*t, "start_to_first_replay_ns") << " (CUDA start to it: "
-          << ns_or_dash(*t, "cuda_to_first_replay_ns") << ")\n";
-    else if (std::isfinite(num(*t, "cuda_to_first_replay_ns")))
-      out << "  CUDA start to the first graph launch: " << ns_or_dash(*t, "cuda_to_first_replay_ns") << "\n";
+    if (std::isfinite(t->start_to_first_replay_ns))
+      out << "  process start to the first graph launch: " << ns_or_dash(t->start_to_first_replay_ns) << " (CUDA start to it: "
+          << ns_or_dash(t->cuda_to_first_replay_ns) << ")\n";
+    else if (std::isfinite(t->cuda_to_first_replay_ns))
+      out << "  CUDA start to the first graph launch: " << ns_or_dash(t->cuda_to_first_replay_ns) << "\n";
   }
 }
 
-void call_site_notes_text(std::ostringstream& out, const json& p, bool verbose) {
+void call_site_notes_text(std::ostringstream& out, const ProfileProcess& p, bool verbose) {
   // Sites without file:line: once per module, why (no debug information, a rebuilt file, ...).
-  if (const json* notes = member(p, "source_line_notes"); notes != nullptr && notes->is_array() && !notes->empty()) {
+  if (!p.source_line_notes.empty()) {
     out << "\n";
-    for (const auto& n : *notes)
-      if (n.is_string()) out << "  " << one_line(n.get<std::string>()) << "; sites named by function (module + offset without symbols)\n";
+    for (const auto& n : p.source_line_notes)
+      out << "  " << one_line(n) << "; sites named by function (module + offset without symbols)\n";
   }
-  if (const json* c = member(p, "call_site_cost"); c != nullptr && verbose) {
-    const double calls = num(*c, "calls", 0), fresh = num(*c, "new_sites", 0);
+  if (const auto& c = p.call_site_cost; c && verbose) {
+    const double calls = c->calls.value_or(0), fresh = c->new_sites.value_or(0);
     if (calls + fresh > 0) {
       out << "\n  call sites: " << strf("%.0f", calls) << " calls from known sites, "
-          << (calls > 0 ? format_ns(num(*c, "ns", 0) / calls) : std::string("-")) << " each in the CUDA callback; "
-          << strf("%.0f", fresh) << " new sites, " << ns_or_dash(*c, "new_sites_ns");
-      if (num(*c, "named_off_thread", 0) > 0)
-        out << " in all to take them, " << ns_or_dash(*c, "naming_ns") << " to name them on graphprof's own thread"
+          << (calls > 0 ? format_ns(c->ns.value_or(0) / calls) : std::string("-")) << " each in the CUDA callback; "
+          << strf("%.0f", fresh) << " new sites, " << ns_or_dash(c->new_sites_ns);
+      if (c->named_off_thread.value_or(0) > 0)
+        out << " in all to take them, " << ns_or_dash(c->naming_ns) << " to name them on graphprof's own thread"
             << " (each module's symbols read once); ";
       else
         out << " in all to take and name them (each module's symbols read once); ";
-      out << strf("%.0f", num(*c, "full_unwinds", 0)) << " native stacks unwound fully\n";
+      out << strf("%.0f", c->full_unwinds.value_or(0)) << " native stacks unwound fully\n";
     }
   }
-  const json* py = member(p, "python_frames");
-  if (py == nullptr) return;
-  const std::uint64_t held = py->value("held", std::uint64_t{0}), taken = py->value("taken", std::uint64_t{0});
-  if (py->value("stopped", false))
-    out << "  Python frames: taking the GIL stopped after " << py->value("slow", std::uint64_t{0})
+  const auto& py = p.python_frames;
+  if (!py) return;
+  const std::uint64_t held = py->held.count(), taken = py->taken.count();
+  if (py->stopped.value_or(false))
+    out << "  Python frames: taking the GIL stopped after " << py->slow.count()
         << " waits over 1 ms (another thread keeps it busy); later call sites have native frames only\n";
   if (!verbose) return;
-  const std::string mode = py->value("mode", std::string());
+  const std::string& mode = py->mode;
   out << "  Python frames (--call-sites " << mode << "): " << held << " calls read where the thread held the GIL, " << taken
-      << " where it was taken for the read (" << ns_or_dash(*py, "wait_ns") << " waiting for it in all)";
-  if (mode == "on" && !py->value("can_take", false)) out << "; this interpreter does not say when it is finalising: never taken";
+      << " where it was taken for the read (" << ns_or_dash(py->wait_ns) << " waiting for it in all)";
+  if (mode == "on" && !py->can_take.value_or(false)) out << "; this interpreter does not say when it is finalising: never taken";
   out << "\n";
 }
 
-void instability_text(std::ostringstream& out, const json& p) {
+void instability_text(std::ostringstream& out, const ProfileProcess& p) {
   std::string text;
-  if (const json* rec = member(p, "recaptures"))
-    for (const auto& r : *rec) {
-      std::string graphs, nodes;
-      for (const auto& g : r.value("graphs", json::array())) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
-      for (const auto& n : r.value("nodes", json::array())) nodes += (nodes.empty() ? "" : "/") + std::to_string(n.get<std::size_t>());
-      const std::size_t count = r.value("graphs", json::array()).size(), traced = r.value("traced", count);
-      text += "  same site, " + std::to_string(count) + " graphs (" + std::to_string(r.value("shapes", std::size_t{0})) +
-              " kernel shapes" + (traced < count ? " among the " + std::to_string(traced) + " whose kernels were traced" : "") +
-              ", nodes " + nodes + "): " +
-              site_where(r.value("site", json()), 60) + " made " + graphs + "\n";
-    }
-  if (const json* late = member(p, "late_graphs"))
-    if (!late->empty()) {
+  for (const auto& r : p.recaptures) {
+    std::string graphs, nodes;
+    for (const auto& g : r.graphs) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(static_cast<unsigned>(g.count()));
+    for (const auto& n : r.nodes) nodes += (nodes.empty() ? "" : "/") + std::to_string(static_cast<std::size_t>(n.count()));
+    const std::size_t count = r.graphs.size(), traced = r.traced.present() ? static_cast<std::size_t>(r.traced.count()) : count;
+    text += "  same site, " + std::to_string(count) + " graphs (" + std::to_string(static_cast<std::size_t>(r.shapes.count())) +
+            " kernel shapes" + (traced < count ? " among the " + std::to_string(traced) + " whose kernels were traced" : "") +
+            ", nodes " + nodes + "): " + site_where(r.site, 60) + " made " + graphs + "\n";
+  }
+  // late_graphs: a list of graph ids (a count in older reports).
+  if (p.late_graphs && !p.late_graphs->is_null())
+    if (const json& late = *p.late_graphs; !late.empty()) {
       std::string graphs;
-      for (const auto& g : *late) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
+      for (const auto& g : late) graphs += (graphs.empty() ? "graph_" : ", graph_") + std::to_string(g.get<unsigned>());
       text += "  instantiated after the first step began: " + graphs + "\n";
     }
-  for (const char* key : {"exec_updates", "set_params"})
-    if (const json* c = member(p, key))
-      if (c->value("calls", std::size_t{0}) > 0)
-        text += std::string("  ") + (std::string(key) == "exec_updates" ? "cudaGraphExecUpdate" : "exec SetParams calls") + ": " +
-                std::to_string(c->value("calls", std::size_t{0})) + " calls, " + std::to_string(c->value("failures", std::size_t{0})) +
-                " failed\n";
+  for (const auto& [c, name] : {std::pair<const std::optional<ProfileCallCount>*, const char*>{&p.exec_updates, "cudaGraphExecUpdate"},
+                                std::pair<const std::optional<ProfileCallCount>*, const char*>{&p.set_params, "exec SetParams calls"}})
+    if (*c && (*c)->calls.count() > 0)
+      text += std::string("  ") + name + ": " + std::to_string(static_cast<std::size_t>((*c)->calls.count())) + " calls, " +
+              std::to_string(static_cast<std::size_t>((*c)->failures.count())) + " failed\n";
   if (!text.empty()) out << "\n  re-captures and updates\n" << text;
 }
 

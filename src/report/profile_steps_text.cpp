@@ -124,10 +124,9 @@ std::vector<std::string> plan_lines(const StepKinds& s) {
   return out;
 }
 
-void step_kinds_text(std::ostringstream& out, const nlohmann::json& process, bool verbose) {
-  const auto it = process.find("step_kinds");
-  if (it == process.end() || !it->is_object()) return;
-  const StepKinds s = step_kinds_from_json(*it, "step_kinds");
+void step_kinds_text(std::ostringstream& out, const ProfileProcess& process, bool verbose) {
+  if (!process.step_kinds || !process.step_kinds->is_object()) return;
+  const StepKinds s = step_kinds_from_json(*process.step_kinds, "step_kinds");
   // Said when there is something to say: steps without a graph, or the framework's reasons.
   if (s.eager_steps() == 0 && s.reasons.empty()) return;
   if (s.steps > 0) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "graphprof/core/profile_section.hpp"
 
 #include "graphprof/core/step_kinds.hpp"
 
@@ -27,6 +27,6 @@ std::vector<std::string> plan_lines(const StepKinds& s);
 
 // The console section of one process (the report's processes[] entry): only where some step ran
 // without a graph or the framework gave a reason (a loop of graph steps alone says nothing more).
-void step_kinds_text(std::ostringstream& out, const nlohmann::json& process, bool verbose);
+void step_kinds_text(std::ostringstream& out, const ProfileProcess& process, bool verbose);
 
 }  // namespace gp

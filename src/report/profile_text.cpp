@@ -10,7 +10,6 @@
 #include "graphprof/core/json_text.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/error.hpp"
-#include "graphprof/core/json_fields.hpp"
 #include "graphprof/core/name_match.hpp"
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/profile_text.hpp"
@@ -40,12 +39,20 @@ std::vector<std::string> name_column(const std::vector<std::string>& names) {
   return clip_names_apart(lines, kNameColumns);
 }
 
-double get(const json& j, const char* key, double fallback = NAN) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
+std::string ns(double v) { return format_ns(v); }
 
-std::string ns(const json& j, const char* key) { return format_ns(get(j, key)); }
+// A field the summary needs below its headline: missing, or of another kind, the report is
+// malformed (gp::JsonMisuse, exit 3 naming the file), as a hand-edited report that lost it is.
+template <class T>
+const T& needed(const std::optional<T>& field) {
+  if (!field) json_misuse();
+  return *field;
+}
+double needed(const ProfileNumber& field) {
+  if (!field.is_number()) json_misuse();
+  return field.value();
+}
+std::string median_of(const std::optional<ProfileStats>& s) { return format_ns(s ? s->median_ns.value() : NAN); }
 
 // A path as one word of a shell command: quoted when it holds anything but safe characters.
 std::string shell_word(const std::string& s) {
@@ -61,50 +68,50 @@ std::string shell_word(const std::string& s) {
 std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 
 // "1 call", "55 calls" for a stats object's count.
-std::string calls_of(const json& stats) {
-  const std::size_t n = stats.is_object() ? stats["count"].get<std::size_t>() : 0;
+std::string calls_of(const std::optional<ProfileStats>& stats) {
+  const std::size_t n = stats ? stats->count.count() : 0;
   return plural(n, "call", "calls");
 }
 
 // A launch call line, then (with GPU records) what the calls cost the host, how many waited for a
 // full queue, and how long their work waited to start.
-std::string calls_line(const char* what, const json& c, bool verbose) {
-  const json& all = c["all"];
-  if (!all.is_object()) return {};
-  std::string s = std::string("  ") + what + ": " + std::to_string(all["count"].get<std::size_t>()) + " calls, median " +
-                  ns(all, "median_ns") + " (p90 " + ns(all, "p90_ns") + ")\n";
-  if (!c["reference_ns"].is_number()) return s;
-  const std::size_t blocked = c["blocked"].get<std::size_t>();
-  s += "    host cost " + ns(c["unblocked"], "median_ns") + " (median of the " + calls_of(c["unblocked"]) + " not blocked)\n";
+std::string calls_line(const char* what, const std::optional<ProfileLaunchCalls>& calls, bool verbose) {
+  if (!calls || !calls->all) return {};
+  const ProfileLaunchCalls& c = *calls;
+  const ProfileStats& all = *c.all;
+  std::string s = std::string("  ") + what + ": " + std::to_string(static_cast<std::size_t>(all.count.count())) + " calls, median " +
+                  ns(all.median_ns) + " (p90 " + ns(all.p90_ns) + ")\n";
+  if (!c.reference_ns.is_number()) return s;
+  const std::size_t blocked = c.blocked.count();
+  s += "    host cost " + median_of(c.unblocked) + " (median of the " + calls_of(c.unblocked) + " not blocked)\n";
   s += "    " + std::to_string(blocked) + " blocked on a full launch queue";
   if (blocked > 0)
-    s += ", " + format_ns(get(c, "blocked_wait_ns", 0)) + " waiting in all (" +
-         plural(std::round(get(c, "in_flight_when_blocked", 0)), "launch", "launches") + " in flight when blocked)";
+    s += ", " + format_ns(c.blocked_wait_ns.value_or(0)) + " waiting in all (" +
+         plural(std::round(c.in_flight_when_blocked.value_or(0)), "launch", "launches") + " in flight when blocked)";
   s += "\n";
   if (!verbose) return s;
-  static const json kNull;
-  const json& idle = c.contains("idle_latency") ? c["idle_latency"] : kNull;
-  const json& queued = c.contains("queued_latency") ? c["queued_latency"] : kNull;
-  if (idle.is_object() || queued.is_object()) {
+  const auto& idle = c.idle_latency;
+  const auto& queued = c.queued_latency;
+  if (idle || queued) {
     s += "    work starts";
-    if (idle.is_object()) s += " " + ns(idle, "median_ns") + " after the call returns to an idle GPU (" + calls_of(idle) + ")";
-    if (idle.is_object() && queued.is_object()) s += ";";
-    if (queued.is_object())
-      s += " " + ns(queued, "median_ns") + " after it returns when queued behind earlier work (" + calls_of(queued) +
-           ", up to " + plural(std::round(get(c, "max_in_flight", 0)), "launch", "launches") + " in flight)";
+    if (idle) s += " " + median_of(idle) + " after the call returns to an idle GPU (" + calls_of(idle) + ")";
+    if (idle && queued) s += ";";
+    if (queued)
+      s += " " + median_of(queued) + " after it returns when queued behind earlier work (" + calls_of(queued) + ", up to " +
+           plural(std::round(c.max_in_flight.value_or(0)), "launch", "launches") + " in flight)";
     s += "\n";
   }
   return s;
 }
 
 // The slowest nodes of the graph with the most kernel time, from its own result's sections.trace.
-void slowest_nodes(std::ostringstream& out, const Report& report, const json& p, const std::string& report_path) {
-  const json* top = nullptr;
-  for (const auto& g : p["graphs"])
-    if (top == nullptr || get(g, "kernel_time_ns", 0) > get(*top, "kernel_time_ns", 0)) top = &g;
-  if (top == nullptr || get(*top, "kernel_time_ns", 0) <= 0) return;
-  const std::string process = std::to_string(p["process"].get<std::size_t>());
-  const std::string exec = std::to_string((*top)["exec"].get<unsigned>());
+void slowest_nodes(std::ostringstream& out, const Report& report, const ProfileProcess& p, const std::string& report_path) {
+  const ProfileGraph* top = nullptr;
+  for (const auto& g : p.graphs)
+    if (top == nullptr || g.kernel_time_ns.value_or(0) > top->kernel_time_ns.value_or(0)) top = &g;
+  if (top == nullptr || top->kernel_time_ns.value_or(0) <= 0) return;
+  const std::string process = std::to_string(static_cast<std::size_t>(p.process.count()));
+  const std::string exec = std::to_string(static_cast<unsigned>(top->exec.count()));
   for (const auto& r : report.results) {
     auto pr = r.params.find("process"), ex = r.params.find("exec");
     if (pr == r.params.end() || ex == r.params.end() || pr->second != process || ex->second != exec) continue;
@@ -116,12 +123,12 @@ void slowest_nodes(std::ostringstream& out, const Report& report, const json& p,
     std::sort(nodes.begin(), nodes.end(),
               [](const TraceNodeTime* a, const TraceNodeTime* b) { return a->median_ns > b->median_ns; });
     if (nodes.size() > 8) nodes.resize(8);
-    const json& sampled = top->contains("node_sampling") ? (*top)["node_sampling"] : json();
-    const std::size_t timed = sampled.is_object() ? sampled["traced_launches"].get<std::size_t>() : (*top)["launches"].get<std::size_t>();
-    out << "\n  slowest nodes of graph_" << (*top)["graph"].get<unsigned>() << " (exec " << exec << ", "
-        << all.size() << " nodes timed over " << timed << (sampled.is_object() ? " node-traced" : "")
+    const auto& sampled = top->node_sampling;
+    const std::size_t timed = sampled ? sampled->traced_launches.count() : top->launches.count();
+    out << "\n  slowest nodes of graph_" << static_cast<unsigned>(top->graph.count()) << " (exec " << exec << ", "
+        << all.size() << " nodes timed over " << timed << (sampled ? " node-traced" : "")
         << " launches; all in the report)\n";
-    const std::string dot = top->value("dot", std::string());
+    const std::string& dot = top->dot;
     out << "  heat map: graphprof render " << (dot.empty() ? std::string("DOT") : shell_word(dot)) << " --report "
         << (report_path.empty() ? std::string("REPORT") : shell_word(report_path)) << " -o graph.svg\n";
     TextTable rows({"node", "kind", "name", "median", "p90", "gap before"});
@@ -165,34 +172,31 @@ std::string ordinal_runs_text(const json& runs, std::size_t keep = 6) {
 
 // Node sampling: which launches of each graph were traced node by node, and how much longer those
 // ran on the GPU than the launches that were not (GRAPH_TRACE spans of both).
-void sampling_text(std::ostringstream& out, const json& p) {
+void sampling_text(std::ostringstream& out, const ProfileProcess& p) {
   bool header = false;
-  for (const auto& g : p["graphs"]) {
-    if (!g.contains("node_sampling") || !g["node_sampling"].is_object()) continue;
-    const json& s = g["node_sampling"];
+  for (const auto& g : p.graphs) {
+    if (!g.node_sampling) continue;
+    const ProfileNodeSampling& s = *g.node_sampling;
     if (!header) {
-      const bool rule = p.contains("node_sampling") && p["node_sampling"].is_string();
-      out << "\n  node sampling (" << (rule ? p["node_sampling"].get<std::string>() + " = warm-up, first, 1 in" : std::string("rule not recorded"))
+      const bool rule = p.node_sampling.present();
+      out << "\n  node sampling (" << (rule ? p.node_sampling + " = warm-up, first, 1 in" : std::string("rule not recorded"))
           << "; --node-sample all traces every launch): node times come from the launches\n"
              "  traced node by node, launch counts and GPU spans from all; 'stretch' is how much longer a traced launch\n"
              "  ran on the GPU than an untraced one (medians: first node record to last, and GRAPH_TRACE spans)\n";
-      if (const json ka = p.value("kernel_activity", json()); ka.is_object())
+      if (const auto& ka = p.kernel_activity)
         out << "  kernel activity (CONCURRENT_KERNEL) was on for the samples only: switched off "
-            << plural(ka.value("switched_off", 0.0), "time", "times") << ", each once the GPU had run the last traced launch; records in flight at a switch set aside ("
-            << ka.value("eager_records_set_aside", 0) << " eager)\n";
+            << plural(ka->switched_off.value_or(0.0), "time", "times") << ", each once the GPU had run the last traced launch; records in flight at a switch set aside ("
+            << static_cast<int>(ka->eager_records_set_aside.value_or(0)) << " eager)\n";
       header = true;
     }
-    // Read tolerantly: a field missing from a hand-edited report must not index past an object.
-    namespace jf = json_fields;
-    out << "    graph_" << strf("%.0f", jf::number(g, "graph", 0)) << ": " << jf::field(s, "traced_launches") << " of "
-        << jf::field(g, "launches") << " launches traced (launch " << ordinal_runs_text(jf::field(s, "traced_ordinals"))
-        << "); span " << ns(jf::field(s, "span_traced"), "median_ns") << " traced vs " << ns(jf::field(s, "span_untraced"), "median_ns")
-        << " untraced, stretch "
-        << (jf::field(s, "perturbation").is_number() ? strf("%+.1f %%", 100.0 * s["perturbation"].get<double>()) : std::string("-"));
-    if (const double n = s.value("set_aside", 0.0); n > 0)
+    out << "    graph_" << strf("%.0f", g.graph.value_or(0)) << ": " << s.traced_launches << " of " << g.launches
+        << " launches traced (launch " << ordinal_runs_text(s.traced_ordinals ? *s.traced_ordinals : json()) << "); span "
+        << median_of(s.span_traced) << " traced vs " << median_of(s.span_untraced) << " untraced, stretch "
+        << (s.perturbation.is_number() ? strf("%+.1f %%", 100.0 * s.perturbation) : std::string("-"));
+    if (const double n = s.set_aside.value_or(0.0); n > 0)
       out << "; " << plural(std::round(n), "node record", "node records")
           << " set aside (longer than twice an untraced launch: CUPTI's wrong end times right after GRAPH_TRACE is switched off)";
-    if (const double n = s.value("set_aside_switched", 0.0); n > 0)
+    if (const double n = s.set_aside_switched.value_or(0.0); n > 0)
       out << "; " << plural(std::round(n), "node record", "node records") << " of launches in flight at a kernel switch set aside";
     out << "\n";
   }
@@ -203,58 +207,56 @@ void sampling_text(std::ostringstream& out, const json& p) {
 // Coverage in the steady state beside the whole process's, where they differ by 2 points or more
 // (warm-up, autotuning and captures count as eager work in the whole process): kernel time with
 // kernel records, else the launched work (graph nodes run against eager kernel launches).
-void steady_coverage_text(std::ostringstream& out, const json& p) {
-  const json& c = p["coverage"];
-  const auto it = c.find("steady");
-  if (it == c.end() || !it->is_object()) return;
-  const json& s = *it;
+void steady_coverage_text(std::ostringstream& out, const ProfileProcess& p) {
+  if (!p.coverage || !p.coverage->steady) return;
+  const ProfileCoverage& c = *p.coverage;
+  const ProfileSteadyCoverage& s = *c.steady;
   double whole = NAN, steady = NAN;
   const char* what = "";
   const char* how = "";
-  if (c["kernel_time_in_graphs"].is_number() && s.value("kernel_time_in_graphs", json()).is_number()) {
-    whole = get(c, "kernel_time_in_graphs");
-    steady = get(s, "kernel_time_in_graphs");
+  if (c.kernel_time_in_graphs.is_number() && s.kernel_time_in_graphs.is_number()) {
+    whole = c.kernel_time_in_graphs;
+    steady = s.kernel_time_in_graphs;
     what = "GPU kernel time";
-  } else if (s.value("launches_in_graphs", json()).is_number()) {
+  } else if (s.launches_in_graphs.is_number()) {
     double node_runs = 0;
-    for (const auto& g : p["graphs"]) node_runs += get(g, "launches", 0) * get(g, "nodes", 0);
-    const double eager = get(c, "eager_launches", 0);
+    for (const auto& g : p.graphs) node_runs += g.launches.value_or(0) * g.nodes.value_or(0);
+    const double eager = c.eager_launches.value_or(0);
     if (node_runs + eager > 0) whole = node_runs / (node_runs + eager);
-    steady = get(s, "launches_in_graphs");
+    steady = s.launches_in_graphs;
     what = "launched work";
     how = "graph nodes run against eager kernel launches;\n    ";
   }
   if (!std::isfinite(whole) || !std::isfinite(steady) || std::fabs(steady - whole) < 0.02) return;
   out << "  in the steady state: " << pct(steady) << " of " << what << " in graphs, " << pct(whole) << " over the whole process\n"
-      << "    (" << how << "from the first launch of the most-launched graph, " << format_ns(get(s, "from_ns"))
+      << "    (" << how << "from the first launch of the most-launched graph, " << format_ns(s.from_ns)
       << " in, to the last\n    graph launch: warm-up, autotuning and captures left out)\n";
 }
 
-void coverage_text(std::ostringstream& out, const json& p, bool verbose) {
-  const json& c = p["coverage"];
-  if (c["kernel_time_in_graphs"].is_number()) {
-    out << "  graph coverage: " << pct(get(c, "kernel_time_in_graphs")) << " of GPU kernel time and "
-        << pct(get(c, "kernels_in_graphs")) << " of kernels ran inside graphs (" << c["graph_kernels"] << " graph kernels, "
-        << c["eager_kernels"] << " eager)" << (c.value("estimated", false) ? "; graph kernels estimated from the node-traced launches" : "")
-        << "\n";
+void coverage_text(std::ostringstream& out, const ProfileProcess& p, bool verbose) {
+  const ProfileCoverage& c = needed(p.coverage);
+  if (c.kernel_time_in_graphs.is_number()) {
+    out << "  graph coverage: " << pct(c.kernel_time_in_graphs) << " of GPU kernel time and " << pct(c.kernels_in_graphs)
+        << " of kernels ran inside graphs (" << c.graph_kernels << " graph kernels, " << c.eager_kernels << " eager)"
+        << (c.estimated.value_or(false) ? "; graph kernels estimated from the node-traced launches" : "") << "\n";
   }
   steady_coverage_text(out, p);
-  out << "  launches: " << c["graph_launches"] << " graph launches, " << c["eager_launches"] << " eager kernel launches";
-  if (c["eager_launches_per_graph_launch"].is_number())
-    out << " (" << strf("%.1f", get(c, "eager_launches_per_graph_launch")) << " per graph launch)";
+  out << "  launches: " << c.graph_launches << " graph launches, " << c.eager_launches << " eager kernel launches";
+  if (c.eager_launches_per_graph_launch.is_number())
+    out << " (" << strf("%.1f", c.eager_launches_per_graph_launch.value()) << " per graph launch)";
   out << "\n";
   step_text(out, p);
-  out << calls_line("cudaGraphLaunch", p["graph_launch_calls"], verbose);
+  out << calls_line("cudaGraphLaunch", p.graph_launch_calls, verbose);
   if (!verbose) return;
-  if (p["trace_level"] == "node" && c["graph_launches"].get<std::size_t>() > 0)
+  if (p.trace_level == "node" && c.graph_launches.count() > 0)
     out << "    (at --trace node CUPTI adds work for every kernel node to each launch call and to the GPU, and fewer\n"
            "     launches fit in the queue; --trace graph measures launch calls with much less distortion)\n";
-  out << calls_line("eager launches", p["eager_launch_calls"], verbose);
+  out << calls_line("eager launches", p.eager_launch_calls, verbose);
 }
 
 // Records that did not reach the analysis: dropped by CUPTI, lost buffers, unreadable lines.
-void lost_records_text(std::ostringstream& out, const json& p) {
-  const double dropped = get(p, "dropped_records", 0), malformed = get(p, "malformed_lines", 0), lost = get(p, "lost_buffers", 0);
+void lost_records_text(std::ostringstream& out, const ProfileProcess& p) {
+  const double dropped = p.dropped_records.value_or(0), malformed = p.malformed_lines.value_or(0), lost = p.lost_buffers.value_or(0);
   if (dropped + malformed + lost > 0)
     out << "  warning: " << strf("%.0f", dropped) << " records dropped by CUPTI, " << strf("%.0f", lost)
         << " buffers lost, " << strf("%.0f", malformed) << " unreadable lines: counts above are lower bounds\n";
@@ -287,13 +289,11 @@ std::string terminal_safe(const std::string& text) {
 // numbers are one line with "(and N more like it)", and at most kShownRecordLines such lines are
 // printed (a process can write 100,000 warnings; the report keeps them all).
 constexpr std::size_t kShownRecordLines = 10;
-void record_lines_text(std::ostringstream& out, const json& lines, const std::string& prefix) {
-  if (!lines.is_array()) return;
+void record_lines_text(std::ostringstream& out, const ProfileList<ProfileText>& lines, const std::string& prefix) {
   std::vector<std::pair<std::string, std::size_t>> kinds;  // first text of the kind, how many
   std::map<std::string, std::size_t> index;
-  for (const auto& line : lines) {
-    if (!line.is_string()) continue;
-    const std::string text = one_line(line.get<std::string>().substr(0, 1000));
+  for (const std::string& line : lines) {
+    const std::string text = one_line(line.substr(0, 1000));
     std::string kind;
     for (std::size_t i = 0; i < text.size(); ++i) {
       if (!std::isdigit(static_cast<unsigned char>(text[i]))) kind += text[i];
@@ -316,58 +316,55 @@ void record_lines_text(std::ostringstream& out, const json& lines, const std::st
   if (left > 0) out << prefix << "... and " << group_digits(left) << " more of other kinds (the report lists them all)\n";
 }
 
-void process_text(std::ostringstream& out, const Report& report, const json& p, bool several, bool verbose, const std::string& report_path) {
+void process_text(std::ostringstream& out, const Report& report, const ProfileProcess& p, bool several, bool verbose,
+                  const std::string& report_path) {
   if (several) {
     const std::string rank = rank_label(p);
-    out << "\nprocess " << p["process"] << " (pid " << p["pid"] << (rank.empty() ? "" : ", " + rank)
-        << "): " << one_line(json_fields::text(p, "command_line")) << "\n";
+    out << "\nprocess " << p.process << " (pid " << p.pid << (rank.empty() ? "" : ", " + rank) << "): " << one_line(p.command_line)
+        << "\n";
   }
-  record_lines_text(out, json_fields::field(p, "errors"), "  NOT PROFILED: ");
-  record_lines_text(out, json_fields::field(p, "warnings"), "  graphprof warning: ");  // older reports have none
-  const auto refused = p.find("cupti_refused");
-  if (refused != p.end() && refused->is_object())
-    out << "  graphprof warning: the application's own CUPTI client could not attach: " << (*refused)["subscribe_calls"]
-        << " cuptiSubscribe call(s) from " << one_line(json_fields::text(*refused, "caller")) << " returned "
-        << one_line(json_fields::text(*refused, "result"))
+  record_lines_text(out, p.errors, "  NOT PROFILED: ");
+  record_lines_text(out, p.warnings, "  graphprof warning: ");  // older reports have none
+  if (const auto& refused = p.cupti_refused)
+    out << "  graphprof warning: the application's own CUPTI client could not attach: " << refused->subscribe_calls
+        << " cuptiSubscribe call(s) from " << one_line(refused->caller) << " returned " << one_line(refused->result)
         << "\n    (CUPTI allows one subscriber per process and graphprof holds it: the application's profiler, such as\n"
            "    torch.profiler, records no GPU activity in this run; the application ran on. Choices: profile without the\n"
            "    application's profiler, or run its profiler without graphprof)\n";
-  record_lines_text(out, json_fields::field(p, "cupti_notices"), "  CUPTI reported: ");
-  const auto at_end = p.find("cupti_at_end");
-  const bool taken = at_end != p.end() && at_end->is_string() &&
-                     (*at_end == "finalized_elsewhere" || *at_end == "activity_taken" || *at_end == "teardown_timeout");
+  record_lines_text(out, p.cupti_notices, "  CUPTI reported: ");
+  const ProfileText& at_end = p.cupti_at_end;
+  const bool taken = at_end == "finalized_elsewhere" || at_end == "activity_taken" || at_end == "teardown_timeout";
   // With activity_taken the records have a hole instead (what CUPTI held at exit was taken back).
-  if (taken && *at_end != "activity_taken")
-    out << "  records stop " << ns(p, "records_end_ns") << " after CUDA initialisation, "
-        << format_ns(get(p, "cuda_wall_ns", 0) - get(p, "records_end_ns", 0))
+  if (taken && at_end != "activity_taken")
+    out << "  records stop " << ns(p.records_end_ns) << " after CUDA initialisation, "
+        << format_ns(p.cuda_wall_ns.value_or(0) - p.records_end_ns.value_or(0))
         << " before the process's last flush: the figures below may miss what came later\n";
-  if (p["end_reason"].is_null() && p.value("observed_by", "cupti") == "interpose")
+  const bool interposed = p.observed_by.present() && p.observed_by == "interpose";
+  if (!p.end_reason.present() && interposed)
     out << "  note: the process ended without flushing its records (killed): the interposer writes them every 100 ms, so\n"
            "  at most its last 100 ms are missing\n";
-  else if (p["end_reason"].is_null())
+  else if (!p.end_reason.present())
     out << "  note: the process ended without flushing its records (killed or crashed): the records CUPTI had not handed over yet\n"
            "  (its last, partly filled buffer) are missing\n";
-  else if (const std::string why = p["end_reason"].is_string() ? p["end_reason"].get<std::string>() : "";
-           why.rfind("SIG", 0) == 0 || why.rfind("_exit(", 0) == 0)
+  else if (const std::string& why = p.end_reason; why.rfind("SIG", 0) == 0 || why.rfind("_exit(", 0) == 0)
     out << "  the process ended by " << why << ": graphprof wrote its pending records first, nothing is missing\n";
-  const json& c = p["coverage"];
-  const bool no_work = c["graph_kernels"].get<std::size_t>() + c["eager_kernels"].get<std::size_t>() == 0 &&
-                       c["graph_launches"].get<std::size_t>() + c["eager_launches"].get<std::size_t>() == 0;
+  const ProfileCoverage& c = needed(p.coverage);
+  const bool no_work = c.graph_kernels.count() + c.eager_kernels.count() == 0 && c.graph_launches.count() + c.eager_launches.count() == 0;
   if (no_work && taken) {
     out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands over only full\n"
            "  buffers until a flush): only the graphs instantiated until then were recorded\n";
-  } else if (no_work && p["graphs"].empty() && p["copies"].empty()) {
+  } else if (no_work && p.graphs.empty() && p.copies.empty()) {
     out << "  no kernel ran in this process (it initialised CUDA only)\n";
     lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
     return;
   }
   // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
-  if (p.value("observed_by", "cupti") == "interpose") {
+  if (interposed) {
     // Graph launches timed by CUDA events (a sample, the light default's GPU time): said so.
     bool event_times = false;
-    for (const auto& g : p["graphs"])
-      if (g.is_object() && g.value("gpu_span_from", json()).is_string() && g["gpu_span_from"] == "events") event_times = true;
-    const std::string at = p.value("observed_at", json()).is_string() ? p["observed_at"].get<std::string>() : "";
+    for (const auto& g : p.graphs)
+      if (g.gpu_span_from == "events") event_times = true;
+    const std::string& at = p.observed_at;
     if (at.empty()) {  // records from before the interposer answered the driver's look-ups
       out << (event_times ? "  observed by: interposition (no CUPTI; graphs' GPU time from CUDA events around a sample of their launches,\n"
                             "    no per-node or eager GPU times: --trace node for them). Not seen: calls of libraries\n"
@@ -381,36 +378,31 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
                             "    times: --trace node for them)\n"
                           : ", no GPU times: --trace node for them)\n");
     }
-    if (const auto ic = p.find("interposition_cost"); ic != p.end() && ic->is_object()) {
-      auto number = [&ic](const char* key) {
-        const auto v = ic->find(key);
-        return v != ic->end() && v->is_number() ? v->get<double>() : NAN;
-      };
+    if (const auto& ic = p.interposition_cost) {
       // In the steps where there are steps (the start-up's naming of new call sites left out).
-      if (const double per = number("per_step_ns"); std::isfinite(per)) {
-        out << "    its cost on the application's threads in the steps: " << format_ns(number("step_per_call_ns")) << " a call, "
+      if (const double per = ic->per_step_ns; std::isfinite(per)) {
+        out << "    its cost on the application's threads in the steps: " << format_ns(ic->step_per_call_ns) << " a call, "
             << format_ns(per) << " a step";
-        if (const double share = number("step_share"); std::isfinite(share)) out << strf(" (%.1f %% of a step)", 100.0 * share);
-        out << " (" << ic->value("step_timed_calls", std::uint64_t{0}) << " of " << ic->value("step_calls", std::uint64_t{0})
-            << " calls timed at random); whole run " << format_ns(number("own_ns")) << "\n";
+        if (const double share = ic->step_share; std::isfinite(share)) out << strf(" (%.1f %% of a step)", 100.0 * share);
+        out << " (" << ic->step_timed_calls.count() << " of " << ic->step_calls.count() << " calls timed at random); whole run "
+            << format_ns(ic->own_ns) << "\n";
       } else {
-        out << "    its cost on the application's threads: " << format_ns(number("own_ns")) << " in all, "
-            << format_ns(number("per_call_ns")) << " a call (" << ic->value("timed_calls", std::uint64_t{0}) << " of "
-            << ic->value("calls", std::uint64_t{0}) << " calls timed at random)\n";
+        out << "    its cost on the application's threads: " << format_ns(ic->own_ns) << " in all, " << format_ns(ic->per_call_ns)
+            << " a call (" << ic->timed_calls.count() << " of " << ic->calls.count() << " calls timed at random)\n";
       }
     }
   }
-  else if (const auto note = p.find("observe_note"); note != p.end() && note->is_string())
-    out << "  observed by: CUPTI (" << note->get<std::string>() << ")\n";
+  else if (p.observe_note.present())
+    out << "  observed by: CUPTI (" << p.observe_note.str() << ")\n";
   if (!(no_work && taken)) coverage_text(out, p, verbose);
 
-  const json& graphs = p["graphs"];
+  const auto& graphs = p.graphs;
   if (!graphs.empty()) {
     out << "\n  graphs (" << graphs.size() << " instantiated)\n";
     // Where each graph was made (reports before call sites have none): left-aligned in the last column.
     std::vector<std::string> made_at;
     std::size_t made_at_width = 0;
-    const bool sites = p.value("call_sites_recorded", false);
+    const bool sites = p.call_sites_recorded.value_or(false);
     for (const auto& g : graphs) {
       made_at.push_back(graph_made_at(g));
       made_at_width = std::max(made_at_width, display_width(made_at.back()));
@@ -423,15 +415,14 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     std::size_t shown = 0;
     for (const auto& g : graphs) {
       if (++shown > cap) break;
-      const json& calls = g["launch_calls"];
-      std::vector<std::string> row{"graph_" + std::to_string(g["graph"].get<unsigned>()), std::to_string(g["exec"].get<unsigned>()),
-                g["made_by"].get<std::string>(), std::to_string(g["nodes"].get<std::size_t>()),
-                std::to_string(g["edges"].get<std::size_t>()), ns(g, "instantiate_ns"), ns(g, "upload_ns"),
-                std::to_string(g["launches"].get<std::size_t>()),
-                calls["all"].is_object() ? ns(calls["all"], "median_ns") : "-",
-                std::to_string(calls["blocked"].get<std::size_t>()),
-                g["gpu_span"].is_object() ? ns(g["gpu_span"], "median_ns") : "-",
-                p["trace_level"] == "node" ? ns(g, "kernel_time_ns") : "-"};
+      const ProfileLaunchCalls calls = g.launch_calls.value_or(ProfileLaunchCalls{});
+      std::vector<std::string> row{"graph_" + std::to_string(static_cast<unsigned>(g.graph.count())),
+                                   std::to_string(static_cast<unsigned>(g.exec.count())), g.made_by,
+                                   std::to_string(static_cast<std::size_t>(g.nodes.count())),
+                                   std::to_string(static_cast<std::size_t>(g.edges.count())), ns(g.instantiate_ns), ns(g.upload_ns),
+                                   std::to_string(static_cast<std::size_t>(g.launches.count())), calls.all ? median_of(calls.all) : "-",
+                                   std::to_string(static_cast<std::size_t>(calls.blocked.count())),
+                                   g.gpu_span ? median_of(g.gpu_span) : "-", p.trace_level == "node" ? ns(g.kernel_time_ns) : "-"};
       if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
       rows.add(std::move(row));
     }
@@ -440,10 +431,10 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
       out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
     // Graphs changed in place before their launches (XLA's command buffers; interposed only).
     for (const auto& g : graphs) {
-      const std::uint64_t set = g.value("set_params_calls", std::uint64_t{0}), upd = g.value("exec_update_calls", std::uint64_t{0});
-      const std::size_t launches = g["launches"].get<std::size_t>();
+      const std::uint64_t set = g.set_params_calls.count(), upd = g.exec_update_calls.count();
+      const std::size_t launches = g.launches.count();
       if (set + upd == 0) continue;
-      out << "  graph_" << g["graph"].get<unsigned>() << ": ";
+      out << "  graph_" << static_cast<unsigned>(g.graph.count()) << ": ";
       if (launches > 0)
         out << strf("%.1f", static_cast<double>(set + upd) / static_cast<double>(launches)) << " changes per launch (";
       out << set << " SetParams, " << upd << " exec updates" << (launches > 0 ? ")" : "")
@@ -456,57 +447,55 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
   if (!verbose) {
     // What the verbose text lists, in one line: work left outside graphs.
     std::vector<std::string> outside;
-    auto count = [&](const json& list, const char* one, const char* many) {
+    auto count = [&](const ProfileList<ProfileCallTime>& list, const char* one, const char* many) {
       if (list.empty()) return;
       std::size_t n = 0;
-      for (const auto& x : list) n += x["count"].get<std::size_t>();
+      for (const auto& x : list) n += x.count.count();
       outside.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
     };
-    const std::size_t eager = c["eager_kernels"].is_number() ? c["eager_kernels"].get<std::size_t>() : 0;
+    const std::size_t eager = c.eager_kernels.count();
     if (eager > 0) outside.push_back(std::to_string(eager) + (eager == 1 ? " eager kernel" : " eager kernels"));
-    count(p["copies"], "copy or memset", "copies and memsets");
-    count(p["syncs"], "synchronising call", "synchronising calls");
+    count(p.copies, "copy or memset", "copies and memsets");
+    count(p.syncs, "synchronising call", "synchronising calls");
     if (!outside.empty()) out << "\n  outside graphs: " << join(outside, ", ") << " (--verbose lists them by name)\n";
   }
-  auto named = [&](const char* title, const json& list, bool bytes, bool host) {
+  auto named = [&](const char* title, const ProfileList<ProfileCallTime>& list, bool bytes, bool host) {
     if (list.empty()) return;
     out << "\n  " << title << "\n";
     std::vector<std::string> header{"name", "count", host ? "host total" : "GPU total", "median"};
     if (bytes) header.push_back("bytes");
     TextTable rows(std::move(header));
     std::vector<std::string> names;
-    for (const auto& n : list) names.push_back(n["name"].get<std::string>());
+    for (const auto& n : list) names.push_back(n.name);
     names = name_column(names);
     std::size_t row = 0;
     for (const auto& n : list) {
-      std::vector<std::string> r{names[row++], std::to_string(n["count"].get<std::size_t>()),
-                                 ns(n, "total_ns"), ns(n, "median_ns")};
-      if (bytes) r.push_back(std::to_string(n["bytes"].get<std::uint64_t>()));
+      std::vector<std::string> r{names[row++], std::to_string(static_cast<std::size_t>(n.count.count())), ns(n.total_ns), ns(n.median_ns)};
+      if (bytes) r.push_back(std::to_string(n.bytes.count()));
       rows.add(std::move(r));
     }
     out << rows.str();
   };
-  const auto eager_sites = p.find("eager_sites");
-  const bool by_site = eager_sites != p.end() && eager_sites->is_array() && !eager_sites->empty();
+  const bool by_site = !p.eager_sites.empty();
   if (verbose) {
     if (by_site) {
       eager_sites_text(out, p);
     } else {
-      named("top eager kernels (outside graphs)", p["top_eager_kernels"], false, false);
+      named("top eager kernels (outside graphs)", p.top_eager_kernels, false, false);
     }
     ledgers_text(out, p);
   }
   call_site_notes_text(out, p, verbose);
   instability_text(out, p);
   if (verbose) {
-    named("copies and memsets outside graphs", p["copies"], true, false);
-    if (!by_site) named("synchronising calls", p["syncs"], false, true);
+    named("copies and memsets outside graphs", p.copies, true, false);
+    if (!by_site) named("synchronising calls", p.syncs, false, true);
   }
-  const json& trouble = p["capture_trouble"];
+  const auto& trouble = p.capture_trouble;
   if (!trouble.empty()) {
     out << "\n  capture trouble\n";
     bool sited = false;
-    for (const auto& t : trouble) sited = sited || (t.contains("site") && t["site"].is_object());
+    for (const auto& t : trouble) sited = sited || t.site.has_value();
     std::vector<std::string> header{"#", "stream", "offending call", "error", "cudaStreamEndCapture"};
     if (sited) header.push_back("capture began at");
     TextTable rows(std::move(header), sited ? TextTable::Layout::kText : TextTable::Layout::kNumbers);
@@ -514,11 +503,11 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
     std::size_t number = 0;
     for (const auto& t : trouble) {
       const std::string n = std::to_string(++number);
-      std::vector<std::string> row{n, std::to_string(t["stream"].get<unsigned>()), t["api"].get<std::string>(), t["error"].get<std::string>(),
-                                   t["end_error"].get<std::string>().empty() ? "-" : t["end_error"].get<std::string>()};
-      if (sited) row.push_back(t.contains("site") ? site_where(t["site"], 60) : "-");
+      std::vector<std::string> row{n, std::to_string(static_cast<unsigned>(t.stream.count())), t.api, t.error,
+                                   t.end_error.empty() ? "-" : t.end_error.str()};
+      if (sited) row.push_back(site_where(t.site, 60));
       rows.add(std::move(row));
-      if (!t["hint"].get<std::string>().empty()) fixes += "  fix " + n + ": " + t["hint"].get<std::string>() + "\n";
+      if (!t.hint.empty()) fixes += "  fix " + n + ": " + t.hint + "\n";
     }
     out << rows.str() << fixes;
   }
@@ -526,25 +515,25 @@ void process_text(std::ostringstream& out, const Report& report, const json& p, 
 }
 
 // --repeat: one line per run (exit, wall, coverage, launches); the details below are the first run's.
-void repeat_text(std::ostringstream& out, const json& p) {
+void repeat_text(std::ostringstream& out, const ProfileSection& p) {
   namespace f = profile_fields;
-  const std::vector<const json*> runs = f::runs(p);
+  const std::vector<const ProfileAppRun*> runs = f::runs(p);
   if (runs.size() < 2) return;
   out << "  " << runs.size() << " runs (--repeat); the details below are run 1's\n";
   TextTable rows({"run", "exit", "wall", "coverage (time)", "graph launches", "eager launches", "graphs"});
-  for (const json* r : runs) {
+  for (const ProfileAppRun* r : runs) {
     const f::RunTotals t = f::run_totals(*r);
-    rows.add({strf("%.0f", f::number(*r, "run", 0)), strf("%.0f", f::number(*r, "exit_status", 0)), ns(*r, "wall_ns"),
-              pct(t.coverage()), strf("%.0f", t.graph_launches), strf("%.0f", t.eager_launches), strf("%.0f", t.graphs)});
+    rows.add({strf("%.0f", r->run.value_or(0)), strf("%.0f", r->exit_status.value_or(0)), ns(r->wall_ns), pct(t.coverage()),
+              strf("%.0f", t.graph_launches), strf("%.0f", t.eager_launches), strf("%.0f", t.graphs)});
   }
   out << rows.str();
 }
 
 // --overhead N: the change of what the application's loop experiences, with its interval.
-void overhead_text(std::ostringstream& out, const json& p) {
-  const auto changes = p.find("overhead_changes");
-  if (changes == p.end() || !changes->is_array() || changes->empty()) return;
-  const auto& runs = p["overhead_runs"];
+void overhead_text(std::ostringstream& out, const ProfileSection& p) {
+  const auto& changes = p.overhead_changes;
+  if (changes.empty()) return;
+  const auto& runs = p.overhead_runs;
   std::size_t steps = 0;
   unsigned exec = 0;
   bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
@@ -552,31 +541,31 @@ void overhead_text(std::ostringstream& out, const json& p) {
   bool by_range = !runs.empty();      // --step-range NAME: the ranges' window (older reports: no "window")
   std::string range;
   for (const auto& r : runs) {
-    if (r["profiled"].get<bool>() && r["steps"].is_number()) {
-      steps = r["steps"].get<std::size_t>();
-      exec = r["exec"].get<unsigned>();
+    const bool profiled = r.profiled.value_or(false);
+    if (profiled && r.steps.is_number()) {
+      steps = r.steps.count();
+      exec = static_cast<unsigned>(r.exec.count());
     }
-    synchronised = synchronised && r.value("window_end", "") == "synchronised";
-    if (!r["profiled"].get<bool>()) plain_interposed = plain_interposed && r.value("observed_by", json()).is_string() &&
-                                                       r["observed_by"].get<std::string>() == "interpose";
-    by_range = by_range && r.value("window", "") == "nvtx range";
-    if (range.empty()) range = r.value("range", "");
+    synchronised = synchronised && r.window_end == "synchronised";
+    if (!profiled) plain_interposed = plain_interposed && r.observed_by == "interpose";
+    by_range = by_range && r.window == "nvtx range";
+    if (range.empty()) range = r.range;
   }
-  out << "  overhead (--overhead: " << (*changes)[0]["pairs"] << " plain and profiled runs, alternating, after a warm-up run";
-  if (p["warmup_wall_ns"].is_number()) out << " of " << ns(p, "warmup_wall_ns");
+  out << "  overhead (--overhead: " << changes[0].pairs << " plain and profiled runs, alternating, after a warm-up run";
+  if (p.warmup_wall_ns.is_number()) out << " of " << ns(p.warmup_wall_ns);
   out << " not counted; 95 % intervals over the pairs):\n";
   TextTable rows({"figure", "plain", "profiled", "change", "95 % interval"});
   bool wide = false;
-  for (const auto& c : *changes) {
-    const std::string m = c["metric"].get<std::string>();
+  for (const auto& c : changes) {
+    const std::string& m = c.metric;
     const std::string window_of = by_range ? "NVTX range '" + range + "'" : "exec " + std::to_string(exec);
     const std::string name = m == "steady_window" ? "steady-state window (" + window_of + ", " + plural(steps, "step", "steps") + ")"
                              : m == "host_per_step" ? "time per step"
                                                     : "process wall time";
-    rows.add({name, ns(c, "plain_median_ns"), ns(c, "profiled_median_ns"), strf("%+.1f %%", 100.0 * get(c, "change")),
-              strf("%+.1f %% .. %+.1f %%", 100.0 * get(c, "low"), 100.0 * get(c, "high")) +
-                  (c["wider_than_effect"].get<bool>() ? " (wider than the effect)" : "")});
-    wide = wide || (m != "wall_time" && c["wider_than_effect"].get<bool>());
+    const bool wider = c.wider_than_effect.value_or(false);
+    rows.add({name, ns(c.plain_median_ns), ns(c.profiled_median_ns), strf("%+.1f %%", 100.0 * c.change),
+              strf("%+.1f %% .. %+.1f %%", 100.0 * c.low, 100.0 * c.high) + (wider ? " (wider than the effect)" : "")});
+    wide = wide || (m != "wall_time" && wider);
   }
   out << rows.str();
   // How the plain runs were timed: by interposition alone, or with graphprof's CUPTI callbacks.
@@ -603,18 +592,17 @@ void overhead_text(std::ostringstream& out, const json& p) {
 
 // --overhead-windows N: the program's time per graph launch in recording windows against the
 // paused windows beside them, inside each process.
-void overhead_windows_text(std::ostringstream& out, const json& p) {
-  const auto it = p.find("overhead_windows");
-  if (it == p.end() || !it->is_object()) return;
-  const json& w = *it;
-  const auto& runs = w["runs"];
-  const std::string how = "recording paused and resumed every " + strf("%.0f", get(w, "period_ms")) + " ms from " +
-                          strf("%.0f", get(w, "start_ms")) + " ms after the first graph launch";
-  if (!w["change"].is_number()) {
+void overhead_windows_text(std::ostringstream& out, const ProfileSection& p) {
+  if (!p.overhead_windows) return;
+  const ProfileOverheadWindows& w = *p.overhead_windows;
+  const auto& runs = w.runs;
+  const std::string how = "recording paused and resumed every " + strf("%.0f", w.period_ms.value()) + " ms from " +
+                          strf("%.0f", w.start_ms.value()) + " ms after the first graph launch";
+  if (!w.change.is_number()) {
     std::size_t compared = 0, through_cupti = 0;
     for (const auto& r : runs) {
-      compared += r.value("compared", std::size_t{0});
-      through_cupti += r.value("through_cupti", std::size_t{0}) > 0 ? 1 : 0;
+      compared += r.compared.count();
+      through_cupti += r.through_cupti.count() > 0 ? 1 : 0;
     }
     if (through_cupti > 0) {  // the windows are the interposer's: a process CUPTI observed has none
       out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << "): no verdict: "
@@ -629,21 +617,22 @@ void overhead_windows_text(std::ostringstream& out, const json& p) {
         << " or --overhead N)\n";
     return;
   }
-  const bool noise = w["inside_noise"].get<bool>();
-  out << "  overhead on the application's own steps: " << strf("%+.1f %%", 100.0 * get(w, "change")) << " time per graph launch ["
-      << strf("%+.1f", 100.0 * get(w, "low")) << ", " << strf("%+.1f", 100.0 * get(w, "high")) << " %] ("
+  const bool noise = needed(w.inside_noise);
+  out << "  overhead on the application's own steps: " << strf("%+.1f %%", 100.0 * w.change) << " time per graph launch ["
+      << strf("%+.1f", 100.0 * w.low) << ", " << strf("%+.1f", 100.0 * w.high) << " %] ("
       << (noise ? "inside the noise" : "outside the noise") << ")\n";
-  out << "  (--overhead-windows: " << plural(w["windows"].get<std::size_t>(), "recording window", "recording windows")
+  out << "  (--overhead-windows: " << plural(static_cast<std::size_t>(needed(w.windows)), "recording window", "recording windows")
       << " of " << plural(runs.size(), "run", "runs") << " against the paused windows beside each; median, "
-      << strf("%.0f", 100.0 * get(w, "level")) << " % sign-test interval;\n   " << how << ")\n";
+      << strf("%.0f", 100.0 * w.level) << " % sign-test interval;\n   " << how << ")\n";
   TextTable rows({"run", "exit", "windows", "recording", "paused", "change"});
   std::size_t k = 0;
   for (const auto& r : runs) {
     ++k;
-    rows.add({std::to_string(k), std::to_string(r.value("status", 0)), std::to_string(r.value("compared", std::size_t{0})),
-              r["recording_ns_per_launch"].is_number() ? ns(r, "recording_ns_per_launch") : "-",
-              r["paused_ns_per_launch"].is_number() ? ns(r, "paused_ns_per_launch") : "-",
-              r["change"].is_number() ? strf("%+.1f %%", 100.0 * get(r, "change")) : "-"});
+    rows.add({std::to_string(k), std::to_string(static_cast<int>(r.status.value_or(0))),
+              std::to_string(static_cast<std::size_t>(r.compared.count())),
+              r.recording_ns_per_launch.is_number() ? ns(r.recording_ns_per_launch) : "-",
+              r.paused_ns_per_launch.is_number() ? ns(r.paused_ns_per_launch) : "-",
+              r.change.is_number() ? strf("%+.1f %%", 100.0 * r.change) : "-"});
   }
   out << rows.str();
   out << "  (a paused window still passes each call through the interposer, a flag and a counter: what this measures is"
@@ -653,27 +642,23 @@ void overhead_windows_text(std::ostringstream& out, const json& p) {
 }  // namespace
 
 std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
-  const json* section = profile_fields::section(report);
-  if (section == nullptr) return {};
-  const json& p = *section;
+  const std::optional<ProfileSection> section = profile_fields::typed_section(report);
+  if (!section) return {};
+  const ProfileSection& p = *section;
   std::ostringstream out;
   // The headline reads tolerantly: a field missing from a hand-edited report shows as "-".
-  const auto or_dash = [&](const char* key) {
-    const std::string v = json_fields::text(p, key);
-    return v.empty() ? std::string("-") : one_line(v);
-  };
-  const json& procs = json_fields::items(p, "processes");
-  out << "\nprofile: " << or_dash("program") << " (" << procs.size()
-      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << or_dash("trace_level")
-      << "): the application " << or_dash("exit") << ", wall " << ns(p, "wall_ns") << "\n";
+  const auto or_dash = [](const ProfileText& v) { return v.empty() ? std::string("-") : one_line(v); };
+  const auto& procs = p.processes;
+  out << "\nprofile: " << or_dash(p.program) << " (" << procs.size()
+      << (procs.size() == 1 ? " CUDA process" : " CUDA processes") << ", trace " << or_dash(p.trace_level)
+      << "): the application " << or_dash(p.exit) << ", wall " << ns(p.wall_ns) << "\n";
   if (!procs.empty()) out << "\n" << fix_first_text(p);  // the answer first; the details follow
   overhead_text(out, p);
   overhead_windows_text(out, p);
-  for (const auto& n : json_fields::items(p, "notes"))
-    if (n.is_string()) out << "  note: " << one_line(n.get<std::string>()) << "\n";
+  for (const auto& n : p.notes) out << "  note: " << one_line(n) << "\n";
   if (procs.empty()) out << "  no process of the application initialised CUDA (nothing to profile)\n";
   repeat_text(out, p);
-  if (const auto view = p.find("cross_rank"); view != p.end()) out << format_cross_rank_summary(*view);
+  if (p.cross_rank) out << format_cross_rank_summary(*p.cross_rank);
   for (const auto& proc : procs) process_text(out, report, proc, procs.size() > 1, verbose, report_path);
   return terminal_safe(out.str());
 }

@@ -356,9 +356,9 @@ TEST(ProfileSites, PythonFramesLineReachesTheReport) {
   EXPECT_EQ(j["processes"][0]["call_site_cost"]["new_sites"], 7);
   // The console says so without --verbose only when taking the GIL stopped.
   std::ostringstream brief, verbose;
-  call_site_notes_text(brief, j["processes"][0], false);
+  call_site_notes_text(brief, profile_process_from_json(j["processes"][0]), false);
   EXPECT_NE(brief.str().find("taking the GIL stopped after 16 waits over 1 ms"), std::string::npos) << brief.str();
-  call_site_notes_text(verbose, j["processes"][0], true);
+  call_site_notes_text(verbose, profile_process_from_json(j["processes"][0]), true);
   EXPECT_NE(verbose.str().find("3 calls read where the thread held the GIL, 250 where it was taken"), std::string::npos)
       << verbose.str();
   EXPECT_NE(verbose.str().find("253 calls from known sites, 5.00 µs each in the CUDA callback; 7 new sites, 290 ms in all"),
@@ -387,7 +387,7 @@ TEST(ProfileSites, SitesNamedOffTheApplicationsThreadsAreReportedApart) {
   EXPECT_EQ(c["naming_ns"], 560434819);
   EXPECT_EQ(c["new_sites_ns"], 4006951);
   std::ostringstream verbose;
-  call_site_notes_text(verbose, j["processes"][0], true);
+  call_site_notes_text(verbose, profile_process_from_json(j["processes"][0]), true);
   EXPECT_NE(verbose.str().find("46 new sites, 4.01 ms in all to take them, 560 ms to name them on graphprof's own thread"),
             std::string::npos)
       << verbose.str();
@@ -448,7 +448,7 @@ TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
   EXPECT_EQ(sites[0]["bytes"], 16384u);
   EXPECT_TRUE(j["graphs"][0]["memory"]["capture_alloc_sites"].empty());
   std::ostringstream text;
-  ledgers_text(text, j);
+  ledgers_text(text, profile_process_from_json(j));
   const std::string t = text.str();
   const std::size_t table = t.find("allocated at (the call sites");
   ASSERT_NE(table, std::string::npos) << t;
@@ -459,7 +459,7 @@ TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
 
   // Records of a library that took no allocation sites: no table.
   std::ostringstream old;
-  ledgers_text(old, profile_process_json(call_site_app(), 1));
+  ledgers_text(old, profile_process_from_json(profile_process_json(call_site_app(), 1)));
   EXPECT_EQ(old.str().find("allocated at"), std::string::npos) << old.str();
 }
 
@@ -539,7 +539,7 @@ TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
     }
   EXPECT_TRUE(found);
   std::ostringstream text;
-  ledgers_text(text, j);
+  ledgers_text(text, profile_process_from_json(j));
   EXPECT_NE(text.str().find(line + " (at::detail::empty_strided_cuda in libtorch_cuda.so)"), std::string::npos) << text.str();
 }
 
@@ -623,12 +623,12 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   add_sites_json(report, p);  // the process's report members the console reads
   report["trace_level"] = "node";
   report["call_site_cost"] = {{"sample_first", 256}, {"sample_every", 2}};
-  eager_sites_text(text, report);
+  eager_sites_text(text, profile_process_from_json(report));
   EXPECT_NE(text.str().find("~" + std::to_string(scale->calls)), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("1 call in 2 at random"), std::string::npos) << text.str();
   report["call_site_cost"]["sample_every_max"] = 64;
   std::ostringstream rarer;
-  eager_sites_text(rarer, report);
+  eager_sites_text(rarer, profile_process_from_json(report));
   EXPECT_NE(rarer.str().find("up to 1 in 64 where a stack cost a thread more than 0.25 % of its time"), std::string::npos) << rarer.str();
 
   std::istringstream zero("{\"t\":\"sc\",\"s\":0,\"w\":0,\"co\":[5]}\n");

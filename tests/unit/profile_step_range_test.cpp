@@ -54,10 +54,10 @@ TEST(ProfileStepRange, EveryPerStepFigureUsesTheRanges) {
   EXPECT_EQ(j["step_range"]["used"], true);
   EXPECT_EQ(j["step_range"]["ranges"], 40);
   EXPECT_TRUE(j["step_range"]["missing"].is_null());
-  EXPECT_DOUBLE_EQ(profile_fields::steps(j).count, 40.0);
-  EXPECT_EQ(profile_fields::steps(j).from, "nvtx range");
+  EXPECT_DOUBLE_EQ(profile_fields::steps(profile_process_from_json(j)).count, 40.0);
+  EXPECT_EQ(profile_fields::steps(profile_process_from_json(j)).from, "nvtx range");
   std::ostringstream out;
-  step_text(out, j);
+  step_text(out, profile_process_from_json(j));
   EXPECT_EQ(out.str(), "  step = NVTX range 'step' (40 ranges): 2.00 eager kernel launches and 1.00 host waits per step\n");
 }
 
@@ -110,7 +110,7 @@ TEST(ProfileStepRange, ANameThatNeverOccurredFallsBackWithAWarning) {
   EXPECT_EQ(j["step"]["from"], "most-launched graph");
   EXPECT_FALSE(j["step"].contains("range"));
   std::ostringstream out;
-  step_text(out, j);
+  step_text(out, profile_process_from_json(j));
   EXPECT_EQ(out.str(), "  step = one launch of graph_4 (40 steps): the NVTX range 'step' never occurred in this process\n");
 
   const ProcessProfile silent = analyze_process(test::records_with_ranges({}, "{\"t\":\"nvtx_end\",\"inits\":0,\"others\":0,\"open\":0}"));
@@ -128,7 +128,7 @@ TEST(ProfileStepRange, WithoutTheOptionTheReportHasNoStepRange) {
   const nlohmann::json j = profile_process_json(p, 1);
   EXPECT_TRUE(j["step_range"].is_null());
   std::ostringstream out;
-  step_text(out, j);
+  step_text(out, profile_process_from_json(j));
   EXPECT_EQ(out.str(), "");
 }
 

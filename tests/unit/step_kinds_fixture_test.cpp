@@ -28,7 +28,7 @@ std::size_t steps_of(const StepKinds& s, const std::string& kind) {
 
 std::string section_text(const ProcessProfile& p) {
   std::ostringstream out;
-  step_kinds_text(out, profile_process_json(p, 1), false);
+  step_kinds_text(out, profile_process_from_json(profile_process_json(p, 1)), false);
   return out.str();
 }
 

@@ -323,7 +323,7 @@ TEST(StepKinds, TheReportKeepsEveryFigure) {
   const nlohmann::json pj = profile_process_json(analyze(l), 1);
   ASSERT_TRUE(pj["step_kinds"].is_object());
   std::ostringstream out;
-  step_kinds_text(out, pj, false);
+  step_kinds_text(out, profile_process_from_json(pj), false);
   EXPECT_NE(out.str().find("steps by kind (10 steps; a step ends at each cudaStreamSynchronize of the loop)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("capture plan"), std::string::npos) << out.str();
 }

@@ -1,7 +1,9 @@
-// Tolerant reads of graphprof's own JSON sections, for the readers that see only a report (the
-// profile page, compare's graph-health view, the cross-rank view and its text): a field that is
-// missing or of another type (a report of an older schema, or a hand-edited one) reads as NaN,
-// an empty string, an empty list or null, never as an exception. src/core/json_fields.cpp.
+// Tolerant reads of graphprof's own JSON, for the one writer that reads the report's JSON back:
+// the cross-rank view built from the processes' JSON (src/profile/ranks_view.cpp, which also runs
+// on `merge` of several nodes' reports). A field that is missing or of another type (a report of
+// an older schema, or a hand-edited one) reads as NaN, an empty string, an empty list or null,
+// never as an exception. The readers of the profile section read it typed
+// (graphprof/core/profile_section.hpp). src/core/json_fields.cpp.
 #pragma once
 #include <string>
 

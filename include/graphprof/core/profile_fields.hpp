@@ -1,42 +1,38 @@
-// Reading the profile section of a report (sections.profile, docs/profile.md) as JSON, for the
-// readers that see only the report: the profile page (src/report) and compare's graph-health view
-// (src/compare). Every accessor tolerates a field that is missing or of another type (a report of
-// an older schema, or a hand-edited one): numbers read as NaN, strings as empty, lists as empty
-// (graphprof/core/json_fields.hpp).
+// Figures derived from a report's profile section (sections.profile, docs/profile.md), read typed
+// (graphprof/core/profile_section.hpp) by the console, the page (src/report) and compare's
+// graph-health view (src/compare): the runs, a process's steps, a run's totals, a graph's site,
+// memory and making time. Fields a report lacks read as the section reads them (numbers NaN,
+// strings empty, lists empty).
 #pragma once
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "graphprof/core/json_fields.hpp"
+#include "graphprof/core/profile_section.hpp"
 #include "graphprof/core/report.hpp"
 
 namespace gp::profile_fields {
 
-// The tolerant field reads (graphprof/core/json_fields.hpp), under this namespace too.
-using json_fields::field;
-using json_fields::items;
-using json_fields::number;
-using json_fields::text;
-
 // The application's result of a profile's report (mode app, no params, sections.profile), or
 // nullptr when `r` is not a profile's report.
 const ModeResult* app_result(const Report& r);
-// sections.profile of that result, or nullptr.
-const nlohmann::json* section(const Report& r);
+// sections.profile of that result, typed; std::nullopt when `r` is not a profile's report.
+std::optional<ProfileSection> typed_section(const Report& r);
 
 // Every run: sections.profile.runs (profile --repeat, or pooled reports), else the one run the
 // section itself describes (its processes, exit status and wall time).
-std::vector<const nlohmann::json*> runs(const nlohmann::json& profile);
+std::vector<const ProfileAppRun*> runs(const ProfileSection& profile);
 
 // Where a graph was made ("file.py:42 in capture", "app.cu:80"), empty when the report has none.
-std::string graph_site(const nlohmann::json& graph);
+std::string graph_site(const ProfileGraph& graph);
 // Device memory the graph holds by its own allocations (capture allocations, VMM, memory nodes);
 // NaN when the report has no memory ledger.
-double graph_memory_bytes(const nlohmann::json& graph);
+double graph_memory_bytes(const ProfileGraph& graph);
 // Time spent making the graph: capture (when recorded) + instantiate + upload.
-double graph_making_ns(const nlohmann::json& graph);
+double graph_making_ns(const ProfileGraph& graph);
 
 // Steps of a process: the report's own count (its step definition) when it has one, else the
 // launches of the most-launched graph. 0 when no graph was launched.
@@ -45,10 +41,10 @@ struct Steps {
   std::string from;        // what a step is ("one launch of graph_4", an NVTX range, ...)
   double exec = -1;        // the exec that marks steps, when one does
 };
-Steps steps(const nlohmann::json& process);
+Steps steps(const ProfileProcess& process);
 
 // Graphs instantiated after the process's first graph replay (re-captures and late captures).
-std::size_t late_graphs(const nlohmann::json& process);
+std::size_t late_graphs(const ProfileProcess& process);
 
 // One run's figures summed over its processes (a run: an element of runs(), or the section itself).
 struct RunTotals {
@@ -68,6 +64,10 @@ struct RunTotals {
   double steady_graph_kernel_ns = 0, steady_eager_kernel_ns = 0, steady_node_runs = 0, steady_eager_launches = 0;
   double coverage() const;      // share of kernel time inside graphs; NaN without kernel time
 };
-RunTotals run_totals(const nlohmann::json& run);
+RunTotals run_totals(const ProfileAppRun& run);
+
+// A call site field (`key` of a struct whose `extra` is given): the object, or an older report's
+// `where` string read as one; an empty site when neither.
+ProfileSite site_of(const std::optional<ProfileSite>& site, const nlohmann::json& extra, const char* key);
 
 }  // namespace gp::profile_fields

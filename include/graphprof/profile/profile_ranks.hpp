@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/core/profile_section.hpp"
+
 namespace gp {
 
 // ---------------------------------------------------------------------------------------------
@@ -90,8 +92,10 @@ nlohmann::json cross_rank_view(const nlohmann::json& processes);
 // Console text (src/report/profile_ranks_text.cpp): the per-rank table, the same graph on every
 // rank, per-rank detail of the graphs with collectives, trouble across ranks. Empty for fewer than
 // two ranks without trouble. `verbose`: every graph in full.
+std::string format_cross_rank_summary(const ProfileCrossRank& cross_rank, bool verbose = false);
+// The same of the JSON (sections.profile.cross_rank as cross_rank_view writes it).
 std::string format_cross_rank_summary(const nlohmann::json& cross_rank, bool verbose = false);
 // "rank 1 of 2, local 1, host node-a, GPU 0 0000:19:00.0" for a process of the report; "" without a rank.
-std::string rank_label(const nlohmann::json& process);
+std::string rank_label(const ProfileProcess& process);
 
 }  // namespace gp

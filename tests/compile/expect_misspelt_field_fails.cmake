@@ -1,0 +1,22 @@
+# cmake -DCOMPILER=... -DINCLUDES=a|b -DSOURCE=... -P expect_misspelt_field_fails.cmake
+# The reader in SOURCE compiles as written, and fails to compile, naming the field, when it
+# misspells one (GP_MISSPELT): with a typed profile section a wrong key is no "-" in a table.
+string(REPLACE "|" ";" include_dirs "${INCLUDES}")
+set(flags -std=c++17 -fsyntax-only)
+foreach(dir IN LISTS include_dirs)
+  if(dir)
+    list(APPEND flags "-I${dir}")
+  endif()
+endforeach()
+execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE} RESULT_VARIABLE right_rc ERROR_VARIABLE right_err)
+if(NOT right_rc EQUAL 0)
+  message(FATAL_ERROR "the field spelt right does not compile:\n${right_err}")
+endif()
+execute_process(COMMAND ${COMPILER} ${flags} -DGP_MISSPELT ${SOURCE} RESULT_VARIABLE wrong_rc ERROR_VARIABLE wrong_err)
+if(wrong_rc EQUAL 0)
+  message(FATAL_ERROR "a misspelt profile field compiled")
+endif()
+if(NOT wrong_err MATCHES "graphs_launched_typo")
+  message(FATAL_ERROR "the misspelt field failed to compile for another reason:\n${wrong_err}")
+endif()
+message(STATUS "spelt right: compiles; misspelt: ${COMPILER} refuses it")
