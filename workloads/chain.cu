@@ -134,7 +134,8 @@ GP_REGISTER_WORKLOAD(Chain, WorkloadInfo{
      {"sync_inside", "0",
       "wait for the GPU from the host in the middle of an iteration, breaking stream capture on purpose: "
       "1 or stream = cudaStreamSynchronize, event = cudaEventRecord + cudaEventSynchronize, "
-      "query = cudaEventRecord + cudaEventQuery"},
+      "query = cudaEventRecord + cudaEventQuery",
+      {"stream", "event", "query"}},
      {"spin_cycles", "0", "extra busy-wait per kernel in SM clock cycles: a controlled slowdown for testing regression gates"}}})
 
 }  // namespace gp

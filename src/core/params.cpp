@@ -1,6 +1,8 @@
 // Workload parameter resolution and typed access (see include/graphprof/core/params.hpp).
 #include "graphprof/core/params.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -79,6 +81,7 @@ void Params::check_forms(const std::vector<ParamSpec>& spec) const {
   for (const auto& p : spec) {
     const std::string& value = get(p.name);
     if (value == p.default_value) continue;
+    if (std::find(p.words.begin(), p.words.end(), value) != p.words.end()) continue;
     if (is_integer(p.default_value)) {
       if (p.default_value == "0" || p.default_value == "1") {
         try {

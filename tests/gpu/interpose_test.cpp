@@ -47,11 +47,15 @@ json counts(const json& proc) {
   return c;
 }
 
-void expect_same_counts(const std::string& variant, int steps) {
+// `app` built with the shared runtime is interposed at the runtime and driver API; built the nvcc
+// way (static runtime) at the driver API alone: `where` is the console's words for it.
+void expect_same_counts(const std::string& variant, int steps, const std::string& app = GRAPHPROF_SERVING_APP_SHARED,
+                        const std::string& where = "the CUDA runtime and driver API") {
   const std::string args = "--steps " + std::to_string(steps) + " --variant " + variant;
-  // --trace none interposes by default (--observe auto) where the process calls the shared runtime.
-  const Profiled cupti = profile("cupti-" + variant, GRAPHPROF_SERVING_APP_SHARED, "--observe cupti", args);
-  const Profiled interposed = profile("interposed-" + variant, GRAPHPROF_SERVING_APP_SHARED, "", args);
+  // --trace none interposes by default (--observe auto).
+  const std::string tag = variant + (app == GRAPHPROF_SERVING_APP_SHARED ? "" : "-static");
+  const Profiled cupti = profile("cupti-" + tag, app, "--observe cupti", args);
+  const Profiled interposed = profile("interposed-" + tag, app, "", args);
   ASSERT_EQ(profile_of(cupti.report)["processes"].size(), 1u) << console(cupti.out);
   ASSERT_EQ(profile_of(interposed.report)["processes"].size(), 1u) << console(interposed.out);
   const json& c = cupti.process();
@@ -71,7 +75,7 @@ void expect_same_counts(const std::string& variant, int steps) {
   }
   // The graph ids are the dumps' (CUPTI's numbering), so a dump joins its row.
   for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(i["graphs"][k]["graph"], c["graphs"][k]["graph"]) << "graph " << k;
-  EXPECT_NE(std::string(console(interposed.out)).find("observed by: interposition (no CUPTI"), std::string::npos)
+  EXPECT_NE(std::string(console(interposed.out)).find("observed by: interposition at " + where + " (no"), std::string::npos)
       << console(interposed.out);
 }
 
@@ -162,13 +166,22 @@ TEST(Interpose, OverheadWindowsTimeTheStepsAndLeaveTheProfileWhole) {
   EXPECT_FALSE(fs::exists(p.out / "profile-data" / "windows-run")) << "the windowed runs' records are removed";
 }
 
-TEST(Interpose, StaticRuntimeKeepsCuptiAndSaysWhy) {
+// A program built the nvcc way calls no shared runtime: it is interposed at the driver API (the
+// static runtime reaches the driver through exported cu* symbols and cuGetProcAddress), with
+// CUPTI's counts, and the report says where and why.
+TEST(Interpose, StaticRuntimeIsInterposedAtTheDriverWithCuptisCounts) {
+  expect_same_counts("as-is", 40, GRAPHPROF_SERVING_APP, "the CUDA driver API");
   const Profiled p = profile("static", GRAPHPROF_SERVING_APP, "", "--steps 40");
   const json& proc = p.process();
-  EXPECT_EQ(proc["observed_by"], "cupti") << console(p.out);
-  ASSERT_TRUE(proc["observe_note"].is_string()) << console(p.out);
-  EXPECT_NE(proc["observe_note"].get<std::string>().find("statically linked"), std::string::npos) << proc["observe_note"];
-  EXPECT_EQ(proc["coverage"]["graph_launches"], 40) << "CUPTI still counts everything";
+  EXPECT_EQ(proc["observed_by"], "interpose") << console(p.out);
+  EXPECT_EQ(proc["observed_at"], "driver") << console(p.out);
+  ASSERT_TRUE(proc["observed_at_why"].is_string()) << console(p.out);
+  EXPECT_NE(proc["observed_at_why"].get<std::string>().find("statically linked"), std::string::npos) << proc["observed_at_why"];
+  EXPECT_EQ(proc["coverage"]["graph_launches"], 40);
+}
+
+TEST(Interpose, StaticRuntimeBrokenCaptureIsSeenAsByCupti) {
+  expect_same_counts("bad-capture", 40, GRAPHPROF_SERVING_APP, "the CUDA driver API");
 }
 
 }  // namespace

@@ -53,6 +53,14 @@ TEST(Params, ValuesOfTheWrongFormAreUsageErrorsWithoutReadingThem) {
     EXPECT_NO_THROW(check(key, value)) << key << "=" << value << ": its range is the workload's to check";
 }
 
+TEST(Params, WordsTheSpecNamesPassTheFormCheckAndOthersDoNot) {
+  // chain's sync_inside: default 0, and also stream, event or query.
+  const std::vector<ParamSpec> spec{{"sync_inside", "0", "", {"stream", "event", "query"}}};
+  for (const char* ok : {"1", "event", "query", "stream"})
+    EXPECT_NO_THROW(Params(spec, {{"sync_inside", ok}}, "chain").check_forms(spec)) << ok;
+  EXPECT_THROW(Params(spec, {{"sync_inside", "evnt"}}, "chain").check_forms(spec), Error);
+}
+
 TEST(Params, AssignmentParsing) {
   EXPECT_EQ(parse_param_assignment("a=b=c"), (std::pair<std::string, std::string>{"a", "b=c"}));
   EXPECT_THROW(parse_param_assignment("novalue"), Error);

@@ -11,6 +11,9 @@ struct ParamSpec {
   std::string name;
   std::string default_value;
   std::string help;
+  // Words the parameter takes beside the form its default has (chain's sync_inside: 0, 1 or
+  // stream, event, query): check_forms lets them through; the workload checks them when it reads them.
+  std::vector<std::string> words = {};
 };
 
 // The resolved parameter set of one run: defaults overlaid with the user's values.
