@@ -12,6 +12,7 @@ namespace gp {
 using nlohmann::json;
 
 std::string StepKind::name() const {
+  if (startup) return "start-up (warm-up, capture)";
   if (graphs.empty()) return "eager (no graph)";
   std::string s;
   for (std::uint32_t g : graphs) s += (s.empty() ? "graph_" : "+graph_") + std::to_string(g);
@@ -113,6 +114,9 @@ json to_json(const StepKinds& s) {
     kinds.push_back({{"kind", k.name()}, {"graphs", k.graphs}, {"steps", k.steps}, {"host_ns_median", k.host_ns_median},
                      {"host_ns_total", k.host_ns_total}, {"graph_gpu_ns", opt(k.graph_gpu_ns)}, {"eager_gpu_ns", opt(k.eager_gpu_ns)},
                      {"gpu_ns", opt(k.gpu_ns())}, {"eager_launches", k.eager_launches}});
+  // Written only where there is one: the reports before it had none.
+  for (std::size_t i = 0; i < s.kinds.size(); ++i)
+    if (s.kinds[i].startup) kinds[i]["startup"] = true;
   json strip = json::array();
   for (const auto& [kind, n] : s.strip) strip.push_back(json::array({kind, n}));
   json clusters = json::array();
@@ -173,6 +177,7 @@ StepKinds step_kinds_from_json(const json& j, const std::string& where) {
     x.graph_gpu_ns = k.opt_num("graph_gpu_ns");
     x.eager_gpu_ns = k.opt_num("eager_gpu_ns");
     x.eager_launches = k.num("eager_launches");
+    x.startup = k.flag("startup");
     s.kinds.push_back(std::move(x));
   }
   s.graph_step_host_ns = in.opt_num("graph_step_host_ns");

@@ -95,6 +95,28 @@ void read_record(const std::vector<std::string>& lines, int pid, const std::stri
     reason = trim(reason);
     while (!reason.empty() && (reason.back() == '.' || reason.back() == ':')) reason.pop_back();
     e.reason = trim(reason);
+  } else if (const std::size_t r = first.find("reason="); r != std::string::npos && first.find(": reason=") != std::string::npos &&
+             trim(first).rfind("op", 0) == 0) {
+    // Inductor's graph partitions (PyTorch 2.11): an op that cannot be captured is split out of the
+    // CUDA graph into a partition that runs eagerly; the log names each such op and its reason,
+    // "op1: reason=cpu ops, ir=ComputedBuffer, fx=aten.add.Tensor(arg2_1, 1)", and the next
+    // record the user code ("File ..., line 49, in update_cache").
+    e.kind = "partition";
+    const std::size_t end = first.find(", ir=", r);
+    std::string reason = trim(first.substr(r + 7, end == std::string::npos ? std::string::npos : end - r - 7));
+    const std::size_t fx = first.find("fx=", r);
+    if (fx != std::string::npos) {
+      const std::string op = trim(first.substr(fx + 3, first.find('(', fx) == std::string::npos ? std::string::npos : first.find('(', fx) - fx - 3));
+      if (!op.empty()) reason += " (" + op + ")";
+    }
+    e.reason = reason;
+  } else if (trim(first).rfind("File \"", 0) == 0) {
+    // The code of the op named just before (a record of its own: another logging line).
+    if (log.entries.empty() || log.entries.back().kind != "partition" || !log.entries.back().file.empty() ||
+        log.entries.back().pid != pid)
+      return;
+    for (const std::string& l : lines) frame_line(l, log.entries.back());
+    return;
   } else {
     // CUDA-graph trees record a new graph for each new input size; their perf hint counts them
     // ("... We have observed 9 distinct sizes ...").

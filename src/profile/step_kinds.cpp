@@ -36,6 +36,10 @@ struct Step {
   std::set<std::uint32_t> graphs;
   std::vector<std::uint32_t> eager;  // correlation ids of its eager kernel launch calls
   std::size_t kind = 0;
+  // A graph was instantiated in it, or it launched none and the next step instantiated one: the
+  // warm-up run before a capture (CUDA-graph trees run a new size eagerly once, then record it).
+  bool made_graph = false, warms_up = false;
+  bool startup() const { return graphs.empty() && (made_graph || warms_up); }
 };
 
 struct Call {
@@ -233,7 +237,9 @@ std::vector<Step> cut_steps(const ProcessRecords& p, const ProcessProfile& out, 
       if (it->graph != 0) s.graphs.insert(it->graph);
     auto e = std::upper_bound(eager.begin(), eager.end(), s.start, [](std::uint64_t t, const ApiRecord* x) { return t < x->start_ns; });
     for (; e != eager.end() && (*e)->start_ns <= s.end; ++e) s.eager.push_back((*e)->correlation_id);
+    for (const auto& g : out.graphs) s.made_graph = s.made_graph || (g.exec.created_ns > s.start && g.exec.created_ns <= s.end);
   }
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) steps[i].warms_up = steps[i + 1].made_graph;
   return steps;
 }
 
@@ -259,6 +265,7 @@ std::string eager_where_of(const SiteRecords& r, const std::vector<Step>& steps)
       const CallSiteRecord* site = site_of(co);
       if (site == nullptr) continue;
       const std::vector<std::string> frames = app_frames(*site);
+      if (s.startup()) continue;
       if (s.graphs.empty()) {
         ++eager_calls;
         ++eager_sites[site->id];
@@ -279,6 +286,14 @@ std::string eager_where_of(const SiteRecords& r, const std::vector<Step>& steps)
     where = summarize_site(*site_by_id[top->first]).where;
   }
   return where;
+}
+
+// A frame's function against the one a log names: Python 3.11+ frames carry the qualified name
+// ("main.<locals>.update_cache"), PyTorch's log the plain one ("update_cache").
+bool same_function(const std::string& frame, const std::string& logged) {
+  if (logged.empty()) return false;
+  return frame == logged || (frame.size() > logged.size() && frame.compare(frame.size() - logged.size(), logged.size(), logged) == 0 &&
+                             frame[frame.size() - logged.size() - 1] == '.');
 }
 
 // The framework's reasons, joined to the sampled calls whose Python stack runs the code they name.
@@ -305,7 +320,7 @@ void join_reasons(const ProcessRecords& p, const SiteInputs& in, const std::vect
       for (const auto& s : r.sites) {
         bool hit = false;
         for (const auto& f : s.python)
-          hit = hit || (base_name(f.file) == file && (pass == 0 ? f.line == fr.line : pass == 1 && !fr.function.empty() && f.function == fr.function));
+          hit = hit || (base_name(f.file) == file && (pass == 0 ? f.line == fr.line : pass == 1 && same_function(f.function, fr.function)));
         if (pass == 2 && !fr.function.empty() && !s.python.empty()) {
           const SiteSummary summary = summarize_site(s);
           hit = summary.from == "python" && summary.source_file == file && summary.source_text.find(fr.function + "(") != std::string::npos;
@@ -458,10 +473,11 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
     }
   const bool eager_timed = p.trace_level >= 2 && out.kernel_switches_off == 0 && !p.trace.kernels.empty();
 
-  // Kinds, most steps first.
-  std::map<std::set<std::uint32_t>, std::vector<std::size_t>> of_kind;
-  for (std::size_t i = 0; i < steps.size(); ++i) of_kind[steps[i].graphs].push_back(i);
-  std::vector<std::pair<std::set<std::uint32_t>, std::vector<std::size_t>>> kinds(of_kind.begin(), of_kind.end());
+  // Kinds, most steps first; steps that made a graph and launched none are start-up.
+  using KindKey = std::pair<std::set<std::uint32_t>, bool>;
+  std::map<KindKey, std::vector<std::size_t>> of_kind;
+  for (std::size_t i = 0; i < steps.size(); ++i) of_kind[{steps[i].graphs, steps[i].startup()}].push_back(i);
+  std::vector<std::pair<KindKey, std::vector<std::size_t>>> kinds(of_kind.begin(), of_kind.end());
   std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   std::vector<double> host_of(steps.size()), gpu_graph_of(steps.size(), NAN), gpu_eager_of(steps.size(), NAN);
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -488,7 +504,8 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
   };
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     StepKind x;
-    x.graphs.assign(kinds[k].first.begin(), kinds[k].first.end());
+    x.graphs.assign(kinds[k].first.first.begin(), kinds[k].first.first.end());
+    x.startup = kinds[k].first.second;
     x.steps = kinds[k].second.size();
     std::vector<double> host;
     double launches_sum = 0;
@@ -513,7 +530,8 @@ void analyze_step_kinds(const ProcessRecords& p, const SiteInputs& in, ProcessPr
 
   // Which shapes fell back: each eager step's kernels (name and grid) against the graphs'.
   std::vector<std::size_t> eager_idx, graph_idx;
-  for (std::size_t i = 0; i < steps.size(); ++i) (steps[i].graphs.empty() ? eager_idx : graph_idx).push_back(i);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (!steps[i].startup()) (steps[i].graphs.empty() ? eager_idx : graph_idx).push_back(i);
   auto extra = [&](const std::vector<double>& of, const std::vector<std::size_t>& mine, const std::vector<std::size_t>& ref) -> std::optional<double> {
     const auto a = median_over(of, mine), b = median_over(of, ref);
     if (!a || !b) return std::nullopt;

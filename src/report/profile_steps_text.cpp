@@ -69,7 +69,10 @@ std::string cluster_text(const EagerCluster& c) {
 }
 
 std::string reason_text(const FrameworkReason& r) {
-  std::string t = (r.kind == "skip" ? "CUDA graphs skipped: " : "re-recorded: ") + r.reason;
+  std::string t = (r.kind == "skip"        ? "CUDA graphs skipped: "
+                    : r.kind == "partition" ? "left out of the CUDA graph (a partition run eagerly): "
+                                            : "re-recorded: ") +
+                  r.reason;
   if (!r.file.empty()) {
     const std::size_t slash = r.file.rfind('/');
     t += " (" + (slash == std::string::npos ? r.file : r.file.substr(slash + 1)) + ":" + std::to_string(r.line) +

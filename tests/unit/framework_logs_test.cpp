@@ -70,6 +70,40 @@ TEST(FrameworkLogs, LinesThatGiveNoReasonAreIgnored) {
   EXPECT_EQ(log.entries[0].reason, "mutated inputs (1 instances)");
 }
 
+// PyTorch 2.11's graph partitions (lines as a torch.compile(mode="reduce-overhead") function with
+// a CPU op logged them on an H100): the op split out of the graph, its reason, the code in the next
+// record; a second compile of the same function logs it again.
+const char* const kPartition =
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6545] [1/0] [__cudagraphs] Created 2 graph partitions: 1 cudagraphable, 1 non-cudagraphable\n"
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6552] [1/0] [__cudagraphs]   Partition 0: 1 nodes, non-cudagraphable, inputs=1, outputs=1\n"
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6580] [1/0] [__cudagraphs]     op1: reason=cpu ops, ir=ComputedBuffer, fx=aten.add.Tensor(arg2_1, 1)\n"
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6587] [1/0] [__cudagraphs]          File \"/work/app/compile_skip.py\", line 49, in update_cache\n"
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6587] [1/0] [__cudagraphs]              return cache * 0.5 + h.sum(dim=0), counts + 1\n"
+    "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6552] [1/0] [__cudagraphs]   Partition 1: 1 nodes, cudagraphable, inputs=2, outputs=1\n"
+    "I1205 18:43:29.113000 31962 torch/_inductor/cudagraph_trees.py:423] [__cudagraphs] Recording cudagraph tree for graph without symints\n";
+
+TEST(FrameworkLogs, AnOpSplitOutOfTheGraphWithTheCodeItNames) {
+  const FrameworkLog log = parse(kPartition);
+  ASSERT_EQ(log.entries.size(), 1u);
+  const FrameworkLogEntry& e = log.entries[0];
+  EXPECT_EQ(e.pid, 31962);
+  EXPECT_EQ(e.kind, "partition");
+  EXPECT_EQ(e.reason, "cpu ops (aten.add.Tensor)");
+  EXPECT_EQ(e.file, "/work/app/compile_skip.py");
+  EXPECT_EQ(e.line, 49);
+  EXPECT_EQ(e.function, "update_cache");
+}
+
+TEST(FrameworkLogs, ACodeLineWithoutAnOpBeforeItIsNotAReason) {
+  // A frame record alone, or one after a reason that already has its code, adds nothing.
+  const std::string frame =
+      "V1205 18:42:36.709000 31962 torch/_inductor/scheduler.py:6587] [1/0] [__cudagraphs]          File \"/x.py\", line 3, in f\n";
+  EXPECT_TRUE(parse(frame).entries.empty());
+  const FrameworkLog log = parse(std::string(kPartition) + frame);
+  ASSERT_EQ(log.entries.size(), 1u);
+  EXPECT_EQ(log.entries[0].line, 49);
+}
+
 TEST(FrameworkLogs, AMissingFileIsAnEmptyLog) {
   const FrameworkLog log = read_torch_log("/nonexistent/graphprof/torch-logs.txt");
   EXPECT_EQ(log.records, 0u);

@@ -31,6 +31,10 @@ struct Loop {
   bool sync_each_step = true;
   bool sites = true;
   bool nvtx = false;  // an NVTX range "step" around each step (profile --step-range step)
+  std::string forward = "forward";  // the eager kernels' function as the Python frame names it
+  // A size captured lazily, as CUDA-graph trees do: step `warmup` runs it eagerly (warm-up), the
+  // next step captures graph 9 (exec 19) and launches it. -1: none.
+  int warmup = -1;
 };
 
 struct Writer {
@@ -73,14 +77,28 @@ std::string records(const Loop& l) {
   w.t += 1'000'000;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> launch_of_exec, timed;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-  for (int n : l.sizes) {
+  for (std::size_t idx = 0; idx < l.sizes.size(); ++idx) {
+    const int n = l.sizes[idx];
     ranges.emplace_back(w.t, 0);
     int bucket = -1;
     for (std::size_t b = 0; b < l.buckets.size(); ++b)
       if (n <= l.buckets[b] && (bucket < 0 || l.buckets[b] < l.buckets[static_cast<std::size_t>(bucket)])) bucket = static_cast<int>(b);
     for (int e : l.eager_sizes_at_bucket)
       if (e == n) bucket = -1;
-    if (bucket >= 0) {
+    if (l.warmup >= 0 && idx == static_cast<std::size_t>(l.warmup)) bucket = -1;
+    if (l.warmup >= 0 && idx == static_cast<std::size_t>(l.warmup) + 1) {
+      const std::uint32_t begin = w.api("cudaStreamBeginCapture", 1000);
+      w.s << "{\"t\":\"capture_begin\",\"stream\":3,\"mode\":0,\"co\":" << begin << ",\"r\":0}\n";
+      w.t += 200'000;
+      const std::uint32_t end = w.api("cudaStreamEndCapture", 1000);
+      w.s << "{\"t\":\"capture_end\",\"stream\":3,\"graph\":9,\"co\":" << end << ",\"r\":0}\n";
+      const std::uint32_t inst = w.api("cudaGraphInstantiateWithFlags", 300'000);
+      w.s << "{\"t\":\"exec\",\"exec\":19,\"graph\":9,\"nodes\":6,\"edges\":5,\"co\":" << inst << ",\"ts\":" << w.t << "}\n";
+      w.api("cudaMemcpyAsync", 1500);
+      const std::uint32_t c = w.api("cudaGraphLaunch", 3000);
+      launch_of_exec.emplace_back(19u, c);
+      timed.emplace_back(c, 40'000);
+    } else if (bucket >= 0) {
       const auto b = static_cast<std::size_t>(bucket);
       w.api("cudaMemcpyAsync", 1500);
       const std::uint32_t c = w.api("cudaGraphLaunch", 3000);
@@ -120,7 +138,7 @@ std::string records(const Loop& l) {
     };
     const std::string main_frame = "[\"/app/serve.py\",120,\"main\"]";
     site(1, "cudaStreamBeginCapture", {"[\"/app/serve.py\",40,\"capture\"]", main_frame}, capture_calls);
-    site(2, "cudaLaunchKernel", {"[\"/app/serve.py\",20,\"forward\"]", "[\"/app/serve.py\",92,\"serve\"]", main_frame}, w.eager_step_calls);
+    site(2, "cudaLaunchKernel", {"[\"/app/serve.py\",20,\"" + l.forward + "\"]", "[\"/app/serve.py\",92,\"serve\"]", main_frame}, w.eager_step_calls);
     site(3, "cudaLaunchKernel", {"[\"/usr/lib/python3/dist-packages/torch/x.py\",5,\"argmax\"]", "[\"/app/serve.py\",97,\"serve\"]", main_frame},
          w.argmax_calls);
   }
@@ -297,6 +315,52 @@ TEST(StepKinds, AFrameworkReasonIsJoinedToTheCallsOfTheCodeItNames) {
   EXPECT_DOUBLE_EQ(r.calls_per_step.value_or(0), 15.0 / 8.0);
   EXPECT_TRUE(s.reasons[1].sites.empty());
   EXPECT_NE(reason_text(s.reasons[1]).find("no recorded call was made from that code"), std::string::npos);
+}
+
+// PyTorch 2.11 splits an op out of the graph and logs the plain function name and a line inside it
+// that no recorded call ran (the compiled code runs instead); Python's frames carry the qualified
+// name ("Model.forward"): the reason still explains that function's eager calls.
+TEST(StepKinds, AReasonNamingAFunctionJoinsItsQualifiedFrames) {
+  Loop l = served();
+  l.forward = "Model.forward";
+  FrameworkLogEntry e;
+  e.pid = 100, e.kind = "partition", e.reason = "cpu ops (aten.add.Tensor)", e.file = "/app/serve.py", e.line = 23, e.function = "forward";
+  FrameworkLogEntry other = e;
+  other.function = "ward";  // a name that only ends the same way
+  const StepKinds s = *analyze(l, {e, other}).step_kinds;
+  ASSERT_EQ(s.reasons.size(), 2u);
+  EXPECT_EQ(s.reasons[0].sites, (std::vector<std::string>{"serve.py:20 in Model.forward"}));
+  EXPECT_EQ(s.reasons[0].steps, 3u);
+  EXPECT_TRUE(s.reasons[1].sites.empty());
+  EXPECT_EQ(reason_text(s.reasons[0]).rfind("left out of the CUDA graph (a partition run eagerly): cpu ops (aten.add.Tensor)", 0), 0u)
+      << reason_text(s.reasons[0]);
+}
+
+// The warm-up before a lazy capture (and a step that captures) is start-up, not a fallback: it is
+// its own kind, and neither the answer, the eager clusters nor the plan count it.
+TEST(StepKinds, AWarmUpBeforeALazyCaptureIsStartUpNotEager) {
+  Loop l;
+  l.sizes = {3, 2, 6, 6, 9, 4};  // 9: above the largest bucket, a real eager step
+  l.warmup = 2;                  // step 2 warms up, step 3 captures graph 9 and launches it
+  const StepKinds s = *analyze(l).step_kinds;
+  EXPECT_EQ(s.steps, 6u);
+  EXPECT_EQ(s.eager_steps(), 1u) << "only the size above the buckets";
+  const StepKind* startup = nullptr;
+  for (const StepKind& k : s.kinds)
+    if (k.startup) startup = &k;
+  ASSERT_NE(startup, nullptr);
+  EXPECT_EQ(startup->steps, 1u);
+  EXPECT_FALSE(startup->eager());
+  EXPECT_EQ(startup->name(), "start-up (warm-up, capture)");
+  ASSERT_NE(kind_of(s, {9}), nullptr);
+  EXPECT_EQ(kind_of(s, {9})->steps, 1u);
+  std::size_t clustered = 0;
+  for (const EagerCluster& c : s.clusters) clustered += c.steps;
+  EXPECT_EQ(clustered, 1u);
+  EXPECT_EQ(eager_steps_answer(s).rfind("1 of 6 steps ran without a graph", 0), 0u) << eager_steps_answer(s);
+  // The kind survives the report's JSON.
+  const StepKinds back = step_kinds_from_json(to_json(s), "step_kinds");
+  EXPECT_EQ(back.eager_steps(), 1u);
 }
 
 TEST(StepKinds, TheReportKeepsEveryFigure) {

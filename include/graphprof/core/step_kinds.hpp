@@ -24,8 +24,11 @@ struct StepKind {
   // default level, GPU records otherwise) and its eager kernels' (GPU records only). Absent: not known.
   std::optional<double> graph_gpu_ns, eager_gpu_ns;
   double eager_launches = 0;  // eager kernel launch calls per step (mean)
-  bool eager() const { return graphs.empty(); }
-  std::string name() const;   // "graph_3", "graph_3+graph_5", "eager (no graph)"
+  // Steps that launched no graph but made one, or ran just before the step that made one (warm-up,
+  // compilation, the first call of a new size): start-up, not a fallback to eager.
+  bool startup = false;
+  bool eager() const { return graphs.empty() && !startup; }
+  std::string name() const;   // "graph_3", "graph_3+graph_5", "eager (no graph)", "start-up (warm-up, capture)"
   std::optional<double> gpu_ns() const;  // both parts where both are known (or the step has no eager launch)
 };
 

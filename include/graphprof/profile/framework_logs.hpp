@@ -20,7 +20,7 @@ inline constexpr const char* kTorchLogFile = "torch-logs.txt";
 // One reason as logged.
 struct FrameworkLogEntry {
   int pid = 0;            // the logging process (0: the line did not say)
-  std::string kind;       // "skip" or "re-record"
+  std::string kind;       // "skip", "re-record" or "partition" (one op split out of the graph)
   std::string reason;     // "mutated inputs (1 instances)"
   std::string file;       // the user code named with it ("Found from"), "" when none
   int line = 0;
