@@ -9,8 +9,10 @@
 // - per allocation site (the memory ledger's `capture_alloc_sites` / `before_capture_alloc_sites`,
 //   summed over a process's graphs): bytes allocated in captures (gates: growth, or a new site
 //   allocating in capture) and before captures (informational).
-// Sites are matched by their `where`; when only one side knows source lines (one profile's
-// modules had debug information, or it predates file:line), by the function (`function_where`).
+// Sites are matched by what they are apart from their line number (file, function, the line's
+// text) where both sides carry it, else by their `where`; when only one side knows source lines
+// (one profile's modules had debug information, or it predates file:line), by the function
+// (`function_where`). An allocation site's Python line is matched the same way.
 // A side whose profile has no call sites or no memory ledger (an older graphprof, --call-sites
 // off) gives one "not comparable" row per kind, never a failure.
 #include <algorithm>
@@ -91,15 +93,26 @@ bool has_source_text(const std::vector<const ProfileAppRun*>& runs) {
   return false;
 }
 
-// Whether a side's allocation sites carry Python lines (records of a graphprof that joins them).
-bool has_allocation_python(const std::vector<const ProfileAppRun*>& runs) {
+// An allocation's Python line as a call site, so that it is keyed as every other site is.
+ProfileSite python_site(const ProfilePythonStack& py) {
+  ProfileSite s;
+  s.where = py.where;
+  s.function_where = py.where;
+  s.from = "python";
+  s.source = py.source;
+  return s;
+}
+
+// Whether a side's allocation sites carry Python lines (records of a graphprof that joins them);
+// with `text`, the text of those lines (reports since schema 1.13).
+bool has_allocation_python(const std::vector<const ProfileAppRun*>& runs, bool text = false) {
   for (const ProfileAppRun* run : runs)
     for (const auto& p : run->processes)
       for (const auto& g : p.graphs) {
         if (!g.memory) continue;
         for (const auto* sites : {&g.memory->capture_alloc_sites, &g.memory->before_capture_alloc_sites})
           for (const auto& a : *sites)
-            if (a.python) return true;
+            if (a.python && (!text || !source_key(python_site(*a.python)).empty())) return true;
       }
   return false;
 }
@@ -145,21 +158,33 @@ struct RunSites {
   std::map<std::string, std::string> label;
 };
 
+// How allocation sites are keyed: their native frame as every site (`native`), and their Python
+// line when both sides have Python lines for allocations (`python`), itself keyed by what it is
+// apart from its line number where both sides carry that (kSource), else by its `where`.
+struct AllocationMatch {
+  SiteMatch native = SiteMatch::kWhere;
+  bool python = false;
+  SiteMatch python_how = SiteMatch::kWhere;
+};
+
 // A graph's allocation sites, summed into `to` by site: the Python line beside the native frame
-// when both sides have Python lines, else the native frame alone.
-void add_allocation_sites(const ProfileList<ProfileAllocSite>& sites, std::size_t process, bool several, SiteMatch how, bool python,
+// when both sides have Python lines, else the native frame alone. The label shows `where`s (the
+// lines of this side); the key is the sites' identities.
+void add_allocation_sites(const ProfileList<ProfileAllocSite>& sites, std::size_t process, bool several, const AllocationMatch& how,
                           std::map<std::string, double>& to, std::map<std::string, std::string>& label) {
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
   for (const auto& a : sites) {
-    SiteName n = site_name(profile_fields::site_of(a.site, a.extra, "site"), process, false, how);
-    const std::string line = python && a.python ? a.python->where.str() : std::string();
-    if (!line.empty()) n = SiteName{n.key + " | " + line, line + " (" + n.label + ")"};
+    SiteName n = site_name(profile_fields::site_of(a.site, a.extra, "site"), process, false, how.native);
+    if (how.python && a.python && !a.python->where.str().empty()) {
+      const SiteName line = site_name(python_site(*a.python), process, false, how.python_how);
+      n = SiteName{n.key + " | " + line.key, line.label + " (" + n.label + ")"};
+    }
     to[prefix + n.key] += a.bytes.value_or(0);
     label.emplace(prefix + n.key, prefix + n.label);
   }
 }
 
-RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, bool python) {
+RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, const AllocationMatch& alloc) {
   RunSites out;
   for (const auto& p : run.processes) {
     const std::size_t process = static_cast<std::size_t>(p.process.value_or(1));
@@ -168,8 +193,8 @@ RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, boo
     for (const auto& g : p.graphs) {
       if (!g.memory || !(g.memory->capture_alloc_sites.present || g.memory->extra.contains("capture_alloc_sites"))) continue;
       out.allocation_sites = out.sites;  // the field is there (schema 1.8+), and sites were taken
-      add_allocation_sites(g.memory->capture_alloc_sites, process, several, how, python, out.capture_alloc, out.label);
-      add_allocation_sites(g.memory->before_capture_alloc_sites, process, several, how, python, out.before_alloc, out.label);
+      add_allocation_sites(g.memory->capture_alloc_sites, process, several, alloc, out.capture_alloc, out.label);
+      add_allocation_sites(g.memory->before_capture_alloc_sites, process, several, alloc, out.before_alloc, out.label);
     }
     const ProfileCallSiteCost cost = p.call_site_cost.value_or(ProfileCallSiteCost{});
     const double every = std::max(cost.sample_every.value_or(1), cost.sample_every_max.value_or(1));
@@ -317,10 +342,13 @@ std::map<std::string, std::string> rekey_moved_sites(const std::vector<RunSites>
 void compare_profile_sites(const std::string& program, const std::vector<const ProfileAppRun*>& base_runs,
                            const std::vector<const ProfileAppRun*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
   const SiteMatch how = site_match(base_runs, cand_runs);
-  const bool python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
+  AllocationMatch alloc;
+  alloc.native = how;
+  alloc.python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
+  if (has_allocation_python(base_runs, true) && has_allocation_python(cand_runs, true)) alloc.python_how = SiteMatch::kSource;
   std::vector<RunSites> b, c;
-  for (const ProfileAppRun* r : base_runs) b.push_back(sites_of_run(*r, several, how, python));
-  for (const ProfileAppRun* r : cand_runs) c.push_back(sites_of_run(*r, several, how, python));
+  for (const ProfileAppRun* r : base_runs) b.push_back(sites_of_run(*r, several, how, alloc));
+  for (const ProfileAppRun* r : cand_runs) c.push_back(sites_of_run(*r, several, how, alloc));
   std::map<std::string, std::string> moved = rekey_moved_sites(b, c);
   // Matched by what they are, a site whose line moved keeps its key: its `where` tells it moved.
   for (const auto& rc : c)
@@ -430,6 +458,7 @@ void compare_profile_sites(const std::string& program, const std::vector<const P
       add(site_row(program, label_of(key), metric, "bytes"), bv, cv, rule);
       MetricComparison& done = out.rows.back();
       if (*std::max_element(bv.begin(), bv.end()) == 0 && done.verdict == Verdict::kRegression) done.reason = fresh_reason + done.reason;
+      note_moved(key);
     }
   }
 }

@@ -82,7 +82,7 @@ void fill_ledgers(const ProcessRecords& p, const SiteInputs& in, ProcessProfile&
       CallSiteRecord frames;
       frames.python = python->python;
       SiteSummary named = summarize_site(frames);
-      site.python = AllocationPython{named.where, from, std::move(named.stack)};
+      site.python = AllocationPython{named.where, from, std::move(named.stack), named.source_file, named.source_function, named.source_text};
     }
     return site;
   };

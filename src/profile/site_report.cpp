@@ -14,6 +14,12 @@ json opt(const std::optional<std::uint64_t>& v) { return v ? json(*v) : json(nul
 
 json counts_json(const UpdateCounts& c) { return json{{"calls", c.calls}, {"failures", c.failures}}; }
 
+// What a site is apart from its line number (compare matches sites across edits by it); null
+// where the file could not be read.
+json source_json(const std::string& file, const std::string& function, const std::string& text) {
+  return text.empty() ? json(nullptr) : json{{"file", file}, {"function", function}, {"text", text}};
+}
+
 }  // namespace
 
 json site_json(const std::optional<SiteSummary>& s) {
@@ -28,10 +34,7 @@ json site_json(const std::optional<SiteSummary>& s) {
                       {"inlined", f.inlined}});
   json j{{"id", s->id},       {"where", s->where}, {"from", s->from}, {"function_where", s->function_where},
          {"stack", s->stack}, {"frames", std::move(frames)}};
-  // What the site is apart from its line number: compare matches sites across edits by it.
-  j["source"] = s->source_text.empty()
-                    ? json(nullptr)
-                    : json{{"file", s->source_file}, {"function", s->source_function}, {"text", s->source_text}};
+  j["source"] = source_json(s->source_file, s->source_function, s->source_text);
   return j;
 }
 
@@ -41,7 +44,11 @@ json allocation_sites_json(const std::vector<AllocationSite>& sites) {
   json out = json::array();
   for (const auto& a : sites)
     out.push_back({{"site", site_json(a.site)},
-                   {"python", a.python ? json{{"where", a.python->where}, {"from", a.python->from}, {"stack", a.python->stack}} : json(nullptr)},
+                   {"python", a.python ? json{{"where", a.python->where},
+                                              {"from", a.python->from},
+                                              {"stack", a.python->stack},
+                                              {"source", source_json(a.python->source_file, a.python->source_function, a.python->source_text)}}
+                                       : json(nullptr)},
                    {"bytes", a.bytes},
                    {"allocations", a.allocations}});
   return out;

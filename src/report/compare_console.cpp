@@ -39,12 +39,14 @@ struct Row {
   const char* colour = "";  // applied to the first cell after padding, so widths stay right
 };
 
-// Table rows never exceed kMaxConsoleColumns (the last column is cut to fit); with `details`,
-// each row's full text (when not empty) follows it.
+// Table rows never exceed kMaxConsoleColumns (the last column, the note, is cut to fit). A row's
+// detail line follows it where `show` says so, and wherever its note was cut: the detail then
+// holds the note's full text (nothing is cut without being shown whole).
 void print_table(std::ostream& out, const std::vector<std::string>& header, std::vector<Row> rows, bool colour,
-                 std::size_t right_from, std::size_t right_to, const std::vector<std::string>* details) {
+                 std::size_t right_from, std::size_t right_to, std::vector<std::string> details, std::vector<bool> show) {
   for (auto& r : rows)
     for (auto& cell : r.cells) cell = one_line(cell);
+  for (auto& d : details) d = one_line(d);
   std::vector<std::size_t> w(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) w[i] = display_width(header[i]);
   for (const auto& r : rows)
@@ -53,7 +55,14 @@ void print_table(std::ostream& out, const std::vector<std::string>& header, std:
   for (std::size_t i = 0; i + 1 < w.size(); ++i) fixed += w[i] + 2;
   if (fixed + w.back() > kMaxConsoleColumns) {
     w.back() = std::max<std::size_t>(kMaxConsoleColumns > fixed ? kMaxConsoleColumns - fixed : 1, display_width(header.back()));
-    for (auto& r : rows) r.cells.back() = clip(r.cells.back(), w.back());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::string& note = rows[i].cells.back();
+      const std::string cut = clip(note, w.back());
+      if (cut == note) continue;
+      show[i] = true;
+      if (details[i].find(note) == std::string::npos) details[i] = note + (details[i].empty() ? "" : "; " + details[i]);
+      note = cut;
+    }
   }
   auto line = [&](const std::vector<std::string>& cells, const char* col) {
     std::string s;
@@ -73,7 +82,7 @@ void print_table(std::ostream& out, const std::vector<std::string>& header, std:
   out << std::string(std::min<std::size_t>(total, kMaxConsoleColumns), '-') << "\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i].cells, rows[i].colour);
-    if (details && !(*details)[i].empty()) out << "    " << one_line((*details)[i]) << "\n";
+    if (show[i] && !details[i].empty()) out << "    " << details[i] << "\n";
   }
 }
 
@@ -92,6 +101,27 @@ std::string side_line(const InputInfo& i) {
 
 // Keeps a cell to `max` display columns, cutting in the middle of long parameter lists.
 std::string clip(const std::string& s, std::size_t max) { return clip_columns(s, max, "~"); }
+
+// A line of running text kept to kMaxConsoleColumns by wrapping it at spaces, never cut: each
+// further line is indented by `indent` columns (a word longer than a line stays whole).
+void print_wrapped(std::ostream& out, const std::string& text, std::size_t indent) {
+  std::string line = one_line(text);
+  while (display_width(line) > kMaxConsoleColumns) {
+    std::size_t cut = std::string::npos;
+    for (std::size_t p = line.find(' ', indent + 1); p != std::string::npos && display_width(line.substr(0, p)) <= kMaxConsoleColumns;
+         p = line.find(' ', p + 1))
+      cut = p;
+    if (cut == std::string::npos) cut = line.find(' ', indent + 1);
+    if (cut == std::string::npos) break;
+    std::string head = line.substr(0, cut);
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    out << head << "\n";
+    const std::size_t next = line.find_first_not_of(' ', cut);
+    if (next == std::string::npos) return;
+    line = std::string(indent, ' ') + line.substr(next);
+  }
+  out << line << "\n";
+}
 
 // Per workload, the parameters whose values differ between the listed rows: they tell the rows
 // apart, so a name too long for its column keeps them and drops the ones all rows share.
@@ -115,16 +145,21 @@ std::map<std::string, std::set<std::string>> telling_params(const std::vector<co
 
 // The benchmark cell: the whole name when it fits; otherwise the parameters that tell the listed
 // rows apart and "~" for the rest ("scaling[length=100,~]/capture"), cut later by benchmark_column.
-std::string benchmark_cell(const MetricComparison& r, const std::set<std::string>* telling, std::size_t max) {
+// What "~" stands for (the same in every listed row of the workload) goes into `shared`, by
+// workload, for the line under the table.
+std::string benchmark_cell(const MetricComparison& r, const std::set<std::string>* telling, std::size_t max,
+                           std::map<std::string, std::string>& shared) {
   const std::string full = r.benchmark();
   if (display_width(full) <= max || telling == nullptr) return full;
-  std::string kept;
-  bool dropped = false;
+  std::string kept, dropped;
   for (const auto& [k, v] : r.params) {
-    if (telling->count(k) > 0) kept += (kept.empty() ? "" : ",") + k + "=" + v;
-    else dropped = true;
+    std::string& to = telling->count(k) > 0 ? kept : dropped;
+    to += (to.empty() ? "" : ",") + k + "=" + v;
   }
-  if (dropped) kept += kept.empty() ? "~" : ",~";
+  if (!dropped.empty()) {
+    kept += kept.empty() ? "~" : ",~";
+    shared.emplace(r.workload, dropped);
+  }
   return r.workload + "[" + kept + "]/" + r.mode;
 }
 
@@ -212,13 +247,15 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
   const auto telling = telling_params(listed);
   std::vector<Row> rows;
   std::vector<std::string> details;
+  std::vector<bool> show;
+  std::map<std::string, std::string> shared;  // workload -> the parameters "~" stands for
   for (const MetricComparison* r : listed) {
     const auto tell = telling.find(r->workload);
     Row row;
     row.colour = colour_of(r->verdict);
     const bool stats = r->base && r->cand;
     row.cells = {verdict_label(*r),
-                 benchmark_cell(*r, tell == telling.end() ? &kNoParams : &tell->second, 30),
+                 benchmark_cell(*r, tell == telling.end() ? &kNoParams : &tell->second, 30, shared),
                  clip(r->metric, 26),
                  stats ? format_value(r->base->center, r->unit) : "-",
                  stats ? format_value(r->cand->center, r->unit) : "-",
@@ -231,28 +268,45 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
     rows.push_back(std::move(row));
     std::string why = r->reason;
     for (const auto& n : r->notes) why += "; " + n;
+    auto named = [&why](const std::string& name) { why = name + (why.empty() ? "" : ": " + why); };
     // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
     const auto site = r->params.find("site");
-    if (site != r->params.end()) why = "at " + site->second + ": " + why;
+    if (site != r->params.end()) named("at " + site->second);
     // A graph whose label the benchmark column had to cut is named whole on the line under it.
     const auto graph = r->params.find("graph");
     const bool graph_cut = graph != r->params.end() && display_width(r->benchmark()) > 30;
-    if (graph_cut) why = "graph " + graph->second + ": " + why;
+    if (graph_cut) named("graph " + graph->second);
+    const bool metric_cut = display_width(r->metric) > 26;  // the metric column's width
+    if (metric_cut) named(r->metric);
+    details.push_back(why);
     // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
     // so is the site of a regression by call site.
     const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
-    details.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression || (graph_cut && r->verdict != Verdict::kSame) ? why : "");
+    show.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression || (graph_cut && r->verdict != Verdict::kSame) ||
+                   metric_cut);
   }
   {
     std::vector<std::string> cells;
     for (const Row& row : rows) cells.push_back(row.cells[1]);
     cells = benchmark_column(cells, 30);
-    for (std::size_t i = 0; i < rows.size(); ++i) rows[i].cells[1] = cells[i];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      // Names are shown whole: one the column had to cut is named on the line under its row (a
+      // site or a graph as above, any other by its full name).
+      if (cells[i] == rows[i].cells[1]) continue;
+      const MetricComparison& r = *listed[i];
+      if (r.params.count("site") == 0 && r.params.count("graph") == 0)
+        details[i] = r.benchmark() + (details[i].empty() ? "" : ": " + details[i]);
+      show[i] = true;
+      rows[i].cells[1] = cells[i];
+    }
   }
   out << "\n";
   if (!rows.empty()) {
     print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "threshold", "runs", "note"},
-                rows, o.color, 3, 8, &details);
+                rows, o.color, 3, 8, details, show);
+    // What "~" stands for in the names above, whole.
+    for (const auto& [workload, params] : shared)
+      out << one_line("~ in " + workload + "[...]: " + params + " (the same in every listed row)") << "\n";
   }
   if (hidden_same + hidden_info > 0) {
     out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";
@@ -270,15 +324,15 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
       legend += strf("%g", t.noise_multiple) + "σ = " + strf("%g", t.noise_multiple) +
                 " x the between-run sd of the series' runs, where that is above the " + strf("%g%%", 100.0 * t.threshold) + " floor";
     if (set_rows) legend += std::string(noise_rows ? "; " : "") + "set = --metric-threshold";
-    out << clip(legend, kMaxConsoleColumns) << "\n";
+    print_wrapped(out, legend, 11);
   }
   if (!o.verbose && !rows.empty()) out << "why each row reads as it does: --verbose, or --json\n";
   std::string geo;
   for (const auto& g : c.geomeans)
     if (g.gating) geo += (geo.empty() ? "" : ", ") + g.metric + " " + format_change(g.ratio) + " (n=" + std::to_string(g.n) + ")";
-  if (!geo.empty()) out << clip(one_line("geomean:       " + geo), kMaxConsoleColumns) << "\n";
-  out << clip("gating:        " + verdict_counts(c, true), kMaxConsoleColumns) << "\n";
-  out << clip("informational: " + verdict_counts(c, false), kMaxConsoleColumns) << "\n";
+  if (!geo.empty()) print_wrapped(out, "geomean:       " + geo, 15);
+  print_wrapped(out, "gating:        " + verdict_counts(c, true), 15);
+  print_wrapped(out, "informational: " + verdict_counts(c, false), 15);
   print_result();
 }
 

@@ -12,10 +12,14 @@
   - the last activation moved out of the graphs fails on the exact eager launches per step, naming
     the new site, and on the coverage by launches;
   - a capture that breaks fails on one run per side;
-  - an exact count that moved decides from one run per side.
+  - an exact count that moved decides from one run per side;
+  - allocation sites with Python lines (a profile since schema 1.13: each line carries its text),
+    every line moved by 5: exit 0, no allocation site new or gone; a genuinely new allocation
+    site in capture among the moved ones: exit 1 on it, named whole in the console.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -53,6 +57,72 @@ def first_run(src, dst):
     p["processes"] = p["runs"][0]["processes"]
     with open(dst, "w") as f:
         json.dump(r, f)
+    return dst
+
+
+# The line the allocations in capture came from (the fixtures' profiles predate Python lines for
+# them; the H100's name `x = layer(x)`, one line further down in its copy of the program).
+CAPTURE_ALLOC_LINE = ("serving_gate.py:40 in Model.forward", "x = layer(x)")
+
+
+def walk(x, visit):
+    if isinstance(x, dict):
+        visit(x)
+        for v in x.values():
+            walk(v, visit)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v, visit)
+
+
+def allocation_lines(src, dst, shift=0, new_site=False):
+    """The report as a profile since schema 1.13 records it: each allocation's Python line carries
+    what it is apart from its number (`source`: file, function, the line's text, the same text its
+    eager call sites carry), and the allocations in capture have their Python line too. `shift`
+    then moves every line of serving_gate.py by that many (lines added at the top of the file);
+    `new_site` adds a site allocating 8 MiB in the first capture, at a line of its own."""
+    with open(src) as f:
+        r = json.load(f)
+    texts = {CAPTURE_ALLOC_LINE[0]: CAPTURE_ALLOC_LINE[1]}
+
+    def texts_of(d):
+        if isinstance(d.get("where"), str) and isinstance(d.get("source"), dict):
+            texts[d["where"]] = d["source"]["text"]
+
+    walk(r, texts_of)
+
+    def python_of(where, frm="same call"):
+        m = re.match(r"(.*):\d+ in (.*)", where)
+        return {"where": where, "from": frm, "stack": ["/tmp/w/orig/" + where],
+                "source": {"file": m.group(1), "function": m.group(2), "text": texts[where]}}
+
+    def with_python(d):
+        for key in ("capture_alloc_sites", "before_capture_alloc_sites"):
+            for a in d.get(key) or []:
+                if a.get("python"):
+                    a["python"]["source"] = python_of(a["python"]["where"])["source"]
+                elif key == "capture_alloc_sites":
+                    a["python"] = python_of(CAPTURE_ALLOC_LINE[0])
+
+    walk(r, with_python)
+    if new_site:
+        texts["serving_gate.py:41 in Model.forward"] = "self.cache = torch.empty(8 << 20, device=\"cuda\", dtype=torch.uint8)"
+
+        def add(d):
+            sites = d.get("capture_alloc_sites")
+            if sites:
+                extra = json.loads(json.dumps(sites[-1]))
+                extra["site"]["where"] = extra["site"]["function_where"] = "at::detail::empty_cuda in libtorch_cuda.so"
+                extra["python"] = python_of("serving_gate.py:41 in Model.forward")
+                extra["bytes"], extra["allocations"] = 8 << 20, 1
+                sites.append(extra)
+
+        walk(r, add)
+    text = json.dumps(r)
+    if shift:
+        text = re.sub(r"(serving_gate\.py:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + shift), text)
+    with open(dst, "w") as f:
+        f.write(text)
     return dst
 
 
@@ -108,6 +178,33 @@ def main():
     rc, doc, _ = compare(gp, one_base, one_moved, work, "moved-one-run")
     check(rc == 1, "moved, one run a side: exit %d, expected 1" % rc)
     check("eager_launches_per_step" in failing(doc), "moved, one run a side: failing rows %s" % failing(doc))
+
+    # Allocation sites keyed by what their Python line is, not by its number.
+    lines_a = allocation_lines(f("asis3_a"), os.path.join(work, "alloc_a.json"))
+    lines_b = allocation_lines(f("asis3_b"), os.path.join(work, "alloc_b.json"))
+    shifted = allocation_lines(f("asis3_b"), os.path.join(work, "alloc_shifted.json"), shift=5)
+    grown = allocation_lines(f("asis3_b"), os.path.join(work, "alloc_new.json"), shift=5, new_site=True)
+    alloc_metrics = ("capture_alloc_bytes", "before_capture_alloc_bytes")
+    rc, same_doc, _ = compare(gp, lines_a, lines_b, work, "alloc-lines-aa")
+    check(rc == 0, "allocation lines, A/A: exit %d, expected 0" % rc)
+    rc, doc, out = compare(gp, lines_a, shifted, work, "alloc-lines-shifted")
+    check(rc == 0, "allocation lines moved by 5: exit %d, expected 0" % rc)
+    alloc = [r for r in doc["rows"] if r["metric"] in alloc_metrics]
+    check(len(alloc) == len([r for r in same_doc["rows"] if r["metric"] in alloc_metrics]) and alloc,
+          "allocation lines moved by 5: %d allocation rows, as many as A/A expected" % len(alloc))
+    check(all(r["verdict"] == "same" for r in alloc), "allocation lines moved by 5: %s" % [(r["params"], r["verdict"]) for r in alloc if r["verdict"] != "same"])
+    check(any("moved: serving_gate.py:40 in Model.forward (at::cuda::setWorkspaceForHandle in libtorch_cuda.so) -> serving_gate.py:45 in Model.forward"
+              in r.get("reason", "") for r in alloc), "allocation lines moved by 5: no allocation row says where it moved")
+    rc, doc, out = compare(gp, lines_a, grown, work, "alloc-lines-new-site")
+    check(rc == 1, "a new allocation site in capture, lines moved by 5: exit %d, expected 1" % rc)
+    fresh = [r for r in rows(doc, "capture_alloc_bytes") if r["verdict"] == "regression"]
+    check(len(fresh) == 1 and fresh[0]["reason"].startswith("new allocation site in capture: ")
+          and fresh[0]["params"].get("site", "").startswith("serving_gate.py:46 in Model.forward ("),
+          "a new allocation site in capture: %s" % [(r["params"], r["reason"]) for r in fresh])
+    check("serving_gate.py:46 in Model.forward (at::detail::empty_cuda in libtorch_cuda.so)" in out,
+          "a new allocation site in capture: the console does not name it whole")
+    vanished = [r for r in doc["rows"] if r["metric"] in alloc_metrics and r["verdict"] == "improvement"]
+    check(vanished == [], "a new allocation site in capture: sites read as gone: %s" % [r["params"] for r in vanished])
 
     print("%d problem(s)" % len(problems))
     return 1 if problems else 0

@@ -583,6 +583,35 @@ TEST(AppGate, TheConsoleNamesACutGraphWholeAndCoverageInPoints) {
   EXPECT_NE(all.str().find("+0.0 pts"), std::string::npos) << all.str();
 }
 
+// Full names in the compare console: every listed row by allocation site names its site whole
+// (the benchmark column holds 30 columns), the site that is gone as well as the new one, and a
+// note the column had to cut is on the line under its row in full.
+TEST(AppGate, TheConsoleNamesEveryCutAllocationSiteWholeWithItsFullNote) {
+  auto line_at = [](const char* where) {
+    return [where](ProcessProfile& p, std::size_t) {
+      for (auto& a : p.sites.graphs[0].capture_alloc_sites) a.python = AllocationPython{where, "same call", {where}};
+    };
+  };
+  const std::string gone = "graphprof_serving_buckets_application.py:46 in Server.capture_all_the_buckets_at_start";
+  const std::string fresh = "graphprof_serving_buckets_application.py:52 in Server.capture_all_the_buckets_at_start";
+  const Comparison c = compare(side(3, line_at(gone.c_str()), serving()), side(3, line_at(fresh.c_str()), serving()), Thresholds{});
+  std::ostringstream out;
+  print_compare_console(c, ExitCode::kRegression, out, CompareConsoleOptions{});
+  const std::string text = out.str();
+  std::size_t listed = 0;
+  for (const auto* r : site_rows(c, "capture_alloc_bytes")) {
+    if (r->verdict == Verdict::kSame) continue;
+    ++listed;
+    const std::string& site = r->params.at("site");
+    ASSERT_GT(site.size(), 30u);
+    EXPECT_NE(text.find(site), std::string::npos) << site << "\n" << text;
+    EXPECT_NE(text.find(r->reason), std::string::npos) << r->reason << "\n" << text;
+  }
+  EXPECT_EQ(listed, 4u) << "two sites gone, two new:\n" << text;
+  for (const std::string& where : {gone, fresh})
+    EXPECT_NE(text.find(where + " (at::cuda::setWorkspaceForHandle in libtorch_cuda.so)"), std::string::npos) << text;
+}
+
 TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
   HtmlReportOptions o;
   o.dot_dirs = {kData + "h200"};

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -498,16 +499,28 @@ TEST(ProfileSites, PyTorchAllocationsAreNamedByTheOperationThatAskedForThem) {
 // Python stack of a later call inside the same call from Python: here the first 20 MiB tensor of
 // the serving loop's records is joined to the copy that followed it (site 1, `model.cuda()`'s).
 // Its row is then its own, named by the program's line beside the ATen function; the other
-// allocation of that native site keeps native frames only.
+// allocation of that native site keeps native frames only. That line also carries what it is
+// apart from its number (file, function, its text), read from the program (here a stand-in at the
+// records' path for it), by which compare matches the site across edits.
 TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gp_alloc_python_test";
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "proc-14855.jsonl";
-  std::filesystem::copy_file(only_records("serving_buckets_alloc"), file, std::filesystem::copy_options::overwrite_existing);
-  { std::ofstream(file, std::ios::app) << "{\"t\":\"ap\",\"s\":1,\"k\":5,\"co\":[2]}\n"; }
+  const std::string program = (dir / "serving_buckets.py").string();
+  {
+    std::ifstream in(only_records("serving_buckets_alloc"), std::ios::binary);
+    std::string records((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string recorded = "/work/main/tests/apps/python/serving_buckets.py";
+    for (std::size_t at = records.find(recorded); at != std::string::npos; at = records.find(recorded, at + program.size()))
+      records.replace(at, recorded.size(), program);
+    std::ofstream(file, std::ios::binary) << records << "{\"t\":\"ap\",\"s\":1,\"k\":5,\"co\":[2]}\n";
+    std::ofstream py(program);
+    for (int i = 1; i < 30; ++i) py << "# line " << i << "\n";
+    py << "    model = Model(hidden).cuda().half()\n";
+  }
   const ProcessRecords records = read_process_records(file.string());
-  std::filesystem::remove_all(dir);
   const ProcessProfile p = analyze_process(records);
+  std::filesystem::remove_all(dir);
   const CallSiteRecord* copy = nullptr;
   for (const auto& site : records.sites.sites)
     if (site.id == 1) copy = &site;
@@ -523,6 +536,9 @@ TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
   ASSERT_NE(native, nullptr);
   EXPECT_EQ(joined->python->where, line);
   EXPECT_EQ(joined->python->from, "same call");
+  EXPECT_EQ(joined->python->source_file, "serving_buckets.py");
+  EXPECT_EQ(joined->python->source_function, "build_model");
+  EXPECT_EQ(joined->python->source_text, "model = Model(hidden).cuda().half()");
   EXPECT_FALSE(joined->python->stack.empty());
   EXPECT_EQ(joined->bytes, 20u << 20);
   EXPECT_EQ(native->bytes, 2u << 20);
@@ -535,6 +551,9 @@ TEST(ProfileSites, AnAllocationWithThePythonStackOfItsCallIsARowOfItsOwn) {
       found = true;
       EXPECT_EQ(a["python"]["where"], line);
       EXPECT_EQ(a["python"]["from"], "same call");
+      EXPECT_EQ(a["python"]["source"], (nlohmann::json{{"file", "serving_buckets.py"},
+                                                       {"function", "build_model"},
+                                                       {"text", "model = Model(hidden).cuda().half()"}}));
       EXPECT_EQ(a["site"]["where"], "at::detail::empty_strided_cuda in libtorch_cuda.so");
     }
   EXPECT_TRUE(found);

@@ -170,12 +170,15 @@ struct ProfileSite {
   }
 };
 
-// Python frames of an allocation.
+// Python frames of an allocation; `source` (1.13): what `where` is apart from its line number.
 struct ProfilePythonStack {
   ProfileText from, where;
   ProfileList<ProfileText> stack;
+  std::optional<ProfileSource> source;
   nlohmann::json extra = nlohmann::json::object();
-  template <class S, class V> static void fields(S& s, V&& v) { v("from", s.from), v("where", s.where), v("stack", s.stack); }
+  template <class S, class V> static void fields(S& s, V&& v) {
+    v("from", s.from), v("where", s.where), v("stack", s.stack), v("source", s.source);
+  }
 };
 
 // Where a graph's memory was allocated (the memory ledger).

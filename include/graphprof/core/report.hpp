@@ -18,7 +18,7 @@
 namespace gp {
 
 // Semantic version of the JSON layout: major changes break readers, minor ones add fields.
-inline constexpr const char* kReportSchemaVersion = "1.12.0";
+inline constexpr const char* kReportSchemaVersion = "1.13.0";
 inline constexpr int kReportSchemaMajor = 1;
 
 // One measured quantity of one (workload, mode), with every raw sample kept per repetition so

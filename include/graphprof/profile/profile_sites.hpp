@@ -229,6 +229,9 @@ struct AllocationPython {
   std::string where;               // the innermost application frame, "file.py:LINE in function"
   std::string from;                // "held" or "same call"
   std::vector<std::string> stack;  // Python frames, innermost first
+  // What `where` is apart from its line number, as SiteSummary's source_* (compare matches
+  // allocation sites across edits by it): empty when the file could not be read.
+  std::string source_file, source_function, source_text;
 };
 
 // Device memory allocated from one call site (the allocation calls' sites, merged by their
