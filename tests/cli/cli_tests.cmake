@@ -13,6 +13,8 @@ function(gp_cli_test name rc regex)
 endfunction()
 
 gp_cli_test(version 0 "^graphprof [0-9]+\\.[0-9]+\\.[0-9]+" --stdout --version)
+add_test(NAME cli.version_revision COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/version_revision.sh $<TARGET_FILE:graphprof> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.version_revision PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
 gp_cli_test(help 0 "run" --stdout --help)
 gp_cli_test(no_subcommand 2 "^graphprof: a command is required" )
 # CLI11's own messages in graphprof's words: a mistyped command gets a suggestion, every parse error
