@@ -344,188 +344,235 @@ std::vector<ViewEdge> links_within_budget(std::size_t boxes, const std::vector<V
   return kept;
 }
 
+// build_view, step by step: the folding, the boxes and their colours, the links, the clusters of
+// child graphs and conditional bodies, the title and legend.
+class ViewBuilder {
+ public:
+  ViewBuilder(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times, const ViewOptions& options)
+      : m_(model), metrics_(metrics), times_(times), options_(options), f_{model, {}} {}
+
+  GraphView build() {
+    v_.source = m_.source;
+    f_.init();
+    fold_boxes();
+    index_boxes();
+    add_boxes();
+    colour_boxes();
+    add_links();
+    keep_links_drawable();
+    add_clusters();
+    // Whatever the dump: bounded boxes, frames and links for the layout (view_bounds.hpp).
+    detail::bound_drawing(v_, m_, {options_.max_drawn_boxes, options_.max_drawn_clusters, kMaxBodyLinks});
+    add_title();
+    return std::move(v_);
+  }
+
+ private:
+  // Automatic folding for pictures that would be too big to read: many nodes, a tall chain or a
+  // wide fan-out.
+  void fold_boxes() {
+    const bool big = m_.nodes.size() > options_.auto_collapse_nodes || metrics_.depth > options_.auto_collapse_depth ||
+                     metrics_.max_parallelism > options_.auto_collapse_width;
+    bool fold = options_.collapse == CollapseMode::kOn || (options_.collapse == CollapseMode::kAuto && big);
+    if (!fold && m_.nodes.size() > options_.max_drawn_boxes) {
+      fold = true;
+      v_.simplified.push_back("folded although every node was asked for: " + group_digits(m_.nodes.size()) +
+                              " nodes is more than the " + group_digits(options_.max_drawn_boxes) +
+                              " boxes a layout finishes in seconds");
+    }
+    ViewOptions fold_options = options_;
+    fold_options.max_boxes = std::min(options_.max_boxes, options_.max_drawn_boxes);
+    if (fold) f_.fold(fold_options);
+    v_.collapsed = fold && f_.alive_count() < m_.nodes.size();
+    v_.heat_map = times_ != nullptr;
+  }
+
+  // Boxes, in the order of their first member so the output is stable.
+  void index_boxes() {
+    for (std::size_t b = 0; b < f_.w.size(); ++b)
+      if (f_.w[b].alive) order_.push_back(b);
+    box_of_work_.assign(f_.w.size(), 0);
+    box_of_node_.assign(m_.nodes.size(), 0);
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+      box_of_work_[order_[k]] = k;
+      for (std::size_t i : f_.w[order_[k]].members) box_of_node_[i] = k;
+    }
+  }
+
+  // A box per folder entry, with its time where times were given.
+  void add_boxes() {
+    for (std::size_t b : order_) {
+      const Work& w = f_.w[b];
+      ViewBox box;
+      box.members = w.members;
+      box.kind = w.mixed ? NodeKind::kOther : w.kind;
+      box.mixed = w.mixed;
+      box.in_a_row = w.in_a_row;
+      box.side_by_side = w.side_by_side;
+      box.graph_id = w.graph_id;
+      if (times_ != nullptr) {
+        for (std::size_t i : w.members) {
+          const auto it = times_->by_node.find(m_.nodes[i].dot_name);
+          if (it == times_->by_node.end()) continue;
+          box.time_ns = (box.time_ns < 0 ? 0 : box.time_ns) + it->second.median_ns;
+          ++box.timed;
+        }
+        // A folded box is coloured by its own figure (time per node), not by its sum: a box of
+        // 1,000 tiny kernels is not one hot node.
+        if (box.timed > 0) box.node_time_ns = box.time_ns / static_cast<double>(box.timed);
+      }
+      box.label = box_label(m_, w, times_, box.time_ns);
+      box.tooltip = box_tooltip(m_, w);
+      v_.boxes.push_back(std::move(box));
+    }
+  }
+
+  // The median timed node (each box counts for the nodes it times) anchors the colour scale.
+  void colour_boxes() {
+    std::vector<std::pair<double, std::size_t>> figures;
+    for (const ViewBox& box : v_.boxes) figures.emplace_back(box.node_time_ns, box.timed);
+    spread_ = node_time_spread(std::move(figures));
+    const double median = spread_.median_ns;
+    for (ViewBox& box : v_.boxes) {
+      if (!v_.heat_map) {
+        box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
+      } else if (box.node_time_ns < 0 || spread_.max_ns <= 0) {
+        box.fill = kUntimedFill;
+      } else {
+        box.fill = kHeat[heat_step(box.node_time_ns, median)];
+      }
+    }
+    v_.heat = spread_;
+  }
+
+  // Links between boxes, deduplicated, and the critical path.
+  void add_links() {
+    // Links between boxes, deduplicated.
+    std::set<std::pair<std::size_t, std::size_t>> seen;
+    for (std::size_t b : order_)
+      for (std::size_t s : f_.w[b].out)
+        if (seen.emplace(box_of_work_[b], box_of_work_[s]).second)
+          v_.edges.push_back(ViewEdge{box_of_work_[b], box_of_work_[s], false, false});
+
+    // Critical path: timed when times were given, by node count otherwise.
+    const CriticalPath& cp = metrics_.timed_critical_path ? *metrics_.timed_critical_path : metrics_.critical_path;
+    std::set<std::pair<std::size_t, std::size_t>> critical_links;
+    for (std::size_t k = 0; k < cp.nodes.size(); ++k) {
+      if (cp.nodes[k] >= m_.nodes.size()) continue;
+      v_.boxes[box_of_node_[cp.nodes[k]]].critical = true;
+      if (k + 1 < cp.nodes.size() && cp.nodes[k + 1] < m_.nodes.size())
+        critical_links.emplace(box_of_node_[cp.nodes[k]], box_of_node_[cp.nodes[k + 1]]);
+    }
+    for (ViewEdge& e : v_.edges) e.critical = critical_links.count({e.from, e.to}) > 0;
+  }
+
+  // Dense graphs: too many links for a layout in seconds (and for anyone to follow).
+  void keep_links_drawable() {
+    v_.links_in_dump = v_.edges.size();
+    if (v_.edges.size() > options_.max_drawn_edges) {
+      v_.edges = transitive_reduction(v_.boxes.size(), v_.edges);
+      if (v_.edges.size() < v_.links_in_dump)
+        v_.simplified.push_back("links implied by a longer path are not drawn (transitive reduction): " +
+                                group_digits(v_.links_in_dump) + " links -> " + group_digits(v_.edges.size()));
+    }
+    if (v_.edges.size() > options_.max_drawn_edges) {
+      const std::size_t before = v_.edges.size();
+      v_.edges = links_within_budget(v_.boxes.size(), v_.edges, options_.max_drawn_edges);
+      v_.simplified.push_back(group_digits(before - v_.edges.size()) + " more links are not drawn (budget " +
+                              group_digits(options_.max_drawn_edges) +
+                              "; every box keeps its link from its latest predecessor and the critical path is whole)");
+    }
+  }
+
+  // Child graphs and conditional bodies: a cluster each, linked from the node that runs it.
+  void add_clusters() {
+    std::vector<std::vector<std::size_t>> preds(m_.nodes.size());
+    for (const auto& e : m_.edges)
+      if (m_.nodes[e.from].graph_id == m_.nodes[e.to].graph_id) preds[e.to].push_back(e.from);
+    for (const GraphCluster& c : m_.clusters) {
+      if (!c.parent_node) continue;
+      ViewCluster vc;
+      vc.graph_id = c.graph_id;
+      const GraphNode& parent = m_.nodes[*c.parent_node];
+      const std::string what = parent.kind == NodeKind::kConditional
+                                   ? (parent.conditional_type.empty() ? "conditional" : parent.conditional_type) + " body"
+                                   : "child graph";
+      vc.title = "graph_" + std::to_string(c.graph_id) + ": " + what + " of " + parent.dot_name;
+      std::set<std::size_t> boxes;
+      for (std::size_t i : c.nodes) boxes.insert(box_of_node_[i]);
+      vc.boxes.assign(boxes.begin(), boxes.end());
+      std::size_t linked = 0;
+      for (std::size_t b : vc.boxes) {
+        bool root = true;
+        for (std::size_t i : v_.boxes[b].members)
+          for (std::size_t p : preds[i])
+            if (box_of_node_[p] != b) root = false;
+        if (root && linked++ < kMaxBodyLinks)
+          v_.edges.push_back(ViewEdge{box_of_node_[*c.parent_node], b, false, true});
+      }
+      v_.clusters.push_back(std::move(vc));
+    }
+  }
+
+  // Title and legend.
+  void add_title() {
+    const std::string file = std::filesystem::path(m_.source).filename().string();
+    v_.title = file + ":  " + group_digits(metrics_.node_count) + " nodes, " + group_digits(metrics_.edge_count) +
+               " edges, depth " + std::to_string(metrics_.depth) + ", max parallelism " +
+               std::to_string(metrics_.max_parallelism);
+    if (v_.collapsed)
+      v_.title += "\nfolded into " + plural(v_.boxes.size(), "box", "boxes") +
+                  " (xN = nodes folded)";
+    for (const std::string& s : v_.simplified) v_.title += "\nsimplified: " + s;
+    if (v_.heat_map) {
+      const std::string what = times_->trace_slowdown
+                                   ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times_->trace_slowdown)
+                                   : std::string("traced time (CUPTI)");
+      v_.title += "\ncolour: " + what + " per node and replay, " +
+                  (spread_.within_2x
+                       ? none_stands_out_text(spread_)
+                       : "steps at 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(spread_.median_ns) + ")") +
+                  "; folded boxes: mean per node";
+      bool host_gaps = false, loop_gaps = false, loops = false;
+      for (const auto& n : m_.nodes) {
+        const auto it = times_->by_node.find(n.dot_name);
+        if (it == times_->by_node.end()) continue;
+        host_gaps = host_gaps || (it->second.from_gap && n.kind == NodeKind::kHost);
+        loop_gaps = loop_gaps || (it->second.from_gap && n.kind == NodeKind::kConditional);
+        loops = loops || it->second.runs != 1;
+      }
+      if (loops) v_.title += "; loop bodies: summed over their runs";
+      if (loop_gaps) v_.title += "; WHILE nodes: the GPU's idle time between iterations";
+      if (host_gaps) v_.title += "; host nodes: the GPU's idle gap after them";
+      v_.title += "\n" + times_->origin + "; blue outline: timed critical path";
+      heat_legend(v_, spread_);
+    } else {
+      v_.title += "\nblue outline: critical path (by node count)";
+      std::set<NodeKind> kinds;
+      for (const auto& n : m_.nodes) kinds.insert(n.kind);
+      for (NodeKind k : kinds) v_.legend.push_back({to_string(k), kind_fill(k)});
+      bool any_mixed = false;
+      for (const auto& b : v_.boxes) any_mixed = any_mixed || b.mixed;
+      if (any_mixed) v_.legend.push_back({"folded mix", "#eef2f7"});
+    }
+  }
+
+  const GraphModel& m_;
+  const GraphMetrics& metrics_;
+  const NodeTimes* times_;
+  const ViewOptions& options_;
+  Folder f_;
+  GraphView v_;
+  std::vector<std::size_t> order_;  // the boxes' folder entries, in the order of their first member
+  std::vector<std::size_t> box_of_work_, box_of_node_;
+  NodeTimeSpread spread_;  // of the boxes' times per node
+};
+
 }  // namespace
 
 GraphView build_view(const GraphModel& model, const GraphMetrics& metrics, const NodeTimes* times,
                      const ViewOptions& options) {
-  GraphView v;
-  v.source = model.source;
-  Folder f{model, {}};
-  f.init();
-  // Automatic folding for pictures that would be too big to read: many nodes, a tall chain or
-  // a wide fan-out.
-  const bool big = model.nodes.size() > options.auto_collapse_nodes || metrics.depth > options.auto_collapse_depth ||
-                   metrics.max_parallelism > options.auto_collapse_width;
-  bool fold = options.collapse == CollapseMode::kOn || (options.collapse == CollapseMode::kAuto && big);
-  if (!fold && model.nodes.size() > options.max_drawn_boxes) {
-    fold = true;
-    v.simplified.push_back("folded although every node was asked for: " + group_digits(model.nodes.size()) +
-                           " nodes is more than the " + group_digits(options.max_drawn_boxes) +
-                           " boxes a layout finishes in seconds");
-  }
-  ViewOptions fold_options = options;
-  fold_options.max_boxes = std::min(options.max_boxes, options.max_drawn_boxes);
-  if (fold) f.fold(fold_options);
-  v.collapsed = fold && f.alive_count() < model.nodes.size();
-  v.heat_map = times != nullptr;
-
-  // Boxes, in the order of their first member so the output is stable.
-  std::vector<std::size_t> order;
-  for (std::size_t b = 0; b < f.w.size(); ++b)
-    if (f.w[b].alive) order.push_back(b);
-  std::vector<std::size_t> box_of_work(f.w.size(), 0), box_of_node(model.nodes.size(), 0);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    box_of_work[order[k]] = k;
-    for (std::size_t i : f.w[order[k]].members) box_of_node[i] = k;
-  }
-
-  for (std::size_t b : order) {
-    const Work& w = f.w[b];
-    ViewBox box;
-    box.members = w.members;
-    box.kind = w.mixed ? NodeKind::kOther : w.kind;
-    box.mixed = w.mixed;
-    box.in_a_row = w.in_a_row;
-    box.side_by_side = w.side_by_side;
-    box.graph_id = w.graph_id;
-    if (times != nullptr) {
-      for (std::size_t i : w.members) {
-        const auto it = times->by_node.find(model.nodes[i].dot_name);
-        if (it == times->by_node.end()) continue;
-        box.time_ns = (box.time_ns < 0 ? 0 : box.time_ns) + it->second.median_ns;
-        ++box.timed;
-      }
-      // A folded box is coloured by its own figure (time per node), not by its sum: a box of
-      // 1,000 tiny kernels is not one hot node.
-      if (box.timed > 0) box.node_time_ns = box.time_ns / static_cast<double>(box.timed);
-    }
-    box.label = box_label(model, w, times, box.time_ns);
-    box.tooltip = box_tooltip(model, w);
-    v.boxes.push_back(std::move(box));
-  }
-
-  // The median timed node (each box counts for the nodes it times) anchors the colour scale.
-  std::vector<std::pair<double, std::size_t>> figures;
-  for (const ViewBox& box : v.boxes) figures.emplace_back(box.node_time_ns, box.timed);
-  const NodeTimeSpread spread = node_time_spread(std::move(figures));
-  const double median = spread.median_ns;
-  const bool within_2x = spread.within_2x;
-  for (ViewBox& box : v.boxes) {
-    if (!v.heat_map) {
-      box.fill = box.mixed ? "#eef2f7" : kind_fill(box.kind);
-    } else if (box.node_time_ns < 0 || spread.max_ns <= 0) {
-      box.fill = kUntimedFill;
-    } else {
-      box.fill = kHeat[heat_step(box.node_time_ns, median)];
-    }
-  }
-  v.heat = spread;
-
-  // Links between boxes, deduplicated.
-  std::set<std::pair<std::size_t, std::size_t>> seen;
-  for (std::size_t b : order)
-    for (std::size_t s : f.w[b].out)
-      if (seen.emplace(box_of_work[b], box_of_work[s]).second)
-        v.edges.push_back(ViewEdge{box_of_work[b], box_of_work[s], false, false});
-
-  // Critical path: timed when times were given, by node count otherwise.
-  const CriticalPath& cp = metrics.timed_critical_path ? *metrics.timed_critical_path : metrics.critical_path;
-  std::set<std::pair<std::size_t, std::size_t>> critical_links;
-  for (std::size_t k = 0; k < cp.nodes.size(); ++k) {
-    if (cp.nodes[k] >= model.nodes.size()) continue;
-    v.boxes[box_of_node[cp.nodes[k]]].critical = true;
-    if (k + 1 < cp.nodes.size() && cp.nodes[k + 1] < model.nodes.size())
-      critical_links.emplace(box_of_node[cp.nodes[k]], box_of_node[cp.nodes[k + 1]]);
-  }
-  for (ViewEdge& e : v.edges) e.critical = critical_links.count({e.from, e.to}) > 0;
-
-  // Dense graphs: too many links for a layout in seconds (and for anyone to follow).
-  v.links_in_dump = v.edges.size();
-  if (v.edges.size() > options.max_drawn_edges) {
-    v.edges = transitive_reduction(v.boxes.size(), v.edges);
-    if (v.edges.size() < v.links_in_dump)
-      v.simplified.push_back("links implied by a longer path are not drawn (transitive reduction): " +
-                             group_digits(v.links_in_dump) + " links -> " + group_digits(v.edges.size()));
-  }
-  if (v.edges.size() > options.max_drawn_edges) {
-    const std::size_t before = v.edges.size();
-    v.edges = links_within_budget(v.boxes.size(), v.edges, options.max_drawn_edges);
-    v.simplified.push_back(group_digits(before - v.edges.size()) + " more links are not drawn (budget " +
-                           group_digits(options.max_drawn_edges) +
-                           "; every box keeps its link from its latest predecessor and the critical path is whole)");
-  }
-
-  // Child graphs and conditional bodies: a cluster each, linked from the node that runs it.
-  std::vector<std::vector<std::size_t>> preds(model.nodes.size());
-  for (const auto& e : model.edges)
-    if (model.nodes[e.from].graph_id == model.nodes[e.to].graph_id) preds[e.to].push_back(e.from);
-  for (const GraphCluster& c : model.clusters) {
-    if (!c.parent_node) continue;
-    ViewCluster vc;
-    vc.graph_id = c.graph_id;
-    const GraphNode& parent = model.nodes[*c.parent_node];
-    const std::string what = parent.kind == NodeKind::kConditional
-                                 ? (parent.conditional_type.empty() ? "conditional" : parent.conditional_type) + " body"
-                                 : "child graph";
-    vc.title = "graph_" + std::to_string(c.graph_id) + ": " + what + " of " + parent.dot_name;
-    std::set<std::size_t> boxes;
-    for (std::size_t i : c.nodes) boxes.insert(box_of_node[i]);
-    vc.boxes.assign(boxes.begin(), boxes.end());
-    std::size_t linked = 0;
-    for (std::size_t b : vc.boxes) {
-      bool root = true;
-      for (std::size_t i : v.boxes[b].members)
-        for (std::size_t p : preds[i])
-          if (box_of_node[p] != b) root = false;
-      if (root && linked++ < kMaxBodyLinks)
-        v.edges.push_back(ViewEdge{box_of_node[*c.parent_node], b, false, true});
-    }
-    v.clusters.push_back(std::move(vc));
-  }
-
-  // Whatever the dump: bounded boxes, frames and links for the layout (view_bounds.hpp).
-  detail::bound_drawing(v, model, {options.max_drawn_boxes, options.max_drawn_clusters, kMaxBodyLinks});
-
-  // Title and legend.
-  const std::string file = std::filesystem::path(model.source).filename().string();
-  v.title = file + ":  " + group_digits(metrics.node_count) + " nodes, " + group_digits(metrics.edge_count) +
-            " edges, depth " + std::to_string(metrics.depth) + ", max parallelism " +
-            std::to_string(metrics.max_parallelism);
-  if (v.collapsed)
-    v.title += "\nfolded into " + plural(v.boxes.size(), "box", "boxes") +
-               " (xN = nodes folded)";
-  for (const std::string& s : v.simplified) v.title += "\nsimplified: " + s;
-  if (v.heat_map) {
-    const std::string what = times->trace_slowdown
-                                 ? strf("traced time (CUPTI, %.2fx slower than untraced)", *times->trace_slowdown)
-                                 : std::string("traced time (CUPTI)");
-    v.title += "\ncolour: " + what + " per node and replay, " +
-               (within_2x ? none_stands_out_text(spread)
-                          : "steps at 0.5x, 2x, 4x, 10x, 30x and 100x the median node (" + format_ns(median) + ")") +
-               "; folded boxes: mean per node";
-    bool host_gaps = false, loop_gaps = false, loops = false;
-    for (const auto& n : model.nodes) {
-      const auto it = times->by_node.find(n.dot_name);
-      if (it == times->by_node.end()) continue;
-      host_gaps = host_gaps || (it->second.from_gap && n.kind == NodeKind::kHost);
-      loop_gaps = loop_gaps || (it->second.from_gap && n.kind == NodeKind::kConditional);
-      loops = loops || it->second.runs != 1;
-    }
-    if (loops) v.title += "; loop bodies: summed over their runs";
-    if (loop_gaps) v.title += "; WHILE nodes: the GPU's idle time between iterations";
-    if (host_gaps) v.title += "; host nodes: the GPU's idle gap after them";
-    v.title += "\n" + times->origin + "; blue outline: timed critical path";
-    heat_legend(v, spread);
-  } else {
-    v.title += "\nblue outline: critical path (by node count)";
-    std::set<NodeKind> kinds;
-    for (const auto& n : model.nodes) kinds.insert(n.kind);
-    for (NodeKind k : kinds) v.legend.push_back({to_string(k), kind_fill(k)});
-    bool any_mixed = false;
-    for (const auto& b : v.boxes) any_mixed = any_mixed || b.mixed;
-    if (any_mixed) v.legend.push_back({"folded mix", "#eef2f7"});
-  }
-  return v;
+  return ViewBuilder(model, metrics, times, options).build();
 }
 
 }  // namespace gp

@@ -109,20 +109,9 @@ json sampling_json(const GraphProfile& g) {
               {"set_aside_switched", s.switched_aside}};
 }
 
-json process_json_of(const ProcessProfile& p, std::size_t index) {
-  json j;
-  j["process"] = index;
-  j["pid"] = p.pid;
-  j["ppid"] = p.ppid;
-  j["command_line"] = p.command_line;
-  j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
-  j["errors"] = p.errors;
-  j["warnings"] = p.warnings;
-  j["cupti_notices"] = p.cupti_notices;
-  j["cupti_refused"] = p.refused_subscribes == 0 ? json(nullptr)
-                                                 : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
-                                                        {"caller", p.refused_caller}};
-  j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
+// How the process was observed (CUPTI or interposition), what that does not see, and what
+// interposition cost.
+void add_observation_json(json& j, const ProcessProfile& p) {
   j["observed_by"] = p.observed_by.empty() ? "cupti" : p.observed_by;
   // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
   // bound in this process, not zero.
@@ -157,17 +146,14 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
   } else {
     j["interposition_cost"] = nullptr;
   }
-  j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
-  j["records_end_ns"] = p.records_end_ns;
-  j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
-  j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);
-  j["kernel_activity"] = p.kernel_switches_off == 0 ? json(nullptr)
-                                                    : json{{"switched_off", p.kernel_switches_off},
-                                                           {"eager_records_set_aside", p.eager_switched_aside}};
-  j["cuda_wall_ns"] = p.cuda_wall_ns;
+}
+
+// processes[].coverage: how much of the GPU work ran inside graphs, in the whole process and in the
+// steady state.
+json coverage_json(const ProcessProfile& p) {
   const double graph_launches = static_cast<double>(p.graph_launches);
   const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;
-  j["coverage"] = {
+  json coverage = {
       {"estimated", p.coverage_estimated},
       {"graph_kernels", p.graph_kernels},
       {"eager_kernels", p.eager_kernels},
@@ -181,7 +167,7 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
       {"eager_launches_per_graph_launch", graph_launches > 0 ? json(static_cast<double>(p.eager_launches) / graph_launches) : json(nullptr)}};
   if (const auto& s = p.steady) {
     const bool k = s->kernel_records && s->graph_kernels + s->eager_kernels > 0;
-    j["coverage"]["steady"] = {
+    coverage["steady"] = {
         {"from_ns", s->from_ns},
         {"to_ns", s->to_ns},
         {"graph_launches", s->graph_launches},
@@ -196,39 +182,70 @@ json process_json_of(const ProcessProfile& p, std::size_t index) {
         {"eager_kernel_ns", s->eager_kernel_ns},
         {"kernel_time_in_graphs", k ? json(share(s->graph_kernel_ns, s->graph_kernel_ns + s->eager_kernel_ns)) : json(nullptr)}};
   }
+  return coverage;
+}
+
+// processes[].graphs[i]: one exec, with its ledger and what the ranks compare.
+json graph_json(const ProcessProfile& p, std::size_t i) {
+  const GraphProfile& g = p.graphs[i];
+  json graph = {{"exec", g.exec.exec_id},
+                {"graph", g.exec.graph_id},
+                {"nodes", g.exec.nodes},
+                {"edges", g.exec.edges},
+                {"made_by", g.made_by},
+                {"capture_stream", g.capture_stream ? json(g.capture_stream) : json(nullptr)},
+                {"launches", g.launches},
+                {"instantiate_ns", opt(g.instantiate_ns)},
+                {"upload_ns", opt(g.upload_ns)},
+                {"launch_calls", calls_json(g.calls)},
+                {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
+                // where the spans came from: GPU records (CUPTI), or CUDA events around a sample
+                // of the launches (the light default)
+                {"gpu_span_from", g.gpu_span_ns.empty() ? json(nullptr)
+                                  : g.gpu_span_by_events == g.gpu_span_ns.size() ? json("events") : json("gpu records")},
+                {"kernels", g.kernels},
+                {"kernel_time_ns", g.kernel_time_ns},
+                {"node_sampling", sampling_json(g)},
+                {"dot", g.exec.dot},
+                {"dot_verbose", g.exec.dot_verbose},
+                {"created_at_ns", g.created_at_ns},
+                {"first_launch_at_ns", opt(g.first_launch_at_ns)},
+                {"kernel_sequence", g.kernel_sequence}};
+  if (g.set_params_calls) graph["set_params_calls"] = *g.set_params_calls;
+  if (g.exec_update_calls) graph["exec_update_calls"] = *g.exec_update_calls;
+  if (i < p.sites.graphs.size()) add_graph_ledger_json(graph, p.sites.graphs[i]);
+  add_graph_rank_fields(graph, g);
+  return graph;
+}
+
+json process_json_of(const ProcessProfile& p, std::size_t index) {
+  json j;
+  j["process"] = index;
+  j["pid"] = p.pid;
+  j["ppid"] = p.ppid;
+  j["command_line"] = p.command_line;
+  j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
+  j["errors"] = p.errors;
+  j["warnings"] = p.warnings;
+  j["cupti_notices"] = p.cupti_notices;
+  j["cupti_refused"] = p.refused_subscribes == 0 ? json(nullptr)
+                                                 : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
+                                                        {"caller", p.refused_caller}};
+  j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
+  add_observation_json(j, p);
+  j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
+  j["records_end_ns"] = p.records_end_ns;
+  j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
+  j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);
+  j["kernel_activity"] = p.kernel_switches_off == 0 ? json(nullptr)
+                                                    : json{{"switched_off", p.kernel_switches_off},
+                                                           {"eager_records_set_aside", p.eager_switched_aside}};
+  j["cuda_wall_ns"] = p.cuda_wall_ns;
+  j["coverage"] = coverage_json(p);
   j["graph_launch_calls"] = calls_json(p.graph_calls);
   j["eager_launch_calls"] = calls_json(p.eager_calls);
   json graphs = json::array();
-  for (std::size_t i = 0; i < p.graphs.size(); ++i) {
-    const GraphProfile& g = p.graphs[i];
-    graphs.push_back({{"exec", g.exec.exec_id},
-                      {"graph", g.exec.graph_id},
-                      {"nodes", g.exec.nodes},
-                      {"edges", g.exec.edges},
-                      {"made_by", g.made_by},
-                      {"capture_stream", g.capture_stream ? json(g.capture_stream) : json(nullptr)},
-                      {"launches", g.launches},
-                      {"instantiate_ns", opt(g.instantiate_ns)},
-                      {"upload_ns", opt(g.upload_ns)},
-                      {"launch_calls", calls_json(g.calls)},
-                      {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
-                      // where the spans came from: GPU records (CUPTI), or CUDA events around a sample
-                      // of the launches (the light default)
-                      {"gpu_span_from", g.gpu_span_ns.empty() ? json(nullptr)
-                                        : g.gpu_span_by_events == g.gpu_span_ns.size() ? json("events") : json("gpu records")},
-                      {"kernels", g.kernels},
-                      {"kernel_time_ns", g.kernel_time_ns},
-                      {"node_sampling", sampling_json(g)},
-                      {"dot", g.exec.dot},
-                      {"dot_verbose", g.exec.dot_verbose},
-                      {"created_at_ns", g.created_at_ns},
-                      {"first_launch_at_ns", opt(g.first_launch_at_ns)},
-                      {"kernel_sequence", g.kernel_sequence}});
-    if (g.set_params_calls) graphs.back()["set_params_calls"] = *g.set_params_calls;
-    if (g.exec_update_calls) graphs.back()["exec_update_calls"] = *g.exec_update_calls;
-    if (i < p.sites.graphs.size()) add_graph_ledger_json(graphs.back(), p.sites.graphs[i]);
-    add_graph_rank_fields(graphs.back(), g);
-  }
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) graphs.push_back(graph_json(p, i));
   j["graphs"] = std::move(graphs);
   j["top_eager_kernels"] = named_json(p.top_eager_kernels);
   j["copies"] = named_json(p.copies);

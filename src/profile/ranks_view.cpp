@@ -217,104 +217,144 @@ json collectives_per_rank(const std::map<int, Rank>& ranks, std::map<int, std::p
   return out;
 }
 
-}  // namespace
+// cross_rank_view, step by step: the ranks and what they claim, the graphs matched across them,
+// the graphs and captures that differ, then a row per rank.
+class CrossRankView {
+ public:
+  explicit CrossRankView(const json& processes) : processes_(processes) {}
 
-json cross_rank_view(const json& processes) {
-  if (!processes.is_array()) return nullptr;
-  std::map<int, Rank> ranks;
-  json trouble = json::array(), notes = json::array();
-  std::set<long long> world_sizes;
-  for (std::size_t i = 0; i < processes.size(); ++i) {
-    const json& p = processes[i];
-    const json& id = member(p, "rank");
-    if (!member(id, "rank").is_number_integer()) continue;
-    const int r = id["rank"].get<int>();
-    const std::string host = str(p, "host");
-    const std::size_t number = static_cast<std::size_t>(num(p, "process", static_cast<double>(i + 1)));
-    auto [it, fresh] = ranks.try_emplace(r);
-    Rank& rank = it->second;
-    if (fresh) {
-      rank.rank = r;
-      rank.identity = &id;
-      rank.host = host;
-    } else if (rank.host != host) {
-      add_trouble(trouble, "duplicate_rank", {r}, nullptr,
-                  "rank " + std::to_string(r) + " was claimed by processes on hosts '" + rank.host + "' and '" + host +
-                      "' (process " + std::to_string(number) + ")",
-                  "each process of a job needs its own global rank: check the launcher's RANK/SLURM_PROCID settings");
-      continue;
+  json build() {
+    gather_ranks();
+    if (ranks_.empty()) return nullptr;
+    describe_world();
+    match_graphs();
+    pair_unmatched_graphs();
+    compare_captures();
+    std::map<int, std::pair<double, double>> totals;
+    view_["collectives"] = collectives_per_rank(ranks_, totals);
+    view_["ranks"] = rank_rows(totals);
+    view_["trouble"] = std::move(trouble_);
+    view_["notes"] = std::move(notes_);
+    return view_;
+  }
+
+ private:
+  // The processes that carry a rank, grouped by it.
+  void gather_ranks() {
+    for (std::size_t i = 0; i < processes_.size(); ++i) {
+      const json& p = processes_[i];
+      const json& id = member(p, "rank");
+      if (!member(id, "rank").is_number_integer()) continue;
+      const int r = id["rank"].get<int>();
+      const std::string host = str(p, "host");
+      const std::size_t number = static_cast<std::size_t>(num(p, "process", static_cast<double>(i + 1)));
+      auto [it, fresh] = ranks_.try_emplace(r);
+      Rank& rank = it->second;
+      if (fresh) {
+        rank.rank = r;
+        rank.identity = &id;
+        rank.host = host;
+      } else if (rank.host != host) {
+        add_trouble(trouble_, "duplicate_rank", {r}, nullptr,
+                    "rank " + std::to_string(r) + " was claimed by processes on hosts '" + rank.host + "' and '" + host +
+                        "' (process " + std::to_string(number) + ")",
+                    "each process of a job needs its own global rank: check the launcher's RANK/SLURM_PROCID settings");
+        continue;
+      }
+      if (member(id, "world_size").is_number_integer()) world_sizes_.insert(id["world_size"].get<long long>());
+      rank.processes.push_back(number);
+      rank.pids.push_back(static_cast<long long>(num(p, "pid", 0)));
+      for (const auto& g : arr(p, "gpus")) rank.gpus.push_back(g);
+      for (const auto& g : arr(p, "graphs")) rank.graphs.push_back(RankGraph{&g, number});
+      for (const auto& c : arr(p, "eager_collectives")) rank.eager_collectives.push_back(&c);
+      for (const auto& t : arr(p, "capture_trouble")) rank.capture_trouble.push_back(&t);
     }
-    if (member(id, "world_size").is_number_integer()) world_sizes.insert(id["world_size"].get<long long>());
-    rank.processes.push_back(number);
-    rank.pids.push_back(static_cast<long long>(num(p, "pid", 0)));
-    for (const auto& g : arr(p, "gpus")) rank.gpus.push_back(g);
-    for (const auto& g : arr(p, "graphs")) rank.graphs.push_back(RankGraph{&g, number});
-    for (const auto& c : arr(p, "eager_collectives")) rank.eager_collectives.push_back(&c);
-    for (const auto& t : arr(p, "capture_trouble")) rank.capture_trouble.push_back(&t);
   }
-  if (ranks.empty()) return nullptr;
-  std::vector<int> all_ranks;
-  std::set<std::string> hosts;
-  for (const auto& [r, rank] : ranks) {
-    all_ranks.push_back(r);
-    hosts.insert(rank.host);
-    if (rank.processes.size() > 1)
-      notes.push_back("rank " + std::to_string(r) + " is " + std::to_string(rank.processes.size()) +
-                      " processes (children that inherited its variables); their graphs are pooled");
+
+  // The world size, the ranks this profile lacks, the hosts.
+  void describe_world() {
+    std::set<std::string> hosts;
+    for (const auto& [r, rank] : ranks_) {
+      all_ranks_.push_back(r);
+      hosts.insert(rank.host);
+      if (rank.processes.size() > 1)
+        notes_.push_back("rank " + std::to_string(r) + " is " + std::to_string(rank.processes.size()) +
+                         " processes (children that inherited its variables); their graphs are pooled");
+    }
+    view_["world_size"] = world_sizes_.size() == 1 ? json(*world_sizes_.begin()) : json(nullptr);
+    if (world_sizes_.size() > 1)
+      add_trouble(trouble_, "world_size_differs", all_ranks_, nullptr, "the ranks were told different world sizes", "");
+    json missing = json::array();
+    if (world_sizes_.size() == 1 && *world_sizes_.begin() <= 100000) {  // a hostile report's 2^60 is not listed
+      for (long long r = 0; r < *world_sizes_.begin(); ++r)
+        if (!ranks_.count(static_cast<int>(r))) missing.push_back(r);
+      if (!missing.empty())
+        notes_.push_back(std::to_string(missing.size()) + " of " + std::to_string(*world_sizes_.begin()) +
+                         " ranks are not in this profile (other nodes): profile every node and join the reports with "
+                         "graphprof merge");
+    }
+    view_["missing_ranks"] = std::move(missing);
+    view_["hosts"] = hosts;
   }
-  json view;
-  view["world_size"] = world_sizes.size() == 1 ? json(*world_sizes.begin()) : json(nullptr);
-  if (world_sizes.size() > 1)
-    add_trouble(trouble, "world_size_differs", all_ranks, nullptr, "the ranks were told different world sizes", "");
-  json missing = json::array();
-  if (world_sizes.size() == 1 && *world_sizes.begin() <= 100000) {  // a hostile report's 2^60 is not listed
-    for (long long r = 0; r < *world_sizes.begin(); ++r)
-      if (!ranks.count(static_cast<int>(r))) missing.push_back(r);
-    if (!missing.empty())
-      notes.push_back(std::to_string(missing.size()) + " of " + std::to_string(*world_sizes.begin()) +
-                      " ranks are not in this profile (other nodes): profile every node and join the reports with "
-                      "graphprof merge");
-  }
-  view["missing_ranks"] = std::move(missing);
-  view["hosts"] = hosts;
 
   // Graphs: the k-th graph with the same key on every rank is the same graph.
-  std::map<std::string, std::vector<std::pair<int, RankGraph>>> groups;
-  std::vector<std::string> order;
-  for (const auto& [r, rank] : ranks) {
-    std::map<std::string, int> seen;
-    for (const auto& g : rank.graphs) {
-      const std::string key = match_key(*g.graph) + "#" + std::to_string(seen[match_key(*g.graph)]++);
-      if (!groups.count(key)) order.push_back(key);
-      groups[key].push_back({r, g});
+  void match_graphs() {
+    std::map<std::string, std::vector<std::pair<int, RankGraph>>> groups;
+    std::vector<std::string> order;
+    for (const auto& [r, rank] : ranks_) {
+      std::map<std::string, int> seen;
+      for (const auto& g : rank.graphs) {
+        const std::string key = match_key(*g.graph) + "#" + std::to_string(seen[match_key(*g.graph)]++);
+        if (!groups.count(key)) order.push_back(key);
+        groups[key].push_back({r, g});
+      }
     }
+    json graphs = json::array();
+    std::size_t number = 0;
+    for (const auto& key : order) {
+      const auto& members = groups[key];
+      graphs.push_back(group_json("g" + std::to_string(++number), members, all_ranks_));
+      const json& added = graphs.back();
+      if (members.size() < ranks_.size())
+        for (const auto& [r, m] : members) unmatched_[r].push_back(m.graph);
+      std::set<std::string> modes;
+      for (const auto& pr : added["ranks"])
+        if (pr["capture_mode"].is_string()) modes.insert(pr["capture_mode"].get<std::string>());
+      if (modes.size() > 1)
+        add_trouble(trouble_, "capture_mode_differs", all_ranks_, added["id"],
+                    "the ranks captured " + graph_name(*members.front().second.graph) + " in different capture modes", "");
+    }
+    view_["graphs"] = std::move(graphs);
   }
-  json graphs = json::array();
-  std::map<int, std::vector<const json*>> unmatched;  // rank -> its graphs that some rank lacks
-  std::size_t number = 0;
-  for (const auto& key : order) {
-    const auto& members = groups[key];
-    graphs.push_back(group_json("g" + std::to_string(++number), members, all_ranks));
-    const json& added = graphs.back();
-    if (members.size() < ranks.size())
-      for (const auto& [r, m] : members) unmatched[r].push_back(m.graph);
-    std::set<std::string> modes;
-    for (const auto& pr : added["ranks"])
-      if (pr["capture_mode"].is_string()) modes.insert(pr["capture_mode"].get<std::string>());
-    if (modes.size() > 1)
-      add_trouble(trouble, "capture_mode_differs", all_ranks, added["id"],
-                  "the ranks captured " + graph_name(*members.front().second.graph) + " in different capture modes", "");
-  }
-  view["graphs"] = std::move(graphs);
 
   // Graphs some ranks lack, paired by their order among each rank's unmatched graphs.
-  std::size_t most = 0;
-  for (const auto& [r, list] : unmatched) most = std::max(most, list.size());
-  for (std::size_t i = 0; i < most; ++i) {
-    std::vector<std::pair<int, const json*>> row;  // nullptr: the rank has no i-th unmatched graph
-    for (int r : all_ranks) row.push_back({r, i < unmatched[r].size() ? unmatched[r][i] : nullptr});
-    std::map<std::multiset<std::string>, std::vector<int>> by_kinds;
-    for (const auto& [r, g] : row) by_kinds[g ? collective_kinds(*g) : std::multiset<std::string>{}].push_back(r);
+  void pair_unmatched_graphs() {
+    std::size_t most = 0;
+    for (const auto& [r, list] : unmatched_) most = std::max(most, list.size());
+    for (std::size_t i = 0; i < most; ++i) {
+      std::vector<std::pair<int, const json*>> row;  // nullptr: the rank has no i-th unmatched graph
+      for (int r : all_ranks_) row.push_back({r, i < unmatched_[r].size() ? unmatched_[r][i] : nullptr});
+      std::map<std::multiset<std::string>, std::vector<int>> by_kinds;
+      for (const auto& [r, g] : row) by_kinds[g ? collective_kinds(*g) : std::multiset<std::string>{}].push_back(r);
+      const std::string detail = unmatched_row_text(row);
+      if (by_kinds.size() > 1) {
+        // Which ranks ran those collectives outside graphs instead.
+        std::string eager;
+        for (const auto& [r, g] : row)
+          for (const json* c : ranks_[r].eager_collectives)
+            eager += (eager.empty() ? "; outside graphs: rank " : ", rank ") + std::to_string(r) + " ran " +
+                     std::to_string(static_cast<long long>(num(*c, "count", 0))) + " " + str(*c, "kind") + " kernels";
+        add_trouble(trouble_, "collective_on_some_ranks", all_ranks_, nullptr,
+                    "a graph with collectives was captured differently across ranks: " + detail + eager, kCollectiveOrderHint);
+      } else {
+        add_trouble(trouble_, "graph_differs", all_ranks_, nullptr, "a graph differs across ranks: " + detail,
+                    "the ranks captured different work: a rank-dependent branch or size in the captured region");
+      }
+    }
+  }
+
+  // "rank 0: graph_3 (12 nodes, allreduce; only here: k x1); rank 1: no such graph".
+  static std::string unmatched_row_text(const std::vector<std::pair<int, const json*>>& row) {
     std::string detail;
     for (const auto& [r, g] : row) {
       detail += detail.empty() ? "" : "; ";
@@ -334,67 +374,69 @@ json cross_rank_view(const json& processes) {
         }
       detail += ")";
     }
-    if (by_kinds.size() > 1) {
-      // Which ranks ran those collectives outside graphs instead.
-      std::string eager;
-      for (const auto& [r, g] : row)
-        for (const json* c : ranks[r].eager_collectives)
-          eager += (eager.empty() ? "; outside graphs: rank " : ", rank ") + std::to_string(r) + " ran " +
-                   std::to_string(static_cast<long long>(num(*c, "count", 0))) + " " + str(*c, "kind") + " kernels";
-      add_trouble(trouble, "collective_on_some_ranks", all_ranks, nullptr,
-                  "a graph with collectives was captured differently across ranks: " + detail + eager, kCollectiveOrderHint);
-    } else {
-      add_trouble(trouble, "graph_differs", all_ranks, nullptr, "a graph differs across ranks: " + detail,
-                  "the ranks captured different work: a rank-dependent branch or size in the captured region");
-    }
+    return detail;
   }
 
   // Capture trouble on some ranks only, and capture trouble in a job that uses NCCL.
-  bool nccl = false;
-  for (const auto& [r, rank] : ranks) {
-    nccl = nccl || !rank.eager_collectives.empty();
-    for (const auto& g : rank.graphs) nccl = nccl || !arr(*g.graph, "collectives").empty();
-  }
-  std::vector<int> failed, clean;
-  for (const auto& [r, rank] : ranks) (rank.capture_trouble.empty() ? clean : failed).push_back(r);
-  if (!failed.empty() && (!clean.empty() || nccl)) {
-    const json& t = *ranks[failed.front()].capture_trouble.front();
+  void compare_captures() {
+    for (const auto& [r, rank] : ranks_) {
+      nccl_ = nccl_ || !rank.eager_collectives.empty();
+      for (const auto& g : rank.graphs) nccl_ = nccl_ || !arr(*g.graph, "collectives").empty();
+    }
+    std::vector<int> failed, clean;
+    for (const auto& [r, rank] : ranks_) (rank.capture_trouble.empty() ? clean : failed).push_back(r);
+    if (failed.empty() || (clean.empty() && !nccl_)) return;
+    const json& t = *ranks_[failed.front()].capture_trouble.front();
     std::string detail = "capture failed on " + rank_list(failed) + " (first: " + str(t, "api") + " returned " + str(t, "error") + ")";
     if (!clean.empty()) detail += ", not on " + rank_list(clean);
-    add_trouble(trouble, clean.empty() ? "capture_failed_with_collectives" : "capture_failed_on_some_ranks", failed, nullptr,
-                detail, nccl ? kCaptureWithNcclHint : "ranks that capture different work replay different graphs");
+    add_trouble(trouble_, clean.empty() ? "capture_failed_with_collectives" : "capture_failed_on_some_ranks", failed, nullptr,
+                detail, nccl_ ? kCaptureWithNcclHint : "ranks that capture different work replay different graphs");
   }
 
-  std::map<int, std::pair<double, double>> totals;
-  view["collectives"] = collectives_per_rank(ranks, totals);
-  json rank_rows = json::array();
-  for (const auto& [r, rank] : ranks) {
-    const json& id = *rank.identity;
-    double launches = 0, gpu = 0;
-    for (const auto& g : rank.graphs) {
-      launches += num(*g.graph, "launches", 0);
-      gpu += num(member(*g.graph, "gpu_span"), "total_ns", 0);
+  // A row per rank: its identity, processes, graph launches and collective time (`totals`: rank ->
+  // collective time and wait).
+  json rank_rows(std::map<int, std::pair<double, double>>& totals) const {
+    json rows = json::array();
+    for (const auto& [r, rank] : ranks_) {
+      const json& id = *rank.identity;
+      double launches = 0, gpu = 0;
+      for (const auto& g : rank.graphs) {
+        launches += num(*g.graph, "launches", 0);
+        gpu += num(member(*g.graph, "gpu_span"), "total_ns", 0);
+      }
+      rows.push_back({{"rank", r},
+                      {"local_rank", member(id, "local_rank")},
+                      {"world_size", member(id, "world_size")},
+                      {"local_world_size", member(id, "local_world_size")},
+                      {"node_rank", member(id, "node_rank")},
+                      {"from", member(id, "from")},
+                      {"host", rank.host},
+                      {"processes", rank.processes},
+                      {"pids", rank.pids},
+                      {"gpus", rank.gpus},
+                      {"graph_launches", launches},
+                      {"graph_gpu_ns", gpu},
+                      // null without any collective in the job: nothing was measured, not 0 ns
+                      {"collective_ns", nccl_ ? json(totals[r].first) : json(nullptr)},
+                      {"collective_wait_ns", nccl_ ? json(totals[r].second) : json(nullptr)}});
     }
-    rank_rows.push_back({{"rank", r},
-                         {"local_rank", member(id, "local_rank")},
-                         {"world_size", member(id, "world_size")},
-                         {"local_world_size", member(id, "local_world_size")},
-                         {"node_rank", member(id, "node_rank")},
-                         {"from", member(id, "from")},
-                         {"host", rank.host},
-                         {"processes", rank.processes},
-                         {"pids", rank.pids},
-                         {"gpus", rank.gpus},
-                         {"graph_launches", launches},
-                         {"graph_gpu_ns", gpu},
-                         // null without any collective in the job: nothing was measured, not 0 ns
-                         {"collective_ns", nccl ? json(totals[r].first) : json(nullptr)},
-                         {"collective_wait_ns", nccl ? json(totals[r].second) : json(nullptr)}});
+    return rows;
   }
-  view["ranks"] = std::move(rank_rows);
-  view["trouble"] = std::move(trouble);
-  view["notes"] = std::move(notes);
-  return view;
+
+  const json& processes_;
+  std::map<int, Rank> ranks_;
+  std::set<long long> world_sizes_;
+  std::vector<int> all_ranks_;
+  std::map<int, std::vector<const json*>> unmatched_;  // rank -> its graphs that some rank lacks
+  bool nccl_ = false;                                  // a collective ran somewhere in the job
+  json view_, trouble_ = json::array(), notes_ = json::array();
+};
+
+}  // namespace
+
+json cross_rank_view(const json& processes) {
+  if (!processes.is_array()) return nullptr;
+  return CrossRankView(processes).build();
 }
 
 }  // namespace gp

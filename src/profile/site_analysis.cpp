@@ -315,35 +315,36 @@ bool StepDefinition::contains(std::uint64_t t) const {
 
 std::string capture_site_key(const SiteSummary& site) { return site.where.empty() ? "site " + std::to_string(site.id) : site.where; }
 
-void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
-  SiteProfile& sp = out.sites;
-  const SiteRecords& r = p.sites;
-  sp.sites_recorded = !r.sites.empty();
-  sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
-  sp.process_start_resolution_ns = r.process_start_resolution_ns;
-  sp.python_frames = r.python_frames;
-  sp.site_cost = r.site_cost;
+namespace {
 
-  // The step: one launch of the most-launched graph, or of any other graph captured at its site
-  // (the buckets of a server: one graph per batch size, one of them launched each step, however
-  // rarely a small bucket's sizes come; the shapes of torch.compile's CUDA-graph trees, one after
-  // another), but not a warm-up replay. One site as the re-captures count it (capture_site_key).
+// Where the capture of each graph began (capture_site_key), by graph id.
+std::unordered_map<std::uint32_t, std::string> capture_sites_of_graphs(const ProcessRecords& p) {
+  const SiteRecords& r = p.sites;
+  std::unordered_map<std::uint32_t, std::string> capture_site_of_graph;
+  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
+  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+  std::map<std::uint32_t, std::uint32_t> open;  // stream -> its last BeginCapture's correlation
+  for (const auto& c : p.captures) {
+    if (c.begin) open[c.stream_id] = c.correlation_id;
+    else if (c.return_value == 0 && c.graph_id != 0 && open.count(c.stream_id))
+      if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end())
+        if (auto rec = site_by_id.find(s->second); rec != site_by_id.end())
+          capture_site_of_graph[c.graph_id] = capture_site_key(summarize_site(*rec->second));
+  }
+  return capture_site_of_graph;
+}
+
+// The step: one launch of the most-launched graph, or of any other graph captured at its site
+// (the buckets of a server: one graph per batch size, one of them launched each step, however
+// rarely a small bucket's sizes come; the shapes of torch.compile's CUDA-graph trees, one after
+// another), but not a warm-up replay. One site as the re-captures count it (capture_site_key).
+// With --step-range, one NVTX range instead where the records have any (use_step_ranges).
+void find_step(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
+  SiteProfile& sp = out.sites;
   const GraphProfile* step_graph = nullptr;
   for (const auto& g : out.graphs)
     if (g.launches > 0 && (step_graph == nullptr || g.launches > step_graph->launches)) step_graph = &g;
-  std::unordered_map<std::uint32_t, std::string> capture_site_of_graph;  // graph id -> where its capture began
-  {
-    std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
-    for (const auto& s : r.sites) site_by_id[s.id] = &s;
-    std::map<std::uint32_t, std::uint32_t> open;  // stream -> its last BeginCapture's correlation
-    for (const auto& c : p.captures) {
-      if (c.begin) open[c.stream_id] = c.correlation_id;
-      else if (c.return_value == 0 && c.graph_id != 0 && open.count(c.stream_id))
-        if (auto s = r.site_of_call.find(open[c.stream_id]); s != r.site_of_call.end())
-          if (auto rec = site_by_id.find(s->second); rec != site_by_id.end())
-            capture_site_of_graph[c.graph_id] = capture_site_key(summarize_site(*rec->second));
-    }
-  }
+  std::unordered_map<std::uint32_t, std::string> capture_site_of_graph = capture_sites_of_graphs(p);
   if (step_graph != nullptr) {
     const auto site = capture_site_of_graph.find(step_graph->exec.graph_id);
     std::vector<const ApiRecord*> launches;
@@ -379,42 +380,49 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       }
     }
   }
-  use_step_ranges(r.step_ranges, sp.step);
+  use_step_ranges(p.sites.step_ranges, sp.step);
   if (!sp.step.range_missing.empty())
     out.warnings.push_back("--step-range " + sp.step.range_name + ": " + sp.step.range_missing +
                            (sp.step.steps > 0 ? "; a step is one launch of graph_" + std::to_string(sp.step.graph_id) + " instead"
                                               : "; no step is defined"));
+}
 
-  // GPU work of eager calls, by correlation id.
+// GPU work of eager calls, by correlation id.
+std::unordered_map<std::uint32_t, GpuWork> eager_gpu_work(const TraceData& t) {
   std::unordered_map<std::uint32_t, GpuWork> work;
-  for (const auto& k : p.trace.kernels)
+  for (const auto& k : t.kernels)
     if (k.graph_id == 0) {
       GpuWork& w = work[k.correlation_id];
       w.ns += k.end_ns > k.start_ns ? static_cast<double>(k.end_ns - k.start_ns) : 0.0;
       w.kernels.push_back(short_kernel_name(k.name));
     }
-  for (const auto& m : p.trace.memcpys)
+  for (const auto& m : t.memcpys)
     if (m.graph_id == 0) work[m.correlation_id].ns += m.end_ns > m.start_ns ? static_cast<double>(m.end_ns - m.start_ns) : 0.0;
-  for (const auto& m : p.trace.memsets)
+  for (const auto& m : t.memsets)
     if (m.graph_id == 0) work[m.correlation_id].ns += m.end_ns > m.start_ns ? static_cast<double>(m.end_ns - m.start_ns) : 0.0;
+  return work;
+}
 
-  std::unordered_map<std::uint32_t, const CallSiteRecord*> site_by_id;
-  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+using SiteById = std::unordered_map<std::uint32_t, const CallSiteRecord*>;
 
-  // Eager calls grouped by site.
-  struct Acc {
-    EagerSite s;
-    std::map<std::string, std::size_t> kernels;
-    std::uint64_t first_ns = UINT64_MAX;
-  };
-  std::map<std::uint32_t, Acc> by_site;
+// An eager site while its calls are added up.
+struct SiteAcc {
+  EagerSite s;
+  std::map<std::string, std::size_t> kernels;
+  std::uint64_t first_ns = UINT64_MAX;
+};
+
+// Eager calls grouped by site (`work`: their GPU work).
+std::map<std::uint32_t, SiteAcc> eager_calls_by_site(const SiteRecords& r, const SiteInputs& in, const SiteById& site_by_id,
+                                                     const std::unordered_map<std::uint32_t, GpuWork>& work, const StepDefinition& step) {
+  std::map<std::uint32_t, SiteAcc> by_site;
   for (const auto& [co, site] : r.site_of_call) {
     if (in.captured_calls.count(co)) continue;
     auto sr = site_by_id.find(site);
     if (sr == site_by_id.end()) continue;
     const std::string api = strip_version(sr->second->api);
     if (api.find("BeginCapture") != std::string::npos || api.find("Instantiate") != std::string::npos || allocation_api(api)) continue;
-    Acc& a = by_site[site];
+    SiteAcc& a = by_site[site];
     if (a.s.calls == 0) {
       a.s.api = api;
       a.s.kind = kind_of_api(api);
@@ -429,7 +437,7 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       const ApiRecord& call = *ar->second;
       a.s.host_ns += static_cast<double>(weight) * (call.end_ns > call.start_ns ? static_cast<double>(call.end_ns - call.start_ns) : 0.0);
       a.first_ns = std::min(a.first_ns, call.start_ns);
-      if (sp.step.contains(call.start_ns)) a.s.calls_in_steps += weight;
+      if (step.contains(call.start_ns)) a.s.calls_in_steps += weight;
     }
     auto w = work.find(co);
     if (w != work.end()) {
@@ -437,15 +445,21 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
       for (const auto& k : w->second.kernels) a.kernels[k] += weight;
     }
   }
-  // Stacks with the same innermost application frame and kind are one site.
-  std::map<std::pair<std::string, std::string>, Acc> merged;
+  return by_site;
+}
+
+// Eager work by site, most GPU time first: stacks with the same innermost application frame and
+// kind are one site.
+void find_eager_sites(const ProcessRecords& p, const SiteInputs& in, const SiteById& site_by_id, SiteProfile& sp) {
+  std::map<std::uint32_t, SiteAcc> by_site = eager_calls_by_site(p.sites, in, site_by_id, eager_gpu_work(p.trace), sp.step);
+  std::map<std::pair<std::string, std::string>, SiteAcc> merged;
   for (auto& [id, a] : by_site) {
     std::vector<std::string> names;
     for (const auto& [name, n] : a.kernels) names.push_back(name);
-    a.s.site = summarize_site(*site_by_id[id], names);
+    a.s.site = summarize_site(*site_by_id.at(id), names);
     auto [it, fresh] = merged.try_emplace({a.s.site.where, a.s.kind}, a);
     if (fresh) continue;
-    Acc& m = it->second;
+    SiteAcc& m = it->second;
     ++m.s.stacks;
     m.s.calls += a.s.calls;
     m.s.taken += a.s.taken;
@@ -468,16 +482,11 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
     if (a.host_ns != b.host_ns) return a.host_ns > b.host_ns;
     return a.site.id < b.site.id;
   });
+}
 
-  // Capture trouble, joined to where its capture began.
-  for (auto& t : out.capture_trouble) {
-    auto s = r.site_of_call.find(t.begin_correlation);
-    if (t.begin_correlation != 0 && s != r.site_of_call.end() && site_by_id.count(s->second))
-      t.site = summarize_site(*site_by_id[s->second]);
-  }
-
-  // cudaGraphExecUpdate and the exec SetParams calls.
-  for (const auto& a : p.trace.api) {
+// cudaGraphExecUpdate and the exec SetParams calls.
+void count_exec_changes(const std::vector<ApiRecord>& api, SiteProfile& sp) {
+  for (const auto& a : api) {
     const bool update = starts_with(a.name, "cudaGraphExecUpdate") || starts_with(a.name, "cuGraphExecUpdate");
     const bool set_params = (starts_with(a.name, "cudaGraphExec") || starts_with(a.name, "cuGraphExec")) &&
                             a.name.find("SetParams") != std::string::npos;
@@ -486,7 +495,29 @@ void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile
     ++c->calls;
     if (a.return_value != 0) ++c->failures;
   }
+}
 
+}  // namespace
+
+void analyze_sites(const ProcessRecords& p, const SiteInputs& in, ProcessProfile& out) {
+  SiteProfile& sp = out.sites;
+  const SiteRecords& r = p.sites;
+  sp.sites_recorded = !r.sites.empty();
+  sp.ledgers_recorded = !r.memory_samples.empty() || r.process_start_ns != 0;
+  sp.process_start_resolution_ns = r.process_start_resolution_ns;
+  sp.python_frames = r.python_frames;
+  sp.site_cost = r.site_cost;
+  find_step(p, in, out);
+  SiteById site_by_id;
+  for (const auto& s : r.sites) site_by_id[s.id] = &s;
+  find_eager_sites(p, in, site_by_id, sp);
+  // Capture trouble, joined to where its capture began.
+  for (auto& t : out.capture_trouble) {
+    auto s = r.site_of_call.find(t.begin_correlation);
+    if (t.begin_correlation != 0 && s != r.site_of_call.end() && site_by_id.count(s->second))
+      t.site = summarize_site(*site_by_id[s->second]);
+  }
+  count_exec_changes(p.trace.api, sp);
   fill_ledgers(p, in, out);
   note_missing_lines(r, sp);
   analyze_step_kinds(p, in, out);

@@ -17,6 +17,7 @@
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
 #include "profile_fix_first.hpp"
+#include "profile_overhead_text.hpp"
 #include "profile_sites_text.hpp"
 #include "profile_steps_text.hpp"
 
@@ -47,10 +48,6 @@ template <class T>
 const T& needed(const std::optional<T>& field) {
   if (!field) json_misuse();
   return *field;
-}
-double needed(const ProfileNumber& field) {
-  if (!field.is_number()) json_misuse();
-  return field.value();
 }
 std::string median_of(const std::optional<ProfileStats>& s) { return format_ns(s ? s->median_ns.value() : NAN); }
 
@@ -316,13 +313,15 @@ void record_lines_text(std::ostringstream& out, const ProfileList<ProfileText>& 
   if (left > 0) out << prefix << "... and " << group_digits(left) << " more of other kinds (the report lists them all)\n";
 }
 
-void process_text(std::ostringstream& out, const Report& report, const ProfileProcess& p, bool several, bool verbose,
-                  const std::string& report_path) {
-  if (several) {
-    const std::string rank = rank_label(p);
-    out << "\nprocess " << p.process << " (pid " << p.pid << (rank.empty() ? "" : ", " + rank) << "): " << one_line(p.command_line)
-        << "\n";
-  }
+// CUPTI was taken from graphprof before the process ended (its records stop early, or have a hole).
+bool cupti_taken(const ProfileProcess& p) {
+  const ProfileText& at_end = p.cupti_at_end;
+  return at_end == "finalized_elsewhere" || at_end == "activity_taken" || at_end == "teardown_timeout";
+}
+
+// What the process's records say of themselves: its errors, warnings and CUPTI's notices, CUPTI
+// refused to the application or taken from graphprof, and how the process ended.
+void record_notes_text(std::ostringstream& out, const ProfileProcess& p) {
   record_lines_text(out, p.errors, "  NOT PROFILED: ");
   record_lines_text(out, p.warnings, "  graphprof warning: ");  // older reports have none
   if (const auto& refused = p.cupti_refused)
@@ -333,7 +332,7 @@ void process_text(std::ostringstream& out, const Report& report, const ProfilePr
            "    application's profiler, or run its profiler without graphprof)\n";
   record_lines_text(out, p.cupti_notices, "  CUPTI reported: ");
   const ProfileText& at_end = p.cupti_at_end;
-  const bool taken = at_end == "finalized_elsewhere" || at_end == "activity_taken" || at_end == "teardown_timeout";
+  const bool taken = cupti_taken(p);
   // With activity_taken the records have a hole instead (what CUPTI held at exit was taken back).
   if (taken && at_end != "activity_taken")
     out << "  records stop " << ns(p.records_end_ns) << " after CUDA initialisation, "
@@ -348,17 +347,11 @@ void process_text(std::ostringstream& out, const Report& report, const ProfilePr
            "  (its last, partly filled buffer) are missing\n";
   else if (const std::string& why = p.end_reason; why.rfind("SIG", 0) == 0 || why.rfind("_exit(", 0) == 0)
     out << "  the process ended by " << why << ": graphprof wrote its pending records first, nothing is missing\n";
-  const ProfileCoverage& c = needed(p.coverage);
-  const bool no_work = c.graph_kernels.count() + c.eager_kernels.count() == 0 && c.graph_launches.count() + c.eager_launches.count() == 0;
-  if (no_work && taken) {
-    out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands over only full\n"
-           "  buffers until a flush): only the graphs instantiated until then were recorded\n";
-  } else if (no_work && p.graphs.empty() && p.copies.empty()) {
-    out << "  no kernel ran in this process (it initialised CUDA only)\n";
-    lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
-    return;
-  }
-  // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
+}
+
+// How the process was observed: said where it is not the default (reports older than the field: CUPTI).
+void observed_by_text(std::ostringstream& out, const ProfileProcess& p) {
+  const bool interposed = p.observed_by.present() && p.observed_by == "interpose";
   if (interposed) {
     // Graph launches timed by CUDA events (a sample, the light default's GPU time): said so.
     bool event_times = false;
@@ -394,249 +387,160 @@ void process_text(std::ostringstream& out, const Report& report, const ProfilePr
   }
   else if (p.observe_note.present())
     out << "  observed by: CUPTI (" << p.observe_note.str() << ")\n";
-  if (!(no_work && taken)) coverage_text(out, p, verbose);
+}
 
+// The graphs: a row each (at most 10, 40 with --verbose), those changed in place, how their node
+// figures were measured, and (--verbose) the slowest nodes.
+void graphs_text(std::ostringstream& out, const Report& report, const ProfileProcess& p, bool verbose,
+                 const std::string& report_path) {
   const auto& graphs = p.graphs;
-  if (!graphs.empty()) {
-    out << "\n  graphs (" << graphs.size() << " instantiated)\n";
-    // Where each graph was made (reports before call sites have none): left-aligned in the last column.
-    std::vector<std::string> made_at;
-    std::size_t made_at_width = 0;
-    const bool sites = p.call_sites_recorded.value_or(false);
-    for (const auto& g : graphs) {
-      made_at.push_back(graph_made_at(g));
-      made_at_width = std::max(made_at_width, display_width(made_at.back()));
-    }
-    std::vector<std::string> header{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
-                                    "blocked", "GPU/launch", "kernel time"};
-    if (sites) header.push_back(pad_right("made at", made_at_width));
-    TextTable rows(std::move(header));
-    const std::size_t cap = verbose ? 40 : 10;
-    std::size_t shown = 0;
-    for (const auto& g : graphs) {
-      if (++shown > cap) break;
-      const ProfileLaunchCalls calls = g.launch_calls.value_or(ProfileLaunchCalls{});
-      std::vector<std::string> row{"graph_" + std::to_string(static_cast<unsigned>(g.graph.count())),
-                                   std::to_string(static_cast<unsigned>(g.exec.count())), g.made_by,
-                                   std::to_string(static_cast<std::size_t>(g.nodes.count())),
-                                   std::to_string(static_cast<std::size_t>(g.edges.count())), ns(g.instantiate_ns), ns(g.upload_ns),
-                                   std::to_string(static_cast<std::size_t>(g.launches.count())), calls.all ? median_of(calls.all) : "-",
-                                   std::to_string(static_cast<std::size_t>(calls.blocked.count())),
-                                   g.gpu_span ? median_of(g.gpu_span) : "-", p.trace_level == "node" ? ns(g.kernel_time_ns) : "-"};
-      if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
-      rows.add(std::move(row));
-    }
-    out << rows.str();
-    if (graphs.size() > cap)
-      out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
-    // Graphs changed in place before their launches (XLA's command buffers; interposed only).
-    for (const auto& g : graphs) {
-      const std::uint64_t set = g.set_params_calls.count(), upd = g.exec_update_calls.count();
-      const std::size_t launches = g.launches.count();
-      if (set + upd == 0) continue;
-      out << "  graph_" << static_cast<unsigned>(g.graph.count()) << ": ";
-      if (launches > 0)
-        out << strf("%.1f", static_cast<double>(set + upd) / static_cast<double>(launches)) << " changes per launch (";
-      out << set << " SetParams, " << upd << " exec updates" << (launches > 0 ? ")" : "")
-          << ": the program updates the exec in place before launching it (XLA's command buffers do)\n";
-    }
-    sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
-    if (verbose) slowest_nodes(out, report, p, report_path);
+  if (graphs.empty()) return;
+  out << "\n  graphs (" << graphs.size() << " instantiated)\n";
+  // Where each graph was made (reports before call sites have none): left-aligned in the last column.
+  std::vector<std::string> made_at;
+  std::size_t made_at_width = 0;
+  const bool sites = p.call_sites_recorded.value_or(false);
+  for (const auto& g : graphs) {
+    made_at.push_back(graph_made_at(g));
+    made_at_width = std::max(made_at_width, display_width(made_at.back()));
   }
-  step_kinds_text(out, p, verbose);
-  if (!verbose) {
-    // What the verbose text lists, in one line: work left outside graphs.
-    std::vector<std::string> outside;
-    auto count = [&](const ProfileList<ProfileCallTime>& list, const char* one, const char* many) {
-      if (list.empty()) return;
-      std::size_t n = 0;
-      for (const auto& x : list) n += x.count.count();
-      outside.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
-    };
-    const std::size_t eager = c.eager_kernels.count();
-    if (eager > 0) outside.push_back(std::to_string(eager) + (eager == 1 ? " eager kernel" : " eager kernels"));
-    count(p.copies, "copy or memset", "copies and memsets");
-    count(p.syncs, "synchronising call", "synchronising calls");
-    if (!outside.empty()) out << "\n  outside graphs: " << join(outside, ", ") << " (--verbose lists them by name)\n";
+  std::vector<std::string> header{"graph", "exec", "made by", "nodes", "edges", "instantiate", "upload", "launches", "call median",
+                                  "blocked", "GPU/launch", "kernel time"};
+  if (sites) header.push_back(pad_right("made at", made_at_width));
+  TextTable rows(std::move(header));
+  const std::size_t cap = verbose ? 40 : 10;
+  std::size_t shown = 0;
+  for (const auto& g : graphs) {
+    if (++shown > cap) break;
+    const ProfileLaunchCalls calls = g.launch_calls.value_or(ProfileLaunchCalls{});
+    std::vector<std::string> row{"graph_" + std::to_string(static_cast<unsigned>(g.graph.count())),
+                                 std::to_string(static_cast<unsigned>(g.exec.count())), g.made_by,
+                                 std::to_string(static_cast<std::size_t>(g.nodes.count())),
+                                 std::to_string(static_cast<std::size_t>(g.edges.count())), ns(g.instantiate_ns), ns(g.upload_ns),
+                                 std::to_string(static_cast<std::size_t>(g.launches.count())), calls.all ? median_of(calls.all) : "-",
+                                 std::to_string(static_cast<std::size_t>(calls.blocked.count())),
+                                 g.gpu_span ? median_of(g.gpu_span) : "-", p.trace_level == "node" ? ns(g.kernel_time_ns) : "-"};
+    if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
+    rows.add(std::move(row));
   }
-  auto named = [&](const char* title, const ProfileList<ProfileCallTime>& list, bool bytes, bool host) {
+  out << rows.str();
+  if (graphs.size() > cap)
+    out << "  ... " << graphs.size() - cap << " more in the report" << (verbose ? "" : " (--verbose lists 40)") << "\n";
+  // Graphs changed in place before their launches (XLA's command buffers; interposed only).
+  for (const auto& g : graphs) {
+    const std::uint64_t set = g.set_params_calls.count(), upd = g.exec_update_calls.count();
+    const std::size_t launches = g.launches.count();
+    if (set + upd == 0) continue;
+    out << "  graph_" << static_cast<unsigned>(g.graph.count()) << ": ";
+    if (launches > 0)
+      out << strf("%.1f", static_cast<double>(set + upd) / static_cast<double>(launches)) << " changes per launch (";
+    out << set << " SetParams, " << upd << " exec updates" << (launches > 0 ? ")" : "")
+        << ": the program updates the exec in place before launching it (XLA's command buffers do)\n";
+  }
+  sampling_text(out, p);  // how the node figures were measured: shown with or without --verbose
+  if (verbose) slowest_nodes(out, report, p, report_path);
+}
+
+// What the verbose text lists, in one line: work left outside graphs.
+void outside_graphs_text(std::ostringstream& out, const ProfileProcess& p) {
+  const ProfileCoverage& c = needed(p.coverage);
+  std::vector<std::string> outside;
+  auto count = [&](const ProfileList<ProfileCallTime>& list, const char* one, const char* many) {
     if (list.empty()) return;
-    out << "\n  " << title << "\n";
-    std::vector<std::string> header{"name", "count", host ? "host total" : "GPU total", "median"};
-    if (bytes) header.push_back("bytes");
-    TextTable rows(std::move(header));
-    std::vector<std::string> names;
-    for (const auto& n : list) names.push_back(n.name);
-    names = name_column(names);
-    std::size_t row = 0;
-    for (const auto& n : list) {
-      std::vector<std::string> r{names[row++], std::to_string(static_cast<std::size_t>(n.count.count())), ns(n.total_ns), ns(n.median_ns)};
-      if (bytes) r.push_back(std::to_string(n.bytes.count()));
-      rows.add(std::move(r));
-    }
-    out << rows.str();
+    std::size_t n = 0;
+    for (const auto& x : list) n += x.count.count();
+    outside.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
   };
+  const std::size_t eager = c.eager_kernels.count();
+  if (eager > 0) outside.push_back(std::to_string(eager) + (eager == 1 ? " eager kernel" : " eager kernels"));
+  count(p.copies, "copy or memset", "copies and memsets");
+  count(p.syncs, "synchronising call", "synchronising calls");
+  if (!outside.empty()) out << "\n  outside graphs: " << join(outside, ", ") << " (--verbose lists them by name)\n";
+}
+
+// A table of CUDA calls or kernels by name (copies, syncs, eager kernels).
+void named_text(std::ostringstream& out, const char* title, const ProfileList<ProfileCallTime>& list, bool bytes, bool host) {
+  if (list.empty()) return;
+  out << "\n  " << title << "\n";
+  std::vector<std::string> header{"name", "count", host ? "host total" : "GPU total", "median"};
+  if (bytes) header.push_back("bytes");
+  TextTable rows(std::move(header));
+  std::vector<std::string> names;
+  for (const auto& n : list) names.push_back(n.name);
+  names = name_column(names);
+  std::size_t row = 0;
+  for (const auto& n : list) {
+    std::vector<std::string> r{names[row++], std::to_string(static_cast<std::size_t>(n.count.count())), ns(n.total_ns), ns(n.median_ns)};
+    if (bytes) r.push_back(std::to_string(n.bytes.count()));
+    rows.add(std::move(r));
+  }
+  out << rows.str();
+}
+
+// The captures that failed, with where each began and its fix.
+void capture_trouble_text(std::ostringstream& out, const ProfileProcess& p) {
+  const auto& trouble = p.capture_trouble;
+  if (trouble.empty()) return;
+  out << "\n  capture trouble\n";
+  bool sited = false;
+  for (const auto& t : trouble) sited = sited || t.site.has_value();
+  std::vector<std::string> header{"#", "stream", "offending call", "error", "cudaStreamEndCapture"};
+  if (sited) header.push_back("capture began at");
+  TextTable rows(std::move(header), sited ? TextTable::Layout::kText : TextTable::Layout::kNumbers);
+  std::string fixes;
+  std::size_t number = 0;
+  for (const auto& t : trouble) {
+    const std::string n = std::to_string(++number);
+    std::vector<std::string> row{n, std::to_string(static_cast<unsigned>(t.stream.count())), t.api, t.error,
+                                 t.end_error.empty() ? "-" : t.end_error.str()};
+    if (sited) row.push_back(site_where(t.site, 60));
+    rows.add(std::move(row));
+    if (!t.hint.empty()) fixes += "  fix " + n + ": " + t.hint + "\n";
+  }
+  out << rows.str() << fixes;
+}
+
+void process_text(std::ostringstream& out, const Report& report, const ProfileProcess& p, bool several, bool verbose,
+                  const std::string& report_path) {
+  if (several) {
+    const std::string rank = rank_label(p);
+    out << "\nprocess " << p.process << " (pid " << p.pid << (rank.empty() ? "" : ", " + rank) << "): " << one_line(p.command_line)
+        << "\n";
+  }
+  record_notes_text(out, p);
+  const bool taken = cupti_taken(p);
+  const ProfileCoverage& c = needed(p.coverage);
+  const bool no_work = c.graph_kernels.count() + c.eager_kernels.count() == 0 && c.graph_launches.count() + c.eager_launches.count() == 0;
+  if (no_work && taken) {
+    out << "  no kernel or launch record reached graphprof before CUPTI was taken from it (CUPTI hands over only full\n"
+           "  buffers until a flush): only the graphs instantiated until then were recorded\n";
+  } else if (no_work && p.graphs.empty() && p.copies.empty()) {
+    out << "  no kernel ran in this process (it initialised CUDA only)\n";
+    lost_records_text(out, p);  // a garbled or truncated record file reads as one without work
+    return;
+  }
+  observed_by_text(out, p);
+  if (!(no_work && taken)) coverage_text(out, p, verbose);
+  graphs_text(out, report, p, verbose, report_path);
+  step_kinds_text(out, p, verbose);
+  if (!verbose) outside_graphs_text(out, p);
   const bool by_site = !p.eager_sites.empty();
   if (verbose) {
     if (by_site) {
       eager_sites_text(out, p);
     } else {
-      named("top eager kernels (outside graphs)", p.top_eager_kernels, false, false);
+      named_text(out, "top eager kernels (outside graphs)", p.top_eager_kernels, false, false);
     }
     ledgers_text(out, p);
   }
   call_site_notes_text(out, p, verbose);
   instability_text(out, p);
   if (verbose) {
-    named("copies and memsets outside graphs", p.copies, true, false);
-    if (!by_site) named("synchronising calls", p.syncs, false, true);
+    named_text(out, "copies and memsets outside graphs", p.copies, true, false);
+    if (!by_site) named_text(out, "synchronising calls", p.syncs, false, true);
   }
-  const auto& trouble = p.capture_trouble;
-  if (!trouble.empty()) {
-    out << "\n  capture trouble\n";
-    bool sited = false;
-    for (const auto& t : trouble) sited = sited || t.site.has_value();
-    std::vector<std::string> header{"#", "stream", "offending call", "error", "cudaStreamEndCapture"};
-    if (sited) header.push_back("capture began at");
-    TextTable rows(std::move(header), sited ? TextTable::Layout::kText : TextTable::Layout::kNumbers);
-    std::string fixes;
-    std::size_t number = 0;
-    for (const auto& t : trouble) {
-      const std::string n = std::to_string(++number);
-      std::vector<std::string> row{n, std::to_string(static_cast<unsigned>(t.stream.count())), t.api, t.error,
-                                   t.end_error.empty() ? "-" : t.end_error.str()};
-      if (sited) row.push_back(site_where(t.site, 60));
-      rows.add(std::move(row));
-      if (!t.hint.empty()) fixes += "  fix " + n + ": " + t.hint + "\n";
-    }
-    out << rows.str() << fixes;
-  }
+  capture_trouble_text(out, p);
   lost_records_text(out, p);
-}
-
-// --repeat: one line per run (exit, wall, coverage, launches); the details below are the first run's.
-void repeat_text(std::ostringstream& out, const ProfileSection& p) {
-  namespace f = profile_fields;
-  const std::vector<const ProfileAppRun*> runs = f::runs(p);
-  if (runs.size() < 2) return;
-  out << "  " << runs.size() << " runs (--repeat); the details below are run 1's\n";
-  TextTable rows({"run", "exit", "wall", "coverage (time)", "graph launches", "eager launches", "graphs"});
-  for (const ProfileAppRun* r : runs) {
-    const f::RunTotals t = f::run_totals(*r);
-    rows.add({strf("%.0f", r->run.value_or(0)), strf("%.0f", r->exit_status.value_or(0)), ns(r->wall_ns), pct(t.coverage()),
-              strf("%.0f", t.graph_launches), strf("%.0f", t.eager_launches), strf("%.0f", t.graphs)});
-  }
-  out << rows.str();
-}
-
-// --overhead N: the change of what the application's loop experiences, with its interval.
-void overhead_text(std::ostringstream& out, const ProfileSection& p) {
-  const auto& changes = p.overhead_changes;
-  if (changes.empty()) return;
-  const auto& runs = p.overhead_runs;
-  std::size_t steps = 0;
-  unsigned exec = 0;
-  bool synchronised = !runs.empty();  // every window ends at a synchronisation after the last launch
-  bool plain_interposed = !runs.empty();  // every plain run was observed without CUPTI
-  bool by_range = !runs.empty();      // --step-range NAME: the ranges' window (older reports: no "window")
-  std::string range;
-  for (const auto& r : runs) {
-    const bool profiled = r.profiled.value_or(false);
-    if (profiled && r.steps.is_number()) {
-      steps = r.steps.count();
-      exec = static_cast<unsigned>(r.exec.count());
-    }
-    synchronised = synchronised && r.window_end == "synchronised";
-    if (!profiled) plain_interposed = plain_interposed && r.observed_by == "interpose";
-    by_range = by_range && r.window == "nvtx range";
-    if (range.empty()) range = r.range;
-  }
-  out << "  overhead (--overhead: " << changes[0].pairs << " plain and profiled runs, alternating, after a warm-up run";
-  if (p.warmup_wall_ns.is_number()) out << " of " << ns(p.warmup_wall_ns);
-  out << " not counted; 95 % intervals over the pairs):\n";
-  TextTable rows({"figure", "plain", "profiled", "change", "95 % interval"});
-  bool wide = false;
-  for (const auto& c : changes) {
-    const std::string& m = c.metric;
-    const std::string window_of = by_range ? "NVTX range '" + range + "'" : "exec " + std::to_string(exec);
-    const std::string name = m == "steady_window" ? "steady-state window (" + window_of + ", " + plural(steps, "step", "steps") + ")"
-                             : m == "host_per_step" ? "time per step"
-                                                    : "process wall time";
-    const bool wider = c.wider_than_effect.value_or(false);
-    rows.add({name, ns(c.plain_median_ns), ns(c.profiled_median_ns), strf("%+.1f %%", 100.0 * c.change),
-              strf("%+.1f %% .. %+.1f %%", 100.0 * c.low, 100.0 * c.high) + (wider ? " (wider than the effect)" : "")});
-    wide = wide || (m != "wall_time" && wider);
-  }
-  out << rows.str();
-  // How the plain runs were timed: by interposition alone, or with graphprof's CUPTI callbacks.
-  const char* range_plain = plain_interposed ? "plain runs are observed by interposition alone (no CUPTI) and\n"
-                                               "   graphprof's NVTX range hooks, to time it; "
-                                             : "plain runs carry graphprof's graph-launch and synchronisation callbacks and its NVTX\n"
-                                               "   range hooks alone, to time it; ";
-  const char* graph_plain = plain_interposed ? "plain runs are observed by interposition\n"
-                                               "   alone (no CUPTI), to time it; "
-                                             : "plain runs carry graphprof's graph-launch\n"
-                                               "   and synchronisation callbacks alone, to time it; ";
-  if (by_range)
-    out << "  (window: from the start of the first NVTX range '" << range << "' to the end of the last, a step per range\n"
-           "   (--step-range); "
-        << range_plain << "medians of the runs, every run in the report)\n";
-  else
-    out << (synchronised ? "  (window: from the first launch call of the most-launched graph to the first synchronisation after its\n"
-                           "   last launch, so the GPU's work is in it; "
-                         : "  (window: first to last launch call of the most-launched graph; ")
-        << graph_plain << "medians of the runs, every run in the report)\n";
-  if (wide)
-    out << "  the interval is wider than the effect: these runs cannot tell it from noise (more runs: --overhead N)\n";
-}
-
-// --overhead-windows N: the program's time per graph launch in recording windows against the
-// paused windows beside them, inside each process.
-void overhead_windows_text(std::ostringstream& out, const ProfileSection& p) {
-  if (!p.overhead_windows) return;
-  const ProfileOverheadWindows& w = *p.overhead_windows;
-  const auto& runs = w.runs;
-  const std::string how = "recording paused and resumed every " + strf("%.0f", w.period_ms.value()) + " ms from " +
-                          strf("%.0f", w.start_ms.value()) + " ms after the first graph launch";
-  if (!w.change.is_number()) {
-    std::size_t compared = 0, through_cupti = 0;
-    for (const auto& r : runs) {
-      compared += r.compared.count();
-      through_cupti += r.through_cupti.count() > 0 ? 1 : 0;
-    }
-    if (through_cupti > 0) {  // the windows are the interposer's: a process CUPTI observed has none
-      out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << "): no verdict: "
-          << plural(through_cupti, "run was", "runs were")
-          << " observed through CUPTI (the process could not be interposed: see its 'observed by'), and only the interposer\n"
-             "  pauses in windows: measure this program with --overhead N (pairs of processes) instead\n";
-      return;
-    }
-    out << "  overhead (--overhead-windows, " << plural(runs.size(), "run", "runs") << ", " << how << "): no verdict: "
-        << plural(compared, "recording window", "recording windows") << " between timed paused ones, fewer than "
-        << kMinWindowRatios << " (a process that is not interposed or launches no graph, or runs too short: a longer run,"
-        << " or --overhead N)\n";
-    return;
-  }
-  const bool noise = needed(w.inside_noise);
-  out << "  overhead on the application's own steps: " << strf("%+.1f %%", 100.0 * w.change) << " time per graph launch ["
-      << strf("%+.1f", 100.0 * w.low) << ", " << strf("%+.1f", 100.0 * w.high) << " %] ("
-      << (noise ? "inside the noise" : "outside the noise") << ")\n";
-  out << "  (--overhead-windows: " << plural(static_cast<std::size_t>(needed(w.windows)), "recording window", "recording windows")
-      << " of " << plural(runs.size(), "run", "runs") << " against the paused windows beside each; median, "
-      << strf("%.0f", 100.0 * w.level) << " % sign-test interval;\n   " << how << ")\n";
-  TextTable rows({"run", "exit", "windows", "recording", "paused", "change"});
-  std::size_t k = 0;
-  for (const auto& r : runs) {
-    ++k;
-    rows.add({std::to_string(k), std::to_string(static_cast<int>(r.status.value_or(0))),
-              std::to_string(static_cast<std::size_t>(r.compared.count())),
-              r.recording_ns_per_launch.is_number() ? ns(r.recording_ns_per_launch) : "-",
-              r.paused_ns_per_launch.is_number() ? ns(r.paused_ns_per_launch) : "-",
-              r.change.is_number() ? strf("%+.1f %%", 100.0 * r.change) : "-"});
-  }
-  out << rows.str();
-  out << "  (a paused window still passes each call through the interposer, a flag and a counter: what this measures is"
-         " recording,\n   call sites and ledgers; the profile below is a further run, recorded throughout)\n";
 }
 
 }  // namespace

@@ -268,45 +268,41 @@ DurationStats duration_stats(std::vector<double> values) {
   return s;
 }
 
-TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const DotGraphInfo* dot) {
-  TraceSummary s;
-  s.level = data.level;
-  s.iterations = data.windows.size();
-  s.dot_status = join.dot_status();
-  s.traced_graph_id = join.traced_graph_id();
-  s.dot_graph_id = join.dot_graph_id();
+namespace {
 
-  const std::vector<IterationWindow> windows = sorted_windows(data);
-  const auto iter_of = iteration_of_correlation(data);
-  const std::uint64_t first_begin = windows.empty() ? std::numeric_limits<std::uint64_t>::max() : windows.front().begin_ns;
-
-  std::unordered_map<std::string, std::string> short_names;
-  auto short_of = [&](const GpuOp& op) -> const std::string& {
-    auto it = short_names.find(op.name);
-    if (it == short_names.end())
-      it = short_names.emplace(op.name, op.kernel ? short_kernel_name(op.name) : op.name).first;
+// The short name of a GPU operation (short_kernel_name for a kernel), worked out once per name.
+class ShortNames {
+ public:
+  const std::string& of(const GpuOp& op) {
+    auto it = names_.find(op.name);
+    if (it == names_.end())
+      it = names_.emplace(op.name, op.kernel ? short_kernel_name(op.name) : op.name).first;
     return it->second;
-  };
-
-  std::vector<GpuOp> ops = gpu_ops(data);
-  claim_loop_body_records(ops);
-  std::vector<std::vector<const GpuOp*>> by_iter(windows.size());
-  for (const auto& op : ops) {
-    auto it = iter_of.find(op.correlation_id);
-    if (it != iter_of.end()) by_iter[it->second].push_back(&op);
-    else if (op.start_ns >= first_begin) ++s.unassigned;
   }
 
-  struct NodeAcc {
-    std::string kind, name, mangled;
-    std::vector<double> durations, gaps;
-    std::map<std::size_t, std::pair<std::size_t, double>> per_replay;  // replay -> runs, summed time
-  };
-  std::map<NodeRef, NodeAcc> node_acc;
-  std::map<std::pair<std::string, std::string>, std::vector<double>> name_acc;
+ private:
+  std::unordered_map<std::string, std::string> names_;
+};
+
+// One node's records over the replays.
+struct NodeAcc {
+  std::string kind, name, mangled;
+  std::vector<double> durations, gaps;
+  std::map<std::size_t, std::pair<std::size_t, double>> per_replay;  // replay -> runs, summed time
+};
+
+// The GPU records of the replays, added up by node, by kind and name, and by launch.
+struct RecordSums {
+  std::map<NodeRef, NodeAcc> nodes;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> names;
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> launch_span;  // correlation -> [start, end]
   std::vector<double> iter_spans;
+};
 
+// Adds each replay's records (sorted by start) to `sums`; counts the records and those no node
+// was found for in `s`.
+void add_replays(const std::vector<std::vector<const GpuOp*>>& by_iter, const NodeJoin& join, RecordSums& sums, TraceSummary& s) {
+  ShortNames short_names;
   for (std::size_t replay = 0; replay < by_iter.size(); ++replay) {
     const auto& ops_of_iter = by_iter[replay];
     if (ops_of_iter.empty()) continue;
@@ -317,13 +313,13 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
       const double dur = static_cast<double>(op->end_ns >= op->start_ns ? op->end_ns - op->start_ns : 0);
       lo = std::min(lo, op->start_ns);
       hi = std::max(hi, op->end_ns);
-      name_acc[{op->kind, short_of(*op)}].push_back(dur);
+      sums.names[{op->kind, short_names.of(*op)}].push_back(dur);
       std::optional<double> gap;
       auto e = ends.upper_bound(op->start_ns);
       if (e != ends.begin()) gap = static_cast<double>(op->start_ns - *std::prev(e));
       ends.insert(op->end_ns);
       if (op->graph_id == 0) continue;
-      auto& span = launch_span.try_emplace(op->correlation_id, op->start_ns, op->end_ns).first->second;
+      auto& span = sums.launch_span.try_emplace(op->correlation_id, op->start_ns, op->end_ns).first->second;
       span.first = std::min(span.first, op->start_ns);
       span.second = std::max(span.second, op->end_ns);
       const auto ref = join.find(op->graph_node_id);
@@ -331,10 +327,10 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
         ++s.unattributed;
         continue;
       }
-      NodeAcc& acc = node_acc[*ref];
+      NodeAcc& acc = sums.nodes[*ref];
       if (acc.durations.empty()) {
         acc.kind = op->kind;
-        acc.name = short_of(*op);
+        acc.name = short_names.of(*op);
         if (op->kernel) acc.mangled = op->name;
       }
       acc.durations.push_back(dur);
@@ -343,12 +339,17 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
       runs.second += dur;
       if (gap) acc.gaps.push_back(*gap);
     }
-    iter_spans.push_back(static_cast<double>(hi - lo));
+    sums.iter_spans.push_back(static_cast<double>(hi - lo));
   }
+}
 
+// The graph spans (of each launch's records; at graph level, of each GRAPH_TRACE record) and the
+// iteration spans.
+void add_spans(const TraceData& data, std::size_t windows, const std::unordered_map<std::uint32_t, std::size_t>& iter_of,
+               RecordSums& sums, TraceSummary& s) {
   if (data.level == TraceLevel::kGraph) {
     // No per-node records: graph launches are the GPU's view of an iteration.
-    std::vector<std::vector<const GraphTraceRecord*>> g_by_iter(windows.size());
+    std::vector<std::vector<const GraphTraceRecord*>> g_by_iter(windows);
     std::vector<double> spans;
     for (const auto& g : data.graph_traces) {
       auto it = iter_of.find(g.correlation_id);
@@ -361,50 +362,54 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
       if (gs.empty()) continue;
       std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
       for (const auto* g : gs) lo = std::min(lo, g->start_ns), hi = std::max(hi, g->end_ns);
-      iter_spans.push_back(static_cast<double>(hi - lo));
+      sums.iter_spans.push_back(static_cast<double>(hi - lo));
     }
-  } else if (!launch_span.empty()) {
+  } else if (!sums.launch_span.empty()) {
     std::vector<double> spans;
-    for (const auto& [corr, se] : launch_span) spans.push_back(static_cast<double>(se.second - se.first));
+    for (const auto& [corr, se] : sums.launch_span) spans.push_back(static_cast<double>(se.second - se.first));
     s.graph_span = duration_stats(std::move(spans));
   }
-  if (!iter_spans.empty()) s.iteration_span = duration_stats(std::move(iter_spans));
+  if (!sums.iter_spans.empty()) s.iteration_span = duration_stats(std::move(sums.iter_spans));
+}
 
-  for (auto& [ref, acc] : node_acc) {
-    NodeStats n;
-    n.node = ref;
-    n.kind = acc.kind;
-    n.name = acc.name;
-    n.mangled_name = acc.mangled;
-    n.duration = duration_stats(std::move(acc.durations));
-    n.gap_samples = acc.gaps.size();
-    if (!acc.gaps.empty()) n.gap_before_median_ns = median_in_place(acc.gaps);
-    std::vector<double> runs, sums;
-    runs.reserve(acc.per_replay.size());
-    sums.reserve(acc.per_replay.size());
-    for (const auto& [replay, rs] : acc.per_replay) {
-      runs.push_back(static_cast<double>(rs.first));
-      sums.push_back(rs.second);
-    }
-    if (!runs.empty()) n.runs_per_replay = median_in_place(runs);
-    n.per_replay = duration_stats(std::move(sums));
-    if (dot != nullptr && dot->found) {
-      const auto nested = dot->nested.find(ref.graph_id);
-      const auto* graph = ref.graph_id == dot->graph_id ? &dot->nodes
-                          : nested != dot->nested.end() ? &nested->second
-                                                        : nullptr;
-      if (graph != nullptr) {
-        auto d = graph->find(ref.index);
-        if (d == graph->end() || d->second.kind != n.kind ||
-            (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
-          ++s.dot_name_mismatches;
-      }
-    }
-    s.nodes.push_back(std::move(n));
+// One node's statistics; `mismatches` counts a node whose kind or kernel is not its dump's.
+NodeStats node_stats(const NodeRef& ref, NodeAcc& acc, const DotGraphInfo* dot, std::size_t& mismatches) {
+  NodeStats n;
+  n.node = ref;
+  n.kind = acc.kind;
+  n.name = acc.name;
+  n.mangled_name = acc.mangled;
+  n.duration = duration_stats(std::move(acc.durations));
+  n.gap_samples = acc.gaps.size();
+  if (!acc.gaps.empty()) n.gap_before_median_ns = median_in_place(acc.gaps);
+  std::vector<double> runs, sums;
+  runs.reserve(acc.per_replay.size());
+  sums.reserve(acc.per_replay.size());
+  for (const auto& [replay, rs] : acc.per_replay) {
+    runs.push_back(static_cast<double>(rs.first));
+    sums.push_back(rs.second);
   }
+  if (!runs.empty()) n.runs_per_replay = median_in_place(runs);
+  n.per_replay = duration_stats(std::move(sums));
+  if (dot != nullptr && dot->found) {
+    const auto nested = dot->nested.find(ref.graph_id);
+    const auto* graph = ref.graph_id == dot->graph_id ? &dot->nodes
+                        : nested != dot->nested.end() ? &nested->second
+                                                      : nullptr;
+    if (graph != nullptr) {
+      auto d = graph->find(ref.index);
+      if (d == graph->end() || d->second.kind != n.kind ||
+          (n.kind == "kernel" && !d->second.name.empty() && d->second.name != n.mangled_name))
+        ++mismatches;
+    }
+  }
+  return n;
+}
 
+// The GPU operations by kind and name, most time per iteration first.
+void add_name_stats(std::map<std::pair<std::string, std::string>, std::vector<double>>& names, TraceSummary& s) {
   const double iters = static_cast<double>(std::max<std::size_t>(1, s.iterations));
-  for (auto& [key, durs] : name_acc) {
+  for (auto& [key, durs] : names) {
     NameStats n;
     n.kind = key.first;
     n.name = key.second;
@@ -414,7 +419,11 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
   }
   std::sort(s.kernels.begin(), s.kernels.end(),
             [](const NameStats& a, const NameStats& b) { return a.per_iteration_ns > b.per_iteration_ns; });
+}
 
+// The API calls made inside the iterations' windows, by name and all together.
+void add_api_stats(const TraceData& data, const std::vector<IterationWindow>& windows, TraceSummary& s) {
+  const double iters = static_cast<double>(std::max<std::size_t>(1, s.iterations));
   std::map<std::string, std::vector<double>> api_acc;
   std::vector<double> all_calls;
   for (const auto& a : data.api)
@@ -431,6 +440,37 @@ TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const 
     a.duration = duration_stats(std::move(durs));
     s.api.push_back(std::move(a));
   }
+}
+
+}  // namespace
+
+TraceSummary summarize_trace(const TraceData& data, const NodeJoin& join, const DotGraphInfo* dot) {
+  TraceSummary s;
+  s.level = data.level;
+  s.iterations = data.windows.size();
+  s.dot_status = join.dot_status();
+  s.traced_graph_id = join.traced_graph_id();
+  s.dot_graph_id = join.dot_graph_id();
+
+  const std::vector<IterationWindow> windows = sorted_windows(data);
+  const auto iter_of = iteration_of_correlation(data);
+  const std::uint64_t first_begin = windows.empty() ? std::numeric_limits<std::uint64_t>::max() : windows.front().begin_ns;
+
+  std::vector<GpuOp> ops = gpu_ops(data);
+  claim_loop_body_records(ops);
+  std::vector<std::vector<const GpuOp*>> by_iter(windows.size());
+  for (const auto& op : ops) {
+    auto it = iter_of.find(op.correlation_id);
+    if (it != iter_of.end()) by_iter[it->second].push_back(&op);
+    else if (op.start_ns >= first_begin) ++s.unassigned;
+  }
+
+  RecordSums sums;
+  add_replays(by_iter, join, sums, s);
+  add_spans(data, windows.size(), iter_of, sums, s);
+  for (auto& [ref, acc] : sums.nodes) s.nodes.push_back(node_stats(ref, acc, dot, s.dot_name_mismatches));
+  add_name_stats(sums.names, s);
+  add_api_stats(data, windows, s);
   return s;
 }
 
