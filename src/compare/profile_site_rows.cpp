@@ -169,15 +169,27 @@ struct AllocationMatch {
 
 // A graph's allocation sites, summed into `to` by site: the Python line beside the native frame
 // when both sides have Python lines, else the native frame alone. The label shows `where`s (the
-// lines of this side); the key is the sites' identities.
+// lines of this side); the key is the sites' identities, and `identity` what else the Python line
+// is (its file or function with its text) for rekey_moved_sites: a renamed function or file.
 void add_allocation_sites(const ProfileList<ProfileAllocSite>& sites, std::size_t process, bool several, const AllocationMatch& how,
-                          std::map<std::string, double>& to, std::map<std::string, std::string>& label) {
+                          std::map<std::string, double>& to, std::map<std::string, std::string>& label,
+                          std::map<std::string, SiteIdentity>& identity) {
   const std::string prefix = several ? "p" + std::to_string(process) + " " : "";
   for (const auto& a : sites) {
     SiteName n = site_name(profile_fields::site_of(a.site, a.extra, "site"), process, false, how.native);
     if (how.python && a.python && !a.python->where.str().empty()) {
-      const SiteName line = site_name(python_site(*a.python), process, false, how.python_how);
-      n = SiteName{n.key + " | " + line.key, line.label + " (" + n.label + ")"};
+      const ProfileSite python = python_site(*a.python);
+      const SiteName line = site_name(python, process, false, how.python_how);
+      const std::string native = n.key;
+      n = SiteName{native + " | " + line.key, line.label + " (" + n.label + ")"};
+      if (how.python_how == SiteMatch::kSource) {
+        SiteIdentity id = identity_of(python, nullptr);
+        if (!id.file_text.empty()) {
+          id.file_text = "allocation " + prefix + native + " || " + id.file_text;
+          id.function_text = "allocation " + prefix + native + " || " + id.function_text;
+          identity.emplace(prefix + n.key, std::move(id));
+        }
+      }
     }
     to[prefix + n.key] += a.bytes.value_or(0);
     label.emplace(prefix + n.key, prefix + n.label);
@@ -193,8 +205,8 @@ RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, con
     for (const auto& g : p.graphs) {
       if (!g.memory || !(g.memory->capture_alloc_sites.present || g.memory->extra.contains("capture_alloc_sites"))) continue;
       out.allocation_sites = out.sites;  // the field is there (schema 1.8+), and sites were taken
-      add_allocation_sites(g.memory->capture_alloc_sites, process, several, alloc, out.capture_alloc, out.label);
-      add_allocation_sites(g.memory->before_capture_alloc_sites, process, several, alloc, out.before_alloc, out.label);
+      add_allocation_sites(g.memory->capture_alloc_sites, process, several, alloc, out.capture_alloc, out.label, out.identity);
+      add_allocation_sites(g.memory->before_capture_alloc_sites, process, several, alloc, out.before_alloc, out.label, out.identity);
     }
     const ProfileCallSiteCost cost = p.call_site_cost.value_or(ProfileCallSiteCost{});
     const double every = std::max(cost.sample_every.value_or(1), cost.sample_every_max.value_or(1));

@@ -14,8 +14,9 @@
   - a capture that breaks fails on one run per side;
   - an exact count that moved decides from one run per side;
   - allocation sites with Python lines (a profile since schema 1.13: each line carries its text),
-    every line moved by 5: exit 0, no allocation site new or gone; a genuinely new allocation
-    site in capture among the moved ones: exit 1 on it, named whole in the console.
+    every line moved by 5: exit 0, no allocation site new or gone; the same with the function
+    that allocates renamed; a genuinely new allocation site in capture among the moved ones:
+    exit 1 on it, named whole in the console.
 """
 import json
 import os
@@ -75,12 +76,13 @@ def walk(x, visit):
             walk(v, visit)
 
 
-def allocation_lines(src, dst, shift=0, new_site=False):
+def allocation_lines(src, dst, shift=0, new_site=False, rename=None):
     """The report as a profile since schema 1.13 records it: each allocation's Python line carries
     what it is apart from its number (`source`: file, function, the line's text, the same text its
     eager call sites carry), and the allocations in capture have their Python line too. `shift`
     then moves every line of serving_gate.py by that many (lines added at the top of the file);
-    `new_site` adds a site allocating 8 MiB in the first capture, at a line of its own."""
+    `new_site` adds a site allocating 8 MiB in the first capture, at a line of its own; `rename`
+    (old, new) renames a function of serving_gate.py everywhere it is named."""
     with open(src) as f:
         r = json.load(f)
     texts = {CAPTURE_ALLOC_LINE[0]: CAPTURE_ALLOC_LINE[1]}
@@ -121,6 +123,8 @@ def allocation_lines(src, dst, shift=0, new_site=False):
     text = json.dumps(r)
     if shift:
         text = re.sub(r"(serving_gate\.py:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + shift), text)
+    if rename:
+        text = text.replace(rename[0], rename[1])
     with open(dst, "w") as f:
         f.write(text)
     return dst
@@ -195,6 +199,15 @@ def main():
     check(all(r["verdict"] == "same" for r in alloc), "allocation lines moved by 5: %s" % [(r["params"], r["verdict"]) for r in alloc if r["verdict"] != "same"])
     check(any("moved: serving_gate.py:40 in Model.forward (at::cuda::setWorkspaceForHandle in libtorch_cuda.so) -> serving_gate.py:45 in Model.forward"
               in r.get("reason", "") for r in alloc), "allocation lines moved by 5: no allocation row says where it moved")
+    # A renamed function (and its lines moved): the same allocation sites, by file and line text.
+    renamed = allocation_lines(f("asis3_b"), os.path.join(work, "alloc_renamed.json"), shift=5,
+                               rename=("Model.forward", "Model.run_forward"))
+    rc, doc, _ = compare(gp, lines_a, renamed, work, "alloc-lines-renamed")
+    alloc = [r for r in doc["rows"] if r["metric"] in alloc_metrics]
+    check(all(r["verdict"] == "same" for r in alloc) and alloc,
+          "allocation sites in a renamed function: %s" % [(r["params"], r["verdict"]) for r in alloc if r["verdict"] != "same"])
+    check(not [r for r in doc["rows"] if r["metric"] in alloc_metrics and r["verdict"] in ("regression", "added", "missing")],
+          "allocation sites in a renamed function read as new or gone")
     rc, doc, out = compare(gp, lines_a, grown, work, "alloc-lines-new-site")
     check(rc == 1, "a new allocation site in capture, lines moved by 5: exit %d, expected 1" % rc)
     fresh = [r for r in rows(doc, "capture_alloc_bytes") if r["verdict"] == "regression"]
