@@ -17,6 +17,7 @@
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 #include "profile_fix_first.hpp"
+#include "profile_text_fields.hpp"
 
 namespace gp::html {
 
@@ -30,7 +31,7 @@ constexpr std::size_t kTableGraphs = 60;
 
 double as_number(const ProfileNumber& v) { return v.value_or(0.0); }
 
-std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
+using profile_text::pct;
 std::string count(double v) { return std::isfinite(v) ? strf("%.0f", v) : "-"; }
 std::string bytes_text(double b) {
   if (!std::isfinite(b)) return "-";

@@ -7,6 +7,7 @@
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/core/text_format.hpp"
 #include "graphprof/profile/overhead_windows.hpp"
+#include "profile_text_fields.hpp"
 
 namespace gp {
 
@@ -14,18 +15,8 @@ namespace {
 
 std::string ns(double v) { return format_ns(v); }
 
-std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
-
-// A field the text needs: missing, or of another kind, the report is malformed (gp::JsonMisuse,
-// exit 3 naming the file), as a hand-edited report that lost it is.
-bool needed(const ProfileFlag& field) {
-  if (!field) json_misuse();
-  return *field;
-}
-double needed(const ProfileNumber& field) {
-  if (!field.is_number()) json_misuse();
-  return field.value();
-}
+using profile_text::needed;
+using profile_text::pct;
 
 }  // namespace
 

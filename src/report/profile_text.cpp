@@ -20,6 +20,7 @@
 #include "profile_overhead_text.hpp"
 #include "profile_sites_text.hpp"
 #include "profile_steps_text.hpp"
+#include "profile_text_fields.hpp"
 
 namespace gp {
 
@@ -42,13 +43,7 @@ std::vector<std::string> name_column(const std::vector<std::string>& names) {
 
 std::string ns(double v) { return format_ns(v); }
 
-// A field the summary needs below its headline: missing, or of another kind, the report is
-// malformed (gp::JsonMisuse, exit 3 naming the file), as a hand-edited report that lost it is.
-template <class T>
-const T& needed(const std::optional<T>& field) {
-  if (!field) json_misuse();
-  return *field;
-}
+using profile_text::needed;  // a field the summary needs below its headline
 std::string median_of(const std::optional<ProfileStats>& s) { return format_ns(s ? s->median_ns.value() : NAN); }
 
 // A path as one word of a shell command: quoted when it holds anything but safe characters.
@@ -62,7 +57,7 @@ std::string shell_word(const std::string& s) {
   return q + "'";
 }
 
-std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
+using profile_text::pct;
 
 // "1 call", "55 calls" for a stats object's count.
 std::string calls_of(const std::optional<ProfileStats>& stats) {
