@@ -25,6 +25,8 @@ function(graphprof_header_check layer)
     list(APPEND sources ${src})
   endforeach()
   add_library(graphprof_header_check_${layer} OBJECT ${sources})
+  # One header per translation unit, always: a unity batch would let one header lean on another.
+  set_target_properties(graphprof_header_check_${layer} PROPERTIES UNITY_BUILD OFF)
   target_link_libraries(graphprof_header_check_${layer} PRIVATE ${target})
   graphprof_warnings(graphprof_header_check_${layer})
 endfunction()

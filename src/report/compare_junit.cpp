@@ -31,14 +31,14 @@ std::string dotless(std::string s) {
   return s;
 }
 
-enum class Outcome { kPass, kFailure, kError, kSkipped };
+enum class JunitOutcome { kPass, kFailure, kError, kSkipped };
 
-Outcome outcome_of(const MetricComparison& r) {
-  if (r.effect == GateEffect::kFail) return Outcome::kFailure;
-  if (r.effect == GateEffect::kUntrusted) return Outcome::kError;
+JunitOutcome outcome_of(const MetricComparison& r) {
+  if (r.effect == GateEffect::kFail) return JunitOutcome::kFailure;
+  if (r.effect == GateEffect::kUntrusted) return JunitOutcome::kError;
   // Only rows a reader may act on are skipped; an informational metric that is merely noisy passes.
-  if ((r.verdict == Verdict::kInconclusive && r.rule.gating) || r.verdict == Verdict::kAdded) return Outcome::kSkipped;
-  return Outcome::kPass;
+  if ((r.verdict == Verdict::kInconclusive && r.rule.gating) || r.verdict == Verdict::kAdded) return JunitOutcome::kSkipped;
+  return JunitOutcome::kPass;
 }
 
 std::string details(const MetricComparison& r) {
@@ -107,27 +107,27 @@ std::string render_compare_junit(const Comparison& c) {
     std::size_t f = 0, e = 0, s = 0;
     std::ostringstream cases;
     for (const MetricComparison* r : groups[b]) {
-      const Outcome out = outcome_of(*r);
+      const JunitOutcome out = outcome_of(*r);
       const std::string msg = verdict_label(*r) + ": " + r->reason;
       cases << "    <testcase classname=\"graphprof." << xml(dotless(b)) << "\" name=\""
             << xml(dotless(r->metric == "*" ? "(mode)" : r->metric)) << "\" time=\"0\">\n";
       switch (out) {
-        case Outcome::kFailure:
+        case JunitOutcome::kFailure:
           ++f;
           cases << "      <failure type=\"" << to_string(r->verdict) << "\" message=\"" << xml(msg) << "\">"
                 << xml(details(*r)) << "</failure>\n";
           break;
-        case Outcome::kError:
+        case JunitOutcome::kError:
           ++e;
           cases << "      <error type=\"" << to_string(r->verdict) << "\" message=\"" << xml(msg) << "\">"
                 << xml(details(*r)) << "</error>\n";
           break;
-        case Outcome::kSkipped:
+        case JunitOutcome::kSkipped:
           ++s;
           cases << "      <skipped message=\"" << xml(msg) << "\"/>\n";
           cases << "      <system-out>" << xml(details(*r)) << "</system-out>\n";
           break;
-        case Outcome::kPass: cases << "      <system-out>" << xml(details(*r)) << "</system-out>\n"; break;
+        case JunitOutcome::kPass: cases << "      <system-out>" << xml(details(*r)) << "</system-out>\n"; break;
       }
       cases << "    </testcase>\n";
     }

@@ -13,7 +13,7 @@ namespace gp {
 
 namespace {
 
-std::string ns(double v) { return format_ns(v); }
+using profile_text::ns;
 
 using profile_text::needed;
 using profile_text::pct;

@@ -41,7 +41,7 @@ std::vector<std::string> name_column(const std::vector<std::string>& names) {
   return clip_names_apart(lines, kNameColumns);
 }
 
-std::string ns(double v) { return format_ns(v); }
+using profile_text::ns;
 
 using profile_text::needed;  // a field the summary needs below its headline
 std::string median_of(const std::optional<ProfileStats>& s) { return format_ns(s ? s->median_ns.value() : NAN); }

@@ -12,6 +12,9 @@
 
 namespace gp::profile_text {
 
+// A duration in ns as the texts print it.
+inline std::string ns(double v) { return format_ns(v); }
+
 // 0.123 -> "12.3 %"; not a number -> "-".
 inline std::string pct(double f) { return std::isfinite(f) ? strf("%.1f %%", 100.0 * f) : "-"; }
 

@@ -10,16 +10,16 @@
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/report/graph_analysis_text.hpp"
 #include "graphprof/core/report.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/dot/" + name; }
 
 GraphMetrics analyze_fixture(const std::string& name, const NodeTimes* t = nullptr) {
-  return analyze(load_dot(fixture(name)), t);
+  return analyze(load_dot(test::dot_fixture(name)), t);
 }
 
 const Finding* finding(const GraphMetrics& m, const std::string& id) {
@@ -378,7 +378,7 @@ TEST(NodeTimesFromReport, MatchesTheResultThatDumpedTheFile) {
   EXPECT_EQ(t2.by_node.count("graph_103_node_65"), 1u);
   fs::remove(p);
   // The joined times drive analysis of the matching dump.
-  const GraphMetrics m = analyze(load_dot(fixture("fork-join_capture_verbose.dot")), &t2);
+  const GraphMetrics m = analyze(load_dot(test::dot_fixture("fork-join_capture_verbose.dot")), &t2);
   EXPECT_EQ(m.timed_nodes, 66u);
 }
 

@@ -14,13 +14,13 @@
 #include "graphprof/graph/graph_analysis.hpp"
 #include "graphprof/graph/graph_model.hpp"
 #include "../../src/graph/node_label.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/dot/" + name; }
 
 std::map<NodeKind, std::size_t> kinds(const GraphModel& m) {
   std::map<NodeKind, std::size_t> k;
@@ -43,7 +43,7 @@ void expect_bad(const std::string& text, const std::string& part) {
 
 TEST(GraphLoader, ChainDefaultAndVerboseAgree) {
   for (const char* f : {"chain100_capture.dot", "chain100_capture_verbose.dot"}) {
-    const GraphModel m = load_dot(fixture(f));
+    const GraphModel m = load_dot(test::dot_fixture(f));
     ASSERT_EQ(m.nodes.size(), 100u) << f;
     EXPECT_EQ(m.edges.size(), 99u) << f;
     EXPECT_EQ(kinds(m)[NodeKind::kKernel], 100u) << f;
@@ -66,8 +66,8 @@ TEST(GraphLoader, ChainDefaultAndVerboseAgree) {
 }
 
 TEST(GraphLoader, VerboseCarriesLaunchConfigTopoIdsAndPorts) {
-  const GraphModel v = load_dot(fixture("chain100_capture_verbose.dot"));
-  const GraphModel d = load_dot(fixture("chain100_capture.dot"));
+  const GraphModel v = load_dot(test::dot_fixture("chain100_capture_verbose.dot"));
+  const GraphModel d = load_dot(test::dot_fixture("chain100_capture.dot"));
   EXPECT_TRUE(v.verbose);
   EXPECT_FALSE(d.verbose);
   ASSERT_TRUE(v.nodes[0].launch.has_value());
@@ -85,8 +85,8 @@ TEST(GraphLoader, VerboseCarriesLaunchConfigTopoIdsAndPorts) {
 }
 
 TEST(GraphLoader, ForkJoinCaptureHasTheExtraRootToJoinEdge) {
-  const GraphModel cap = load_dot(fixture("fork-join_capture_verbose.dot"));
-  const GraphModel exp = load_dot(fixture("fork-join_graph_verbose.dot"));
+  const GraphModel cap = load_dot(test::dot_fixture("fork-join_capture_verbose.dot"));
+  const GraphModel exp = load_dot(test::dot_fixture("fork-join_graph_verbose.dot"));
   for (const GraphModel* m : {&cap, &exp}) {
     ASSERT_EQ(m->nodes.size(), 66u);
     EXPECT_EQ(kinds(*m)[NodeKind::kKernel], 66u);
@@ -109,7 +109,7 @@ TEST(GraphLoader, ForkJoinCaptureHasTheExtraRootToJoinEdge) {
 
 TEST(GraphLoader, MemcpyMemsetDirectionsAndBytes) {
   for (const char* f : {"memcpy_capture.dot", "memcpy_capture_verbose.dot", "memcpy_graph_verbose.dot"}) {
-    const GraphModel m = load_dot(fixture(f));
+    const GraphModel m = load_dot(test::dot_fixture(f));
     auto k = kinds(m);
     EXPECT_EQ(m.nodes.size(), 112u) << f;
     EXPECT_EQ(k[NodeKind::kKernel], 48u) << f;
@@ -129,7 +129,7 @@ TEST(GraphLoader, MemcpyMemsetDirectionsAndBytes) {
 }
 
 TEST(GraphLoader, HostAllocAndFree) {
-  const GraphModel h = load_dot(fixture("host_capture_verbose.dot"));
+  const GraphModel h = load_dot(test::dot_fixture("host_capture_verbose.dot"));
   auto kh = kinds(h);
   EXPECT_EQ(kh[NodeKind::kHost], 8u);
   EXPECT_EQ(kh[NodeKind::kKernel], 8u);
@@ -139,21 +139,21 @@ TEST(GraphLoader, HostAllocAndFree) {
     if (n.kind == NodeKind::kHost) EXPECT_GE(n.topo_id, 0) << "verbose host labels carry topoId";
 
   for (const char* f : {"alloc_capture.dot", "alloc_graph_verbose.dot"}) {
-    const GraphModel a = load_dot(fixture(f));
+    const GraphModel a = load_dot(test::dot_fixture(f));
     auto ka = kinds(a);
     EXPECT_EQ(ka[NodeKind::kMemAlloc], 4u) << f;
     EXPECT_EQ(ka[NodeKind::kMemFree], 4u) << f;
     EXPECT_EQ(ka[NodeKind::kKernel], 8u) << f;
     EXPECT_EQ(a.edges.size(), 15u) << f;
   }
-  const GraphModel av = load_dot(fixture("alloc_graph_verbose.dot"));
+  const GraphModel av = load_dot(test::dot_fixture("alloc_graph_verbose.dot"));
   for (const auto& n : av.nodes)
     if (n.kind == NodeKind::kMemAlloc) EXPECT_EQ(n.bytes.value_or(0), 1048576u) << n.dot_name;
 }
 
 TEST(GraphLoader, WhileBodyIsAClusterRunByTheConditionalNode) {
   for (const char* f : {"while_capture.dot", "while_capture_verbose.dot"}) {
-    const GraphModel m = load_dot(fixture(f));
+    const GraphModel m = load_dot(test::dot_fixture(f));
     ASSERT_EQ(m.nodes.size(), 4u) << f;
     EXPECT_EQ(m.edges.size(), 2u) << f;
     ASSERT_EQ(m.clusters.size(), 2u) << f;
@@ -326,7 +326,7 @@ TEST(GraphLoader, BadInputIsOneLineWithTheFileName) {
 }
 
 TEST(GraphLoader, EveryTruncationOfARealDumpIsRejected) {
-  const std::string text = read_file(fixture("while_capture_verbose.dot"));
+  const std::string text = read_file(test::dot_fixture("while_capture_verbose.dot"));
   const std::size_t last_brace = text.rfind('}');
   ASSERT_NE(last_brace, std::string::npos);
   // Cut anywhere before the final brace: each prefix must fail cleanly, never load or crash.
@@ -343,7 +343,7 @@ TEST(GraphLoader, EveryTruncationOfARealDumpIsRejected) {
 }
 
 TEST(GraphLoader, NotValidDotNamesTheLineAndRefusesASecondGraph) {
-  const std::string text = read_file(fixture("while_capture_verbose.dot"));
+  const std::string text = read_file(test::dot_fixture("while_capture_verbose.dot"));
   // Cut inside the second node's label, which opens on line 12: the message names where it opened.
   expect_bad(text.substr(0, text.find("CONDITIONAL")), "not valid DOT: line 12: a quoted string is not closed");
   expect_bad(text.substr(0, text.rfind('}')), "expected '}' to close the graph, but the text ends (truncated file?)");
@@ -502,7 +502,7 @@ TEST(GraphLoader, ValidUtf8KeepsGoodTextAndReplacesEveryBadByte) {
 
 TEST(GraphLoader, TwoDimensionalLaunchConfigsOfCuda13AreRead) {
   // The H200 stencil dump prints dim3 grids as {16,16}: analyze said "unknown".
-  const GraphModel m = load_dot(fixture("stencil_graph_verbose.dot"));
+  const GraphModel m = load_dot(test::dot_fixture("stencil_graph_verbose.dot"));
   std::size_t two_d = 0;
   for (const auto& n : m.nodes) {
     if (n.short_name != "jacobi_sweep") continue;

@@ -11,13 +11,13 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/graph/graph_render.hpp"
 #include "graphprof/graph/graph_view.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/dot/" + name; }
 
 struct Loaded {
   GraphModel model;
@@ -25,7 +25,7 @@ struct Loaded {
 };
 
 Loaded load(const std::string& name, const NodeTimes* t = nullptr) {
-  Loaded l{load_dot(fixture(name)), {}};
+  Loaded l{load_dot(test::dot_fixture(name)), {}};
   l.metrics = analyze(l.model, t);
   return l;
 }
@@ -244,7 +244,7 @@ TEST(GraphView, TheLegendOfEqualTimesIsOneEntryThatSaysSo) {
 TEST(GraphView, HostNodesGetTheIdleGapBeforeTheirSuccessor) {
   // host_graph: kernel -> DtoH -> HOST -> HtoD -> ...; CUPTI has no record of a host node, but
   // the HtoD copy after it starts after a gap that the host function fills.
-  const GraphModel m = load_dot(fixture("host_graph.dot"));
+  const GraphModel m = load_dot(test::dot_fixture("host_graph.dot"));
   NodeTimes t;
   t.origin = "run.json: host graph";
   for (const auto& n : m.nodes)

@@ -23,7 +23,7 @@
 namespace gp {
 namespace {
 
-const std::string kData = GRAPHPROF_TEST_DATA;
+const std::string kHtmlData = GRAPHPROF_TEST_DATA;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -42,7 +42,7 @@ std::string element(const std::string& page, const std::string& tag, const std::
 }
 
 TEST(HtmlReport, RunReportHasSummaryBarsAndEnvironment) {
-  const Report r = read_report(kData + "/h200/chain_run1.json");
+  const Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   HtmlReportOptions o;
   o.graphs = false;
   const std::string page = render_html_report(r, o);
@@ -64,7 +64,7 @@ TEST(HtmlReport, RunReportHasSummaryBarsAndEnvironment) {
 }
 
 TEST(HtmlReport, FetchesNothingAndHasNoScript) {
-  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const Report r = read_report(kHtmlData + "/h200/sweep_chain.json");
   const std::string page = render_html_report(r);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("<link"), std::string::npos);
@@ -73,7 +73,7 @@ TEST(HtmlReport, FetchesNothingAndHasNoScript) {
 }
 
 TEST(HtmlReport, SweepHasLogLogCurvesPerMode) {
-  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const Report r = read_report(kHtmlData + "/h200/sweep_chain.json");
   const std::string page = render_html_report(r);
   const std::string gpu = element(page, "svg", "chart-sweep-gpu-chain");
   ASSERT_FALSE(gpu.empty());
@@ -89,11 +89,11 @@ TEST(HtmlReport, SweepHasLogLogCurvesPerMode) {
 }
 
 TEST(HtmlReport, GraphsAreDrawnFromDumpsFoundInDotDirs) {
-  const Report r = read_report(kData + "/h200/chain_run1.json");
+  const Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   const auto dir = std::filesystem::temp_directory_path() / "gp_html_test_dot";
   std::filesystem::create_directories(dir);
   for (const char* mode : {"capture", "graph"})
-    std::filesystem::copy_file(kData + "/dot/chain100_" + std::string(mode) + ".dot",
+    std::filesystem::copy_file(kHtmlData + "/dot/chain100_" + std::string(mode) + ".dot",
                                dir / ("chain_elements-4096_kernels-100_sync_inside-0_" + std::string(mode) + ".dot"),
                                std::filesystem::copy_options::overwrite_existing);
   HtmlReportOptions o;
@@ -119,7 +119,7 @@ TEST(HtmlReport, AFileThatIsNotADotDumpIsNotQuotedOnThePage) {
     std::ofstream f(secret);
     f << "root:x:0:0:secret-line:/root:/bin/sh\nmore\n";
   }
-  Report r = read_report(kData + "/h200/chain_run1.json");
+  Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   ModeResult res = r.results[1];
   res.sections.graph.value().dot = secret;
   r.results = {res};
@@ -131,7 +131,7 @@ TEST(HtmlReport, AFileThatIsNotADotDumpIsNotQuotedOnThePage) {
   const std::string dump = (dir / "commented.dot").string();
   {
     std::ofstream f(dump);
-    f << "// a comment\n" << read_file(kData + "/dot/chain100_capture.dot");
+    f << "// a comment\n" << read_file(kHtmlData + "/dot/chain100_capture.dot");
   }
   res.sections.graph.value().dot = dump;
   r.results = {res};
@@ -142,14 +142,14 @@ TEST(HtmlReport, AFileThatIsNotADotDumpIsNotQuotedOnThePage) {
 // A traced result built from the real H200 trace records of chain (10 kernels, captured) and the
 // dump of the same run: the picture becomes a heat map and the trace table lists the result.
 TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
-  const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_capture";
+  const std::string stem = kHtmlData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_capture";
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
   const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const NodeJoin join = NodeJoin::build(data, &dot);
   TraceSection trace = to_section(summarize_trace(data, join, &dot));
   trace.status = "ok";
   trace.level = "node";
-  Report r = read_report(kData + "/h200/chain_run1.json");
+  Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   ModeResult res = r.results[1];  // capture
   res.params["kernels"] = "10";
   res.sections.graph.value().dot = stem + ".dot";
@@ -167,7 +167,7 @@ TEST(HtmlReport, TracedResultGivesAHeatMapAndATraceRow) {
 // The real H200 run of while and host (graph mode) with its trace sections made again from the
 // run's records by this build (tests/data/trace/): the loop body and the host nodes get times.
 Report while_and_host_report() {
-  const std::string dir = kData + "/trace/";
+  const std::string dir = kHtmlData + "/trace/";
   Report r = read_report(dir + "while_host_graph_run.json");
   for (ModeResult& res : r.results) {
     std::string stem = dir + res.workload;
@@ -185,7 +185,7 @@ Report while_and_host_report() {
 
 TEST(HtmlReport, TheWhileLoopBodyAndTheHostNodesHaveTheirTimeInTheHeatMap) {
   HtmlReportOptions o;
-  o.dot_dirs = {kData + "/trace"};
+  o.dot_dirs = {kHtmlData + "/trace"};
   const std::string page = render_html_report(while_and_host_report(), o);
   ASSERT_EQ(count(page, "class=\"gp-graph-svg\""), 2u);
   const auto host_at = page.find("id=\"graph-host-graph\"");
@@ -219,7 +219,7 @@ TEST(HtmlReport, TheWhileLoopBodyAndTheHostNodesHaveTheirTimeInTheHeatMap) {
 }
 
 TEST(HtmlReport, TextIsEscaped) {
-  Report r = read_report(kData + "/h200/chain_run1.json");
+  Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   for (auto& res : r.results) res.workload = "<b>&x";
   HtmlReportOptions o;
   o.graphs = false;
@@ -230,8 +230,8 @@ TEST(HtmlReport, TextIsEscaped) {
 
 // The report page of `cand` with the comparison of two files of tests/data/reports.
 std::string comparison_page(const std::string& base_name, const std::string& cand_name, Comparison* out = nullptr) {
-  const Report base = read_report(kData + "/reports/" + base_name);
-  const Report cand = read_report(kData + "/reports/" + cand_name);
+  const Report base = read_report(kHtmlData + "/reports/" + base_name);
+  const Report cand = read_report(kHtmlData + "/reports/" + cand_name);
   const Comparison c = compare(base, cand, Thresholds{});
   if (out != nullptr) *out = c;
   HtmlReportOptions o;
@@ -280,7 +280,7 @@ TEST(HtmlReport, ComparisonShowsEachRowsThreshold) {
 TEST(HtmlReport, ComparisonLabelsKeepTheWorkloadAndTheMode) {
   auto side = [](const std::string& set) {
     std::vector<std::string> files;
-    for (int i = 1; i <= 7; ++i) files.push_back(kData + "/gate/" + set + "/run" + std::to_string(i) + ".json");
+    for (int i = 1; i <= 7; ++i) files.push_back(kHtmlData + "/gate/" + set + "/run" + std::to_string(i) + ".json");
     return merge_reports(read_distinct_reports(files), files);
   };
   Thresholds t;
@@ -317,12 +317,12 @@ TEST(HtmlReport, ComparisonLabelsKeepTheWorkloadAndTheMode) {
 }
 
 TEST(HtmlReport, WritesAtomicallyAndNamesABadPath) {
-  const Report r = read_report(kData + "/h200/chain_run1.json");
+  const Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   EXPECT_THROW(write_report_file(HtmlReporter(), r, "/nonexistent-folder/x.html"), Error);
 }
 
 TEST(RunCsv, OneRowPerMetricWithEveryParameterAsAColumn) {
-  const Report r = read_report(kData + "/h200/sweep_chain.json");
+  const Report r = read_report(kHtmlData + "/h200/sweep_chain.json");
   const std::string csv = CsvReporter().text(r);
   const std::string header = csv.substr(0, csv.find("\r\n"));
   EXPECT_EQ(header,
@@ -339,7 +339,7 @@ TEST(RunCsv, OneRowPerMetricWithEveryParameterAsAColumn) {
 }
 
 TEST(RunCsv, QuotesFieldsAndRecordsFailures) {
-  Report r = read_report(kData + "/h200/chain_run1.json");
+  Report r = read_report(kHtmlData + "/h200/chain_run1.json");
   r.results[1].status = Status::kFailed;
   r.results[1].reason = "cudaStreamEndCapture failed, \"invalidated\"";
   const std::string csv = CsvReporter().text(r);

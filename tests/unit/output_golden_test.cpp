@@ -27,13 +27,13 @@
 namespace gp {
 namespace {
 
-const std::string kData = GRAPHPROF_TEST_DATA;
+const std::string kGoldenData = GRAPHPROF_TEST_DATA;
 
 void expect_golden(const std::string& name, const std::string& text) {
-  expect_golden_file(kData + "/golden/" + name, text);
+  expect_golden_file(kGoldenData + "/golden/" + name, text);
 }
 
-Report h200(const std::string& name) { return read_report(kData + "/h200/" + name); }
+Report h200(const std::string& name) { return read_report(kGoldenData + "/h200/" + name); }
 
 std::string run_console(const Report& r, bool verbose) {
   std::ostringstream o;
@@ -52,7 +52,7 @@ TEST(OutputGolden, RunConsole) {
 // The default suite on the H200 (one of the gate's real runs, tests/data/gate/A): one row per
 // workload and the answer line, no per-mode tables.
 TEST(OutputGolden, RunConsoleSuite) {
-  const std::string text = run_console(read_report(kData + "/gate/A/run1.json"), false);
+  const std::string text = run_console(read_report(kGoldenData + "/gate/A/run1.json"), false);
   EXPECT_NE(text.find("\nanswer: graphs pay off"), std::string::npos) << text;
   EXPECT_EQ(text.find("GPU time / iteration (events"), std::string::npos) << "per-mode tables are --verbose only";
   expect_golden("run_suite_h200.txt", text);
@@ -80,7 +80,7 @@ TEST(OutputGolden, SweepConsole) {
 TEST(OutputGolden, TraceSummary) {
   Report rep;
   for (Mode m : {Mode::kEager, Mode::kCapture, Mode::kGraph}) {
-    const std::string stem = kData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_" + to_string(m);
+    const std::string stem = kGoldenData + "/trace/chain_elements-4096_kernels-10_sync_inside-0_" + to_string(m);
     const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
     DotGraphInfo dot;
     const bool has_dot = m != Mode::kEager;
@@ -107,7 +107,7 @@ TEST(OutputGolden, TraceSummary) {
 // A WHILE body's nodes run several times per replay: the summary ranks them by their time per
 // replay and adds the "per replay" and "runs/replay" columns (real H200 records, tests/data/trace).
 TEST(OutputGolden, TraceSummaryWithLoopBody) {
-  const std::string stem = kData + "/trace/while_elements-4096_max_steps-1000_tolerance-0.001_graph";
+  const std::string stem = kGoldenData + "/trace/while_elements-4096_max_steps-1000_tolerance-0.001_graph";
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
   const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const TraceSummary s = summarize_trace(data, NodeJoin::build(data, &dot), &dot);
@@ -133,7 +133,7 @@ TEST(OutputGolden, TraceSummaryWithLoopBody) {
 // launch configurations, findings).
 TEST(OutputGolden, AnalyzeText) {
   expect_golden("analyze_fork-join_capture_verbose.txt",
-                analysis_text(analyze(load_dot_text(read_file(kData + "/dot/fork-join_capture_verbose.dot"),
+                analysis_text(analyze(load_dot_text(read_file(kGoldenData + "/dot/fork-join_capture_verbose.dot"),
                                                     "fork-join_capture_verbose.dot"),
                                       nullptr)));
 }
@@ -141,7 +141,7 @@ TEST(OutputGolden, AnalyzeText) {
 // `graphprof analyze --report` on the H200's traced fork-join dump: 66 kernels of about the same
 // time, so the text says that none stands out, as the heat map's legend does.
 TEST(OutputGolden, AnalyzeTextWithNodeTimes) {
-  const std::string dot = kData + "/h200/traced_dot/fork-join_depth-8_elements-4096_width-8_capture.dot";
+  const std::string dot = kGoldenData + "/h200/traced_dot/fork-join_depth-8_elements-4096_width-8_capture.dot";
   NodeTimes times = node_times_from_report(h200("traced_run.json"), "traced_run.json", dot);
   const GraphModel model = load_dot_text(read_file(dot), "fork-join_depth-8_elements-4096_width-8_capture.dot");
   const std::string text = analysis_text(analyze(model, &times));
@@ -158,10 +158,10 @@ TEST(OutputGolden, ProfileSummary) {
   run.exit_status = 0;
   run.exit_description = "exited with status 0";
   run.wall_ns = 2.0e9;
-  const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
+  const ProcessProfile p = analyze_process(read_process_records(kGoldenData + "/profile/h200/proc-2096.jsonl"));
   // The render hint names the dump where it is: the test data folder, which differs per checkout.
   std::string text = format_profile_summary(profile_report(run, {p}), true, "prof/report.json");
-  for (std::size_t at; (at = text.find(kData)) != std::string::npos;) text.replace(at, kData.size(), "TEST_DATA");
+  for (std::size_t at; (at = text.find(kGoldenData)) != std::string::npos;) text.replace(at, kGoldenData.size(), "TEST_DATA");
   expect_golden("profile_summary_graph_app.txt", text);
   // profile's default console: no per-node, per-kernel or per-call lists, one line for the work outside graphs.
   const std::string brief = format_profile_summary(profile_report(run, {p}), false);
@@ -204,7 +204,7 @@ TEST(OutputGolden, ProfileSummaryOverheadWindows) {
   w.runs.push_back(short_run);
   w.change = WindowsChange{126, 0.020, 0.016, 0.024, 0.96, 108e3, 106e3};
   run.overhead_windows = w;
-  const ProcessProfile p = analyze_process(read_process_records(kData + "/profile/h200/proc-2096.jsonl"));
+  const ProcessProfile p = analyze_process(read_process_records(kGoldenData + "/profile/h200/proc-2096.jsonl"));
   expect_golden("profile_summary_overhead_windows.txt", format_profile_summary(profile_report(run, {p}), false));
 }
 
@@ -222,30 +222,30 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   // The render hint names the dump where it is (the test data folder differs per checkout).
   const auto summary = [&](const ProcessProfile& p) {
     std::string text = format_profile_summary(profile_report(run, {p}), true, "prof/report.json");
-    for (std::size_t at; (at = text.find(kData)) != std::string::npos;) text.replace(at, kData.size(), "TEST_DATA");
+    for (std::size_t at; (at = text.find(kGoldenData)) != std::string::npos;) text.replace(at, kGoldenData.size(), "TEST_DATA");
     return text;
   };
-  const ProcessProfile app = analyze_process(read_process_records(kData + "/profile/h200/call_site_app/proc-4180.jsonl"));
+  const ProcessProfile app = analyze_process(read_process_records(kGoldenData + "/profile/h200/call_site_app/proc-4180.jsonl"));
   expect_golden("profile_summary_call_site_app.txt", summary(app));
   // --step-range step: a step is one NVTX range around each loop step (step_range_records.hpp).
   expect_golden("profile_summary_call_site_app_step_range.txt",
                 summary(analyze_process(test::records_with_ranges(test::loop_step_ranges()))));
   run.program = "serving_buckets.py";
   run.command = {"python3", "serving_buckets.py", "--steps", "24", "--buckets", "1,4,16", "--hidden", "1024"};
-  const ProcessProfile serve = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets/proc-4276.jsonl"));
+  const ProcessProfile serve = analyze_process(read_process_records(kGoldenData + "/profile/h200/serving_buckets/proc-4276.jsonl"));
   expect_golden("profile_summary_serving_buckets.txt", summary(serve));
   // The same program with Python frames (the GIL taken for the read): sites are its own lines.
-  const ProcessProfile serve_py = analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_py/proc-5450.jsonl"));
+  const ProcessProfile serve_py = analyze_process(read_process_records(kGoldenData + "/profile/h200/serving_buckets_py/proc-5450.jsonl"));
   expect_golden("profile_summary_serving_buckets_py.txt", summary(serve_py));
   expect_golden("profile_summary_serving_buckets_py_brief.txt", format_profile_summary(profile_report(run, {serve_py}), false));
   // Recorded by a library that names each allocation's call site: the "allocated at" table.
   const ProcessProfile serve_alloc =
-      analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_alloc/proc-14855.jsonl"));
+      analyze_process(read_process_records(kGoldenData + "/profile/h200/serving_buckets_alloc/proc-14855.jsonl"));
   expect_golden("profile_summary_serving_buckets_alloc.txt", summary(serve_alloc));
   // The light default (--trace none, interposed, call sites sampled): no GPU records, eager work
   // ranked by host time, the interposer's own cost in the steps.
   const ProcessProfile light =
-      analyze_process(read_process_records(kData + "/profile/h200/serving_buckets_light/proc-4586.jsonl"));
+      analyze_process(read_process_records(kGoldenData + "/profile/h200/serving_buckets_light/proc-4586.jsonl"));
   run.trace_level = "none";
   expect_golden("profile_summary_serving_buckets_light.txt", summary(light));
 }

@@ -26,10 +26,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
+const std::string kGateData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
 
 ProcessProfile fixture() {
-  static const ProcessProfile p = analyze_process(read_process_records(kData + "h200/proc-2096.jsonl"));
+  static const ProcessProfile p = analyze_process(read_process_records(kGateData + "h200/proc-2096.jsonl"));
   return p;
 }
 
@@ -45,7 +45,7 @@ ProfileRun app_run() {
 // The PyTorch serving loop's records (three buckets in one pool; its graphs' allocation sites).
 const ProcessProfile& serving() {
   static const ProcessProfile p = [] {
-    for (const auto& e : std::filesystem::directory_iterator(kData + "h200/serving_buckets_alloc"))
+    for (const auto& e : std::filesystem::directory_iterator(kGateData + "h200/serving_buckets_alloc"))
       if (e.path().extension() == ".jsonl") return analyze_process(read_process_records(e.path().string()));
     throw std::runtime_error("no records in serving_buckets_alloc");
   }();
@@ -519,7 +519,7 @@ TEST(AppGate, FiguresNeitherSideMeasuredDoNotMakeTheGateUntrusted) {
 // joined to the launches by correlation id give each graph a GPU time per launch without CUPTI;
 // a line out of range is unreadable, not a figure.
 TEST(AppGate, GraphLaunchesTimedByEventsGiveTheLightDefaultAGpuTime) {
-  const std::string src = kData + "h200/serving_buckets_light/proc-4586.jsonl";
+  const std::string src = kGateData + "h200/serving_buckets_light/proc-4586.jsonl";
   std::ifstream in(src);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // Every 4th launch of each exec timed: 10 us, 20 us, ... by exec.
@@ -614,7 +614,7 @@ TEST(AppGate, TheConsoleNamesEveryCutAllocationSiteWholeWithItsFullNote) {
 
 TEST(ProfilePage, HeadlineTimelineGraphsEagerWorkAndCaptureTrouble) {
   HtmlReportOptions o;
-  o.dot_dirs = {kData + "h200"};
+  o.dot_dirs = {kGateData + "h200"};
   const std::string page = render_html_report(side(2), o);
   for (const char* id : {"strip-p1", "stat-coverage-p1", "stat-eager-p1", "chart-timeline-p1", "table-graphs-p1", "graph-svg-0",
                          "table-nodes-0", "chart-eager-p1", "table-copies-p1", "table-syncs-p1", "table-trouble-p1", "table-runs",
@@ -644,7 +644,7 @@ TEST(ProfilePage, MemoryLedgerAndAllocationSitesPerGraph) {
 // ranks the call sites by calls and labels them in calls, not as a column of "0 ns" bars.
 TEST(ProfilePage, EagerChartWithoutGpuTimeRanksSitesByCalls) {
   const ProcessProfile light = [] {
-    for (const auto& e : std::filesystem::directory_iterator(kData + "h200/serving_buckets_light"))
+    for (const auto& e : std::filesystem::directory_iterator(kGateData + "h200/serving_buckets_light"))
       if (e.path().extension() == ".jsonl") return analyze_process(read_process_records(e.path().string()));
     throw std::runtime_error("no records in serving_buckets_light");
   }();
@@ -666,7 +666,7 @@ TEST(ProfilePage, EagerChartWithoutGpuTimeRanksSitesByCalls) {
 // The call-site test application's records: one broken capture, eager sites that run every step
 // (a kernel launch, a copy, a host wait) and one after the last step only ("saves nothing").
 const ProcessProfile& call_site_app() {
-  static const ProcessProfile p = analyze_process(read_process_records(kData + "h200/call_site_app/proc-4180.jsonl"));
+  static const ProcessProfile p = analyze_process(read_process_records(kGateData + "h200/call_site_app/proc-4180.jsonl"));
   return p;
 }
 
@@ -733,7 +733,7 @@ TEST(ProfileDump, ARenamedDumpIsJoinedByTheGraphIdItCarriesOrByExec) {
   const std::string report_path = ::testing::TempDir() + "profile_gate_join.json";
   write_report(profile_report(app_run(), std::vector<ProcessProfile>{fixture()}), report_path);
   const std::string renamed = ::testing::TempDir() + "renamed.dot";
-  std::filesystem::copy_file(kData + "h200/p2096-exec3.dot", renamed, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(kGateData + "h200/p2096-exec3.dot", renamed, std::filesystem::copy_options::overwrite_existing);
   const Report r = read_report(report_path);
   const NodeTimes by_id = node_times_from_report(r, report_path, renamed, "", "", "", top_level_graph_id(load_dot(renamed)));
   EXPECT_EQ(by_id.by_node.size(), 5u);

@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kApp = std::string(GRAPHPROF_TEST_DATA) + "/profile/h200/proc-2096.jsonl";
+const std::string kRanksApp = std::string(GRAPHPROF_TEST_DATA) + "/profile/h200/proc-2096.jsonl";
 // The all-reduce kernel as NCCL 2.28 named it on two H200s (tests/data/dot/allreduce_2ranks_graph_verbose.dot).
 const std::string kNcclAllReduce = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
 
@@ -117,7 +117,7 @@ TEST(RankRecords, RankAndDeviceLines) {
 
 // The test application's records as rank `rank` of 2 on `host`.
 ProcessRecords as_rank(int rank, const std::string& host) {
-  ProcessRecords r = read_process_records(kApp);
+  ProcessRecords r = read_process_records(kRanksApp);
   r.rank_env = {{"RANK", std::to_string(rank)}, {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}};
   r.host = host;
   r.host_from = "gethostname";
@@ -143,7 +143,7 @@ json view_of(const std::vector<ProcessRecords>& records, Report* report_out = nu
 }
 
 TEST(CrossRankView, NoRanksNoView) {
-  EXPECT_TRUE(view_of({read_process_records(kApp)}).is_null());
+  EXPECT_TRUE(view_of({read_process_records(kRanksApp)}).is_null());
 }
 
 TEST(CrossRankView, SameGraphOnBothRanksWithTheSlowerRankAndSkew) {
@@ -360,7 +360,7 @@ TEST(RankMerge, RefusesADuplicateGlobalRank) {
 TEST(RankMerge, RepeatedProfilesOfOneJobArePooledNotJoined) {
   const Report a = report_of(as_rank(0, "node-a"));
   EXPECT_FALSE(are_rank_profiles({a, a})) << "same ranks on the same hosts: repetitions";
-  EXPECT_FALSE(are_rank_profiles({report_of(read_process_records(kApp)), a})) << "a report without ranks";
+  EXPECT_FALSE(are_rank_profiles({report_of(read_process_records(kRanksApp)), a})) << "a report without ranks";
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace gp {
 namespace {
 
 using nlohmann::json;
-const std::string kData = GRAPHPROF_TEST_DATA;
+const std::string kSectionData = GRAPHPROF_TEST_DATA;
 
 void expect_round_trip(const json& profile, const std::string& what) {
   const json back = to_json(profile_section_from_json(profile));
@@ -25,7 +25,7 @@ void expect_round_trip(const json& profile, const std::string& what) {
 
 TEST(ProfileSection, EveryCommittedReportRoundTrips) {
   std::size_t sections = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(kData)) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kSectionData)) {
     if (e.path().extension() != ".json") continue;
     json j;
     try {
@@ -48,7 +48,7 @@ TEST(ProfileSection, EveryCommittedReportRoundTrips) {
 
 TEST(ProfileSection, EveryReportMadeFromRecordsRoundTrips) {
   std::size_t made = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(kData + "/profile")) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kSectionData + "/profile")) {
     const std::string name = e.path().filename().string();
     if (name.rfind("proc-", 0) != 0 || e.path().extension() != ".jsonl") continue;
     ProfileRun run;

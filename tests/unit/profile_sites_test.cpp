@@ -17,15 +17,16 @@
 #include "../../src/profile/site_report.hpp"
 #include "graphprof/core/site_sampling.hpp"
 #include "../../src/report/profile_sites_text.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
-const std::string kData = GRAPHPROF_TEST_DATA;
-const std::string kApp = "in graphprof_call_site_app";
+const std::string kSitesData = GRAPHPROF_TEST_DATA;
+const std::string kSitesApp = "in graphprof_call_site_app";
 
 std::string only_records(const std::string& dir) {
-  for (const auto& e : std::filesystem::directory_iterator(kData + "/profile/h200/" + dir))
+  for (const auto& e : std::filesystem::directory_iterator(kSitesData + "/profile/h200/" + dir))
     if (e.path().filename().string().rfind("proc-", 0) == 0 && e.path().extension() == ".jsonl") return e.path().string();
   throw std::runtime_error("no records in " + dir);
 }
@@ -35,11 +36,6 @@ const ProcessProfile& call_site_app() {
   return p;
 }
 
-const EagerSite* eager(const ProcessProfile& p, const std::string& where) {
-  for (const auto& s : p.sites.eager_sites)
-    if (s.site.where == where) return &s;
-  return nullptr;
-}
 
 TEST(ProfileSites, EachGraphIsNamedByWhereItWasCaptured) {
   const ProcessProfile& p = call_site_app();
@@ -54,13 +50,13 @@ TEST(ProfileSites, EachGraphIsNamedByWhereItWasCaptured) {
     ASSERT_TRUE(l.instantiate_site.has_value());
     EXPECT_EQ(l.instantiate_site->where, l.capture_site->where);
   }
-  EXPECT_EQ(by_site["capture_bucket " + kApp], 3);
-  EXPECT_EQ(by_site["capture_with_memory_node " + kApp], 1);
-  EXPECT_EQ(by_site["late_capture " + kApp], 1);
+  EXPECT_EQ(by_site["capture_bucket " + kSitesApp], 3);
+  EXPECT_EQ(by_site["capture_with_memory_node " + kSitesApp], 1);
+  EXPECT_EQ(by_site["late_capture " + kSitesApp], 1);
   // One site, three graphs of 3 nodes. Node sampling traced the kernels of the 1024 bucket only (the
   // other two ran once, a warm-up launch, untraced): one shape among the one traced.
   ASSERT_EQ(p.sites.recaptures.size(), 1u);
-  EXPECT_EQ(p.sites.recaptures[0].site.where, "capture_bucket " + kApp);
+  EXPECT_EQ(p.sites.recaptures[0].site.where, "capture_bucket " + kSitesApp);
   EXPECT_EQ(p.sites.recaptures[0].graph_ids, (std::vector<std::uint32_t>{1, 4, 7}));
   EXPECT_EQ(p.sites.recaptures[0].traced, 1u);
   EXPECT_EQ(p.sites.recaptures[0].shapes, 1u);
@@ -78,7 +74,7 @@ TEST(ProfileSites, EagerWorkIsCountedPerCallSiteAndStep) {
   ASSERT_EQ(p.sites.step.steps, 40u);
   EXPECT_EQ(p.sites.step.graph_id, 4u);
   EXPECT_EQ(p.sites.step.from, "most-launched graph");
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kSitesApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(scale->kind, "kernel launch");
   EXPECT_EQ(scale->calls, 80u);
@@ -93,11 +89,11 @@ TEST(ProfileSites, EagerWorkIsCountedPerCallSiteAndStep) {
   EXPECT_EQ(scale->kernels[0].count, 80u);
   EXPECT_GT(scale->gpu_ns, 0.0);
   EXPECT_NE(scale->hint.find("would remove 2 launches per step"), std::string::npos) << scale->hint;
-  const EagerSite* copy = eager(p, "eager_copy " + kApp);
+  const EagerSite* copy = test::eager_site_at(p, "eager_copy " + kSitesApp);
   ASSERT_NE(copy, nullptr);
   EXPECT_EQ(copy->kind, "copy");
   EXPECT_EQ(copy->calls, 40u);
-  const EagerSite* sync = eager(p, "step_sync " + kApp);
+  const EagerSite* sync = test::eager_site_at(p, "step_sync " + kSitesApp);
   ASSERT_NE(sync, nullptr);
   EXPECT_EQ(sync->kind, "sync");
   EXPECT_DOUBLE_EQ(sync->per_step.value_or(0), 39.0 / 40.0);
@@ -149,7 +145,7 @@ TEST(ProfileSites, MemoryAndStartUpLedgers) {
   EXPECT_GT(p.sites.graph_making_ns, 0.0);
   ASSERT_EQ(p.capture_trouble.size(), 1u);
   ASSERT_TRUE(p.capture_trouble[0].site.has_value());
-  EXPECT_EQ(p.capture_trouble[0].site->where, "broken_capture " + kApp);
+  EXPECT_EQ(p.capture_trouble[0].site->where, "broken_capture " + kSitesApp);
 }
 
 // Three buckets captured at one site into one pool: the first (largest) allocates the pool's
@@ -433,7 +429,7 @@ TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
   ASSERT_EQ(p.sites.graphs.size(), 5u);
   const GraphLedger& first = p.sites.graphs[0];
   ASSERT_EQ(first.before_capture_alloc_sites.size(), 1u);
-  EXPECT_EQ(first.before_capture_alloc_sites[0].site.where, "main " + kApp);
+  EXPECT_EQ(first.before_capture_alloc_sites[0].site.where, "main " + kSitesApp);
   EXPECT_EQ(first.before_capture_alloc_sites[0].bytes, 4096u * sizeof(float));
   EXPECT_EQ(first.before_capture_alloc_sites[0].allocations, 1u);
   for (std::size_t i = 0; i < p.sites.graphs.size(); ++i) {
@@ -445,7 +441,7 @@ TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
   const nlohmann::json j = profile_process_json(p, 1);
   const auto& sites = j["graphs"][0]["memory"]["before_capture_alloc_sites"];
   ASSERT_EQ(sites.size(), 1u);
-  EXPECT_EQ(sites[0]["site"]["where"], "main " + kApp);
+  EXPECT_EQ(sites[0]["site"]["where"], "main " + kSitesApp);
   EXPECT_EQ(sites[0]["bytes"], 16384u);
   EXPECT_TRUE(j["graphs"][0]["memory"]["capture_alloc_sites"].empty());
   std::ostringstream text;
@@ -453,7 +449,7 @@ TEST(ProfileSites, AllocationsBeforeACaptureAreNamedByTheirCallSite) {
   const std::string t = text.str();
   const std::size_t table = t.find("allocated at (the call sites");
   ASSERT_NE(table, std::string::npos) << t;
-  const std::size_t row = t.find("main " + kApp, table);
+  const std::size_t row = t.find("main " + kSitesApp, table);
   ASSERT_NE(row, std::string::npos) << t;
   const std::string line = t.substr(t.rfind('\n', row) + 1, t.find('\n', row) - t.rfind('\n', row) - 1);
   for (const char* want : {"graph_1", "before capture", "16 KiB (1)"}) EXPECT_NE(line.find(want), std::string::npos) << want << ": " << line;
@@ -626,14 +622,14 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   ASSERT_GT(kept, 0u);
   std::istringstream records(sampled.str());
   const ProcessProfile p = analyze_process(parse_process_records(records, "sampled"));
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kSitesApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_LT(scale->taken, 80u);
   EXPECT_EQ(scale->calls, 2 * scale->taken);
   EXPECT_NEAR(static_cast<double>(scale->calls), 80.0, 2.0);
   ASSERT_EQ(scale->kernels.size(), 1u);
   EXPECT_EQ(scale->kernels[0].count, scale->calls) << "kernels are counted with the weight too";
-  const EagerSite* exact = eager(call_site_app(), "eager_scale " + kApp);
+  const EagerSite* exact = test::eager_site_at(call_site_app(), "eager_scale " + kSitesApp);
   ASSERT_NE(exact, nullptr);
   EXPECT_EQ(exact->taken, exact->calls) << "records without w: every call stands for itself";
 

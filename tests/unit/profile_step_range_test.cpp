@@ -11,17 +11,13 @@
 #include "graphprof/profile/profile.hpp"
 #include "../../src/report/profile_sites_text.hpp"
 #include "step_range_records.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
-const std::string kApp = "in graphprof_call_site_app";
+const std::string kStepRangeApp = "in graphprof_call_site_app";
 
-const EagerSite* eager(const ProcessProfile& p, const std::string& where) {
-  for (const auto& s : p.sites.eager_sites)
-    if (s.site.where == where) return &s;
-  return nullptr;
-}
 
 TEST(ProfileStepRange, TheFixtureHasTheLoopsLaunches) {
   ASSERT_EQ(test::graph_launch_starts().size(), 44u);
@@ -36,15 +32,15 @@ TEST(ProfileStepRange, EveryPerStepFigureUsesTheRanges) {
   EXPECT_EQ(p.sites.step.range_name, "step");
   EXPECT_EQ(p.sites.step.steps, 40u);
   EXPECT_TRUE(p.sites.step.range_missing.empty());
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kStepRangeApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(scale->calls_in_steps, 80u);
   EXPECT_DOUBLE_EQ(scale->per_step.value_or(0), 2.0);
   EXPECT_NE(scale->hint.find("would remove 2 launches per step"), std::string::npos) << scale->hint;
-  const EagerSite* copy = eager(p, "eager_copy " + kApp);
+  const EagerSite* copy = test::eager_site_at(p, "eager_copy " + kStepRangeApp);
   ASSERT_NE(copy, nullptr);
   EXPECT_DOUBLE_EQ(copy->per_step.value_or(0), 1.0);
-  const EagerSite* sync = eager(p, "step_sync " + kApp);
+  const EagerSite* sync = test::eager_site_at(p, "step_sync " + kStepRangeApp);
   ASSERT_NE(sync, nullptr);
   EXPECT_DOUBLE_EQ(sync->per_step.value_or(0), 1.0);
   // The report says which step it used; compare's per-step rows divide by its steps.
@@ -69,7 +65,7 @@ TEST(ProfileStepRange, CallsBetweenRangesAreInNoStep) {
   for (std::size_t i = 3; i + 1 < s.size(); ++i) launch_only.emplace_back(s[i], s[i] + 1);
   const ProcessProfile p = analyze_process(test::records_with_ranges(launch_only));
   ASSERT_EQ(p.sites.step.steps, 40u);
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kStepRangeApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(scale->calls_in_steps, 0u);
   EXPECT_FALSE(p.sites.step.contains(s[3] + 2));
@@ -86,7 +82,7 @@ TEST(ProfileStepRange, OverlappingRangesCountEach) {
   const ProcessProfile p = analyze_process(test::records_with_ranges(doubled));
   EXPECT_EQ(p.sites.step.steps, 80u);
   EXPECT_EQ(p.sites.step.windows.size(), 40u);
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kStepRangeApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(scale->calls_in_steps, 80u);
   EXPECT_DOUBLE_EQ(scale->per_step.value_or(0), 1.0);
@@ -101,7 +97,7 @@ TEST(ProfileStepRange, ANameThatNeverOccurredFallsBackWithAWarning) {
   ASSERT_FALSE(p.warnings.empty());
   EXPECT_EQ(p.warnings.back(),
             "--step-range step: the NVTX range 'step' never occurred (7 ranges of other names); a step is one launch of graph_4 instead");
-  const EagerSite* scale = eager(p, "eager_scale " + kApp);
+  const EagerSite* scale = test::eager_site_at(p, "eager_scale " + kStepRangeApp);
   ASSERT_NE(scale, nullptr);
   EXPECT_DOUBLE_EQ(scale->per_step.value_or(0), 78.0 / 40.0);
   const nlohmann::json j = profile_process_json(p, 1);

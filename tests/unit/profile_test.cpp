@@ -29,14 +29,14 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
-const std::string kApp = kData + "h200/proc-2096.jsonl";
-const std::string kResnet = kData + "h200/resnet50_launches.jsonl";
+const std::string kProfileData = std::string(GRAPHPROF_TEST_DATA) + "/profile/";
+const std::string kProfileApp = kProfileData + "h200/proc-2096.jsonl";
+const std::string kResnet = kProfileData + "h200/resnet50_launches.jsonl";
 
-ProcessProfile fixture_profile() { return analyze_process(read_process_records(kApp)); }
+ProcessProfile fixture_profile() { return analyze_process(read_process_records(kProfileApp)); }
 
 TEST(ProfileRecords, ReadsEveryKindOfLine) {
-  const ProcessRecords r = read_process_records(kApp);
+  const ProcessRecords r = read_process_records(kProfileApp);
   EXPECT_EQ(r.pid, 2096);
   EXPECT_EQ(r.ppid, 2090);
   EXPECT_EQ(r.command_line, "./build-gpu/tests/apps/graphprof_graph_app --launches 20 --eager 5 --bad-capture");
@@ -59,7 +59,7 @@ TEST(ProfileRecords, ReadsEveryKindOfLine) {
 }
 
 TEST(ProfileRecords, KilledProcessKeepsWhatItWroteAndCountsTheTornLine) {
-  const ProcessRecords r = read_process_records(kData + "app_killed.jsonl");
+  const ProcessRecords r = read_process_records(kProfileData + "app_killed.jsonl");
   EXPECT_TRUE(r.end_reason.empty());
   EXPECT_EQ(r.malformed_lines, 1u);
   EXPECT_EQ(r.execs.size(), 2u);
@@ -269,7 +269,7 @@ TEST(ProfileRecords, ARecordFileThatIsNotARegularFileIsRefusedWithoutBlocking) {
 
 TEST(ProfileRecords, TheRecordsMakeAWellFormedChromeTrace) {
   ChromeTraceBuilder chrome;
-  chrome.add("graph_app pid 2096", read_process_records(kApp).trace, nullptr);
+  chrome.add("graph_app pid 2096", read_process_records(kProfileApp).trace, nullptr);
   EXPECT_FALSE(chrome.empty());
   EXPECT_TRUE(validate_chrome_trace(chrome.to_json()).empty());
 }
@@ -280,7 +280,7 @@ TEST(ProfileRecords, UnknownAndBrokenLinesAreNotFatal) {
   EXPECT_EQ(r.pid, 7);
   EXPECT_EQ(r.malformed_lines, 2u);
   EXPECT_EQ(r.trace.other_records, 1u);
-  EXPECT_THROW(read_process_records(kData + "no-such-file.jsonl"), Error);
+  EXPECT_THROW(read_process_records(kProfileData + "no-such-file.jsonl"), Error);
 }
 
 TEST(ProfileAnalysis, GraphsAreCountedPerExecWithHowTheyWereMade) {
@@ -324,7 +324,7 @@ TEST(ProfileAnalysis, NodeTimesAreJoinedToTheOriginalGraphsNodes) {
   EXPECT_EQ(t.dot_status, "same graph");
   EXPECT_EQ(t.dot_name_mismatches, 0u) << "kinds and mangled names agree with the dump";
   EXPECT_EQ(t.unattributed, 0u);
-  EXPECT_EQ(p.graphs[0].exec.dot, kData + "h200/p2096-exec3.dot") << "found next to the records";
+  EXPECT_EQ(p.graphs[0].exec.dot, kProfileData + "h200/p2096-exec3.dot") << "found next to the records";
   const TraceSummary& b = p.graphs[1].trace;
   EXPECT_EQ(b.dot_status, "same graph");
   ASSERT_EQ(b.nodes.size(), 4u);
@@ -461,7 +461,7 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
 TEST(ProfileReport, RenderAndAnalyzeFindThePerNodeTimesOfAGraphByItsDump) {
   const std::string path = ::testing::TempDir() + "profile_report_test.json";
   write_report(profile_report(fixture_run(), {fixture_profile()}), path);
-  const NodeTimes t = node_times_from_report(read_report(path), path, kData + "h200/p2096-exec3.dot", "", "");
+  const NodeTimes t = node_times_from_report(read_report(path), path, kProfileData + "h200/p2096-exec3.dot", "", "");
   ASSERT_EQ(t.by_node.size(), 5u);
   EXPECT_DOUBLE_EQ(t.by_node.at("graph_1_node_4").median_ns, 1280);
   EXPECT_EQ(t.by_node.at("graph_1_node_0").count, 20u);
@@ -502,7 +502,7 @@ TEST(ProfileReport, ConsoleSaysHowManyLaunchesWereInFlightWhenCallsBlocked) {
 // or GPU record reached the injection, only its callbacks (5 captured graphs). At exit the
 // injection found its subscription gone, made no CUPTI call and said so.
 TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
-  const ProcessRecords r = read_process_records(kData + "h200/cupti_app/proc-3241.jsonl");
+  const ProcessRecords r = read_process_records(kProfileData + "h200/cupti_app/proc-3241.jsonl");
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.cupti_at_end, "finalized_elsewhere");
   EXPECT_EQ(r.end_reason, "exit");
@@ -528,7 +528,7 @@ TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
 
   // Records of a run where the session stayed graphprof's (written before this field existed: no
   // "cupti") say nothing of the kind.
-  const ProcessRecords plain = read_process_records(kApp);
+  const ProcessRecords plain = read_process_records(kProfileApp);
   EXPECT_TRUE(plain.warnings.empty());
   EXPECT_TRUE(plain.cupti_at_end.empty());
   const Report plain_report = profile_report(fixture_run(), {analyze_process(plain)});
@@ -545,7 +545,7 @@ TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
 // which took the buffer callbacks back before its flush. No "records stop" line: the records have a
 // hole, not an end.
 TEST(ProfileReport, AnApplicationThatTookTheActivityApiIsSaidWithoutARecordsStopLine) {
-  const ProcessRecords r = read_process_records(kData + "h200/cupti_activity/proc-3502.jsonl");
+  const ProcessRecords r = read_process_records(kProfileData + "h200/cupti_activity/proc-3502.jsonl");
   EXPECT_EQ(r.cupti_at_end, "activity_taken");
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.trace.api.size(), 100u) << "the records pending at exit, taken back";

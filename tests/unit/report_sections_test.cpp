@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kData = GRAPHPROF_TEST_DATA;
+const fs::path kSectionsData = GRAPHPROF_TEST_DATA;
 
 // The message of the bad-input error `read` throws ("(read)" when it reads the input).
 template <class F>
@@ -42,7 +42,7 @@ std::string bad_input_of(F&& read) {
 // Every JSON file under tests/data (run, sweep, profile and merged reports among them).
 std::vector<fs::path> committed_reports() {
   std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(kData))
+  for (const auto& e : fs::recursive_directory_iterator(kSectionsData))
     if (e.path().extension() == ".json") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -83,7 +83,7 @@ TEST(ReportSections, EveryCommittedReportKeepsItsModesAndSections) {
 }
 
 TEST(ReportSections, ModeIsAnEnumInMemoryAndTheSameTextInJson) {
-  const Report r = read_report((kData / "h200" / "chain_run1.json").string());
+  const Report r = read_report((kSectionsData / "h200" / "chain_run1.json").string());
   ASSERT_EQ(r.results.size(), 3u);
   EXPECT_EQ(r.results[0].mode, Mode::kEager);
   EXPECT_EQ(r.results[1].mode, Mode::kCapture);
@@ -102,7 +102,7 @@ TEST(ReportSections, ModeIsAnEnumInMemoryAndTheSameTextInJson) {
 }
 
 TEST(ReportSections, GraphSectionIsTyped) {
-  const Report r = read_report((kData / "h200" / "chain_run1.json").string());
+  const Report r = read_report((kSectionsData / "h200" / "chain_run1.json").string());
   EXPECT_FALSE(r.results[0].sections.graph.has_value());  // eager has no graph
   ASSERT_TRUE(r.results[2].sections.graph.has_value());
   EXPECT_EQ(r.results[2].sections.graph->nodes, 100);
@@ -111,7 +111,7 @@ TEST(ReportSections, GraphSectionIsTyped) {
 }
 
 TEST(ReportSections, UnknownSectionsAreKeptAndWrongTypesNameTheirPath) {
-  json j = to_json(read_report((kData / "h200" / "chain_run1.json").string()));
+  json j = to_json(read_report((kSectionsData / "h200" / "chain_run1.json").string()));
   j["results"][2]["sections"]["from_a_newer_graphprof"] = {{"x", 1}};
   const Report r = report_from_json(j, "x.json");
   EXPECT_EQ(to_json(r)["results"][2]["sections"]["from_a_newer_graphprof"]["x"], 1);
@@ -192,7 +192,7 @@ TEST(ReportSections, OwnSectionsOfTheWrongTypeNameTheirPath) {
 // Since 1.4 the probe reads both device methods and is taken around the two device passes: the
 // latched readings and the points read into the typed section and write back the same keys.
 TEST(ReportSections, DeviceProbeBothMethodsAndPointsRoundTrip) {
-  json j = to_json(read_report((kData / "h200" / "chain_run1.json").string()));
+  json j = to_json(read_report((kSectionsData / "h200" / "chain_run1.json").string()));
   const json probe = {{"chain_kernels", 256},
                       {"ns_per_kernel", 508.25},
                       {"latched_ns_per_kernel", 509.0},
@@ -226,7 +226,7 @@ TEST(ReportSections, DeviceProbeBothMethodsAndPointsRoundTrip) {
 // sections.device_probe (run, sweep) reads into its typed section and writes back the same
 // keys; a report without it (older than 2026-11-30) has none; a failed probe keeps its error.
 TEST(ReportSections, DeviceProbeIsTypedAndRoundTrips) {
-  json j = to_json(read_report((kData / "h200" / "chain_run1.json").string()));
+  json j = to_json(read_report((kSectionsData / "h200" / "chain_run1.json").string()));
   EXPECT_FALSE(report_from_json(j, "x.json").results[2].sections.device_probe.has_value());
   const json probe = {{"chain_kernels", 256}, {"ns_per_kernel", 508.25}, {"ns_per_kernel_after", 685.5}};
   j["results"][2]["sections"]["device_probe"] = probe;
@@ -263,7 +263,7 @@ TEST(ReportSections, DeviceProbeIsTypedAndRoundTrips) {
 
 // A trace section made from real H200 records (tests/data/trace) round-trips through JSON.
 TEST(ReportSections, TraceSectionFromRealRecordsRoundTrips) {
-  const std::string stem = (kData / "trace" / "chain_elements-4096_kernels-10_sync_inside-0_capture").string();
+  const std::string stem = (kSectionsData / "trace" / "chain_elements-4096_kernels-10_sync_inside-0_capture").string();
   const TraceData data = trace_data_from_json(read_json_file(stem + ".trace.json"), stem + ".trace.json");
   const DotGraphInfo dot = dot_graph_info(load_dot(stem + ".dot"));
   const TraceSummary s = summarize_trace(data, NodeJoin::build(data, &dot), &dot);

@@ -15,10 +15,10 @@
 namespace gp {
 namespace {
 
-const std::string kData = std::string(GRAPHPROF_TEST_DATA) + "/profile/h100/";
+const std::string kStepKindsData = std::string(GRAPHPROF_TEST_DATA) + "/profile/h100/";
 const std::string kGolden = std::string(GRAPHPROF_TEST_DATA) + "/golden/";
 
-ProcessProfile profile_of(const std::string& file) { return analyze_process(read_process_records(kData + file)); }
+ProcessProfile profile_of(const std::string& file) { return analyze_process(read_process_records(kStepKindsData + file)); }
 
 std::size_t steps_of(const StepKinds& s, const std::string& kind) {
   for (const StepKind& k : s.kinds)
@@ -107,7 +107,7 @@ TEST(StepKindsFixture, KernelShapesTellTheMissingBucketFromTheDispatchBug) {
 // lines each with the header repeated, among the artifacts' other lines (34 lines; lines of one
 // header, the same millisecond and logging line, are one record: 25).
 TEST(StepKindsFixture, PyTorchsOwnSkipReasonIsRead) {
-  const FrameworkLog log = read_torch_log(kData + "compile_skip/torch-logs.txt");
+  const FrameworkLog log = read_torch_log(kStepKindsData + "compile_skip/torch-logs.txt");
   EXPECT_EQ(log.records, 25u);
   ASSERT_EQ(log.entries.size(), 1u);
   const FrameworkLogEntry& e = log.entries[0];
