@@ -15,6 +15,8 @@ if [ "${1:-}" = "--without-cuda" ]; then
 fi
 # GRAPHPROF_WERROR=1: compiler warnings are errors (CI; the werror preset does the same).
 [ "${GRAPHPROF_WERROR:-0}" = 1 ] && cmake_args+=(-DGRAPHPROF_WARNINGS_AS_ERRORS=ON)
+# GRAPHPROF_HEADER_CHECK=1: each public header is also compiled alone (CI).
+[ "${GRAPHPROF_HEADER_CHECK:-0}" = 1 ] && cmake_args+=(-DGRAPHPROF_HEADER_CHECK=ON)
 "$root/scripts/setup.sh" "${setup_args[@]}"
 "$root/scripts/build.sh" "${cmake_args[@]}"
 ctest --test-dir "${GRAPHPROF_BUILD_DIR:-$root/build}" --output-on-failure -j"$(nproc)" "$@"

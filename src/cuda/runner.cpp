@@ -199,123 +199,150 @@ MeasureOptions share_of_time_left(const MeasureOptions& base, int passes_left) {
   return o;
 }
 
-void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& base,
-                    int rep, ModeResult& res) {
-  PassContext pc(entry, mode, params);
-  int passes_left = kPassesPerMode;
-  MeasureOptions opt = share_of_time_left(base, passes_left);
-  std::optional<NvtxRange> phase;  // names each pass in Nsight Systems (graphprof domain)
+// One repetition's passes in the order they run (run_repetition below), sharing the workload's
+// context, the options of the pass under way (each pass starts with its share of the time left)
+// and what the first passes learnt: the batch size, the events.
+class Repetition {
+ public:
+  Repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& base, int rep,
+             ModeResult& res)
+      : mode_(mode), base_(base), rep_(rep), res_(res), pc_(entry, mode, params), opt_(share_of_time_left(base, passes_left_)) {}
 
-  const auto note = [&](const char* what) {
-    phase.emplace(what);
-    if (opt.observer != nullptr) opt.observer->pass_started(res, what);
-  };
-  note("prepare");
-  OneOffSamples costs;
-  if (mode == Mode::kEager) {
-    pc.prepare(0, costs);
-  } else {
-    // One sequence at a time, so the budget bounds the one-off pass too (at least two are needed:
-    // the first instantiate and upload of a graph in a repetition cost more than later ones, and
-    // are kept apart as instantiate_time_first, upload_time_first, upload_call_time_first).
-    const auto t0 = Clock::now();
-    const int wanted = std::max(kMinOneOffSequences, opt.one_off_samples);
-    int done = 0;
-    do {
-      pc.prepare(1, costs);
-    } while (++done < wanted && (done < kMinOneOffSequences || seconds_since(t0) < opt.rule.budget_seconds));
-    if (done < wanted) mark_cut_short(res, "one-off");
-    split_first_one_off(costs);
-  }
-  for (auto& [name, samples] : costs)
-    add_repetition(res, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
-                   PassResult{std::move(samples), true});
-  if (rep == 0 && pc.runner().graph() != nullptr) {
-    record_graph_shape(pc.runner().graph(), res);
-    if (!opt.dot_dir.empty()) dump_graph(pc.runner().graph(), opt.dot_dir, res);
+  void run() {
+    one_off_pass();
+    verify_and_size_batches();
+    warm_up();
+    gpu_pass();
+    latched_pass();
+    launch_pass();
+    latency_pass();
+    if (rep_ == 0)
+      for (const auto& [k, v] : pc_.workload().extra_metrics()) res_.sections.workload[k] = v;
+    if (rep_ == std::max(1, opt_.repetitions) - 1) record_device_probe(res_, ProbeAt::kAfterPasses);
   }
 
-  LaunchContext& ctx = pc.launch_context();
-  cudaStream_t stream = pc.stream();
-  auto one_iteration = [&] { pc.iteration(); };
+ private:
+  // The next pass: its share of the time left, its NVTX range, the observer told.
+  void next_pass(const char* what) {
+    opt_ = share_of_time_left(base_, --passes_left_);
+    note(what);
+  }
+  void note(const char* what) {
+    phase_.emplace(what);
+    if (opt_.observer != nullptr) opt_.observer->pass_started(res_, what);
+  }
+  void one_iteration() { pc_.iteration(); }
 
-  note("verify");
-  // Verify: same input state, same number of iterations in every mode.
-  pc.reset();
-  for (int i = 0; i < opt.verify_iterations; ++i) one_iteration();
-  pc.synchronize();
-  const std::string checksum = pc.workload().checksum(stream);
-  if (rep == 0) res.checksum = checksum;
-  else if (checksum != res.checksum)
-    throw Error(ExitCode::kInternal, "checksum differs between repetitions (" + res.checksum + " vs " + checksum +
-                                         "): the workload is not deterministic");
-
-  // How many launch calls an iteration makes, and how long one takes, decide the batch sizes
-  // (pass_context.hpp), so a batch never blocks on a full launch queue and the passes below can
-  // stop on time.
-  const IterationShape shape = pc.time_one_iteration();
-  const double iteration_seconds = shape.seconds;
-  const std::size_t calls_per_iter = shape.calls_per_iter;
-  res.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter);
-  const int batch = batch_size(shape, opt.rule.budget_seconds);
-  if (rep == 0) budget_of(res).iteration_seconds = iteration_seconds;
-
-  opt = share_of_time_left(base, --passes_left);
-  note("warm-up");
-  // Warm-up: at least warmup_iterations and warmup_seconds, but never past the budget.
-  const auto warm0 = Clock::now();
-  for (int i = 0; i < opt.warmup_iterations || seconds_since(warm0) < opt.warmup_seconds; ++i) {
-    if (i > 0 && seconds_since(warm0) + iteration_seconds > opt.rule.budget_seconds) {
-      mark_cut_short(res, "warm-up");
-      break;
+  // Prepare: the one-off costs (capture, instantiate, upload), the graph's shape and DOT dump.
+  void one_off_pass() {
+    note("prepare");
+    OneOffSamples costs;
+    if (mode_ == Mode::kEager) {
+      pc_.prepare(0, costs);
+    } else {
+      // One sequence at a time, so the budget bounds the one-off pass too (at least two are needed:
+      // the first instantiate and upload of a graph in a repetition cost more than later ones, and
+      // are kept apart as instantiate_time_first, upload_time_first, upload_call_time_first).
+      const auto t0 = Clock::now();
+      const int wanted = std::max(kMinOneOffSequences, opt_.one_off_samples);
+      int done = 0;
+      do {
+        pc_.prepare(1, costs);
+      } while (++done < wanted && (done < kMinOneOffSequences || seconds_since(t0) < opt_.rule.budget_seconds));
+      if (done < wanted) mark_cut_short(res_, "one-off");
+      split_first_one_off(costs);
     }
-    one_iteration();
-    if (i % batch == batch - 1) pc.synchronize();
+    for (auto& [name, samples] : costs)
+      add_repetition(res_, name, "ns", "one-off cost (host clock, includes synchronisation where the step needs it)",
+                     PassResult{std::move(samples), true});
+    if (rep_ == 0 && pc_.runner().graph() != nullptr) {
+      record_graph_shape(pc_.runner().graph(), res_);
+      if (!opt_.dot_dir.empty()) dump_graph(pc_.runner().graph(), opt_.dot_dir, res_);
+    }
   }
-  pc.synchronize();
-  // After the warm-up, so the clocks have ramped up as for the passes that follow.
-  if (rep == 0) record_device_probe(res, ProbeAt::kBeforePasses);
 
-  opt = share_of_time_left(base, --passes_left);
-  note("launch loop: GPU pass");
-  // GPU pass: an event between consecutive iterations queued back to back. The host clock over
-  // each whole batch is an independent cross-check of the events' per-iteration figure.
-  EventBatch events(std::max(batch, 32));
-  std::vector<double> host_per_iter;
-  PassResult gpu = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
-    const auto t0 = Clock::now();
-    events.enqueue(stream, batch, one_iteration);
-    events.wait();
-    host_per_iter.push_back(ns_between(t0, Clock::now()) / batch);
-    events.append_times(out);
-  }, nullptr, /*min_batches=*/3);  // several batches, so the host-clock cross-check sees batch-to-batch spread
-  add_repetition(res, "gpu_time_per_iter", "ns",
-                 "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
-  add_repetition(res, "host_time_per_iter_batched", "ns",
-                 "host clock over a whole GPU-pass batch (launches to event sync) divided by its iterations; "
-                 "cross-check of gpu_time_per_iter",
-                 PassResult{std::move(host_per_iter), true});
+  void verify_and_size_batches() {
+    note("verify");
+    // Verify: same input state, same number of iterations in every mode.
+    pc_.reset();
+    for (int i = 0; i < opt_.verify_iterations; ++i) one_iteration();
+    pc_.synchronize();
+    const std::string checksum = pc_.workload().checksum(pc_.stream());
+    if (rep_ == 0) res_.checksum = checksum;
+    else if (checksum != res_.checksum)
+      throw Error(ExitCode::kInternal, "checksum differs between repetitions (" + res_.checksum + " vs " + checksum +
+                                           "): the workload is not deterministic");
 
-  if (rep == 0) record_device_probe(res, ProbeAt::kBeforeLatched);
-  opt = share_of_time_left(base, --passes_left);
-  note("launch loop: latched pass");
-  // Latched pass: one iteration queued behind the latch (latch.hpp) between two events, then
-  // released, so the device runs it with host submission hidden and after an idle stream, as NVIDIA's
-  // cudaGraphsPerfScaling times its repeat launch: a replay that follows the previous replay of a
-  // short graph with several roots or sinks costs more (the GPU pass measures that steady state;
-  // docs/methodology.md). A batch is `lbatch` such holds, so a pass samples as long as before.
-  {
+    // How many launch calls an iteration makes, and how long one takes, decide the batch sizes
+    // (pass_context.hpp), so a batch never blocks on a full launch queue and the passes below can
+    // stop on time.
+    const IterationShape shape = pc_.time_one_iteration();
+    iteration_seconds_ = shape.seconds;
+    calls_per_iter_ = shape.calls_per_iter;
+    res_.derived["launch_calls_per_iter"] = static_cast<double>(calls_per_iter_);
+    batch_ = batch_size(shape, opt_.rule.budget_seconds);
+    if (rep_ == 0) budget_of(res_).iteration_seconds = iteration_seconds_;
+  }
+
+  void warm_up() {
+    next_pass("warm-up");
+    // Warm-up: at least warmup_iterations and warmup_seconds, but never past the budget.
+    const auto warm0 = Clock::now();
+    for (int i = 0; i < opt_.warmup_iterations || seconds_since(warm0) < opt_.warmup_seconds; ++i) {
+      if (i > 0 && seconds_since(warm0) + iteration_seconds_ > opt_.rule.budget_seconds) {
+        mark_cut_short(res_, "warm-up");
+        break;
+      }
+      one_iteration();
+      if (i % batch_ == batch_ - 1) pc_.synchronize();
+    }
+    pc_.synchronize();
+    // After the warm-up, so the clocks have ramped up as for the passes that follow.
+    if (rep_ == 0) record_device_probe(res_, ProbeAt::kBeforePasses);
+  }
+
+  void gpu_pass() {
+    next_pass("launch loop: GPU pass");
+    // GPU pass: an event between consecutive iterations queued back to back. The host clock over
+    // each whole batch is an independent cross-check of the events' per-iteration figure.
+    events_.emplace(std::max(batch_, 32));
+    cudaStream_t stream = pc_.stream();
+    std::vector<double> host_per_iter;
+    PassResult gpu = sample_until_stable(opt_.rule, [&](std::vector<double>& out) {
+      const auto t0 = Clock::now();
+      events_->enqueue(stream, batch_, [&] { one_iteration(); });
+      events_->wait();
+      host_per_iter.push_back(ns_between(t0, Clock::now()) / batch_);
+      events_->append_times(out);
+    }, nullptr, /*min_batches=*/3);  // several batches, so the host-clock cross-check sees batch-to-batch spread
+    add_repetition(res_, "gpu_time_per_iter", "ns",
+                   "time of one iteration between CUDA events, iterations queued back to back", std::move(gpu));
+    add_repetition(res_, "host_time_per_iter_batched", "ns",
+                   "host clock over a whole GPU-pass batch (launches to event sync) divided by its iterations; "
+                   "cross-check of gpu_time_per_iter",
+                   PassResult{std::move(host_per_iter), true});
+  }
+
+  void latched_pass() {
+    if (rep_ == 0) record_device_probe(res_, ProbeAt::kBeforeLatched);
+    next_pass("launch loop: latched pass");
+    // Latched pass: one iteration queued behind the latch (latch.hpp) between two events, then
+    // released, so the device runs it with host submission hidden and after an idle stream, as NVIDIA's
+    // cudaGraphsPerfScaling times its repeat launch: a replay that follows the previous replay of a
+    // short graph with several roots or sinks costs more (the GPU pass measures that steady state;
+    // docs/methodology.md). A batch is `lbatch` such holds, so a pass samples as long as before.
+    cudaStream_t stream = pc_.stream();
     Latch latch;
-    const int lbatch = latched_batch_size(batch, calls_per_iter);
+    const int lbatch = latched_batch_size(batch_, calls_per_iter_);
     bool abandoned = false;
     PassResult latched = sample_until_stable(
-        opt.rule,
+        opt_.rule,
         [&](std::vector<double>& out) {
           for (int i = 0; i < lbatch; ++i) {
             latch.hold(stream, 0.25);
-            events.enqueue(stream, 1, one_iteration);
+            events_->enqueue(stream, 1, [&] { one_iteration(); });
             latch.release();
-            events.wait();
+            events_->wait();
             // A timeout means the iteration waits for the host (a synchronize, a host-driven loop)
             // or filled the launch queue (thousands of launches): it was not pre-queued, so the
             // figure would be meaningless.
@@ -323,71 +350,89 @@ void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params,
               abandoned = true;
               return;
             }
-            events.append_times(out);
+            events_->append_times(out);
           }
         },
         &abandoned);
     if (abandoned) {
-      res.sections.latched = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
-                               "or it has more launches than the launch queue holds)";
+      res_.sections.latched = "skipped: an iteration could not be queued behind the latch within 0.25 s (it waits for the host, "
+                              "or it has more launches than the launch queue holds)";
     } else {
-      add_repetition(res, "gpu_time_per_iter_latched", "ns",
+      add_repetition(res_, "gpu_time_per_iter_latched", "ns",
                      "device time of one iteration queued alone behind a latch, between two events, after an idle stream (host "
                      "submission hidden; the repeat-launch method of NVIDIA's cudaGraphsPerfScaling)", std::move(latched));
     }
   }
 
-  if (rep == 0) record_device_probe(res, ProbeAt::kAfterLatched);
-  opt = share_of_time_left(base, --passes_left);
-  note("launch loop: launch pass");
-  // Launch pass: host clock around each launch API call, calls back to back (queue busy).
-  std::vector<double> per_iter_submit;
-  PassResult launch = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
-    for (int i = 0; i < batch; ++i) {
-      const std::size_t before = out.size();
-      ctx.record_calls_into(&out);
-      one_iteration();
-      ctx.record_calls_into(nullptr);
-      double sum = 0;
-      for (std::size_t k = before; k < out.size(); ++k) sum += out[k];
-      per_iter_submit.push_back(sum);
-    }
-    pc.synchronize();
-  });
-  add_repetition(res, "launch_cpu_per_call", "ns",
-                 "host time of one launch API call (cudaLaunchKernel etc. in eager, cudaGraphLaunch in graph modes), "
-                 "calls back to back",
-                 std::move(launch));
-  add_repetition(res, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
-                 PassResult{std::move(per_iter_submit), true});
+  void launch_pass() {
+    if (rep_ == 0) record_device_probe(res_, ProbeAt::kAfterLatched);
+    next_pass("launch loop: launch pass");
+    // Launch pass: host clock around each launch API call, calls back to back (queue busy).
+    LaunchContext& ctx = pc_.launch_context();
+    std::vector<double> per_iter_submit;
+    PassResult launch = sample_until_stable(opt_.rule, [&](std::vector<double>& out) {
+      for (int i = 0; i < batch_; ++i) {
+        const std::size_t before = out.size();
+        ctx.record_calls_into(&out);
+        one_iteration();
+        ctx.record_calls_into(nullptr);
+        double sum = 0;
+        for (std::size_t k = before; k < out.size(); ++k) sum += out[k];
+        per_iter_submit.push_back(sum);
+      }
+      pc_.synchronize();
+    });
+    add_repetition(res_, "launch_cpu_per_call", "ns",
+                   "host time of one launch API call (cudaLaunchKernel etc. in eager, cudaGraphLaunch in graph modes), "
+                   "calls back to back",
+                   std::move(launch));
+    add_repetition(res_, "launch_cpu_per_iter", "ns", "host time of all launch API calls of one iteration, back to back",
+                   PassResult{std::move(per_iter_submit), true});
+  }
 
-  opt = share_of_time_left(base, --passes_left);
-  note("launch loop: latency pass");
-  // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
-  std::vector<double> isolated;
-  std::vector<double> call_sink;
-  PassResult wall = sample_until_stable(opt.rule, [&](std::vector<double>& out) {
-    for (int i = 0; i < std::min(batch, 8); ++i) {
-      call_sink.clear();
-      ctx.record_calls_into(&call_sink);
-      const auto t0 = Clock::now();
-      one_iteration();
-      pc.synchronize();
-      const auto t1 = Clock::now();
-      ctx.record_calls_into(nullptr);
-      out.push_back(ns_between(t0, t1));
-      if (!call_sink.empty()) isolated.push_back(call_sink.front());
-    }
-  });
-  add_repetition(res, "wall_time_per_iter", "ns",
-                 "host clock from the first launch call of one iteration to the end of cudaStreamSynchronize",
-                 std::move(wall));
-  add_repetition(res, "launch_cpu_isolated", "ns", "host time of the first launch call of an iteration after a synchronize",
-                 PassResult{std::move(isolated), true});
+  void latency_pass() {
+    next_pass("launch loop: latency pass");
+    // Latency pass: one iteration at a time from an idle GPU: launch, then synchronize.
+    LaunchContext& ctx = pc_.launch_context();
+    std::vector<double> isolated;
+    std::vector<double> call_sink;
+    PassResult wall = sample_until_stable(opt_.rule, [&](std::vector<double>& out) {
+      for (int i = 0; i < std::min(batch_, 8); ++i) {
+        call_sink.clear();
+        ctx.record_calls_into(&call_sink);
+        const auto t0 = Clock::now();
+        one_iteration();
+        pc_.synchronize();
+        const auto t1 = Clock::now();
+        ctx.record_calls_into(nullptr);
+        out.push_back(ns_between(t0, t1));
+        if (!call_sink.empty()) isolated.push_back(call_sink.front());
+      }
+    });
+    add_repetition(res_, "wall_time_per_iter", "ns",
+                   "host clock from the first launch call of one iteration to the end of cudaStreamSynchronize",
+                   std::move(wall));
+    add_repetition(res_, "launch_cpu_isolated", "ns", "host time of the first launch call of an iteration after a synchronize",
+                   PassResult{std::move(isolated), true});
+  }
 
-  if (rep == 0)
-    for (const auto& [k, v] : pc.workload().extra_metrics()) res.sections.workload[k] = v;
-  if (rep == std::max(1, opt.repetitions) - 1) record_device_probe(res, ProbeAt::kAfterPasses);
+  const Mode mode_;
+  const MeasureOptions& base_;
+  const int rep_;
+  ModeResult& res_;
+  PassContext pc_;
+  int passes_left_ = kPassesPerMode;
+  MeasureOptions opt_;
+  std::optional<NvtxRange> phase_;  // names each pass in Nsight Systems (graphprof domain)
+  double iteration_seconds_ = 0;
+  std::size_t calls_per_iter_ = 0;
+  int batch_ = 1;
+  std::optional<EventBatch> events_;  // made by the GPU pass, used by the latched pass too
+};
+
+void run_repetition(const WorkloadEntry& entry, Mode mode, const Params& params, const MeasureOptions& base,
+                    int rep, ModeResult& res) {
+  Repetition(entry, mode, params, base, rep, res).run();
 }
 
 }  // namespace
