@@ -1,6 +1,7 @@
 // Shared between the translation units of `graphprof compare` (one per job: matching and the
 // output model in comparison.cpp, run_series.cpp, verdict_rules.cpp, environment_check.cpp,
-// structure_drift.cpp). Not a public header.
+// structure_drift.cpp, and the graph-health view of two profiles in profile_health.cpp,
+// profile_site_rows.cpp and profile_graph_rows.cpp). Not a public header.
 #pragma once
 #include <map>
 #include <optional>
@@ -70,6 +71,30 @@ void decide(MetricComparison& r, const std::vector<double>& b, const std::vector
 // A row of the view: workload `workload`, mode app, params {graph: `graph`} unless empty.
 MetricComparison row(const std::string& workload, const std::string& graph, const std::string& metric, const std::string& unit,
                      Direction d);
+// Judges `r` (decide) and appends it to out.rows, counted as compared where both sides have values.
+void add_judged_row(Comparison& out, MetricComparison r, const std::vector<double>& b, const std::vector<double>& c,
+                    const SeriesRule& rule, const Thresholds& t);
+// The rules of the view's series (profile_health.cpp).
+struct HealthRules {
+  SeriesRule coverage, exact_coverage, per_step, count, failures, device_time, host_time;
+};
+HealthRules health_rules(const Thresholds& t);
+// The two profiles compare_profiles compares, as its steps share them.
+struct ProfilePair {
+  const Report& base;
+  const Report& cand;
+  const ProfileSection& bp;
+  const ProfileSection& cp;
+  const Thresholds& t;
+  std::string program;
+  std::vector<const ProfileAppRun*> bruns, cruns;  // into bp and cp
+  bool several_processes = false;
+  HealthRules rules;
+};
+// profile_graph_rows.cpp: the rows per graph (nodes, launches, GPU time per launch, launch call
+// cost, memory; drift for a graph that changed shape; a row per graph gone or new), and what the
+// graphs say about the GPU time per step, out.rows[step_row].
+void compare_profile_graphs(const ProfilePair& p, std::size_t step_row, Comparison& out);
 
 // profile_site_rows.cpp: how sites are matched between the two sides — by what they are (file,
 // function and the text of their line: both sides' profiles carry it), by their function (only one

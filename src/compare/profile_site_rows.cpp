@@ -349,28 +349,38 @@ std::map<std::string, std::string> rekey_moved_sites(const std::vector<RunSites>
   return moved;
 }
 
-}  // namespace
+// Whether every run of one side has `what` (and there is a run).
+bool every_run_has(const std::vector<RunSites>& runs, bool RunSites::*what) {
+  return !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const RunSites& r) { return r.*what; });
+}
 
-void compare_profile_sites(const std::string& program, const std::vector<const ProfileAppRun*>& base_runs,
-                           const std::vector<const ProfileAppRun*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
-  const SiteMatch how = site_match(base_runs, cand_runs);
-  AllocationMatch alloc;
-  alloc.native = how;
-  alloc.python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
-  if (has_allocation_python(base_runs, true) && has_allocation_python(cand_runs, true)) alloc.python_how = SiteMatch::kSource;
+// The per-run values of one figure at `key`; a run that has the figure but not the site: 0.
+std::vector<double> site_values(const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what, const std::string& key) {
+  std::vector<double> v;
+  for (const auto& r : runs) {
+    const auto it = (r.*what).find(key);
+    v.push_back(it == (r.*what).end() ? 0.0 : it->second);
+  }
+  return v;
+}
+
+// The sites of one figure over every run.
+std::set<std::string> site_keys(const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what) {
+  std::set<std::string> k;
+  for (const auto& r : runs)
+    for (const auto& [key, v] : r.*what) k.insert(key);
+  return k;
+}
+
+// Both sides' sites, run by run, matched, and how each row by site is added.
+struct SiteRows {
+  const std::string& program;
+  const Thresholds& t;
+  Comparison& out;
   std::vector<RunSites> b, c;
-  for (const ProfileAppRun* r : base_runs) b.push_back(sites_of_run(*r, several, how, alloc));
-  for (const ProfileAppRun* r : cand_runs) c.push_back(sites_of_run(*r, several, how, alloc));
-  std::map<std::string, std::string> moved = rekey_moved_sites(b, c);
-  // Matched by what they are, a site whose line moved keeps its key: its `where` tells it moved.
-  for (const auto& rc : c)
-    for (const auto& [key, label] : rc.label)
-      for (const auto& rb : b)
-        if (auto l = rb.label.find(key); l != rb.label.end() && l->second != label) moved.emplace(key, l->second + " -> " + label);
-  auto all = [](const std::vector<RunSites>& runs, bool RunSites::*what) {
-    return !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const RunSites& r) { return r.*what; });
-  };
-  auto not_comparable = [&](const std::string& metric, const std::string& unit, const std::string& what, bool base_has) {
+  std::map<std::string, std::string> moved;  // key -> "old where -> new where"
+
+  void not_comparable(const std::string& metric, const std::string& unit, const std::string& what, bool base_has) const {
     MetricComparison r = site_row(program, "", metric, unit);
     r.method = "profile-runs";
     r.rule.gating = false;
@@ -378,82 +388,102 @@ void compare_profile_sites(const std::string& program, const std::vector<const P
     r.reason = std::string(base_has ? "the candidate" : "the baseline") + "'s profile has no " + what +
                " (recorded by an older graphprof, or with call sites or ledgers off)";
     out.rows.push_back(std::move(r));
-  };
-  // The per-run values of one figure at `key`; a run that has the figure but not the site: 0.
-  auto values = [](const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what, const std::string& key) {
-    std::vector<double> v;
-    for (const auto& r : runs) {
-      const auto it = (r.*what).find(key);
-      v.push_back(it == (r.*what).end() ? 0.0 : it->second);
-    }
-    return v;
-  };
-  auto keys_of = [](const std::vector<RunSites>& runs, std::map<std::string, double> RunSites::*what) {
-    std::set<std::string> k;
-    for (const auto& r : runs)
-      for (const auto& [key, v] : r.*what) k.insert(key);
-    return k;
-  };
-  auto label_of = [&](const std::string& key) {
+  }
+  std::string label_of(const std::string& key) const {
     for (const auto* side : {&c, &b})
       for (const auto& r : *side)
         if (auto it = r.label.find(key); it != r.label.end()) return it->second;
     return key;
-  };
-  auto add = [&](MetricComparison r, const std::vector<double>& bv, const std::vector<double>& cv, const SeriesRule& rule) {
-    decide(r, bv, cv, rule, t);
-    if (r.base && r.cand) ++out.compared;
-    out.rows.push_back(std::move(r));
-  };
+  }
+  void add(MetricComparison r, const std::vector<double>& bv, const std::vector<double>& cv, const SeriesRule& rule) const {
+    add_judged_row(out, std::move(r), bv, cv, rule, t);
+  }
   // A site matched across an edit says where it was: "moved: a.py:45 in f -> a.py:47 in f".
-  auto note_moved = [&](const std::string& key) {
+  void note_moved(const std::string& key) const {
     if (auto m = moved.find(key); m != moved.end()) out.rows.back().reason += (out.rows.back().reason.empty() ? "" : "; ") + ("moved: " + m->second);
-  };
+  }
+};
 
-  // Eager kernel launches per step, by site.
+// Every run's sites of each side, keyed as they are matched; a site whose function or file was
+// renamed, or whose line moved, keeps the baseline's key, and `moved` says where it was.
+void match_sites(SiteRows& x, const std::vector<const ProfileAppRun*>& base_runs, const std::vector<const ProfileAppRun*>& cand_runs,
+                 bool several) {
+  const SiteMatch how = site_match(base_runs, cand_runs);
+  AllocationMatch alloc;
+  alloc.native = how;
+  alloc.python = has_allocation_python(base_runs) && has_allocation_python(cand_runs);
+  if (has_allocation_python(base_runs, true) && has_allocation_python(cand_runs, true)) alloc.python_how = SiteMatch::kSource;
+  std::vector<RunSites>& b = x.b;
+  std::vector<RunSites>& c = x.c;
+  for (const ProfileAppRun* r : base_runs) b.push_back(sites_of_run(*r, several, how, alloc));
+  for (const ProfileAppRun* r : cand_runs) c.push_back(sites_of_run(*r, several, how, alloc));
+  x.moved = rekey_moved_sites(b, c);
+  // Matched by what they are, a site whose line moved keeps its key: its `where` tells it moved.
+  for (const auto& rc : c)
+    for (const auto& [key, label] : rc.label)
+      for (const auto& rb : b)
+        if (auto l = rb.label.find(key); l != rb.label.end() && l->second != label) x.moved.emplace(key, l->second + " -> " + label);
+}
+
+// Eager kernel launches per step, by site.
+void add_eager_site_rows(const SiteRows& x) {
+  const std::vector<RunSites>& b = x.b;
+  const std::vector<RunSites>& c = x.c;
   const SeriesRule per_step{Kind::kCount, 0.05, false, true};
   const SeriesRule new_site{Kind::kCount, 0.05, true, true};  // any separation from none: a new eager site
-  if (!all(b, &RunSites::sites) || !all(c, &RunSites::sites)) {
-    not_comparable("eager_launches_per_step", "per step", "call sites", all(b, &RunSites::sites));
+  if (!every_run_has(b, &RunSites::sites) || !every_run_has(c, &RunSites::sites)) {
+    x.not_comparable("eager_launches_per_step", "per step", "call sites", every_run_has(b, &RunSites::sites));
   } else {
-    std::set<std::string> keys = keys_of(b, &RunSites::launches_per_step);
-    for (const auto& k : keys_of(c, &RunSites::launches_per_step)) keys.insert(k);
+    std::set<std::string> keys = site_keys(b, &RunSites::launches_per_step);
+    for (const auto& k : site_keys(c, &RunSites::launches_per_step)) keys.insert(k);
     for (const auto& key : keys) {
-      const auto bv = values(b, &RunSites::launches_per_step, key), cv = values(c, &RunSites::launches_per_step, key);
+      const auto bv = site_values(b, &RunSites::launches_per_step, key), cv = site_values(c, &RunSites::launches_per_step, key);
       if (median_of(bv) < per_step.floor && median_of(cv) < per_step.floor) continue;  // start-up work: no step figure
       const bool fresh = *std::max_element(bv.begin(), bv.end()) == 0;
-      MetricComparison r = site_row(program, label_of(key), "eager_launches_per_step", "per step");
-      add(r, bv, cv, fresh ? new_site : per_step);
-      MetricComparison& done = out.rows.back();
-      within_sampling(done, bv, values(b, &RunSites::per_step_variance, key), cv, values(c, &RunSites::per_step_variance, key));
+      MetricComparison r = site_row(x.program, x.label_of(key), "eager_launches_per_step", "per step");
+      x.add(r, bv, cv, fresh ? new_site : per_step);
+      MetricComparison& done = x.out.rows.back();
+      within_sampling(done, bv, site_values(b, &RunSites::per_step_variance, key), cv, site_values(c, &RunSites::per_step_variance, key));
       if (fresh && done.verdict == Verdict::kRegression) done.reason = "new eager call site: " + done.reason;
-      note_moved(key);
+      x.note_moved(key);
     }
   }
+}
 
-  // Graph memory and graphs made, by site: sites with graphs on both sides (a site that is new or
-  // gone has its graphs listed as new or no longer captured by the per-graph rows).
-  const SeriesRule memory{Kind::kCount, 2.0 * 1024 * 1024, false, true};  // the driver's 2 MiB granularity
+// The driver's 2 MiB granularity.
+const SeriesRule kSiteMemoryRule{Kind::kCount, 2.0 * 1024 * 1024, false, true};
+
+// Graph memory and graphs made, by site: sites with graphs on both sides (a site that is new or
+// gone has its graphs listed as new or no longer captured by the per-graph rows).
+void add_graph_site_rows(const SiteRows& x) {
+  const std::vector<RunSites>& b = x.b;
+  const std::vector<RunSites>& c = x.c;
+  const SeriesRule memory = kSiteMemoryRule;
   const SeriesRule graphs{Kind::kCount, 1.0, false, true};
   std::set<std::string> both;
-  const auto bk = keys_of(b, &RunSites::graphs), ck = keys_of(c, &RunSites::graphs);
+  const auto bk = site_keys(b, &RunSites::graphs), ck = site_keys(c, &RunSites::graphs);
   std::set_intersection(bk.begin(), bk.end(), ck.begin(), ck.end(), std::inserter(both, both.begin()));
-  if (!both.empty() && (!all(b, &RunSites::ledgers) || !all(c, &RunSites::ledgers))) {
-    not_comparable("graph_memory", "bytes", "memory ledger", all(b, &RunSites::ledgers));
+  if (!both.empty() && (!every_run_has(b, &RunSites::ledgers) || !every_run_has(c, &RunSites::ledgers))) {
+    x.not_comparable("graph_memory", "bytes", "memory ledger", every_run_has(b, &RunSites::ledgers));
   } else {
     for (const auto& key : both)
-      add(site_row(program, label_of(key), "graph_memory", "bytes"), values(b, &RunSites::memory, key), values(c, &RunSites::memory, key),
-          memory);
+      x.add(site_row(x.program, x.label_of(key), "graph_memory", "bytes"), site_values(b, &RunSites::memory, key),
+            site_values(c, &RunSites::memory, key), memory);
   }
   for (const auto& key : both)
-    add(site_row(program, label_of(key), "graphs_made", "count"), values(b, &RunSites::graphs, key), values(c, &RunSites::graphs, key),
-        graphs);
+    x.add(site_row(x.program, x.label_of(key), "graphs_made", "count"), site_values(b, &RunSites::graphs, key),
+          site_values(c, &RunSites::graphs, key), graphs);
+}
 
-  // Device memory by allocation site, in captures (gates) and before them (informational: it also
-  // holds what the thread allocated for itself, a model's weights before its first capture).
-  const bool b_alloc = all(b, &RunSites::allocation_sites), c_alloc = all(c, &RunSites::allocation_sites);
+// Device memory by allocation site, in captures (gates) and before them (informational: it also
+// holds what the thread allocated for itself, a model's weights before its first capture).
+void add_allocation_site_rows(const SiteRows& x) {
+  const std::vector<RunSites>& b = x.b;
+  const std::vector<RunSites>& c = x.c;
+  const SeriesRule memory = kSiteMemoryRule;
+  const bool b_alloc = every_run_has(b, &RunSites::allocation_sites), c_alloc = every_run_has(c, &RunSites::allocation_sites);
   if (b_alloc != c_alloc) {
-    not_comparable("capture_alloc_bytes", "bytes", "allocation call sites", b_alloc);
+    x.not_comparable("capture_alloc_bytes", "bytes", "allocation call sites", b_alloc);
     return;
   }
   if (!b_alloc) return;  // neither side has them: nothing to say
@@ -462,17 +492,28 @@ void compare_profile_sites(const std::string& program, const std::vector<const P
   for (const auto& [metric, what, rule, fresh_reason] :
        {std::make_tuple("capture_alloc_bytes", &RunSites::capture_alloc, memory, "new allocation site in capture: "),
         std::make_tuple("before_capture_alloc_bytes", &RunSites::before_alloc, before, "new allocation site before capture: ")}) {
-    std::set<std::string> keys = keys_of(b, what);
-    for (const auto& k : keys_of(c, what)) keys.insert(k);
+    std::set<std::string> keys = site_keys(b, what);
+    for (const auto& k : site_keys(c, what)) keys.insert(k);
     for (const auto& key : keys) {
-      const auto bv = values(b, what, key), cv = values(c, what, key);
+      const auto bv = site_values(b, what, key), cv = site_values(c, what, key);
       if (median_of(bv) < rule.floor && median_of(cv) < rule.floor) continue;  // small on both sides: not worth a row
-      add(site_row(program, label_of(key), metric, "bytes"), bv, cv, rule);
-      MetricComparison& done = out.rows.back();
+      x.add(site_row(x.program, x.label_of(key), metric, "bytes"), bv, cv, rule);
+      MetricComparison& done = x.out.rows.back();
       if (*std::max_element(bv.begin(), bv.end()) == 0 && done.verdict == Verdict::kRegression) done.reason = fresh_reason + done.reason;
-      note_moved(key);
+      x.note_moved(key);
     }
   }
+}
+
+}  // namespace
+
+void compare_profile_sites(const std::string& program, const std::vector<const ProfileAppRun*>& base_runs,
+                           const std::vector<const ProfileAppRun*>& cand_runs, bool several, const Thresholds& t, Comparison& out) {
+  SiteRows x{program, t, out, {}, {}, {}};
+  match_sites(x, base_runs, cand_runs, several);
+  add_eager_site_rows(x);
+  add_graph_site_rows(x);
+  add_allocation_site_rows(x);
 }
 
 }  // namespace gp::compare_detail

@@ -196,16 +196,20 @@ std::string short_note(const MetricComparison& r) {
 
 }  // namespace
 
-void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out, const CompareConsoleOptions& o) {
+namespace {
+
+// The result line, coloured by the outcome with --color.
+void print_console_result(const Comparison& c, ExitCode exit, std::ostream& out, bool colour) {
   const std::string head = one_line(result_line(c, exit));
   const char* head_colour = c.outcome == CompareOutcome::kPass         ? "\033[1;32m"
                             : c.outcome == CompareOutcome::kRegression ? "\033[1;31m"
                                                                         : "\033[1;33m";
-  auto print_result = [&]() {
-    if (o.color) out << head_colour << head << kReset << "\n";
-    else out << head << "\n";
-  };
-  print_result();
+  if (colour) out << head_colour << head << kReset << "\n";
+  else out << head << "\n";
+}
+
+// The two inputs, the rule rows are judged by, warnings, notes and structure drift.
+void print_console_preamble(const Comparison& c, std::ostream& out) {
   out << "baseline:  " << one_line(side_line(c.baseline)) << "\n";
   out << "candidate: " << one_line(side_line(c.candidate)) << "\n";
   const Thresholds& t = c.thresholds;
@@ -228,91 +232,112 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
     out << "structure drift" << (t.fail_on_drift ? " (fails with --fail-on-drift)" : "") << ":\n";
     for (const auto& d : c.drift) out << "  " << one_line(d.benchmark + ": " + d.what) << "\n";
   }
+}
 
-  // Without --all: every gating row that is not "same", and the informational rows that
-  // say something (a change or a data problem), not the ones that are merely noisy.
+// The rows the table lists, in reading order, and how many it leaves out.
+struct ListedRows {
+  std::vector<const MetricComparison*> rows;
+  std::size_t hidden_same = 0, hidden_info = 0;
+};
+
+// Without --all: every gating row that is not "same", and the informational rows that
+// say something (a change or a data problem), not the ones that are merely noisy.
+ListedRows rows_to_list(const Comparison& c, bool show_all) {
   auto worth_showing = [](const MetricComparison& r) {
     if (r.verdict == Verdict::kSame) return false;
     if (r.rule.gating) return true;
     return r.verdict != Verdict::kInconclusive && r.verdict != Verdict::kMinor;
   };
-  std::vector<const MetricComparison*> listed;
-  std::size_t hidden_same = 0, hidden_info = 0;
+  ListedRows l;
   for (const MetricComparison* r : rows_by_severity(c)) {
-    if (!o.show_all && !worth_showing(*r)) ++(r->verdict == Verdict::kSame ? hidden_same : hidden_info);
-    else listed.push_back(r);
+    if (!show_all && !worth_showing(*r)) ++(r->verdict == Verdict::kSame ? l.hidden_same : l.hidden_info);
+    else l.rows.push_back(r);
   }
-  // A workload whose listed rows share every parameter: none tells them apart ("update[~]/graph").
-  static const std::set<std::string> kNoParams;
-  const auto telling = telling_params(listed);
+  return l;
+}
+
+// The table's rows, each one's detail line, whether that line is shown, and what "~" stands for.
+struct ConsoleTable {
   std::vector<Row> rows;
   std::vector<std::string> details;
   std::vector<bool> show;
   std::map<std::string, std::string> shared;  // workload -> the parameters "~" stands for
+};
+
+Row console_row(const MetricComparison& r, const std::set<std::string>* telling, std::map<std::string, std::string>& shared) {
+  Row row;
+  row.colour = colour_of(r.verdict);
+  const bool stats = r.base && r.cand;
+  row.cells = {verdict_label(r),
+               benchmark_cell(r, telling, 30, shared),
+               clip(r.metric, 26),
+               stats ? format_value(r.base->center, r.unit) : "-",
+               stats ? format_value(r.cand->center, r.unit) : "-",
+               // A share in % (coverage) moves in points, as its threshold is given.
+               r.unit == "%" && stats ? strf("%+.1f pts", r.abs_change) : r.has_estimate ? format_change(r.ratio) : "-",
+               r.has_estimate ? format_interval(r.ci_gate) : "-",
+               stats ? threshold_cell(r.rule, r.unit) : "-",
+               stats ? std::to_string(r.base->reps.size()) + "/" + std::to_string(r.cand->reps.size()) : "-",
+               short_note(r)};
+  return row;
+}
+
+// A row's detail line (its reason and notes, named by what the columns could not hold) into
+// `details`, and whether it is shown without --verbose into `show`.
+void add_console_detail(const MetricComparison& r, bool verbose, std::vector<std::string>& details, std::vector<bool>& show) {
+  std::string why = r.reason;
+  for (const auto& n : r.notes) why += "; " + n;
+  auto named = [&why](const std::string& name) { why = name + (why.empty() ? "" : ": " + why); };
+  // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
+  const auto site = r.params.find("site");
+  if (site != r.params.end()) named("at " + site->second);
+  // A graph whose label the benchmark column had to cut is named whole on the line under it.
+  const auto graph = r.params.find("graph");
+  const bool graph_cut = graph != r.params.end() && display_width(r.benchmark()) > 30;
+  if (graph_cut) named("graph " + graph->second);
+  const bool metric_cut = display_width(r.metric) > 26;  // the metric column's width
+  if (metric_cut) named(r.metric);
+  details.push_back(why);
+  // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
+  // so is the site of a regression by call site.
+  const bool site_regression = site != r.params.end() && r.verdict == Verdict::kRegression;
+  show.push_back(verbose || r.verdict == Verdict::kFailed || site_regression || (graph_cut && r.verdict != Verdict::kSame) ||
+                 metric_cut);
+}
+
+// The benchmark cells cut to the column (benchmark_column); names are shown whole: one the
+// column had to cut is named on the line under its row (a site or a graph as above, any other by
+// its full name).
+void fit_benchmark_column(ConsoleTable& table, const std::vector<const MetricComparison*>& listed) {
+  std::vector<std::string> cells;
+  for (const Row& row : table.rows) cells.push_back(row.cells[1]);
+  cells = benchmark_column(cells, 30);
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    if (cells[i] == table.rows[i].cells[1]) continue;
+    const MetricComparison& r = *listed[i];
+    if (r.params.count("site") == 0 && r.params.count("graph") == 0)
+      table.details[i] = r.benchmark() + (table.details[i].empty() ? "" : ": " + table.details[i]);
+    table.show[i] = true;
+    table.rows[i].cells[1] = cells[i];
+  }
+}
+
+ConsoleTable console_table(const std::vector<const MetricComparison*>& listed, bool verbose) {
+  // A workload whose listed rows share every parameter: none tells them apart ("update[~]/graph").
+  static const std::set<std::string> kNoParams;
+  const auto telling = telling_params(listed);
+  ConsoleTable table;
   for (const MetricComparison* r : listed) {
     const auto tell = telling.find(r->workload);
-    Row row;
-    row.colour = colour_of(r->verdict);
-    const bool stats = r->base && r->cand;
-    row.cells = {verdict_label(*r),
-                 benchmark_cell(*r, tell == telling.end() ? &kNoParams : &tell->second, 30, shared),
-                 clip(r->metric, 26),
-                 stats ? format_value(r->base->center, r->unit) : "-",
-                 stats ? format_value(r->cand->center, r->unit) : "-",
-                 // A share in % (coverage) moves in points, as its threshold is given.
-                 r->unit == "%" && stats ? strf("%+.1f pts", r->abs_change) : r->has_estimate ? format_change(r->ratio) : "-",
-                 r->has_estimate ? format_interval(r->ci_gate) : "-",
-                 stats ? threshold_cell(r->rule, r->unit) : "-",
-                 stats ? std::to_string(r->base->reps.size()) + "/" + std::to_string(r->cand->reps.size()) : "-",
-                 short_note(*r)};
-    rows.push_back(std::move(row));
-    std::string why = r->reason;
-    for (const auto& n : r->notes) why += "; " + n;
-    auto named = [&why](const std::string& name) { why = name + (why.empty() ? "" : ": " + why); };
-    // A row by call site (two profiles) names its site here: the benchmark column cannot hold it.
-    const auto site = r->params.find("site");
-    if (site != r->params.end()) named("at " + site->second);
-    // A graph whose label the benchmark column had to cut is named whole on the line under it.
-    const auto graph = r->params.find("graph");
-    const bool graph_cut = graph != r->params.end() && display_width(r->benchmark()) > 30;
-    if (graph_cut) named("graph " + graph->second);
-    const bool metric_cut = display_width(r->metric) > 26;  // the metric column's width
-    if (metric_cut) named(r->metric);
-    details.push_back(why);
-    // A newly failing mode's error is what a CI log reader acts on: shown whole, --verbose or not;
-    // so is the site of a regression by call site.
-    const bool site_regression = site != r->params.end() && r->verdict == Verdict::kRegression;
-    show.push_back(o.verbose || r->verdict == Verdict::kFailed || site_regression || (graph_cut && r->verdict != Verdict::kSame) ||
-                   metric_cut);
+    table.rows.push_back(console_row(*r, tell == telling.end() ? &kNoParams : &tell->second, table.shared));
+    add_console_detail(*r, verbose, table.details, table.show);
   }
-  {
-    std::vector<std::string> cells;
-    for (const Row& row : rows) cells.push_back(row.cells[1]);
-    cells = benchmark_column(cells, 30);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      // Names are shown whole: one the column had to cut is named on the line under its row (a
-      // site or a graph as above, any other by its full name).
-      if (cells[i] == rows[i].cells[1]) continue;
-      const MetricComparison& r = *listed[i];
-      if (r.params.count("site") == 0 && r.params.count("graph") == 0)
-        details[i] = r.benchmark() + (details[i].empty() ? "" : ": " + details[i]);
-      show[i] = true;
-      rows[i].cells[1] = cells[i];
-    }
-  }
-  out << "\n";
-  if (!rows.empty()) {
-    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "threshold", "runs", "note"},
-                rows, o.color, 3, 8, details, show);
-    // What "~" stands for in the names above, whole.
-    for (const auto& [workload, params] : shared)
-      out << one_line("~ in " + workload + "[...]: " + params + " (the same in every listed row)") << "\n";
-  }
-  if (hidden_same + hidden_info > 0) {
-    out << "not listed (--all lists them): " << hidden_same << " the same within the threshold";
-    if (hidden_info > 0) out << ", " << hidden_info << " informational inconclusive or minor";
-    out << "\n";
-  }
+  fit_benchmark_column(table, listed);
+  return table;
+}
+
+// What the threshold column's "σ" and "set" mean, when a listed row has one.
+void print_threshold_legend(const std::vector<const MetricComparison*>& listed, const Thresholds& t, std::ostream& out) {
   bool noise_rows = false, set_rows = false;
   for (const MetricComparison* r : listed) {
     noise_rows = noise_rows || (r->has_estimate && r->rule.threshold_basis == ThresholdBasis::kNoise);
@@ -326,14 +351,42 @@ void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out
     if (set_rows) legend += std::string(noise_rows ? "; " : "") + "set = --metric-threshold";
     print_wrapped(out, legend, 11);
   }
-  if (!o.verbose && !rows.empty()) out << "why each row reads as it does: --verbose, or --json\n";
+}
+
+// The geomeans and the verdict counts of gating and informational rows.
+void print_console_totals(const Comparison& c, std::ostream& out) {
   std::string geo;
   for (const auto& g : c.geomeans)
     if (g.gating) geo += (geo.empty() ? "" : ", ") + g.metric + " " + format_change(g.ratio) + " (n=" + std::to_string(g.n) + ")";
   if (!geo.empty()) print_wrapped(out, "geomean:       " + geo, 15);
   print_wrapped(out, "gating:        " + verdict_counts(c, true), 15);
   print_wrapped(out, "informational: " + verdict_counts(c, false), 15);
-  print_result();
+}
+
+}  // namespace
+
+void print_compare_console(const Comparison& c, ExitCode exit, std::ostream& out, const CompareConsoleOptions& o) {
+  print_console_result(c, exit, out, o.color);
+  print_console_preamble(c, out);
+  const ListedRows listed = rows_to_list(c, o.show_all);
+  const ConsoleTable table = console_table(listed.rows, o.verbose);
+  out << "\n";
+  if (!table.rows.empty()) {
+    print_table(out, {"verdict", "benchmark", "metric", "baseline", "candidate", "change", "interval", "threshold", "runs", "note"},
+                table.rows, o.color, 3, 8, table.details, table.show);
+    // What "~" stands for in the names above, whole.
+    for (const auto& [workload, params] : table.shared)
+      out << one_line("~ in " + workload + "[...]: " + params + " (the same in every listed row)") << "\n";
+  }
+  if (listed.hidden_same + listed.hidden_info > 0) {
+    out << "not listed (--all lists them): " << listed.hidden_same << " the same within the threshold";
+    if (listed.hidden_info > 0) out << ", " << listed.hidden_info << " informational inconclusive or minor";
+    out << "\n";
+  }
+  print_threshold_legend(listed.rows, c.thresholds, out);
+  if (!o.verbose && !table.rows.empty()) out << "why each row reads as it does: --verbose, or --json\n";
+  print_console_totals(c, out);
+  print_console_result(c, exit, out, o.color);
 }
 
 }  // namespace gp

@@ -117,15 +117,12 @@ std::string side_text(const InputInfo& i) {
 
 }  // namespace
 
-std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::size_t max_bytes) {
+namespace {
+
+// The rule rows are judged by, with the metrics --gate added.
+std::string markdown_rule_line(const Comparison& c) {
   const Thresholds& t = c.thresholds;
-  const char* mark = c.outcome == CompareOutcome::kPass ? "✅" : (c.outcome == CompareOutcome::kRegression ? "❌" : "⚠️");
-  std::string head = "<!-- graphprof-compare:v1 -->\n";
-  head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c, exit)) + "\n\n";
-  head += short_table(c);
-  head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
-          "  \n";
-  head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
+  std::string head;
   const std::vector<std::string> profile_rule = profile_rule_lines(c);
   if (!profile_rule.empty())
     head += "Rule: " + cell(join(profile_rule, " "));
@@ -137,6 +134,13 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
     for (const auto& g : t.gate_patterns) head += " " + code(g);
   }
   head += "\n";
+  return head;
+}
+
+// The geomeans, the warnings and notes, and the structure drift (a bounded list).
+std::string markdown_notices(const Comparison& c) {
+  const Thresholds& t = c.thresholds;
+  std::string head;
   std::string geo;
   for (const auto& g : c.geomeans)
     if (g.gating)
@@ -155,7 +159,26 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
       head += "- " + code(c.drift[i].benchmark) + ": " + cell(c.drift[i].what) + "\n";
     if (listed < c.drift.size()) head += "- ... and " + std::to_string(c.drift.size() - listed) + " more\n";
   }
+  return head;
+}
 
+// Everything above the sections: the verdict line, the short table, the counts, the inputs, the
+// rule and the notices.
+std::string markdown_head(const Comparison& c, ExitCode exit) {
+  const char* mark = c.outcome == CompareOutcome::kPass ? "✅" : (c.outcome == CompareOutcome::kRegression ? "❌" : "⚠️");
+  std::string head = "<!-- graphprof-compare:v1 -->\n";
+  head += std::string("### ") + mark + " graphprof compare: " + cell(result_line(c, exit)) + "\n\n";
+  head += short_table(c);
+  head += "**Gating series:** " + verdict_counts(c, true) + " · **informational:** " + verdict_counts(c, false) +
+          "  \n";
+  head += "Baseline " + side_text(c.baseline) + " → candidate " + side_text(c.candidate) + "  \n";
+  head += markdown_rule_line(c);
+  head += markdown_notices(c);
+  return head;
+}
+
+// The rows by section, in reading order; the last section holds every informational row.
+std::vector<Section> markdown_sections(const Comparison& c) {
   std::vector<Section> sections{{"Regressions and failures", false, {}},
                                 {"Needs attention", false, {}},
                                 {"Improvements", false, {}},
@@ -181,14 +204,15 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
       case Verdict::kSame: sections[5].rows.push_back(r); break;
     }
   }
+  return sections;
+}
 
-  std::string foot = "\n<sub>Reproduce with " + code(c.command.empty() ? "graphprof compare BASELINE CANDIDATE" : c.command) +
-                     "; `--json` writes every number behind every verdict.</sub>\n";
-  std::string body;
-  std::size_t total_rows = 0, shown = 0;
-  for (const auto& s : sections) total_rows += s.rows.size();
-  // Would listing every row make a long page? Then the folded sections are counted, not listed.
-  std::size_t listed_bytes = head.size() + foot.size();
+// Would listing every row make a long page? Then the folded sections are counted, not listed:
+// their rows are dropped (and taken off `total_rows`), and the line that counts them is returned
+// ("" when every row stays listed).
+std::string count_folded_sections(std::vector<Section>& sections, std::size_t page_bytes, std::size_t max_bytes,
+                                  std::size_t& total_rows) {
+  std::size_t listed_bytes = page_bytes;
   for (const auto& s : sections)
     for (const MetricComparison* r : s.rows) listed_bytes += row_line(*r).size();
   const bool count_folded = listed_bytes > std::min(max_bytes, kListFoldedBelowBytes);
@@ -200,20 +224,24 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
     total_rows -= s.rows.size();
     s.rows.clear();
   }
-  const std::string counted =
-      unlisted.empty() ? std::string()
-                       : "\n_Not listed, to keep this page short: " + join(unlisted, " and ") +
-                             " (counted above); the console with `--all` and the JSON list every row._\n";
-  // Room for the footer, the "not shown" line and the counts.
-  const std::size_t reserve = foot.size() + 200 + counted.size();
+  return unlisted.empty() ? std::string()
+                          : "\n_Not listed, to keep this page short: " + join(unlisted, " and ") +
+                                " (counted above); the console with `--all` and the JSON list every row._\n";
+}
+
+// Many warnings under a small cap: keep the first lines (the result comes first) whole.
+void shorten_markdown_head(std::string& head, std::size_t max_bytes, std::size_t reserve) {
   if (head.size() + reserve > max_bytes && max_bytes > reserve) {
-    // Many warnings under a small cap: keep the first lines (the result comes first) whole.
     const std::string note = "\n_(header shortened to fit the Markdown limit)_\n";
     const std::size_t keep = max_bytes - reserve - std::min(max_bytes - reserve, note.size());
     const std::size_t cut = head.rfind('\n', keep);
     head = head.substr(0, cut == std::string::npos ? 0 : cut + 1) + note;
   }
-  const std::size_t budget = max_bytes > head.size() + reserve ? max_bytes - head.size() - reserve : 0;
+}
+
+// The sections as tables, whole rows while they fit in `budget` bytes; `shown` counts the rows.
+std::string markdown_section_tables(const std::vector<Section>& sections, std::size_t budget, std::size_t& shown) {
+  std::string body;
   bool full = false;
   for (const auto& s : sections) {
     if (s.rows.empty() || full) continue;
@@ -239,6 +267,25 @@ std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::siz
     body += part + close;
     shown += added;
   }
+  return body;
+}
+
+}  // namespace
+
+std::string render_compare_markdown(const Comparison& c, ExitCode exit, std::size_t max_bytes) {
+  std::string head = markdown_head(c, exit);
+  std::vector<Section> sections = markdown_sections(c);
+
+  std::string foot = "\n<sub>Reproduce with " + code(c.command.empty() ? "graphprof compare BASELINE CANDIDATE" : c.command) +
+                     "; `--json` writes every number behind every verdict.</sub>\n";
+  std::size_t total_rows = 0, shown = 0;
+  for (const auto& s : sections) total_rows += s.rows.size();
+  const std::string counted = count_folded_sections(sections, head.size() + foot.size(), max_bytes, total_rows);
+  // Room for the footer, the "not shown" line and the counts.
+  const std::size_t reserve = foot.size() + 200 + counted.size();
+  shorten_markdown_head(head, max_bytes, reserve);
+  const std::size_t budget = max_bytes > head.size() + reserve ? max_bytes - head.size() - reserve : 0;
+  std::string body = markdown_section_tables(sections, budget, shown);
   if (shown < total_rows) {
     body += "\n_" + std::to_string(total_rows - shown) + " more rows not shown (Markdown limit of " +
             std::to_string(max_bytes) + " bytes); the console and JSON outputs list every row._\n";

@@ -129,12 +129,11 @@ std::string headline_class(int exit_code) {
 
 }  // namespace
 
-std::string comparison_section(const json& doc, const std::string& source) {
-  std::string s = "<section id=\"comparison\"><h2>Comparison</h2>\n";
-  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array()) {
-    return s + "<p class=\"gp-warn\">" + escape(source) +
-           ": not a comparison written by <code>graphprof compare --json</code> (no \"rows\")</p></section>\n";
-  }
+namespace {
+
+// The headline, where the two reports came from, and the banners and environment warnings.
+std::string comparison_heading(const json& doc, const std::string& source) {
+  std::string s;
   const json summary = doc.value("summary", json::object());
   const int exit_code = summary.contains("exit_code") && summary["exit_code"].is_number_integer()
                             ? summary["exit_code"].get<int>()
@@ -153,29 +152,39 @@ std::string comparison_section(const json& doc, const std::string& source) {
     if (list.is_array())
       for (const auto& line : list)
         if (line.is_string()) s += "<p class=\"gp-warn\">" + escape(line.get<std::string>()) + "</p>\n";
+  return s;
+}
 
+// One row of the document as the section reads it.
+Row comparison_row(const json& r) {
+  Row row{&r, str(r, "benchmark"), str(r, "metric"), str(r, "verdict"), str(r, "unit")};
+  row.gating = r.value("gating", false);
+  row.workload = str(r, "workload");
+  row.mode = str(r, "mode");
+  if (r.contains("params") && r["params"].is_object())
+    for (const auto& [key, value] : r["params"].items())
+      row.params.emplace_back(key, value.is_string() ? value.get<std::string>() : json_text(value));
+  const json rule = r.value("rule", json());
+  row.threshold = number(rule, "threshold");
+  row.abs_floor = number(rule, "abs_floor");
+  row.basis = str(rule, "threshold_basis");
+  row.both_sides = r.value("baseline", json()).is_object() && r.value("candidate", json()).is_object();
+  const json est = r.value("estimate", json());
+  if (est.is_object()) {
+    row.ratio = number(est, "ratio");
+    const json ci = est.value("ci_gate", json());
+    row.low = number(ci, "ratio_low"), row.high = number(ci, "ratio_high");
+  }
+  return row;
+}
+
+// Every row of the document in reading order: gating first, then by severity, then the largest
+// change, then by name.
+std::vector<Row> comparison_rows_in_reading_order(const json& doc) {
   std::vector<Row> rows;
   for (const json& r : doc["rows"]) {
     if (!r.is_object()) continue;
-    Row row{&r, str(r, "benchmark"), str(r, "metric"), str(r, "verdict"), str(r, "unit")};
-    row.gating = r.value("gating", false);
-    row.workload = str(r, "workload");
-    row.mode = str(r, "mode");
-    if (r.contains("params") && r["params"].is_object())
-      for (const auto& [key, value] : r["params"].items())
-        row.params.emplace_back(key, value.is_string() ? value.get<std::string>() : json_text(value));
-    const json rule = r.value("rule", json());
-    row.threshold = number(rule, "threshold");
-    row.abs_floor = number(rule, "abs_floor");
-    row.basis = str(rule, "threshold_basis");
-    row.both_sides = r.value("baseline", json()).is_object() && r.value("candidate", json()).is_object();
-    const json est = r.value("estimate", json());
-    if (est.is_object()) {
-      row.ratio = number(est, "ratio");
-      const json ci = est.value("ci_gate", json());
-      row.low = number(ci, "ratio_low"), row.high = number(ci, "ratio_high");
-    }
-    rows.push_back(std::move(row));
+    rows.push_back(comparison_row(r));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     if (a.gating != b.gating) return a.gating;
@@ -185,8 +194,12 @@ std::string comparison_section(const json& doc, const std::string& source) {
     if (la != lb) return la > lb;
     return a.benchmark + a.metric < b.benchmark + b.metric;
   });
+  return rows;
+}
 
-  // The chart: gating rows with an estimate, in reading order.
+// The chart: gating rows with an estimate, in reading order ("" when there is none).
+std::string comparison_change_chart(const json& doc, const std::vector<Row>& rows) {
+  std::string s;
   ChangeChart chart;
   chart.id = "chart-compare-changes";
   const json settings = doc.value("settings", json::object());
@@ -222,29 +235,35 @@ std::string comparison_section(const json& doc, const std::string& source) {
       s += "<figcaption>" + std::to_string(left_out) + " more gating rows are in the table below.</figcaption>";
     s += "</figure>\n";
   }
+  return s;
+}
 
-  // The table: every row that is not "same" first, the "same" ones folded.
-  // workload/mode on the first line, the parameters (which can wrap) under it, the whole name
-  // in the tooltip: a benchmark name has no space to wrap at and made the table wider than the page.
-  auto benchmark_cell = [](const Row& r) {
-    if (short_benchmark(r).empty()) return escape(r.benchmark);
-    std::vector<std::string> params;
-    for (const auto& [key, value] : r.params) params.push_back(key + "=" + value);
-    return "<span title=\"" + escape(r.benchmark) + "\">" + escape(short_benchmark(r)) + "</span>" +
-           (params.empty() ? "" : "<br><span class=\"gp-note\">" + escape(join(params, " ")) + "</span>");
-  };
-  auto table_row = [&benchmark_cell](const Row& r) {
-    const json& j = *r.j;
-    const std::string unit = r.unit;
-    return "<tr><td class=\"l\">" + benchmark_cell(r) + "</td><td class=\"l\">" + escape(r.metric) +
-           (r.gating ? "" : " <span class=\"gp-note\">(info)</span>") + "</td><td class=\"l gp-verdict gp-verdict-" +
-           css_token(r.verdict) + "\">" + escape(r.verdict) + "</td><td>" + escape(change_text(r.ratio)) + "</td><td>" +
-           escape(std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : "-") + "</td><td>" +
-           escape(threshold_text(r)) + "</td><td>" +
-           escape(value_text(j.value("baseline", json()), unit)) + "</td><td>" +
-           escape(value_text(j.value("candidate", json()), unit)) + "</td><td class=\"l\">" +
-           escape(str(j, "reason")) + device_level_note(j) + "</td></tr>\n";
-  };
+// workload/mode on the first line, the parameters (which can wrap) under it, the whole name
+// in the tooltip: a benchmark name has no space to wrap at and made the table wider than the page.
+std::string comparison_benchmark_cell(const Row& r) {
+  if (short_benchmark(r).empty()) return escape(r.benchmark);
+  std::vector<std::string> params;
+  for (const auto& [key, value] : r.params) params.push_back(key + "=" + value);
+  return "<span title=\"" + escape(r.benchmark) + "\">" + escape(short_benchmark(r)) + "</span>" +
+         (params.empty() ? "" : "<br><span class=\"gp-note\">" + escape(join(params, " ")) + "</span>");
+}
+
+std::string comparison_table_row(const Row& r) {
+  const json& j = *r.j;
+  const std::string unit = r.unit;
+  return "<tr><td class=\"l\">" + comparison_benchmark_cell(r) + "</td><td class=\"l\">" + escape(r.metric) +
+         (r.gating ? "" : " <span class=\"gp-note\">(info)</span>") + "</td><td class=\"l gp-verdict gp-verdict-" +
+         css_token(r.verdict) + "\">" + escape(r.verdict) + "</td><td>" + escape(change_text(r.ratio)) + "</td><td>" +
+         escape(std::isfinite(r.low) ? change_text(r.low) + " .. " + change_text(r.high) : "-") + "</td><td>" +
+         escape(threshold_text(r)) + "</td><td>" +
+         escape(value_text(j.value("baseline", json()), unit)) + "</td><td>" +
+         escape(value_text(j.value("candidate", json()), unit)) + "</td><td class=\"l\">" +
+         escape(str(j, "reason")) + device_level_note(j) + "</td></tr>\n";
+}
+
+// The table: every row that is not "same" first, the "same" ones folded.
+std::string comparison_tables(const std::vector<Row>& rows) {
+  std::string s;
   const std::string head =
       "<thead><tr><th class=\"l\">benchmark</th><th class=\"l\">metric</th><th class=\"l\">verdict</th>"
       "<th>change</th><th>99% interval</th><th>threshold</th><th>baseline</th><th>candidate</th><th class=\"l\">reason</th></tr></thead>";
@@ -252,10 +271,10 @@ std::string comparison_section(const json& doc, const std::string& source) {
   std::size_t same_count = 0;
   for (const Row& r : rows) {
     if (r.verdict == "same") {
-      same += table_row(r);
+      same += comparison_table_row(r);
       ++same_count;
     } else {
-      shown += table_row(r);
+      shown += comparison_table_row(r);
     }
   }
   s += "<div class=\"gp-table-wrap\"><table id=\"table-compare\" class=\"gp-table gp-compare\">" + head + "<tbody>\n" + shown +
@@ -265,11 +284,33 @@ std::string comparison_section(const json& doc, const std::string& source) {
          " rows shown to be the same</summary><div class=\"gp-table-wrap\"><table id=\"table-compare-same\" "
          "class=\"gp-table gp-compare\">" +
          head + "<tbody>\n" + same + "</tbody></table></div></details>\n";
+  return s;
+}
+
+// The drift list ("" when the document has none).
+std::string comparison_drift(const json& doc) {
+  std::string s;
   if (doc.contains("drift") && doc["drift"].is_array() && !doc["drift"].empty()) {
     s += "<h4>Drift (graph structure or outputs changed)</h4><ul>";
     for (const auto& d : doc["drift"]) s += "<li>" + escape(str(d, "benchmark") + ": " + str(d, "what")) + "</li>";
     s += "</ul>\n";
   }
+  return s;
+}
+
+}  // namespace
+
+std::string comparison_section(const json& doc, const std::string& source) {
+  std::string s = "<section id=\"comparison\"><h2>Comparison</h2>\n";
+  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array()) {
+    return s + "<p class=\"gp-warn\">" + escape(source) +
+           ": not a comparison written by <code>graphprof compare --json</code> (no \"rows\")</p></section>\n";
+  }
+  s += comparison_heading(doc, source);
+  const std::vector<Row> rows = comparison_rows_in_reading_order(doc);
+  s += comparison_change_chart(doc, rows);
+  s += comparison_tables(rows);
+  s += comparison_drift(doc);
   return s + "</section>\n";
 }
 
