@@ -445,7 +445,7 @@ std::string application_section(const ProfileSection& profile) {
 
 std::string profile_page(const Report& report, const HtmlReportOptions& options) {
   const ModeResult* app = profile_fields::app_result(report);  // render_html_report's test: not null
-  const ProfileSection profile = profile_section_from_json(app->sections.profile);
+  const ProfileSection& profile = *app->sections.profile;
   const std::string& program = profile.program;
   const std::string title = options.title.empty() ? "graphprof profile: " + program : options.title;
   const auto& procs = profile.processes;

@@ -541,7 +541,7 @@ void process_text(std::ostringstream& out, const Report& report, const ProfilePr
 }  // namespace
 
 std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
-  const std::optional<ProfileSection> section = profile_fields::typed_section(report);
+  const ProfileSection* section = profile_fields::typed_section(report);
   if (!section) return {};
   const ProfileSection& p = *section;
   std::ostringstream out;

@@ -161,7 +161,7 @@ TEST(InterposeRecords, ReadBackAsTheInjectionsLinesWithTheSameCounts) {
   run.program = "app";
   run.trace_level = "none";
   const Report report = profile_report(run, {p});
-  const nlohmann::json& proc = report.results.at(0).sections.profile["processes"][0];
+  const nlohmann::json proc = to_json(*report.results.at(0).sections.profile)["processes"][0];
   EXPECT_EQ(proc["observed_by"], "interpose");
   ASSERT_EQ(proc["not_observed"].size(), 3u);
   EXPECT_EQ(proc["not_observed"][1], "GPU times") << "the memory ledger is observed: the interposer records allocations";

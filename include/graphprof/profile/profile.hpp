@@ -444,7 +444,8 @@ struct ProfileRepetition {
 // the runs as independent.
 Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
 
-// JSON of one process as sections.profile.processes[] holds it (`index` from 1).
+// One process as sections.profile.processes[] holds it (`index` from 1), typed and as JSON.
+ProfileProcess profile_process(const ProcessProfile& p, std::size_t index);
 nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);
 
 // The key that matches one graph across runs and reports: "<nodes>:<kernel sequence>".
