@@ -167,7 +167,7 @@ void add_observation(ProfileProcess& j, const ProcessProfile& p) {
 // steady state.
 ProfileCoverage coverage_of(const ProcessProfile& p) {
   const double graph_launches = static_cast<double>(p.graph_launches);
-  const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;
+  const bool kernels = p.trace_level == TraceLevel::kNode && p.graph_kernels + p.eager_kernels > 0;
   ProfileCoverage c;
   c.estimated = p.coverage_estimated;
   c.graph_kernels = p.graph_kernels;
@@ -181,7 +181,7 @@ ProfileCoverage coverage_of(const ProcessProfile& p) {
   c.graph_launches = p.graph_launches;
   c.eager_launches = p.eager_launches;
   c.eager_launches_per_graph_launch =
-      number_or_null(graph_launches > 0, graph_launches > 0 ? static_cast<double>(p.eager_launches) / graph_launches : 0.0);
+      graph_launches > 0 ? ProfileNumber(static_cast<double>(p.eager_launches) / graph_launches) : ProfileNumber::null();
   if (const auto& s = p.steady) {
     const bool k = s->kernel_records && s->graph_kernels + s->eager_kernels > 0;
     const double node_runs_and_eager = s->graph_node_runs + static_cast<double>(s->eager_launches);
@@ -258,7 +258,7 @@ ProfileProcess process_of(const ProcessProfile& p, std::size_t index) {
   add_observation(j, p);
   j.observe_note = ProfileText::or_null(p.observe_note);
   j.records_end_ns = p.records_end_ns;
-  j.trace_level = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
+  j.trace_level = to_string(p.trace_level);
   j.node_sampling = ProfileText::or_null(p.node_sampling);
   if (p.kernel_switches_off == 0) {
     j.kernel_activity = ProfileOptional<ProfileKernelActivity>::null();
@@ -349,7 +349,7 @@ json profile_process_json(const ProcessProfile& p, std::size_t index) { return t
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes) {
   Report report;
   report.settings.command = "profile";
-  report.settings.trace = run.trace_level;
+  report.settings.trace = to_string(run.trace_level);
 
   ModeResult app;
   app.workload = run.program;
@@ -374,8 +374,8 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
   profile.plain_wall_ns = opt(run.plain_wall_ns);
   profile.plain_runs_ns = numbers(run.plain_runs_ns);
   profile.warmup_wall_ns = opt(run.warmup_wall_ns);
-  profile.overhead = number_or_null(run.plain_wall_ns && *run.plain_wall_ns > 0,
-                                    run.plain_wall_ns && *run.plain_wall_ns > 0 ? run.wall_ns / *run.plain_wall_ns - 1.0 : 0.0);
+  profile.overhead = run.plain_wall_ns && *run.plain_wall_ns > 0 ? ProfileNumber(run.wall_ns / *run.plain_wall_ns - 1.0)
+                                                                  : ProfileNumber::null();
   profile.overhead_runs.present = true;
   for (const auto& r : run.overhead_runs) {
     const auto window = r.compared_window_ns();
@@ -390,7 +390,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
     o.exec = r.exec;
     o.window_end = r.by_range ? "range_end" : r.settled ? "synchronised" : "last_launch_call";
     o.observed_by = ProfileText::or_null(r.observed_by);
-    o.host_per_step_ns = number_or_null(window && steps > 0, window && steps > 0 ? *window / static_cast<double>(steps) : 0.0);
+    o.host_per_step_ns = window && steps > 0 ? ProfileNumber(*window / static_cast<double>(steps)) : ProfileNumber::null();
     if (!r.range.empty()) {  // --step-range NAME: both windows
       o.range = r.range;
       o.ranges = r.ranges;
@@ -451,7 +451,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
       o.inside_noise = ProfileFlag::null();
     }
   }
-  profile.trace_level = run.trace_level;
+  profile.trace_level = to_string(run.trace_level);
   profile.framework_logs = run.framework_logs ? to_json(*run.framework_logs) : json(nullptr);
   profile.notes = texts(run.notes);
   profile.processes.present = true;

@@ -137,7 +137,7 @@ ProfileRun windows_run(bool with_change) {
   run.command = {"python3", "serving_loop.py"};
   run.exit_description = "exited with status 0";
   run.wall_ns = 9.6e9;
-  run.trace_level = "none";
+  run.trace_level = TraceLevel::kNone;
   WindowsOverhead w;
   w.period_ms = 50;
   w.start_ms = 300;

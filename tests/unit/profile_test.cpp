@@ -40,7 +40,7 @@ TEST(ProfileRecords, ReadsEveryKindOfLine) {
   EXPECT_EQ(r.pid, 2096);
   EXPECT_EQ(r.ppid, 2090);
   EXPECT_EQ(r.command_line, "./build-gpu/tests/apps/graphprof_graph_app --launches 20 --eager 5 --bad-capture");
-  EXPECT_EQ(r.trace_level, 2);
+  EXPECT_EQ(r.trace_level, TraceLevel::kNode);
   EXPECT_EQ(r.end_reason, "exit");
   EXPECT_EQ(r.trace.api.size(), 203u);
   EXPECT_EQ(r.trace.kernels.size(), 20u * 4 + 3 * 4 + 5) << "graph A: 3 k_scale + k_add; graph B: 4; 5 eager";
