@@ -22,7 +22,7 @@ ProfileNumber or_null(double v) { return std::isfinite(v) ? ProfileNumber(v) : P
 // A figure copied from a process into the view: null where the process has none.
 ProfileNumber copied(const ProfileNumber& v) { return v.present() ? v : ProfileNumber::null(); }
 ProfileText copied(const ProfileText& v) { return v.present() ? v : ProfileText::null(); }
-double median_of(const ProfileOptional<ProfileStats>& s) { return s ? s->median_ns.value() : NAN; }
+double stats_median(const ProfileOptional<ProfileStats>& s) { return s ? s->median_ns.value() : NAN; }
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::string s = ranks.size() == 1 ? "rank " : "ranks ";
@@ -135,7 +135,7 @@ ProfileCrossRankGraph group_of(const std::string& id, const std::vector<std::pai
   g.missing_on = section_values::numbers(missing);
   double min_coll = std::numeric_limits<double>::infinity();
   for (const auto& [r, m] : members) {
-    const double c = median_of(m.graph->collective_per_launch);
+    const double c = stats_median(m.graph->collective_per_launch);
     if (std::isfinite(c)) min_coll = std::min(min_coll, c);
   }
   g.ranks.present = true;
@@ -143,8 +143,8 @@ ProfileCrossRankGraph group_of(const std::string& id, const std::vector<std::pai
   int slowest = -1, fastest = -1, busiest = -1;
   for (const auto& [r, m] : members) {
     const ProfileGraph& x = *m.graph;
-    const double span = median_of(x.gpu_span);
-    const double coll = median_of(x.collective_per_launch);
+    const double span = stats_median(x.gpu_span);
+    const double coll = stats_median(x.collective_per_launch);
     const double outside = std::isfinite(span) && std::isfinite(coll) ? span - coll : NAN;
     ProfileRankGraph& pr = g.ranks.emplace_back();
     pr.rank = r;
