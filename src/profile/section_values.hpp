@@ -25,12 +25,6 @@ inline ProfileList<ProfileText> texts(const std::vector<std::string>& v) {
   out.present = true;
   return out;
 }
-template <class T> ProfileList<T> list_of(std::vector<T> v) {
-  ProfileList<T> out;
-  static_cast<std::vector<T>&>(out) = std::move(v);
-  out.present = true;
-  return out;
-}
 
 // Null without samples.
 inline ProfileOptional<ProfileStats> stats(const DurationStats& d) {

@@ -7,7 +7,6 @@
 namespace gp {
 
 using nlohmann::json;
-using section_values::list_of;
 using section_values::opt;
 using section_values::texts;
 
