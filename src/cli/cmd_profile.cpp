@@ -16,13 +16,15 @@ void setup_profile(CLI::App& app, int& exit_code) {
   sub->add_option("--out", o->out, "folder for report.json and the per-process records and DOT dumps")->capture_default_str();
   sub->add_option("--json", o->json, "write the JSON report here instead of OUT/report.json");
   sub->add_option("--trace-out", o->trace_out, "write a Chrome trace-event file of everything recorded (ui.perfetto.dev)");
-  sub->add_option("--trace", o->trace,
+  // Parsed once into the level; the spellings are the command line's.
+  sub->add_option_function<std::string>(
+         "--trace", [o](const std::string& level) { trace_level_from_string(level, o->trace); },
                   "what to record: none = graphs, API calls, call sites and memory/start-up ledgers, no GPU records "
                   "(the default: without CUPTI where the process calls the shared libcudart.so, see --observe); graph = + "
                   "one GPU span per graph launch; node = + every kernel, copy and memset of a sample of launches "
                   "(CUPTI costs every graph launch about 0.2 us per node for the whole run)")
       ->check(CLI::IsMember({"none", "graph", "node"}))
-      ->capture_default_str();
+      ->default_str(to_string(o->trace));
   sub->add_option("--overhead", o->overhead,
                   "run the application N times plain and N times profiled (default 5), alternating, after a warm-up; "
                   "report the change of its steady-state window, time per step and wall time with 95 % intervals")

@@ -36,7 +36,7 @@ void add_window(OverheadRun& r, const fs::path& dir, bool ranges) {
 }  // namespace
 
 ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
-                                const InjectedEnv& injected_env, const fs::path& data, const std::string& level,
+                                const InjectedEnv& injected_env, const fs::path& data, TraceLevel level,
                                 const std::string& step_range, ProfileRun& run) {
   const int total = 2 * pairs + 1;
   int number = 1;
@@ -60,7 +60,7 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
       }
       std::cerr << "graphprof profile: run " << ++number << " of " << total << " (--overhead): "
                 << (profiled ? "profiled" : "plain (graph launches counted and timed only)") << "\n";
-      const ChildResult r = run_child(command, injected_env(dir, profiled ? level : "clock"));
+      const ChildResult r = run_child(command, injected_env(dir, profiled ? to_string(level) : "clock"));
       OverheadRun o;
       o.profiled = profiled;
       o.status = r.status;

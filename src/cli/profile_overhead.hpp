@@ -44,7 +44,7 @@ using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem
 // (--step-range NAME, "" without): the window compared is the NVTX ranges NAME when every run had
 // them (choose_overhead_window), else the most-launched graph's and a note says why.
 ChildResult run_overhead_series(int pairs, const std::vector<std::string>& command, const std::vector<std::string>& plain_env,
-                                const InjectedEnv& injected_env, const std::filesystem::path& data, const std::string& level,
+                                const InjectedEnv& injected_env, const std::filesystem::path& data, TraceLevel level,
                                 const std::string& step_range, ProfileRun& run);
 
 // --overhead-windows N: the environment of a run into `dir`, with recording paused in alternate

@@ -144,13 +144,13 @@ void check_options(const ProfileOptions& o) {
     if (o.repeat > 1) throw usage_error("--repeat and --overhead-windows: give one of them");
     if (o.time_limit > 0)
       throw usage_error("--time-limit and --overhead-windows cannot be combined (a run stopped at the limit is no overhead sample)");
-    if (o.trace != "none" || o.observe == "cupti")
-      throw usage_error("--overhead-windows measures the interposed default (--trace none); for --trace " + o.trace +
+    if (o.trace != TraceLevel::kNone || o.observe == "cupti")
+      throw usage_error(std::string("--overhead-windows measures the interposed default (--trace none); for --trace ") + to_string(o.trace) +
                         (o.observe == "cupti" ? " or --observe cupti" : "") + " use --overhead N (pairs of processes)");
   } else if (o.window_ms != 50) {
     throw usage_error("--window-ms: only with --overhead-windows");
   }
-  if (o.observe == "interpose" && o.trace != "none")
+  if (o.observe == "interpose" && o.trace != TraceLevel::kNone)
     throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
   if (SiteSampling rule; !SiteSampling::parse(o.site_sample, rule))
     throw usage_error("--site-sample " + o.site_sample +
@@ -445,7 +445,7 @@ void ProfileSession::read_again() {
   for (std::string w; words >> w;) run_.command.push_back(w);
   if (run_.command.empty()) run_.command.push_back(out.filename().string());
   run_.program = program_name(run_.command);
-  if (!records.empty()) run_.trace_level = records.front().trace_level == 0 ? "none" : records.front().trace_level == 1 ? "graph" : "node";
+  if (!records.empty()) run_.trace_level = records.front().trace_level;
   run_.notes.push_back("read again from the records in " + data.string() + " (--from): the application's exit status is not "
                        "in them, and its wall time is its longest process's, from CUDA initialisation to its last flush");
 }
@@ -460,7 +460,7 @@ void ProfileSession::run_repeats() {
     if (o.repeat > 1) clear_records(dir);
     std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
               << "running " << run_.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
-    const ChildResult child = run_child(o.command, injected_env(dir, o.trace), deadline);
+    const ChildResult child = run_child(o.command, injected_env(dir, to_string(o.trace)), deadline);
     collect(dir, child);
     if (child.stopped_with != nullptr) {
       stopped_with = child.stopped_with;
@@ -476,7 +476,7 @@ void ProfileSession::run() {
     read_again();
   } else if (o.overhead_windows > 0) {
     const WindowedEnv windowed = [&](const fs::path& dir, bool windows) {
-      std::vector<std::string> env = injected_env(dir, o.trace);
+      std::vector<std::string> env = injected_env(dir, to_string(o.trace));
       if (windows) {
         env.push_back("GRAPHPROF_PAUSE_WINDOWS=" + std::to_string(o.window_ms) + "," + std::to_string(kWindowsStartMs));
         // A developer's log of the switch times on CLOCK_MONOTONIC (tools/pause-stats.py), windowed runs only.
@@ -530,7 +530,7 @@ Report ProfileSession::make_report() const {
     report.command_line = {"graphprof", "profile", "--from=" + o.from, "--"};
     report.command_line.insert(report.command_line.end(), run_.command.begin(), run_.command.end());
   } else {
-    report.command_line = {"graphprof", "profile", "--trace=" + o.trace};
+    report.command_line = {"graphprof", "profile", std::string("--trace=") + to_string(o.trace)};
     if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
     if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
     report.command_line.push_back("--");

@@ -8,6 +8,7 @@
 
 #include "graphprof/core/node_sampling.hpp"
 #include "graphprof/core/site_sampling.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp::cli {
 
@@ -15,7 +16,7 @@ struct ProfileOptions {
   std::string out = "graphprof-profile";
   std::string json;
   std::string trace_out;
-  std::string trace = "none";  // the light default: graphs, calls, call sites and ledgers (no GPU records)
+  TraceLevel trace = TraceLevel::kNone;  // the light default: graphs, calls, call sites and ledgers (no GPU records)
   std::string node_sample = NodeSampling{}.text();
   int overhead = 0;  // --overhead [N]: N plain and N profiled runs
   int overhead_windows = 0;  // --overhead-windows [N]: N runs whose recording pauses in alternate windows

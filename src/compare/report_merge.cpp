@@ -52,39 +52,29 @@ void pool_device_probes(ModeResult& into, const std::vector<const DeviceProbeSec
 }
 
 // Profiles pool their runs: `compare`'s graph-health view reads every run from runs[].
-void pool_profile_runs(nlohmann::json& into, const nlohmann::json& from) {
-  if (!into.is_object() || !from.is_object()) return;
+void pool_profile_runs(ProfileSection& into, const ProfileSection& from) {
   // A report without runs[] is one run: the section itself (its processes, exit, wall time).
-  nlohmann::json all = nlohmann::json::array();
-  for (const nlohmann::json* p : {static_cast<const nlohmann::json*>(&into), &from})
-  {
-    const auto runs = p->find("runs");
-    bool any = false;
-    if (runs != p->end() && runs->is_array())
-      for (const nlohmann::json& r : *runs)
-        if (r.is_object()) {
-          all.push_back(r);
-          all.back().erase("runs");
-          any = true;
-        }
-    if (!any) {
-      nlohmann::json run = *p;
-      run.erase("runs");
-      all.push_back(std::move(run));
-    }
+  ProfileList<ProfileSection> all;
+  all.present = true;
+  const auto add = [&all](const ProfileSection& run) {
+    all.push_back(run);
+    all.back().runs = {};
+    all.back().extra.erase("runs");
+  };
+  for (const ProfileSection* p : {static_cast<const ProfileSection*>(&into), &from}) {
+    for (const ProfileSection& r : p->runs) add(r);
+    if (p->runs.empty()) add(*p);
   }
-  for (std::size_t i = 0; i < all.size(); ++i) all[i]["run"] = i + 1;
-  into["runs"] = std::move(all);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i].run = i + 1;
+  into.runs = std::move(all);
 }
 
 // The profiled program's name ("" for a report of run or sweep).
 std::string profiled_program(const Report& r) {
   for (const ModeResult& res : r.results)
     if (res.mode == Mode::kApp && res.sections.has_profile()) {
-      const nlohmann::json& p = res.sections.profile;
-      return p.is_object() && p.contains("program") && p.at("program").is_string() && !p.at("program").get<std::string>().empty()
-                 ? p.at("program").get<std::string>()
-                 : "(unnamed program)";
+      const ProfileText& program = res.sections.profile->program;
+      return !program.empty() ? program.str() : "(unnamed program)";
     }
   return {};
 }
@@ -147,7 +137,7 @@ Report merge_reports(const std::vector<Report>& reports, const std::vector<std::
         continue;
       }
       ModeResult& into = out.results[it->second];
-      if (into.sections.has_profile() && res.sections.has_profile()) pool_profile_runs(into.sections.profile, res.sections.profile);
+      if (into.sections.has_profile() && res.sections.has_profile()) pool_profile_runs(*into.sections.profile, *res.sections.profile);
       if (into.status != Status::kOk) continue;  // the first failure stays
       if (res.status != Status::kOk) {
         // A mode that failed in any run failed: the gate must see it, not a pool without it.

@@ -23,10 +23,9 @@ double RunTotals::coverage() const {
 
 namespace gp::profile_fields {
 
-std::optional<ProfileSection> typed_section(const Report& r) {
+const ProfileSection* typed_section(const Report& r) {
   const ModeResult* app = app_result(r);
-  if (app == nullptr) return std::nullopt;
-  return profile_section_from_json(app->sections.profile);
+  return app == nullptr ? nullptr : &*app->sections.profile;
 }
 
 ProfileSite site_of(const std::optional<ProfileSite>& site, const json& extra, const char* key) {

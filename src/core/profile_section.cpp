@@ -15,7 +15,7 @@ using nlohmann::json;
 namespace {
 
 template <class T> struct IsOptional : std::false_type {};
-template <class T> struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T> struct IsOptional<ProfileOptional<T>> : std::true_type {};
 template <class T> struct IsList : std::false_type {};
 template <class T> struct IsList<ProfileList<T>> : std::true_type {};
 
@@ -33,12 +33,20 @@ bool read_value(const json& j, ProfileNumber& out) {
 }
 
 bool read_value(const json& j, ProfileText& out) {
+  if (j.is_null()) {
+    out = ProfileText::null();
+    return true;
+  }
   if (!j.is_string()) return false;
   out = ProfileText(j.get<std::string>());
   return true;
 }
 
 bool read_value(const json& j, ProfileFlag& out) {
+  if (j.is_null()) {
+    out = ProfileFlag::null();
+    return true;
+  }
   if (!j.is_boolean()) return false;
   out = j.get<bool>();
   return true;
@@ -81,6 +89,10 @@ template <class T> bool read(const json& j, T& out) {
   } else if constexpr (std::is_same_v<T, ProfileJson> || std::is_same_v<T, ProfileFlag>) {
     return read_value(j, out);
   } else if constexpr (IsOptional<T>::value) {
+    if (j.is_null()) {
+      out = T::null();
+      return true;
+    }
     typename T::value_type v;
     if (!read_struct(j, v)) return false;
     out = std::move(v);
@@ -93,8 +105,9 @@ template <class T> bool read(const json& j, T& out) {
 }
 
 bool present(const ProfileNumber& n) { return n.present(); }
-bool present(const ProfileText& t) { return t.present(); }
-template <class T> bool present(const std::optional<T>& o) { return o.has_value(); }
+bool present(const ProfileText& t) { return t.present() || t.is_null(); }
+bool present(const ProfileJson& j) { return j.has_value(); }
+template <class T> bool present(const ProfileOptional<T>& o) { return o.has_value() || o.is_null; }
 template <class T> bool present(const ProfileList<T>& l) { return l.present || !l.empty(); }
 
 template <class T> json write(const T& v);
@@ -127,13 +140,13 @@ template <class T> json write(const T& v) {
   } else if constexpr (std::is_same_v<T, ProfileJson>) {
     return *v;
   } else if constexpr (std::is_same_v<T, ProfileFlag>) {
-    return json(*v);
+    return v ? json(*v) : json(nullptr);
   } else if constexpr (IsOptional<T>::value) {
-    return write_struct(*v);
+    return v ? write_struct(*v) : json(nullptr);
   } else if constexpr (std::is_same_v<T, ProfileNumber>) {
     return write_value(v);
   } else if constexpr (std::is_same_v<T, ProfileText>) {
-    return json(v.str());
+    return v.present() ? json(v.str()) : json(nullptr);
   } else {
     return write_struct(v);
   }
@@ -167,5 +180,7 @@ ProfileProcess profile_process_from_json(const json& j) {
 }
 
 json to_json(const ProfileSection& s) { return write_struct(s); }
+
+json to_json(const ProfileProcess& p) { return write_struct(p); }
 
 }  // namespace gp

@@ -405,7 +405,7 @@ json to_json(const Sections& s) {
   if (s.ranks) j["ranks"] = to_json(*s.ranks);
   if (s.cuda_context_lost) j["cuda_context_lost"] = true;
   if (s.cut_by_time_limit) j["cut_by_time_limit"] = true;
-  if (!s.profile.is_null()) j["profile"] = s.profile;
+  if (s.profile) j["profile"] = to_json(*s.profile);
   return j;
 }
 
@@ -467,7 +467,7 @@ Sections sections_from_json(const json& j, const std::string& where) {
       s.cut_by_time_limit = in.flag("cut_by_time_limit");
     } else if (key == "profile") {
       if (!it->is_null() && !it->is_object()) in.fail("profile", "expected an object");
-      s.profile = *it;
+      if (it->is_object()) s.profile = profile_section_from_json(*it);
     } else {
       s.other[key] = *it;
     }

@@ -246,8 +246,8 @@ class ProcessAnalysis {
     std::map<std::string, std::vector<double>> sync_acc;
     // With node sampling the kernels of most eager launches are not recorded: launches count by
     // their calls, as at the other levels, and the eager kernels are estimated from the sample.
-    const bool sampled = p_.trace_level >= 2 && !p_.node_sampling.empty() && p_.node_sampling != "all";
-    node_level_ = p_.trace_level >= 2 && !sampled;
+    const bool sampled = p_.trace_level == TraceLevel::kNode && !p_.node_sampling.empty() && p_.node_sampling != "all";
+    node_level_ = p_.trace_level == TraceLevel::kNode && !sampled;
     for (const auto& a : records_->api) {
       if (a.correlation_id != 0) api_by_correlation_[a.correlation_id] = &a;
       if (is_sync(a)) sync_acc[a.name].push_back(duration(a.start_ns, a.end_ns));

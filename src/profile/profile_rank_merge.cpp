@@ -11,8 +11,6 @@
 
 namespace gp {
 
-using nlohmann::json;
-
 namespace {
 
 using profile_fields::app_result;
@@ -20,15 +18,10 @@ using profile_fields::app_result;
 // (global rank, host) of every process with a rank identity.
 std::set<std::pair<long long, std::string>> ranks_of(const Report& r) {
   std::set<std::pair<long long, std::string>> out;
-  const ModeResult* app = app_result(r);
-  if (app == nullptr) return out;
-  const json& procs = app->sections.profile.value("processes", json::array());
-  for (const auto& p : procs) {
-    if (!p.is_object() || !p.contains("rank") || !p["rank"].is_object()) continue;
-    const json& rank = p["rank"];
-    if (!rank.contains("rank") || !rank["rank"].is_number_integer()) continue;
-    out.insert({rank["rank"].get<long long>(), p.value("host", std::string())});
-  }
+  const ProfileSection* profile = profile_fields::typed_section(r);
+  if (profile == nullptr) return out;
+  for (const auto& p : profile->processes)
+    if (p.rank && p.rank->rank.is_integer()) out.insert({p.rank->rank.signed_value(), p.host});
   return out;
 }
 
@@ -72,37 +65,40 @@ Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector
   Report out = reports.front();
   out.results.clear();
   ModeResult app = *app_result(reports.front());
-  json& profile = app.sections.profile;
-  json processes = json::array(), notes = json::array(), merged_from = json::array();
+  ProfileSection& profile = *app.sections.profile;
+  ProfileList<ProfileProcess> processes;
+  ProfileList<ProfileText> notes, merged_from;
+  processes.present = notes.present = merged_from.present = true;
   double wall = 0;
   double graph_ns = 0, eager_ns = 0, graph_launches = 0, eager_launches = 0;
   std::vector<double> launch_calls;
   for (std::size_t f = 0; f < reports.size(); ++f) {
     const ModeResult& a = *app_result(reports[f]);
-    const json& p = a.sections.profile;
+    const ProfileSection& p = *a.sections.profile;
     if (a.workload != app.workload)
       throw input_error(source(f) + ": profiles " + a.workload + ", " + source(0) + " " + app.workload +
                         "; merge the reports of one job");
     merged_from.push_back(source(f));
-    wall = std::max(wall, p.value("wall_ns", 0.0));
+    wall = std::max(wall, p.wall_ns.value_or(0.0));
     if (a.status != Status::kOk && app.status == Status::kOk) {
       app.status = a.status;
       app.reason = a.reason + " (in " + source(f) + ")";
     }
-    for (const auto& n : p.value("notes", json::array())) notes.push_back(n);
+    for (const auto& n : p.notes) notes.push_back(n);
     // Processes renumbered in merge order; each remembers its report; per-graph results follow.
     std::map<std::string, std::string> renumber;
-    for (const auto& proc : p.value("processes", json::array())) {
-      json q = proc;
-      const std::string old = std::to_string(proc.value("process", 0));
-      q["process"] = processes.size() + 1;
-      q["report"] = source(f);
+    for (const auto& proc : p.processes) {
+      ProfileProcess q = proc;
+      const std::string old = std::to_string(static_cast<int>(proc.process.value_or(0)));
+      q.process = processes.size() + 1;
+      q.report = source(f);
       renumber[old] = std::to_string(processes.size() + 1);
-      const json& c = proc.value("coverage", json::object());
-      graph_ns += c.value("graph_kernel_ns", 0.0);
-      eager_ns += c.value("eager_kernel_ns", 0.0);
-      graph_launches += c.value("graph_launches", 0.0);
-      eager_launches += c.value("eager_launches", 0.0);
+      if (proc.coverage) {
+        graph_ns += proc.coverage->graph_kernel_ns.value_or(0.0);
+        eager_ns += proc.coverage->eager_kernel_ns.value_or(0.0);
+        graph_launches += proc.coverage->graph_launches.value_or(0.0);
+        eager_launches += proc.coverage->eager_launches.value_or(0.0);
+      }
       processes.push_back(std::move(q));
     }
     if (auto m = a.metrics.find("graph_launch_cpu_per_call"); m != a.metrics.end()) {
@@ -116,13 +112,13 @@ Report merge_rank_profiles(const std::vector<Report>& reports, const std::vector
       out.results.push_back(std::move(g));
     }
   }
-  profile["wall_ns"] = wall;
-  profile["notes"] = notes;
-  profile["merged_from"] = merged_from;
-  profile["cross_rank"] = cross_rank_view(processes);
-  profile["processes"] = std::move(processes);
+  profile.wall_ns = wall;
+  profile.notes = std::move(notes);
+  profile.merged_from = std::move(merged_from);
+  profile.processes = std::move(processes);
+  profile.cross_rank = cross_rank_view(profile.processes);
   // The overhead of one node's run says nothing of the others'.
-  profile["overhead"] = nullptr;
+  profile.overhead = ProfileNumber::null();
   if (auto m = app.metrics.find("wall_time"); m != app.metrics.end()) set_single(m->second, wall);
   if (auto m = app.metrics.find("graph_launches"); m != app.metrics.end()) set_single(m->second, graph_launches);
   if (auto m = app.metrics.find("eager_launches"); m != app.metrics.end()) set_single(m->second, eager_launches);

@@ -247,7 +247,7 @@ bool read_process_line(const std::string& t, const json& j, ProcessRecords& p) {
     p.pid = line.pid;
     p.ppid = line.ppid;
     p.begin_ns = line.ts;
-    p.trace_level = line.level;
+    p.trace_level = line.level == 0 ? TraceLevel::kNone : line.level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
     p.node_sampling = std::move(line.sample);
     p.command_line = std::move(line.cmdline);
     p.observed_by = std::move(line.observed);
@@ -381,7 +381,7 @@ ProcessRecords parse_process_records(std::istream& in, const std::string& source
     p.warnings.push_back(std::to_string(reversed) +
                          (reversed == 1 ? " record ends before it starts" : " records end before they start") +
                          " (counted as unreadable lines)");
-  p.trace.level = p.trace_level == 0 ? TraceLevel::kNone : p.trace_level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
+  p.trace.level = p.trace_level;
   return p;
 }
 

@@ -9,12 +9,18 @@
 #include "graphprof/core/metric_catalog.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/core/stats.hpp"
-#include "site_report.hpp"
 #include "rank_json.hpp"
+#include "section_values.hpp"
+#include "site_report.hpp"
 
 namespace gp {
 
 using nlohmann::json;
+using section_values::number_or_null;
+using section_values::numbers;
+using section_values::opt;
+using section_values::stats;
+using section_values::texts;
 
 namespace {
 
@@ -39,44 +45,50 @@ Metric metric(const char* unit, Direction dir, const char* description, const st
   return m;
 }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json stats(const DurationStats& d) {
-  if (d.count == 0) return nullptr;
-  return json{{"count", d.count}, {"median_ns", d.median}, {"p10_ns", d.p10}, {"p90_ns", d.p90},
-              {"mean_ns", d.mean}, {"total_ns", d.total}};
+ProfileLaunchCalls calls_of(const LaunchCalls& c) {
+  ProfileLaunchCalls out;
+  out.all = stats(c.all);
+  out.unblocked = stats(c.unblocked);
+  out.reference_ns = opt(c.reference_ns);
+  out.reference_from = c.reference_from;
+  out.idle_calls = c.idle_calls;
+  out.blocked = c.blocked;
+  out.blocked_wait_ns = c.blocked_wait_ns;
+  out.max_in_flight = c.max_in_flight;
+  out.in_flight_when_blocked = opt(c.in_flight_when_blocked);
+  out.first_call_ns = opt(c.first_call_ns);
+  out.queue_latency = stats(c.queue_latency);
+  out.idle_latency = stats(c.idle_latency);
+  out.queued_latency = stats(c.queued_latency);
+  return out;
 }
 
-json calls_json(const LaunchCalls& c) {
-  return json{{"all", stats(c.all)},
-              {"unblocked", stats(c.unblocked)},
-              {"reference_ns", opt(c.reference_ns)},
-              {"reference_from", c.reference_from},
-              {"idle_calls", c.idle_calls},
-              {"blocked", c.blocked},
-              {"blocked_wait_ns", c.blocked_wait_ns},
-              {"max_in_flight", c.max_in_flight},
-              {"in_flight_when_blocked", opt(c.in_flight_when_blocked)},
-              {"first_call_ns", opt(c.first_call_ns)},
-              {"queue_latency", c.queue_latency ? stats(*c.queue_latency) : json(nullptr)},
-              {"idle_latency", c.idle_latency ? stats(*c.idle_latency) : json(nullptr)},
-              {"queued_latency", c.queued_latency ? stats(*c.queued_latency) : json(nullptr)}};
+ProfileList<ProfileCallTime> named_of(const std::vector<NamedCount>& v) {
+  ProfileList<ProfileCallTime> out;
+  out.present = true;
+  for (const auto& n : v) {
+    ProfileCallTime t;
+    t.name = n.name;
+    t.count = n.count;
+    t.total_ns = n.total_ns;
+    t.median_ns = n.median_ns;
+    t.bytes = n.bytes;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
-json named_json(const std::vector<NamedCount>& v) {
-  json a = json::array();
-  for (const auto& n : v)
-    a.push_back({{"name", n.name}, {"count", n.count}, {"total_ns", n.total_ns}, {"median_ns", n.median_ns}, {"bytes", n.bytes}});
-  return a;
-}
-
-json timeline_json(const ProcessTimeline& t) {
-  if (t.graph_kernel_ns.empty()) return nullptr;
-  json graph = json::array(), eager = json::array();
-  for (double v : t.graph_kernel_ns) graph.push_back(std::llround(v));
-  for (double v : t.eager_kernel_ns) eager.push_back(std::llround(v));
-  return json{{"bin_ns", t.bin_ns},          {"graph_kernel_ns", graph},        {"eager_kernel_ns", eager},
-              {"graph_launches", t.graph_launches}, {"eager_launches", t.eager_launches}, {"graphs_made", t.graph_launches.empty() ? json::array() : json(t.graphs_made)}};
+ProfileOptional<ProfileTimeline> timeline_of(const ProcessTimeline& t) {
+  if (t.graph_kernel_ns.empty()) return ProfileOptional<ProfileTimeline>::null();
+  ProfileTimeline out;
+  out.bin_ns = t.bin_ns;
+  out.graph_kernel_ns.present = out.eager_kernel_ns.present = true;
+  for (double v : t.graph_kernel_ns) out.graph_kernel_ns.push_back(static_cast<std::int64_t>(std::llround(v)));
+  for (double v : t.eager_kernel_ns) out.eager_kernel_ns.push_back(static_cast<std::int64_t>(std::llround(v)));
+  out.graph_launches = numbers(t.graph_launches);
+  out.eager_launches = numbers(t.eager_launches);
+  out.graphs_made = numbers(t.graph_launches.empty() ? std::vector<std::size_t>{} : t.graphs_made);
+  return out;
 }
 
 double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
@@ -94,25 +106,27 @@ json ordinal_runs(const std::vector<std::size_t>& v) {
 }
 
 // Null unless some launches had node records and some GRAPH_TRACE spans without them.
-json sampling_json(const GraphProfile& g) {
+ProfileOptional<ProfileNodeSampling> sampling_of(const GraphProfile& g) {
   const NodeSamplingFigures& s = g.sampling;
-  if (s.traced_ordinals.empty() || s.span_untraced_ns.empty()) return nullptr;
+  if (s.traced_ordinals.empty() || s.span_untraced_ns.empty()) return ProfileOptional<ProfileNodeSampling>::null();
   const double traced = s.span_traced_ns.empty() ? 0.0 : median(s.span_traced_ns);
   const double untraced = median(s.span_untraced_ns);
-  return json{{"traced_launches", s.traced_ordinals.size()},
-              {"traced_ordinals", ordinal_runs(s.traced_ordinals)},
-              {"span_traced", stats(duration_stats(s.span_traced_ns))},
-              {"span_untraced", stats(duration_stats(s.span_untraced_ns))},
-              {"perturbation", traced > 0 && untraced > 0 ? json(traced / untraced - 1.0) : json(nullptr)},
-              {"kernel_time_estimate_ns", opt(s.kernel_time_estimate_ns)},
-              {"set_aside", s.set_aside},
-              {"set_aside_switched", s.switched_aside}};
+  ProfileNodeSampling out;
+  out.traced_launches = s.traced_ordinals.size();
+  out.traced_ordinals = ordinal_runs(s.traced_ordinals);
+  out.span_traced = stats(duration_stats(s.span_traced_ns));
+  out.span_untraced = stats(duration_stats(s.span_untraced_ns));
+  out.perturbation = traced > 0 && untraced > 0 ? ProfileNumber(traced / untraced - 1.0) : ProfileNumber::null();
+  out.kernel_time_estimate_ns = opt(s.kernel_time_estimate_ns);
+  out.set_aside = s.set_aside;
+  out.set_aside_switched = s.switched_aside;
+  return out;
 }
 
 // How the process was observed (CUPTI or interposition), what that does not see, and what
 // interposition cost.
-void add_observation_json(json& j, const ProcessProfile& p) {
-  j["observed_by"] = p.observed_by.empty() ? "cupti" : p.observed_by;
+void add_observation(ProfileProcess& j, const ProcessProfile& p) {
+  j.observed_by = p.observed_by.empty() ? "cupti" : p.observed_by;
   // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
   // bound in this process, not zero.
   const bool event_times = std::any_of(p.graphs.begin(), p.graphs.end(), [](const GraphProfile& g) { return g.gpu_span_by_events > 0; });
@@ -124,143 +138,161 @@ void add_observation_json(json& j, const ProcessProfile& p) {
                               "(eager_launches is a lower bound, and their allocations are not in the memory ledger)"
                             : "driver calls of libraries that take the driver's functions from the shared runtime "
                               "(cudaGetDriverEntryPoint): eager_launches is a lower bound where there are any";
-  if (!p.observed_at.empty()) j["observed_at"] = p.observed_at;
-  if (!p.observed_at_why.empty()) j["observed_at_why"] = p.observed_at_why;
-  j["not_observed"] = p.observed_by == "interpose"
-                          ? json::array({unseen_launches,
-                                         event_times ? "GPU times of eager work and of graph nodes (graph launches: a sample timed by CUDA events)"
-                                                     : "GPU times",
-                                         "GPU identity"})
-                          : json::array();
+  if (!p.observed_at.empty()) j.observed_at = p.observed_at;
+  if (!p.observed_at_why.empty()) j.observed_at_why = p.observed_at_why;
+  j.not_observed = texts(p.observed_by == "interpose"
+                             ? std::vector<std::string>{unseen_launches,
+                                                        event_times ? "GPU times of eager work and of graph nodes (graph launches: a sample timed by CUDA events)"
+                                                                    : "GPU times",
+                                                        "GPU identity"}
+                             : std::vector<std::string>{});
   // The interposer's own time on the application's threads, estimated from its timed calls.
   if (const auto& c = p.interpose_cost; c && c->timed > 0) {
-    j["interposition_cost"] = {{"calls", c->calls},
-                               {"timed_calls", c->timed},
-                               {"own_ns", c->own_ns},
-                               {"per_call_ns", c->per_call_ns},
-                               {"step_calls", c->step_calls},
-                               {"step_timed_calls", c->step_timed},
-                               {"step_per_call_ns", opt(c->step_per_call_ns)},
-                               {"per_step_ns", opt(c->per_step_ns)},
-                               {"step_share", opt(c->step_share)}};
+    ProfileInterpositionCost& cost = j.interposition_cost.emplace();
+    cost.calls = c->calls;
+    cost.timed_calls = c->timed;
+    cost.own_ns = c->own_ns;
+    cost.per_call_ns = c->per_call_ns;
+    cost.step_calls = c->step_calls;
+    cost.step_timed_calls = c->step_timed;
+    cost.step_per_call_ns = opt(c->step_per_call_ns);
+    cost.per_step_ns = opt(c->per_step_ns);
+    cost.step_share = opt(c->step_share);
   } else {
-    j["interposition_cost"] = nullptr;
+    j.interposition_cost = ProfileOptional<ProfileInterpositionCost>::null();
   }
 }
 
 // processes[].coverage: how much of the GPU work ran inside graphs, in the whole process and in the
 // steady state.
-json coverage_json(const ProcessProfile& p) {
+ProfileCoverage coverage_of(const ProcessProfile& p) {
   const double graph_launches = static_cast<double>(p.graph_launches);
-  const bool kernels = p.trace_level >= 2 && p.graph_kernels + p.eager_kernels > 0;
-  json coverage = {
-      {"estimated", p.coverage_estimated},
-      {"graph_kernels", p.graph_kernels},
-      {"eager_kernels", p.eager_kernels},
-      {"graph_kernel_ns", p.graph_kernel_ns},
-      {"eager_kernel_ns", p.eager_kernel_ns},
-      // Null without kernel records: at --trace none/graph, and when none reached graphprof.
-      {"kernel_time_in_graphs", kernels ? json(share(p.graph_kernel_ns, p.graph_kernel_ns + p.eager_kernel_ns)) : json(nullptr)},
-      {"kernels_in_graphs", kernels ? json(share(static_cast<double>(p.graph_kernels), static_cast<double>(p.graph_kernels + p.eager_kernels))) : json(nullptr)},
-      {"graph_launches", p.graph_launches},
-      {"eager_launches", p.eager_launches},
-      {"eager_launches_per_graph_launch", graph_launches > 0 ? json(static_cast<double>(p.eager_launches) / graph_launches) : json(nullptr)}};
+  const bool kernels = p.trace_level == TraceLevel::kNode && p.graph_kernels + p.eager_kernels > 0;
+  ProfileCoverage c;
+  c.estimated = p.coverage_estimated;
+  c.graph_kernels = p.graph_kernels;
+  c.eager_kernels = p.eager_kernels;
+  c.graph_kernel_ns = p.graph_kernel_ns;
+  c.eager_kernel_ns = p.eager_kernel_ns;
+  // Null without kernel records: at --trace none/graph, and when none reached graphprof.
+  c.kernel_time_in_graphs = number_or_null(kernels, share(p.graph_kernel_ns, p.graph_kernel_ns + p.eager_kernel_ns));
+  c.kernels_in_graphs = number_or_null(
+      kernels, share(static_cast<double>(p.graph_kernels), static_cast<double>(p.graph_kernels + p.eager_kernels)));
+  c.graph_launches = p.graph_launches;
+  c.eager_launches = p.eager_launches;
+  c.eager_launches_per_graph_launch =
+      graph_launches > 0 ? ProfileNumber(static_cast<double>(p.eager_launches) / graph_launches) : ProfileNumber::null();
   if (const auto& s = p.steady) {
     const bool k = s->kernel_records && s->graph_kernels + s->eager_kernels > 0;
-    coverage["steady"] = {
-        {"from_ns", s->from_ns},
-        {"to_ns", s->to_ns},
-        {"graph_launches", s->graph_launches},
-        {"eager_launches", s->eager_launches},
-        {"graph_node_runs", s->graph_node_runs},
-        {"launches_in_graphs", s->graph_node_runs + static_cast<double>(s->eager_launches) > 0
-                                   ? json(share(s->graph_node_runs, s->graph_node_runs + static_cast<double>(s->eager_launches)))
-                                   : json(nullptr)},
-        {"graph_kernels", s->graph_kernels},
-        {"eager_kernels", s->eager_kernels},
-        {"graph_kernel_ns", s->graph_kernel_ns},
-        {"eager_kernel_ns", s->eager_kernel_ns},
-        {"kernel_time_in_graphs", k ? json(share(s->graph_kernel_ns, s->graph_kernel_ns + s->eager_kernel_ns)) : json(nullptr)}};
+    const double node_runs_and_eager = s->graph_node_runs + static_cast<double>(s->eager_launches);
+    ProfileSteadyCoverage& st = c.steady.emplace();
+    st.from_ns = s->from_ns;
+    st.to_ns = s->to_ns;
+    st.graph_launches = s->graph_launches;
+    st.eager_launches = s->eager_launches;
+    st.graph_node_runs = s->graph_node_runs;
+    st.launches_in_graphs = number_or_null(node_runs_and_eager > 0, share(s->graph_node_runs, node_runs_and_eager));
+    st.graph_kernels = s->graph_kernels;
+    st.eager_kernels = s->eager_kernels;
+    st.graph_kernel_ns = s->graph_kernel_ns;
+    st.eager_kernel_ns = s->eager_kernel_ns;
+    st.kernel_time_in_graphs = number_or_null(k, share(s->graph_kernel_ns, s->graph_kernel_ns + s->eager_kernel_ns));
   }
-  return coverage;
+  return c;
 }
 
 // processes[].graphs[i]: one exec, with its ledger and what the ranks compare.
-json graph_json(const ProcessProfile& p, std::size_t i) {
+ProfileGraph graph_of(const ProcessProfile& p, std::size_t i) {
   const GraphProfile& g = p.graphs[i];
-  json graph = {{"exec", g.exec.exec_id},
-                {"graph", g.exec.graph_id},
-                {"nodes", g.exec.nodes},
-                {"edges", g.exec.edges},
-                {"made_by", g.made_by},
-                {"capture_stream", g.capture_stream ? json(g.capture_stream) : json(nullptr)},
-                {"launches", g.launches},
-                {"instantiate_ns", opt(g.instantiate_ns)},
-                {"upload_ns", opt(g.upload_ns)},
-                {"launch_calls", calls_json(g.calls)},
-                {"gpu_span", stats(duration_stats(g.gpu_span_ns))},
-                // where the spans came from: GPU records (CUPTI), or CUDA events around a sample
-                // of the launches (the light default)
-                {"gpu_span_from", g.gpu_span_ns.empty() ? json(nullptr)
-                                  : g.gpu_span_by_events == g.gpu_span_ns.size() ? json("events") : json("gpu records")},
-                {"kernels", g.kernels},
-                {"kernel_time_ns", g.kernel_time_ns},
-                {"node_sampling", sampling_json(g)},
-                {"dot", g.exec.dot},
-                {"dot_verbose", g.exec.dot_verbose},
-                {"created_at_ns", g.created_at_ns},
-                {"first_launch_at_ns", opt(g.first_launch_at_ns)},
-                {"kernel_sequence", g.kernel_sequence}};
-  if (g.set_params_calls) graph["set_params_calls"] = *g.set_params_calls;
-  if (g.exec_update_calls) graph["exec_update_calls"] = *g.exec_update_calls;
-  if (i < p.sites.graphs.size()) add_graph_ledger_json(graph, p.sites.graphs[i]);
+  ProfileGraph graph;
+  graph.exec = g.exec.exec_id;
+  graph.graph = g.exec.graph_id;
+  graph.nodes = g.exec.nodes;
+  graph.edges = g.exec.edges;
+  graph.made_by = g.made_by;
+  graph.capture_stream = g.capture_stream ? ProfileNumber(g.capture_stream) : ProfileNumber::null();
+  graph.launches = g.launches;
+  graph.instantiate_ns = opt(g.instantiate_ns);
+  graph.upload_ns = opt(g.upload_ns);
+  graph.launch_calls = calls_of(g.calls);
+  graph.gpu_span = stats(duration_stats(g.gpu_span_ns));
+  // where the spans came from: GPU records (CUPTI), or CUDA events around a sample of the launches
+  // (the light default)
+  graph.gpu_span_from = g.gpu_span_ns.empty()                          ? ProfileText::null()
+                        : g.gpu_span_by_events == g.gpu_span_ns.size() ? ProfileText("events")
+                                                                       : ProfileText("gpu records");
+  graph.kernels = g.kernels;
+  graph.kernel_time_ns = g.kernel_time_ns;
+  graph.node_sampling = sampling_of(g);
+  graph.dot = g.exec.dot;
+  graph.dot_verbose = g.exec.dot_verbose;
+  graph.created_at_ns = g.created_at_ns;
+  graph.first_launch_at_ns = opt(g.first_launch_at_ns);
+  graph.kernel_sequence = texts(g.kernel_sequence);
+  if (g.set_params_calls) graph.set_params_calls = *g.set_params_calls;
+  if (g.exec_update_calls) graph.exec_update_calls = *g.exec_update_calls;
+  if (i < p.sites.graphs.size()) add_graph_ledger(graph, p.sites.graphs[i]);
   add_graph_rank_fields(graph, g);
   return graph;
 }
 
-json process_json_of(const ProcessProfile& p, std::size_t index) {
-  json j;
-  j["process"] = index;
-  j["pid"] = p.pid;
-  j["ppid"] = p.ppid;
-  j["command_line"] = p.command_line;
-  j["end_reason"] = p.end_reason.empty() ? json(nullptr) : json(p.end_reason);
-  j["errors"] = p.errors;
-  j["warnings"] = p.warnings;
-  j["cupti_notices"] = p.cupti_notices;
-  j["cupti_refused"] = p.refused_subscribes == 0 ? json(nullptr)
-                                                 : json{{"subscribe_calls", p.refused_subscribes}, {"result", p.refused_result},
-                                                        {"caller", p.refused_caller}};
-  j["cupti_at_end"] = p.cupti_at_end.empty() ? json(nullptr) : json(p.cupti_at_end);
-  add_observation_json(j, p);
-  j["observe_note"] = p.observe_note.empty() ? json(nullptr) : json(p.observe_note);
-  j["records_end_ns"] = p.records_end_ns;
-  j["trace_level"] = p.trace_level == 0 ? "none" : p.trace_level == 1 ? "graph" : "node";
-  j["node_sampling"] = p.node_sampling.empty() ? json(nullptr) : json(p.node_sampling);
-  j["kernel_activity"] = p.kernel_switches_off == 0 ? json(nullptr)
-                                                    : json{{"switched_off", p.kernel_switches_off},
-                                                           {"eager_records_set_aside", p.eager_switched_aside}};
-  j["cuda_wall_ns"] = p.cuda_wall_ns;
-  j["coverage"] = coverage_json(p);
-  j["graph_launch_calls"] = calls_json(p.graph_calls);
-  j["eager_launch_calls"] = calls_json(p.eager_calls);
-  json graphs = json::array();
-  for (std::size_t i = 0; i < p.graphs.size(); ++i) graphs.push_back(graph_json(p, i));
-  j["graphs"] = std::move(graphs);
-  j["top_eager_kernels"] = named_json(p.top_eager_kernels);
-  j["copies"] = named_json(p.copies);
-  j["syncs"] = named_json(p.syncs);
-  json trouble = json::array();
-  for (const auto& t : p.capture_trouble)
-    trouble.push_back({{"stream", t.stream_id}, {"api", t.api}, {"error", t.error}, {"end_error", t.end_error}, {"hint", t.hint},
-                       {"site", site_json(t.site)}});
-  j["capture_trouble"] = std::move(trouble);
-  j["dropped_records"] = p.dropped_records;
-  j["malformed_lines"] = p.malformed_lines;
-  j["lost_buffers"] = p.lost_buffers;
-  add_sites_json(j, p);
-  j["timeline"] = timeline_json(p.timeline);
-  j["step_kinds"] = p.step_kinds ? to_json(*p.step_kinds) : json(nullptr);
+ProfileProcess process_of(const ProcessProfile& p, std::size_t index) {
+  ProfileProcess j;
+  j.process = index;
+  j.pid = p.pid;
+  j.ppid = p.ppid;
+  j.command_line = p.command_line;
+  j.end_reason = ProfileText::or_null(p.end_reason);
+  j.errors = texts(p.errors);
+  j.warnings = texts(p.warnings);
+  j.cupti_notices = texts(p.cupti_notices);
+  if (p.refused_subscribes == 0) {
+    j.cupti_refused = ProfileOptional<ProfileCuptiRefused>::null();
+  } else {
+    ProfileCuptiRefused& r = j.cupti_refused.emplace();
+    r.subscribe_calls = p.refused_subscribes;
+    r.result = p.refused_result;
+    r.caller = p.refused_caller;
+  }
+  j.cupti_at_end = ProfileText::or_null(p.cupti_at_end);
+  add_observation(j, p);
+  j.observe_note = ProfileText::or_null(p.observe_note);
+  j.records_end_ns = p.records_end_ns;
+  j.trace_level = to_string(p.trace_level);
+  j.node_sampling = ProfileText::or_null(p.node_sampling);
+  if (p.kernel_switches_off == 0) {
+    j.kernel_activity = ProfileOptional<ProfileKernelActivity>::null();
+  } else {
+    ProfileKernelActivity& k = j.kernel_activity.emplace();
+    k.switched_off = p.kernel_switches_off;
+    k.eager_records_set_aside = p.eager_switched_aside;
+  }
+  j.cuda_wall_ns = p.cuda_wall_ns;
+  j.coverage = coverage_of(p);
+  j.graph_launch_calls = calls_of(p.graph_calls);
+  j.eager_launch_calls = calls_of(p.eager_calls);
+  j.graphs.present = true;
+  for (std::size_t i = 0; i < p.graphs.size(); ++i) j.graphs.push_back(graph_of(p, i));
+  j.top_eager_kernels = named_of(p.top_eager_kernels);
+  j.copies = named_of(p.copies);
+  j.syncs = named_of(p.syncs);
+  j.capture_trouble.present = true;
+  for (const auto& t : p.capture_trouble) {
+    ProfileCaptureTrouble c;
+    c.stream = t.stream_id;
+    c.api = t.api;
+    c.error = t.error;
+    c.end_error = t.end_error;
+    c.hint = t.hint;
+    c.site = profile_site(t.site);
+    j.capture_trouble.push_back(std::move(c));
+  }
+  j.dropped_records = p.dropped_records;
+  j.malformed_lines = p.malformed_lines;
+  j.lost_buffers = p.lost_buffers;
+  add_sites(j, p);
+  j.timeline = timeline_of(p.timeline);
+  j.step_kinds = p.step_kinds ? to_json(*p.step_kinds) : json(nullptr);
   add_process_rank_fields(j, p);
   return j;
 }
@@ -310,12 +342,14 @@ std::map<std::string, Metric> graph_metrics(const GraphProfile& g) {
 
 }  // namespace
 
-json profile_process_json(const ProcessProfile& p, std::size_t index) { return process_json_of(p, index); }
+ProfileProcess profile_process(const ProcessProfile& p, std::size_t index) { return process_of(p, index); }
+
+json profile_process_json(const ProcessProfile& p, std::size_t index) { return to_json(process_of(p, index)); }
 
 Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& processes) {
   Report report;
   report.settings.command = "profile";
-  report.settings.trace = run.trace_level;
+  report.settings.trace = to_string(run.trace_level);
 
   ModeResult app;
   app.workload = run.program;
@@ -331,76 +365,98 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
                run.plain_runs_ns.empty() ? std::vector<double>{*run.plain_wall_ns} : run.plain_runs_ns);
   for (auto& [key, m] : app_metrics(processes)) app.metrics[key] = std::move(m);
 
-  json profile;
-  profile["program"] = run.program;
-  profile["command"] = run.command;
-  profile["exit_status"] = run.exit_status;
-  profile["exit"] = run.exit_description;
-  profile["wall_ns"] = run.wall_ns;
-  profile["plain_wall_ns"] = opt(run.plain_wall_ns);
-  profile["plain_runs_ns"] = run.plain_runs_ns;
-  profile["warmup_wall_ns"] = opt(run.warmup_wall_ns);
-  profile["overhead"] = run.plain_wall_ns && *run.plain_wall_ns > 0 ? json(run.wall_ns / *run.plain_wall_ns - 1.0) : json(nullptr);
-  json runs = json::array();
+  ProfileSection& profile = app.sections.profile.emplace();
+  profile.program = run.program;
+  profile.command = texts(run.command);
+  profile.exit_status = run.exit_status;
+  profile.exit = run.exit_description;
+  profile.wall_ns = run.wall_ns;
+  profile.plain_wall_ns = opt(run.plain_wall_ns);
+  profile.plain_runs_ns = numbers(run.plain_runs_ns);
+  profile.warmup_wall_ns = opt(run.warmup_wall_ns);
+  profile.overhead = run.plain_wall_ns && *run.plain_wall_ns > 0 ? ProfileNumber(run.wall_ns / *run.plain_wall_ns - 1.0)
+                                                                  : ProfileNumber::null();
+  profile.overhead_runs.present = true;
   for (const auto& r : run.overhead_runs) {
     const auto window = r.compared_window_ns();
     const std::uint64_t steps = r.compared_steps();
-    json o = {{"profiled", r.profiled}, {"status", r.status}, {"wall_ns", r.wall_ns},
-              {"window", r.by_range ? "nvtx range" : "most-launched graph"}, {"window_ns", opt(window)}, {"steps", steps},
-              {"exec", r.exec}, {"window_end", r.by_range ? "range_end" : r.settled ? "synchronised" : "last_launch_call"},
-              {"observed_by", r.observed_by.empty() ? json(nullptr) : json(r.observed_by)},
-              {"host_per_step_ns", window && steps > 0 ? json(*window / static_cast<double>(steps)) : json(nullptr)}};
+    ProfileOverheadRun o;
+    o.profiled = r.profiled;
+    o.status = r.status;
+    o.wall_ns = r.wall_ns;
+    o.window = r.by_range ? "nvtx range" : "most-launched graph";
+    o.window_ns = opt(window);
+    o.steps = steps;
+    o.exec = r.exec;
+    o.window_end = r.by_range ? "range_end" : r.settled ? "synchronised" : "last_launch_call";
+    o.observed_by = ProfileText::or_null(r.observed_by);
+    o.host_per_step_ns = window && steps > 0 ? ProfileNumber(*window / static_cast<double>(steps)) : ProfileNumber::null();
     if (!r.range.empty()) {  // --step-range NAME: both windows
-      o["range"] = r.range;
-      o["ranges"] = r.ranges;
-      o["range_window_ns"] = opt(r.range_window_ns);
-      o["graph_window_ns"] = opt(r.window_ns);
-      o["graph_steps"] = r.steps;
-      o["graph_window_end"] = r.settled ? "synchronised" : "last_launch_call";
+      o.range = r.range;
+      o.ranges = r.ranges;
+      o.range_window_ns = opt(r.range_window_ns);
+      o.graph_window_ns = opt(r.window_ns);
+      o.graph_steps = r.steps;
+      o.graph_window_end = r.settled ? "synchronised" : "last_launch_call";
     }
-    runs.push_back(std::move(o));
+    profile.overhead_runs.push_back(std::move(o));
   }
-  profile["overhead_runs"] = std::move(runs);
-  json changes = json::array();
+  profile.overhead_changes.present = true;
   for (const auto& c : run.overhead_changes) {
-    changes.push_back({{"metric", c.metric}, {"pairs", c.pairs}, {"change", c.change}, {"low", c.low}, {"high", c.high},
-                       {"level", 0.95}, {"wider_than_effect", c.wider_than_effect}, {"plain_median_ns", c.plain_median_ns},
-                       {"profiled_median_ns", c.profiled_median_ns}});
-    if (c.metric == "wall_time") profile["overhead"] = c.change;
+    ProfileOverheadChange o;
+    o.metric = c.metric;
+    o.pairs = c.pairs;
+    o.change = c.change;
+    o.low = c.low;
+    o.high = c.high;
+    o.level = 0.95;
+    o.wider_than_effect = c.wider_than_effect;
+    o.plain_median_ns = c.plain_median_ns;
+    o.profiled_median_ns = c.profiled_median_ns;
+    profile.overhead_changes.push_back(std::move(o));
+    if (c.metric == "wall_time") profile.overhead = c.change;
   }
-  profile["overhead_changes"] = std::move(changes);
-  profile["overhead_windows"] = nullptr;
+  profile.overhead_windows = ProfileOptional<ProfileOverheadWindows>::null();
   if (const auto& w = run.overhead_windows) {
-    json wr = json::array();
-    for (const auto& r : w->runs)
-      wr.push_back({{"status", r.status}, {"wall_ns", r.wall_ns}, {"processes", r.processes}, {"windows", r.windows},
-                    {"compared", r.compared}, {"change", opt(r.change)}, {"recording_ns_per_launch", opt(r.recording_ns)},
-                    {"paused_ns_per_launch", opt(r.paused_ns)}});
-    for (std::size_t k = 0; k < w->runs.size(); ++k)
-      if (w->runs[k].through_cupti > 0) wr[k]["through_cupti"] = w->runs[k].through_cupti;
-    json o = {{"period_ms", w->period_ms}, {"start_ms", w->start_ms}, {"clock", "graph launch calls"}, {"runs", std::move(wr)},
-              {"windows", 0}, {"change", nullptr}, {"low", nullptr}, {"high", nullptr}, {"level", nullptr},
-              {"inside_noise", nullptr}, {"recording_ns_per_launch", nullptr}, {"paused_ns_per_launch", nullptr}};
-    if (const auto& c = w->change) {
-      o["windows"] = c->windows;
-      o["change"] = c->change;
-      o["low"] = c->low;
-      o["high"] = c->high;
-      o["level"] = c->level;
-      o["inside_noise"] = c->inside_noise();
-      o["recording_ns_per_launch"] = c->recording_median_ns;
-      o["paused_ns_per_launch"] = c->paused_median_ns;
+    ProfileOverheadWindows& o = profile.overhead_windows.emplace();
+    o.runs.present = true;
+    for (const auto& r : w->runs) {
+      ProfileOverheadWindowRun wr;
+      wr.status = r.status;
+      wr.wall_ns = r.wall_ns;
+      wr.processes = r.processes;
+      wr.windows = r.windows;
+      wr.compared = r.compared;
+      wr.change = opt(r.change);
+      wr.recording_ns_per_launch = opt(r.recording_ns);
+      wr.paused_ns_per_launch = opt(r.paused_ns);
+      if (r.through_cupti > 0) wr.through_cupti = r.through_cupti;
+      o.runs.push_back(std::move(wr));
     }
-    profile["overhead_windows"] = std::move(o);
+    o.period_ms = w->period_ms;
+    o.start_ms = w->start_ms;
+    o.clock = "graph launch calls";
+    if (const auto& c = w->change) {
+      o.windows = c->windows;
+      o.change = c->change;
+      o.low = c->low;
+      o.high = c->high;
+      o.level = c->level;
+      o.inside_noise = c->inside_noise();
+      o.recording_ns_per_launch = c->recording_median_ns;
+      o.paused_ns_per_launch = c->paused_median_ns;
+    } else {
+      o.windows = 0;
+      o.change = o.low = o.high = o.level = o.recording_ns_per_launch = o.paused_ns_per_launch = ProfileNumber::null();
+      o.inside_noise = ProfileFlag::null();
+    }
   }
-  profile["trace_level"] = run.trace_level;
-  profile["framework_logs"] = run.framework_logs ? to_json(*run.framework_logs) : json(nullptr);
-  profile["notes"] = run.notes;
-  json procs = json::array();
-  for (std::size_t i = 0; i < processes.size(); ++i) procs.push_back(process_json_of(processes[i], i + 1));
-  profile["cross_rank"] = cross_rank_view(procs);
-  profile["processes"] = std::move(procs);
-  app.sections.profile = std::move(profile);
+  profile.trace_level = to_string(run.trace_level);
+  profile.framework_logs = run.framework_logs ? to_json(*run.framework_logs) : json(nullptr);
+  profile.notes = texts(run.notes);
+  profile.processes.present = true;
+  for (std::size_t i = 0; i < processes.size(); ++i) profile.processes.push_back(profile_process(processes[i], i + 1));
+  profile.cross_rank = cross_rank_view(profile.processes);
   report.results.push_back(std::move(app));
 
   for (std::size_t i = 0; i < processes.size(); ++i)
@@ -462,17 +518,21 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
   // results[0] is the application's; graphs that run 1 did not have are appended below, so it is
   // reached by index each time (a reference would dangle once the vector grows).
   auto app = [&report]() -> ModeResult& { return report.results.front(); };
-  json all = json::array();
+  ProfileList<ProfileSection> all;
+  all.present = true;
   std::map<std::string, std::vector<std::size_t>> results_by_key;  // graph key -> results of run 1, in order
   std::size_t next = 1;  // results[0] is the application's; one per graph follows, as run 1 made them
   for (std::size_t p = 0; p < runs.front().processes.size(); ++p)
     for (const auto& g : runs.front().processes[p].graphs) results_by_key[graph_key(p + 1, g)].push_back(next++);
   for (std::size_t k = 0; k < n; ++k) {
     const ProfileRepetition& rep = runs[k];
-    json procs = json::array();
-    for (std::size_t p = 0; p < rep.processes.size(); ++p) procs.push_back(process_json_of(rep.processes[p], p + 1));
-    all.push_back({{"run", k + 1}, {"exit_status", rep.exit_status}, {"exit", rep.exit_description}, {"wall_ns", rep.wall_ns},
-                   {"processes", std::move(procs)}});
+    ProfileSection& one = all.emplace_back();
+    one.run = k + 1;
+    one.exit_status = rep.exit_status;
+    one.exit = rep.exit_description;
+    one.wall_ns = rep.wall_ns;
+    one.processes.present = true;
+    for (std::size_t p = 0; p < rep.processes.size(); ++p) one.processes.push_back(process_of(rep.processes[p], p + 1));
     if (rep.exit_status != 0 && app().status == Status::kOk) {
       app().status = Status::kFailed;
       app().reason = "the application " + rep.exit_description + " (run " + std::to_string(k + 1) + " of " + std::to_string(n) + ")";
@@ -502,7 +562,7 @@ Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileR
         report.results.push_back(std::move(r));
       }
   }
-  app().sections.profile["runs"] = std::move(all);
+  app().sections.profile->runs = std::move(all);
   return report;
 }
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "graphprof/core/json_fields.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
+#include "section_values.hpp"
 
 namespace gp {
 
@@ -18,13 +18,11 @@ using nlohmann::json;
 
 namespace {
 
-// The report's fields, read tolerantly (graphprof/core/json_fields.hpp).
-const json& member(const json& j, const char* key) { return json_fields::field(j, key); }
-double num(const json& j, const char* key, double fallback = NAN) { return json_fields::number(j, key, fallback); }
-std::string str(const json& j, const char* key) { return json_fields::text(j, key); }
-const json& arr(const json& j, const char* key) { return json_fields::items(j, key); }
-
-json or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+ProfileNumber or_null(double v) { return std::isfinite(v) ? ProfileNumber(v) : ProfileNumber::null(); }
+// A figure copied from a process into the view: null where the process has none.
+ProfileNumber copied(const ProfileNumber& v) { return v.present() ? v : ProfileNumber::null(); }
+ProfileText copied(const ProfileText& v) { return v.present() ? v : ProfileText::null(); }
+double stats_median(const ProfileOptional<ProfileStats>& s) { return s ? s->median_ns.value() : NAN; }
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::string s = ranks.size() == 1 ? "rank " : "ranks ";
@@ -32,43 +30,42 @@ std::string rank_list(const std::vector<int>& ranks) {
   return s;
 }
 
-std::string graph_name(const json& g) { return "graph_" + std::to_string(static_cast<long long>(num(g, "graph", 0))); }
+std::string graph_name(const ProfileGraph& g) { return "graph_" + std::to_string(static_cast<long long>(g.graph.value_or(0))); }
 
 struct RankGraph {
-  const json* graph = nullptr;
+  const ProfileGraph* graph = nullptr;
   std::size_t process = 0;  // the process's number in the report
 };
 
 struct Rank {
   int rank = 0;
-  const json* identity = nullptr;
+  const ProfileRankId* identity = nullptr;
   std::string host;
   std::vector<std::size_t> processes;
   std::vector<long long> pids;
-  json gpus = json::array();
+  ProfileList<ProfileGpu> gpus;
   std::vector<RankGraph> graphs;
-  std::vector<const json*> eager_collectives, capture_trouble;
+  std::vector<const ProfileGraphCollective*> eager_collectives;
+  std::vector<const ProfileCaptureTrouble*> capture_trouble;
 };
 
 // Where the application made the graph: its capture's call site, else its instantiation's
 // ("serve.py:57 in step"; the same line on every rank of one program). "" when not recorded.
-std::string call_site_of(const json& g) {
-  for (const char* key : {"capture_site", "instantiate_site"}) {
-    const std::string where = str(member(g, key), "where");
-    if (!where.empty()) return where;
-  }
+std::string call_site_of(const ProfileGraph& g) {
+  for (const auto* site : {&g.capture_site, &g.instantiate_site})
+    if (*site && !(*site)->where.empty()) return (*site)->where;
   return {};
 }
 
 // How a graph is matched across ranks: by its call site when the report has one, and its shape
 // (node count and the signature of its kernels).
-std::string match_key(const json& g) {
-  return call_site_of(g) + "|" + std::to_string(static_cast<long long>(num(g, "nodes", 0))) + "|" + str(g, "signature");
+std::string match_key(const ProfileGraph& g) {
+  return call_site_of(g) + "|" + std::to_string(static_cast<long long>(g.nodes.value_or(0))) + "|" + g.signature.str();
 }
 
-std::multiset<std::string> collective_kinds(const json& g) {
+std::multiset<std::string> collective_kinds(const ProfileGraph& g) {
   std::multiset<std::string> kinds;
-  for (const auto& c : arr(g, "collectives")) kinds.insert(str(c, "kind"));
+  for (const auto& c : g.collectives) kinds.insert(c.kind);
   return kinds;
 }
 
@@ -92,94 +89,109 @@ const char* kCaptureWithNcclHint =
     "thread-local mode (torch.cuda.graph(..., capture_error_mode=\"thread_local\"), cudaStreamCaptureModeThreadLocal)";
 
 // Kernels of graph `a` that `b` lacks ("k_extra x1"), at most three names.
-std::string kernels_not_in(const json& a, const json& b) {
+std::string kernels_not_in(const ProfileGraph& a, const ProfileGraph& b) {
   std::map<std::string, long long> have;
-  for (const auto& k : arr(b, "kernel_counts")) have[str(k, "name")] += static_cast<long long>(num(k, "count", 0));
+  for (const auto& k : b.kernel_counts) have[k.name] += static_cast<long long>(k.count.value_or(0));
   std::string s;
   int shown = 0;
-  for (const auto& k : arr(a, "kernel_counts")) {
-    const long long extra = static_cast<long long>(num(k, "count", 0)) - have[str(k, "name")];
+  for (const auto& k : a.kernel_counts) {
+    const long long extra = static_cast<long long>(k.count.value_or(0)) - have[k.name];
     if (extra <= 0) continue;
     if (++shown > 3) {
       s += ", ...";
       break;
     }
-    s += (s.empty() ? "" : ", ") + str(k, "name") + " x" + std::to_string(extra);
+    s += (s.empty() ? "" : ", ") + k.name + " x" + std::to_string(extra);
   }
   return s;
 }
 
-void add_trouble(json& trouble, const char* kind, const std::vector<int>& ranks, const json& graph, std::string detail,
-                 std::string hint) {
-  trouble.push_back({{"kind", kind}, {"ranks", ranks}, {"graph", graph}, {"detail", std::move(detail)}, {"hint", std::move(hint)}});
+void add_trouble(ProfileList<ProfileRankTrouble>& trouble, const char* kind, const std::vector<int>& ranks, json graph,
+                 std::string detail, std::string hint) {
+  ProfileRankTrouble t;
+  t.kind = kind;
+  t.ranks = section_values::numbers(ranks);
+  t.graph = std::move(graph);
+  t.detail = std::move(detail);
+  t.hint = std::move(hint);
+  trouble.push_back(std::move(t));
 }
 
 // One graph on the ranks that have it: times per rank, slowest, skew, collectives and wait.
-json group_json(const std::string& id, const std::vector<std::pair<int, RankGraph>>& members, const std::vector<int>& all_ranks) {
-  const json& first = *members.front().second.graph;
-  json g;
-  g["id"] = id;
+ProfileCrossRankGraph group_of(const std::string& id, const std::vector<std::pair<int, RankGraph>>& members,
+                               const std::vector<int>& all_ranks) {
+  const ProfileGraph& first = *members.front().second.graph;
+  ProfileCrossRankGraph g;
+  g.id = id;
   const std::string site = call_site_of(first);
-  g["matched_by"] = site.empty() ? "shape" : "call site";
-  g["call_site"] = site.empty() ? json(nullptr) : json(site);
-  g["nodes"] = num(first, "nodes", 0);
-  g["kernels_per_launch"] = num(first, "kernels_per_launch", 0);
-  g["signature"] = str(first, "signature");
+  g.matched_by = site.empty() ? "shape" : "call site";
+  g.call_site = ProfileText::or_null(site);
+  g.nodes = first.nodes.value_or(0);
+  g.kernels_per_launch = first.kernels_per_launch.value_or(0);
+  g.signature = first.signature.str();
   std::vector<int> missing;
   for (int r : all_ranks)
     if (std::none_of(members.begin(), members.end(), [&](const auto& m) { return m.first == r; })) missing.push_back(r);
-  g["missing_on"] = missing;
+  g.missing_on = section_values::numbers(missing);
   double min_coll = std::numeric_limits<double>::infinity();
   for (const auto& [r, m] : members) {
-    const double c = num(member(*m.graph, "collective_per_launch"), "median_ns");
+    const double c = stats_median(m.graph->collective_per_launch);
     if (std::isfinite(c)) min_coll = std::min(min_coll, c);
   }
-  json per = json::array();
+  g.ranks.present = true;
   double lo = NAN, hi = NAN, busiest_outside = NAN, coll_total = 0, kernel_total = 0;
   int slowest = -1, fastest = -1, busiest = -1;
   for (const auto& [r, m] : members) {
-    const json& x = *m.graph;
-    const double span = num(member(x, "gpu_span"), "median_ns");
-    const double coll = num(member(x, "collective_per_launch"), "median_ns");
+    const ProfileGraph& x = *m.graph;
+    const double span = stats_median(x.gpu_span);
+    const double coll = stats_median(x.collective_per_launch);
     const double outside = std::isfinite(span) && std::isfinite(coll) ? span - coll : NAN;
-    per.push_back({{"rank", r},
-                   {"process", m.process},
-                   {"exec", num(x, "exec", 0)},
-                   {"graph", num(x, "graph", 0)},
-                   {"launches", num(x, "launches", 0)},
-                   {"gpu_per_launch_ns", or_null(span)},
-                   {"collective_per_launch_ns", or_null(coll)},
-                   {"outside_collectives_per_launch_ns", or_null(outside)},
-                   {"wait_per_launch_ns", or_null(std::isfinite(coll) ? coll - min_coll : NAN)},
-                   {"capture_mode", member(x, "capture_mode")}});
+    ProfileRankGraph& pr = g.ranks.emplace_back();
+    pr.rank = r;
+    pr.process = m.process;
+    pr.exec = x.exec.value_or(0);
+    pr.graph = x.graph.value_or(0);
+    pr.launches = x.launches.value_or(0);
+    pr.gpu_per_launch_ns = or_null(span);
+    pr.collective_per_launch_ns = or_null(coll);
+    pr.outside_collectives_per_launch_ns = or_null(outside);
+    pr.wait_per_launch_ns = or_null(std::isfinite(coll) ? coll - min_coll : NAN);
+    pr.capture_mode = copied(x.capture_mode);
     if (std::isfinite(span)) {
       if (slowest < 0 || span > hi) hi = span, slowest = r;
       if (fastest < 0 || span < lo) lo = span, fastest = r;
     }
     if (std::isfinite(outside) && (busiest < 0 || outside > busiest_outside)) busiest_outside = outside, busiest = r;
-    for (const auto& c : arr(x, "collectives")) coll_total += num(c, "total_ns", 0);
-    kernel_total += num(x, "kernel_time_ns", 0);
+    for (const auto& c : x.collectives) coll_total += c.total_ns.value_or(0);
+    kernel_total += x.kernel_time_ns.value_or(0);
   }
-  g["ranks"] = std::move(per);
   // Slowest, fastest and skew need two ranks to compare.
   const bool compared = slowest >= 0 && members.size() > 1;
-  g["slowest_rank"] = compared ? json(slowest) : json(nullptr);
-  g["fastest_rank"] = compared ? json(fastest) : json(nullptr);
-  g["skew_ns"] = compared ? json(hi - lo) : json(nullptr);
-  g["skew"] = compared && lo > 0 ? json(hi / lo - 1.0) : json(nullptr);
-  g["busiest_rank"] = busiest >= 0 ? json(busiest) : json(nullptr);
-  g["collective_share"] = kernel_total > 0 && !arr(first, "collectives").empty() ? json(coll_total / kernel_total) : json(nullptr);
-  json colls = json::array();
-  for (const auto& c : arr(first, "collectives"))
-    colls.push_back({{"kind", str(c, "kind")}, {"kernel", str(c, "kernel")}, {"op", str(c, "op")}, {"dtype", str(c, "dtype")},
-                     {"algorithm", str(c, "algorithm")}, {"per_launch", num(c, "per_launch", 0)}, {"bytes", nullptr}});
-  g["collectives"] = std::move(colls);
+  g.slowest_rank = compared ? ProfileNumber(slowest) : ProfileNumber::null();
+  g.fastest_rank = compared ? ProfileNumber(fastest) : ProfileNumber::null();
+  g.skew_ns = compared ? ProfileNumber(hi - lo) : ProfileNumber::null();
+  g.skew = compared && lo > 0 ? ProfileNumber(hi / lo - 1.0) : ProfileNumber::null();
+  g.busiest_rank = busiest >= 0 ? ProfileNumber(busiest) : ProfileNumber::null();
+  g.collective_share = kernel_total > 0 && !first.collectives.empty() ? ProfileNumber(coll_total / kernel_total) : ProfileNumber::null();
+  g.collectives.present = true;
+  for (const auto& c : first.collectives) {
+    ProfileGraphCollective k;
+    k.kind = c.kind.str();
+    k.kernel = c.kernel.str();
+    k.op = c.op.str();
+    k.dtype = c.dtype.str();
+    k.algorithm = c.algorithm.str();
+    k.per_launch = c.per_launch.value_or(0);
+    k.bytes = ProfileNumber::null();
+    g.collectives.push_back(std::move(k));
+  }
   return g;
 }
 
 // Collective time per rank and kind, and the estimated wait: a rank's time in a kind minus the
 // fastest rank's, where every rank ran as many kernels of that kind.
-json collectives_per_rank(const std::map<int, Rank>& ranks, std::map<int, std::pair<double, double>>& totals) {
+ProfileList<ProfileRankCollective> collectives_per_rank(const std::map<int, Rank>& ranks,
+                                                         std::map<int, std::pair<double, double>>& totals) {
   struct Acc {
     std::size_t in_graphs = 0, eager = 0;
     double ns = 0;
@@ -187,18 +199,19 @@ json collectives_per_rank(const std::map<int, Rank>& ranks, std::map<int, std::p
   std::map<std::string, std::map<int, Acc>> by_kind;
   for (const auto& [r, rank] : ranks) {
     for (const auto& g : rank.graphs)
-      for (const auto& c : arr(*g.graph, "collectives")) {
-        Acc& a = by_kind[str(c, "kind")][r];
-        a.in_graphs += static_cast<std::size_t>(num(c, "count", 0));
-        a.ns += num(c, "total_ns", 0);
+      for (const auto& c : g.graph->collectives) {
+        Acc& a = by_kind[c.kind][r];
+        a.in_graphs += static_cast<std::size_t>(c.count.value_or(0));
+        a.ns += c.total_ns.value_or(0);
       }
-    for (const json* c : rank.eager_collectives) {
-      Acc& a = by_kind[str(*c, "kind")][r];
-      a.eager += static_cast<std::size_t>(num(*c, "count", 0));
-      a.ns += num(*c, "total_ns", 0);
+    for (const ProfileGraphCollective* c : rank.eager_collectives) {
+      Acc& a = by_kind[c->kind][r];
+      a.eager += static_cast<std::size_t>(c->count.value_or(0));
+      a.ns += c->total_ns.value_or(0);
     }
   }
-  json out = json::array();
+  ProfileList<ProfileRankCollective> out;
+  out.present = true;
   for (const auto& [kind, per] : by_kind) {
     bool same_count = per.size() == ranks.size();
     double fastest = std::numeric_limits<double>::infinity();
@@ -208,8 +221,13 @@ json collectives_per_rank(const std::map<int, Rank>& ranks, std::map<int, std::p
     }
     for (const auto& [r, a] : per) {
       const double wait = same_count ? a.ns - fastest : NAN;
-      out.push_back({{"rank", r}, {"kind", kind}, {"in_graphs", a.in_graphs}, {"eager", a.eager}, {"total_ns", a.ns},
-                     {"wait_ns", or_null(wait)}});
+      ProfileRankCollective& c = out.emplace_back();
+      c.rank = r;
+      c.kind = kind;
+      c.in_graphs = a.in_graphs;
+      c.eager = a.eager;
+      c.total_ns = a.ns;
+      c.wait_ns = or_null(wait);
       totals[r].first += a.ns;
       if (std::isfinite(wait)) totals[r].second += wait;
     }
@@ -221,39 +239,42 @@ json collectives_per_rank(const std::map<int, Rank>& ranks, std::map<int, std::p
 // the graphs and captures that differ, then a row per rank.
 class CrossRankView {
  public:
-  explicit CrossRankView(const json& processes) : processes_(processes) {}
+  explicit CrossRankView(const ProfileList<ProfileProcess>& processes) : processes_(processes) {
+    trouble_.present = notes_.present = true;
+  }
 
-  json build() {
+  ProfileOptional<ProfileCrossRank> build() {
     gather_ranks();
-    if (ranks_.empty()) return nullptr;
+    if (ranks_.empty()) return ProfileOptional<ProfileCrossRank>::null();
     describe_world();
     match_graphs();
     pair_unmatched_graphs();
     compare_captures();
     std::map<int, std::pair<double, double>> totals;
-    view_["collectives"] = collectives_per_rank(ranks_, totals);
-    view_["ranks"] = rank_rows(totals);
-    view_["trouble"] = std::move(trouble_);
-    view_["notes"] = std::move(notes_);
-    return view_;
+    view_.collectives = collectives_per_rank(ranks_, totals);
+    view_.ranks = rank_rows(totals);
+    view_.trouble = std::move(trouble_);
+    view_.notes = std::move(notes_);
+    return std::move(view_);
   }
 
  private:
   // The processes that carry a rank, grouped by it.
   void gather_ranks() {
     for (std::size_t i = 0; i < processes_.size(); ++i) {
-      const json& p = processes_[i];
-      const json& id = member(p, "rank");
-      if (!member(id, "rank").is_number_integer()) continue;
-      const int r = id["rank"].get<int>();
-      const std::string host = str(p, "host");
-      const std::size_t number = static_cast<std::size_t>(num(p, "process", static_cast<double>(i + 1)));
+      const ProfileProcess& p = processes_[i];
+      if (!p.rank || !p.rank->rank.is_integer()) continue;
+      const ProfileRankId& id = *p.rank;
+      const int r = static_cast<int>(id.rank.signed_value());
+      const std::string host = p.host;
+      const std::size_t number = static_cast<std::size_t>(p.process.value_or(static_cast<double>(i + 1)));
       auto [it, fresh] = ranks_.try_emplace(r);
       Rank& rank = it->second;
       if (fresh) {
         rank.rank = r;
         rank.identity = &id;
         rank.host = host;
+        rank.gpus.present = true;
       } else if (rank.host != host) {
         add_trouble(trouble_, "duplicate_rank", {r}, nullptr,
                     "rank " + std::to_string(r) + " was claimed by processes on hosts '" + rank.host + "' and '" + host +
@@ -261,13 +282,13 @@ class CrossRankView {
                     "each process of a job needs its own global rank: check the launcher's RANK/SLURM_PROCID settings");
         continue;
       }
-      if (member(id, "world_size").is_number_integer()) world_sizes_.insert(id["world_size"].get<long long>());
+      if (id.world_size.is_integer()) world_sizes_.insert(id.world_size.signed_value());
       rank.processes.push_back(number);
-      rank.pids.push_back(static_cast<long long>(num(p, "pid", 0)));
-      for (const auto& g : arr(p, "gpus")) rank.gpus.push_back(g);
-      for (const auto& g : arr(p, "graphs")) rank.graphs.push_back(RankGraph{&g, number});
-      for (const auto& c : arr(p, "eager_collectives")) rank.eager_collectives.push_back(&c);
-      for (const auto& t : arr(p, "capture_trouble")) rank.capture_trouble.push_back(&t);
+      rank.pids.push_back(static_cast<long long>(p.pid.value_or(0)));
+      for (const auto& g : p.gpus) rank.gpus.push_back(g);
+      for (const auto& g : p.graphs) rank.graphs.push_back(RankGraph{&g, number});
+      for (const auto& c : p.eager_collectives) rank.eager_collectives.push_back(&c);
+      for (const auto& t : p.capture_trouble) rank.capture_trouble.push_back(&t);
     }
   }
 
@@ -281,10 +302,10 @@ class CrossRankView {
         notes_.push_back("rank " + std::to_string(r) + " is " + std::to_string(rank.processes.size()) +
                          " processes (children that inherited its variables); their graphs are pooled");
     }
-    view_["world_size"] = world_sizes_.size() == 1 ? json(*world_sizes_.begin()) : json(nullptr);
+    view_.world_size = world_sizes_.size() == 1 ? ProfileNumber(*world_sizes_.begin()) : ProfileNumber::null();
     if (world_sizes_.size() > 1)
       add_trouble(trouble_, "world_size_differs", all_ranks_, nullptr, "the ranks were told different world sizes", "");
-    json missing = json::array();
+    std::vector<long long> missing;
     if (world_sizes_.size() == 1 && *world_sizes_.begin() <= 100000) {  // a hostile report's 2^60 is not listed
       for (long long r = 0; r < *world_sizes_.begin(); ++r)
         if (!ranks_.count(static_cast<int>(r))) missing.push_back(r);
@@ -293,8 +314,8 @@ class CrossRankView {
                          " ranks are not in this profile (other nodes): profile every node and join the reports with "
                          "graphprof merge");
     }
-    view_["missing_ranks"] = std::move(missing);
-    view_["hosts"] = hosts;
+    view_.missing_ranks = section_values::numbers(missing);
+    view_.hosts = section_values::texts(std::vector<std::string>(hosts.begin(), hosts.end()));
   }
 
   // Graphs: the k-th graph with the same key on every rank is the same graph.
@@ -309,22 +330,21 @@ class CrossRankView {
         groups[key].push_back({r, g});
       }
     }
-    json graphs = json::array();
+    view_.graphs.present = true;
     std::size_t number = 0;
     for (const auto& key : order) {
       const auto& members = groups[key];
-      graphs.push_back(group_json("g" + std::to_string(++number), members, all_ranks_));
-      const json& added = graphs.back();
+      view_.graphs.push_back(group_of("g" + std::to_string(++number), members, all_ranks_));
+      const ProfileCrossRankGraph& added = view_.graphs.back();
       if (members.size() < ranks_.size())
         for (const auto& [r, m] : members) unmatched_[r].push_back(m.graph);
       std::set<std::string> modes;
-      for (const auto& pr : added["ranks"])
-        if (pr["capture_mode"].is_string()) modes.insert(pr["capture_mode"].get<std::string>());
+      for (const auto& pr : added.ranks)
+        if (pr.capture_mode.present()) modes.insert(pr.capture_mode);
       if (modes.size() > 1)
-        add_trouble(trouble_, "capture_mode_differs", all_ranks_, added["id"],
+        add_trouble(trouble_, "capture_mode_differs", all_ranks_, json(added.id.str()),
                     "the ranks captured " + graph_name(*members.front().second.graph) + " in different capture modes", "");
     }
-    view_["graphs"] = std::move(graphs);
   }
 
   // Graphs some ranks lack, paired by their order among each rank's unmatched graphs.
@@ -332,7 +352,7 @@ class CrossRankView {
     std::size_t most = 0;
     for (const auto& [r, list] : unmatched_) most = std::max(most, list.size());
     for (std::size_t i = 0; i < most; ++i) {
-      std::vector<std::pair<int, const json*>> row;  // nullptr: the rank has no i-th unmatched graph
+      std::vector<std::pair<int, const ProfileGraph*>> row;  // nullptr: the rank has no i-th unmatched graph
       for (int r : all_ranks_) row.push_back({r, i < unmatched_[r].size() ? unmatched_[r][i] : nullptr});
       std::map<std::multiset<std::string>, std::vector<int>> by_kinds;
       for (const auto& [r, g] : row) by_kinds[g ? collective_kinds(*g) : std::multiset<std::string>{}].push_back(r);
@@ -341,9 +361,9 @@ class CrossRankView {
         // Which ranks ran those collectives outside graphs instead.
         std::string eager;
         for (const auto& [r, g] : row)
-          for (const json* c : ranks_[r].eager_collectives)
+          for (const ProfileGraphCollective* c : ranks_[r].eager_collectives)
             eager += (eager.empty() ? "; outside graphs: rank " : ", rank ") + std::to_string(r) + " ran " +
-                     std::to_string(static_cast<long long>(num(*c, "count", 0))) + " " + str(*c, "kind") + " kernels";
+                     std::to_string(static_cast<long long>(c->count.value_or(0))) + " " + c->kind.str() + " kernels";
         add_trouble(trouble_, "collective_on_some_ranks", all_ranks_, nullptr,
                     "a graph with collectives was captured differently across ranks: " + detail + eager, kCollectiveOrderHint);
       } else {
@@ -354,7 +374,7 @@ class CrossRankView {
   }
 
   // "rank 0: graph_3 (12 nodes, allreduce; only here: k x1); rank 1: no such graph".
-  static std::string unmatched_row_text(const std::vector<std::pair<int, const json*>>& row) {
+  static std::string unmatched_row_text(const std::vector<std::pair<int, const ProfileGraph*>>& row) {
     std::string detail;
     for (const auto& [r, g] : row) {
       detail += detail.empty() ? "" : "; ";
@@ -363,7 +383,7 @@ class CrossRankView {
         detail += "no such graph";
         continue;
       }
-      detail += graph_name(*g) + " (" + std::to_string(static_cast<long long>(num(*g, "nodes", 0))) + " nodes";
+      detail += graph_name(*g) + " (" + std::to_string(static_cast<long long>(g->nodes.value_or(0))) + " nodes";
       const std::multiset<std::string> kinds = collective_kinds(*g);
       if (!kinds.empty()) detail += ", " + kinds_text(kinds);
       for (const auto& [r2, g2] : row)
@@ -381,13 +401,13 @@ class CrossRankView {
   void compare_captures() {
     for (const auto& [r, rank] : ranks_) {
       nccl_ = nccl_ || !rank.eager_collectives.empty();
-      for (const auto& g : rank.graphs) nccl_ = nccl_ || !arr(*g.graph, "collectives").empty();
+      for (const auto& g : rank.graphs) nccl_ = nccl_ || !g.graph->collectives.empty();
     }
     std::vector<int> failed, clean;
     for (const auto& [r, rank] : ranks_) (rank.capture_trouble.empty() ? clean : failed).push_back(r);
     if (failed.empty() || (clean.empty() && !nccl_)) return;
-    const json& t = *ranks_[failed.front()].capture_trouble.front();
-    std::string detail = "capture failed on " + rank_list(failed) + " (first: " + str(t, "api") + " returned " + str(t, "error") + ")";
+    const ProfileCaptureTrouble& t = *ranks_[failed.front()].capture_trouble.front();
+    std::string detail = "capture failed on " + rank_list(failed) + " (first: " + t.api.str() + " returned " + t.error.str() + ")";
     if (!clean.empty()) detail += ", not on " + rank_list(clean);
     add_trouble(trouble_, clean.empty() ? "capture_failed_with_collectives" : "capture_failed_on_some_ranks", failed, nullptr,
                 detail, nccl_ ? kCaptureWithNcclHint : "ranks that capture different work replay different graphs");
@@ -395,48 +415,61 @@ class CrossRankView {
 
   // A row per rank: its identity, processes, graph launches and collective time (`totals`: rank ->
   // collective time and wait).
-  json rank_rows(std::map<int, std::pair<double, double>>& totals) const {
-    json rows = json::array();
+  ProfileList<ProfileRankSummary> rank_rows(std::map<int, std::pair<double, double>>& totals) const {
+    ProfileList<ProfileRankSummary> rows;
+    rows.present = true;
     for (const auto& [r, rank] : ranks_) {
-      const json& id = *rank.identity;
+      const ProfileRankId& id = *rank.identity;
       double launches = 0, gpu = 0;
       for (const auto& g : rank.graphs) {
-        launches += num(*g.graph, "launches", 0);
-        gpu += num(member(*g.graph, "gpu_span"), "total_ns", 0);
+        launches += g.graph->launches.value_or(0);
+        gpu += g.graph->gpu_span ? g.graph->gpu_span->total_ns.value_or(0) : 0;
       }
-      rows.push_back({{"rank", r},
-                      {"local_rank", member(id, "local_rank")},
-                      {"world_size", member(id, "world_size")},
-                      {"local_world_size", member(id, "local_world_size")},
-                      {"node_rank", member(id, "node_rank")},
-                      {"from", member(id, "from")},
-                      {"host", rank.host},
-                      {"processes", rank.processes},
-                      {"pids", rank.pids},
-                      {"gpus", rank.gpus},
-                      {"graph_launches", launches},
-                      {"graph_gpu_ns", gpu},
-                      // null without any collective in the job: nothing was measured, not 0 ns
-                      {"collective_ns", nccl_ ? json(totals[r].first) : json(nullptr)},
-                      {"collective_wait_ns", nccl_ ? json(totals[r].second) : json(nullptr)}});
+      ProfileRankSummary& row = rows.emplace_back();
+      row.rank = r;
+      row.local_rank = copied(id.local_rank);
+      row.world_size = copied(id.world_size);
+      row.local_world_size = copied(id.local_world_size);
+      row.node_rank = copied(id.node_rank);
+      row.from = copied(id.from);
+      row.host = rank.host;
+      row.processes = section_values::numbers(rank.processes);
+      row.pids = section_values::numbers(rank.pids);
+      row.gpus = rank.gpus;
+      row.graph_launches = launches;
+      row.graph_gpu_ns = gpu;
+      // null without any collective in the job: nothing was measured, not 0 ns
+      row.collective_ns = nccl_ ? ProfileNumber(totals[r].first) : ProfileNumber::null();
+      row.collective_wait_ns = nccl_ ? ProfileNumber(totals[r].second) : ProfileNumber::null();
     }
     return rows;
   }
 
-  const json& processes_;
+  const ProfileList<ProfileProcess>& processes_;
   std::map<int, Rank> ranks_;
   std::set<long long> world_sizes_;
   std::vector<int> all_ranks_;
-  std::map<int, std::vector<const json*>> unmatched_;  // rank -> its graphs that some rank lacks
-  bool nccl_ = false;                                  // a collective ran somewhere in the job
-  json view_, trouble_ = json::array(), notes_ = json::array();
+  std::map<int, std::vector<const ProfileGraph*>> unmatched_;  // rank -> its graphs that some rank lacks
+  bool nccl_ = false;                                          // a collective ran somewhere in the job
+  ProfileCrossRank view_;
+  ProfileList<ProfileRankTrouble> trouble_;
+  ProfileList<ProfileText> notes_;
 };
 
 }  // namespace
 
+ProfileOptional<ProfileCrossRank> cross_rank_view(const ProfileList<ProfileProcess>& processes) {
+  return CrossRankView(processes).build();
+}
+
 json cross_rank_view(const json& processes) {
   if (!processes.is_array()) return nullptr;
-  return CrossRankView(processes).build();
+  const ProfileSection s = profile_section_from_json(json{{"processes", processes}});
+  const ProfileOptional<ProfileCrossRank> view = cross_rank_view(s.processes);
+  if (!view) return nullptr;
+  ProfileSection with_view;
+  with_view.cross_rank = view;
+  return to_json(with_view).at("cross_rank");
 }
 
 }  // namespace gp

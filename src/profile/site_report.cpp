@@ -2,150 +2,215 @@
 #include "site_report.hpp"
 
 #include "graphprof/core/text_format.hpp"
+#include "section_values.hpp"
 
 namespace gp {
 
 using nlohmann::json;
+using section_values::opt;
+using section_values::texts;
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::uint64_t>& v) { return v ? json(*v) : json(nullptr); }
-
-json counts_json(const UpdateCounts& c) { return json{{"calls", c.calls}, {"failures", c.failures}}; }
+ProfileCallCount counts_of(const UpdateCounts& c) {
+  ProfileCallCount out;
+  out.calls = c.calls;
+  out.failures = c.failures;
+  return out;
+}
 
 // What a site is apart from its line number (compare matches sites across edits by it); null
 // where the file could not be read.
-json source_json(const std::string& file, const std::string& function, const std::string& text) {
-  return text.empty() ? json(nullptr) : json{{"file", file}, {"function", function}, {"text", text}};
+ProfileOptional<ProfileSource> source_of(const std::string& file, const std::string& function, const std::string& text) {
+  if (text.empty()) return ProfileOptional<ProfileSource>::null();
+  ProfileSource s;
+  s.file = file;
+  s.function = function;
+  s.text = text;
+  return s;
 }
 
 }  // namespace
 
-json site_json(const std::optional<SiteSummary>& s) {
-  if (!s) return nullptr;
-  json frames = json::array();
-  for (const auto& f : s->frames)
-    frames.push_back({{"module", f.module},
-                      {"offset", strf("0x%llx", static_cast<unsigned long long>(f.offset))},
-                      {"function", f.function},
-                      {"file", f.file.empty() ? json(nullptr) : json(f.file)},
-                      {"line", f.line > 0 ? json(f.line) : json(nullptr)},
-                      {"inlined", f.inlined}});
-  json j{{"id", s->id},       {"where", s->where}, {"from", s->from}, {"function_where", s->function_where},
-         {"stack", s->stack}, {"frames", std::move(frames)}};
-  j["source"] = source_json(s->source_file, s->source_function, s->source_text);
-  return j;
+ProfileOptional<ProfileSite> profile_site(const std::optional<SiteSummary>& s) {
+  if (!s) return ProfileOptional<ProfileSite>::null();
+  ProfileSite site;
+  site.id = s->id;
+  site.where = s->where;
+  site.from = s->from;
+  site.function_where = s->function_where;
+  site.stack = texts(s->stack);
+  site.frames.present = true;
+  for (const auto& f : s->frames) {
+    ProfileFrame frame;
+    frame.module = f.module;
+    frame.offset = strf("0x%llx", static_cast<unsigned long long>(f.offset));
+    frame.function = f.function;
+    frame.file = ProfileText::or_null(f.file);
+    frame.line = f.line > 0 ? ProfileNumber(f.line) : ProfileNumber::null();
+    frame.inlined = f.inlined;
+    site.frames.push_back(std::move(frame));
+  }
+  site.source = source_of(s->source_file, s->source_function, s->source_text);
+  return site;
 }
 
 namespace {
 
-json allocation_sites_json(const std::vector<AllocationSite>& sites) {
-  json out = json::array();
-  for (const auto& a : sites)
-    out.push_back({{"site", site_json(a.site)},
-                   {"python", a.python ? json{{"where", a.python->where},
-                                              {"from", a.python->from},
-                                              {"stack", a.python->stack},
-                                              {"source", source_json(a.python->source_file, a.python->source_function, a.python->source_text)}}
-                                       : json(nullptr)},
-                   {"bytes", a.bytes},
-                   {"allocations", a.allocations}});
+ProfileList<ProfileAllocSite> allocation_sites(const std::vector<AllocationSite>& sites) {
+  ProfileList<ProfileAllocSite> out;
+  out.present = true;
+  for (const auto& a : sites) {
+    ProfileAllocSite site;
+    site.site = profile_site(a.site);
+    if (a.python) {
+      ProfilePythonStack& py = site.python.emplace();
+      py.where = a.python->where;
+      py.from = a.python->from;
+      py.stack = texts(a.python->stack);
+      py.source = source_of(a.python->source_file, a.python->source_function, a.python->source_text);
+    } else {
+      site.python = ProfileOptional<ProfilePythonStack>::null();
+    }
+    site.bytes = a.bytes;
+    site.allocations = a.allocations;
+    out.push_back(std::move(site));
+  }
   return out;
 }
 
 }  // namespace
 
-void add_graph_ledger_json(json& g, const GraphLedger& l) {
-  g["capture_site"] = site_json(l.capture_site);
-  g["instantiate_site"] = site_json(l.instantiate_site);
-  g["memory"] = {{"capture_alloc_bytes", l.capture_alloc_bytes},
-                 {"capture_allocs", l.capture_allocs},
-                 {"capture_vmm_bytes", l.capture_vmm_bytes},
-                 {"before_capture_alloc_bytes", l.before_capture_alloc_bytes},
-                 {"before_capture_allocs", l.before_capture_allocs},
-                 {"before_capture_freed_bytes", l.before_capture_freed_bytes},
-                 {"before_capture_since", !l.capture_ns ? json(nullptr) : json(l.before_capture_from_start ? "start" : "previous capture")},
-                 {"capture_alloc_sites", allocation_sites_json(l.capture_alloc_sites)},
-                 {"before_capture_alloc_sites", allocation_sites_json(l.before_capture_alloc_sites)},
-                 {"memory_node_bytes", l.memory_node_bytes},
-                 {"memory_nodes", l.memory_nodes},
-                 {"capture_free_delta_bytes", opt(l.capture_free_delta)},
-                 {"instantiate_free_delta_bytes", opt(l.instantiate_free_delta)},
-                 {"upload_free_delta_bytes", opt(l.upload_free_delta)},
-                 {"graph_pool_reserved_after_bytes", opt(l.graph_pool_reserved_after)},
-                 {"reuses_memory", l.reuses_memory}};
-  g["startup"] = {{"capture_ns", opt(l.capture_ns)},
-                  {"first_launch_ns", opt(l.first_launch_ns)},
-                  {"created_after_first_step_ns", l.created_after_first_step_ns > 0 ? json(l.created_after_first_step_ns) : json(nullptr)}};
-  g["kernel_shapes"] = l.kernel_shapes;
+void add_graph_ledger(ProfileGraph& g, const GraphLedger& l) {
+  g.capture_site = profile_site(l.capture_site);
+  g.instantiate_site = profile_site(l.instantiate_site);
+  ProfileGraphMemory& m = g.memory.emplace();
+  m.capture_alloc_bytes = l.capture_alloc_bytes;
+  m.capture_allocs = l.capture_allocs;
+  m.capture_vmm_bytes = l.capture_vmm_bytes;
+  m.before_capture_alloc_bytes = l.before_capture_alloc_bytes;
+  m.before_capture_allocs = l.before_capture_allocs;
+  m.before_capture_freed_bytes = l.before_capture_freed_bytes;
+  m.before_capture_since = !l.capture_ns ? ProfileText::null() : ProfileText(l.before_capture_from_start ? "start" : "previous capture");
+  m.capture_alloc_sites = allocation_sites(l.capture_alloc_sites);
+  m.before_capture_alloc_sites = allocation_sites(l.before_capture_alloc_sites);
+  m.memory_node_bytes = l.memory_node_bytes;
+  m.memory_nodes = l.memory_nodes;
+  m.capture_free_delta_bytes = opt(l.capture_free_delta);
+  m.instantiate_free_delta_bytes = opt(l.instantiate_free_delta);
+  m.upload_free_delta_bytes = opt(l.upload_free_delta);
+  m.graph_pool_reserved_after_bytes = opt(l.graph_pool_reserved_after);
+  m.reuses_memory = l.reuses_memory;
+  ProfileGraphStartup& s = g.startup.emplace();
+  s.capture_ns = opt(l.capture_ns);
+  s.first_launch_ns = opt(l.first_launch_ns);
+  s.created_after_first_step_ns =
+      l.created_after_first_step_ns > 0 ? ProfileNumber(l.created_after_first_step_ns) : ProfileNumber::null();
+  g.kernel_shapes = l.kernel_shapes;
 }
 
-void add_sites_json(json& j, const ProcessProfile& p) {
+void add_sites(ProfileProcess& j, const ProcessProfile& p) {
   const SiteProfile& s = p.sites;
-  j["call_sites_recorded"] = s.sites_recorded;
-  j["ledgers_recorded"] = s.ledgers_recorded;
-  j["step"] = s.step.steps == 0 ? json(nullptr)
-                                : json{{"from", s.step.from}, {"exec", s.step.exec_id}, {"graph", s.step.graph_id},
-                                       {"other_graphs", s.step.other_graphs},
-                                       {"steps", s.step.steps}, {"span_ns", static_cast<double>(s.step.last_ns - s.step.first_ns)}};
-  if (s.step.steps > 0 && s.step.from == "nvtx range") j["step"]["range"] = s.step.range_name;
-  j["step_range"] = s.step.range_name.empty()
-                        ? json(nullptr)
-                        : json{{"name", s.step.range_name},
-                               {"used", s.step.range_missing.empty()},
-                               {"ranges", s.step.range_missing.empty() ? s.step.steps : 0},
-                               {"missing", s.step.range_missing.empty() ? json(nullptr) : json(s.step.range_missing)}};
-  json eager = json::array();
-  for (const auto& e : s.eager_sites) {
-    json kernels = json::array();
-    for (const auto& k : e.kernels) kernels.push_back({{"name", k.name}, {"count", k.count}});
-    eager.push_back({{"site", site_json(e.site)},
-                     {"stacks", e.stacks},
-                     {"kind", e.kind},
-                     {"api", e.api},
-                     {"calls", e.calls},
-                     {"taken", e.taken},
-                     {"calls_in_steps", e.calls_in_steps},
-                     {"per_step", opt(e.per_step)},
-                     {"gpu_ns", e.gpu_ns},
-                     {"host_ns", e.host_ns},
-                     {"kernels", std::move(kernels)},
-                     {"hint", e.hint}});
+  j.call_sites_recorded = s.sites_recorded;
+  j.ledgers_recorded = s.ledgers_recorded;
+  if (s.step.steps == 0) {
+    j.step = ProfileOptional<ProfileStep>::null();
+  } else {
+    ProfileStep& step = j.step.emplace();
+    step.from = s.step.from;
+    step.exec = s.step.exec_id;
+    step.graph = s.step.graph_id;
+    step.other_graphs = s.step.other_graphs;
+    step.steps = s.step.steps;
+    step.span_ns = static_cast<double>(s.step.last_ns - s.step.first_ns);
+    if (s.step.from == "nvtx range") step.range = s.step.range_name;
   }
-  j["eager_sites"] = std::move(eager);
-  j["memory"] = {{"capture_alloc_bytes", s.capture_alloc_bytes},
-                 {"capture_vmm_bytes", s.capture_vmm_bytes},
-                 {"memory_node_bytes", s.memory_node_bytes},
-                 {"graph_pool_reserved_high_bytes", opt(s.graph_pool_reserved_high)}};
-  j["startup"] = {{"graph_making_ns", s.graph_making_ns},
-                  {"wall_ns", opt(s.wall_ns)},
-                  {"graph_making_share", s.wall_ns && *s.wall_ns > 0 ? json(s.graph_making_ns / *s.wall_ns) : json(nullptr)},
-                  {"start_to_first_replay_ns", opt(s.start_to_first_replay_ns)},
-                  {"cuda_to_first_replay_ns", opt(s.cuda_to_first_replay_ns)},
-                  {"process_start_resolution_ns", s.process_start_resolution_ns}};
-  json rec = json::array();
-  for (const auto& r : s.recaptures)
-    rec.push_back({{"site", site_json(r.site)}, {"graphs", r.graph_ids}, {"nodes", r.nodes}, {"shapes", r.shapes}, {"traced", r.traced}});
-  j["recaptures"] = std::move(rec);
-  j["late_graphs"] = s.late_graphs;
-  if (const auto& py = s.python_frames)
-    j["python_frames"] = {{"mode", py->mode}, {"held", py->held},   {"taken", py->taken},       {"wait_ns", py->wait_ns},
-                          {"slow", py->slow}, {"stopped", py->stopped}, {"can_take", py->can_take}};
-  else
-    j["python_frames"] = nullptr;
-  if (const auto& c = s.site_cost)
-    j["call_site_cost"] = {{"calls", c->calls},         {"ns", c->ns},
-                           {"new_sites", c->new_sites}, {"new_sites_ns", c->new_sites_ns},
-                           {"full_unwinds", c->full_unwinds}, {"skipped", c->skipped},
-                           {"sample_first", c->first},   {"sample_every", c->every},
-                           {"sample_every_max", c->every_max},
-                           {"named_off_thread", c->named}, {"naming_ns", c->named_ns}};
-  else
-    j["call_site_cost"] = nullptr;
-  j["source_line_notes"] = s.source_line_notes;
-  j["exec_updates"] = counts_json(s.exec_updates);
-  j["set_params"] = counts_json(s.set_params);
+  if (s.step.range_name.empty()) {
+    j.step_range = ProfileOptional<ProfileStepRange>::null();
+  } else {
+    ProfileStepRange& r = j.step_range.emplace();
+    r.name = s.step.range_name;
+    r.used = s.step.range_missing.empty();
+    r.ranges = s.step.range_missing.empty() ? s.step.steps : 0;
+    r.missing = s.step.range_missing.empty() ? json(nullptr) : json(s.step.range_missing);
+  }
+  j.eager_sites.present = true;
+  for (const auto& e : s.eager_sites) {
+    ProfileEagerSite site;
+    site.kernels.present = true;
+    for (const auto& k : e.kernels) {
+      ProfileNameCount n;
+      n.name = k.name;
+      n.count = k.count;
+      site.kernels.push_back(std::move(n));
+    }
+    site.site = profile_site(e.site);
+    site.stacks = e.stacks;
+    site.kind = e.kind;
+    site.api = e.api;
+    site.calls = e.calls;
+    site.taken = e.taken;
+    site.calls_in_steps = e.calls_in_steps;
+    site.per_step = opt(e.per_step);
+    site.gpu_ns = e.gpu_ns;
+    site.host_ns = e.host_ns;
+    site.hint = e.hint;
+    j.eager_sites.push_back(std::move(site));
+  }
+  ProfileProcessMemory& m = j.memory.emplace();
+  m.capture_alloc_bytes = s.capture_alloc_bytes;
+  m.capture_vmm_bytes = s.capture_vmm_bytes;
+  m.memory_node_bytes = s.memory_node_bytes;
+  m.graph_pool_reserved_high_bytes = opt(s.graph_pool_reserved_high);
+  ProfileProcessStartup& st = j.startup.emplace();
+  st.graph_making_ns = s.graph_making_ns;
+  st.wall_ns = opt(s.wall_ns);
+  st.graph_making_share = s.wall_ns && *s.wall_ns > 0 ? ProfileNumber(s.graph_making_ns / *s.wall_ns) : ProfileNumber::null();
+  st.start_to_first_replay_ns = opt(s.start_to_first_replay_ns);
+  st.cuda_to_first_replay_ns = opt(s.cuda_to_first_replay_ns);
+  st.process_start_resolution_ns = s.process_start_resolution_ns;
+  j.recaptures.present = true;
+  for (const auto& r : s.recaptures) {
+    ProfileRecapture rec;
+    rec.site = profile_site(r.site);
+    rec.graphs = section_values::numbers(r.graph_ids);
+    rec.nodes = section_values::numbers(r.nodes);
+    rec.shapes = r.shapes;
+    rec.traced = r.traced;
+    j.recaptures.push_back(std::move(rec));
+  }
+  j.late_graphs = json(s.late_graphs);
+  if (const auto& py = s.python_frames) {
+    ProfilePythonFrames& f = j.python_frames.emplace();
+    f.mode = py->mode;
+    f.held = py->held;
+    f.taken = py->taken;
+    f.wait_ns = py->wait_ns;
+    f.slow = py->slow;
+    f.stopped = py->stopped;
+    f.can_take = py->can_take;
+  } else {
+    j.python_frames = ProfileOptional<ProfilePythonFrames>::null();
+  }
+  if (const auto& c = s.site_cost) {
+    ProfileCallSiteCost& cost = j.call_site_cost.emplace();
+    cost.calls = c->calls;
+    cost.ns = c->ns;
+    cost.new_sites = c->new_sites;
+    cost.new_sites_ns = c->new_sites_ns;
+    cost.full_unwinds = c->full_unwinds;
+    cost.skipped = c->skipped;
+    cost.sample_first = c->first;
+    cost.sample_every = c->every;
+    cost.sample_every_max = c->every_max;
+    cost.named_off_thread = c->named;
+    cost.naming_ns = c->named_ns;
+  } else {
+    j.call_site_cost = ProfileOptional<ProfileCallSiteCost>::null();
+  }
+  j.source_line_notes = texts(s.source_line_notes);
+  j.exec_updates = counts_of(s.exec_updates);
+  j.set_params = counts_of(s.set_params);
 }
 
 }  // namespace gp

@@ -1,16 +1,19 @@
 // The report fields of call sites, eager work by site, ledgers and re-captures
-// (docs/report-schema.md, sections.profile.processes[]). Internal to src/profile.
+// (docs/report-schema.md, sections.profile.processes[]), filled into the typed section.
+// Internal to src/profile.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <optional>
 
+#include "graphprof/core/profile_section.hpp"
 #include "graphprof/profile/profile.hpp"
 
 namespace gp {
 
-nlohmann::json site_json(const std::optional<SiteSummary>& s);
-// Adds the per-graph ledger to a graph's object (graphs[i]).
-void add_graph_ledger_json(nlohmann::json& graph, const GraphLedger& l);
-// Adds step, eager_sites, memory, startup, recaptures, late_graphs, exec_updates, set_params.
-void add_sites_json(nlohmann::json& process, const ProcessProfile& p);
+// Null without a site.
+ProfileOptional<ProfileSite> profile_site(const std::optional<SiteSummary>& s);
+// Fills the per-graph ledger of a graph (graphs[i]).
+void add_graph_ledger(ProfileGraph& graph, const GraphLedger& l);
+// Fills step, eager_sites, memory, startup, recaptures, late_graphs, exec_updates, set_params.
+void add_sites(ProfileProcess& process, const ProcessProfile& p);
 
 }  // namespace gp

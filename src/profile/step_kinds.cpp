@@ -259,7 +259,7 @@ class StepKindsAnalysis {
         eager_gpu_[k.correlation_id] += span_ns(k.start_ns, k.end_ns);
         eager_kernels_[k.correlation_id].push_back(&k);
       }
-    eager_timed_ = p_.trace_level >= 2 && out_.kernel_switches_off == 0 && !p_.trace.kernels.empty();
+    eager_timed_ = p_.trace_level == TraceLevel::kNode && out_.kernel_switches_off == 0 && !p_.trace.kernels.empty();
   }
 
   // Kinds, most steps first; steps that made a graph and launched none are start-up.

@@ -14,6 +14,7 @@
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/trace/trace_records.hpp"
 #include "html_sections.hpp"
 #include "html_svg.hpp"
 #include "profile_fix_first.hpp"
@@ -165,7 +166,7 @@ std::string graphs_table(const ProfileProcess& p, const std::vector<const Profil
                   "\" class=\"gp-table\"><thead><tr><th class=\"l\">graph</th><th class=\"l\">made by</th><th>nodes</th><th>edges</th>"
                   "<th>launches</th><th>GPU / launch</th><th>GPU total</th><th>call cost</th><th>blocked calls</th>"
                   "<th>instantiate</th><th>upload</th><th>memory</th></tr></thead><tbody>\n";
-  const bool node_level = p.trace_level == "node";
+  const bool node_level = parse_trace_level(p.trace_level) == TraceLevel::kNode;
   for (std::size_t i = 0; i < order.size() && i < kTableGraphs; ++i) {
     const ProfileGraph& g = *order[i];
     const ProfileLaunchCalls calls = g.launch_calls.value_or(ProfileLaunchCalls{});
@@ -445,7 +446,7 @@ std::string application_section(const ProfileSection& profile) {
 
 std::string profile_page(const Report& report, const HtmlReportOptions& options) {
   const ModeResult* app = profile_fields::app_result(report);  // render_html_report's test: not null
-  const ProfileSection profile = profile_section_from_json(app->sections.profile);
+  const ProfileSection& profile = *app->sections.profile;
   const std::string& program = profile.program;
   const std::string title = options.title.empty() ? "graphprof profile: " + program : options.title;
   const auto& procs = profile.processes;

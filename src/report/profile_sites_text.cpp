@@ -10,6 +10,7 @@
 #include "graphprof/core/name_match.hpp"
 #include "graphprof/core/site_sampling.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/trace/trace_records.hpp"
 
 namespace gp {
 
@@ -89,7 +90,7 @@ void eager_sites_text(std::ostringstream& out, const ProfileProcess& p) {
   if (sites.empty()) return;
   const auto& step = p.step;
   // Without GPU records (--trace none, the default) the sites are ranked by host time.
-  const bool gpu = p.trace_level != "none";
+  const bool gpu = parse_trace_level(p.trace_level) != TraceLevel::kNone;
   out << "\n  eager work left, by call site (" << (gpu ? "GPU time" : "host time; no GPU records at --trace none") << "; ";
   if (step && step->from == "nvtx range")
     out << "a step = one NVTX range '" << one_line(step->range) << "', " << static_cast<std::size_t>(step->steps.count()) << " steps)\n";

@@ -240,7 +240,7 @@ void coverage_text(std::ostringstream& out, const ProfileProcess& p, bool verbos
   step_text(out, p);
   out << calls_line("cudaGraphLaunch", p.graph_launch_calls, verbose);
   if (!verbose) return;
-  if (p.trace_level == "node" && c.graph_launches.count() > 0)
+  if (parse_trace_level(p.trace_level) == TraceLevel::kNode && c.graph_launches.count() > 0)
     out << "    (at --trace node CUPTI adds work for every kernel node to each launch call and to the GPU, and fewer\n"
            "     launches fit in the queue; --trace graph measures launch calls with much less distortion)\n";
   out << calls_line("eager launches", p.eager_launch_calls, verbose);
@@ -414,7 +414,7 @@ void graphs_text(std::ostringstream& out, const Report& report, const ProfilePro
                                  std::to_string(static_cast<std::size_t>(g.edges.count())), ns(g.instantiate_ns), ns(g.upload_ns),
                                  std::to_string(static_cast<std::size_t>(g.launches.count())), calls.all ? median_of(calls.all) : "-",
                                  std::to_string(static_cast<std::size_t>(calls.blocked.count())),
-                                 g.gpu_span ? median_of(g.gpu_span) : "-", p.trace_level == "node" ? ns(g.kernel_time_ns) : "-"};
+                                 g.gpu_span ? median_of(g.gpu_span) : "-", parse_trace_level(p.trace_level) == TraceLevel::kNode ? ns(g.kernel_time_ns) : "-"};
     if (sites) row.push_back(pad_right(made_at[shown - 1], made_at_width));
     rows.add(std::move(row));
   }
@@ -541,7 +541,7 @@ void process_text(std::ostringstream& out, const Report& report, const ProfilePr
 }  // namespace
 
 std::string format_profile_summary(const Report& report, bool verbose, const std::string& report_path) {
-  const std::optional<ProfileSection> section = profile_fields::typed_section(report);
+  const ProfileSection* section = profile_fields::typed_section(report);
   if (!section) return {};
   const ProfileSection& p = *section;
   std::ostringstream out;

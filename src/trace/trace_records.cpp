@@ -27,6 +27,12 @@ bool trace_level_from_string(const std::string& s, TraceLevel& out) {
   return true;
 }
 
+std::optional<TraceLevel> parse_trace_level(const std::string& s) {
+  TraceLevel l;
+  if (!trace_level_from_string(s, l)) return std::nullopt;
+  return l;
+}
+
 namespace {
 
 const char* marker_kind_name(MarkerRecord::Kind k) {

@@ -24,7 +24,7 @@ const std::string kApp = "in graphprof_call_site_app";
 struct Profiled {
   fs::path out;
   Report report;
-  const json& process() const { return profile_of(report)["processes"][0]; }
+  json process() const { return profile_of(report)["processes"][0]; }
 };
 
 Profiled profile(const std::string& name, const std::string& extra, const std::string& app_args = "") {

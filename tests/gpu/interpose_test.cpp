@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 struct Profiled {
   fs::path out;
   Report report;
-  const json& process() const { return profile_of(report)["processes"][0]; }
+  json process() const { return profile_of(report)["processes"][0]; }
 };
 
 Profiled profile(const std::string& name, const std::string& app, const std::string& extra, const std::string& args) {
@@ -145,7 +145,7 @@ TEST(Interpose, OverheadWindowsTimeTheStepsAndLeaveTheProfileWhole) {
   const int steps = 40000;  // about 1.6 s at 40 us a request: ~20 windows of each kind after the start (20000 gave 6 compared)
   const Profiled p = profile("windows", GRAPHPROF_SERVING_APP_SHARED, "--overhead-windows 1 --window-ms 30",
                              "--steps " + std::to_string(steps));
-  const json& w = profile_of(p.report)["overhead_windows"];
+  const json w = profile_of(p.report)["overhead_windows"];
   ASSERT_TRUE(w.is_object()) << console(p.out);
   EXPECT_EQ(w["period_ms"], 30);
   ASSERT_EQ(w["runs"].size(), 1u);

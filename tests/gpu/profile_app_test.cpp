@@ -118,7 +118,7 @@ TEST(ProfileApp, GraphLevelCountsLaunchesWithoutKernels) {
   const fs::path out = fresh_dir("graph-level");
   ASSERT_EQ(shell(profile_cmd(out, "--trace graph", "--launches 10 --eager 5")), 0) << console(out);
   const Report report = read_report((out / "report.json").string());  // keep it: profile_of refers into it
-  const json& proc = profile_of(report)["processes"][0];
+  const json proc = profile_of(report)["processes"][0];
   ASSERT_EQ(proc["graphs"].size(), 2u);
   EXPECT_EQ(proc["graphs"][0]["launches"], 10);
   EXPECT_EQ(proc["graphs"][1]["launches"], 3);
@@ -248,7 +248,7 @@ TEST(ProfileApp, NodeSamplingTracesTheRulesLaunchesAndCountsThemAll) {
   const fs::path out = fresh_dir("sampling");
   ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000,kernels=on", "--launches 200 --eager 20")), 0) << console(out);
   const Report r = read_report((out / "report.json").string());
-  const json& proc = profile_of(r)["processes"][0];
+  const json proc = profile_of(r)["processes"][0];
   NodeSampling rule;
   ASSERT_TRUE(NodeSampling::parse("1,5,10,0/1000,kernels=on", rule));
   EXPECT_EQ(proc["node_sampling"], rule.text()) << "the kernel activity on throughout, whatever the default";
@@ -278,7 +278,7 @@ TEST(ProfileApp, NodeSamplingWithTheKernelActivitySwitchedKeepsTheCountsAndTheTr
   const fs::path out = fresh_dir("sampling-kernels");
   ASSERT_EQ(shell(profile_cmd(out, "--node-sample 1,5,10,0/1000,kernels=100%", "--launches 200 --eager 20")), 0) << console(out);
   const Report r = read_report((out / "report.json").string());
-  const json& proc = profile_of(r)["processes"][0];
+  const json proc = profile_of(r)["processes"][0];
   EXPECT_EQ(proc["node_sampling"], "1,5,10,0/1000,kernels=100%");
   ASSERT_TRUE(proc["kernel_activity"].is_object()) << "the kind was switched off at least once; " << console(out);
   EXPECT_GE(proc["kernel_activity"]["switched_off"].get<std::size_t>(), 1u);

@@ -41,11 +41,10 @@ inline std::string console(const std::filesystem::path& out) {
   return "console:\n" + s.str();
 }
 
-// Refers into `r`: a temporary report would leave the reference dangling (it did, on the H200).
-const nlohmann::json& profile_of(const Report&& r) = delete;
-inline const nlohmann::json& profile_of(const Report& r) {
+// The application's sections.profile as the report file holds it.
+inline nlohmann::json profile_of(const Report& r) {
   for (const auto& x : r.results)
-    if (x.mode == Mode::kApp && x.params.empty()) return x.sections.profile;
+    if (x.mode == Mode::kApp && x.params.empty() && x.sections.profile) return to_json(*x.sections.profile);
   throw std::runtime_error("no app result");
 }
 

@@ -32,7 +32,7 @@ TEST(InjectLibrary, LoadsWritesItsProcessLineAndNeverFailsTheApplication) {
   ASSERT_TRUE(fs::exists(records));
   const ProcessRecords r = read_process_records(records.string());
   EXPECT_EQ(r.pid, ::getpid());
-  EXPECT_EQ(r.trace_level, 2);
+  EXPECT_EQ(r.trace_level, TraceLevel::kNode);
   EXPECT_NE(r.command_line.find("inject_load_test"), std::string::npos) << r.command_line;
   EXPECT_EQ(r.malformed_lines, 0u);
   // With the stub there is no driver: CUPTI cannot subscribe (seen here: CUPTI_ERROR_UNKNOWN), and

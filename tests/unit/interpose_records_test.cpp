@@ -140,7 +140,7 @@ TEST(InterposeRecords, ReadBackAsTheInjectionsLinesWithTheSameCounts) {
   const ProcessRecords r = parse_process_records(in, "interposed.jsonl");
   EXPECT_EQ(r.malformed_lines, 0u);
   EXPECT_EQ(r.observed_by, "interpose");
-  EXPECT_EQ(r.trace_level, 0);
+  EXPECT_EQ(r.trace_level, TraceLevel::kNone);
   const ProcessProfile p = analyze_process(r);
   EXPECT_EQ(p.observed_by, "interpose");
   EXPECT_EQ(p.graph_launches, 4u) << "every cudaGraphLaunch call, the unseen exec's too";
@@ -159,9 +159,9 @@ TEST(InterposeRecords, ReadBackAsTheInjectionsLinesWithTheSameCounts) {
   // The report says how the process was observed and what that leaves out.
   ProfileRun run;
   run.program = "app";
-  run.trace_level = "none";
+  run.trace_level = TraceLevel::kNone;
   const Report report = profile_report(run, {p});
-  const nlohmann::json& proc = report.results.at(0).sections.profile["processes"][0];
+  const nlohmann::json proc = to_json(*report.results.at(0).sections.profile)["processes"][0];
   EXPECT_EQ(proc["observed_by"], "interpose");
   ASSERT_EQ(proc["not_observed"].size(), 3u);
   EXPECT_EQ(proc["not_observed"][1], "GPU times") << "the memory ledger is observed: the interposer records allocations";

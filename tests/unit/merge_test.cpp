@@ -201,7 +201,7 @@ TEST(Merge, RefusesReportsOfAnotherKind) {
     ModeResult app;
     app.workload = program;
     app.mode = Mode::kApp;
-    app.sections.profile = nlohmann::json{{"program", program}};
+    app.sections.profile = profile_section_from_json(nlohmann::json{{"program", program}});
     r.results = {app};
     return r;
   };

@@ -179,7 +179,7 @@ TEST(OutputGolden, ProfileSummaryOverheadWindows) {
   run.command = {"python3", "serving_loop.py", "--steps", "30000"};
   run.exit_description = "exited with status 0";
   run.wall_ns = 8.78e9;
-  run.trace_level = "none";
+  run.trace_level = TraceLevel::kNone;
   WindowsOverhead w;
   w.period_ms = 50;
   w.start_ms = 300;
@@ -246,7 +246,7 @@ TEST(OutputGolden, ProfileSummaryWithCallSites) {
   // ranked by host time, the interposer's own cost in the steps.
   const ProcessProfile light =
       analyze_process(read_process_records(kGoldenData + "/profile/h200/serving_buckets_light/proc-4586.jsonl"));
-  run.trace_level = "none";
+  run.trace_level = TraceLevel::kNone;
   expect_golden("profile_summary_serving_buckets_light.txt", summary(light));
 }
 

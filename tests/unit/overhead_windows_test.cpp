@@ -137,7 +137,7 @@ ProfileRun windows_run(bool with_change) {
   run.command = {"python3", "serving_loop.py"};
   run.exit_description = "exited with status 0";
   run.wall_ns = 9.6e9;
-  run.trace_level = "none";
+  run.trace_level = TraceLevel::kNone;
   WindowsOverhead w;
   w.period_ms = 50;
   w.start_ms = 300;
@@ -166,7 +166,7 @@ ProfileRun windows_run(bool with_change) {
 
 TEST(OverheadWindows, TheReportAndTheConsoleSayTheChangeFirst) {
   const Report r = profile_report(windows_run(true), {});
-  const nlohmann::json& w = r.results.at(0).sections.profile.at("overhead_windows");
+  const nlohmann::json w = to_json(*r.results.at(0).sections.profile).at("overhead_windows");
   EXPECT_EQ(w.at("period_ms"), 50);
   EXPECT_EQ(w.at("windows"), 41);
   EXPECT_NEAR(w.at("change").get<double>(), 0.0206, 1e-12);
@@ -195,7 +195,7 @@ TEST(OverheadWindows, ThePageSaysItWhereItNamesTheApplication) {
 
 TEST(OverheadWindows, TooFewWindowsGiveNoVerdictAndSayWhy) {
   const Report r = profile_report(windows_run(false), {});
-  EXPECT_TRUE(r.results.at(0).sections.profile.at("overhead_windows").at("change").is_null());
+  EXPECT_TRUE(to_json(*r.results.at(0).sections.profile).at("overhead_windows").at("change").is_null());
   const std::string text = format_profile_summary(r);
   EXPECT_NE(text.find("no verdict: 4 recording windows between timed paused ones, fewer than 6"), std::string::npos) << text;
 }
@@ -213,7 +213,7 @@ TEST(OverheadWindows, AProfileWithoutThemSaysNothingOfThem) {
   ProfileRun run = windows_run(true);
   run.overhead_windows.reset();
   const Report r = profile_report(run, {});
-  EXPECT_TRUE(r.results.at(0).sections.profile.at("overhead_windows").is_null());
+  EXPECT_TRUE(to_json(*r.results.at(0).sections.profile).at("overhead_windows").is_null());
   EXPECT_EQ(format_profile_summary(r).find("overhead"), std::string::npos);
 }
 

@@ -264,7 +264,7 @@ TEST(ProfileNodeSampling, TheReportAndConsoleSayWhichLaunchesWereTraced) {
   run.program = "app";
   run.exit_description = "exited with status 0";
   const Report r = profile_report(run, {analyze_lines(sampled_lines())});
-  const auto& proc = r.results.front().sections.profile["processes"][0];
+  const nlohmann::json proc = to_json(*r.results.front().sections.profile)["processes"][0];
   EXPECT_EQ(proc["node_sampling"], "1,1,3,0/1000");
   EXPECT_EQ(proc["coverage"]["estimated"], true);
   const auto& s = proc["graphs"][0]["node_sampling"];
@@ -298,7 +298,7 @@ TEST(ProfileNodeSampling, RecordsInFlightAtAKernelSwitchAreSetAside) {
   run.program = "app";
   run.exit_description = "exited with status 0";
   const Report r = profile_report(run, {p});
-  const auto& proc = r.results.front().sections.profile["processes"][0];
+  const nlohmann::json proc = to_json(*r.results.front().sections.profile)["processes"][0];
   EXPECT_EQ(proc["kernel_activity"]["switched_off"], 1);
   EXPECT_EQ(proc["graphs"][0]["node_sampling"]["set_aside_switched"], 2);
   const std::string text = format_profile_summary(r);
@@ -476,7 +476,7 @@ TEST(ProfileOverhead, TheReportAndTheConsoleNameTheRangesWindow) {
   run.overhead_changes = {OverheadChange{"steady_window", 2, 0.5, 0.4, 0.6, false, 2.0e6, 3.0e6},
                           OverheadChange{"host_per_step", 2, 0.5, 0.4, 0.6, false, 2.0e6 / 24, 3.0e6 / 24}};
   const Report r = profile_report(run, {});
-  const auto& o = r.results.front().sections.profile["overhead_runs"];
+  const nlohmann::json o = to_json(*r.results.front().sections.profile)["overhead_runs"];
   ASSERT_EQ(o.size(), 4u);
   EXPECT_EQ(o[1]["window"], "nvtx range");
   EXPECT_EQ(o[1]["range"], "serve_step");
@@ -495,7 +495,7 @@ TEST(ProfileOverhead, TheReportAndTheConsoleNameTheRangesWindow) {
   run.overhead_runs = range_runs();  // without --step-range: the graph's window, as before
   const std::string plain = format_profile_summary(profile_report(run, {}));
   EXPECT_NE(plain.find("steady-state window (exec 2, 11 steps)"), std::string::npos) << plain;
-  EXPECT_EQ(profile_report(run, {}).results.front().sections.profile["overhead_runs"][0]["window"], "most-launched graph");
+  EXPECT_EQ(to_json(*profile_report(run, {}).results.front().sections.profile)["overhead_runs"][0]["window"], "most-launched graph");
 }
 
 // Plain runs observed by interposition (no CUPTI): the report keeps each run's observer and the
@@ -508,7 +508,7 @@ TEST(ProfileOverhead, TheConsoleSaysWhenThePlainRunsHadNoCupti) {
   for (auto& r : run.overhead_runs) r.observed_by = r.profiled ? "cupti" : "interpose";
   run.overhead_changes = {OverheadChange{"steady_window", 2, 0.5, 0.4, 0.6, false, 2.0e6, 3.0e6}};
   const Report r = profile_report(run, {});
-  const auto& o = r.results.front().sections.profile["overhead_runs"];
+  const nlohmann::json o = to_json(*r.results.front().sections.profile)["overhead_runs"];
   ASSERT_EQ(o.size(), 4u);
   for (const auto& x : o) EXPECT_EQ(x["observed_by"], x["profiled"].get<bool>() ? "cupti" : "interpose");
   std::string text = format_profile_summary(r);

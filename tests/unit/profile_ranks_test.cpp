@@ -139,7 +139,7 @@ json view_of(const std::vector<ProcessRecords>& records, Report* report_out = nu
   run.program = "graphprof_graph_app";
   const Report report = profile_report(run, procs);
   if (report_out) *report_out = report;
-  return report.results.front().sections.profile.at("cross_rank");
+  return to_json(*report.results.front().sections.profile).at("cross_rank");
 }
 
 TEST(CrossRankView, NoRanksNoView) {
@@ -328,7 +328,7 @@ TEST(RankMerge, JoinsTheNodesReportsByRank) {
   const Report a = report_of(as_rank(0, "node-a")), b = report_of(as_rank(1, "node-b"));
   ASSERT_TRUE(are_rank_profiles({a, b}));
   const Report m = merge_rank_profiles({a, b}, {"a.json", "b.json"});
-  const json& p = m.results.front().sections.profile;
+  const json p = to_json(*m.results.front().sections.profile);
   ASSERT_EQ(p["processes"].size(), 2u);
   EXPECT_EQ(p["processes"][1]["process"], 2);
   EXPECT_EQ(p["processes"][1]["report"], "b.json");

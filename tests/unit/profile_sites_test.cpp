@@ -328,7 +328,7 @@ TEST(ProfileSites, TheUserFrameIsTheInnermostOutsideLibraryPython) {
 nlohmann::json python_profile_of(const ProcessRecords& r) {
   ProfileRun run;
   run.program = "x.py";
-  return profile_report(run, {analyze_process(r)}).results.at(0).sections.profile;
+  return to_json(*profile_report(run, {analyze_process(r)}).results.at(0).sections.profile);
 }
 
 // The `py` line (how the Python stacks were read) and the `site_cost` line reach the report and
@@ -634,8 +634,9 @@ TEST(ProfileSites, SampledCallSitesStandForTheirWeight) {
   EXPECT_EQ(exact->taken, exact->calls) << "records without w: every call stands for itself";
 
   std::ostringstream text;
-  nlohmann::json report;
-  add_sites_json(report, p);  // the process's report members the console reads
+  ProfileProcess members;
+  add_sites(members, p);  // the process's report members the console reads
+  nlohmann::json report = to_json(members);
   report["trace_level"] = "node";
   report["call_site_cost"] = {{"sample_first", 256}, {"sample_every", 2}};
   eager_sites_text(text, profile_process_from_json(report));

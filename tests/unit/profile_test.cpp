@@ -40,7 +40,7 @@ TEST(ProfileRecords, ReadsEveryKindOfLine) {
   EXPECT_EQ(r.pid, 2096);
   EXPECT_EQ(r.ppid, 2090);
   EXPECT_EQ(r.command_line, "./build-gpu/tests/apps/graphprof_graph_app --launches 20 --eager 5 --bad-capture");
-  EXPECT_EQ(r.trace_level, 2);
+  EXPECT_EQ(r.trace_level, TraceLevel::kNode);
   EXPECT_EQ(r.end_reason, "exit");
   EXPECT_EQ(r.trace.api.size(), 203u);
   EXPECT_EQ(r.trace.kernels.size(), 20u * 4 + 3 * 4 + 5) << "graph A: 3 k_scale + k_add; graph B: 4; 5 eager";
@@ -422,11 +422,13 @@ ProfileRun fixture_run() {
 // never a read of freed memory (a const operator[] on a missing key, found by fuzz_profile_report).
 TEST(ProfileReport, MissingFieldsOfAHandEditedReportNeverReadFreedMemory) {
   Report r = profile_report(fixture_run(), {fixture_profile()});
-  json& section = r.results[0].sections.profile;
+  json section = to_json(*r.results[0].sections.profile);
   for (const char* key : {"trace_level", "exit", "program"}) section.erase(key);
+  r.results[0].sections.profile = profile_section_from_json(section);
   const std::string text = format_profile_summary(r);
   EXPECT_NE(text.find("profile: - (1 CUDA process, trace -): the application -, wall"), std::string::npos) << text;
   section["processes"][0].erase("coverage");
+  r.results[0].sections.profile = profile_section_from_json(section);
   EXPECT_THROW(format_profile_summary(r), JsonMisuse);
 }
 
@@ -437,7 +439,7 @@ TEST(ProfileReport, OneAppResultAndOneResultPerGraphThatSurviveTheJsonRoundTrip)
   EXPECT_EQ(app.workload, "graphprof_graph_app");
   EXPECT_EQ(app.mode, Mode::kApp);
   EXPECT_EQ(app.status, Status::kFailed) << "a failing application is recorded";
-  const json& prof = app.sections.profile;
+  const json prof = to_json(*app.sections.profile);
   EXPECT_NEAR(prof.at("overhead").get<double>(), 0.25, 1e-12) << "against the mean of the plain runs";
   EXPECT_EQ(prof.at("plain_runs_ns").size(), 2u);
   EXPECT_DOUBLE_EQ(prof.at("warmup_wall_ns").get<double>(), 3.0e9);
@@ -512,7 +514,7 @@ TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
   EXPECT_DOUBLE_EQ(p.records_end_ns, 158226430.0) << "CUDA start (ts 1796031415611319363) to the last graph instantiated";
   EXPECT_DOUBLE_EQ(p.cuda_wall_ns, 303117304.0) << "to the end line (ts 1796031415914436667)";
   const Report report = report_from_json(to_json(profile_report(fixture_run(), {p})), "mem");
-  const json& proc = report.results.at(0).sections.profile.at("processes")[0];
+  const json proc = to_json(*report.results.at(0).sections.profile).at("processes")[0];
   EXPECT_EQ(proc.at("cupti_at_end"), "finalized_elsewhere");
   ASSERT_EQ(proc.at("warnings").size(), 1u);
   EXPECT_DOUBLE_EQ(proc.at("records_end_ns").get<double>(), p.records_end_ns);
@@ -532,7 +534,7 @@ TEST(ProfileReport, AnApplicationThatTookCuptiIsSaidInTheReportAndTheConsole) {
   EXPECT_TRUE(plain.warnings.empty());
   EXPECT_TRUE(plain.cupti_at_end.empty());
   const Report plain_report = profile_report(fixture_run(), {analyze_process(plain)});
-  EXPECT_TRUE(plain_report.results.at(0).sections.profile.at("processes")[0].at("cupti_at_end").is_null());
+  EXPECT_TRUE(to_json(*plain_report.results.at(0).sections.profile).at("processes")[0].at("cupti_at_end").is_null());
   const std::string plain_console = format_profile_summary(plain_report);
   EXPECT_EQ(plain_console.find("graphprof warning"), std::string::npos);
   EXPECT_EQ(plain_console.find("records stop"), std::string::npos);
@@ -588,7 +590,7 @@ TEST(ProfileReport, CuptiNoticesArePassedOn) {
   ASSERT_EQ(r.cupti_notices.size(), 1u);
   EXPECT_EQ(r.cupti_notices[0], "warning CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: a second subscriber");
   const Report report = profile_report(fixture_run(), {analyze_process(r)});
-  EXPECT_EQ(report.results.at(0).sections.profile.at("processes")[0].at("cupti_notices").size(), 1u);
+  EXPECT_EQ(to_json(*report.results.at(0).sections.profile).at("processes")[0].at("cupti_notices").size(), 1u);
   const std::string text = format_profile_summary(report);
   EXPECT_NE(text.find("  CUPTI reported: warning CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: a second subscriber"),
             std::string::npos) << text;

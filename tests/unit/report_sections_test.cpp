@@ -161,7 +161,7 @@ TEST(ReportSections, OwnSectionsAreTypedAndOnlyUnknownOnesStayInOther) {
   EXPECT_TRUE(s.cuda_context_lost);
   EXPECT_TRUE(s.cut_by_time_limit);
   ASSERT_TRUE(s.has_profile());
-  EXPECT_EQ(s.profile["program"], "train.py");
+  EXPECT_EQ(s.profile->program, "train.py");
   EXPECT_EQ(s.other, (json{{"from_a_newer_graphprof", {{"x", 1}}}}));
   EXPECT_EQ(to_json(s), in);
   EXPECT_TRUE(Sections{}.empty());

@@ -19,8 +19,8 @@ namespace gp::profile_fields {
 // The application's result of a profile's report (mode app, no params, sections.profile), or
 // nullptr when `r` is not a profile's report.
 const ModeResult* app_result(const Report& r);
-// sections.profile of that result, typed; std::nullopt when `r` is not a profile's report.
-std::optional<ProfileSection> typed_section(const Report& r);
+// sections.profile of that result; nullptr when `r` is not a profile's report.
+const ProfileSection* typed_section(const Report& r);
 
 // Every run: sections.profile.runs (profile --repeat, or pooled reports), else the one run the
 // section itself describes (its processes, exit status and wall time).

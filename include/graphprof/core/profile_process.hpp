@@ -24,7 +24,7 @@ struct ProfileStats {
 
 // Launch calls on the host: graph_launch_calls, eager_launch_calls, graphs[].launch_calls.
 struct ProfileLaunchCalls {
-  std::optional<ProfileStats> all, unblocked, idle_latency, queued_latency, queue_latency;
+  ProfileOptional<ProfileStats> all, unblocked, idle_latency, queued_latency, queue_latency;
   ProfileNumber blocked, blocked_wait_ns, first_call_ns, idle_calls, in_flight_when_blocked, max_in_flight, reference_ns;
   ProfileText reference_from;
   nlohmann::json extra = nlohmann::json::object();
@@ -46,16 +46,29 @@ struct ProfileSource {
   }
 };
 
+// A native frame of a call site: module and offset, and the symbol and line where known.
+struct ProfileFrame {
+  ProfileText module, offset, function, file;  // offset: "0x1a2b"
+  ProfileNumber line;
+  ProfileFlag inlined;
+  nlohmann::json extra = nlohmann::json::object();
+  template <class S, class V> static void fields(S& s, V&& v) {
+    v("module", s.module), v("offset", s.offset), v("function", s.function), v("file", s.file), v("line", s.line);
+    v("inlined", s.inlined);
+  }
+};
+
 // A call site: where the application made a call (capture, instantiate, eager launch).
 struct ProfileSite {
   ProfileNumber id;
   ProfileText where, function_where, from;
   ProfileList<ProfileText> stack;
-  std::optional<ProfileSource> source;
+  ProfileList<ProfileFrame> frames;
+  ProfileOptional<ProfileSource> source;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("id", s.id), v("where", s.where), v("function_where", s.function_where), v("from", s.from), v("stack", s.stack);
-    v("source", s.source);
+    v("frames", s.frames), v("source", s.source);
   }
 };
 
@@ -63,7 +76,7 @@ struct ProfileSite {
 struct ProfilePythonStack {
   ProfileText from, where;
   ProfileList<ProfileText> stack;
-  std::optional<ProfileSource> source;
+  ProfileOptional<ProfileSource> source;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("from", s.from), v("where", s.where), v("stack", s.stack), v("source", s.source);
@@ -73,8 +86,8 @@ struct ProfilePythonStack {
 // Where a graph's memory was allocated (the memory ledger).
 struct ProfileAllocSite {
   ProfileNumber allocations, bytes;
-  std::optional<ProfileSite> site;
-  std::optional<ProfilePythonStack> python;
+  ProfileOptional<ProfileSite> site;
+  ProfileOptional<ProfilePythonStack> python;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("allocations", s.allocations), v("bytes", s.bytes), v("site", s.site), v("python", s.python);
@@ -107,7 +120,7 @@ struct ProfileGraphMemory {
 // graphs[].node_sampling: node-level records of some launches (--trace node sampling).
 struct ProfileNodeSampling {
   ProfileNumber kernel_time_estimate_ns, perturbation, traced_launches, set_aside, set_aside_switched;
-  std::optional<ProfileStats> span_traced, span_untraced;
+  ProfileOptional<ProfileStats> span_traced, span_untraced;
   ProfileJson traced_ordinals;  // [[first, last], ...]: checked where it is read (a malformed one is exit 3)
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
@@ -134,21 +147,34 @@ struct ProfileNameCount {
   template <class S, class V> static void fields(S& s, V&& v) { v("name", s.name), v("count", s.count); }
 };
 
+// A collective (NCCL) kernel: processes[].eager_collectives[], graphs[].collectives[] (with
+// count and total_ns) and cross_rank.graphs[].collectives[] (without).
+struct ProfileGraphCollective {
+  ProfileText kind, kernel, op, dtype, algorithm;
+  ProfileNumber count, total_ns, per_launch, bytes;
+  nlohmann::json extra = nlohmann::json::object();
+  template <class S, class V> static void fields(S& s, V&& v) {
+    v("kind", s.kind), v("kernel", s.kernel), v("op", s.op), v("dtype", s.dtype), v("algorithm", s.algorithm);
+    v("count", s.count), v("total_ns", s.total_ns), v("per_launch", s.per_launch), v("bytes", s.bytes);
+  }
+};
+
 // processes[].graphs[]: one executable graph.
 struct ProfileGraph {
   ProfileNumber graph, exec, nodes, edges, launches, kernels, kernels_per_launch, kernel_shapes, kernel_time_ns;
   ProfileNumber created_at_ns, first_launch_at_ns, instantiate_ns, upload_ns, capture_stream;
   ProfileNumber set_params_calls, exec_update_calls;  // changes of the exec in place (interposed only)
   ProfileText made_by, capture_mode, signature, dot, dot_verbose, gpu_span_from;
-  std::optional<ProfileSite> capture_site, instantiate_site;  // older reports: a string, kept in extra
-  std::optional<ProfileStats> gpu_span;
-  std::optional<ProfileLaunchCalls> launch_calls;
-  std::optional<ProfileGraphMemory> memory;
-  std::optional<ProfileNodeSampling> node_sampling;
-  std::optional<ProfileGraphStartup> startup;
+  ProfileOptional<ProfileSite> capture_site, instantiate_site;  // older reports: a string, kept in extra
+  ProfileOptional<ProfileStats> gpu_span;
+  ProfileOptional<ProfileLaunchCalls> launch_calls;
+  ProfileOptional<ProfileGraphMemory> memory;
+  ProfileOptional<ProfileNodeSampling> node_sampling;
+  ProfileOptional<ProfileGraphStartup> startup;
   ProfileList<ProfileNameCount> kernel_counts;
   ProfileList<ProfileText> kernel_sequence;
-  ProfileJson collective_per_launch;
+  ProfileList<ProfileGraphCollective> collectives;
+  ProfileOptional<ProfileStats> collective_per_launch;  // NCCL kernel time per launch
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("graph", s.graph), v("exec", s.exec), v("nodes", s.nodes), v("edges", s.edges), v("launches", s.launches);
@@ -160,7 +186,8 @@ struct ProfileGraph {
     v("instantiate_site", s.instantiate_site), v("gpu_span", s.gpu_span), v("launch_calls", s.launch_calls);
     v("memory", s.memory), v("node_sampling", s.node_sampling), v("startup", s.startup);
     v("kernel_counts", s.kernel_counts), v("kernel_sequence", s.kernel_sequence);
-    v("collective_per_launch", s.collective_per_launch), v("set_params_calls", s.set_params_calls);
+    v("collectives", s.collectives), v("collective_per_launch", s.collective_per_launch);
+    v("set_params_calls", s.set_params_calls);
     v("exec_update_calls", s.exec_update_calls);
   }
 };
@@ -183,7 +210,7 @@ struct ProfileSteadyCoverage {
 // processes[].coverage: how much of the GPU work ran inside graphs.
 struct ProfileCoverage : ProfileSteadyCoverage {
   ProfileFlag estimated;
-  std::optional<ProfileSteadyCoverage> steady;
+  ProfileOptional<ProfileSteadyCoverage> steady;
   template <class S, class V> static void fields(S& s, V&& v) {
     ProfileSteadyCoverage::fields(s, v);
     v("estimated", s.estimated), v("steady", s.steady);
@@ -228,7 +255,7 @@ struct ProfileEagerSite {
   ProfileText api, kind, hint;
   ProfileNumber calls, calls_in_steps, gpu_ns, host_ns, per_step, stacks, taken;
   ProfileList<ProfileNameCount> kernels;
-  std::optional<ProfileSite> site;
+  ProfileOptional<ProfileSite> site;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("api", s.api), v("kind", s.kind), v("hint", s.hint), v("calls", s.calls), v("calls_in_steps", s.calls_in_steps);
@@ -241,7 +268,7 @@ struct ProfileEagerSite {
 struct ProfileCaptureTrouble {
   ProfileText api, error, end_error, hint;
   ProfileNumber stream;
-  std::optional<ProfileSite> site;
+  ProfileOptional<ProfileSite> site;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("api", s.api), v("error", s.error), v("end_error", s.end_error), v("hint", s.hint), v("stream", s.stream);
@@ -253,7 +280,7 @@ struct ProfileCaptureTrouble {
 struct ProfileRecapture {
   ProfileList<ProfileNumber> graphs, nodes;
   ProfileNumber shapes, traced;
-  std::optional<ProfileSite> site;
+  ProfileOptional<ProfileSite> site;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("graphs", s.graphs), v("nodes", s.nodes), v("shapes", s.shapes), v("traced", s.traced), v("site", s.site);
@@ -374,35 +401,37 @@ struct ProfileKernelActivity {
 struct ProfileProcess {
   ProfileNumber process, pid, ppid, cuda_wall_ns, records_end_ns, dropped_records, lost_buffers, malformed_lines;
   ProfileText command_line, host, host_from, observed_by, observed_at, observed_at_why, trace_level;
+  ProfileText report;  // graphprof merge by rank: the report the process came from
   ProfileText end_reason, cupti_at_end, observe_note;  // null in the report: absent here (kept in `extra`)
   ProfileText node_sampling;  // the rule of --node-sample ("2,1,100"); null without sampling
   ProfileFlag call_sites_recorded, ledgers_recorded;
   ProfileList<ProfileNumber> devices_used;
   ProfileList<ProfileGpu> gpus;
-  std::optional<ProfileRankId> rank;
+  ProfileOptional<ProfileRankId> rank;
   ProfileList<ProfileGraph> graphs;
-  std::optional<ProfileCoverage> coverage;
-  std::optional<ProfileStep> step;
-  std::optional<ProfileStepRange> step_range;
-  std::optional<ProfileProcessStartup> startup;
+  ProfileOptional<ProfileCoverage> coverage;
+  ProfileOptional<ProfileStep> step;
+  ProfileOptional<ProfileStepRange> step_range;
+  ProfileOptional<ProfileProcessStartup> startup;
   ProfileList<ProfileCallTime> syncs, copies, top_eager_kernels;
   ProfileList<ProfileEagerSite> eager_sites;
   ProfileList<ProfileCaptureTrouble> capture_trouble;
   ProfileList<ProfileRecapture> recaptures;
-  std::optional<ProfileTimeline> timeline;
-  std::optional<ProfileLaunchCalls> graph_launch_calls, eager_launch_calls;
-  std::optional<ProfileInterpositionCost> interposition_cost;
-  std::optional<ProfileCallSiteCost> call_site_cost;
-  std::optional<ProfilePythonFrames> python_frames;
-  std::optional<ProfileCallCount> exec_updates, set_params;
-  std::optional<ProfileProcessMemory> memory;
+  ProfileOptional<ProfileTimeline> timeline;
+  ProfileOptional<ProfileLaunchCalls> graph_launch_calls, eager_launch_calls;
+  ProfileOptional<ProfileInterpositionCost> interposition_cost;
+  ProfileOptional<ProfileCallSiteCost> call_site_cost;
+  ProfileOptional<ProfilePythonFrames> python_frames;
+  ProfileOptional<ProfileCallCount> exec_updates, set_params;
+  ProfileOptional<ProfileProcessMemory> memory;
   ProfileList<ProfileText> errors, warnings, not_observed, source_line_notes;
-  std::optional<ProfileCuptiRefused> cupti_refused;
-  std::optional<ProfileKernelActivity> kernel_activity;
+  ProfileOptional<ProfileCuptiRefused> cupti_refused;
+  ProfileOptional<ProfileKernelActivity> kernel_activity;
   // Kept as JSON: step_kinds (core/step_kinds.hpp reads it), a list of graph ids or a count
   // (late_graphs), the launcher's variables (rank_env).
   ProfileJson step_kinds, late_graphs, eager_records_set_aside, rank_env;
-  ProfileList<ProfileText> cupti_notices;
+  ProfileList<ProfileText> cupti_notices, rank_problems;
+  ProfileList<ProfileGraphCollective> eager_collectives;
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("process", s.process), v("pid", s.pid), v("ppid", s.ppid), v("cuda_wall_ns", s.cuda_wall_ns);
@@ -423,7 +452,8 @@ struct ProfileProcess {
     v("cupti_at_end", s.cupti_at_end), v("node_sampling", s.node_sampling), v("step_range", s.step_range);
     v("observe_note", s.observe_note), v("kernel_activity", s.kernel_activity), v("cupti_refused", s.cupti_refused);
     v("cupti_notices", s.cupti_notices), v("eager_records_set_aside", s.eager_records_set_aside);
-    v("rank_env", s.rank_env);
+    v("rank_env", s.rank_env), v("rank_problems", s.rank_problems), v("eager_collectives", s.eager_collectives);
+    v("report", s.report);
   }
 };
 

@@ -6,13 +6,14 @@
 //
 // The codec (src/core/profile_section.cpp) reads a report of any schema and writes back exactly
 // what it read: a key a struct does not model, or whose value is not of the modelled type (a
-// string where an object was expected, null), stays in that struct's `extra`; numbers keep
-// integer or real form and null; a key that was absent stays absent. Readers get the tolerant
-// values the report allows: a missing number reads as NaN, a missing string as "", a missing list
-// as empty, a missing object as std::nullopt. Host-only.
+// string where an object was expected), stays in that struct's `extra`; numbers keep integer or
+// real form; a null number, string, flag or object stays null (its `null()` state); a key that was
+// absent stays absent. Readers get the tolerant values the report allows: a missing or null number
+// reads as NaN, a string as "", a list as empty, an object as std::nullopt. Host-only.
 //
+// src/profile fills these structs (Sections::profile); the codec writes them into the report.
 // Adding a figure: a member of its struct, here or in profile_process.hpp (and its key in the
-// struct's `fields`), filled where src/profile writes the JSON, read wherever it is shown.
+// struct's `fields`), set where src/profile fills the struct, read wherever it is shown.
 #pragma once
 #include <optional>
 #include <string>
@@ -50,17 +51,6 @@ struct ProfileRankGraph {
     v("gpu_per_launch_ns", s.gpu_per_launch_ns), v("collective_per_launch_ns", s.collective_per_launch_ns);
     v("wait_per_launch_ns", s.wait_per_launch_ns);
     v("outside_collectives_per_launch_ns", s.outside_collectives_per_launch_ns), v("capture_mode", s.capture_mode);
-  }
-};
-
-// cross_rank.graphs[].collectives[]: a collective a graph runs.
-struct ProfileGraphCollective {
-  ProfileText kind, kernel, op, dtype, algorithm;
-  ProfileNumber per_launch, bytes;
-  nlohmann::json extra = nlohmann::json::object();
-  template <class S, class V> static void fields(S& s, V&& v) {
-    v("kind", s.kind), v("kernel", s.kernel), v("op", s.op), v("dtype", s.dtype), v("algorithm", s.algorithm);
-    v("per_launch", s.per_launch), v("bytes", s.bytes);
   }
 };
 
@@ -124,7 +114,7 @@ struct ProfileOverheadRun {
   ProfileFlag profiled;
   ProfileText window, window_end, observed_by, range, graph_window_end;
   ProfileNumber status, wall_ns, window_ns, steps, exec, host_per_step_ns, range_window_ns, graph_window_ns, graph_steps;
-  ProfileList<ProfileNumber> ranges;
+  ProfileNumber ranges;  // --step-range: how many NAME ranges
   nlohmann::json extra = nlohmann::json::object();
   template <class S, class V> static void fields(S& s, V&& v) {
     v("profiled", s.profiled), v("status", s.status), v("window", s.window), v("window_end", s.window_end);
@@ -191,20 +181,23 @@ struct ProfileAppRun {
 // sections.profile.
 struct ProfileSection : ProfileAppRun {
   ProfileList<ProfileText> command, notes;
+  ProfileList<ProfileText> merged_from;  // graphprof merge of the reports of a job's nodes
   ProfileNumber plain_wall_ns, overhead;
   ProfileList<ProfileNumber> plain_runs_ns;
   ProfileList<ProfileOverheadRun> overhead_runs;
   ProfileList<ProfileOverheadChange> overhead_changes;
-  std::optional<ProfileOverheadWindows> overhead_windows;
-  std::optional<ProfileCrossRank> cross_rank;
-  ProfileList<ProfileAppRun> runs;
+  ProfileOptional<ProfileOverheadWindows> overhead_windows;
+  ProfileOptional<ProfileCrossRank> cross_rank;
+  // runs[] of `profile --repeat` (run, exit, wall time, processes) or of pooled reports (each
+  // report's whole section, without runs[]).
+  ProfileList<ProfileSection> runs;
   ProfileJson framework_logs;  // core/step_kinds.hpp reads it
   template <class S, class V> static void fields(S& s, V&& v) {
     ProfileAppRun::fields(s, v);
     v("command", s.command), v("notes", s.notes), v("plain_wall_ns", s.plain_wall_ns), v("overhead", s.overhead);
     v("plain_runs_ns", s.plain_runs_ns), v("overhead_runs", s.overhead_runs), v("overhead_changes", s.overhead_changes);
     v("overhead_windows", s.overhead_windows), v("cross_rank", s.cross_rank), v("runs", s.runs);
-    v("framework_logs", s.framework_logs);
+    v("framework_logs", s.framework_logs), v("merged_from", s.merged_from);
   }
 };
 
@@ -219,5 +212,6 @@ ProfileSection profile_section_from_json(const nlohmann::json& j);
 ProfileProcess profile_process_from_json(const nlohmann::json& j);
 // Exactly the JSON read (to_json(profile_section_from_json(j)) == j for every object j).
 nlohmann::json to_json(const ProfileSection& s);
+nlohmann::json to_json(const ProfileProcess& p);
 
 }  // namespace gp

@@ -72,13 +72,21 @@ class ProfileNumber {
 // Written as the report holds it: 12, 1.5, null (absent too).
 std::ostream& operator<<(std::ostream& out, const ProfileNumber& n);
 
-// A string as the report holds it: present or absent; reads as "" when absent.
+// A string as the report holds it: present, null or absent; reads as "" when null or absent.
 class ProfileText {
  public:
   ProfileText() = default;
   ProfileText(std::string s) : value_(std::move(s)), present_(true) {}
   ProfileText(const char* s) : value_(s), present_(true) {}
+  static ProfileText null() {
+    ProfileText t;
+    t.null_ = true;
+    return t;
+  }
+  // The string, or null when `s` is empty (a writer's "not known").
+  static ProfileText or_null(std::string s) { return s.empty() ? null() : ProfileText(std::move(s)); }
   bool present() const { return present_; }
+  bool is_null() const { return null_; }
   const std::string& str() const { return value_; }
   operator const std::string&() const { return value_; }
   bool empty() const { return value_.empty(); }
@@ -96,6 +104,7 @@ class ProfileText {
  private:
   std::string value_;
   bool present_ = false;
+  bool null_ = false;
 };
 
 // A list; written when read (even empty) or when it holds elements.
@@ -105,9 +114,25 @@ struct ProfileList : std::vector<T> {
   bool present = false;
 };
 
+// An object (or a flag) that may be absent, null or held: a std::optional that also remembers a
+// null, so that what a writer sets to null is written as null, not left out.
+template <class T>
+struct ProfileOptional : std::optional<T> {
+  using std::optional<T>::optional;
+  ProfileOptional() = default;
+  ProfileOptional(const std::optional<T>& o) : std::optional<T>(o) {}
+  ProfileOptional(std::optional<T>&& o) : std::optional<T>(std::move(o)) {}
+  static ProfileOptional null() {
+    ProfileOptional o;
+    o.is_null = true;
+    return o;
+  }
+  bool is_null = false;  // absent when false and empty
+};
+
 // A field kept as JSON: polymorphic ones (a count or a list) and documents with codecs of their
 // own (step_kinds, framework_logs). Absent: std::nullopt.
 using ProfileJson = std::optional<nlohmann::json>;
-using ProfileFlag = std::optional<bool>;
+using ProfileFlag = ProfileOptional<bool>;
 
 }  // namespace gp

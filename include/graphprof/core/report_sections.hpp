@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/core/profile_section.hpp"
+
 namespace gp {
 
 inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();  // written as null
@@ -200,16 +202,15 @@ struct Sections {
   std::string latched;                     // sections.latched: why the latched pass was skipped
   bool cuda_context_lost = false;          // sections.cuda_context_lost (run_outcome.hpp)
   bool cut_by_time_limit = false;          // sections.cut_by_time_limit (run_outcome.hpp)
-  // sections.profile: the whole profile of an application (`graphprof profile`), an object whose
-  // fields docs/profile.md defines and core/profile_fields.hpp reads; null when the result has none.
-  // Kept as JSON: the document is large and grows with the profile work.
-  nlohmann::json profile;
+  // sections.profile: the whole profile of an application (`graphprof profile`; core/profile_section.hpp,
+  // docs/profile.md); empty when the result has none.
+  std::optional<ProfileSection> profile;
   nlohmann::json other = nlohmann::json::object();  // sections this graphprof does not know
 
-  bool has_profile() const { return profile.is_object(); }
+  bool has_profile() const { return profile.has_value(); }
   bool empty() const {
     return !graph && !trace && !device_probe && !budget && !plugin && !ranks && workload.empty() && latched.empty() &&
-           !cuda_context_lost && !cut_by_time_limit && profile.is_null() && other.empty();
+           !cuda_context_lost && !cut_by_time_limit && !profile && other.empty();
   }
 };
 

@@ -101,7 +101,7 @@ struct ProcessRecords {
   std::uint64_t begin_ns = 0;  // CUDA initialisation in this process (CUPTI clock)
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
-  int trace_level = 2;         // 0 none, 1 graph, 2 node
+  TraceLevel trace_level = TraceLevel::kNode;  // the process line's level (0, 1, 2)
   // How the process was observed (the process line's "observed"): "cupti", or "interpose" (the
   // preloaded interposer at --trace none, no CUPTI); empty in older records (CUPTI). observe_note:
   // why interposition was asked for and not used.
@@ -281,7 +281,7 @@ struct ProcessProfile {
   // and in the steps (the timed calls made from the first step to the last, scaled to all the calls
   // made there), which leaves the start-up's naming of new call sites out.
   std::optional<InterposeCostSummary> interpose_cost;
-  int trace_level = 2;
+  TraceLevel trace_level = TraceLevel::kNode;
   std::string node_sampling;  // as in ProcessRecords
   std::size_t kernel_switches_off = 0;   // kernels=P%: times CONCURRENT_KERNEL was switched off between samples
   std::size_t eager_switched_aside = 0;  // ... eager kernel records in flight then, left out
@@ -416,7 +416,7 @@ struct ProfileRun {
   std::optional<double> plain_wall_ns;
   std::vector<double> plain_runs_ns;
   std::optional<double> warmup_wall_ns;
-  std::string trace_level = "node";
+  TraceLevel trace_level = TraceLevel::kNode;
   std::vector<std::string> notes;         // CUDA_INJECTION64_PATH already set, ...
   std::vector<OverheadRun> overhead_runs;        // --overhead N: every run, in the order they ran
   std::vector<OverheadChange> overhead_changes;  // ... and the changes over the pairs
@@ -444,7 +444,8 @@ struct ProfileRepetition {
 // the runs as independent.
 Report repeated_profile_report(const ProfileRun& run, const std::vector<ProfileRepetition>& runs);
 
-// JSON of one process as sections.profile.processes[] holds it (`index` from 1).
+// One process as sections.profile.processes[] holds it (`index` from 1), typed and as JSON.
+ProfileProcess profile_process(const ProcessProfile& p, std::size_t index);
 nlohmann::json profile_process_json(const ProcessProfile& p, std::size_t index);
 
 // The key that matches one graph across runs and reports: "<nodes>:<kernel sequence>".

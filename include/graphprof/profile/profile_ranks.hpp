@@ -87,6 +87,8 @@ struct CollectiveUse {
 //     "trouble": [{kind, ranks: [..], graph, detail, hint}],
 //     "notes": [..] }
 // Returns null when no process has a rank identity.
+ProfileOptional<ProfileCrossRank> cross_rank_view(const ProfileList<ProfileProcess>& processes);
+// The same of processes as JSON (tests, tools), the view as JSON.
 nlohmann::json cross_rank_view(const nlohmann::json& processes);
 
 // Console text (src/report/profile_ranks_text.cpp): the per-rank table, the same graph on every

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ enum class TraceLevel { kNone, kGraph, kNode };
 const char* to_string(TraceLevel l);
 // Parses "none" | "graph" | "node"; false for anything else.
 bool trace_level_from_string(const std::string& s, TraceLevel& out);
+// The same, empty for anything else (a report's trace_level read back).
+std::optional<TraceLevel> parse_trace_level(const std::string& s);
 
 // What every record of GPU work carries: when it ran, where, and the API call that started it.
 struct GpuSpan {
