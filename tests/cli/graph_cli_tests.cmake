@@ -79,7 +79,7 @@ set_tests_properties(cli.empty_and_nonfinite_options PROPERTIES LABELS cpu)
 add_test(NAME cli.render_bounds
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/render_bounds.sh $<TARGET_FILE:graphprof>
                  ${GRAPHPROF_TEST_DATA}/dot/fork-join_graph_verbose.dot)
-set_tests_properties(cli.render_bounds PROPERTIES LABELS cpu TIMEOUT 1500)
+set_tests_properties(cli.render_bounds PROPERTIES LABELS cpu TIMEOUT 1500 COST 20)
 # A Graphviz whose text-layout plugin (cairo/pango) aborts: `render -o x.svg` and the HTML page
 # draw the graphs through Graphviz's core SVG renderer instead of showing its error.
 add_library(graphprof_crashing_text_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/support/crashing_text_plugin.cpp)

@@ -39,7 +39,7 @@ add_test(NAME plugin.examples_installed
          COMMAND ${plugin_dir}/examples_install.sh ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/examples_installed ${CMAKE_GENERATOR} ${CMAKE_CUDA_COMPILER}
                  ${CMAKE_CXX_COMPILER})
-set_tests_properties(plugin.examples_installed PROPERTIES LABELS cpu TIMEOUT 900)
+set_tests_properties(plugin.examples_installed PROPERTIES LABELS cpu TIMEOUT 900 COST 45)
 
 # The boundary in-process, host-only (no CUDA call): declarations and error categories cross intact.
 add_executable(plugin_loader_test ${CMAKE_CURRENT_SOURCE_DIR}/unit/plugin/plugin_loader_test.cpp)
