@@ -74,13 +74,14 @@ void setup_profile(CLI::App& app, int& exit_code) {
                   "every per-step figure (default: one launch of the most-launched graph)")
       ->each([o](const std::string&) { o->step_range_given = true; })
       ->option_text("NAME");
-  sub->add_option("--observe", o->observe,
+  sub->add_option_function<std::string>(
+         "--observe", [o](const std::string& how) { observe_request_from_string(how, o->observe); },
                   "how a process is observed at --trace none and in --overhead's plain runs: auto = interposed (LD_PRELOAD: "
                   "the CUDA runtime and driver calls, no CUPTI at all) in each process that calls the shared libcudart.so, "
                   "CUPTI in the others (the report says which, per process); interpose = the same, asked for (only with "
                   "--trace none); cupti = CUPTI always")
       ->check(CLI::IsMember({"auto", "cupti", "interpose"}))
-      ->capture_default_str();
+      ->default_str(to_string(o->observe));
   sub->add_option("--repeat", o->repeat,
                   "run the application N times (each run's records in profile-data/run-<k>/); one report keeps every run, "
                   "so `compare` has independent runs to judge")

@@ -60,7 +60,7 @@ ChildResult run_overhead_series(int pairs, const std::vector<std::string>& comma
       }
       std::cerr << "graphprof profile: run " << ++number << " of " << total << " (--overhead): "
                 << (profiled ? "profiled" : "plain (graph launches counted and timed only)") << "\n";
-      const ChildResult r = run_child(command, injected_env(dir, profiled ? to_string(level) : "clock"));
+      const ChildResult r = run_child(command, injected_env(dir, profiled ? inject_level(level) : InjectLevel::kClock));
       OverheadRun o;
       o.profiled = profiled;
       o.status = r.status;

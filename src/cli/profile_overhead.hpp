@@ -35,8 +35,30 @@ using gp::Deadline;  // graphprof/core/batch_rule.hpp
 ChildResult run_child(const std::vector<std::string>& command, const std::vector<std::string>& env,
                       const std::optional<Deadline>& deadline = std::nullopt);
 
+// What a child's injection library records (GRAPHPROF_PROFILE_LEVEL): the graph-launch clock alone
+// (--overhead's plain runs: no call sites, no framework logs), or everything of a trace level.
+enum class InjectLevel { kClock, kNone, kGraph, kNode };
+inline InjectLevel inject_level(TraceLevel l) {
+  switch (l) {
+    case TraceLevel::kNone: return InjectLevel::kNone;
+    case TraceLevel::kGraph: return InjectLevel::kGraph;
+    case TraceLevel::kNode: return InjectLevel::kNode;
+  }
+  return InjectLevel::kNone;
+}
+// The variable's value: "clock", or the trace level's spelling.
+inline const char* to_string(InjectLevel l) {
+  switch (l) {
+    case InjectLevel::kClock: return "clock";
+    case InjectLevel::kNone: return "none";
+    case InjectLevel::kGraph: return "graph";
+    case InjectLevel::kNode: return "node";
+  }
+  return "none";
+}
+
 // The environment of an injected run writing its records into a folder, at a level.
-using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem::path& dir, const std::string& level)>;
+using InjectedEnv = std::function<std::vector<std::string>(const std::filesystem::path& dir, InjectLevel level)>;
 
 // Runs the series; the last profiled run writes its records into `data` (the profile), the others
 // into a scratch folder under it, removed afterwards. Fills run.overhead_runs, overhead_changes,

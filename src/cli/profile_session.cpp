@@ -144,13 +144,13 @@ void check_options(const ProfileOptions& o) {
     if (o.repeat > 1) throw usage_error("--repeat and --overhead-windows: give one of them");
     if (o.time_limit > 0)
       throw usage_error("--time-limit and --overhead-windows cannot be combined (a run stopped at the limit is no overhead sample)");
-    if (o.trace != TraceLevel::kNone || o.observe == "cupti")
+    if (o.trace != TraceLevel::kNone || o.observe == ObserveRequest::kCupti)
       throw usage_error(std::string("--overhead-windows measures the interposed default (--trace none); for --trace ") + to_string(o.trace) +
-                        (o.observe == "cupti" ? " or --observe cupti" : "") + " use --overhead N (pairs of processes)");
+                        (o.observe == ObserveRequest::kCupti ? " or --observe cupti" : "") + " use --overhead N (pairs of processes)");
   } else if (o.window_ms != 50) {
     throw usage_error("--window-ms: only with --overhead-windows");
   }
-  if (o.observe == "interpose" && o.trace != TraceLevel::kNone)
+  if (o.observe == ObserveRequest::kInterpose && o.trace != TraceLevel::kNone)
     throw usage_error("--observe interpose: only with --trace none (the other levels need CUPTI's GPU records)");
   if (SiteSampling rule; !SiteSampling::parse(o.site_sample, rule))
     throw usage_error("--site-sample " + o.site_sample +
@@ -180,7 +180,7 @@ class ProfileSession {
   void check_outputs();
   void clear_records(const fs::path& dir);
   void ask_framework_logs();
-  std::vector<std::string> injected_env(const fs::path& dir, const std::string& level) const;
+  std::vector<std::string> injected_env(const fs::path& dir, InjectLevel level) const;
   void collect(const fs::path& dir, const ChildResult& child);
   void read_again();
   void run_repeats();
@@ -212,7 +212,7 @@ ProfileSession::ProfileSession(const ProfileOptions& options) : o(options), from
     throw environment_error("the injection library " + lib.string() +
                             " is missing; it is built and installed next to the graphprof binary (or set GRAPHPROF_INJECT_LIB)");
   have_interposer = fs::is_regular_file(lib.parent_path() / "libgraphprof_interpose.so");
-  if (o.observe == "interpose" && !have_interposer)
+  if (o.observe == ObserveRequest::kInterpose && !have_interposer)
     throw environment_error("--observe interpose: the interposer " + (lib.parent_path() / "libgraphprof_interpose.so").string() +
                             " is missing; it is built and installed next to the injection library");
   const std::pair<fs::path, fs::path> folders =
@@ -315,7 +315,7 @@ void ProfileSession::ask_framework_logs() {
 }
 
 // The application's environment with the injection: records into `dir`, at `level`.
-std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, const std::string& level) const {
+std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, InjectLevel level) const {
   std::vector<std::string> env = environment_without({"CUDA_INJECTION64_PATH", "GRAPHPROF_PROFILE_DIR", "GRAPHPROF_PROFILE_LEVEL",
                                                       "GRAPHPROF_PROFILE_DOT", "GRAPHPROF_PROFILE_SAMPLE",
                                                       "GRAPHPROF_PROFILE_SITES", "GRAPHPROF_PROFILE_STEP_RANGE",
@@ -331,16 +331,16 @@ std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, const
     env.push_back("NVTX_INJECTION64_PATH=" + fs::absolute(lib).string());
     env.push_back("GRAPHPROF_PROFILE_STEP_RANGE=" + o.step_range);
   }
-  if (torch_logs.asked && level != "clock") {
+  if (torch_logs.asked && level != InjectLevel::kClock) {
     env.push_back(std::string("TORCH_LOGS=") + kTorchLogs);
     env.push_back("TORCH_LOGS_OUT=" + fs::absolute(dir / kTorchLogFile).string());
   }
   env.push_back("GRAPHPROF_PROFILE_DIR=" + dir.string());
-  env.push_back("GRAPHPROF_PROFILE_LEVEL=" + level);
+  env.push_back(std::string("GRAPHPROF_PROFILE_LEVEL=") + to_string(level));
   env.push_back(std::string("GRAPHPROF_PROFILE_DOT=") + (o.dot ? "1" : "0"));
   env.push_back("GRAPHPROF_PROFILE_SAMPLE=" + o.node_sample);
   // --overhead's plain runs (level clock) take no call sites.
-  const std::string sites = level == "clock" ? "off" : o.call_sites;
+  const std::string sites = level == InjectLevel::kClock ? "off" : o.call_sites;
   env.push_back("GRAPHPROF_PROFILE_SITES=" + (sites == "on"    ? std::string("1")
                                               : sites == "off" ? std::string("0")
                                                                : sites));
@@ -355,7 +355,8 @@ std::vector<std::string> ProfileSession::injected_env(const fs::path& dir, const
   // Interposed where it can be (docs/profile.md, "--trace none without CUPTI"): at --trace none
   // (the default) and in --overhead's plain runs, unless --observe cupti; the injection library
   // still keeps CUPTI in a process whose runtime the interposer cannot see.
-  const bool interpose = o.observe != "cupti" && have_interposer && (level == "clock" || level == "none");
+  const bool interpose =
+      o.observe != ObserveRequest::kCupti && have_interposer && (level == InjectLevel::kClock || level == InjectLevel::kNone);
   if (interpose) {
     env.push_back("GRAPHPROF_PROFILE_OBSERVE=interpose");
     preloads.push_back(lib.parent_path() / "libgraphprof_interpose.so");
@@ -460,7 +461,7 @@ void ProfileSession::run_repeats() {
     if (o.repeat > 1) clear_records(dir);
     std::cerr << "graphprof profile: " << (o.repeat > 1 ? "run " + std::to_string(k) + " of " + std::to_string(o.repeat) + ": " : "")
               << "running " << run_.program << " with " << lib.filename().string() << " (records in " << dir.string() << ")\n";
-    const ChildResult child = run_child(o.command, injected_env(dir, to_string(o.trace)), deadline);
+    const ChildResult child = run_child(o.command, injected_env(dir, inject_level(o.trace)), deadline);
     collect(dir, child);
     if (child.stopped_with != nullptr) {
       stopped_with = child.stopped_with;
@@ -476,7 +477,7 @@ void ProfileSession::run() {
     read_again();
   } else if (o.overhead_windows > 0) {
     const WindowedEnv windowed = [&](const fs::path& dir, bool windows) {
-      std::vector<std::string> env = injected_env(dir, to_string(o.trace));
+      std::vector<std::string> env = injected_env(dir, inject_level(o.trace));
       if (windows) {
         env.push_back("GRAPHPROF_PAUSE_WINDOWS=" + std::to_string(o.window_ms) + "," + std::to_string(kWindowsStartMs));
         // A developer's log of the switch times on CLOCK_MONOTONIC (tools/pause-stats.py), windowed runs only.
@@ -486,7 +487,7 @@ void ProfileSession::run() {
     };
     collect(data, run_windows_series(o.overhead_windows, o.window_ms, o.command, windowed, data, run_));
   } else if (o.overhead > 0) {
-    const InjectedEnv env = [&](const fs::path& dir, const std::string& level) { return injected_env(dir, level); };
+    const InjectedEnv env = [&](const fs::path& dir, InjectLevel level) { return injected_env(dir, level); };
     collect(data, run_overhead_series(o.overhead, o.command, environment_without({"CUDA_INJECTION64_PATH"}), env, data,
                                       o.trace, o.step_range_given ? o.step_range : std::string(), run_));
   } else {
@@ -531,7 +532,7 @@ Report ProfileSession::make_report() const {
     report.command_line.insert(report.command_line.end(), run_.command.begin(), run_.command.end());
   } else {
     report.command_line = {"graphprof", "profile", std::string("--trace=") + to_string(o.trace)};
-    if (o.observe != "auto") report.command_line.push_back("--observe=" + o.observe);
+    if (o.observe != ObserveRequest::kAuto) report.command_line.push_back(std::string("--observe=") + to_string(o.observe));
     if (o.repeat > 1) report.command_line.push_back("--repeat=" + std::to_string(o.repeat));
     report.command_line.push_back("--");
     report.command_line.insert(report.command_line.end(), o.command.begin(), o.command.end());

@@ -8,6 +8,7 @@
 
 #include "graphprof/core/node_sampling.hpp"
 #include "graphprof/core/site_sampling.hpp"
+#include "graphprof/profile/observer.hpp"
 #include "graphprof/trace/trace_records.hpp"
 
 namespace gp::cli {
@@ -25,7 +26,7 @@ struct ProfileOptions {
   bool framework_logs = true;  // --no-framework-logs: do not ask PyTorch for its CUDA-graph logs
   std::string call_sites = "on";  // --call-sites
   std::string site_sample = SiteSampling{}.text();  // --site-sample: which eager calls' stacks are taken
-  std::string observe = "auto";  // --observe: auto, cupti, or interpose (--trace none: the preloaded interposer, no CUPTI)
+  ObserveRequest observe = ObserveRequest::kAuto;  // --observe (--trace none: the preloaded interposer, no CUPTI)
   int repeat = 1;
   std::string html;
   double time_limit = 0;  // --time-limit SECONDS; 0: none

@@ -154,7 +154,7 @@ class ProcessAnalysis {
     out_.refused_result = p_.refused_result;
     out_.refused_caller = p_.refused_caller;
     out_.cupti_at_end = p_.cupti_at_end;
-    out_.observed_by = p_.observed_by.empty() ? "cupti" : p_.observed_by;
+    out_.observed_by = p_.observed_by;
     out_.observe_note = p_.observe_note;
     out_.observed_at = p_.observed_at;
     out_.observed_at_why = p_.observed_at_why;

@@ -250,7 +250,7 @@ bool read_process_line(const std::string& t, const json& j, ProcessRecords& p) {
     p.trace_level = line.level == 0 ? TraceLevel::kNone : line.level == 1 ? TraceLevel::kGraph : TraceLevel::kNode;
     p.node_sampling = std::move(line.sample);
     p.command_line = std::move(line.cmdline);
-    p.observed_by = std::move(line.observed);
+    p.observed_by = observer_or_cupti(line.observed);
     p.observe_note = std::move(line.observe_note);
     p.observed_at = std::move(line.observed_at);
     p.observed_at_why = std::move(line.observed_at_why);
@@ -446,10 +446,10 @@ void scan_record_lines(const std::string& dir, const std::vector<LineKind>& kind
 
 RunWindows read_run_windows(const std::string& dir, bool ranges) {
   RunWindows out;
-  std::string observed = "cupti";  // the current file's process line: interposed or CUPTI
+  Observer observed = Observer::kCupti;  // the current file's process line's
   RangeWindow w;                   // the current file's ranges
   std::vector<LineKind> kinds = {
-      {"{\"t\":\"process\"", [&](const json& j) { observed = j.value("observed", std::string("cupti")); }},
+      {"{\"t\":\"process\"", [&](const json& j) { observed = observer_or_cupti(j.value("observed", std::string())); }},
       {"\"t\":\"clock\"",
        [&](const json& j) {
          records::ClockLine line;
@@ -472,7 +472,7 @@ RunWindows read_run_windows(const std::string& dir, bool ranges) {
   scan_record_lines(dir, kinds, [&] {
     if (w.ranges > 0 && (!out.range || w.ranges > out.range->ranges)) out.range = w;
     w = RangeWindow{};
-    observed = "cupti";
+    observed = Observer::kCupti;
   });
   return out;
 }
@@ -503,7 +503,7 @@ std::vector<std::vector<PauseWindow>> read_pause_windows(const std::string& dir)
 
 std::size_t count_cupti_processes(const std::string& dir) {
   std::size_t n = 0;
-  scan_record_lines(dir, {{"{\"t\":\"process\"", [&](const json& j) { n += j.value("observed", std::string("cupti")) == "cupti"; }}},
+  scan_record_lines(dir, {{"{\"t\":\"process\"", [&](const json& j) { n += observer_or_cupti(j.value("observed", std::string())) == Observer::kCupti; }}},
                     [] {});
   return n;
 }

@@ -126,7 +126,7 @@ ProfileOptional<ProfileNodeSampling> sampling_of(const GraphProfile& g) {
 // How the process was observed (CUPTI or interposition), what that does not see, and what
 // interposition cost.
 void add_observation(ProfileProcess& j, const ProcessProfile& p) {
-  j.observed_by = p.observed_by.empty() ? "cupti" : p.observed_by;
+  j.observed_by = to_string(p.observed_by);
   // What interposition does not see (docs/profile.md): the figures of these are absent or a lower
   // bound in this process, not zero.
   const bool event_times = std::any_of(p.graphs.begin(), p.graphs.end(), [](const GraphProfile& g) { return g.gpu_span_by_events > 0; });
@@ -140,7 +140,7 @@ void add_observation(ProfileProcess& j, const ProcessProfile& p) {
                               "(cudaGetDriverEntryPoint): eager_launches is a lower bound where there are any";
   if (!p.observed_at.empty()) j.observed_at = p.observed_at;
   if (!p.observed_at_why.empty()) j.observed_at_why = p.observed_at_why;
-  j.not_observed = texts(p.observed_by == "interpose"
+  j.not_observed = texts(p.observed_by == Observer::kInterpose
                              ? std::vector<std::string>{unseen_launches,
                                                         event_times ? "GPU times of eager work and of graph nodes (graph launches: a sample timed by CUDA events)"
                                                                     : "GPU times",
@@ -389,7 +389,7 @@ Report profile_report(const ProfileRun& run, const std::vector<ProcessProfile>& 
     o.steps = steps;
     o.exec = r.exec;
     o.window_end = r.by_range ? "range_end" : r.settled ? "synchronised" : "last_launch_call";
-    o.observed_by = ProfileText::or_null(r.observed_by);
+    o.observed_by = r.observed_by ? ProfileText(to_string(*r.observed_by)) : ProfileText::null();
     o.host_per_step_ns = window && steps > 0 ? ProfileNumber(*window / static_cast<double>(steps)) : ProfileNumber::null();
     if (!r.range.empty()) {  // --step-range NAME: both windows
       o.range = r.range;

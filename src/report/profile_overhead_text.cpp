@@ -6,6 +6,7 @@
 
 #include "graphprof/core/profile_fields.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/profile/observer.hpp"
 #include "graphprof/profile/overhead_windows.hpp"
 #include "profile_text_fields.hpp"
 
@@ -53,7 +54,7 @@ void overhead_text(std::ostringstream& out, const ProfileSection& p) {
       exec = static_cast<unsigned>(r.exec.count());
     }
     synchronised = synchronised && r.window_end == "synchronised";
-    if (!profiled) plain_interposed = plain_interposed && r.observed_by == "interpose";
+    if (!profiled) plain_interposed = plain_interposed && parse_observer(r.observed_by) == Observer::kInterpose;
     by_range = by_range && r.window == "nvtx range";
     if (range.empty()) range = r.range;
   }

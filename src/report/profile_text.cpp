@@ -15,6 +15,7 @@
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/report/reporter.hpp"
 #include "graphprof/core/text_format.hpp"
+#include "graphprof/profile/observer.hpp"
 #include "graphprof/profile/profile_ranks.hpp"
 #include "profile_fix_first.hpp"
 #include "profile_overhead_text.hpp"
@@ -333,7 +334,7 @@ void record_notes_text(std::ostringstream& out, const ProfileProcess& p) {
     out << "  records stop " << ns(p.records_end_ns) << " after CUDA initialisation, "
         << format_ns(p.cuda_wall_ns.value_or(0) - p.records_end_ns.value_or(0))
         << " before the process's last flush: the figures below may miss what came later\n";
-  const bool interposed = p.observed_by.present() && p.observed_by == "interpose";
+  const bool interposed = parse_observer(p.observed_by) == Observer::kInterpose;
   if (!p.end_reason.present() && interposed)
     out << "  note: the process ended without flushing its records (killed): the interposer writes them every 100 ms, so\n"
            "  at most its last 100 ms are missing\n";
@@ -346,7 +347,7 @@ void record_notes_text(std::ostringstream& out, const ProfileProcess& p) {
 
 // How the process was observed: said where it is not the default (reports older than the field: CUPTI).
 void observed_by_text(std::ostringstream& out, const ProfileProcess& p) {
-  const bool interposed = p.observed_by.present() && p.observed_by == "interpose";
+  const bool interposed = parse_observer(p.observed_by) == Observer::kInterpose;
   if (interposed) {
     // Graph launches timed by CUDA events (a sample, the light default's GPU time): said so.
     bool event_times = false;

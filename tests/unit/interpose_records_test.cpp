@@ -139,10 +139,10 @@ TEST(InterposeRecords, ReadBackAsTheInjectionsLinesWithTheSameCounts) {
   std::istringstream in(interposed_process(t0));
   const ProcessRecords r = parse_process_records(in, "interposed.jsonl");
   EXPECT_EQ(r.malformed_lines, 0u);
-  EXPECT_EQ(r.observed_by, "interpose");
+  EXPECT_EQ(r.observed_by, Observer::kInterpose);
   EXPECT_EQ(r.trace_level, TraceLevel::kNone);
   const ProcessProfile p = analyze_process(r);
-  EXPECT_EQ(p.observed_by, "interpose");
+  EXPECT_EQ(p.observed_by, Observer::kInterpose);
   EXPECT_EQ(p.graph_launches, 4u) << "every cudaGraphLaunch call, the unseen exec's too";
   EXPECT_EQ(p.eager_launches, 2u) << "the launch inside the capture is not eager";
   ASSERT_EQ(p.graphs.size(), 1u);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "graphprof/profile/observer.hpp"
 #include "graphprof/profile/profile.hpp"
 #include "graphprof/report/profile_text.hpp"
 #include "graphprof/core/node_sampling.hpp"
@@ -354,14 +355,14 @@ TEST(ProfileOverhead, TheWindowSaysHowItsProcessWasObserved) {
   auto w = read_steady_window(dir.string());
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(w->exec, 1u);
-  EXPECT_EQ(w->observed_by, "interpose");
+  EXPECT_EQ(w->observed_by, Observer::kInterpose);
   {
     std::ofstream b(dir / "proc-2.jsonl");  // now CUPTI's (a process line without the field, as older records)
     b << R"({"t":"process","pid":2,"level":-1})" << "\n" << R"({"t":"clock","exec":1,"n":400,"first":1000,"last":41000})" << "\n";
   }
   w = read_steady_window(dir.string());
   ASSERT_TRUE(w.has_value());
-  EXPECT_EQ(w->observed_by, "cupti");
+  EXPECT_EQ(w->observed_by, Observer::kCupti);
   fs::remove_all(dir);
 }
 
@@ -505,7 +506,7 @@ TEST(ProfileOverhead, TheConsoleSaysWhenThePlainRunsHadNoCupti) {
   run.program = "serving_loop.py";
   run.exit_description = "exited with status 0";
   run.overhead_runs = range_runs();
-  for (auto& r : run.overhead_runs) r.observed_by = r.profiled ? "cupti" : "interpose";
+  for (auto& r : run.overhead_runs) r.observed_by = r.profiled ? Observer::kCupti : Observer::kInterpose;
   run.overhead_changes = {OverheadChange{"steady_window", 2, 0.5, 0.4, 0.6, false, 2.0e6, 3.0e6}};
   const Report r = profile_report(run, {});
   const nlohmann::json o = to_json(*r.results.front().sections.profile)["overhead_runs"];
@@ -514,9 +515,27 @@ TEST(ProfileOverhead, TheConsoleSaysWhenThePlainRunsHadNoCupti) {
   std::string text = format_profile_summary(r);
   EXPECT_NE(text.find("plain runs are observed by interposition\n   alone (no CUPTI)"), std::string::npos) << text;
   EXPECT_EQ(text.find("plain runs carry"), std::string::npos) << text;
-  run.overhead_runs[0].observed_by = "cupti";  // one plain run kept CUPTI (a static runtime)
+  run.overhead_runs[0].observed_by = Observer::kCupti;  // one plain run kept CUPTI (a static runtime)
   text = format_profile_summary(profile_report(run, {}));
   EXPECT_NE(text.find("plain runs carry graphprof's graph-launch"), std::string::npos) << text;
+}
+
+// The observer's spellings are the record lines' and the command line's; an unknown one reads as
+// nothing (a record file's process line: CUPTI, as before the field existed).
+TEST(Observer, EachSpellingReadsBackAndAnUnknownOneIsNothing) {
+  for (Observer o : {Observer::kCupti, Observer::kInterpose}) EXPECT_EQ(parse_observer(to_string(o)), o);
+  EXPECT_FALSE(parse_observer("Interpose").has_value());
+  EXPECT_FALSE(parse_observer("").has_value());
+  EXPECT_EQ(observer_or_cupti(""), Observer::kCupti);
+  EXPECT_EQ(observer_or_cupti("interpose"), Observer::kInterpose);
+  for (ObserveRequest r : {ObserveRequest::kAuto, ObserveRequest::kCupti, ObserveRequest::kInterpose}) {
+    ObserveRequest back = r == ObserveRequest::kAuto ? ObserveRequest::kCupti : ObserveRequest::kAuto;
+    ASSERT_TRUE(observe_request_from_string(to_string(r), back)) << to_string(r);
+    EXPECT_EQ(back, r);
+  }
+  ObserveRequest unchanged = ObserveRequest::kCupti;
+  EXPECT_FALSE(observe_request_from_string("none", unchanged));
+  EXPECT_EQ(unchanged, ObserveRequest::kCupti);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graphprof/profile/observer.hpp"
 #include "graphprof/core/report.hpp"
 #include "graphprof/core/step_kinds.hpp"
 #include "graphprof/trace/trace_analysis.hpp"
@@ -102,10 +103,10 @@ struct ProcessRecords {
   std::uint64_t end_ns = 0;    // when the library flushed at exit or on a signal; 0 if it never did
   std::string end_reason;      // "exit", "SIGINT", "SIGTERM"; empty: the process died before flushing
   TraceLevel trace_level = TraceLevel::kNode;  // the process line's level (0, 1, 2)
-  // How the process was observed (the process line's "observed"): "cupti", or "interpose" (the
-  // preloaded interposer at --trace none, no CUPTI); empty in older records (CUPTI). observe_note:
-  // why interposition was asked for and not used.
-  std::string observed_by, observe_note;
+  // How the process was observed (the process line's "observed"; older records: CUPTI).
+  // observe_note: why interposition was asked for and not used.
+  Observer observed_by = Observer::kCupti;
+  std::string observe_note;
   // Interposed: where ("runtime": the shared runtime's functions and the driver's; "driver": the
   // driver's only, for a process without the shared runtime) and, for "driver", why not the
   // runtime. Empty in records from before the interposer answered the driver's look-ups.
@@ -275,7 +276,8 @@ struct ProcessProfile {
   std::size_t refused_subscribes = 0;         // as in ProcessRecords
   std::string refused_result, refused_caller;
   std::string cupti_at_end;  // as in ProcessRecords
-  std::string observed_by, observe_note;  // as in ProcessRecords
+  Observer observed_by = Observer::kCupti;  // as in ProcessRecords
+  std::string observe_note;                 // as in ProcessRecords
   std::string observed_at, observed_at_why;  // as in ProcessRecords
   // What interposition cost the application's threads (ip_cost and ic lines): over the whole run,
   // and in the steps (the timed calls made from the first step to the last, scaled to all the calls
@@ -337,7 +339,7 @@ struct OverheadRun {
   std::uint64_t steps = 0;
   std::uint32_t exec = 0;  // the exec the window is of
   bool settled = false;    // the window ends when a call waited for the GPU's work after the last launch
-  std::string observed_by;  // how the window's process was observed: "cupti" or "interpose" (no CUPTI)
+  std::optional<Observer> observed_by;  // how the window's process was observed; empty: no window
   std::string range;       // --step-range NAME ("" without)
   std::optional<double> range_window_ns;
   std::uint64_t ranges = 0;  // NAME ranges of the process that closed most of them
@@ -363,7 +365,7 @@ struct OverheadChange {
 struct SteadyWindow {
   std::uint32_t exec = 0;
   std::uint64_t launches = 0, first_ns = 0, last_ns = 0, settled_ns = 0;
-  std::string observed_by;  // the process line's "observed" (cupti, interpose) of the window's process
+  Observer observed_by = Observer::kCupti;  // the process line's "observed" of the window's process
 };
 std::optional<SteadyWindow> read_steady_window(const std::string& dir);
 
