@@ -61,6 +61,29 @@ PROBE = """<script id="gp-test-probe">
 })();
 </script>"""
 
+# On the comparison pages: the table's width against the room it has, and the chart labels.
+LAYOUT_PROBE = """<script id="gp-test-layout-probe">
+window.addEventListener("load", function () {
+  var out = {};
+  var table = document.getElementById("table-compare");
+  if (table) { out.table_width = table.scrollWidth; out.room = table.parentElement.clientWidth; }
+  var chart = document.getElementById("chart-compare-changes");
+  if (chart) {
+    var left = 1e9, cut = 0;
+    chart.querySelectorAll("text.gp-bar-label").forEach(function (t) {
+      left = Math.min(left, t.getBBox().x);
+      if (t.textContent.indexOf("\u2026") >= 0) cut += 1;
+    });
+    out.label_left = left;
+    out.cut_labels = cut;
+  }
+  var pre = document.createElement("pre");
+  pre.id = "gp-test-layout";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
 BROKEN_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><p>broken</p>
 <script>console.error("deliberate"); notDefined();</script><img src="http://example.invalid/x.png"></body></html>"""
 
@@ -93,8 +116,8 @@ def run_chromium(args):
     return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180, check=False)
 
 
-def with_probe(page_text):
-    return page_text.replace("<head>", "<head>" + PROBE, 1)
+def with_probe(page_text, layout=False):
+    return page_text.replace("<head>", "<head>" + PROBE + (LAYOUT_PROBE if layout else ""), 1)
 
 
 class DomIndex(html.parser.HTMLParser):
@@ -105,6 +128,8 @@ class DomIndex(html.parser.HTMLParser):
         self.elements = []
         self.errors_text = None
         self._in_errors = False
+        self.layout_text = None  # what the layout probe wrote (JSON)
+        self._in_layout = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -112,14 +137,20 @@ class DomIndex(html.parser.HTMLParser):
         if a.get("id") == "gp-test-errors":
             self._in_errors = True
             self.errors_text = ""
+        if a.get("id") == "gp-test-layout":
+            self._in_layout = True
+            self.layout_text = ""
 
     def handle_endtag(self, tag):
         if tag == "pre":
             self._in_errors = False
+            self._in_layout = False
 
     def handle_data(self, data):
         if self._in_errors:
             self.errors_text += data
+        if self._in_layout:
+            self.layout_text += data
 
     def ids(self, tag=None):
         return {i for t, i, _ in self.elements if i and (tag is None or t == tag)}
@@ -128,21 +159,32 @@ class DomIndex(html.parser.HTMLParser):
         return sum(1 for t, _, c in self.elements if t == tag and (cls is None or cls in c.split()))
 
 
-def probe(chromium, page_path, work):
+def probe(chromium, page_path, work, layout=False, png_path=None):
+    """Loads a copy of the page with the probe (and the layout probe) in one chromium: its DOM after
+    loading, and a screenshot of the window (1280 x 1800) into png_path when given."""
     probed = page_path + ".probe.html"
     with open(page_path, encoding="utf-8") as f:
         text = f.read()
     with open(probed, "w", encoding="utf-8") as f:
-        f.write(with_probe(text))
-    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-dom")) +
+        f.write(with_probe(text, layout))
+    shot = ["--window-size=1280,1800", "--screenshot=" + png_path] if png_path else []
+    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-dom")) + shot +
                      ["--dump-dom", "file://" + os.path.abspath(probed)])
     dom = DomIndex()
     dom.feed(r.stdout.decode("utf-8", "replace"))
     return r, dom
 
 
+def add_bytes_mod256(a, b):
+    """The bytes of a and b added pairwise mod 256, as big integers (no carry crosses a byte)."""
+    n = len(a)
+    low, high = int.from_bytes(b"\x7f" * n, "big"), int.from_bytes(b"\x80" * n, "big")
+    x, y = int.from_bytes(a, "big"), int.from_bytes(b, "big")
+    return (((x & low) + (y & low)) ^ ((x ^ y) & high)).to_bytes(n, "big")
+
+
 def png_pixels(path):
-    """Width, height and rows of (r, g, b) tuples of an 8-bit RGB/RGBA, non-interlaced PNG."""
+    """Width, height and rows (row[x]: the (r, g, b) of pixel x) of an 8-bit RGB/RGBA, non-interlaced PNG."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -165,7 +207,10 @@ def png_pixels(path):
     for y in range(height):
         filt = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
+        if filt == 2:  # Up, most rows of a page: every byte plus the one above, mod 256, at once
+            line = bytearray(add_bytes_mod256(bytes(line), bytes(prev)))
+            filt = 0
+        for i in range(stride if filt else 0):
             a = line[i - bpp] if i >= bpp else 0
             b = prev[i]
             c = prev[i - bpp] if i >= bpp else 0
@@ -179,14 +224,22 @@ def png_pixels(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 0xFF
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(width)])
+        rows.append(bytes(line))
         prev = line
-    return width, height, rows
+    return width, height, [PixelRow(row, bpp) for row in rows]
 
 
-def check_screenshot(chromium, page_path, png_path, work):
-    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-shot")) +
-                     ["--window-size=1280,1800", "--screenshot=" + png_path, "file://" + os.path.abspath(page_path)])
+class PixelRow:
+    """One decoded row: row[x] is the (r, g, b) of pixel x."""
+
+    def __init__(self, data, bpp):
+        self.data, self.bpp = data, bpp
+
+    def __getitem__(self, x):
+        return tuple(self.data[x * self.bpp:x * self.bpp + 3])
+
+
+def check_screenshot(r, page_path, png_path):
     if not os.path.isfile(png_path):
         fail("%s: chromium wrote no screenshot (exit %d): %s" % (page_path, r.returncode, r.stderr.decode()[-500:]))
         return
@@ -216,10 +269,13 @@ def check_self_contained(page_path):
             fail("%s: not self-contained: %s" % (page_path, what))
 
 
-def check_page(chromium, page_path, want_ids, want_tables, min_charts, work):
+def check_page(chromium, page_path, want_ids, want_tables, min_charts, work, layout=False):
     print("checking " + page_path)
     check_self_contained(page_path)
-    r, dom = probe(chromium, page_path, work)
+    png_path = page_path[:-5] + ".png"
+    if os.path.exists(png_path):
+        os.remove(png_path)
+    r, dom = probe(chromium, page_path, work, layout, png_path)
     if "gp-test-loaded" not in dom.ids():
         fail("%s: the page did not finish loading in chromium (exit %d): %s"
              % (page_path, r.returncode, r.stderr.decode()[-800:]))
@@ -237,7 +293,9 @@ def check_page(chromium, page_path, want_ids, want_tables, min_charts, work):
     for i in want_tables:
         if i not in dom.ids("table"):
             fail("%s: no table with id %s in the DOM" % (page_path, i))
-    check_screenshot(chromium, page_path, page_path[:-5] + ".png", work)
+    check_screenshot(r, page_path, png_path)
+    if layout:
+        check_compare_layout(page_path, dom, r)
 
 
 def check_heat_maps(page_path, figure_ids):
@@ -252,45 +310,14 @@ def check_heat_maps(page_path, figure_ids):
             fail("%s: figure %s is not a heat map of traced time" % (page_path, ident))
 
 
-LAYOUT_PROBE = """<script id="gp-test-layout-probe">
-window.addEventListener("load", function () {
-  var out = {};
-  var table = document.getElementById("table-compare");
-  if (table) { out.table_width = table.scrollWidth; out.room = table.parentElement.clientWidth; }
-  var chart = document.getElementById("chart-compare-changes");
-  if (chart) {
-    var left = 1e9, cut = 0;
-    chart.querySelectorAll("text.gp-bar-label").forEach(function (t) {
-      left = Math.min(left, t.getBBox().x);
-      if (t.textContent.indexOf("\u2026") >= 0) cut += 1;
-    });
-    out.label_left = left;
-    out.cut_labels = cut;
-  }
-  var pre = document.createElement("pre");
-  pre.id = "gp-test-layout";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-});
-</script>"""
-
-
-def check_compare_layout(chromium, page_path, work):
+def check_compare_layout(page_path, dom, r):
     # In a 1280 px window the comparison table fits the page (it was wider, benchmark names having
     # no space to wrap at), and the chart labels are whole and start inside the chart (they were
     # cut, the workload's name lost).
-    probed = page_path + ".layout.html"
-    with open(page_path, encoding="utf-8") as f:
-        text = f.read()
-    with open(probed, "w", encoding="utf-8") as f:
-        f.write(text.replace("<head>", "<head>" + LAYOUT_PROBE, 1))
-    r = run_chromium(chromium_args(chromium, os.path.join(work, "profile-layout")) +
-                     ["--window-size=1280,900", "--dump-dom", "file://" + os.path.abspath(probed)])
-    m = re.search(r'<pre id="gp-test-layout">(.*?)</pre>', r.stdout.decode("utf-8", "replace"), re.S)
-    if not m:
+    if dom.layout_text is None:
         fail("%s: the layout probe did not run (exit %d)" % (page_path, r.returncode))
         return
-    layout = json.loads(html.unescape(m.group(1)))
+    layout = json.loads(dom.layout_text)
     print("  comparison layout at 1280 px: %s" % layout)
     if layout.get("table_width", 0) > layout.get("room", 0):
         fail("%s: the comparison table is %s px wide in %s px" % (page_path, layout.get("table_width"), layout.get("room")))
@@ -368,7 +395,7 @@ def main():
     check_page(chromium, run_html,
                ["chart-gpu-chain", "chart-submit-chain", "chart-launch-chain", "chart-compare-changes",
                 "graph-svg-0", "graph-svg-1", "compare-headline", "environment"],
-               ["table-summary", "table-compare", "table-metrics-chain"], 4, work)
+               ["table-summary", "table-compare", "table-metrics-chain"], 4, work, layout=True)
     # The H200 gate runs (7 a side, the chain kernels slowed by 10 %): the comparison of the
     # default suite, long benchmark names and all.
     gate_json = os.path.join(work, "gate-compare.json")
@@ -377,9 +404,7 @@ def main():
                     "--ignore-param", "spin_cycles", "--json", gate_json], stdout=subprocess.DEVNULL, check=False)
     subprocess.run([binary, "report", os.path.join(data, "gate", "S10", "run1.json"), "--compare", gate_json,
                     "-o", gate_html], check=True)
-    check_page(chromium, gate_html, ["chart-compare-changes", "compare-headline"], ["table-compare"], 1, work)
-    check_compare_layout(chromium, gate_html, work)
-    check_compare_layout(chromium, run_html, work)
+    check_page(chromium, gate_html, ["chart-compare-changes", "compare-headline"], ["table-compare"], 1, work, layout=True)
     check_page(chromium, sweep_html,
                ["chart-sweep-gpu-chain", "chart-sweep-submit-chain", "chart-sweep-per-node-chain",
                 "chart-sweep-break-even-chain", "environment"],

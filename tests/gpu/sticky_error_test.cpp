@@ -1,24 +1,24 @@
 // A sticky CUDA error (an illegal address in a kernel) ends the suite after the mode that caused
 // it: that result says so, what ran before it is kept, nothing after it runs. Its own binary:
-// the CUDA context of this process is dead afterwards. Exit 77 without a GPU.
+// the CUDA context of this process is dead afterwards. Exit 77 without a GPU. The kernel:
+// sticky_error_kernels.cu.
 #include <gtest/gtest.h>
 
 #include "graphprof/cuda/suite.hpp"
 #include "graphprof/core/run_outcome.hpp"
 
 namespace gp {
-namespace {
 
-__global__ void write_to_a_wild_address(int* p) { p[threadIdx.x] = 1; }
+void launch_wild_write(LaunchContext& ctx);  // sticky_error_kernels.cu: writes to address 16
+
+namespace {
 
 // Registered only in this test binary: writes to address 16, which is never mapped.
 class WildWrite : public Workload {
  public:
   void setup(const Params&) override {}
   void reset(cudaStream_t) override {}
-  void enqueue(LaunchContext& ctx) override {
-    ctx.launch(write_to_a_wild_address, dim3(1), dim3(32), 0, reinterpret_cast<int*>(16));
-  }
+  void enqueue(LaunchContext& ctx) override { launch_wild_write(ctx); }
   void build_graph(cudaGraph_t) override {}
   std::string checksum(cudaStream_t) override { return "0"; }
 };
