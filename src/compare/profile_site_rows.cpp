@@ -236,8 +236,6 @@ RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, con
   return out;
 }
 
-double median_of(std::vector<double> v) { return v.empty() ? 0 : median(v); }
-
 // A row from sampled estimates changes only where the two sides' sampling intervals (each run's
 // estimate +- 3 sd, 99.7 %) do not overlap: a difference inside them is the sample's, not the
 // program's. Exact figures (variance 0) are left as decided.
@@ -264,7 +262,7 @@ void within_sampling(MetricComparison& r, const std::vector<double>& bv, const s
   r.verdict = Verdict::kSame;
   r.likely_regression = false;
   r.not_enough_runs = false;
-  r.reason = "inside the sampling: " + strf("%.3g", median_of(bv)) + " -> " + strf("%.3g", median_of(cv)) +
+  r.reason = "inside the sampling: " + strf("%.3g", median_or(bv, 0)) + " -> " + strf("%.3g", median_or(cv, 0)) +
              " per step, estimated from sampled call stacks whose 99.7 % intervals overlap (" + strf("%.3g-%.3g", std::max(0.0, blo), bhi) +
              " vs " + strf("%.3g-%.3g", std::max(0.0, clo), chi) + "); the exact eager launches per step decide";
 }
@@ -438,7 +436,7 @@ void add_eager_site_rows(const SiteRows& x) {
     for (const auto& k : site_keys(c, &RunSites::launches_per_step)) keys.insert(k);
     for (const auto& key : keys) {
       const auto bv = site_values(b, &RunSites::launches_per_step, key), cv = site_values(c, &RunSites::launches_per_step, key);
-      if (median_of(bv) < per_step.floor && median_of(cv) < per_step.floor) continue;  // start-up work: no step figure
+      if (median_or(bv, 0) < per_step.floor && median_or(cv, 0) < per_step.floor) continue;  // start-up work: no step figure
       const bool fresh = *std::max_element(bv.begin(), bv.end()) == 0;
       MetricComparison r = site_row(x.program, x.label_of(key), "eager_launches_per_step", "per step");
       x.add(r, bv, cv, fresh ? new_site : per_step);
@@ -496,7 +494,7 @@ void add_allocation_site_rows(const SiteRows& x) {
     for (const auto& k : site_keys(c, what)) keys.insert(k);
     for (const auto& key : keys) {
       const auto bv = site_values(b, what, key), cv = site_values(c, what, key);
-      if (median_of(bv) < rule.floor && median_of(cv) < rule.floor) continue;  // small on both sides: not worth a row
+      if (median_or(bv, 0) < rule.floor && median_or(cv, 0) < rule.floor) continue;  // small on both sides: not worth a row
       x.add(site_row(x.program, x.label_of(key), metric, "bytes"), bv, cv, rule);
       MetricComparison& done = x.out.rows.back();
       if (*std::max_element(bv.begin(), bv.end()) == 0 && done.verdict == Verdict::kRegression) done.reason = fresh_reason + done.reason;

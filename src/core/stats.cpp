@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace gp {
 
@@ -27,6 +28,10 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return quantile_sorted(values, 0.5);
+}
+
+double median_or(std::vector<double> values, double empty_value) {
+  return values.empty() ? empty_value : median(std::move(values));
 }
 
 double median_absolute_deviation(const std::vector<double>& values) {

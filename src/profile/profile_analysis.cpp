@@ -35,7 +35,6 @@ using profile_detail::Extent;
 using profile_detail::find_capture_trouble;
 using profile_detail::QueueView;
 
-double duration(std::uint64_t start, std::uint64_t end) { return end >= start ? static_cast<double>(end - start) : 0.0; }
 
 std::vector<NamedCount> named_counts(std::map<std::string, std::vector<double>>& acc,
                                      const std::map<std::string, std::uint64_t>& bytes, std::size_t keep) {
@@ -75,7 +74,7 @@ std::string find_dump(const std::string& recorded, const std::string& records_fi
 using RecordLimits = std::unordered_map<std::uint32_t, double>;
 RecordLimits node_record_limits(const TraceData& d) {
   std::unordered_map<std::uint32_t, std::vector<double>> spans;  // exec -> its GRAPH_TRACE spans
-  for (const auto& g : d.graph_traces) spans[g.graph_id].push_back(duration(g.start_ns, g.end_ns));
+  for (const auto& g : d.graph_traces) spans[g.graph_id].push_back(duration_ns(g.start_ns, g.end_ns));
   RecordLimits limit;
   for (const auto& [exec, v] : spans) limit[exec] = 2.0 * median(v);
   return limit;
@@ -83,7 +82,7 @@ RecordLimits node_record_limits(const TraceData& d) {
 
 bool implausible(const KernelRecord& k, const RecordLimits& limits) {
   const auto it = k.graph_id != 0 ? limits.find(k.graph_id) : limits.end();
-  return it != limits.end() && it->second > 0 && duration(k.start_ns, k.end_ns) > it->second;
+  return it != limits.end() && it->second > 0 && duration_ns(k.start_ns, k.end_ns) > it->second;
 }
 
 
@@ -196,7 +195,7 @@ class ProcessAnalysis {
       last_record_ns = std::max(last_record_ns, op.end_ns);
     }
     for (const auto& g : d.graph_traces) {
-      graph_trace_span_[g.correlation_id] = duration(g.start_ns, g.end_ns);
+      graph_trace_span_[g.correlation_id] = duration_ns(g.start_ns, g.end_ns);
       extent_[g.correlation_id].add(g.start_ns, g.end_ns);
       exec_of_[g.correlation_id] = g.graph_id;
       last_record_ns = std::max(last_record_ns, g.end_ns);
@@ -205,8 +204,8 @@ class ProcessAnalysis {
     for (const auto& k : p_.trace.kernels)  // a launch set aside whole still counts for its exec
       if (k.graph_id != 0 && k.correlation_id != 0 && across_.count(k.correlation_id)) exec_of_.emplace(k.correlation_id, k.graph_id);
     for (const auto& a : d.api) last_record_ns = std::max(last_record_ns, a.end_ns);
-    out_.records_end_ns = duration(p_.begin_ns, last_record_ns);
-    out_.cuda_wall_ns = duration(p_.begin_ns, std::max(p_.end_ns, last_record_ns));
+    out_.records_end_ns = duration_ns(p_.begin_ns, last_record_ns);
+    out_.cuda_wall_ns = duration_ns(p_.begin_ns, std::max(p_.end_ns, last_record_ns));
   }
 
   // Work outside graphs and coverage.
@@ -215,7 +214,7 @@ class ProcessAnalysis {
     std::map<std::string, std::vector<double>> eager_kernel_acc, copy_acc;
     std::map<std::string, std::uint64_t> copy_bytes;
     for (const auto& k : d.kernels) {
-      const double t = duration(k.start_ns, k.end_ns);
+      const double t = duration_ns(k.start_ns, k.end_ns);
       if (k.graph_id != 0) {
         ++out_.graph_kernels;
         out_.graph_kernel_ns += t;
@@ -229,12 +228,12 @@ class ProcessAnalysis {
     for (const auto& m : d.memcpys)
       if (m.graph_id == 0) {
         const std::string name = "memcpy " + m.copy_kind;
-        copy_acc[name].push_back(duration(m.start_ns, m.end_ns));
+        copy_acc[name].push_back(duration_ns(m.start_ns, m.end_ns));
         copy_bytes[name] += m.bytes;
       }
     for (const auto& m : d.memsets)
       if (m.graph_id == 0) {
-        copy_acc["memset"].push_back(duration(m.start_ns, m.end_ns));
+        copy_acc["memset"].push_back(duration_ns(m.start_ns, m.end_ns));
         copy_bytes["memset"] += m.bytes;
       }
     out_.top_eager_kernels = named_counts(eager_kernel_acc, {}, top_kernels_);
@@ -250,7 +249,7 @@ class ProcessAnalysis {
     node_level_ = p_.trace_level == TraceLevel::kNode && !sampled;
     for (const auto& a : records_->api) {
       if (a.correlation_id != 0) api_by_correlation_[a.correlation_id] = &a;
-      if (is_sync(a)) sync_acc[a.name].push_back(duration(a.start_ns, a.end_ns));
+      if (is_sync(a)) sync_acc[a.name].push_back(duration_ns(a.start_ns, a.end_ns));
       if (captured_calls_.count(a.correlation_id)) continue;
       if (is_graph_launch(a)) {
         graph_launches_.push_back(&a);
@@ -327,11 +326,11 @@ class ProcessAnalysis {
       g.capture_stream = cap->second;
     }
     if (auto a = api_by_correlation_.find(e.correlation_id); e.correlation_id != 0 && a != api_by_correlation_.end())
-      g.instantiate_ns = duration(a->second->start_ns, a->second->end_ns);
+      g.instantiate_ns = duration_ns(a->second->start_ns, a->second->end_ns);
     for (const auto& u : p_.uploads)
       if (u.exec_id == e.exec_id)
         if (auto a = api_by_correlation_.find(u.correlation_id); a != api_by_correlation_.end())
-          g.upload_ns = g.upload_ns.value_or(0) + duration(a->second->start_ns, a->second->end_ns);
+          g.upload_ns = g.upload_ns.value_or(0) + duration_ns(a->second->start_ns, a->second->end_ns);
     std::vector<const ApiRecord*>& calls = launches_of_exec_[e.exec_id];
     std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start_ns < b->start_ns; });
     g.launches = calls.size();
@@ -340,8 +339,8 @@ class ProcessAnalysis {
       g.exec_update_calls = c->second.second;
     }
     g.calls = analyze_calls(calls, queue, extent_);
-    g.created_at_ns = duration(p_.begin_ns, e.created_ns);
-    if (!calls.empty()) g.first_launch_at_ns = duration(p_.begin_ns, calls.front()->start_ns);
+    g.created_at_ns = duration_ns(p_.begin_ns, e.created_ns);
+    if (!calls.empty()) g.first_launch_at_ns = duration_ns(p_.begin_ns, calls.front()->start_ns);
     TraceData& t = per_exec_[e.exec_id];
     time_launches(g, calls, t);
     node_statistics(g, t);
@@ -361,10 +360,10 @@ class ProcessAnalysis {
     if (auto n = switched_aside_.find(g.exec.exec_id); n != switched_aside_.end()) g.sampling.switched_aside = n->second;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const ApiRecord* a = calls[i];
-      g.launch_call_ns.push_back(duration(a->start_ns, a->end_ns));
+      g.launch_call_ns.push_back(duration_ns(a->start_ns, a->end_ns));
       auto x = extent_.find(a->correlation_id);
       if (x != extent_.end()) {
-        g.gpu_span_ns.push_back(duration(x->second.start, x->second.end));
+        g.gpu_span_ns.push_back(duration_ns(x->second.start, x->second.end));
       } else if (auto ev = event_time_.find(a->correlation_id); ev != event_time_.end()) {
         g.gpu_span_ns.push_back(static_cast<double>(ev->second));
         ++g.gpu_span_by_events;
@@ -375,7 +374,7 @@ class ProcessAnalysis {
       if (auto gt = graph_trace_span_.find(a->correlation_id); !node_traced && gt != graph_trace_span_.end())
         g.sampling.span_untraced_ns.push_back(gt->second);
       else if (node_traced && x != extent_.end() && x->second.end > 0)
-        g.sampling.span_traced_ns.push_back(duration(x->second.start, x->second.end));
+        g.sampling.span_traced_ns.push_back(duration_ns(x->second.start, x->second.end));
       if (node_traced) g.sampling.traced_ordinals.push_back(i);
       if (!traced.empty() && !node_traced) continue;
       t.api.push_back(*a);
@@ -387,7 +386,7 @@ class ProcessAnalysis {
   void node_statistics(GraphProfile& g, const TraceData& t) {
     for (const auto& k : t.kernels) {
       ++g.kernels;
-      g.kernel_time_ns += duration(k.start_ns, k.end_ns);
+      g.kernel_time_ns += duration_ns(k.start_ns, k.end_ns);
     }
     const DotGraphInfo& dot = dump_of(g.exec.dot);
     const NodeJoin join = NodeJoin::build(t, dot.found ? &dot : nullptr);

@@ -36,7 +36,6 @@ std::string signature_of(std::vector<std::string> names) {
   return text;
 }
 
-double duration(std::uint64_t s, std::uint64_t e) { return e >= s ? static_cast<double>(e - s) : 0.0; }
 
 // NCCL kernels among `kernels`, by short name.
 std::vector<CollectiveUse> collectives_in(const std::vector<const KernelRecord*>& kernels) {
@@ -49,7 +48,7 @@ std::vector<CollectiveUse> collectives_in(const std::vector<const KernelRecord*>
     u.what = *c;
     u.kernel = name;
     ++u.count;
-    u.total_ns += duration(k->start_ns, k->end_ns);
+    u.total_ns += duration_ns(k->start_ns, k->end_ns);
   }
   std::vector<CollectiveUse> out;
   for (auto& [name, u] : by_name) out.push_back(std::move(u));
@@ -115,7 +114,7 @@ void describe_graph_for_ranks(GraphProfile& g, const TraceData& t, const DotGrap
     if (it == by_launch.end()) continue;
     double ns = 0;
     for (const KernelRecord* k : it->second)
-      if (nccl_collective_of(k->name)) ns += duration(k->start_ns, k->end_ns);
+      if (nccl_collective_of(k->name)) ns += duration_ns(k->start_ns, k->end_ns);
     g.collective_ns_per_launch.push_back(ns);
   }
 }

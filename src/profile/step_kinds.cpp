@@ -28,8 +28,6 @@ using profile_detail::Step;
 
 double span_ns(std::uint64_t a, std::uint64_t b) { return b > a ? static_cast<double>(b - a) : 0.0; }
 
-double median_of(std::vector<double> v) { return v.empty() ? 0.0 : median(v); }
-
 // The kernels of one launch configuration: "name@gx,gy,gz", the re-capture table's signature.
 std::string shape_of(const KernelRecord& k) {
   return k.name + "@" + std::to_string(k.grid[0]) + "," + std::to_string(k.grid[1]) + "," + std::to_string(k.grid[2]);
@@ -122,7 +120,7 @@ void make_plan(const ProcessProfile& out, const std::set<std::uint32_t>& step_gr
                                                                                               : "earns its keep";
     sk.plan_graphs.push_back(std::move(pg));
   }
-  const std::optional<double> startup = startups.empty() ? std::nullopt : std::optional<double>(median_of(startups));
+  const std::optional<double> startup = startups.empty() ? std::nullopt : std::optional<double>(median(startups));
   for (std::size_t c = 0; c < sk.clusters.size(); ++c) {
     const EagerCluster& cl = sk.clusters[c];
     PlanCluster pc;
@@ -159,7 +157,7 @@ std::optional<double> median_over(const std::vector<double>& of, const std::vect
     v.push_back(of[i]);
   }
   if (v.empty()) return std::nullopt;
-  return median_of(v);
+  return median(std::move(v));
 }
 
 // How much more the steps `mine` take than the steps `ref` (medians of `of`), where both have one.
@@ -253,7 +251,7 @@ class StepKindsAnalysis {
   // GPU time: each graph's per launch (median of its timed launches), eager kernels' by launch call.
   void gpu_times() {
     for (const auto& g : out_.graphs)
-      if (!g.gpu_span_ns.empty()) graph_gpu_[g.exec.graph_id] = median_of(g.gpu_span_ns);
+      if (!g.gpu_span_ns.empty()) graph_gpu_[g.exec.graph_id] = median(g.gpu_span_ns);
     for (const auto& k : p_.trace.kernels)
       if (k.graph_id == 0) {
         eager_gpu_[k.correlation_id] += span_ns(k.start_ns, k.end_ns);
@@ -298,7 +296,7 @@ class StepKindsAnalysis {
         launches_sum += static_cast<double>(steps_[i].eager.size());
         steps_[i].kind = k;
       }
-      x.host_ns_median = median_of(host);
+      x.host_ns_median = median_or(host, 0.0);
       x.eager_launches = launches_sum / static_cast<double>(x.steps);
       if (!x.graphs.empty()) x.graph_gpu_ns = median_over(gpu_graph_of_, kinds[k].second);
       x.eager_gpu_ns = median_over(gpu_eager_of_, kinds[k].second);
@@ -381,7 +379,7 @@ class StepKindsAnalysis {
     c.first_step = g.steps.front();
     std::vector<double> host;
     for (std::size_t i : g.steps) host.push_back(host_of_[i]);
-    c.host_ns_per_step = median_of(host);
+    c.host_ns_per_step = median_or(host, 0.0);
     // Held against the graph steps of the graph it matches or is nearest to, else every graph step.
     std::vector<std::size_t> ref;
     for (std::size_t i : graph_idx)

@@ -13,15 +13,17 @@
 #include "graphprof/report/compare_report.hpp"
 #include "graphprof/core/report.hpp"
 #include "golden.hpp"
+#include "unit_test_helpers.hpp"
 
 namespace gp {
 namespace {
 
-std::string data(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/reports/" + name; }
+using test::report_fixture;
 
-Comparison run(const std::string& base, const std::string& cand, const Thresholds& t = {}) {
-  Comparison c = compare(read_report(data(base)), read_report(data(cand)), t, InputNames{base, cand});
-  c.command = "graphprof compare " + base + " " + cand;  // what the CLI would record
+// The comparison of two fixtures with the command line the CLI would record.
+Comparison compared(const std::string& base, const std::string& cand, const Thresholds& t = {}) {
+  Comparison c = test::compare_fixtures(base, cand, t);
+  c.command = "graphprof compare " + base + " " + cand;
   return c;
 }
 
@@ -32,29 +34,29 @@ std::string console(const Comparison& c, bool all = false) {
 }
 
 void expect_golden(const std::string& name, const std::string& text) {
-  expect_golden_file(data("golden/" + name), text);
+  expect_golden_file(report_fixture("golden/" + name), text);
 }
 
 TEST(CompareGolden, Regression) {
-  const Comparison c = run("base.json", "regression.json");
+  const Comparison c = compared("base.json", "regression.json");
   expect_golden("regression.txt", console(c));
   expect_golden("regression.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
   expect_golden("regression.xml", render_compare_junit(c));
 }
 
 TEST(CompareGolden, MissingAndAdded) {
-  const Comparison c = run("base.json", "missing_added.json");
+  const Comparison c = compared("base.json", "missing_added.json");
   expect_golden("missing_added.txt", console(c));
   expect_golden("missing_added.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareGolden, OtherGpu) {
-  const Comparison c = run("base.json", "other_gpu.json");
+  const Comparison c = compared("base.json", "other_gpu.json");
   expect_golden("other_gpu.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareGolden, FailedMode) {
-  const Comparison c = run("base.json", "failed_mode.json");
+  const Comparison c = compared("base.json", "failed_mode.json");
   expect_golden("failed_mode.txt", console(c));
   expect_golden("failed_mode.xml", render_compare_junit(c));
 }
@@ -62,7 +64,7 @@ TEST(CompareGolden, FailedMode) {
 // Real H200 reports whose device level differs (sections.device_probe): the rows that would read
 // as regressions or improvements say why they are not credited to the code.
 TEST(CompareGolden, DeviceLevels) {
-  const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
+  const Comparison c = compared("h200_levels/isolated.json", "h200_levels/one_process.json");
   expect_golden("device_levels.txt", console(c));
   expect_golden("device_levels.md", render_compare_markdown(c, compare_exit_code(c.outcome)));
 }
@@ -71,7 +73,7 @@ TEST(CompareGolden, DeviceLevels) {
 // sides ran at different levels says so (the isolated sweep ~504 ns/kernel; the one-process
 // sweep switched during its 100-kernel point).
 TEST(CompareJson, DeviceLevelIsAFieldOfEachRow) {
-  const Comparison c = run("h200_levels/isolated.json", "h200_levels/one_process.json");
+  const Comparison c = compared("h200_levels/isolated.json", "h200_levels/one_process.json");
   const nlohmann::json j = compare_to_json(c, compare_exit_code(c.outcome));
   std::size_t probed = 0, switched = 0;
   for (const auto& row : j.at("rows")) {
@@ -88,13 +90,13 @@ TEST(CompareJson, DeviceLevelIsAFieldOfEachRow) {
 }
 
 TEST(CompareGolden, SingleRepetition) {
-  const Comparison c = run("r1_base.json", "r1_slow.json");
+  const Comparison c = compared("r1_base.json", "r1_slow.json");
   expect_golden("r1_slow.txt", console(c, true));
   expect_golden("r1_slow.json", render_compare_json(c, compare_exit_code(c.outcome)));
 }
 
 TEST(CompareOutputs, MarkdownStaysUnderTheCapAndKeepsRegressionsFirst) {
-  const Comparison c = run("many_base.json", "many_cand.json");
+  const Comparison c = compared("many_base.json", "many_cand.json");
   for (std::size_t cap : {2048u, 4096u, 10000u, 60000u}) {
     const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome), cap);
     EXPECT_LE(md.size(), cap);
@@ -135,7 +137,7 @@ TEST(CompareOutputs, MarkdownListsEveryRegressionAndCountsTheRowsThatDoNotGate) 
   EXPECT_EQ(md.find("Informational metrics (do not gate) ("), std::string::npos);  // counted, not listed
   EXPECT_NE(md.find("Reproduce with"), std::string::npos);
   // A small comparison still lists its folded rows.
-  const Comparison small = run("base.json", "regression.json");
+  const Comparison small = compared("base.json", "regression.json");
   EXPECT_NE(render_compare_markdown(small, compare_exit_code(small.outcome)).find("<details><summary>"), std::string::npos);
 }
 
@@ -162,7 +164,7 @@ TEST(CompareOutputs, ConsoleKeepsTheGraphsOfAProfileApart) {
 }
 
 TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
-  Comparison c = run("base.json", "other_gpu.json");
+  Comparison c = compared("base.json", "other_gpu.json");
   for (int i = 0; i < 60; ++i) c.environment.warnings.push_back("settings.key" + std::to_string(i) + " differs: a lot of text");
   const std::string md = render_compare_markdown(c, compare_exit_code(c.outcome), 2048);
   EXPECT_LE(md.size(), 2048u);
@@ -171,7 +173,7 @@ TEST(CompareOutputs, MarkdownCapHoldsEvenWithALongHeader) {
 }
 
 TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
-  const Comparison c = run("base.json", "regression.json");
+  const Comparison c = compared("base.json", "regression.json");
   const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, compare_exit_code(c.outcome)));
   EXPECT_EQ(j.at("schema"), "graphprof-compare");
   EXPECT_EQ(j.at("summary").at("exit_code"), 1);
@@ -208,7 +210,7 @@ TEST(CompareOutputs, JsonHoldsEveryNumberBehindAVerdict) {
 // Every rendering shows the threshold each row was judged by, and where a noisy device series
 // got a higher one than the floor, that it came from its runs' spread.
 TEST(CompareOutputs, EveryOutputShowsEachRowsThreshold) {
-  const Comparison c = run("noisy_base.json", "noisy_cand.json");
+  const Comparison c = compared("noisy_base.json", "noisy_cand.json");
   const MetricComparison* noisy = nullptr;
   for (const auto& r : c.rows)
     if (r.rule.gating && r.rule.threshold_basis == ThresholdBasis::kNoise) noisy = &r;
@@ -244,7 +246,7 @@ TEST(CompareOutputs, EveryOutputShowsEachRowsThreshold) {
 }
 
 TEST(CompareOutputs, JunitCountsMatchTheRows) {
-  const Comparison c = run("base.json", "failed_mode.json");
+  const Comparison c = compared("base.json", "failed_mode.json");
   const std::string xml = render_compare_junit(c);
   EXPECT_NE(xml.find("<testsuites name=\"graphprof compare\" tests=\"" + std::to_string(c.rows.size() + 1) +
                      "\" failures=\"1\" errors=\"0\""),
@@ -256,7 +258,7 @@ TEST(CompareOutputs, JunitCountsMatchTheRows) {
 
 // The result comes first; table rows fit 160 columns; JUnit follows the common schema.
 TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
-  const Comparison c = run("base.json", "regression.json");
+  const Comparison c = compared("base.json", "regression.json");
   std::ostringstream out;
   print_compare_console(c, compare_exit_code(c.outcome), out, CompareConsoleOptions{false, true, false});
   const std::string text = out.str();
@@ -279,7 +281,7 @@ TEST(CompareOutputs, ConsoleStartsWithTheVerdictAndStaysNarrow) {
 // A corrupt candidate (every sample 1e308 ns, as a damaged file may hold): the cells print
 // "1e+299 s" and "+9.89e+304%", not numbers 300 digits long that break the 160-column rows.
 TEST(CompareOutputs, ConsoleStaysNarrowWithAbsurdValues) {
-  const Report base = read_report(data("base.json"));
+  const Report base = read_report(report_fixture("base.json"));
   Report cand = base;
   for (auto& r : cand.results)
     if (r.mode == Mode::kCapture)
@@ -302,7 +304,7 @@ TEST(CompareOutputs, ConsoleStaysNarrowWithAbsurdValues) {
 // A hostile report's workload name with a newline and a terminal escape: each table row stays on
 // one line and no escape reaches the terminal.
 TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
-  const Report base = read_report(data("base.json"));
+  const Report base = read_report(report_fixture("base.json"));
   Report cand = base;
   cand.results[0].workload = "evil\nname\x1b[31m";
   const Comparison c = compare(base, cand, Thresholds{}, InputNames{"base.json", "evil.json"});
@@ -320,7 +322,7 @@ TEST(CompareOutputs, ConsoleRowsStayOnOneLineWithControlCharacters) {
 // side lines and in the warning that the GPUs differ): no escape of a hostile report reaches the
 // terminal from them either.
 TEST(CompareOutputs, ConsoleHeaderLinesShowControlCharactersAsEscapes) {
-  const Report base = read_report(data("base.json"));
+  const Report base = read_report(report_fixture("base.json"));
   Report cand = base;
   cand.git_revision = "abc\x1b]0;title\x07";
   ASSERT_TRUE(cand.environment.gpu.has_value());
@@ -338,7 +340,7 @@ TEST(CompareOutputs, ConsoleHeaderLinesShowControlCharactersAsEscapes) {
 // A backtick in a workload name or parameter value would end its code span early (the rest of the
 // name, and the table's next cell, rendered as Markdown): the fence is longer than any backtick run.
 TEST(CompareOutputs, MarkdownCodeSpansSurviveBackticks) {
-  const Report base = read_report(data("base.json"));
+  const Report base = read_report(report_fixture("base.json"));
   Report cand = base;
   cand.results[0].workload = "a`b";
   cand.results[1].params["note"] = "``x";
@@ -353,7 +355,7 @@ TEST(CompareOutputs, MarkdownCodeSpansSurviveBackticks) {
 }
 
 TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
-  Comparison c = run("base.json", "regression.json");
+  Comparison c = compared("base.json", "regression.json");
   for (auto& r : c.rows) r.params["tolerance"] = "0.001";
   const std::string xml = render_compare_junit(c);
   const std::size_t root = xml.find("<testsuites ");
@@ -372,7 +374,7 @@ TEST(CompareOutputs, JunitNamesSurviveDotsAndTestsuitesHasNoSkipped) {
 }
 
 TEST(CompareOutputs, ColourOnlyWhenAsked) {
-  const Comparison c = run("base.json", "regression.json");
+  const Comparison c = compared("base.json", "regression.json");
   std::ostringstream plain, coloured;
   print_compare_console(c, compare_exit_code(c.outcome), plain, CompareConsoleOptions{false, false, false});
   print_compare_console(c, compare_exit_code(c.outcome), coloured, CompareConsoleOptions{true, false, false});

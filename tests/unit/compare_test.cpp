@@ -12,14 +12,12 @@
 #include "graphprof/core/error.hpp"
 #include "graphprof/core/report.hpp"
 
+#include "unit_test_helpers.hpp"
 namespace gp {
 namespace {
 
-std::string data(const std::string& name) { return std::string(GRAPHPROF_TEST_DATA) + "/reports/" + name; }
-
-Comparison run(const std::string& base, const std::string& cand, const Thresholds& t = {}) {
-  return compare(read_report(data(base)), read_report(data(cand)), t, InputNames{base, cand});
-}
+using test::compare_fixtures;
+using test::report_fixture;
 
 const MetricComparison* find(const Comparison& c, const std::string& workload, const std::string& mode,
                              const std::string& metric) {
@@ -37,7 +35,7 @@ std::size_t gating(const Comparison& c, Verdict v) {
 // Fixture scenarios
 
 TEST(CompareFixtures, IdenticalFilesShowNoChange) {
-  const Comparison c = run("base.json", "base.json");
+  const Comparison c = compare_fixtures("base.json", "base.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   ASSERT_FALSE(c.rows.empty());
   for (const auto& r : c.rows) {
@@ -52,7 +50,7 @@ TEST(CompareFixtures, IdenticalFilesShowNoChange) {
 }
 
 TEST(CompareFixtures, RerunOfTheSameCodePasses) {
-  const Comparison c = run("base.json", "aa_noise.json");
+  const Comparison c = compare_fixtures("base.json", "aa_noise.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
   EXPECT_GE(gating(c, Verdict::kSame), 4u);  // the device-class series are shown to be the same
@@ -61,7 +59,7 @@ TEST(CompareFixtures, RerunOfTheSameCodePasses) {
 TEST(CompareFixtures, SmallRealChangeIsMinorBelowTheThreshold) {
   Thresholds t;
   t.threshold = 0.05;  // --threshold 5
-  const Comparison c = run("base.json", "small_change.json", t);
+  const Comparison c = compare_fixtures("base.json", "small_change.json", t);
   EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
@@ -69,7 +67,7 @@ TEST(CompareFixtures, SmallRealChangeIsMinorBelowTheThreshold) {
   EXPECT_NEAR(r->ratio, 1.03, 0.01);
   EXPECT_GT(r->ci_gate.low, 1.01);  // real: the 99% CI clears the noise floor
   // At the default 3 % floor the same +3.1 % of a stable device series (runs within 0.5 %) fails.
-  const Comparison d = run("base.json", "small_change.json");
+  const Comparison d = compare_fixtures("base.json", "small_change.json");
   const auto* row = find(d, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->verdict, Verdict::kRegression) << row->reason;
@@ -80,7 +78,7 @@ TEST(CompareFixtures, SmallRealChangeIsMinorBelowTheThreshold) {
 }
 
 TEST(CompareFixtures, RealRegressionsFailWithExitOne) {
-  const Comparison c = run("base.json", "regression.json");
+  const Comparison c = compare_fixtures("base.json", "regression.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   const auto* gpu = find(c, "chain", "graph", "gpu_time_per_iter");
   const auto* cpu = find(c, "fork_join", "capture", "launch_cpu_per_call");
@@ -98,13 +96,13 @@ TEST(CompareFixtures, RealRegressionsFailWithExitOne) {
   EXPECT_NE(c.outcome_reason.find("1 regression"), std::string::npos) << c.outcome_reason;
   Thresholds t;
   t.gate_patterns = {"launch_cpu_per_call"};
-  const Comparison asked = run("base.json", "regression.json", t);
+  const Comparison asked = compare_fixtures("base.json", "regression.json", t);
   EXPECT_EQ(gating(asked, Verdict::kRegression), 2u);
   EXPECT_NE(asked.outcome_reason.find("2 regressions"), std::string::npos) << asked.outcome_reason;
 }
 
 TEST(CompareFixtures, ImprovementsNeverFail) {
-  const Comparison c = run("base.json", "improvements.json");
+  const Comparison c = compare_fixtures("base.json", "improvements.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_GE(gating(c, Verdict::kImprovement), 4u);
   EXPECT_EQ(c.count_effect(GateEffect::kFail), 0u);
@@ -118,7 +116,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
   // With fixed thresholds (--noise-multiple 0) the noisy device series are undecided at 3 %.
   Thresholds fixed;
   fixed.noise_multiple = 0;
-  const Comparison c = run("noisy_base.json", "noisy_cand.json", fixed);
+  const Comparison c = compare_fixtures("noisy_base.json", "noisy_cand.json", fixed);
   EXPECT_EQ(c.outcome, CompareOutcome::kPass) << c.outcome_reason;
   EXPECT_EQ(gating(c, Verdict::kRegression), 0u);
   EXPECT_GE(gating(c, Verdict::kInconclusive), 1u);
@@ -130,7 +128,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
   }
   // By default each noisy device series' threshold is three times its runs' pooled spread, and
   // its row says so; sameness is still judged within the 3 % floor, so they stay undecided.
-  const Comparison d = run("noisy_base.json", "noisy_cand.json");
+  const Comparison d = compare_fixtures("noisy_base.json", "noisy_cand.json");
   EXPECT_EQ(d.outcome, CompareOutcome::kPass) << d.outcome_reason;
   EXPECT_EQ(gating(d, Verdict::kRegression), 0u);
   std::size_t widened = 0;
@@ -151,7 +149,7 @@ TEST(CompareFixtures, LargeNoiseIsNeverARegression) {
 }
 
 TEST(CompareFixtures, OneOutlierRunIsNotARegression) {
-  const Comparison c = run("base.json", "outlier_rep.json");
+  const Comparison c = compare_fixtures("base.json", "outlier_rep.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   const auto* r = find(c, "chain", "eager", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
@@ -160,7 +158,7 @@ TEST(CompareFixtures, OneOutlierRunIsNotARegression) {
 }
 
 TEST(CompareFixtures, MissingBenchmarksAreNotTrustedUnlessAllowed) {
-  const Comparison c = run("base.json", "missing_added.json");
+  const Comparison c = compare_fixtures("base.json", "missing_added.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;
   const auto* gone = find(c, "fork_join", "graph", "*");
   const auto* metric = find(c, "chain", "graph", "wall_time_per_iter");
@@ -174,13 +172,13 @@ TEST(CompareFixtures, MissingBenchmarksAreNotTrustedUnlessAllowed) {
 
   Thresholds t;
   t.allow_missing = true;
-  const Comparison allowed = run("base.json", "missing_added.json", t);
+  const Comparison allowed = compare_fixtures("base.json", "missing_added.json", t);
   EXPECT_EQ(allowed.outcome, CompareOutcome::kPass) << allowed.outcome_reason;
   EXPECT_EQ(allowed.count(Verdict::kMissing), 2u);  // still reported
 }
 
 TEST(CompareFixtures, DifferentGpuIsNotComparableUnlessAllowed) {
-  const Comparison c = run("base.json", "other_gpu.json");
+  const Comparison c = compare_fixtures("base.json", "other_gpu.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
   EXPECT_FALSE(c.environment.comparable);
   ASSERT_FALSE(c.environment.differences.empty());
@@ -191,7 +189,7 @@ TEST(CompareFixtures, DifferentGpuIsNotComparableUnlessAllowed) {
 
   Thresholds t;
   t.allow_env_mismatch = true;
-  const Comparison allowed = run("base.json", "other_gpu.json", t);
+  const Comparison allowed = compare_fixtures("base.json", "other_gpu.json", t);
   EXPECT_TRUE(allowed.environment.comparable);
   EXPECT_FALSE(allowed.environment.warnings.empty());
   EXPECT_EQ(allowed.outcome, CompareOutcome::kPass) << allowed.outcome_reason;
@@ -200,9 +198,9 @@ TEST(CompareFixtures, DifferentGpuIsNotComparableUnlessAllowed) {
 TEST(CompareFixtures, NanAndEmptySamplesAreInvalid) {
   Thresholds t;
   t.gate_patterns = {"*"};  // the broken series are host-class: gate them to make them count
-  const Comparison c = run("base.json", "nan_samples.json", t);
+  const Comparison c = compare_fixtures("base.json", "nan_samples.json", t);
   EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy);
-  EXPECT_EQ(run("base.json", "nan_samples.json").outcome, CompareOutcome::kPass);
+  EXPECT_EQ(compare_fixtures("base.json", "nan_samples.json").outcome, CompareOutcome::kPass);
   const auto* nan = find(c, "chain", "eager", "gpu_time_per_iter");
   const auto* empty = find(c, "chain", "capture", "wall_time_per_iter");
   ASSERT_TRUE(nan && empty);
@@ -213,7 +211,7 @@ TEST(CompareFixtures, NanAndEmptySamplesAreInvalid) {
 }
 
 TEST(CompareFixtures, NewlyFailingModeFails) {
-  const Comparison c = run("base.json", "failed_mode.json");
+  const Comparison c = compare_fixtures("base.json", "failed_mode.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
   const auto* r = find(c, "chain", "capture", "*");
   ASSERT_NE(r, nullptr);
@@ -221,11 +219,11 @@ TEST(CompareFixtures, NewlyFailingModeFails) {
   EXPECT_NE(r->reason.find("cudaErrorStreamCaptureInvalidated"), std::string::npos);
   EXPECT_NE(r->reason.find("remove the synchronize"), std::string::npos);  // the hint travels along
   // The reverse direction (it works again) is not a failure.
-  EXPECT_EQ(run("failed_mode.json", "base.json").outcome, CompareOutcome::kPass);
+  EXPECT_EQ(compare_fixtures("failed_mode.json", "base.json").outcome, CompareOutcome::kPass);
 }
 
 TEST(CompareFixtures, ClockChangeExplainsTheTimeChange) {
-  const Comparison c = run("base.json", "clock_change.json");
+  const Comparison c = compare_fixtures("base.json", "clock_change.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;
   const auto* r = find(c, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
@@ -242,14 +240,14 @@ TEST(CompareFixtures, ClockChangeExplainsTheTimeChange) {
 }
 
 TEST(CompareFixtures, StructureDriftWarnsAndCanFail) {
-  const Comparison c = run("base.json", "drift.json");
+  const Comparison c = compare_fixtures("base.json", "drift.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kPass);
   ASSERT_EQ(c.drift.size(), 2u);
   EXPECT_EQ(c.drift[0].what, "graph edges 99 -> 119");
   EXPECT_EQ(c.drift[1].what, "graph nodes 100 -> 120");
   Thresholds t;
   t.fail_on_drift = true;
-  const Comparison strict = run("base.json", "drift.json", t);
+  const Comparison strict = compare_fixtures("base.json", "drift.json", t);
   EXPECT_EQ(strict.outcome, CompareOutcome::kRegression);
   EXPECT_NE(strict.outcome_reason.find("structure"), std::string::npos);
 }
@@ -257,7 +255,7 @@ TEST(CompareFixtures, StructureDriftWarnsAndCanFail) {
 TEST(CompareFixtures, SingleRunsUseTheClassNoise) {
   // One run per side cannot show that device time stayed within 5 % (2 % class noise), and
   // host series (30 %) are never decided: exit 5, "not enough runs", never a regression.
-  const Comparison same = run("r1_base.json", "r1_same.json");
+  const Comparison same = compare_fixtures("r1_base.json", "r1_same.json");
   EXPECT_EQ(same.outcome, CompareOutcome::kNotTrustworthy) << same.outcome_reason;
   EXPECT_NE(same.outcome_reason.find("not enough runs"), std::string::npos) << same.outcome_reason;
   for (const auto& r : same.rows) {
@@ -271,7 +269,7 @@ TEST(CompareFixtures, SingleRunsUseTheClassNoise) {
       EXPECT_NE(r.reason.find("not enough runs (1 vs 1 runs)"), std::string::npos) << r.reason;
     }
   }
-  const Comparison slow = run("r1_base.json", "r1_slow.json");
+  const Comparison slow = compare_fixtures("r1_base.json", "r1_slow.json");
   EXPECT_EQ(slow.outcome, CompareOutcome::kRegression);
   const auto* r = find(slow, "chain", "graph", "gpu_time_per_iter");
   ASSERT_NE(r, nullptr);
@@ -306,7 +304,7 @@ TEST(CompareRules, AnUndecidedGatingSeriesWithOneRunIsNotTrusted) {
 }
 
 TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
-  const Comparison c = run("many_base.json", "many_cand.json");
+  const Comparison c = compare_fixtures("many_base.json", "many_cand.json");
   // +20 % in 300 benchmarks, 5 runs each; the false-alarm budget is split 300 ways.
   EXPECT_GE(c.count(Verdict::kRegression), 295u);
   EXPECT_EQ(c.outcome, CompareOutcome::kRegression);
@@ -318,7 +316,7 @@ TEST(CompareFixtures, HundredsOfRegressionsGiveExitOneNotACount) {
 // (as on the H200 VM): it is one run, so the class's between-run noise stands in for the
 // spread the repetitions cannot show, and the scatter of reruns gives no false alarm.
 TEST(CompareFixtures, RepetitionsOfOneProcessAreOneRun) {
-  const Comparison c = run("suite_a.json", "suite_b.json");
+  const Comparison c = compare_fixtures("suite_a.json", "suite_b.json");
   EXPECT_EQ(c.outcome, CompareOutcome::kNotTrustworthy) << c.outcome_reason;  // "not enough runs"
   EXPECT_EQ(c.count(Verdict::kRegression), 0u);
   for (const auto& r : c.rows) {
@@ -327,7 +325,7 @@ TEST(CompareFixtures, RepetitionsOfOneProcessAreOneRun) {
     EXPECT_EQ(r.method, "class-noise");
   }
   // A gross change in device time still stands out of the class's noise.
-  const Comparison slow = run("suite_a.json", "suite_slow.json");
+  const Comparison slow = compare_fixtures("suite_a.json", "suite_slow.json");
   EXPECT_EQ(slow.outcome, CompareOutcome::kRegression) << slow.outcome_reason;
   for (const auto& r : slow.rows)
     if (r.verdict == Verdict::kRegression) EXPECT_TRUE(r.workload == "w3" || r.workload == "w7") << r.benchmark();
@@ -336,7 +334,7 @@ TEST(CompareFixtures, RepetitionsOfOneProcessAreOneRun) {
 TEST(CompareFixtures, UnreadableReportsSayFileLineColumn) {
   auto message = [](const std::string& name) {
     try {
-      read_report(data(name));
+      read_report(report_fixture(name));
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::kBadInput) << name;
       return std::string(e.what());
@@ -583,8 +581,8 @@ TEST(CompareRules, EmptyReportsCompareNothing) {
 }
 
 TEST(ComparePooling, ReportsOfSeparateRunsPoolTheirRepetitions) {
-  const Report a = read_report(data("r1_base.json"));
-  Report b = read_report(data("r1_same.json"));
+  const Report a = read_report(report_fixture("r1_base.json"));
+  Report b = read_report(report_fixture("r1_same.json"));
   b.git_revision = a.git_revision;  // runs of one build
   const Report pooled = merge_reports({a, b, a}, {"a.json", "b.json", "c.json"});
   ASSERT_EQ(pooled.results.size(), a.results.size());
@@ -599,8 +597,8 @@ TEST(ComparePooling, ReportsOfSeparateRunsPoolTheirRepetitions) {
 }
 
 TEST(ComparePooling, AModeThatFailedInAnyRunFails) {
-  const Report ok = read_report(data("base.json"));
-  Report broken = read_report(data("failed_mode.json"));
+  const Report ok = read_report(report_fixture("base.json"));
+  Report broken = read_report(report_fixture("failed_mode.json"));
   broken.git_revision = ok.git_revision;
   const Report pooled = merge_reports({ok, broken}, {"ok.json", "broken.json"});
   const ModeResult* cap = pooled.find("chain", Mode::kCapture, ok.results[1].params);
@@ -612,7 +610,7 @@ TEST(ComparePooling, AModeThatFailedInAnyRunFails) {
 
 TEST(ComparePooling, OnlyRunsOfOneBuildPool) {
   try {
-    merge_reports({read_report(data("r1_base.json")), read_report(data("r1_slow.json"))}, {"a.json", "b.json"});
+    merge_reports({read_report(report_fixture("r1_base.json")), read_report(report_fixture("r1_slow.json"))}, {"a.json", "b.json"});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUntrusted);
@@ -622,7 +620,7 @@ TEST(ComparePooling, OnlyRunsOfOneBuildPool) {
 
 TEST(ComparePooling, OnlyOneGpuModelPerSide) {
   try {
-    merge_reports({read_report(data("base.json")), read_report(data("other_gpu.json"))}, {"h200.json", "a100.json"});
+    merge_reports({read_report(report_fixture("base.json")), read_report(report_fixture("other_gpu.json"))}, {"h200.json", "a100.json"});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUntrusted);  // as compare says of the same pair

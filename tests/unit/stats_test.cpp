@@ -18,6 +18,12 @@ TEST(Stats, QuantilesInterpolateLikeNumpy) {
   EXPECT_DOUBLE_EQ(quantile_sorted(v, 1.0), 10.0);
 }
 
+TEST(Stats, MedianOrGivesTheMedianOrTheValueForNoSamples) {
+  EXPECT_DOUBLE_EQ(median_or({3.0, 1.0, 2.0, 10.0}, -1.0), 2.5);
+  EXPECT_DOUBLE_EQ(median_or({7.0}, -1.0), 7.0);
+  EXPECT_DOUBLE_EQ(median_or({}, -1.0), -1.0);
+}
+
 TEST(Stats, MedianAbsoluteDeviation) {
   EXPECT_DOUBLE_EQ(median_absolute_deviation({1, 1, 2, 2, 4, 6, 9}), 1.0);
   EXPECT_DOUBLE_EQ(median_absolute_deviation({5, 5, 5}), 0.0);

@@ -22,6 +22,8 @@ struct Summary {
 // Linear-interpolated quantile (type 7, as numpy's default) of already sorted values.
 double quantile_sorted(const std::vector<double>& sorted, double q);
 double median(std::vector<double> values);
+// The median, or `empty_value` when there are no values (median() has none to give then).
+double median_or(std::vector<double> values, double empty_value);
 double median_absolute_deviation(const std::vector<double>& values);
 
 // Ranks (1-based, inclusive) of the order statistics that bracket the median with at least

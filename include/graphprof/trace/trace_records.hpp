@@ -24,6 +24,11 @@ bool trace_level_from_string(const std::string& s, TraceLevel& out);
 // The same, empty for anything else (a report's trace_level read back).
 std::optional<TraceLevel> parse_trace_level(const std::string& s);
 
+// end - start in nanoseconds, 0 when the end comes first (an unreadable record).
+inline double duration_ns(std::uint64_t start_ns, std::uint64_t end_ns) {
+  return end_ns >= start_ns ? static_cast<double>(end_ns - start_ns) : 0.0;
+}
+
 // What every record of GPU work carries: when it ran, where, and the API call that started it.
 struct GpuSpan {
   std::uint64_t start_ns = 0, end_ns = 0;
