@@ -106,7 +106,7 @@ void make_plan(const ProcessProfile& out, const std::set<std::uint32_t>& step_gr
     PlanGraph pg;
     pg.graph = g.exec.graph_id;
     pg.launches = g.launches;
-    if (!n_steps == 0) pg.per_1000_steps = 1000.0 * static_cast<double>(g.launches) / static_cast<double>(n_steps);
+    if (n_steps != 0) pg.per_1000_steps = 1000.0 * static_cast<double>(g.launches) / static_cast<double>(n_steps);
     if (i < out.sites.graphs.size()) {
       const GraphLedger& l = out.sites.graphs[i];
       if (l.capture_ns || g.instantiate_ns) pg.startup_ns = l.capture_ns.value_or(0) + g.instantiate_ns.value_or(0) + g.upload_ns.value_or(0);
