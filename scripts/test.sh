@@ -15,6 +15,8 @@ if [ "${1:-}" = "--without-cuda" ]; then
 fi
 # GRAPHPROF_WERROR=1: compiler warnings are errors (CI; the werror preset does the same).
 [ "${GRAPHPROF_WERROR:-0}" = 1 ] && cmake_args+=(-DGRAPHPROF_WARNINGS_AS_ERRORS=ON)
+# GRAPHPROF_GPU_TESTS=1: the GPU tests are built even where no GPU is seen (CI: their code compiles).
+[ "${GRAPHPROF_GPU_TESTS:-}" = 1 ] && cmake_args+=(-DGRAPHPROF_GPU_TESTS=ON)
 # GRAPHPROF_HEADER_CHECK=1: each public header is also compiled alone (CI).
 [ "${GRAPHPROF_HEADER_CHECK:-0}" = 1 ] && cmake_args+=(-DGRAPHPROF_HEADER_CHECK=ON)
 "$root/scripts/setup.sh" "${setup_args[@]}"

@@ -1,7 +1,7 @@
 // Device time per iteration from CUDA events: an event before the first iteration of a batch and
 // one after each iteration, all on the stream the iterations are queued on back to back. The GPU
 // and latched passes (runner.cpp), the trace pass (trace_pass.cpp) and the device probe
-// (device_probe.cu) take their figures this one way, so they compare directly.
+// (device_probe.cpp) take their figures this one way, so they compare directly.
 #pragma once
 #include <cstddef>
 #include <vector>

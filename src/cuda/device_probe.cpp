@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "device_probe_kernel.hpp"
 #include "event_batch.hpp"
 #include "graphprof/cuda/handles.hpp"
 #include "latch.hpp"
@@ -12,7 +13,6 @@
 namespace gp {
 
 namespace {
-__global__ void device_probe_empty() {}
 constexpr int kReplays = 7;
 
 double median_per_kernel(std::vector<double> per_kernel) {
@@ -36,7 +36,7 @@ struct Probe {
     cudaGraphNode_t prev = nullptr;
     for (int k = 0; k < kDeviceProbeKernels; ++k) {
       cudaKernelNodeParams p{};
-      p.func = reinterpret_cast<void*>(device_probe_empty);
+      p.func = device_probe_kernel();
       p.gridDim = dim3(1);
       p.blockDim = dim3(1);
       cudaGraphNode_t node = nullptr;
