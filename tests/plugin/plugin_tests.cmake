@@ -3,7 +3,6 @@
 set(plugin_dir ${CMAKE_CURRENT_SOURCE_DIR}/plugin)
 
 graphprof_add_workload(example_saxpy ${PROJECT_SOURCE_DIR}/examples/saxpy.cu PLUGIN_NAME saxpy VERSION test)
-graphprof_add_workload(example_reduce ${PROJECT_SOURCE_DIR}/examples/reduce.cu PLUGIN_NAME reduce VERSION test)
 graphprof_add_workload(no_graph_plugin ${plugin_dir}/no_graph.cu VERSION test)
 
 foreach(case 1 2 3 4)
@@ -30,10 +29,15 @@ gp_cli_test(plugin_text_file 3 "not_a_library.txt: cannot load it as a shared li
             ${plugin_dir}/not_a_library.txt --workload saxpy --param kernels=1,2)
 gp_cli_test(plugin_missing_file 3 "--load nosuch.so: no such file" run --load nosuch.so)
 
-add_test(NAME plugin.run_all_modes
-         COMMAND ${plugin_dir}/run_plugins_gpu.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/plugin_run
-                 ${saxpy_so} $<TARGET_FILE:example_reduce> $<TARGET_FILE:no_graph_plugin>)
-set_tests_properties(plugin.run_all_modes PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The example plugins in every mode on the GPU: built with the GPU tests (tests/CMakeLists.txt,
+# GRAPHPROF_GPU_TESTS); plugin.examples_installed below compiles reduce.cu everywhere.
+if(build_gpu_tests)
+  graphprof_add_workload(example_reduce ${PROJECT_SOURCE_DIR}/examples/reduce.cu PLUGIN_NAME reduce VERSION test)
+  add_test(NAME plugin.run_all_modes
+           COMMAND ${plugin_dir}/run_plugins_gpu.sh $<TARGET_FILE:graphprof> ${CMAKE_CURRENT_BINARY_DIR}/plugin_run
+                   ${saxpy_so} $<TARGET_FILE:example_reduce> $<TARGET_FILE:no_graph_plugin>)
+  set_tests_properties(plugin.run_all_modes PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
 
 add_test(NAME plugin.examples_installed
          COMMAND ${plugin_dir}/examples_install.sh ${CMAKE_COMMAND} ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
