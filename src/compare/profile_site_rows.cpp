@@ -238,15 +238,16 @@ RunSites sites_of_run(const ProfileAppRun& run, bool several, SiteMatch how, con
 
 // A row from sampled estimates changes only where the two sides' sampling intervals (each run's
 // estimate +- 3 sd, 99.7 %) do not overlap: a difference inside them is the sample's, not the
-// program's. Exact figures (variance 0) are left as decided.
+// program's. Exact figures (variance 0) are left as decided. A sampled row's ratio is the sample's
+// too: it is marked, and the geomeans leave it out.
 void within_sampling(MetricComparison& r, const std::vector<double>& bv, const std::vector<double>& bvar, const std::vector<double>& cv,
                      const std::vector<double>& cvar) {
+  r.sampled = std::any_of(bvar.begin(), bvar.end(), [](double v) { return v > 0; }) ||
+              std::any_of(cvar.begin(), cvar.end(), [](double v) { return v > 0; });
+  if (!r.sampled) return;
   if (r.verdict != Verdict::kRegression && r.verdict != Verdict::kImprovement && r.verdict != Verdict::kInconclusive &&
       r.verdict != Verdict::kMinor)
     return;
-  const bool sampled = std::any_of(bvar.begin(), bvar.end(), [](double v) { return v > 0; }) ||
-                       std::any_of(cvar.begin(), cvar.end(), [](double v) { return v > 0; });
-  if (!sampled) return;
   auto bounds = [](const std::vector<double>& v, const std::vector<double>& var) {
     double lo = INFINITY, hi = -INFINITY;
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -419,6 +419,17 @@ TEST(AppGate, SampledSiteEstimatesInsideTheirIntervalsAreTheSame) {
       EXPECT_EQ(r->verdict, Verdict::kSame);
     }
   EXPECT_TRUE(seen) << "the sampled site's row says why it is the same";
+  // Its 1.6x is the sample's: the geomean of eager launches per step holds only the exact rows.
+  std::size_t sampled_rows = 0;
+  for (const auto* r : site_rows(c, "eager_launches_per_step")) sampled_rows += r->sampled ? 1 : 0;
+  EXPECT_GE(sampled_rows, 1u);
+  bool geomean_seen = false;
+  for (const auto& g : c.geomeans)
+    if (g.metric == "eager_launches_per_step") {
+      geomean_seen = true;
+      EXPECT_NEAR(g.ratio, 1.0, 1e-9);
+    }
+  EXPECT_TRUE(geomean_seen);
   // Every call taken (exact), the same move fails.
   auto exact = [](double scale) {
     return [scale](ProcessProfile& p, std::size_t) {

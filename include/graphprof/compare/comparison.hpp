@@ -157,6 +157,7 @@ struct MetricComparison {
   std::string method;  // "welch-t", "class-noise", "" when no statistics ran
   bool likely_regression = false;  // inconclusive, but the point estimate is beyond the threshold
   bool not_enough_runs = false;    // undecided because a side has fewer than min_runs runs
+  bool sampled = false;  // figures estimated from sampled call stacks: left out of the geomeans
   std::optional<SideData> base, cand;
   bool has_estimate = false;
   double ratio = 1;  // candidate / baseline: exp of the difference of mean log run values
