@@ -79,6 +79,7 @@ json row_json(const MetricComparison& r) {
          {"method", r.method},
          {"likely_regression", r.likely_regression},
          {"not_enough_runs", r.not_enough_runs},
+         {"sampled", r.sampled},
          {"rule",
           {{"threshold", r.rule.threshold},
            {"threshold_floor", r.rule.threshold_floor},

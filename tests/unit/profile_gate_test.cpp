@@ -423,6 +423,10 @@ TEST(AppGate, SampledSiteEstimatesInsideTheirIntervalsAreTheSame) {
   std::size_t sampled_rows = 0;
   for (const auto* r : site_rows(c, "eager_launches_per_step")) sampled_rows += r->sampled ? 1 : 0;
   EXPECT_GE(sampled_rows, 1u);
+  std::size_t sampled_json = 0;  // and compare --json says which rows those are
+  const nlohmann::json j = nlohmann::json::parse(render_compare_json(c, compare_exit_code(c.outcome)));
+  for (const auto& row : j.at("rows")) sampled_json += row.at("sampled").get<bool>() ? 1 : 0;
+  EXPECT_EQ(sampled_json, sampled_rows);
   bool geomean_seen = false;
   for (const auto& g : c.geomeans)
     if (g.metric == "eager_launches_per_step") {

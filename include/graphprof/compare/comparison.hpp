@@ -18,7 +18,7 @@
 namespace gp {
 
 // Semantic version of the JSON that `compare --json` writes.
-inline constexpr const char* kCompareSchemaVersion = "2.2.0";
+inline constexpr const char* kCompareSchemaVersion = "2.3.0";
 
 enum class Verdict {
   kRegression,     // worse by at least the threshold, and the 99% CI clears the noise floor
